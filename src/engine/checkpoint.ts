@@ -1,0 +1,112 @@
+import { readFile, rename, stat } from "node:fs/promises";
+import { z } from "zod";
+import { RpgForgeError } from "../errors.js";
+import { writeFileAtomic } from "../workspace/atomic-write.js";
+
+export const NodeStatusSchema = z.enum(["pending", "in_progress", "passed", "failed", "skipped"]);
+export type NodeStatus = z.infer<typeof NodeStatusSchema>;
+
+export const TestResultsSchema = z.object({ passed: z.int().min(0), failed: z.int().min(0) });
+
+/** One start of a node's generation; the list is the node's history across runs and resumes. */
+export const AttemptSchema = z.object({
+  run_id: z.string(),
+  started_at: z.string(),
+  finished_at: z.string().optional(),
+  status: NodeStatusSchema.optional(),
+  iterations: z.int().min(0).optional(),
+  failure_reason: z.string().optional(),
+});
+
+/**
+ * A node's entry: PRD appendix B (status, timestamp, test_results, retry_count,
+ * failure_reason) plus what resuming and reporting need without the RPG at hand.
+ */
+export const CheckpointEntrySchema = z.object({
+  status: NodeStatusSchema,
+  timestamp: z.string(),
+  test_results: TestResultsSchema.default({ passed: 0, failed: 0 }),
+  retry_count: z.int().min(0).default(0),
+  failure_reason: z.string().optional(),
+  blocked_by: z.array(z.string()).optional().describe("For skipped nodes: the failed ancestors that blocked them."),
+  subgraph_id: z.string().optional(),
+  node_type: z.enum(["leaf", "composite"]).optional(),
+  spec_sha256: z.string().optional().describe("Hash of the node as planned; a changed node is regenerated on resume."),
+  attempts: z.array(AttemptSchema).default([]),
+});
+
+export const CheckpointSchema = z.object({
+  version: z.literal(1),
+  run_id: z.string(),
+  rpg_sha256: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  nodes: z.record(z.string(), CheckpointEntrySchema),
+});
+
+export type TestResults = z.infer<typeof TestResultsSchema>;
+export type Attempt = z.infer<typeof AttemptSchema>;
+export type CheckpointEntry = z.infer<typeof CheckpointEntrySchema>;
+export type Checkpoint = z.infer<typeof CheckpointSchema>;
+
+/** PRD appendix B as written: a bare map of node id to entry. Read for compatibility, never written. */
+const AppendixBSchema = z.record(z.string(), CheckpointEntrySchema.omit({ attempts: true }).extend({ attempts: z.unknown().optional() }));
+
+/** Reads a checkpoint; `undefined` when there is none. A file that is there but unreadable as a checkpoint throws CHECKPOINT_CORRUPT. */
+export async function readCheckpoint(path: string): Promise<Checkpoint | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw new RpgForgeError("CHECKPOINT_CORRUPT", `cannot read the checkpoint: ${(error as Error).message}`, { file: path }, undefined, { cause: error });
+  }
+  return parseCheckpoint(text, path);
+}
+
+export function parseCheckpoint(text: string, path: string): Checkpoint {
+  const corrupt = (why: string, cause?: unknown): RpgForgeError =>
+    new RpgForgeError("CHECKPOINT_CORRUPT", `the checkpoint is corrupt: ${why}`, { file: path }, "pass --fresh to set it aside (it is kept as a .corrupt file) and start again", { cause });
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw corrupt("not valid JSON", error);
+  }
+  const current = CheckpointSchema.safeParse(data);
+  if (current.success) return current.data;
+  if (typeof data === "object" && data !== null && !("version" in data)) {
+    const legacy = AppendixBSchema.safeParse(data);
+    if (legacy.success) return fromAppendixB(legacy.data);
+  }
+  const first = current.error.issues[0]!;
+  throw corrupt(`${first.path.join(".") || "(root)"}: ${first.message}`, current.error);
+}
+
+function fromAppendixB(entries: z.infer<typeof AppendixBSchema>): Checkpoint {
+  const stamps = Object.values(entries).map((e) => e.timestamp).sort();
+  const nodes: Record<string, CheckpointEntry> = {};
+  for (const [id, entry] of Object.entries(entries)) nodes[id] = { ...entry, attempts: [] };
+  return { version: 1, run_id: "imported", rpg_sha256: "", created_at: stamps[0] ?? "", updated_at: stamps.at(-1) ?? "", nodes };
+}
+
+/** Writes the checkpoint atomically (temp file, fsync, rename): a crash leaves the previous checkpoint or this one. */
+export async function writeCheckpoint(path: string, checkpoint: Checkpoint): Promise<void> {
+  try {
+    await writeFileAtomic(path, `${JSON.stringify(checkpoint, null, 2)}\n`);
+  } catch (error) {
+    throw new RpgForgeError("CHECKPOINT_WRITE_FAILED", `cannot write the checkpoint: ${(error as Error).message}`, { file: path }, "check that the output directory is writable and the disk has room", { cause: error });
+  }
+}
+
+/** Moves a checkpoint out of the way instead of deleting it, so that starting fresh loses nothing. Returns where it went. */
+export async function setCheckpointAside(path: string, label: "corrupt" | "previous", now: Date): Promise<string | undefined> {
+  try {
+    await stat(path);
+  } catch {
+    return undefined;
+  }
+  const aside = `${path}.${label}-${now.toISOString().replace(/[:.]/g, "-")}`;
+  await rename(path, aside);
+  return aside;
+}

@@ -1,0 +1,38 @@
+import type { RpgNode } from "../rpg/schema.js";
+import type { NodeStatus, TestResults } from "./checkpoint.js";
+
+/** What a node executor reports for one node. A failing node is a result, not an exception. */
+export type NodeOutcome =
+  | { status: "passed"; iterations: number; testResults?: TestResults }
+  | { status: "failed"; iterations: number; reason: string; testResults?: TestResults }
+  /** The run was asked to stop while the node was in progress; it stays in_progress and is retried on resume. */
+  | { status: "interrupted" };
+
+export interface NodeContext {
+  runId: string;
+  /** 1 for the first start of this node, counting earlier runs of the same checkpoint. */
+  attempt: number;
+  signal: AbortSignal;
+}
+
+/** Generates one leaf node. The engine decides order, state and checkpoints; the executor only does the node. */
+export type NodeExecutor = (node: RpgNode, context: NodeContext) => Promise<NodeOutcome>;
+
+/** Everything the engine tells an edge while it runs. The engine never prints; edges render these. */
+export type RunEvent =
+  | { type: "run-started"; runId: string; total: number; toRun: number; resumed: boolean }
+  | { type: "checkpoint-set-aside"; path: string; reason: "corrupt" | "previous" }
+  | { type: "nodes-reset"; nodeIds: string[]; reason: "spec-changed" | "not-in-rpg" }
+  | { type: "node-started"; nodeId: string; attempt: number }
+  | {
+      type: "node-finished";
+      nodeId: string;
+      status: Exclude<NodeStatus, "pending" | "in_progress">;
+      durationMs: number;
+      reason?: string;
+      blockedBy?: string[];
+    }
+  | { type: "progress"; done: number; total: number; elapsedMs: number; etaMs: number }
+  | { type: "run-finished"; interrupted: boolean; elapsedMs: number };
+
+export type RunEventListener = (event: RunEvent) => void;

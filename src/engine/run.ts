@@ -1,0 +1,197 @@
+import { RpgForgeError } from "../errors.js";
+import type { Plan } from "../plan/plan.js";
+import { readCheckpoint, setCheckpointAside, writeCheckpoint, type Checkpoint, type CheckpointEntry } from "./checkpoint.js";
+import type { NodeExecutor, NodeOutcome, RunEvent, RunEventListener } from "./events.js";
+import { blockersOf, newCheckpoint, prepareResume, skipDownstream } from "./state.js";
+
+export interface RunOptions {
+  plan: Plan;
+  checkpointPath: string;
+  executor: NodeExecutor;
+  runId: string;
+  rpgSha256: string;
+  /**
+   * new: refuse to overwrite an existing checkpoint. resume: continue from it (a
+   * missing one starts afresh, a corrupt one is an error). fresh: set any existing
+   * checkpoint aside, then start afresh.
+   */
+  mode: "new" | "resume" | "fresh";
+  /** Start at this node of the order; nodes before it are left as the checkpoint has them. */
+  startFromNode?: string;
+  onEvent?: RunEventListener;
+  signal?: AbortSignal;
+  /** Milliseconds since the epoch; injected so tests control time. */
+  clock?: () => number;
+  /** Progress is reported every this many finished nodes. */
+  progressEvery?: number;
+}
+
+export interface RunResult {
+  checkpoint: Checkpoint;
+  interrupted: boolean;
+}
+
+/**
+ * Walks the plan in order, hands each leaf to the executor and records every outcome
+ * in the checkpoint, which is written after each node so that a crash at any moment
+ * leaves a checkpoint a resume can use. A failed node is a result: its downstream
+ * nodes are skipped and the run goes on.
+ */
+export async function runPlan(options: RunOptions): Promise<RunResult> {
+  const { plan, executor, runId } = options;
+  const clock = options.clock ?? Date.now;
+  const emit = (event: RunEvent): void => options.onEvent?.(event);
+  const iso = (): string => new Date(clock()).toISOString();
+  const signal = options.signal ?? new AbortController().signal;
+  const started = clock();
+
+  const { checkpoint, resumed } = await openCheckpoint(options, iso());
+  const startIndex = startIndexOf(options.startFromNode, plan, checkpoint);
+  if (resumed) {
+    const { specChanged, dropped } = prepareResume(checkpoint, plan, plan.order.slice(startIndex), runId, iso());
+    checkpoint.rpg_sha256 = options.rpgSha256;
+    if (specChanged.length > 0) emit({ type: "nodes-reset", nodeIds: specChanged, reason: "spec-changed" });
+    if (dropped.length > 0) emit({ type: "nodes-reset", nodeIds: dropped, reason: "not-in-rpg" });
+  }
+  const work = plan.order.slice(startIndex).filter((id) => checkpoint.nodes[id]!.status !== "passed");
+  emit({ type: "run-started", runId, total: plan.order.length, toRun: work.length, resumed });
+
+  const save = (): Promise<void> => {
+    checkpoint.updated_at = iso();
+    return writeCheckpoint(options.checkpointPath, checkpoint);
+  };
+  await save();
+
+  let done = 0;
+  let interrupted = false;
+  const finished = (nodeId: string, entry: CheckpointEntry, since: number): void => {
+    done++;
+    const status = entry.status as "passed" | "failed" | "skipped";
+    const event: RunEvent = { type: "node-finished", nodeId, status, durationMs: clock() - since };
+    if (entry.failure_reason !== undefined && status !== "passed") event.reason = entry.failure_reason;
+    if (entry.blocked_by) event.blockedBy = entry.blocked_by;
+    emit(event);
+    const every = options.progressEvery ?? 10;
+    if (done % every === 0 || done === work.length) {
+      const elapsedMs = clock() - started;
+      emit({ type: "progress", done, total: work.length, elapsedMs, etaMs: Math.round((elapsedMs / done) * (work.length - done)) });
+    }
+  };
+
+  for (const id of work) {
+    const entry = checkpoint.nodes[id]!;
+    if (entry.status === "skipped") {
+      // Already skipped in this run, when an upstream node failed.
+      finished(id, entry, clock());
+      continue;
+    }
+    const since = clock();
+    const blockers = blockersOf(id, plan, checkpoint);
+    if (blockers.length > 0) {
+      Object.assign(entry, { status: "skipped", timestamp: iso(), blocked_by: blockers, failure_reason: `skipped: depends on ${blockers.join(", ")}, which did not pass` });
+      await save();
+      finished(id, entry, since);
+      continue;
+    }
+    if (signal.aborted) {
+      interrupted = true;
+      break;
+    }
+    const node = plan.nodes.get(id)!;
+    if (node.node_type === "composite") {
+      // A module or package is scaffolding: it is ready once what it depends on is.
+      Object.assign(entry, { status: "passed", timestamp: iso() });
+      delete entry.failure_reason;
+      await save();
+      finished(id, entry, since);
+      continue;
+    }
+
+    const attempt = { run_id: runId, started_at: iso() };
+    entry.attempts.push(attempt);
+    Object.assign(entry, { status: "in_progress", timestamp: attempt.started_at });
+    await save();
+    emit({ type: "node-started", nodeId: id, attempt: entry.attempts.length });
+
+    let outcome: NodeOutcome;
+    try {
+      outcome = await executor(node, { runId, attempt: entry.attempts.length, signal });
+    } catch (error) {
+      // A run-level failure (bad credentials, a broken sandbox) ends the run with the
+      // node still in_progress, so a resume retries it; anything else fails the node.
+      if (error instanceof RpgForgeError) {
+        await save();
+        throw error;
+      }
+      outcome = { status: "failed", iterations: 0, reason: `internal error: ${(error as Error).message}` };
+    }
+    if (outcome.status === "interrupted") {
+      interrupted = true;
+      await save();
+      break;
+    }
+    recordOutcome(entry, attempt, outcome, iso());
+    if (outcome.status === "failed") skipDownstream(id, plan, checkpoint, iso());
+    await save();
+    finished(id, entry, since);
+  }
+  emit({ type: "run-finished", interrupted, elapsedMs: clock() - started });
+  return { checkpoint, interrupted };
+}
+
+function recordOutcome(entry: CheckpointEntry, attempt: CheckpointEntry["attempts"][number], outcome: Exclude<NodeOutcome, { status: "interrupted" }>, now: string): void {
+  entry.status = outcome.status;
+  entry.timestamp = now;
+  entry.retry_count = outcome.iterations;
+  if (outcome.testResults) entry.test_results = outcome.testResults;
+  Object.assign(attempt, { finished_at: now, status: outcome.status, iterations: outcome.iterations });
+  if (outcome.status === "failed") {
+    entry.failure_reason = outcome.reason;
+    Object.assign(attempt, { failure_reason: outcome.reason });
+  } else {
+    delete entry.failure_reason;
+    delete entry.blocked_by;
+  }
+}
+
+async function openCheckpoint(options: RunOptions, now: string): Promise<{ checkpoint: Checkpoint; resumed: boolean }> {
+  const { checkpointPath: path, plan, runId, rpgSha256 } = options;
+  if (options.mode === "fresh") {
+    const aside = await setCheckpointAside(path, "previous", new Date(now));
+    if (aside) options.onEvent?.({ type: "checkpoint-set-aside", path: aside, reason: "previous" });
+    return { checkpoint: newCheckpoint(plan, runId, rpgSha256, now), resumed: false };
+  }
+  const existing = await readCheckpoint(path);
+  if (existing && options.mode === "new") {
+    throw new RpgForgeError("CHECKPOINT_EXISTS", "a checkpoint from an earlier run exists", { file: path }, "pass --resume to continue it, or --fresh to set it aside and start again");
+  }
+  if (!existing) return { checkpoint: newCheckpoint(plan, runId, rpgSha256, now), resumed: false };
+  return { checkpoint: existing, resumed: true };
+}
+
+/** Index in the order to start at; checks that everything the start node depends on has passed. */
+function startIndexOf(startFromNode: string | undefined, plan: Plan, checkpoint: Checkpoint): number {
+  if (startFromNode === undefined) return 0;
+  const index = plan.order.indexOf(startFromNode);
+  if (index < 0) {
+    throw new RpgForgeError("RESUME_UNKNOWN_NODE", `--start-from-node names "${startFromNode}", which is not a node of the RPG`, { nodeId: startFromNode }, "run `rpg-forge plan` to list the node ids");
+  }
+  const notPassed = ancestorsOf(startFromNode, plan).filter((id) => checkpoint.nodes[id]?.status !== "passed");
+  if (notPassed.length > 0) {
+    const list = notPassed.map((id) => `${id} (${checkpoint.nodes[id]?.status ?? "pending"})`).join(", ");
+    throw new RpgForgeError("RESUME_DEPENDENCY_NOT_PASSED", `cannot start from "${startFromNode}": its dependencies have not all passed: ${list}`, { nodeId: startFromNode, field: "dependencies" }, "resume without --start-from-node, or start from the earliest of these");
+  }
+  return index;
+}
+
+function ancestorsOf(id: string, plan: Plan): string[] {
+  const seen = new Set<string>();
+  const queue = [...(plan.dependencies.get(id) ?? [])];
+  for (let head = 0; head < queue.length; head++) {
+    const dep = queue[head]!;
+    if (seen.has(dep)) continue;
+    seen.add(dep);
+    queue.push(...(plan.dependencies.get(dep) ?? []));
+  }
+  return plan.order.filter((n) => seen.has(n));
+}

@@ -1,0 +1,68 @@
+import type { NodeStatus } from "../engine/checkpoint.js";
+import type { Plan } from "../plan/plan.js";
+
+export interface MermaidOptions {
+  /** Colours nodes by their generation status where known. */
+  statusOf?: (nodeId: string) => NodeStatus | undefined;
+  /**
+   * Above this many nodes the chart shows subgraphs, not nodes: GitHub refuses to
+   * render Mermaid text over 50,000 characters or with more than 500 edges.
+   */
+  maxNodes?: number;
+}
+
+const STATUS_STYLES: Record<NodeStatus, string> = {
+  passed: "fill:#d3f9d8,stroke:#2b8a3e,color:#000",
+  failed: "fill:#ffe3e3,stroke:#c92a2a,color:#000",
+  skipped: "fill:#f1f3f5,stroke:#868e96,color:#495057,stroke-dasharray:4 3",
+  in_progress: "fill:#fff3bf,stroke:#e67700,color:#000",
+  pending: "fill:#ffffff,stroke:#adb5bd,color:#000",
+};
+
+/**
+ * The plan as a Mermaid flowchart grouped by subgraph, arrows from a dependency to
+ * the node that needs it (the direction generation flows). GitHub renders it in PR
+ * comments, job summaries and Markdown files.
+ */
+export function renderMermaid(plan: Plan, options: MermaidOptions = {}): string {
+  if (plan.order.length > (options.maxNodes ?? 150)) return renderSubgraphChart(plan);
+  const key = new Map(plan.order.map((id, i) => [id, `n${i}`]));
+  const lines = ["flowchart TD"];
+  plan.subgraphs.forEach((subgraph, s) => {
+    lines.push(`  subgraph s${s}["${label(subgraph.name)}"]`);
+    for (const id of subgraph.nodes) {
+      const node = plan.nodes.get(id)!;
+      const shape = node.node_type === "composite" ? [`[["`, `"]]`] : [`["`, `"]`];
+      lines.push(`    ${key.get(id)}${shape[0]}${label(node.name)}<br/><small>${label(id)}</small>${shape[1]}`);
+    }
+    lines.push("  end");
+  });
+  for (const id of plan.order) {
+    for (const dep of plan.dependencies.get(id) ?? []) lines.push(`  ${key.get(dep)} --> ${key.get(id)}`);
+  }
+  if (options.statusOf) {
+    const byStatus = new Map<NodeStatus, string[]>();
+    for (const id of plan.order) {
+      const status = options.statusOf(id);
+      if (status) byStatus.set(status, [...(byStatus.get(status) ?? []), key.get(id)!]);
+    }
+    for (const [status, keys] of byStatus) {
+      lines.push(`  classDef ${status} ${STATUS_STYLES[status]}`);
+      lines.push(`  class ${keys.join(",")} ${status}`);
+    }
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+function renderSubgraphChart(plan: Plan): string {
+  const key = new Map(plan.subgraphs.map((s, i) => [s.id, `s${i}`]));
+  const lines = ["flowchart TD"];
+  for (const subgraph of plan.subgraphs) lines.push(`  ${key.get(subgraph.id)}["${label(subgraph.name)}<br/><small>${subgraph.nodes.length} nodes</small>"]`);
+  for (const subgraph of plan.subgraphs) for (const dep of subgraph.dependsOn) lines.push(`  ${key.get(dep)} --> ${key.get(subgraph.id)}`);
+  return `${lines.join("\n")}\n`;
+}
+
+/** Mermaid labels are quoted strings; quotes and angle brackets would end them or inject markup, so they become Mermaid entity codes. */
+function label(text: string): string {
+  return text.replace(/#/g, "#35;").replace(/"/g, "#quot;").replace(/</g, "#lt;").replace(/>/g, "#gt;").replace(/\s+/g, " ");
+}

@@ -1,0 +1,27 @@
+/**
+ * The order used wherever ids tie: digit runs compare as numbers, so node_2 comes
+ * before node_10 as a person expects, and the rest compares by UTF-16 code unit, so
+ * the result is the same on every machine and locale.
+ */
+export function compareIds(a: string, b: string): number {
+  const pa = a.match(CHUNKS) ?? [];
+  const pb = b.match(CHUNKS) ?? [];
+  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
+    const x = pa[i]!;
+    const y = pb[i]!;
+    if (x === y) continue;
+    if (isDigits(x) && isDigits(y)) {
+      const nx = x.replace(/^0+(?=\d)/, "");
+      const ny = y.replace(/^0+(?=\d)/, "");
+      if (nx.length !== ny.length) return nx.length - ny.length;
+      if (nx !== ny) return nx < ny ? -1 : 1;
+      continue;
+    }
+    return x < y ? -1 : 1;
+  }
+  if (pa.length !== pb.length) return pa.length - pb.length;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+const CHUNKS = /\d+|\D+/g;
+const isDigits = (s: string): boolean => s.charCodeAt(0) >= 48 && s.charCodeAt(0) <= 57;

@@ -1,0 +1,92 @@
+import { readFile } from "node:fs/promises";
+import { findNodeAtLocation, parseTree, printParseErrorCode, type ParseError } from "jsonc-parser";
+import { rpgError, type Loaded, type RpgIssue } from "./issues.js";
+import type { Rpg } from "./schema.js";
+import { checkShape } from "./shape.js";
+import { validateRpg } from "./validate.js";
+
+/**
+ * Parses and validates RPG text. Every problem comes back at once, each with the
+ * file, line and column it is about; nothing is thrown for bad input.
+ */
+export function parseRpgText(text: string, file: string): Loaded<Rpg> {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return { ok: false, issues: [syntaxIssue(text, file)] };
+  }
+  const shape = checkShape(data);
+  const issues = [...shape.issues];
+  // Semantic checks only make sense on a graph whose every node has the right shape;
+  // otherwise a malformed node would surface again as a dangling reference.
+  if (!issues.some((i) => i.severity === "error")) issues.push(...validateRpg(shape.rpg));
+  locate(issues, text, file);
+  const errors = issues.filter((i) => i.severity === "error");
+  if (errors.length > 0) return { ok: false, issues };
+  return { ok: true, value: shape.rpg, warnings: issues };
+}
+
+/** Reads an RPG file; a missing or unreadable file is an issue like any other. */
+export async function loadRpg(file: string): Promise<Loaded<Rpg>> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message;
+    return { ok: false, issues: [rpgError("RPG_JSON_SYNTAX", `cannot read the RPG: ${reason}`, { file })] };
+  }
+  return parseRpgText(text, file);
+}
+
+function syntaxIssue(text: string, file: string): RpgIssue {
+  const errors: ParseError[] = [];
+  parseTree(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  const first = errors[0];
+  const offset = first?.offset ?? text.length;
+  const { line, column } = lineIndex(text)(offset);
+  const what = first ? describeParseError(printParseErrorCode(first.error)) : "unexpected content";
+  return rpgError("RPG_JSON_SYNTAX", `not valid JSON: ${what} at line ${line}, column ${column}`, { file, line, column });
+}
+
+function describeParseError(code: string): string {
+  return code.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase();
+}
+
+/** Fills in file, line and column from each issue's JSON pointer (parsed once, only when there is something to locate). */
+function locate(issues: RpgIssue[], text: string, file: string): void {
+  if (issues.length === 0) return;
+  const root = parseTree(text);
+  const lineAndColumn = lineIndex(text);
+  for (const issue of issues) {
+    issue.at.file = file;
+    if (!root || !issue.pointer) continue;
+    let pointer = issue.pointer;
+    let node = findNodeAtLocation(root, pointer);
+    // A missing field has no place of its own: point at the object it is missing from.
+    while (!node && pointer.length > 0) {
+      pointer = pointer.slice(0, -1);
+      node = findNodeAtLocation(root, pointer);
+    }
+    if (!node) continue;
+    const { line, column } = lineAndColumn(node.parent?.type === "property" ? node.parent.offset : node.offset);
+    issue.at.line = line;
+    issue.at.column = column;
+  }
+}
+
+/** Offset -> 1-based line and column, by binary search over the line starts (one pass over the text). */
+function lineIndex(text: string): (offset: number) => { line: number; column: number } {
+  const starts = [0];
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) starts.push(i + 1);
+  return (offset) => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return { line: lo + 1, column: offset - starts[lo]! + 1 };
+  };
+}

@@ -1,0 +1,105 @@
+import { findCycles } from "./cycles.js";
+import { buildDependencyGraph, buildSubgraphGraph, dependencyOf } from "./graph.js";
+import { rpgError, rpgWarning, type RpgIssue } from "./issues.js";
+import { checkFilePath, isModulePath, normalizePath, packageDirectory } from "./paths.js";
+import type { Rpg, RpgNode } from "./schema.js";
+
+const LEAF_ONLY_TYPES = new Set(["function", "class", "method", "async_function", "constant"]);
+const COMPOSITE_ONLY_TYPES = new Set(["module", "package"]);
+
+/**
+ * Checks what the schema cannot: references, uniqueness, paths, the composite tree and
+ * cycles. Reports every problem it finds rather than stopping at the first, so that a
+ * planner can fix a graph in one pass.
+ */
+export function validateRpg(rpg: Rpg): RpgIssue[] {
+  const issues: RpgIssue[] = [];
+  const firstIndex = new Map<string, number>();
+  rpg.nodes.forEach((node, i) => {
+    const seen = firstIndex.get(node.id);
+    if (seen === undefined) firstIndex.set(node.id, i);
+    else issues.push(rpgError("RPG_DUPLICATE_ID", `id "${node.id}" is used by nodes ${seen} and ${i}; ids must be unique`, { nodeId: node.id, field: "id" }, ["nodes", i, "id"]));
+  });
+  const byId = new Map(rpg.nodes.map((n) => [n.id, n]));
+  const pointerOf = (id: string, field: string): (string | number)[] => ["nodes", firstIndex.get(id) ?? 0, field];
+
+  const subgraphIds = new Set<string>();
+  rpg.subgraphs?.forEach((subgraph, i) => {
+    if (subgraphIds.has(subgraph.id)) {
+      issues.push(rpgError("RPG_DUPLICATE_SUBGRAPH", `subgraph id "${subgraph.id}" is listed twice`, { field: `subgraphs[${i}].id` }, ["subgraphs", i, "id"]));
+    }
+    subgraphIds.add(subgraph.id);
+  });
+
+  const symbols = new Map<string, string>();
+  rpg.nodes.forEach((node, i) => {
+    const at = (field: string) => ({ nodeId: node.id, field });
+    const ptr = (field: string) => ["nodes", i, field];
+    if (node.node_type === "leaf" && node.docstring.trim() === "") {
+      issues.push(rpgError("RPG_MISSING_DOCSTRING", "a leaf needs a docstring: it is the specification its tests are written from", at("docstring"), ptr("docstring")));
+    }
+    if (node.node_type === "leaf" && COMPOSITE_ONLY_TYPES.has(node.type)) {
+      issues.push(rpgError("RPG_COMPOSITE_LEAF_MIXUP", `a node of type "${node.type}" must have node_type "composite"`, at("node_type"), ptr("node_type")));
+    }
+    if (node.node_type === "composite" && LEAF_ONLY_TYPES.has(node.type)) {
+      issues.push(rpgError("RPG_COMPOSITE_LEAF_MIXUP", `a node of type "${node.type}" must have node_type "leaf"; composites are modules or packages`, at("node_type"), ptr("node_type")));
+    }
+    const kind = node.node_type === "composite" && !isModulePath(node.file_path) ? "package" : "file";
+    for (const problem of checkFilePath(node.file_path, kind)) issues.push(rpgError(problem.code, problem.message, at("file_path"), ptr("file_path")));
+
+    if (rpg.subgraphs && !subgraphIds.has(node.subgraph_id)) {
+      issues.push(rpgError("RPG_UNKNOWN_SUBGRAPH", `subgraph "${node.subgraph_id}" is not in the top-level subgraphs list`, at("subgraph_id"), ptr("subgraph_id")));
+    }
+    node.dependencies.forEach((dep, j) => {
+      if (!byId.has(dep)) issues.push(rpgError("RPG_DANGLING_REFERENCE", `depends on "${dep}", which is not a node of the graph`, at(`dependencies[${j}]`), ["nodes", i, "dependencies", j]));
+    });
+    if (node.parent_id !== undefined) checkParent(node, byId.get(node.parent_id), i, issues);
+    if (node.node_type === "leaf") {
+      const key = `${normalizePath(node.file_path)}\u0000${node.name}`;
+      const other = symbols.get(key);
+      if (other !== undefined && other !== node.id) {
+        issues.push(rpgError("RPG_DUPLICATE_SYMBOL", `"${node.name}" in ${node.file_path} is also defined by node "${other}"`, at("name"), ptr("name")));
+      } else symbols.set(key, node.id);
+    }
+  });
+
+  rpg.edges.forEach((edge, i) => {
+    for (const end of ["source", "target"] as const) {
+      if (!byId.has(edge[end])) {
+        const { dependent } = dependencyOf(edge.type, edge.source, edge.target);
+        const at = byId.has(dependent) ? { nodeId: dependent, field: `edges[${i}].${end}` } : { field: `edges[${i}].${end}` };
+        issues.push(rpgError("RPG_DANGLING_REFERENCE", `edge ${end} "${edge[end]}" is not a node of the graph`, at, ["edges", i, end]));
+      }
+    }
+  });
+
+  const graph = buildDependencyGraph(rpg);
+  for (const cycle of findCycles(graph)) {
+    const first = cycle[0]!;
+    issues.push(rpgError("RPG_CYCLE", `dependency cycle: ${cycle.join(" → ")} (each depends on the next)`, { nodeId: first, field: "dependencies" }, pointerOf(first, "id")));
+  }
+  for (const cycle of findCycles(buildSubgraphGraph(rpg, graph))) {
+    issues.push(rpgWarning("RPG_SUBGRAPH_CYCLE", `subgraphs depend on each other in a circle: ${cycle.join(" → ")}; they cannot be stacked as branches`, { field: "subgraph_id" }));
+  }
+  return issues;
+}
+
+function checkParent(node: RpgNode, parent: RpgNode | undefined, index: number, issues: RpgIssue[]): void {
+  const at = { nodeId: node.id, field: "parent_id" };
+  const ptr = ["nodes", index, "parent_id"];
+  if (!parent) {
+    issues.push(rpgError("RPG_DANGLING_REFERENCE", `parent "${node.parent_id}" is not a node of the graph`, at, ptr));
+    return;
+  }
+  if (parent.node_type !== "composite") {
+    issues.push(rpgError("RPG_PARENT_NOT_COMPOSITE", `parent "${parent.id}" is a leaf; only composite nodes (modules, packages) contain other nodes`, at, ptr));
+    return;
+  }
+  const own = normalizePath(node.file_path);
+  const inside = isModulePath(parent.file_path)
+    ? own === normalizePath(parent.file_path)
+    : own.startsWith(`${packageDirectory(parent.file_path)}/`);
+  if (!inside) {
+    issues.push(rpgError("RPG_PARENT_PATH_MISMATCH", `file_path ${node.file_path} is not inside its parent "${parent.id}" (${parent.file_path})`, { nodeId: node.id, field: "file_path" }, ["nodes", index, "file_path"]));
+  }
+}

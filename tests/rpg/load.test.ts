@@ -1,0 +1,229 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { parseRpgText } from "../../src/rpg/load.js";
+import type { RpgIssue } from "../../src/rpg/issues.js";
+import { chain, leaf, rpgDoc, text } from "../helpers/rpg.js";
+
+function problems(doc: unknown): RpgIssue[] {
+  const loaded = parseRpgText(typeof doc === "string" ? doc : text(doc), "rpg.json");
+  return loaded.ok ? loaded.warnings : loaded.issues;
+}
+const errors = (doc: unknown) => problems(doc).filter((i) => i.severity === "error");
+const codes = (doc: unknown) => errors(doc).map((i) => i.code);
+
+describe("parseRpgText", () => {
+  it("accepts the PRD's appendix A example exactly as written", () => {
+    const appendixA = {
+      nodes: [
+        {
+          id: "node_001",
+          name: "calculate_mean",
+          type: "function",
+          node_type: "leaf",
+          file_path: "src/stats/descriptive.py",
+          docstring: "Calculate arithmetic mean of numbers.\n\nArgs:\n    numbers: List of floats\nReturns:\n    float: Mean value\nRaises:\n    ValueError: If list is empty",
+          dependencies: ["node_002"],
+          subgraph_id: "stats",
+        },
+        { id: "node_002", name: "validate_numbers", type: "function", node_type: "leaf", file_path: "src/stats/validation.py", docstring: "Check numbers.", dependencies: [], subgraph_id: "stats" },
+      ],
+      edges: [{ source: "node_001", target: "node_002", type: "function_call" }],
+      metadata: { phase: 3, timestamp: "2026-02-07T10:30:00Z", nl_spec_path: "docs/nl_spec.md" },
+    };
+    const loaded = parseRpgText(text(appendixA), "rpg.json");
+    expect(loaded.ok).toBe(true);
+    if (loaded.ok) expect(loaded.warnings).toEqual([]);
+  });
+
+  it("accepts the shipped example", () => {
+    const loaded = parseRpgText(readFileSync("examples/statkit/rpg.json", "utf8"), "examples/statkit/rpg.json");
+    expect(loaded.ok ? [] : loaded.issues).toEqual([]);
+  });
+
+  it("fills in defaults for optional lists", () => {
+    const loaded = parseRpgText(JSON.stringify({ nodes: [{ ...leaf({ id: "a" }), dependencies: undefined }] }), "rpg.json");
+    expect(loaded.ok && loaded.value.nodes[0]!.dependencies).toEqual([]);
+    expect(loaded.ok && loaded.value.edges).toEqual([]);
+  });
+
+  it("names the line and column of malformed JSON", () => {
+    const issues = problems('{\n  "nodes": [\n    { "id": "a", }\n  ]\n}\n');
+    expect(issues).toHaveLength(1);
+    expect(issues[0]).toMatchObject({ code: "RPG_JSON_SYNTAX", at: { file: "rpg.json", line: 3, column: 18 } });
+    expect(issues[0]!.message).toMatch(/property name expected at line 3, column 18/);
+  });
+
+  it("names the end of a truncated file", () => {
+    const [issue] = problems('{\n  "nodes": [\n');
+    expect(issue).toMatchObject({ code: "RPG_JSON_SYNTAX", at: { line: 3 } });
+  });
+
+  it("rejects a file that is not an object", () => {
+    expect(codes("[1, 2]")).toEqual(["RPG_SCHEMA"]);
+  });
+
+  it("rejects an empty graph and a graph without nodes", () => {
+    expect(codes({ nodes: [] })).toEqual(["RPG_EMPTY"]);
+    expect(codes({ edges: [] })).toEqual(["RPG_MISSING_FIELD"]);
+  });
+
+  it("names the node id and field of a missing or mistyped field, with its line", () => {
+    const doc = rpgDoc([leaf({ id: "a" }), { ...leaf({ id: "b" }), docstring: undefined, subgraph_id: 7 }]);
+    const found = errors(doc);
+    expect(found.map((i) => [i.code, i.at.nodeId, i.at.field])).toEqual([
+      ["RPG_MISSING_FIELD", "b", "docstring"],
+      ["RPG_FIELD_TYPE", "b", "subgraph_id"],
+    ]);
+    expect(found[0]!.message).toBe('required field "docstring" is missing');
+    const lines = text(doc).split("\n");
+    expect(lines[found[1]!.at.line! - 1]).toContain('"subgraph_id": 7');
+  });
+
+  it("rejects a node_type that is neither leaf nor composite", () => {
+    const [issue] = errors(rpgDoc([leaf({ id: "a", node_type: "function" })]));
+    expect(issue).toMatchObject({ code: "RPG_INVALID_VALUE", at: { nodeId: "a", field: "node_type" } });
+  });
+
+  it("rejects an unknown edge type, naming the edge", () => {
+    const [issue] = errors(rpgDoc([leaf({ id: "a" }), leaf({ id: "b" })], [{ source: "a", target: "b", type: "calls" }]));
+    expect(issue).toMatchObject({ code: "RPG_UNKNOWN_EDGE_TYPE", at: { nodeId: "a", field: "edges[0].type" } });
+    expect(issue!.message).toContain('"calls"');
+  });
+
+  it("warns about unknown keys but keeps the graph valid", () => {
+    const loaded = parseRpgText(text(rpgDoc([leaf({ id: "a", dependecies: ["b"] })])), "rpg.json");
+    expect(loaded.ok).toBe(true);
+    if (loaded.ok) expect(loaded.warnings.map((w) => [w.code, w.at.nodeId, w.at.field])).toEqual([["RPG_UNKNOWN_FIELD", "a", "dependecies"]]);
+  });
+
+  it("rejects duplicate ids", () => {
+    const [issue] = errors(rpgDoc([leaf({ id: "a" }), leaf({ id: "a", name: "other" })]));
+    expect(issue).toMatchObject({ code: "RPG_DUPLICATE_ID", at: { nodeId: "a", field: "id" } });
+  });
+
+  it("rejects dangling references in dependencies, edges and parent_id", () => {
+    const doc = rpgDoc([leaf({ id: "a", deps: ["ghost"] }), leaf({ id: "b", parent_id: "nobody" })], [{ source: "b", target: "phantom", type: "uses" }]);
+    expect(errors(doc).map((i) => [i.code, i.at.nodeId, i.at.field])).toEqual([
+      ["RPG_DANGLING_REFERENCE", "a", "dependencies[0]"],
+      ["RPG_DANGLING_REFERENCE", "b", "parent_id"],
+      ["RPG_DANGLING_REFERENCE", "b", "edges[0].target"],
+    ]);
+  });
+
+  it("rejects a subgraph_id missing from the subgraphs list, and a subgraph listed twice", () => {
+    const doc = rpgDoc([leaf({ id: "a", subgraph: "core" }), leaf({ id: "b", subgraph: "extra" })], [], {
+      subgraphs: [
+        { id: "core", name: "Core" },
+        { id: "core", name: "Core again" },
+      ],
+    });
+    expect(codes(doc)).toEqual(["RPG_DUPLICATE_SUBGRAPH", "RPG_UNKNOWN_SUBGRAPH"]);
+  });
+
+  it("names every node of a cycle in order", () => {
+    const doc = rpgDoc([leaf({ id: "c", deps: ["a"] }), leaf({ id: "a", deps: ["b"] }), leaf({ id: "b", deps: ["c"] }), leaf({ id: "d", deps: ["a"] })]);
+    const [issue] = errors(doc);
+    expect(issue).toMatchObject({ code: "RPG_CYCLE", at: { nodeId: "a", field: "dependencies" } });
+    expect(issue!.message).toContain("a → b → c → a");
+    expect(issue!.message).not.toMatch(/→ d\b/);
+  });
+
+  it("finds cycles made of edges, whichever way the edge type points", () => {
+    const doc = rpgDoc([leaf({ id: "p" }), leaf({ id: "q" })], [
+      { source: "p", target: "q", type: "function_call" },
+      { source: "p", target: "q", type: "data_flow" },
+    ]);
+    expect(errors(doc)[0]!.message).toContain("p → q → p");
+  });
+
+  it("reports a node that depends on itself", () => {
+    expect(errors(rpgDoc([leaf({ id: "a", deps: ["a"] })]))[0]!.message).toContain("a → a");
+  });
+
+  it("names only the cycle in a 10,000-node graph with one loop", () => {
+    const nodes = chain(10_000);
+    (nodes[0] as { dependencies: string[] }).dependencies = ["n10000"];
+    const found = errors(rpgDoc(nodes));
+    expect(found).toHaveLength(1);
+    expect(found[0]!.code).toBe("RPG_CYCLE");
+    const small = rpgDoc([...chain(10_000), leaf({ id: "x", deps: ["y"] }), leaf({ id: "y", deps: ["z"] }), leaf({ id: "z", deps: ["x", "n5000"] })]);
+    const [cycle] = errors(small);
+    expect(cycle!.message).toBe("dependency cycle: x → y → z → x (each depends on the next)");
+  });
+
+  it.each([
+    ["/src/pkg/a.py", "RPG_PATH_ABSOLUTE"],
+    ["C:/pkg/a.py", "RPG_PATH_ABSOLUTE"],
+    ["src/../../etc/a.py", "RPG_PATH_TRAVERSAL"],
+    ["tests/test_a.py", "RPG_PATH_OUTSIDE_PACKAGE"],
+    ["docs/a.py", "RPG_PATH_OUTSIDE_PACKAGE"],
+    ["setup.py", "RPG_PATH_OUTSIDE_PACKAGE"],
+    [".github/workflows/evil.py", "RPG_PATH_GITHUB"],
+    ["src/.github/a.py", "RPG_PATH_GITHUB"],
+    ["src/pkg/a.txt", "RPG_PATH_NOT_PYTHON"],
+    ["src\\pkg\\a.py", "RPG_PATH_INVALID"],
+    ["src//pkg/a.py", "RPG_PATH_INVALID"],
+  ])("rejects the file_path %s with %s", (path, code) => {
+    const [issue] = errors(rpgDoc([leaf({ id: "a", file: path })]));
+    expect(issue).toMatchObject({ code, at: { nodeId: "a", field: "file_path" } });
+  });
+
+  it("accepts ./ prefixes and nested packages", () => {
+    expect(errors(rpgDoc([leaf({ id: "a", file: "./src/pkg/sub/a.py" }), leaf({ id: "b", file: "pkg/b.py" })]))).toEqual([]);
+  });
+
+  it("rejects a leaf without a docstring", () => {
+    expect(errors(rpgDoc([leaf({ id: "a", docstring: "  \n" })]))[0]).toMatchObject({ code: "RPG_MISSING_DOCSTRING", at: { nodeId: "a", field: "docstring" } });
+  });
+
+  it("rejects two leaves of the same name in the same file", () => {
+    expect(codes(rpgDoc([leaf({ id: "a", name: "f" }), leaf({ id: "b", name: "f" })]))).toEqual(["RPG_DUPLICATE_SYMBOL"]);
+  });
+
+  describe("composite and leaf nodes", () => {
+    const module = { id: "m", name: "core", type: "module", node_type: "composite", file_path: "src/pkg/core.py", docstring: "", dependencies: [], subgraph_id: "core" };
+    const pkg = { id: "p", name: "pkg", type: "package", node_type: "composite", file_path: "src/pkg", docstring: "", dependencies: [], subgraph_id: "core" };
+
+    it("accepts leaves inside a module and modules inside a package", () => {
+      expect(errors(rpgDoc([pkg, { ...module, parent_id: "p" }, leaf({ id: "a", parent_id: "m" })]))).toEqual([]);
+    });
+
+    it("rejects a parent that is a leaf", () => {
+      expect(errors(rpgDoc([leaf({ id: "a" }), leaf({ id: "b", name: "g", parent_id: "a" })]))[0]).toMatchObject({ code: "RPG_PARENT_NOT_COMPOSITE", at: { nodeId: "b", field: "parent_id" } });
+    });
+
+    it("rejects a child whose file is outside its parent", () => {
+      expect(codes(rpgDoc([module, leaf({ id: "a", file: "src/pkg/other.py", parent_id: "m" })]))).toEqual(["RPG_PARENT_PATH_MISMATCH"]);
+      expect(codes(rpgDoc([pkg, leaf({ id: "a", file: "src/pkgx/a.py", parent_id: "p" })]))).toEqual(["RPG_PARENT_PATH_MISMATCH"]);
+    });
+
+    it("rejects a composite typed as a function and a leaf typed as a module", () => {
+      expect(codes(rpgDoc([{ ...module, type: "function" }, leaf({ id: "a", type: "module" })]))).toEqual(["RPG_COMPOSITE_LEAF_MIXUP", "RPG_COMPOSITE_LEAF_MIXUP"]);
+    });
+
+    it("reports a composite that depends on its own child as a cycle", () => {
+      expect(codes(rpgDoc([{ ...module, dependencies: ["a"] }, leaf({ id: "a", parent_id: "m" })]))).toEqual(["RPG_CYCLE"]);
+    });
+  });
+
+  it("reports every problem at once", () => {
+    const doc = rpgDoc(
+      [leaf({ id: "a", file: "/abs.py", deps: ["ghost"] }), leaf({ id: "a", name: "g" }), leaf({ id: "c", docstring: "" })],
+      [],
+    );
+    expect(codes(doc).sort()).toEqual(["RPG_DANGLING_REFERENCE", "RPG_DUPLICATE_ID", "RPG_MISSING_DOCSTRING", "RPG_PATH_ABSOLUTE"]);
+  });
+
+  it("reports shape problems of several nodes at once", () => {
+    const doc = rpgDoc([{ id: "a" }, { ...leaf({ id: "b" }), node_type: "x" }]);
+    const found = errors(doc);
+    expect(new Set(found.map((i) => i.at.nodeId))).toEqual(new Set(["a", "b"]));
+    expect(found.filter((i) => i.at.nodeId === "a").map((i) => i.at.field)).toEqual(["name", "type", "node_type", "file_path", "docstring", "subgraph_id"]);
+  });
+
+  it("warns when subgraphs depend on each other in a circle", () => {
+    const loaded = parseRpgText(text(rpgDoc([leaf({ id: "a", subgraph: "x" }), leaf({ id: "b", subgraph: "y", deps: ["a"] }), leaf({ id: "c", subgraph: "x", deps: ["b"] })])), "rpg.json");
+    expect(loaded.ok).toBe(true);
+    if (loaded.ok) expect(loaded.warnings.map((w) => w.code)).toEqual(["RPG_SUBGRAPH_CYCLE"]);
+  });
+});
