@@ -15,13 +15,30 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     rules: {
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_" }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_" },
+      ],
       "@typescript-eslint/consistent-type-imports": "error",
     },
   },
   layer(
     ["src/errors.ts", "src/rpg/**", "src/plan/**", "src/config/**"],
-    ["**/engine/**", "**/llm/**", "**/sandbox/**", "**/lsp/**", "**/localize/**", "**/workspace/**", "**/assembly/**", "**/report/**", "**/github/**", "**/cli/**", "**/action/**", "**/app/**", ...GITHUB_PACKAGES],
+    [
+      "**/engine/**",
+      "**/llm/**",
+      "**/sandbox/**",
+      "**/lsp/**",
+      "**/localize/**",
+      "**/workspace/**",
+      "**/assembly/**",
+      "**/report/**",
+      "**/github/**",
+      "**/cli/**",
+      "**/action/**",
+      "**/app/**",
+      ...GITHUB_PACKAGES,
+    ],
     "the foundation (rpg/, plan/, config/) is pure: zod, js-yaml and node: built-ins only",
   ),
   layer(
@@ -29,8 +46,16 @@ export default tseslint.config(
     ["**/engine/**", "**/github/**", "**/cli/**", "**/action/**", "**/app/**", ...GITHUB_PACKAGES],
     "capabilities never know the engine or GitHub",
   ),
-  layer(["src/engine/**"], ["**/github/**", "**/cli/**", "**/action/**", "**/app/**", ...GITHUB_PACKAGES], "the engine knows nothing of GitHub or its edges"),
-  layer(["src/github/**"], ["**/engine/**", "**/cli/**", "**/action/**", "**/app/**"], "github/ knows rpg and report shapes, not the engine"),
+  layer(
+    ["src/engine/**"],
+    ["**/github/**", "**/cli/**", "**/action/**", "**/app/**", ...GITHUB_PACKAGES],
+    "the engine knows nothing of GitHub or its edges",
+  ),
+  layer(
+    ["src/github/**"],
+    ["**/engine/**", "**/cli/**", "**/action/**", "**/app/**"],
+    "github/ knows rpg and report shapes, not the engine",
+  ),
   layer(["src/cli/**"], ["**/action/**", "**/app/**"], "the edges do not import each other"),
   layer(["src/action/**"], ["**/cli/**", "**/app/**"], "the edges do not import each other"),
   layer(["src/app/**"], ["**/cli/**", "**/action/**"], "the edges do not import each other"),

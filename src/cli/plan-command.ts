@@ -48,7 +48,9 @@ function planText(plan: Plan, file: string): string {
   plan.order.forEach((id, i) => {
     const node = plan.nodes.get(id)!;
     const kind = node.node_type === "composite" ? ` (${node.type})` : "";
-    lines.push(`  ${String(i + 1).padStart(width)}. ${id.padEnd(idWidth)}  ${node.name}${kind}  [${node.subgraph_id}, level ${plan.levelOf.get(id)}]`);
+    lines.push(
+      `  ${String(i + 1).padStart(width)}. ${id.padEnd(idWidth)}  ${node.name}${kind}  [${node.subgraph_id}, level ${plan.levelOf.get(id)}]`,
+    );
   });
   lines.push("", "Levels (nodes of one level could be generated at the same time):");
   plan.levels.forEach((level, i) => lines.push(`  ${i}: ${level.join(", ")}`));

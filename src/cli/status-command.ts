@@ -13,7 +13,13 @@ export function addStatusCommand(program: Command, io: CliIo, setExit: (code: nu
     .action(async (file: string, options: { json?: boolean }) => {
       try {
         const checkpoint = await readCheckpoint(file);
-        if (!checkpoint) throw new RpgForgeError("INPUT_NOT_FOUND", "no checkpoint at this path", { file }, "generate writes it to docs/generation_checkpoint.json in the output directory");
+        if (!checkpoint)
+          throw new RpgForgeError(
+            "INPUT_NOT_FOUND",
+            "no checkpoint at this path",
+            { file },
+            "generate writes it to docs/generation_checkpoint.json in the output directory",
+          );
         const summary = summarize(checkpoint);
         io.out(options.json ? `${JSON.stringify(summary, null, 2)}\n` : statusText(summary, file));
       } catch (error) {
@@ -46,6 +52,7 @@ function statusText(summary: RunSummary, file: string): string {
 
 function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]): string => `  ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ")}`;
+  const line = (cells: string[]): string =>
+    `  ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ")}`;
   return [line(header), ...rows.map(line)].join("\n");
 }

@@ -11,7 +11,14 @@ export function addValidateCommand(program: Command, io: CliIo, setExit: (code: 
     .action(async (file: string, options: { json?: boolean }) => {
       const loaded = await loadRpg(file);
       const issues = loaded.ok ? loaded.warnings : loaded.issues;
-      if (options.json) io.out(`${JSON.stringify(issues.map(({ pointer: _pointer, ...issue }) => issue), null, 2)}\n`);
+      if (options.json)
+        io.out(
+          `${JSON.stringify(
+            issues.map(({ pointer: _pointer, ...issue }) => issue),
+            null,
+            2,
+          )}\n`,
+        );
       else printIssues(io, issues);
       if (!loaded.ok) {
         const errors = loaded.issues.filter((i) => i.severity === "error").length;

@@ -59,14 +59,22 @@ export async function readCheckpoint(path: string): Promise<Checkpoint | undefin
     text = await readFile(path, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw new RpgForgeError("CHECKPOINT_CORRUPT", `cannot read the checkpoint: ${(error as Error).message}`, { file: path }, undefined, { cause: error });
+    throw new RpgForgeError("CHECKPOINT_CORRUPT", `cannot read the checkpoint: ${(error as Error).message}`, { file: path }, undefined, {
+      cause: error,
+    });
   }
   return parseCheckpoint(text, path);
 }
 
 export function parseCheckpoint(text: string, path: string): Checkpoint {
   const corrupt = (why: string, cause?: unknown): RpgForgeError =>
-    new RpgForgeError("CHECKPOINT_CORRUPT", `the checkpoint is corrupt: ${why}`, { file: path }, "pass --fresh to set it aside (it is kept as a .corrupt file) and start again", { cause });
+    new RpgForgeError(
+      "CHECKPOINT_CORRUPT",
+      `the checkpoint is corrupt: ${why}`,
+      { file: path },
+      "pass --fresh to set it aside (it is kept as a .corrupt file) and start again",
+      { cause },
+    );
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -84,7 +92,9 @@ export function parseCheckpoint(text: string, path: string): Checkpoint {
 }
 
 function fromAppendixB(entries: z.infer<typeof AppendixBSchema>): Checkpoint {
-  const stamps = Object.values(entries).map((e) => e.timestamp).sort();
+  const stamps = Object.values(entries)
+    .map((e) => e.timestamp)
+    .sort();
   const nodes: Record<string, CheckpointEntry> = {};
   for (const [id, entry] of Object.entries(entries)) nodes[id] = { ...entry, attempts: [] };
   return { version: 1, run_id: "imported", rpg_sha256: "", created_at: stamps[0] ?? "", updated_at: stamps.at(-1) ?? "", nodes };
@@ -95,7 +105,13 @@ export async function writeCheckpoint(path: string, checkpoint: Checkpoint): Pro
   try {
     await writeFileAtomic(path, `${JSON.stringify(checkpoint, null, 2)}\n`);
   } catch (error) {
-    throw new RpgForgeError("CHECKPOINT_WRITE_FAILED", `cannot write the checkpoint: ${(error as Error).message}`, { file: path }, "check that the output directory is writable and the disk has room", { cause: error });
+    throw new RpgForgeError(
+      "CHECKPOINT_WRITE_FAILED",
+      `cannot write the checkpoint: ${(error as Error).message}`,
+      { file: path },
+      "check that the output directory is writable and the disk has room",
+      { cause: error },
+    );
   }
 }
 

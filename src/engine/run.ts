@@ -88,7 +88,12 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
     const since = clock();
     const blockers = blockersOf(id, plan, checkpoint);
     if (blockers.length > 0) {
-      Object.assign(entry, { status: "skipped", timestamp: iso(), blocked_by: blockers, failure_reason: `skipped: depends on ${blockers.join(", ")}, which did not pass` });
+      Object.assign(entry, {
+        status: "skipped",
+        timestamp: iso(),
+        blocked_by: blockers,
+        failure_reason: `skipped: depends on ${blockers.join(", ")}, which did not pass`,
+      });
       await save();
       finished(id, entry, since);
       continue;
@@ -139,7 +144,12 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
   return { checkpoint, interrupted };
 }
 
-function recordOutcome(entry: CheckpointEntry, attempt: CheckpointEntry["attempts"][number], outcome: Exclude<NodeOutcome, { status: "interrupted" }>, now: string): void {
+function recordOutcome(
+  entry: CheckpointEntry,
+  attempt: CheckpointEntry["attempts"][number],
+  outcome: Exclude<NodeOutcome, { status: "interrupted" }>,
+  now: string,
+): void {
   entry.status = outcome.status;
   entry.timestamp = now;
   entry.retry_count = outcome.iterations;
@@ -163,7 +173,12 @@ async function openCheckpoint(options: RunOptions, now: string): Promise<{ check
   }
   const existing = await readCheckpoint(path);
   if (existing && options.mode === "new") {
-    throw new RpgForgeError("CHECKPOINT_EXISTS", "a checkpoint from an earlier run exists", { file: path }, "pass --resume to continue it, or --fresh to set it aside and start again");
+    throw new RpgForgeError(
+      "CHECKPOINT_EXISTS",
+      "a checkpoint from an earlier run exists",
+      { file: path },
+      "pass --resume to continue it, or --fresh to set it aside and start again",
+    );
   }
   if (!existing) return { checkpoint: newCheckpoint(plan, runId, rpgSha256, now), resumed: false };
   return { checkpoint: existing, resumed: true };
@@ -174,12 +189,22 @@ function startIndexOf(startFromNode: string | undefined, plan: Plan, checkpoint:
   if (startFromNode === undefined) return 0;
   const index = plan.order.indexOf(startFromNode);
   if (index < 0) {
-    throw new RpgForgeError("RESUME_UNKNOWN_NODE", `--start-from-node names "${startFromNode}", which is not a node of the RPG`, { nodeId: startFromNode }, "run `rpg-forge plan` to list the node ids");
+    throw new RpgForgeError(
+      "RESUME_UNKNOWN_NODE",
+      `--start-from-node names "${startFromNode}", which is not a node of the RPG`,
+      { nodeId: startFromNode },
+      "run `rpg-forge plan` to list the node ids",
+    );
   }
   const notPassed = ancestorsOf(startFromNode, plan).filter((id) => checkpoint.nodes[id]?.status !== "passed");
   if (notPassed.length > 0) {
     const list = notPassed.map((id) => `${id} (${checkpoint.nodes[id]?.status ?? "pending"})`).join(", ");
-    throw new RpgForgeError("RESUME_DEPENDENCY_NOT_PASSED", `cannot start from "${startFromNode}": its dependencies have not all passed: ${list}`, { nodeId: startFromNode, field: "dependencies" }, "resume without --start-from-node, or start from the earliest of these");
+    throw new RpgForgeError(
+      "RESUME_DEPENDENCY_NOT_PASSED",
+      `cannot start from "${startFromNode}": its dependencies have not all passed: ${list}`,
+      { nodeId: startFromNode, field: "dependencies" },
+      "resume without --start-from-node, or start from the earliest of these",
+    );
   }
   return index;
 }

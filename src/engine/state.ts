@@ -23,7 +23,13 @@ export function newCheckpoint(plan: Plan, runId: string, rpgSha256: string, now:
  * again. New nodes are added; nodes no longer in the RPG are dropped. Returns the ids
  * it reset or dropped for the edges to report.
  */
-export function prepareResume(checkpoint: Checkpoint, plan: Plan, range: readonly string[], runId: string, now: string): { specChanged: string[]; dropped: string[] } {
+export function prepareResume(
+  checkpoint: Checkpoint,
+  plan: Plan,
+  range: readonly string[],
+  runId: string,
+  now: string,
+): { specChanged: string[]; dropped: string[] } {
   const specChanged: string[] = [];
   const dropped = Object.keys(checkpoint.nodes).filter((id) => !plan.nodes.has(id));
   for (const id of dropped) delete checkpoint.nodes[id];
@@ -105,7 +111,9 @@ function pendingEntry(node: RpgNode, now: string): CheckpointEntry {
 function stableJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
   if (value && typeof value === "object") {
-    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(",")}}`;
   }
   return JSON.stringify(value);

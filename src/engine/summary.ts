@@ -41,7 +41,13 @@ export function summarize(checkpoint: Checkpoint): RunSummary {
       c[entry.status]++;
       c.total++;
     }
-    if (entry.status === "failed") failed.push({ id, subgraphId: entry.subgraph_id, reason: entry.failure_reason ?? "no reason recorded", iterations: entry.retry_count });
+    if (entry.status === "failed")
+      failed.push({
+        id,
+        subgraphId: entry.subgraph_id,
+        reason: entry.failure_reason ?? "no reason recorded",
+        iterations: entry.retry_count,
+      });
     if (entry.status === "skipped") skipped.push({ id, blockedBy: entry.blocked_by ?? [] });
   }
   const subgraphs = [...bySubgraph].sort(([a], [b]) => compareIds(a, b)).map(([id, c]) => ({ id, ...c }));

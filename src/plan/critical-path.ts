@@ -13,7 +13,7 @@ export function criticalPath(graph: DependencyGraph, levelOf: ReadonlyMap<string
     if (level > best || (level === best && compareIds(id, end!) < 0)) end = id;
   }
   const path: string[] = [];
-  for (let id = end; id !== undefined; ) {
+  for (let id = end; id !== undefined;) {
     path.unshift(id);
     const level = levelOf.get(id)!;
     id = (graph.get(id) ?? []).find((dep) => levelOf.get(dep) === level - 1);

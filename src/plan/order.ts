@@ -31,7 +31,10 @@ export function topologicalOrder(graph: DependencyGraph): { order: string[]; uno
       if (left === 0) ready.push(dependent);
     }
   }
-  const unordered = [...waiting].filter(([, count]) => count > 0).map(([id]) => id).sort(compareIds);
+  const unordered = [...waiting]
+    .filter(([, count]) => count > 0)
+    .map(([id]) => id)
+    .sort(compareIds);
   return { order, unordered };
 }
 

@@ -66,13 +66,21 @@ function planSubgraphs(rpg: Rpg, order: readonly string[], subgraphDeps: Map<str
   const { levelOf: waveOf, unordered } = wavesOf(subgraphDeps);
   const planned = [...members].map(([id, nodes]): PlannedSubgraph => {
     const info = listed.get(id);
-    const subgraph: PlannedSubgraph = { id, name: info?.name ?? id, nodes, dependsOn: subgraphDeps.get(id) ?? [], wave: waveOf.get(id) ?? -1 };
+    const subgraph: PlannedSubgraph = {
+      id,
+      name: info?.name ?? id,
+      nodes,
+      dependsOn: subgraphDeps.get(id) ?? [],
+      wave: waveOf.get(id) ?? -1,
+    };
     if (info?.description !== undefined) subgraph.description = info.description;
     return subgraph;
   });
   // Subgraphs in a circle (a validator warning) have no wave; they go last, by id.
   const unorderedSet = new Set(unordered);
-  return planned.sort((a, b) => (unorderedSet.has(a.id) ? 1 : 0) - (unorderedSet.has(b.id) ? 1 : 0) || a.wave - b.wave || compareIds(a.id, b.id));
+  return planned.sort(
+    (a, b) => (unorderedSet.has(a.id) ? 1 : 0) - (unorderedSet.has(b.id) ? 1 : 0) || a.wave - b.wave || compareIds(a.id, b.id),
+  );
 }
 
 function wavesOf(subgraphDeps: Map<string, string[]>): { levelOf: Map<string, number>; unordered: string[] } {

@@ -57,7 +57,8 @@ export function renderMermaid(plan: Plan, options: MermaidOptions = {}): string 
 function renderSubgraphChart(plan: Plan): string {
   const key = new Map(plan.subgraphs.map((s, i) => [s.id, `s${i}`]));
   const lines = ["flowchart TD"];
-  for (const subgraph of plan.subgraphs) lines.push(`  ${key.get(subgraph.id)}["${label(subgraph.name)}<br/><small>${subgraph.nodes.length} nodes</small>"]`);
+  for (const subgraph of plan.subgraphs)
+    lines.push(`  ${key.get(subgraph.id)}["${label(subgraph.name)}<br/><small>${subgraph.nodes.length} nodes</small>"]`);
   for (const subgraph of plan.subgraphs) for (const dep of subgraph.dependsOn) lines.push(`  ${key.get(dep)} --> ${key.get(subgraph.id)}`);
   return `${lines.join("\n")}\n`;
 }

@@ -21,13 +21,18 @@ export function checkFilePath(path: string, kind: "file" | "package"): PathProbl
     return [{ code: "RPG_PATH_INVALID", message: `${JSON.stringify(path)} is not a POSIX path (backslash or control character)` }];
   }
   if (path.startsWith("/") || path.startsWith("~") || /^[A-Za-z]:/.test(path)) {
-    return [{ code: "RPG_PATH_ABSOLUTE", message: `${JSON.stringify(path)} is absolute; give it relative to the repository root, e.g. "src/pkg/module.py"` }];
+    return [
+      {
+        code: "RPG_PATH_ABSOLUTE",
+        message: `${JSON.stringify(path)} is absolute; give it relative to the repository root, e.g. "src/pkg/module.py"`,
+      },
+    ];
   }
   const segments = path.replace(/\/$/, "").split("/");
   if (segments.includes("..")) {
     return [{ code: "RPG_PATH_TRAVERSAL", message: `${JSON.stringify(path)} contains "..", which could leave the package` }];
   }
-  if (segments.some((s) => s === "" )) {
+  if (segments.some((s) => s === "")) {
     return [{ code: "RPG_PATH_INVALID", message: `${JSON.stringify(path)} has an empty segment ("//")` }];
   }
   const meaningful = segments.filter((s) => s !== ".");
@@ -35,8 +40,18 @@ export function checkFilePath(path: string, kind: "file" | "package"): PathProbl
     return [{ code: "RPG_PATH_GITHUB", message: `${JSON.stringify(path)} points into .github/, which generated code may never write` }];
   }
   const top = meaningful[0] ?? "";
-  if (meaningful.length === 0 || RESERVED_TOP_DIRS.has(top) || meaningful.includes(".git") || (meaningful.length === 1 && RESERVED_ROOT_FILES.has(top))) {
-    return [{ code: "RPG_PATH_OUTSIDE_PACKAGE", message: `${JSON.stringify(path)} lies outside the package (tests/, docs/, .git/, .rpg-forge/ and ${[...RESERVED_ROOT_FILES].join(", ")} are reserved)` }];
+  if (
+    meaningful.length === 0 ||
+    RESERVED_TOP_DIRS.has(top) ||
+    meaningful.includes(".git") ||
+    (meaningful.length === 1 && RESERVED_ROOT_FILES.has(top))
+  ) {
+    return [
+      {
+        code: "RPG_PATH_OUTSIDE_PACKAGE",
+        message: `${JSON.stringify(path)} lies outside the package (tests/, docs/, .git/, .rpg-forge/ and ${[...RESERVED_ROOT_FILES].join(", ")} are reserved)`,
+      },
+    ];
   }
   if (kind === "file" && !path.endsWith(".py")) {
     return [{ code: "RPG_PATH_NOT_PYTHON", message: `${JSON.stringify(path)} is not a .py file` }];

@@ -25,14 +25,9 @@ export const RpgNodeSchema = z.looseObject({
   file_path: z
     .string()
     .min(1)
-    .describe(
-      "POSIX path relative to the repository root. Leaves and modules: a .py file. Packages: a directory or its __init__.py.",
-    ),
+    .describe("POSIX path relative to the repository root. Leaves and modules: a .py file. Packages: a directory or its __init__.py."),
   docstring: z.string().describe("The specification of the node; required (non-empty) for leaves."),
-  dependencies: z
-    .array(z.string())
-    .default([])
-    .describe("Ids of nodes generated before this one (this node depends on them)."),
+  dependencies: z.array(z.string()).default([]).describe("Ids of nodes generated before this one (this node depends on them)."),
   subgraph_id: z.string().min(1).describe("The subgraph (feature area) the node belongs to."),
   parent_id: z.string().min(1).optional().describe("The composite node (module or package) that contains this node."),
   signature: z.string().optional().describe('Python signature, e.g. "def calculate_mean(numbers: list[float]) -> float".'),

@@ -53,7 +53,9 @@ export function checkShape(data: unknown): { rpg: Rpg; issues: RpgIssue[] } {
   }
 
   if ("subgraphs" in data && !Array.isArray(data.subgraphs)) {
-    issues.push(rpgError("RPG_FIELD_TYPE", `"subgraphs" must be an array, not ${describe(data.subgraphs)}`, { field: "subgraphs" }, ["subgraphs"]));
+    issues.push(
+      rpgError("RPG_FIELD_TYPE", `"subgraphs" must be an array, not ${describe(data.subgraphs)}`, { field: "subgraphs" }, ["subgraphs"]),
+    );
   } else if (Array.isArray(data.subgraphs)) {
     rpg.subgraphs = [];
     data.subgraphs.forEach((raw, i) => {
@@ -84,7 +86,9 @@ function checkElement(
     const path = [...pointer, ...(problem.path as (string | number)[])];
     const field = fieldName(path);
     const at = nodeId === undefined ? { field } : { nodeId, field };
-    issues.push(rpgError(codeOf(problem, raw, pointer, path.slice(pointer.length)), messageOf(problem, path, raw, pointer.length), at, path));
+    issues.push(
+      rpgError(codeOf(problem, raw, pointer, path.slice(pointer.length)), messageOf(problem, path, raw, pointer.length), at, path),
+    );
   }
   return undefined;
 }
@@ -113,11 +117,24 @@ function messageOf(problem: z.core.$ZodIssue, path: Pointer, raw: unknown, depth
   return problem.message;
 }
 
-function warnUnknownKeys(raw: Record<string, unknown>, known: readonly string[], pointer: Pointer, nodeId: string | undefined, issues: RpgIssue[]): void {
+function warnUnknownKeys(
+  raw: Record<string, unknown>,
+  known: readonly string[],
+  pointer: Pointer,
+  nodeId: string | undefined,
+  issues: RpgIssue[],
+): void {
   for (const key of Object.keys(raw)) {
     if (known.includes(key)) continue;
     const field = fieldName([...pointer, key]);
-    issues.push(rpgWarning("RPG_UNKNOWN_FIELD", `unknown key "${key}" is kept but has no effect`, nodeId === undefined ? { field } : { nodeId, field }, [...pointer, key]));
+    issues.push(
+      rpgWarning(
+        "RPG_UNKNOWN_FIELD",
+        `unknown key "${key}" is kept but has no effect`,
+        nodeId === undefined ? { field } : { nodeId, field },
+        [...pointer, key],
+      ),
+    );
   }
 }
 

@@ -18,7 +18,15 @@ export function validateRpg(rpg: Rpg): RpgIssue[] {
   rpg.nodes.forEach((node, i) => {
     const seen = firstIndex.get(node.id);
     if (seen === undefined) firstIndex.set(node.id, i);
-    else issues.push(rpgError("RPG_DUPLICATE_ID", `id "${node.id}" is used by nodes ${seen} and ${i}; ids must be unique`, { nodeId: node.id, field: "id" }, ["nodes", i, "id"]));
+    else
+      issues.push(
+        rpgError(
+          "RPG_DUPLICATE_ID",
+          `id "${node.id}" is used by nodes ${seen} and ${i}; ids must be unique`,
+          { nodeId: node.id, field: "id" },
+          ["nodes", i, "id"],
+        ),
+      );
   });
   const byId = new Map(rpg.nodes.map((n) => [n.id, n]));
   const pointerOf = (id: string, field: string): (string | number)[] => ["nodes", firstIndex.get(id) ?? 0, field];
@@ -26,7 +34,13 @@ export function validateRpg(rpg: Rpg): RpgIssue[] {
   const subgraphIds = new Set<string>();
   rpg.subgraphs?.forEach((subgraph, i) => {
     if (subgraphIds.has(subgraph.id)) {
-      issues.push(rpgError("RPG_DUPLICATE_SUBGRAPH", `subgraph id "${subgraph.id}" is listed twice`, { field: `subgraphs[${i}].id` }, ["subgraphs", i, "id"]));
+      issues.push(
+        rpgError("RPG_DUPLICATE_SUBGRAPH", `subgraph id "${subgraph.id}" is listed twice`, { field: `subgraphs[${i}].id` }, [
+          "subgraphs",
+          i,
+          "id",
+        ]),
+      );
     }
     subgraphIds.add(subgraph.id);
   });
@@ -36,29 +50,73 @@ export function validateRpg(rpg: Rpg): RpgIssue[] {
     const at = (field: string) => ({ nodeId: node.id, field });
     const ptr = (field: string) => ["nodes", i, field];
     if (node.node_type === "leaf" && node.docstring.trim() === "") {
-      issues.push(rpgError("RPG_MISSING_DOCSTRING", "a leaf needs a docstring: it is the specification its tests are written from", at("docstring"), ptr("docstring")));
+      issues.push(
+        rpgError(
+          "RPG_MISSING_DOCSTRING",
+          "a leaf needs a docstring: it is the specification its tests are written from",
+          at("docstring"),
+          ptr("docstring"),
+        ),
+      );
     }
     if (node.node_type === "leaf" && COMPOSITE_ONLY_TYPES.has(node.type)) {
-      issues.push(rpgError("RPG_COMPOSITE_LEAF_MIXUP", `a node of type "${node.type}" must have node_type "composite"`, at("node_type"), ptr("node_type")));
+      issues.push(
+        rpgError(
+          "RPG_COMPOSITE_LEAF_MIXUP",
+          `a node of type "${node.type}" must have node_type "composite"`,
+          at("node_type"),
+          ptr("node_type"),
+        ),
+      );
     }
     if (node.node_type === "composite" && LEAF_ONLY_TYPES.has(node.type)) {
-      issues.push(rpgError("RPG_COMPOSITE_LEAF_MIXUP", `a node of type "${node.type}" must have node_type "leaf"; composites are modules or packages`, at("node_type"), ptr("node_type")));
+      issues.push(
+        rpgError(
+          "RPG_COMPOSITE_LEAF_MIXUP",
+          `a node of type "${node.type}" must have node_type "leaf"; composites are modules or packages`,
+          at("node_type"),
+          ptr("node_type"),
+        ),
+      );
     }
     const kind = node.node_type === "composite" && !isModulePath(node.file_path) ? "package" : "file";
-    for (const problem of checkFilePath(node.file_path, kind)) issues.push(rpgError(problem.code, problem.message, at("file_path"), ptr("file_path")));
+    for (const problem of checkFilePath(node.file_path, kind))
+      issues.push(rpgError(problem.code, problem.message, at("file_path"), ptr("file_path")));
 
     if (rpg.subgraphs && !subgraphIds.has(node.subgraph_id)) {
-      issues.push(rpgError("RPG_UNKNOWN_SUBGRAPH", `subgraph "${node.subgraph_id}" is not in the top-level subgraphs list`, at("subgraph_id"), ptr("subgraph_id")));
+      issues.push(
+        rpgError(
+          "RPG_UNKNOWN_SUBGRAPH",
+          `subgraph "${node.subgraph_id}" is not in the top-level subgraphs list`,
+          at("subgraph_id"),
+          ptr("subgraph_id"),
+        ),
+      );
     }
     node.dependencies.forEach((dep, j) => {
-      if (!byId.has(dep)) issues.push(rpgError("RPG_DANGLING_REFERENCE", `depends on "${dep}", which is not a node of the graph`, at(`dependencies[${j}]`), ["nodes", i, "dependencies", j]));
+      if (!byId.has(dep))
+        issues.push(
+          rpgError("RPG_DANGLING_REFERENCE", `depends on "${dep}", which is not a node of the graph`, at(`dependencies[${j}]`), [
+            "nodes",
+            i,
+            "dependencies",
+            j,
+          ]),
+        );
     });
     if (node.parent_id !== undefined) checkParent(node, byId.get(node.parent_id), i, issues);
     if (node.node_type === "leaf") {
       const key = `${normalizePath(node.file_path)}\u0000${node.name}`;
       const other = symbols.get(key);
       if (other !== undefined && other !== node.id) {
-        issues.push(rpgError("RPG_DUPLICATE_SYMBOL", `"${node.name}" in ${node.file_path} is also defined by node "${other}"`, at("name"), ptr("name")));
+        issues.push(
+          rpgError(
+            "RPG_DUPLICATE_SYMBOL",
+            `"${node.name}" in ${node.file_path} is also defined by node "${other}"`,
+            at("name"),
+            ptr("name"),
+          ),
+        );
       } else symbols.set(key, node.id);
     }
   });
@@ -76,10 +134,23 @@ export function validateRpg(rpg: Rpg): RpgIssue[] {
   const graph = buildDependencyGraph(rpg);
   for (const cycle of findCycles(graph)) {
     const first = cycle[0]!;
-    issues.push(rpgError("RPG_CYCLE", `dependency cycle: ${cycle.join(" → ")} (each depends on the next)`, { nodeId: first, field: "dependencies" }, pointerOf(first, "id")));
+    issues.push(
+      rpgError(
+        "RPG_CYCLE",
+        `dependency cycle: ${cycle.join(" → ")} (each depends on the next)`,
+        { nodeId: first, field: "dependencies" },
+        pointerOf(first, "id"),
+      ),
+    );
   }
   for (const cycle of findCycles(buildSubgraphGraph(rpg, graph))) {
-    issues.push(rpgWarning("RPG_SUBGRAPH_CYCLE", `subgraphs depend on each other in a circle: ${cycle.join(" → ")}; they cannot be stacked as branches`, { field: "subgraph_id" }));
+    issues.push(
+      rpgWarning(
+        "RPG_SUBGRAPH_CYCLE",
+        `subgraphs depend on each other in a circle: ${cycle.join(" → ")}; they cannot be stacked as branches`,
+        { field: "subgraph_id" },
+      ),
+    );
   }
   return issues;
 }
@@ -92,7 +163,14 @@ function checkParent(node: RpgNode, parent: RpgNode | undefined, index: number, 
     return;
   }
   if (parent.node_type !== "composite") {
-    issues.push(rpgError("RPG_PARENT_NOT_COMPOSITE", `parent "${parent.id}" is a leaf; only composite nodes (modules, packages) contain other nodes`, at, ptr));
+    issues.push(
+      rpgError(
+        "RPG_PARENT_NOT_COMPOSITE",
+        `parent "${parent.id}" is a leaf; only composite nodes (modules, packages) contain other nodes`,
+        at,
+        ptr,
+      ),
+    );
     return;
   }
   const own = normalizePath(node.file_path);
@@ -100,6 +178,13 @@ function checkParent(node: RpgNode, parent: RpgNode | undefined, index: number, 
     ? own === normalizePath(parent.file_path)
     : own.startsWith(`${packageDirectory(parent.file_path)}/`);
   if (!inside) {
-    issues.push(rpgError("RPG_PARENT_PATH_MISMATCH", `file_path ${node.file_path} is not inside its parent "${parent.id}" (${parent.file_path})`, { nodeId: node.id, field: "file_path" }, ["nodes", index, "file_path"]));
+    issues.push(
+      rpgError(
+        "RPG_PARENT_PATH_MISMATCH",
+        `file_path ${node.file_path} is not inside its parent "${parent.id}" (${parent.file_path})`,
+        { nodeId: node.id, field: "file_path" },
+        ["nodes", index, "file_path"],
+      ),
+    );
   }
 }

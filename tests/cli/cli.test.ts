@@ -46,7 +46,9 @@ describe("rpg-forge validate", () => {
     const path = file("rpg.json", "{]");
     const result = await runCli("validate", path, "--json");
     expect(result.code).toBe(2);
-    expect(JSON.parse(result.out)).toEqual([expect.objectContaining({ code: "RPG_JSON_SYNTAX", severity: "error", at: expect.objectContaining({ line: 1, column: 2 }) })]);
+    expect(JSON.parse(result.out)).toEqual([
+      expect.objectContaining({ code: "RPG_JSON_SYNTAX", severity: "error", at: expect.objectContaining({ line: 1, column: 2 }) }),
+    ]);
   });
 
   it("names a file that does not exist", async () => {
@@ -68,7 +70,12 @@ describe("rpg-forge plan", () => {
 
   it("prints the plan as JSON whose `order` is the generation order", async () => {
     const result = await runCli("plan", EXAMPLE, "--json");
-    const plan = JSON.parse(result.out) as { order: string[]; levels: string[][]; critical_path_length: number; subgraphs: { id: string }[] };
+    const plan = JSON.parse(result.out) as {
+      order: string[];
+      levels: string[][];
+      critical_path_length: number;
+      subgraphs: { id: string }[];
+    };
     expect(plan.order).toHaveLength(14);
     expect(plan.order.indexOf("validation.ensure_numbers")).toBeLessThan(plan.order.indexOf("stats.mean"));
     expect(plan.levels.flat().sort()).toEqual([...plan.order].sort());
@@ -99,7 +106,16 @@ describe("rpg-forge plan", () => {
 describe("rpg-forge status", () => {
   it("shows counts per subgraph and the failed nodes", async () => {
     const path = join(tempDir(), "cp.json");
-    const entry = (status: "passed" | "failed" | "skipped", subgraph: string, extra = {}) => ({ status, timestamp: "t", test_results: { passed: 0, failed: 0 }, retry_count: 0, attempts: [], subgraph_id: subgraph, node_type: "leaf" as const, ...extra });
+    const entry = (status: "passed" | "failed" | "skipped", subgraph: string, extra = {}) => ({
+      status,
+      timestamp: "t",
+      test_results: { passed: 0, failed: 0 },
+      retry_count: 0,
+      attempts: [],
+      subgraph_id: subgraph,
+      node_type: "leaf" as const,
+      ...extra,
+    });
     await writeCheckpoint(path, {
       version: 1,
       run_id: "r",
@@ -123,7 +139,10 @@ describe("rpg-forge status", () => {
   });
 
   it("exits 2 naming a missing or corrupt checkpoint", async () => {
-    expect(await runCli("status", join(tempDir(), "none.json"))).toMatchObject({ code: 2, err: expect.stringContaining("INPUT_NOT_FOUND") });
+    expect(await runCli("status", join(tempDir(), "none.json"))).toMatchObject({
+      code: 2,
+      err: expect.stringContaining("INPUT_NOT_FOUND"),
+    });
     const corrupt = file("cp.json", "{ nope");
     const result = await runCli("status", corrupt);
     expect(result.code).toBe(2);

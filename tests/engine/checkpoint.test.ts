@@ -13,7 +13,13 @@ const sample: Checkpoint = {
   created_at: "2026-11-22T10:00:00.000Z",
   updated_at: "2026-11-22T10:05:00.000Z",
   nodes: {
-    node_001: { status: "passed", timestamp: "2026-11-22T10:01:00.000Z", test_results: { passed: 3, failed: 0 }, retry_count: 0, attempts: [] },
+    node_001: {
+      status: "passed",
+      timestamp: "2026-11-22T10:01:00.000Z",
+      test_results: { passed: 3, failed: 0 },
+      retry_count: 0,
+      attempts: [],
+    },
   },
 };
 
@@ -33,7 +39,13 @@ describe("checkpoint files", () => {
   it("reads a checkpoint in the PRD's appendix B shape", () => {
     const appendixB = {
       node_001: { status: "passed", timestamp: "2026-02-07T10:35:12Z", test_results: { passed: 3, failed: 0 }, retry_count: 0 },
-      node_002: { status: "failed", timestamp: "2026-02-07T10:40:45Z", test_results: { passed: 2, failed: 1 }, retry_count: 8, failure_reason: "AssertionError: expected 5.0, got nan (after 8 debug iterations)" },
+      node_002: {
+        status: "failed",
+        timestamp: "2026-02-07T10:40:45Z",
+        test_results: { passed: 2, failed: 1 },
+        retry_count: 8,
+        failure_reason: "AssertionError: expected 5.0, got nan (after 8 debug iterations)",
+      },
     };
     const checkpoint = parseCheckpoint(JSON.stringify(appendixB), "cp.json");
     expect(checkpoint.nodes.node_002).toMatchObject({ status: "failed", retry_count: 8, attempts: [] });

@@ -22,14 +22,18 @@ function planOf(doc: unknown): Plan {
 /** An executor that passes every node except those in `fail`, recording the order it was called in. */
 function scripted(fail: string[] = []): NodeExecutor & { calls: string[] } {
   const calls: string[] = [];
-  const executor = (async (node) => {
+  const executor: NodeExecutor = async (node) => {
     calls.push(node.id);
     return fail.includes(node.id)
-      ? ({ status: "failed", iterations: 8, reason: `AssertionError in test_${node.name}`, testResults: { passed: 1, failed: 2 } } satisfies NodeOutcome)
+      ? ({
+          status: "failed",
+          iterations: 8,
+          reason: `AssertionError in test_${node.name}`,
+          testResults: { passed: 1, failed: 2 },
+        } satisfies NodeOutcome)
       : ({ status: "passed", iterations: 0, testResults: { passed: 3, failed: 0 } } satisfies NodeOutcome);
-  }) as NodeExecutor & { calls: string[] };
-  executor.calls = calls;
-  return executor;
+  };
+  return Object.assign(executor, { calls });
 }
 
 function options(plan: Plan, executor: NodeExecutor, extra: Partial<RunOptions> = {}): RunOptions & { events: RunEvent[] } {
@@ -61,7 +65,12 @@ describe("runPlan", () => {
     expect(interrupted).toBe(false);
     expect(executor.calls).toEqual(["n01", "n02", "n03"]);
     expect(statuses(readCheckpointFile(opts.checkpointPath))).toEqual({ n01: "passed", n02: "passed", n03: "passed" });
-    expect(checkpoint.nodes.n02).toMatchObject({ test_results: { passed: 3, failed: 0 }, retry_count: 0, subgraph_id: "core", node_type: "leaf" });
+    expect(checkpoint.nodes.n02).toMatchObject({
+      test_results: { passed: 3, failed: 0 },
+      retry_count: 0,
+      subgraph_id: "core",
+      node_type: "leaf",
+    });
   });
 
   it("writes the checkpoint after every node: each node sees the one before it passed and itself in progress", async () => {
@@ -81,16 +90,34 @@ describe("runPlan", () => {
 
   it("skips (does not fail) every node downstream of a failed node, naming the failed ancestor", async () => {
     // A → B → C → D, and E independent: B fails.
-    const plan = planOf(rpgDoc([leaf({ id: "A" }), leaf({ id: "B", deps: ["A"] }), leaf({ id: "C", deps: ["B"] }), leaf({ id: "D", deps: ["C"] }), leaf({ id: "E" })]));
+    const plan = planOf(
+      rpgDoc([
+        leaf({ id: "A" }),
+        leaf({ id: "B", deps: ["A"] }),
+        leaf({ id: "C", deps: ["B"] }),
+        leaf({ id: "D", deps: ["C"] }),
+        leaf({ id: "E" }),
+      ]),
+    );
     const executor = scripted(["B"]);
     const opts = options(plan, executor);
     const { checkpoint } = await runPlan(opts);
     expect(executor.calls).toEqual(["A", "B", "E"]);
     expect(statuses(checkpoint)).toEqual({ A: "passed", B: "failed", C: "skipped", D: "skipped", E: "passed" });
-    expect(checkpoint.nodes.B).toMatchObject({ retry_count: 8, failure_reason: "AssertionError in test_fn_B", test_results: { passed: 1, failed: 2 } });
+    expect(checkpoint.nodes.B).toMatchObject({
+      retry_count: 8,
+      failure_reason: "AssertionError in test_fn_B",
+      test_results: { passed: 1, failed: 2 },
+    });
     expect(checkpoint.nodes.D!.blocked_by).toEqual(["B"]);
     const finished = opts.events.filter((e) => e.type === "node-finished").map((e) => e.type === "node-finished" && [e.nodeId, e.status]);
-    expect(finished).toEqual([["A", "passed"], ["B", "failed"], ["C", "skipped"], ["D", "skipped"], ["E", "passed"]]);
+    expect(finished).toEqual([
+      ["A", "passed"],
+      ["B", "failed"],
+      ["C", "skipped"],
+      ["D", "skipped"],
+      ["E", "passed"],
+    ]);
     const summary = summarize(checkpoint);
     expect(summary.counts).toMatchObject({ total: 5, passed: 2, failed: 1, skipped: 2 });
     expect(summary.failed).toEqual([{ id: "B", subgraphId: "core", reason: "AssertionError in test_fn_B", iterations: 8 }]);
@@ -106,7 +133,12 @@ describe("runPlan", () => {
     const plan = planOf(rpgDoc(chain(10)));
     const first = options(plan, scripted(["n05"]));
     await runPlan(first);
-    expect(statuses(readCheckpointFile(first.checkpointPath))).toMatchObject({ n04: "passed", n05: "failed", n06: "skipped", n10: "skipped" });
+    expect(statuses(readCheckpointFile(first.checkpointPath))).toMatchObject({
+      n04: "passed",
+      n05: "failed",
+      n06: "skipped",
+      n10: "skipped",
+    });
 
     const executor = scripted();
     const second = options(plan, executor, { checkpointPath: first.checkpointPath, mode: "resume", runId: "run-2" });
@@ -138,7 +170,9 @@ describe("runPlan", () => {
     const first = options(plan, scripted(["x"]));
     await runPlan(first);
     const executor = scripted();
-    const { checkpoint } = await runPlan(options(plan, executor, { checkpointPath: first.checkpointPath, mode: "resume", startFromNode: "n03" }));
+    const { checkpoint } = await runPlan(
+      options(plan, executor, { checkpointPath: first.checkpointPath, mode: "resume", startFromNode: "n03" }),
+    );
     // n03 and n04 passed already; x comes after n04 in the order and is retried.
     expect(plan.order).toEqual(["n01", "n02", "n03", "n04", "x"]);
     expect(executor.calls).toEqual(["x"]);
@@ -152,14 +186,18 @@ describe("runPlan", () => {
     const attempt = runPlan(options(plan, scripted(), { checkpointPath: first.checkpointPath, mode: "resume", startFromNode: "n05" }));
     await expect(attempt).rejects.toMatchObject({ code: "RESUME_DEPENDENCY_NOT_PASSED", at: { nodeId: "n05" } });
     await expect(attempt).rejects.toThrow("n03 (failed), n04 (skipped)");
-    await expect(runPlan(options(plan, scripted(), { checkpointPath: first.checkpointPath, mode: "resume", startFromNode: "nope" }))).rejects.toMatchObject({ code: "RESUME_UNKNOWN_NODE" });
+    await expect(
+      runPlan(options(plan, scripted(), { checkpointPath: first.checkpointPath, mode: "resume", startFromNode: "nope" })),
+    ).rejects.toMatchObject({ code: "RESUME_UNKNOWN_NODE" });
   });
 
   it("refuses to overwrite an existing checkpoint unless asked to resume or start fresh", async () => {
     const plan = planOf(rpgDoc(chain(2)));
     const first = options(plan, scripted());
     await runPlan(first);
-    await expect(runPlan(options(plan, scripted(), { checkpointPath: first.checkpointPath }))).rejects.toMatchObject({ code: "CHECKPOINT_EXISTS" });
+    await expect(runPlan(options(plan, scripted(), { checkpointPath: first.checkpointPath }))).rejects.toMatchObject({
+      code: "CHECKPOINT_EXISTS",
+    });
   });
 
   it("reports a corrupt checkpoint and starts fresh only when asked, keeping the corrupt file", async () => {
@@ -168,7 +206,10 @@ describe("runPlan", () => {
     const path = join(dir, "cp.json");
     writeFileSync(path, '{"version": 1, "nodes": ');
     const executor = scripted();
-    await expect(runPlan(options(plan, executor, { checkpointPath: path, mode: "resume" }))).rejects.toMatchObject({ code: "CHECKPOINT_CORRUPT", hint: expect.stringContaining("--fresh") });
+    await expect(runPlan(options(plan, executor, { checkpointPath: path, mode: "resume" }))).rejects.toMatchObject({
+      code: "CHECKPOINT_CORRUPT",
+      hint: expect.stringContaining("--fresh"),
+    });
     expect(executor.calls).toEqual([]);
     expect(readFileSync(path, "utf8")).toBe('{"version": 1, "nodes": ');
 
@@ -245,7 +286,16 @@ describe("runPlan", () => {
   });
 
   it("marks composite nodes passed without calling the executor", async () => {
-    const module = { id: "m", name: "core", type: "module", node_type: "composite", file_path: "src/pkg/core.py", docstring: "", dependencies: [], subgraph_id: "core" };
+    const module = {
+      id: "m",
+      name: "core",
+      type: "module",
+      node_type: "composite",
+      file_path: "src/pkg/core.py",
+      docstring: "",
+      dependencies: [],
+      subgraph_id: "core",
+    };
     const executor = scripted();
     const { checkpoint } = await runPlan(options(planOf(rpgDoc([module, leaf({ id: "a", parent_id: "m" })])), executor));
     expect(executor.calls).toEqual(["a"]);

@@ -15,7 +15,11 @@ const FIXTURE = "tests/fixtures/rpg/twenty-nodes.json";
 
 it("plans a 20-node, 3-subgraph graph, is killed midway and resumes where it stopped", async () => {
   const checkpointPath = join(tempDir(), "docs", "generation_checkpoint.json");
-  const child = spawn(process.execPath, ["--import", "tsx", "tests/helpers/slow-run.ts", FIXTURE, checkpointPath, "150", "new", "node_10"], { stdio: "ignore" });
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "tests/helpers/slow-run.ts", FIXTURE, checkpointPath, "150", "new", "node_10"],
+    { stdio: "ignore" },
+  );
   const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
 
   // Kill the run without warning once 6 leaves have passed: no chance to tidy up.
@@ -55,7 +59,14 @@ it("plans a 20-node, 3-subgraph graph, is killed midway and resumes where it sto
   // Nothing that passed before the kill ran again; the interrupted node did.
   expect(calls.filter((id) => passedBefore.includes(id))).toEqual([]);
   for (const id of inProgress) expect(calls).toContain(id);
-  expect(calls).toEqual(plan.order.filter((id) => !passedBefore.includes(id) && plan.nodes.get(id)!.node_type === "leaf" && !["node_11", "node_12", "node_13", "node_19", "node_20"].includes(id)));
+  expect(calls).toEqual(
+    plan.order.filter(
+      (id) =>
+        !passedBefore.includes(id) &&
+        plan.nodes.get(id)!.node_type === "leaf" &&
+        !["node_11", "node_12", "node_13", "node_19", "node_20"].includes(id),
+    ),
+  );
 
   // node_10 failed; everything downstream of it is skipped, not failed, and names it.
   const summary = summarize(checkpoint);

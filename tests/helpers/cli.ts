@@ -17,6 +17,10 @@ export async function runCli(...argv: string[]): Promise<CliResult> {
 
 /** Runs the CLI as a real process, the way a user's shell does. */
 export function spawnCli(args: string[], cwd = process.cwd()): CliResult {
-  const result = spawnSync(process.execPath, ["--import", "tsx", "src/cli/index.ts", ...args], { cwd, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
+  const result = spawnSync(process.execPath, ["--import", "tsx", "src/cli/index.ts", ...args], {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1" },
+  });
   return { code: result.status ?? -1, out: result.stdout, err: result.stderr };
 }

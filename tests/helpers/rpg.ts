@@ -27,13 +27,19 @@ export function leaf(spec: NodeSpec): Record<string, unknown> {
 }
 
 /** An RPG document (as JSON text would hold it) from node specs and edges. */
-export function rpgDoc(nodes: Record<string, unknown>[], edges: { source: string; target: string; type: EdgeType | string }[] = [], extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function rpgDoc(
+  nodes: Record<string, unknown>[],
+  edges: { source: string; target: string; type: EdgeType | string }[] = [],
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return { nodes, edges, metadata: { name: "pkg" }, ...extra };
 }
 
 /** Nodes a, b, c, ... where each depends on the one before: a chain of `n`. */
 export function chain(n: number, prefix = "n"): Record<string, unknown>[] {
-  return Array.from({ length: n }, (_, i) => leaf({ id: `${prefix}${String(i + 1).padStart(2, "0")}`, deps: i === 0 ? [] : [`${prefix}${String(i).padStart(2, "0")}`] }));
+  return Array.from({ length: n }, (_, i) =>
+    leaf({ id: `${prefix}${String(i + 1).padStart(2, "0")}`, deps: i === 0 ? [] : [`${prefix}${String(i).padStart(2, "0")}`] }),
+  );
 }
 
 export const text = (doc: unknown): string => `${JSON.stringify(doc, null, 2)}\n`;

@@ -20,7 +20,11 @@ describe("buildPlan", () => {
   });
 
   it("orders a diamond: A before B and C, both before D", () => {
-    const plan = buildPlan(load(rpgDoc([leaf({ id: "D", deps: ["B", "C"] }), leaf({ id: "C", deps: ["A"] }), leaf({ id: "B", deps: ["A"] }), leaf({ id: "A" })])));
+    const plan = buildPlan(
+      load(
+        rpgDoc([leaf({ id: "D", deps: ["B", "C"] }), leaf({ id: "C", deps: ["A"] }), leaf({ id: "B", deps: ["A"] }), leaf({ id: "A" })]),
+      ),
+    );
     expect(plan.order).toEqual(["A", "B", "C", "D"]);
     expect(plan.levels).toEqual([["A"], ["B", "C"], ["D"]]);
     expect(plan.criticalPath).toEqual(["A", "B", "D"]);
@@ -45,7 +49,14 @@ describe("buildPlan", () => {
     const plan = buildPlan(
       load(
         rpgDoc(
-          [leaf({ id: "caller" }), leaf({ id: "callee" }), leaf({ id: "producer" }), leaf({ id: "consumer" }), leaf({ id: "base" }), leaf({ id: "derived" })],
+          [
+            leaf({ id: "caller" }),
+            leaf({ id: "callee" }),
+            leaf({ id: "producer" }),
+            leaf({ id: "consumer" }),
+            leaf({ id: "base" }),
+            leaf({ id: "derived" }),
+          ],
           [
             { source: "caller", target: "callee", type: "function_call" },
             { source: "producer", target: "consumer", type: "data_flow" },
@@ -66,7 +77,16 @@ describe("buildPlan", () => {
   });
 
   it("puts parents before their children", () => {
-    const module = { id: "z_module", name: "core", type: "module", node_type: "composite", file_path: "src/pkg/core.py", docstring: "", dependencies: [], subgraph_id: "core" };
+    const module = {
+      id: "z_module",
+      name: "core",
+      type: "module",
+      node_type: "composite",
+      file_path: "src/pkg/core.py",
+      docstring: "",
+      dependencies: [],
+      subgraph_id: "core",
+    };
     const plan = buildPlan(load(rpgDoc([leaf({ id: "a", parent_id: "z_module" }), module])));
     expect(plan.order).toEqual(["z_module", "a"]);
   });
@@ -74,7 +94,8 @@ describe("buildPlan", () => {
   it("plans the 20-node, 3-subgraph fixture with dependencies first", () => {
     const plan = buildPlan(load(JSON.parse(readFileSync("tests/fixtures/rpg/twenty-nodes.json", "utf8"))));
     expect(plan.order).toHaveLength(20);
-    for (const [id, deps] of plan.dependencies) for (const dep of deps) expect(plan.order.indexOf(dep)).toBeLessThan(plan.order.indexOf(id));
+    for (const [id, deps] of plan.dependencies)
+      for (const dep of deps) expect(plan.order.indexOf(dep)).toBeLessThan(plan.order.indexOf(id));
     expect(plan.subgraphs.map((s) => [s.id, s.wave, s.dependsOn])).toEqual([
       ["ingest", 0, []],
       ["transform", 1, ["ingest"]],

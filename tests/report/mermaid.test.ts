@@ -12,12 +12,20 @@ const planOf = (doc: unknown) => {
 
 describe("renderMermaid", () => {
   const plan = planOf(
-    rpgDoc([leaf({ id: "a", subgraph: "io", name: "read" }), leaf({ id: "b", subgraph: "core", deps: ["a"], name: "parse" }), leaf({ id: "c", subgraph: "core", deps: ["b"], name: "run" })], [], {
-      subgraphs: [
-        { id: "io", name: "Input/Output" },
-        { id: "core", name: 'The "core"' },
+    rpgDoc(
+      [
+        leaf({ id: "a", subgraph: "io", name: "read" }),
+        leaf({ id: "b", subgraph: "core", deps: ["a"], name: "parse" }),
+        leaf({ id: "c", subgraph: "core", deps: ["b"], name: "run" }),
       ],
-    }),
+      [],
+      {
+        subgraphs: [
+          { id: "io", name: "Input/Output" },
+          { id: "core", name: 'The "core"' },
+        ],
+      },
+    ),
   );
 
   it("groups nodes by subgraph with arrows from dependency to dependent", () => {

@@ -21,11 +21,21 @@ describe("parseRpgText", () => {
           type: "function",
           node_type: "leaf",
           file_path: "src/stats/descriptive.py",
-          docstring: "Calculate arithmetic mean of numbers.\n\nArgs:\n    numbers: List of floats\nReturns:\n    float: Mean value\nRaises:\n    ValueError: If list is empty",
+          docstring:
+            "Calculate arithmetic mean of numbers.\n\nArgs:\n    numbers: List of floats\nReturns:\n    float: Mean value\nRaises:\n    ValueError: If list is empty",
           dependencies: ["node_002"],
           subgraph_id: "stats",
         },
-        { id: "node_002", name: "validate_numbers", type: "function", node_type: "leaf", file_path: "src/stats/validation.py", docstring: "Check numbers.", dependencies: [], subgraph_id: "stats" },
+        {
+          id: "node_002",
+          name: "validate_numbers",
+          type: "function",
+          node_type: "leaf",
+          file_path: "src/stats/validation.py",
+          docstring: "Check numbers.",
+          dependencies: [],
+          subgraph_id: "stats",
+        },
       ],
       edges: [{ source: "node_001", target: "node_002", type: "function_call" }],
       metadata: { phase: 3, timestamp: "2026-02-07T10:30:00Z", nl_spec_path: "docs/nl_spec.md" },
@@ -93,7 +103,8 @@ describe("parseRpgText", () => {
   it("warns about unknown keys but keeps the graph valid", () => {
     const loaded = parseRpgText(text(rpgDoc([leaf({ id: "a", dependecies: ["b"] })])), "rpg.json");
     expect(loaded.ok).toBe(true);
-    if (loaded.ok) expect(loaded.warnings.map((w) => [w.code, w.at.nodeId, w.at.field])).toEqual([["RPG_UNKNOWN_FIELD", "a", "dependecies"]]);
+    if (loaded.ok)
+      expect(loaded.warnings.map((w) => [w.code, w.at.nodeId, w.at.field])).toEqual([["RPG_UNKNOWN_FIELD", "a", "dependecies"]]);
   });
 
   it("rejects duplicate ids", () => {
@@ -102,7 +113,10 @@ describe("parseRpgText", () => {
   });
 
   it("rejects dangling references in dependencies, edges and parent_id", () => {
-    const doc = rpgDoc([leaf({ id: "a", deps: ["ghost"] }), leaf({ id: "b", parent_id: "nobody" })], [{ source: "b", target: "phantom", type: "uses" }]);
+    const doc = rpgDoc(
+      [leaf({ id: "a", deps: ["ghost"] }), leaf({ id: "b", parent_id: "nobody" })],
+      [{ source: "b", target: "phantom", type: "uses" }],
+    );
     expect(errors(doc).map((i) => [i.code, i.at.nodeId, i.at.field])).toEqual([
       ["RPG_DANGLING_REFERENCE", "a", "dependencies[0]"],
       ["RPG_DANGLING_REFERENCE", "b", "parent_id"],
@@ -121,7 +135,12 @@ describe("parseRpgText", () => {
   });
 
   it("names every node of a cycle in order", () => {
-    const doc = rpgDoc([leaf({ id: "c", deps: ["a"] }), leaf({ id: "a", deps: ["b"] }), leaf({ id: "b", deps: ["c"] }), leaf({ id: "d", deps: ["a"] })]);
+    const doc = rpgDoc([
+      leaf({ id: "c", deps: ["a"] }),
+      leaf({ id: "a", deps: ["b"] }),
+      leaf({ id: "b", deps: ["c"] }),
+      leaf({ id: "d", deps: ["a"] }),
+    ]);
     const [issue] = errors(doc);
     expect(issue).toMatchObject({ code: "RPG_CYCLE", at: { nodeId: "a", field: "dependencies" } });
     expect(issue!.message).toContain("a → b → c → a");
@@ -129,10 +148,13 @@ describe("parseRpgText", () => {
   });
 
   it("finds cycles made of edges, whichever way the edge type points", () => {
-    const doc = rpgDoc([leaf({ id: "p" }), leaf({ id: "q" })], [
-      { source: "p", target: "q", type: "function_call" },
-      { source: "p", target: "q", type: "data_flow" },
-    ]);
+    const doc = rpgDoc(
+      [leaf({ id: "p" }), leaf({ id: "q" })],
+      [
+        { source: "p", target: "q", type: "function_call" },
+        { source: "p", target: "q", type: "data_flow" },
+      ],
+    );
     expect(errors(doc)[0]!.message).toContain("p → q → p");
   });
 
@@ -146,7 +168,12 @@ describe("parseRpgText", () => {
     const found = errors(rpgDoc(nodes));
     expect(found).toHaveLength(1);
     expect(found[0]!.code).toBe("RPG_CYCLE");
-    const small = rpgDoc([...chain(10_000), leaf({ id: "x", deps: ["y"] }), leaf({ id: "y", deps: ["z"] }), leaf({ id: "z", deps: ["x", "n5000"] })]);
+    const small = rpgDoc([
+      ...chain(10_000),
+      leaf({ id: "x", deps: ["y"] }),
+      leaf({ id: "y", deps: ["z"] }),
+      leaf({ id: "z", deps: ["x", "n5000"] }),
+    ]);
     const [cycle] = errors(small);
     expect(cycle!.message).toBe("dependency cycle: x → y → z → x (each depends on the next)");
   });
@@ -173,7 +200,10 @@ describe("parseRpgText", () => {
   });
 
   it("rejects a leaf without a docstring", () => {
-    expect(errors(rpgDoc([leaf({ id: "a", docstring: "  \n" })]))[0]).toMatchObject({ code: "RPG_MISSING_DOCSTRING", at: { nodeId: "a", field: "docstring" } });
+    expect(errors(rpgDoc([leaf({ id: "a", docstring: "  \n" })]))[0]).toMatchObject({
+      code: "RPG_MISSING_DOCSTRING",
+      at: { nodeId: "a", field: "docstring" },
+    });
   });
 
   it("rejects two leaves of the same name in the same file", () => {
@@ -181,15 +211,36 @@ describe("parseRpgText", () => {
   });
 
   describe("composite and leaf nodes", () => {
-    const module = { id: "m", name: "core", type: "module", node_type: "composite", file_path: "src/pkg/core.py", docstring: "", dependencies: [], subgraph_id: "core" };
-    const pkg = { id: "p", name: "pkg", type: "package", node_type: "composite", file_path: "src/pkg", docstring: "", dependencies: [], subgraph_id: "core" };
+    const module = {
+      id: "m",
+      name: "core",
+      type: "module",
+      node_type: "composite",
+      file_path: "src/pkg/core.py",
+      docstring: "",
+      dependencies: [],
+      subgraph_id: "core",
+    };
+    const pkg = {
+      id: "p",
+      name: "pkg",
+      type: "package",
+      node_type: "composite",
+      file_path: "src/pkg",
+      docstring: "",
+      dependencies: [],
+      subgraph_id: "core",
+    };
 
     it("accepts leaves inside a module and modules inside a package", () => {
       expect(errors(rpgDoc([pkg, { ...module, parent_id: "p" }, leaf({ id: "a", parent_id: "m" })]))).toEqual([]);
     });
 
     it("rejects a parent that is a leaf", () => {
-      expect(errors(rpgDoc([leaf({ id: "a" }), leaf({ id: "b", name: "g", parent_id: "a" })]))[0]).toMatchObject({ code: "RPG_PARENT_NOT_COMPOSITE", at: { nodeId: "b", field: "parent_id" } });
+      expect(errors(rpgDoc([leaf({ id: "a" }), leaf({ id: "b", name: "g", parent_id: "a" })]))[0]).toMatchObject({
+        code: "RPG_PARENT_NOT_COMPOSITE",
+        at: { nodeId: "b", field: "parent_id" },
+      });
     });
 
     it("rejects a child whose file is outside its parent", () => {
@@ -198,7 +249,10 @@ describe("parseRpgText", () => {
     });
 
     it("rejects a composite typed as a function and a leaf typed as a module", () => {
-      expect(codes(rpgDoc([{ ...module, type: "function" }, leaf({ id: "a", type: "module" })]))).toEqual(["RPG_COMPOSITE_LEAF_MIXUP", "RPG_COMPOSITE_LEAF_MIXUP"]);
+      expect(codes(rpgDoc([{ ...module, type: "function" }, leaf({ id: "a", type: "module" })]))).toEqual([
+        "RPG_COMPOSITE_LEAF_MIXUP",
+        "RPG_COMPOSITE_LEAF_MIXUP",
+      ]);
     });
 
     it("reports a composite that depends on its own child as a cycle", () => {
@@ -218,11 +272,27 @@ describe("parseRpgText", () => {
     const doc = rpgDoc([{ id: "a" }, { ...leaf({ id: "b" }), node_type: "x" }]);
     const found = errors(doc);
     expect(new Set(found.map((i) => i.at.nodeId))).toEqual(new Set(["a", "b"]));
-    expect(found.filter((i) => i.at.nodeId === "a").map((i) => i.at.field)).toEqual(["name", "type", "node_type", "file_path", "docstring", "subgraph_id"]);
+    expect(found.filter((i) => i.at.nodeId === "a").map((i) => i.at.field)).toEqual([
+      "name",
+      "type",
+      "node_type",
+      "file_path",
+      "docstring",
+      "subgraph_id",
+    ]);
   });
 
   it("warns when subgraphs depend on each other in a circle", () => {
-    const loaded = parseRpgText(text(rpgDoc([leaf({ id: "a", subgraph: "x" }), leaf({ id: "b", subgraph: "y", deps: ["a"] }), leaf({ id: "c", subgraph: "x", deps: ["b"] })])), "rpg.json");
+    const loaded = parseRpgText(
+      text(
+        rpgDoc([
+          leaf({ id: "a", subgraph: "x" }),
+          leaf({ id: "b", subgraph: "y", deps: ["a"] }),
+          leaf({ id: "c", subgraph: "x", deps: ["b"] }),
+        ]),
+      ),
+      "rpg.json",
+    );
     expect(loaded.ok).toBe(true);
     if (loaded.ok) expect(loaded.warnings.map((w) => w.code)).toEqual(["RPG_SUBGRAPH_CYCLE"]);
   });
