@@ -15,6 +15,7 @@ export interface Location {
 export const RUN_ERROR_CODES = {
   INPUT_NOT_FOUND: "A file named on the command line does not exist or cannot be read.",
   CHECKPOINT_CORRUPT: "The checkpoint file is not valid JSON or does not match the checkpoint schema.",
+  CHECKPOINT_UNREADABLE: "The checkpoint file exists but cannot be read (permissions, or a path through a file).",
   CHECKPOINT_EXISTS: "A checkpoint exists and neither --resume nor --fresh was given.",
   CHECKPOINT_WRITE_FAILED: "The checkpoint could not be written (disk full, permissions).",
   RESUME_UNKNOWN_NODE: "--start-from-node names a node that is not in the RPG.",

@@ -28,6 +28,11 @@ export function addValidateCommand(program: Command, io: CliIo, setExit: (code: 
       }
       const rpg = loaded.value;
       const subgraphs = new Set(rpg.nodes.map((n) => n.subgraph_id)).size;
-      if (!options.json) io.out(`${file}: valid (${rpg.nodes.length} nodes, ${rpg.edges.length} edges, ${subgraphs} subgraphs)\n`);
+      if (!options.json)
+        io.out(
+          `${file}: valid (${count(rpg.nodes.length, "node")}, ${count(rpg.edges.length, "edge")}, ${count(subgraphs, "subgraph")})\n`,
+        );
     });
 }
+
+const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? "" : "s"}`;

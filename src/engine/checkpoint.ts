@@ -59,7 +59,8 @@ export async function readCheckpoint(path: string): Promise<Checkpoint | undefin
     text = await readFile(path, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw new RpgForgeError("CHECKPOINT_CORRUPT", `cannot read the checkpoint: ${(error as Error).message}`, { file: path }, undefined, {
+    const hint = "check the file's permissions and that every folder on its path is a directory";
+    throw new RpgForgeError("CHECKPOINT_UNREADABLE", `cannot read the checkpoint: ${(error as Error).message}`, { file: path }, hint, {
       cause: error,
     });
   }
@@ -72,7 +73,7 @@ export function parseCheckpoint(text: string, path: string): Checkpoint {
       "CHECKPOINT_CORRUPT",
       `the checkpoint is corrupt: ${why}`,
       { file: path },
-      "pass --fresh to set it aside (it is kept as a .corrupt file) and start again",
+      "pass --fresh to start again; the old file is kept beside it as <name>.previous-<time>",
       { cause },
     );
   let data: unknown;
@@ -116,13 +117,13 @@ export async function writeCheckpoint(path: string, checkpoint: Checkpoint): Pro
 }
 
 /** Moves a checkpoint out of the way instead of deleting it, so that starting fresh loses nothing. Returns where it went. */
-export async function setCheckpointAside(path: string, label: "corrupt" | "previous", now: Date): Promise<string | undefined> {
+export async function setCheckpointAside(path: string, now: Date): Promise<string | undefined> {
   try {
     await stat(path);
   } catch {
     return undefined;
   }
-  const aside = `${path}.${label}-${now.toISOString().replace(/[:.]/g, "-")}`;
+  const aside = `${path}.previous-${now.toISOString().replace(/[:.]/g, "-")}`;
   await rename(path, aside);
   return aside;
 }

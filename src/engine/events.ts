@@ -21,7 +21,7 @@ export type NodeExecutor = (node: RpgNode, context: NodeContext) => Promise<Node
 /** Everything the engine tells an edge while it runs. The engine never prints; edges render these. */
 export type RunEvent =
   | { type: "run-started"; runId: string; total: number; toRun: number; resumed: boolean }
-  | { type: "checkpoint-set-aside"; path: string; reason: "corrupt" | "previous" }
+  | { type: "checkpoint-set-aside"; path: string }
   | { type: "nodes-reset"; nodeIds: string[]; reason: "spec-changed" | "not-in-rpg" }
   | { type: "node-started"; nodeId: string; attempt: number }
   | {

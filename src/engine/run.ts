@@ -167,8 +167,8 @@ function recordOutcome(
 async function openCheckpoint(options: RunOptions, now: string): Promise<{ checkpoint: Checkpoint; resumed: boolean }> {
   const { checkpointPath: path, plan, runId, rpgSha256 } = options;
   if (options.mode === "fresh") {
-    const aside = await setCheckpointAside(path, "previous", new Date(now));
-    if (aside) options.onEvent?.({ type: "checkpoint-set-aside", path: aside, reason: "previous" });
+    const aside = await setCheckpointAside(path, new Date(now));
+    if (aside) options.onEvent?.({ type: "checkpoint-set-aside", path: aside });
     return { checkpoint: newCheckpoint(plan, runId, rpgSha256, now), resumed: false };
   }
   const existing = await readCheckpoint(path);

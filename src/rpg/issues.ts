@@ -6,6 +6,7 @@ import type { Location } from "../errors.js";
  * them, so a code keeps its name once released.
  */
 export const RPG_ISSUE_CODES = {
+  RPG_UNREADABLE: "The RPG file does not exist or cannot be read.",
   RPG_JSON_SYNTAX: "The file is not valid JSON; the message names the line and column.",
   RPG_SCHEMA: "A value does not have the shape the RPG format requires.",
   RPG_MISSING_FIELD: "A required field is missing.",

@@ -34,7 +34,7 @@ export async function loadRpg(file: string): Promise<Loaded<Rpg>> {
     text = await readFile(file, "utf8");
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message;
-    return { ok: false, issues: [rpgError("RPG_JSON_SYNTAX", `cannot read the RPG: ${reason}`, { file })] };
+    return { ok: false, issues: [rpgError("RPG_UNREADABLE", `cannot read the RPG: ${reason}`, { file })] };
   }
   return parseRpgText(text, file);
 }

@@ -39,12 +39,14 @@ export function checkFilePath(path: string, kind: "file" | "package"): PathProbl
   if (meaningful.some((s) => s.toLowerCase() === ".github")) {
     return [{ code: "RPG_PATH_GITHUB", message: `${JSON.stringify(path)} points into .github/, which generated code may never write` }];
   }
-  const top = meaningful[0] ?? "";
+  // Compared case-insensitively: on macOS and Windows runners Tests/ is tests/.
+  const lower = meaningful.map((s) => s.toLowerCase());
+  const top = lower[0] ?? "";
   if (
     meaningful.length === 0 ||
     RESERVED_TOP_DIRS.has(top) ||
-    meaningful.includes(".git") ||
-    (meaningful.length === 1 && RESERVED_ROOT_FILES.has(top))
+    lower.includes(".git") ||
+    (lower.length === 1 && RESERVED_ROOT_FILES.has(top))
   ) {
     return [
       {
@@ -59,7 +61,7 @@ export function checkFilePath(path: string, kind: "file" | "package"): PathProbl
   return [];
 }
 
-/** `./src//pkg/` -> `src/pkg`: the form paths are compared in. Only for paths that passed checkFilePath. */
+/** `./src/pkg/` -> `src/pkg`: the form paths are compared in. Only for paths that passed checkFilePath. */
 export function normalizePath(path: string): string {
   return path
     .split("/")
@@ -75,5 +77,5 @@ export function packageDirectory(path: string): string {
 
 /** A composite whose path is a .py file other than __init__.py is a module; anything else is a package. */
 export function isModulePath(path: string): boolean {
-  return path.endsWith(".py") && !path.endsWith("__init__.py");
+  return path.endsWith(".py") && path.split("/").pop() !== "__init__.py";
 }

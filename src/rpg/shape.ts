@@ -28,6 +28,8 @@ export function checkShape(data: unknown): { rpg: Rpg; issues: RpgIssue[] } {
     return { rpg, issues };
   }
   warnUnknownKeys(data, KNOWN_KEYS.root, [], undefined, issues);
+  // Unknown top-level keys travel on (into docs/rpg.json) like unknown node keys do.
+  for (const key of Object.keys(data)) if (!KNOWN_KEYS.root.includes(key)) rpg[key] = data[key];
 
   if (!("nodes" in data)) {
     issues.push(rpgError("RPG_MISSING_FIELD", 'the graph has no "nodes" array', { field: "nodes" }, []));

@@ -54,6 +54,7 @@ describe("rpg-forge validate", () => {
   it("names a file that does not exist", async () => {
     const result = await runCli("validate", "no/such/rpg.json");
     expect(result.code).toBe(2);
+    expect(result.err).toMatch(/^RPG_UNREADABLE /);
     expect(result.err).toContain("no/such/rpg.json");
     expect(result.err).toContain("no such file");
   });

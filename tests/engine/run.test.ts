@@ -218,7 +218,7 @@ describe("runPlan", () => {
     expect(executor.calls).toEqual(["n01", "n02"]);
     const aside = readdirSync(dir).find((f) => f.startsWith("cp.json.previous-"));
     expect(aside && readFileSync(join(dir, aside), "utf8")).toBe('{"version": 1, "nodes": ');
-    expect(fresh.events).toContainEqual({ type: "checkpoint-set-aside", path: join(dir, aside!), reason: "previous" });
+    expect(fresh.events).toContainEqual({ type: "checkpoint-set-aside", path: join(dir, aside!) });
   });
 
   it("regenerates a passed node whose specification changed since the checkpoint", async () => {

@@ -107,6 +107,26 @@ describe("parseRpgText", () => {
       expect(loaded.warnings.map((w) => [w.code, w.at.nodeId, w.at.field])).toEqual([["RPG_UNKNOWN_FIELD", "a", "dependecies"]]);
   });
 
+  it("keeps unknown keys, at the top level too, for docs/rpg.json", () => {
+    const loaded = parseRpgText(text({ ...rpgDoc([leaf({ id: "a", owner: "team-x" })]), planner: { version: 3 } }), "rpg.json");
+    expect(loaded.ok && loaded.value.planner).toEqual({ version: 3 });
+    expect(loaded.ok && loaded.value.nodes[0]!.owner).toBe("team-x");
+  });
+
+  it("treats a module named my__init__.py as a module, not a package", () => {
+    const module = {
+      id: "m",
+      name: "mod",
+      type: "module",
+      node_type: "composite",
+      file_path: "src/pkg/my__init__.py",
+      docstring: "",
+      dependencies: [],
+      subgraph_id: "core",
+    };
+    expect(errors(rpgDoc([module, leaf({ id: "a", file: "src/pkg/my__init__.py", parent_id: "m" })]))).toEqual([]);
+  });
+
   it("rejects duplicate ids", () => {
     const [issue] = errors(rpgDoc([leaf({ id: "a" }), leaf({ id: "a", name: "other" })]));
     expect(issue).toMatchObject({ code: "RPG_DUPLICATE_ID", at: { nodeId: "a", field: "id" } });
@@ -184,6 +204,8 @@ describe("parseRpgText", () => {
     ["src/../../etc/a.py", "RPG_PATH_TRAVERSAL"],
     ["tests/test_a.py", "RPG_PATH_OUTSIDE_PACKAGE"],
     ["docs/a.py", "RPG_PATH_OUTSIDE_PACKAGE"],
+    ["Tests/test_a.py", "RPG_PATH_OUTSIDE_PACKAGE"],
+    ["src/.GIT/hooks.py", "RPG_PATH_OUTSIDE_PACKAGE"],
     ["setup.py", "RPG_PATH_OUTSIDE_PACKAGE"],
     [".github/workflows/evil.py", "RPG_PATH_GITHUB"],
     ["src/.github/a.py", "RPG_PATH_GITHUB"],
