@@ -11,6 +11,9 @@ export interface MermaidOptions {
   maxNodes?: number;
 }
 
+/** GitHub's Mermaid renderer gives up above 500 edges; keep a margin. */
+const MAX_EDGES = 450;
+
 const STATUS_STYLES: Record<NodeStatus, string> = {
   passed: "fill:#d3f9d8,stroke:#2b8a3e,color:#000",
   failed: "fill:#ffe3e3,stroke:#c92a2a,color:#000",
@@ -25,7 +28,8 @@ const STATUS_STYLES: Record<NodeStatus, string> = {
  * comments, job summaries and Markdown files.
  */
 export function renderMermaid(plan: Plan, options: MermaidOptions = {}): string {
-  if (plan.order.length > (options.maxNodes ?? 150)) return renderSubgraphChart(plan);
+  const edges = [...plan.dependencies.values()].reduce((sum, deps) => sum + deps.length, 0);
+  if (plan.order.length > (options.maxNodes ?? 150) || edges > MAX_EDGES) return renderSubgraphChart(plan);
   const key = new Map(plan.order.map((id, i) => [id, `n${i}`]));
   const lines = ["flowchart TD"];
   plan.subgraphs.forEach((subgraph, s) => {
@@ -44,7 +48,10 @@ export function renderMermaid(plan: Plan, options: MermaidOptions = {}): string 
     const byStatus = new Map<NodeStatus, string[]>();
     for (const id of plan.order) {
       const status = options.statusOf(id);
-      if (status) byStatus.set(status, [...(byStatus.get(status) ?? []), key.get(id)!]);
+      if (!status) continue;
+      const keys = byStatus.get(status);
+      if (keys) keys.push(key.get(id)!);
+      else byStatus.set(status, [key.get(id)!]);
     }
     for (const [status, keys] of byStatus) {
       lines.push(`  classDef ${status} ${STATUS_STYLES[status]}`);
