@@ -20,7 +20,22 @@ export const RUN_ERROR_CODES = {
   CHECKPOINT_WRITE_FAILED: "The checkpoint could not be written (disk full, permissions).",
   RESUME_UNKNOWN_NODE: "--start-from-node names a node that is not in the RPG.",
   RESUME_DEPENDENCY_NOT_PASSED: "--start-from-node names a node whose dependencies have not all passed.",
-  RPG_INVALID: "The RPG has validation errors; each is listed with its own code.",
+  OUTPUT_NOT_DIRECTORY: "--out names something that exists and is not a directory.",
+  OUTPUT_NOT_WRITABLE: "The output directory cannot be created or written to.",
+  WORKSPACE_PATH_REFUSED:
+    "A write or read was refused because its path leaves the package, enters .git/ or .github/, or goes through a symbolic link.",
+  MODEL_NOT_CONFIGURED: "Neither OPENAI_API_KEY nor OPENAI_BASE_URL is set (or one is malformed), and no --replay cassette was given.",
+  MODEL_AUTH: "The model endpoint refused the API key (HTTP 401 or 403).",
+  MODEL_UNREACHABLE: "The model endpoint could not be reached (connection refused, DNS failure, network down).",
+  MODEL_UNAVAILABLE: "The model endpoint kept answering 429 or 5xx, or timing out, after every retry.",
+  MODEL_NOT_FOUND: "The model endpoint has no model of the configured name (HTTP 404).",
+  CASSETTE_NOT_FOUND: "The cassette file given to --replay does not exist or cannot be read.",
+  CASSETTE_INVALID: "A line of the cassette file is not valid JSON or not a recorded exchange.",
+  CASSETTE_WRITE_FAILED: "An exchange could not be appended to the cassette being recorded (permissions, disk full).",
+  SANDBOX_NO_PYTHON: "python3 or pytest cannot be found or does not start, so generated tests cannot run.",
+  SANDBOX_BWRAP_UNAVAILABLE: "The bwrap sandbox was requested but bubblewrap is missing or cannot create a sandbox here.",
+  SANDBOX_CWD_INVALID: "The package directory handed to the sandbox is not an absolute path to an existing directory.",
+  SANDBOX_START_FAILED: "The test process could not be started, or bubblewrap failed while setting up the sandbox.",
 } as const;
 
 export type RunErrorCode = keyof typeof RUN_ERROR_CODES;

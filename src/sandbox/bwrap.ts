@@ -1,0 +1,99 @@
+import { execFile } from "node:child_process";
+import { access, constants } from "node:fs/promises";
+import { delimiter, join } from "node:path";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+
+/**
+ * Flags every sandbox gets, the probe included, so the probe tests what runs use:
+ * - --unshare-all: no network (a fresh namespace with only loopback), own PID namespace
+ *   (nothing outside is visible, and everything inside dies with its first process), own
+ *   IPC, UTS and cgroup namespaces.
+ * - --unshare-user --disable-userns --cap-drop ALL: when rpg-forge runs as root (as in
+ *   containers), the sandboxed process would otherwise keep every capability inside its
+ *   user namespace and could `mount -o remount,rw` a read-only bind and write to the host.
+ *   Dropping capabilities stops that; no nested user namespaces stops regaining them.
+ * - --die-with-parent: the sandbox dies when we do, even if we are SIGKILLed.
+ * - --new-session: no access to a controlling terminal (TIOCSTI input injection).
+ */
+const ISOLATION = ["--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--die-with-parent", "--new-session"];
+
+/** Everything read-only, with fresh /dev, /proc (of the new PID namespace) and an empty /tmp. */
+const BASE_FILE_SYSTEM = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
+
+export interface BwrapLayout {
+  /** The package directory: writable, and the working directory. */
+  cwd: string;
+  /** Absolute, existing paths inside `cwd` that stay read-only (.git, .github). */
+  readOnly: string[];
+  /** Our private run directory (HOME, TMPDIR, the JUnit report): writable. */
+  privateDir: string;
+  /** Where the timeout plugin lives: read-only, as everything of ours is. */
+  pluginDir: string;
+  env: Record<string, string>;
+}
+
+/** bwrap arguments up to (not including) the command. Later mounts go over earlier ones, so the order matters. */
+export function bwrapArgs(layout: BwrapLayout): string[] {
+  const args = [...ISOLATION, ...BASE_FILE_SYSTEM];
+  // Mounted after the tmpfs on /tmp, so these show through it even when they live under /tmp.
+  args.push("--bind", layout.cwd, layout.cwd);
+  for (const path of layout.readOnly) args.push("--ro-bind", path, path);
+  args.push("--bind", layout.privateDir, layout.privateDir, "--ro-bind", layout.pluginDir, layout.pluginDir);
+  args.push("--chdir", layout.cwd, "--clearenv");
+  for (const [name, value] of Object.entries(layout.env)) args.push("--setenv", name, value);
+  // bwrap reports the command's exit status here only once the sandbox is up, which is how
+  // we tell its own setup failures (exit 1) from pytest's exit 1. The sandbox cannot write it.
+  args.push("--json-status-fd", "3", "--");
+  return args;
+}
+
+let located: Promise<string | undefined> | undefined;
+
+/** Absolute path of bwrap on PATH, or undefined. */
+export function findBwrap(): Promise<string | undefined> {
+  located ??= (async () => {
+    for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+      if (dir === "") continue;
+      const candidate = join(dir, "bwrap");
+      if (
+        await access(candidate, constants.X_OK).then(
+          () => true,
+          () => false,
+        )
+      )
+        return candidate;
+    }
+    return undefined;
+  })();
+  return located;
+}
+
+export type BwrapProbe = { usable: true; path: string } | { usable: false; reason: string };
+
+let probed: Promise<BwrapProbe> | undefined;
+
+/**
+ * Whether bwrap can build our sandbox here, found out once by running `true` in it. It may
+ * be installed yet unusable: user namespaces disabled (sysctl, AppArmor on Ubuntu 24.04),
+ * or seccomp in an unprivileged container.
+ */
+export function probeBwrap(): Promise<BwrapProbe> {
+  probed ??= (async (): Promise<BwrapProbe> => {
+    const path = await findBwrap();
+    if (!path) return { usable: false, reason: "bwrap (bubblewrap) is not on PATH" };
+    try {
+      const env = { PATH: "/usr/bin:/bin" };
+      await run(path, [...ISOLATION, ...BASE_FILE_SYSTEM, "--clearenv", "--setenv", "PATH", env.PATH, "--", "true"], {
+        env,
+        timeout: 10_000,
+      });
+      return { usable: true, path };
+    } catch (error) {
+      const { stderr, message } = error as { stderr?: string; message?: string };
+      return { usable: false, reason: `${path} cannot create a sandbox: ${(stderr?.trim() || message) ?? String(error)}` };
+    }
+  })();
+  return probed;
+}

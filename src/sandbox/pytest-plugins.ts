@@ -1,0 +1,34 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+
+// Lists installed pytest plugins (entry point group pytest11) with their distributions.
+const LIST_PLUGINS = String.raw`
+import importlib.metadata as m, json
+out = []
+for dist in m.distributions():
+    for ep in dist.entry_points:
+        if ep.group == "pytest11":
+            out.append({"dist": dist.metadata["Name"], "name": ep.name})
+print(json.dumps(out))
+`;
+
+/** PEP 503 normalisation: "Pytest_Asyncio" and "pytest-asyncio" are one distribution. */
+const normalize = (name: string): string => name.toLowerCase().replace(/[-_.]+/g, "-");
+
+/**
+ * The pytest plugins to load for a package: those installed whose distribution the
+ * package's requirements name ("hypothesis>=6" loads hypothesis's plugin). Every
+ * other installed plugin stays off (see PytestRun.plugins).
+ */
+export async function pluginsFor(python: string, requirements: readonly string[]): Promise<string[]> {
+  const wanted = new Set(requirements.map((r) => normalize(r.split(/[\s<>=!~;[(]/)[0] ?? "")).filter(Boolean));
+  if (wanted.size === 0) return [];
+  const { stdout } = await run(python, ["-I", "-c", LIST_PLUGINS], { env: { PATH: process.env.PATH ?? "" } });
+  const installed = JSON.parse(stdout) as { dist: string; name: string }[];
+  return installed
+    .filter((p) => wanted.has(normalize(p.dist)))
+    .map((p) => p.name)
+    .sort();
+}

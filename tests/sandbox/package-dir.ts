@@ -1,0 +1,38 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import type { TestContext } from "vitest";
+import type { SandboxKind } from "../../src/sandbox/pytest.js";
+
+/** Both sandboxes, for `describe.each`. */
+export const SANDBOXES: SandboxKind[] = ["bwrap", "process"];
+
+// pytest loads every installed plugin on each run; hypothesis alone takes about a second
+// here. The packages in these tests never use them, and the suite runs pytest dozens of times.
+const PYTEST_INI = "[pytest]\naddopts = -p no:hypothesispytest -p no:benchmark\n";
+
+type Test = Pick<TestContext, "onTestFinished">;
+
+/**
+ * A fresh temp dir, removed when `test` finishes. Cleanup hangs on the test's own context
+ * rather than a shared afterEach because most of these tests run concurrently: a shared
+ * list would let the first test to finish delete the others' directories.
+ */
+export function makeTempDir(test: Test): string {
+  const dir = mkdtempSync(join(tmpdir(), "rpg-forge-test-"));
+  test.onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/**
+ * A generated package in a fresh temp dir: `files` maps paths to content, e.g.
+ * `{ "tests/test_stats.py": "def test_mean(): ..." }`. A pytest.ini comes with it.
+ */
+export function makePackage(test: Test, files: Record<string, string>): string {
+  const root = makeTempDir(test);
+  for (const [path, content] of Object.entries({ "pytest.ini": PYTEST_INI, ...files })) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), content);
+  }
+  return root;
+}
