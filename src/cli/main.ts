@@ -1,4 +1,5 @@
 import { Command, CommanderError } from "commander";
+import { addGenerateCommand } from "./generate-command.js";
 import { EXIT, type CliIo } from "./output.js";
 import { addPlanCommand } from "./plan-command.js";
 import { addStatusCommand } from "./status-command.js";
@@ -20,6 +21,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   addValidateCommand(program, io, setExit);
   addPlanCommand(program, io, setExit);
   addStatusCommand(program, io, setExit);
+  addGenerateCommand(program, io, setExit);
   for (const command of program.commands) command.exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err });
   try {
     await program.parseAsync([...argv], { from: "user" });

@@ -8,6 +8,16 @@ export type NodeStatus = z.infer<typeof NodeStatusSchema>;
 
 export const TestResultsSchema = z.object({ passed: z.int().min(0), failed: z.int().min(0) });
 
+/** What a failed node leaves for the people who fix it: the PR comment and the report render this. */
+export const FailureContextSchema = z.object({
+  failingTests: z.array(z.object({ name: z.string(), message: z.string() })),
+  output: z.string().describe("The end of pytest's output."),
+  lastCode: z.string().optional().describe("The last implementation the model proposed."),
+  attempts: z.array(z.object({ label: z.string(), tried: z.string(), outcome: z.string() })),
+});
+
+export const TokensSchema = z.object({ prompt: z.int().min(0), completion: z.int().min(0), total: z.int().min(0) });
+
 /** One start of a node's generation; the list is the node's history across runs and resumes. */
 export const AttemptSchema = z.object({
   run_id: z.string(),
@@ -33,6 +43,9 @@ export const CheckpointEntrySchema = z.object({
   node_type: z.enum(["leaf", "composite"]).optional(),
   spec_sha256: z.string().optional().describe("Hash of the node as planned; a changed node is regenerated on resume."),
   attempts: z.array(AttemptSchema).default([]),
+  tokens: TokensSchema.optional().describe("Tokens the model used for this node, summed over its attempts."),
+  duration_ms: z.int().min(0).optional(),
+  failure_context: FailureContextSchema.optional(),
 });
 
 export const CheckpointSchema = z.object({
@@ -45,6 +58,7 @@ export const CheckpointSchema = z.object({
 });
 
 export type TestResults = z.infer<typeof TestResultsSchema>;
+export type FailureContext = z.infer<typeof FailureContextSchema>;
 export type Attempt = z.infer<typeof AttemptSchema>;
 export type CheckpointEntry = z.infer<typeof CheckpointEntrySchema>;
 export type Checkpoint = z.infer<typeof CheckpointSchema>;

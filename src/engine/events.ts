@@ -1,10 +1,11 @@
+import type { TokenUsage } from "../llm/provider.js";
 import type { RpgNode } from "../rpg/schema.js";
-import type { NodeStatus, TestResults } from "./checkpoint.js";
+import type { FailureContext, NodeStatus, TestResults } from "./checkpoint.js";
 
 /** What a node executor reports for one node. A failing node is a result, not an exception. */
 export type NodeOutcome =
-  | { status: "passed"; iterations: number; testResults?: TestResults }
-  | { status: "failed"; iterations: number; reason: string; testResults?: TestResults }
+  | { status: "passed"; iterations: number; testResults?: TestResults; usage?: TokenUsage }
+  | { status: "failed"; iterations: number; reason: string; testResults?: TestResults; usage?: TokenUsage; context?: FailureContext }
   /** The run was asked to stop while the node was in progress; it stays in_progress and is retried on resume. */
   | { status: "interrupted" };
 
@@ -31,6 +32,9 @@ export type RunEvent =
       durationMs: number;
       reason?: string;
       blockedBy?: string[];
+      /** Debug iterations and tokens, for nodes that ran. */
+      iterations?: number;
+      tokens?: number;
     }
   | { type: "progress"; done: number; total: number; elapsedMs: number; etaMs: number }
   | { type: "run-finished"; interrupted: boolean; elapsedMs: number };

@@ -18,6 +18,8 @@ export interface RunOptions {
   mode: "new" | "resume" | "fresh";
   /** Start at this node of the order; nodes before it are left as the checkpoint has them. */
   startFromNode?: string;
+  /** Regenerate exactly these nodes (passed ones too), in plan order; everything else is left as it is. */
+  only?: readonly string[];
   onEvent?: RunEventListener;
   signal?: AbortSignal;
   /** Milliseconds since the epoch; injected so tests control time. */
@@ -46,14 +48,19 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
   const started = clock();
 
   const { checkpoint, resumed } = await openCheckpoint(options, iso());
-  const startIndex = startIndexOf(options.startFromNode, plan, checkpoint);
+  const range = options.only
+    ? onlyRange(options.only, plan, checkpoint)
+    : plan.order.slice(startIndexOf(options.startFromNode, plan, checkpoint));
+  if (options.only) {
+    for (const id of range) checkpoint.nodes[id]!.status = "pending";
+  }
   if (resumed) {
-    const { specChanged, dropped } = prepareResume(checkpoint, plan, plan.order.slice(startIndex), runId, iso());
+    const { specChanged, dropped } = prepareResume(checkpoint, plan, range, runId, iso());
     checkpoint.rpg_sha256 = options.rpgSha256;
     if (specChanged.length > 0) emit({ type: "nodes-reset", nodeIds: specChanged, reason: "spec-changed" });
     if (dropped.length > 0) emit({ type: "nodes-reset", nodeIds: dropped, reason: "not-in-rpg" });
   }
-  const work = plan.order.slice(startIndex).filter((id) => checkpoint.nodes[id]!.status !== "passed");
+  const work = range.filter((id) => checkpoint.nodes[id]!.status !== "passed");
   emit({ type: "run-started", runId, total: plan.order.length, toRun: work.length, resumed });
 
   const save = (): Promise<void> => {
@@ -70,6 +77,8 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
     const event: RunEvent = { type: "node-finished", nodeId, status, durationMs: clock() - since };
     if (entry.failure_reason !== undefined && status !== "passed") event.reason = entry.failure_reason;
     if (entry.blocked_by) event.blockedBy = entry.blocked_by;
+    if (status !== "skipped" && entry.node_type !== "composite")
+      Object.assign(event, { iterations: entry.retry_count, tokens: entry.tokens?.total ?? 0 });
     emit(event);
     const every = options.progressEvery ?? 10;
     if (done % every === 0 || done === work.length) {
@@ -136,6 +145,7 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
       break;
     }
     recordOutcome(entry, attempt, outcome, iso());
+    entry.duration_ms = Math.max(0, clock() - since);
     if (outcome.status === "failed") skipDownstream(id, plan, checkpoint, iso());
     await save();
     finished(id, entry, since);
@@ -154,13 +164,24 @@ function recordOutcome(
   entry.timestamp = now;
   entry.retry_count = outcome.iterations;
   if (outcome.testResults) entry.test_results = outcome.testResults;
+  if (outcome.usage) {
+    const before = entry.tokens ?? { prompt: 0, completion: 0, total: 0 };
+    const { promptTokens, completionTokens, totalTokens } = outcome.usage;
+    entry.tokens = {
+      prompt: before.prompt + promptTokens,
+      completion: before.completion + completionTokens,
+      total: before.total + totalTokens,
+    };
+  }
   Object.assign(attempt, { finished_at: now, status: outcome.status, iterations: outcome.iterations });
   if (outcome.status === "failed") {
     entry.failure_reason = outcome.reason;
+    if (outcome.context) entry.failure_context = outcome.context;
     Object.assign(attempt, { failure_reason: outcome.reason });
   } else {
     delete entry.failure_reason;
     delete entry.blocked_by;
+    delete entry.failure_context;
   }
 }
 
@@ -207,6 +228,30 @@ function startIndexOf(startFromNode: string | undefined, plan: Plan, checkpoint:
     );
   }
   return index;
+}
+
+/** The nodes --only names, in plan order, once each has been checked to exist and to have what it needs. */
+function onlyRange(only: readonly string[], plan: Plan, checkpoint: Checkpoint): string[] {
+  const wanted = new Set(only);
+  for (const id of wanted) {
+    if (!plan.nodes.has(id))
+      throw new RpgForgeError(
+        "RESUME_UNKNOWN_NODE",
+        `--only names "${id}", which is not a node of the RPG`,
+        { nodeId: id },
+        "run `rpg-forge plan` to list the node ids",
+      );
+    const missing = ancestorsOf(id, plan).filter((dep) => !wanted.has(dep) && checkpoint.nodes[dep]?.status !== "passed");
+    if (missing.length > 0) {
+      throw new RpgForgeError(
+        "RESUME_DEPENDENCY_NOT_PASSED",
+        `cannot regenerate "${id}": its dependencies have not all passed: ${missing.join(", ")}`,
+        { nodeId: id, field: "dependencies" },
+        "add them to --only, or resume the whole run",
+      );
+    }
+  }
+  return plan.order.filter((id) => wanted.has(id));
 }
 
 function ancestorsOf(id: string, plan: Plan): string[] {

@@ -1,0 +1,58 @@
+import { normalizePath } from "../rpg/paths.js";
+import type { Rpg, RpgNode } from "../rpg/schema.js";
+
+/**
+ * Where things go in the generated package. Code under src/ is imported without the
+ * src/ prefix (the src layout); anything else is imported from the repository root.
+ */
+export function moduleOf(filePath: string): string {
+  const path = normalizePath(filePath)
+    .replace(/^src\//, "")
+    .replace(/\.py$/, "");
+  return path
+    .replace(/\/__init__$/, "")
+    .split("/")
+    .join(".");
+}
+
+/**
+ * The test file of each leaf: tests/test_<module>.py after the module's file name,
+ * shared by all nodes of that module. Where two modules have the same file name
+ * (stats/utils.py and report/utils.py) both use their dotted path instead, so that
+ * their tests never share a file.
+ */
+export function testFiles(rpg: Pick<Rpg, "nodes">): Map<string, string> {
+  const leaves = rpg.nodes.filter((n) => n.node_type === "leaf");
+  const modulesByStem = new Map<string, Set<string>>();
+  for (const node of leaves) {
+    const module = moduleOf(node.file_path);
+    const stem = module.split(".").pop()!;
+    modulesByStem.set(stem, (modulesByStem.get(stem) ?? new Set()).add(module));
+  }
+  const files = new Map<string, string>();
+  for (const node of leaves) {
+    const module = moduleOf(node.file_path);
+    const stem = module.split(".").pop()!;
+    const name = modulesByStem.get(stem)!.size > 1 ? module.replace(/\./g, "_") : stem;
+    files.set(node.id, `tests/test_${name}.py`);
+  }
+  return files;
+}
+
+/** Package directories that need an __init__.py for the nodes' modules to import as regular packages. */
+export function packageDirectories(rpg: Pick<Rpg, "nodes">): string[] {
+  const dirs = new Set<string>();
+  for (const node of rpg.nodes) {
+    if (node.node_type !== "leaf") continue;
+    const parts = normalizePath(node.file_path).split("/").slice(0, -1);
+    const start = parts[0] === "src" ? 2 : 1;
+    for (let i = start; i <= parts.length; i++) dirs.add(parts.slice(0, i).join("/"));
+  }
+  return [...dirs].sort();
+}
+
+/** `def name(...)`/`class Name(...)` as the node declares it, for prompts; the name alone when there is no signature. */
+export function signatureOf(node: RpgNode): string {
+  if (node.signature && node.signature.trim() !== "") return node.signature.trim();
+  return node.type === "class" ? `class ${node.name}` : `def ${node.name}(...)`;
+}

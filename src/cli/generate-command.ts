@@ -1,0 +1,122 @@
+import { readFile } from "node:fs/promises";
+import { InvalidArgumentError, Option, type Command } from "commander";
+import { generate } from "../engine/generate.js";
+import { rpgHash } from "../engine/run-id.js";
+import { selectProvider } from "../llm/select.js";
+import { parseRpgText } from "../rpg/load.js";
+import { rpgError } from "../rpg/issues.js";
+import { EXIT, printIssues, printRunError, type CliIo } from "./output.js";
+import { progressPrinter } from "./progress.js";
+
+interface GenerateFlags {
+  out: string;
+  resume?: boolean;
+  fresh?: boolean;
+  startFromNode?: string;
+  only?: string[];
+  maxIterations: number;
+  model?: string;
+  replay?: string;
+  replayStrict?: boolean;
+  record?: string;
+  sandbox?: "bwrap" | "process";
+  testTimeout: number;
+}
+
+export function addGenerateCommand(program: Command, io: CliIo, setExit: (code: number) => void): void {
+  program
+    .command("generate")
+    .description("generate the package test-first, node by node, with a checkpoint after every node")
+    .argument("<rpg>", "path to the RPG JSON file")
+    .requiredOption("--out <dir>", "the output directory (created when missing)")
+    .addOption(new Option("--resume", "continue from the checkpoint in the output").conflicts("fresh"))
+    .option("--fresh", "start again; an existing checkpoint is kept beside it as .previous-<time>")
+    .option("--start-from-node <id>", "start at this node of the order (its dependencies must have passed)")
+    .option("--only <ids>", "regenerate exactly these nodes, comma-separated", (value: string) =>
+      value
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
+    .option("--max-iterations <n>", "debug iterations per node", positiveInt, 8)
+    .option("--model <name>", "model name (default: RPG_FORGE_MODEL or gpt-4o-mini)")
+    .option("--replay <cassette>", "answer from a recorded cassette instead of a live model (offline)")
+    .option("--replay-strict", "with --replay: also require every prompt to match the recording")
+    .option("--record <cassette>", "record every exchange with the live model to this cassette")
+    .addOption(new Option("--sandbox <kind>", "where generated tests run (default: bwrap when it works)").choices(["bwrap", "process"]))
+    .option("--test-timeout <seconds>", "time limit per test", positiveInt, 30)
+    .addHelpText(
+      "after",
+      "\nThe model: OPENAI_API_KEY and OPENAI_BASE_URL (any OpenAI-compatible server), or --replay.\nExit codes: 0 every node passed, 1 some node failed, 2 bad input, 130 interrupted.",
+    )
+    .action(async (file: string, flags: GenerateFlags) => {
+      setExit(await runGenerate(file, flags, io));
+    });
+}
+
+async function runGenerate(file: string, flags: GenerateFlags, io: CliIo): Promise<number> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    printIssues(io, [
+      rpgError(
+        "RPG_UNREADABLE",
+        `cannot read the RPG: ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message}`,
+        { file },
+      ),
+    ]);
+    return EXIT.badInput;
+  }
+  const loaded = parseRpgText(text, file);
+  if (!loaded.ok) {
+    printIssues(io, loaded.issues);
+    io.err(`${file}: invalid; nothing was generated\n`);
+    return EXIT.badInput;
+  }
+  printIssues(io, loaded.warnings);
+
+  // Ctrl-C stops between steps: the node in progress is undone, the checkpoint saved.
+  // A second Ctrl-C leaves at once; the checkpoint on disk is still whole.
+  const controller = new AbortController();
+  const onSigint = (): void => {
+    if (controller.signal.aborted) process.exit(EXIT.interrupted);
+    io.err("\nStopping after the current step (Ctrl-C again to quit now)...\n");
+    controller.abort(new Error("interrupted by the user"));
+  };
+  process.on("SIGINT", onSigint);
+  try {
+    const { provider, model } = await selectProvider(flags, process.env);
+    const result = await generate({
+      rpg: loaded.value,
+      rpgPath: file,
+      rpgSha256: rpgHash(text),
+      outDir: flags.out,
+      provider,
+      model,
+      mode: flags.resume ? "resume" : flags.fresh ? "fresh" : "new",
+      startFromNode: flags.startFromNode,
+      only: flags.only,
+      maxIterations: flags.maxIterations,
+      sandbox: flags.sandbox,
+      perTestTimeoutMs: flags.testTimeout * 1000,
+      onEvent: progressPrinter(io.err),
+      onNotice: (notice) => io.err(`warning: ${notice}\n`),
+      signal: controller.signal,
+    });
+    const c = result.summary.counts;
+    io.out(`${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped of ${c.total} nodes; report: ${result.reportPath}\n`);
+    if (result.interrupted) return EXIT.interrupted;
+    return c.failed + c.skipped + c.pending + c.in_progress === 0 ? EXIT.ok : EXIT.failed;
+  } catch (error) {
+    return printRunError(io, error);
+  } finally {
+    process.off("SIGINT", onSigint);
+  }
+}
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("expected a whole number of at least 1");
+  return n;
+}

@@ -1,0 +1,62 @@
+import type { RunEvent } from "../engine/events.js";
+import { duration } from "../report/generation-report.js";
+
+/**
+ * Renders run events for a terminal: a line per node as it finishes and, every ten
+ * nodes, how far the run is with an ETA. Written to stderr so that stdout stays for
+ * results.
+ */
+export function progressPrinter(write: (text: string) => void): (event: RunEvent) => void {
+  let total = 0;
+  let done = 0;
+  return (event) => {
+    switch (event.type) {
+      case "run-started":
+        total = event.toRun;
+        write(`${event.resumed ? "Resuming" : "Starting"} run ${event.runId}: ${event.toRun} of ${event.total} nodes to generate\n`);
+        break;
+      case "checkpoint-set-aside":
+        write(`The previous checkpoint was kept as ${event.path}\n`);
+        break;
+      case "nodes-reset":
+        write(
+          event.reason === "spec-changed"
+            ? `Regenerating nodes whose specification changed: ${event.nodeIds.join(", ")}\n`
+            : `Dropped from the checkpoint (no longer in the RPG): ${event.nodeIds.join(", ")}\n`,
+        );
+        break;
+      case "node-finished": {
+        done++;
+        const counter = `[${String(done).padStart(String(total).length)}/${total}]`;
+        if (event.status === "passed") {
+          const detail =
+            event.iterations === undefined
+              ? "scaffold"
+              : `${plural(event.iterations, "fix", "fixes")}, ${duration(event.durationMs)}, ${(event.tokens ?? 0).toLocaleString("en-US")} tokens`;
+          write(`${counter} ✓ ${event.nodeId} passed (${detail})\n`);
+        } else if (event.status === "failed") {
+          write(
+            `${counter} ✗ ${event.nodeId} failed after ${plural(event.iterations ?? 0, "debug iteration", "debug iterations")}: ${event.reason ?? ""}\n`,
+          );
+        } else {
+          write(`${counter} - ${event.nodeId} skipped: blocked by ${event.blockedBy?.join(", ") ?? "?"}\n`);
+        }
+        break;
+      }
+      case "progress":
+        if (event.done < event.total) {
+          write(
+            `Completed ${event.done}/${event.total} nodes (${Math.round((event.done / event.total) * 100)}%), ETA ${duration(event.etaMs)}\n`,
+          );
+        }
+        break;
+      case "run-finished":
+        if (event.interrupted) write("Interrupted: the checkpoint is saved; run again with --resume to continue.\n");
+        break;
+      case "node-started":
+        break;
+    }
+  };
+}
+
+const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;

@@ -1,0 +1,47 @@
+import type { PytestResult } from "../sandbox/pytest.js";
+
+/** What one debug iteration tried and how it ended, for the next prompt and the failed-node report. */
+export interface AttemptNote {
+  label: string;
+  tried: string;
+  outcome: string;
+}
+
+/**
+ * The failure brief (seed 003): the failing tests with their messages, an excerpt
+ * of pytest's output, and what earlier attempts tried, so that the next fix does
+ * not repeat them. `outputChars` bounds the excerpt; the caller shrinks it to fit a
+ * token budget.
+ */
+export function failureBrief(result: PytestResult, notes: readonly AttemptNote[], outputChars = 6000): string {
+  const failing = result.tests.filter((t) => t.status === "failed" || t.status === "error");
+  const lines = [`pytest exit code ${result.exitCode}${result.timedOut ? " (killed: the run exceeded its time limit)" : ""}.`];
+  if (failing.length > 0) {
+    lines.push(`Failing tests (${failing.length} of ${result.tests.length}):`);
+    for (const t of failing.slice(0, 20)) lines.push(`- ${t.name}: ${oneLine(t.message ?? t.status)}`);
+  }
+  if (outputChars > 0 && result.output.trim() !== "") lines.push("", "pytest output (end):", tail(result.output, outputChars));
+  if (notes.length > 0) {
+    lines.push("", "Earlier attempts:");
+    for (const n of notes) lines.push(`- ${n.label}: ${oneLine(n.tried)} → ${oneLine(n.outcome)}`);
+  }
+  return lines.join("\n");
+}
+
+/** One line summing up a test run: "3 of 5 tests failed: test_a, test_b, ...". */
+export function outcomeLine(result: PytestResult): string {
+  if (result.timedOut) return "timed out";
+  const failing = result.tests.filter((t) => t.status === "failed" || t.status === "error");
+  if (failing.length === 0) return result.exitCode === 0 ? "all tests passed" : `pytest exit code ${result.exitCode}`;
+  const names = failing.slice(0, 5).map((t) => t.name);
+  return `${failing.length} of ${result.tests.length} tests failed: ${names.join(", ")}${failing.length > 5 ? ", ..." : ""}`;
+}
+
+function tail(text: string, chars: number): string {
+  return text.length <= chars ? text.trimEnd() : `[... ${text.length - chars} characters cut ...]\n${text.slice(-chars).trimEnd()}`;
+}
+
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > 300 ? `${line.slice(0, 297)}...` : line;
+}

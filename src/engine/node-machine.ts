@@ -1,0 +1,297 @@
+import { findTestBlock, upsertTestBlock } from "../assembly/test-blocks.js";
+import { askStructured, type StructuredResult } from "../llm/structured.js";
+import { addUsage, ZERO_USAGE, type ModelMessage, type TokenUsage } from "../llm/provider.js";
+import { DIAGNOSIS_KIND, diagnosisPrompt } from "../llm/requests/diagnosis.js";
+import { FIX_KIND, fixPrompt, IMPLEMENTATION_KIND, implementationPrompt, type FixReply } from "../llm/requests/implementation.js";
+import type { NodePromptContext } from "../llm/requests/node-context.js";
+import { TESTS_KIND, testsPrompt } from "../llm/requests/tests.js";
+import { estimateTokens, redactMessages } from "../llm/redact.js";
+import { normalizePath } from "../rpg/paths.js";
+import type { RpgNode } from "../rpg/schema.js";
+import type { PytestResult } from "../sandbox/pytest.js";
+import { addImports, replaceSymbol, stubFor } from "../workspace/python-edit.js";
+import { outlinePython } from "../workspace/python-outline.js";
+import type { NodeExecutor, NodeOutcome } from "./events.js";
+import { failureBrief, outcomeLine, type AttemptNote } from "./failure-brief.js";
+import { checkCode, checkTests } from "./proposals.js";
+import { greenGateRoute, redGateRoute } from "./routes.js";
+import type { TddSetup } from "./tdd-setup.js";
+
+/** A proposed implementation or fix, or why there is none. */
+type Proposal = { ok: true; imports: string[]; code: string; tried: string } | { ok: false; reason: string };
+
+type RequestKind = typeof TESTS_KIND | typeof IMPLEMENTATION_KIND | typeof FIX_KIND | typeof DIAGNOSIS_KIND;
+
+/**
+ * The TDD loop for one leaf (PRD epic 4.2): tests from the docstring; a red gate
+ * against a stub; the implementation; a green gate; then at most `maxIterations`
+ * fixes, each fed the failure brief. A node that does not pass leaves nothing
+ * behind: every file it touched is restored to the byte.
+ */
+export function createTddExecutor(setup: TddSetup): NodeExecutor {
+  return async (node, context) => {
+    const testFile = setup.testFileOf(node.id);
+    const implFile = normalizePath(node.file_path);
+    const snapshot = await setup.files.snapshot([testFile, implFile]);
+    const run = new NodeRun(setup, node, testFile, implFile, context.signal);
+    try {
+      const outcome = await run.execute().catch((error: unknown) => {
+        if (error instanceof FinalRefusal) return run.failed(error.iterations, error.message);
+        throw error;
+      });
+      if (outcome.status !== "passed") await snapshot.restore();
+      return outcome;
+    } catch (error) {
+      await snapshot.restore();
+      if (context.signal.aborted) return { status: "interrupted" };
+      throw error;
+    }
+  };
+}
+
+/** A request that no retry can answer (a cassette without the reply): the node fails at once, naming it. */
+class FinalRefusal extends Error {
+  constructor(
+    message: string,
+    readonly iterations: number,
+  ) {
+    super(message);
+  }
+}
+
+class NodeRun {
+  private iterations = 0;
+  private usage: TokenUsage = { ...ZERO_USAGE };
+  private readonly notes: AttemptNote[] = [];
+  private readonly prompt: NodePromptContext;
+  private testIds: string[] = [];
+  private testsCode = "";
+  private testAttempts = 0;
+  private lastCode: string | undefined;
+
+  constructor(
+    private readonly setup: TddSetup,
+    private readonly node: RpgNode,
+    private readonly testFile: string,
+    private readonly implFile: string,
+    private readonly signal: AbortSignal,
+  ) {
+    this.prompt = setup.promptContext(node);
+  }
+
+  async execute(): Promise<NodeOutcome> {
+    const red = await this.writeFailingTests();
+    if (!red.ok) return this.failed(0, red.reason);
+
+    let iterations = 0;
+    const first = await this.ask(IMPLEMENTATION_KIND, implementationPrompt(this.prompt, this.testsCode));
+    let proposal: Proposal = first.ok ? { ok: true, ...first.value, tried: first.value.notes } : first;
+    for (;;) {
+      let result: PytestResult | undefined;
+      let outcome: string;
+      const tried = proposal.ok ? proposal.tried : "";
+      const applied = proposal.ok ? await this.applyCode(proposal.imports, proposal.code) : proposal;
+      if (applied.ok) {
+        result = await this.runTests();
+        const route = greenGateRoute(result);
+        if (route === "green") return this.passed(iterations, result);
+        if (route === "environment") return this.failed(iterations, `the test environment failed (pytest exit ${result.exitCode})`, result);
+        outcome = outcomeLine(result);
+      } else {
+        outcome = `refused: ${applied.reason}`;
+      }
+      this.notes.push({ label: iterations === 0 ? "implementation" : `fix ${iterations}`, tried: tried || "(no notes)", outcome });
+      if (iterations >= this.setup.maxIterations) {
+        return this.failed(
+          iterations,
+          `tests still failing after ${iterations} debug iteration${iterations === 1 ? "" : "s"}: ${outcome}`,
+          result,
+        );
+      }
+      if (iterations === Math.ceil(this.setup.maxIterations / 2) && result && (await this.testsAreWrong(result))) {
+        const again = await this.writeFailingTests();
+        if (!again.ok) return this.failed(iterations, again.reason);
+      }
+      iterations++;
+      this.iterations = iterations;
+      const brief = result ? this.brief(result) : `Your last proposal was refused: ${outcome.replace(/^refused: /, "")}`;
+      const fix = await this.askFix(brief);
+      proposal = fix.ok ? { ok: true, ...fix.value, tried: fix.value.explanation } : fix;
+    }
+  }
+
+  /** Steps 1 and 2: tests that fail against a stub, regenerated up to the limit when vacuous or broken. */
+  private async writeFailingTests(): Promise<{ ok: true } | { ok: false; reason: string }> {
+    let rejection: string | undefined;
+    while (this.testAttempts < this.setup.maxTestAttempts) {
+      this.testAttempts++;
+      const reply = await this.ask(TESTS_KIND, testsPrompt(this.prompt, rejection));
+      if (!reply.ok) {
+        rejection = reply.reason;
+        continue;
+      }
+      const checked = await this.placeTests(reply.value.test_code);
+      if (!checked.ok) {
+        rejection = checked.reason;
+        continue;
+      }
+      const result = await this.runTests();
+      const route = redGateRoute(result, this.testFile);
+      await this.setup.artifacts.save(this.node.id, `red-gate-${route}`, {
+        "pytest-output.txt": result.output,
+        "junit.xml": result.junitXml,
+      });
+      if (route === "red") return { ok: true };
+      if (route === "environment")
+        return {
+          ok: false,
+          reason: `the test environment failed at the red gate (pytest exit ${result.exitCode}): ${outcomeLine(result)}`,
+        };
+      rejection =
+        route === "vacuous"
+          ? "the tests passed against a stub that raises NotImplementedError, so they test nothing"
+          : `the test file is broken (pytest exit ${result.exitCode}):\n${result.output.slice(-3000)}`;
+      this.notes.push({ label: `tests ${this.testAttempts}`, tried: "tests", outcome: rejection.split("\n")[0]! });
+    }
+    return {
+      ok: false,
+      reason: `no usable failing tests after ${this.setup.maxTestAttempts} attempts: ${rejection?.split("\n")[0] ?? ""}`,
+    };
+  }
+
+  /** Writes the tests into the node's block and the stub into its file; the engine decides what is accepted. */
+  private async placeTests(code: string): Promise<{ ok: true } | { ok: false; reason: string }> {
+    const current = (await this.setup.files.read(this.testFile)) ?? "";
+    const others = await this.otherTestNames(current);
+    const verdict = checkTests(this.node, this.testFile, await outlinePython(this.setup.python, code), others);
+    if (!verdict.ok) return verdict;
+    this.testIds = verdict.value;
+    this.testsCode = code;
+    await this.setup.files.write(this.testFile, upsertTestBlock(current, this.node.id, code));
+    const stubbed = await this.applyCode([], stubFor(this.node.name, this.node.type === "class" ? "class" : "function"), false);
+    return stubbed.ok ? { ok: true } : stubbed;
+  }
+
+  private async otherTestNames(source: string): Promise<Set<string>> {
+    const outline = await outlinePython(this.setup.python, source);
+    if (!outline.ok) return new Set();
+    const own = findTestBlock(source, this.node.id);
+    return new Set(outline.statements.filter((s) => s.name && !(own && s.start >= own.start && s.end <= own.end)).map((s) => s.name!));
+  }
+
+  /** Step 3: the symbol replaced in its file, other nodes' code and imports left as they were. */
+  private async applyCode(imports: string[], code: string, proposed = true): Promise<{ ok: true } | { ok: false; reason: string }> {
+    const python = this.setup.python;
+    // A dependency defined in the same module needs no import; importing it would be a
+    // circular import of the module by itself, which fails at load time.
+    const own = this.prompt.module;
+    imports = imports.filter((line) => !new RegExp(`^from\\s+${own.replace(/\./g, "\\.")}\\s+import\\b`).test(line.trim()));
+    const verdict = checkCode(this.node, await outlinePython(python, code), await outlinePython(python, imports.join("\n")));
+    if (!verdict.ok) return verdict;
+    const before = (await this.setup.files.read(this.implFile)) ?? "";
+    const outline = await outlinePython(python, before);
+    if (!outline.ok)
+      return { ok: false, reason: `${this.implFile} does not parse before the edit: line ${outline.line}: ${outline.message}` };
+    const replaced = replaceSymbol(before, outline.statements, this.node.name, code);
+    const replacedOutline = await outlinePython(python, replaced);
+    if (!replacedOutline.ok)
+      return { ok: false, reason: `the edited file would not parse: line ${replacedOutline.line}: ${replacedOutline.message}` };
+    const after = addImports(replaced, replacedOutline.statements, imports);
+    const final = await outlinePython(python, after);
+    if (!final.ok) return { ok: false, reason: `the edited file would not parse: line ${final.line}: ${final.message}` };
+    await this.setup.files.write(this.implFile, after);
+    if (proposed) this.lastCode = code;
+    return { ok: true };
+  }
+
+  private async runTests(): Promise<PytestResult> {
+    this.throwIfAborted();
+    return this.setup.runTests(this.testIds, this.signal);
+  }
+
+  /** Half-way through the debug loop, one diagnosis: if the tests are what is wrong, write them again. */
+  private async testsAreWrong(result: PytestResult): Promise<boolean> {
+    if (this.testAttempts >= this.setup.maxTestAttempts) return false;
+    const current = this.lastCode ?? "";
+    const reply = await this.ask(DIAGNOSIS_KIND, diagnosisPrompt(this.prompt, this.testsCode, current, this.brief(result)));
+    const verdict = reply.ok ? reply.value.verdict : "unclear";
+    this.notes.push({ label: "diagnosis", tried: reply.ok ? reply.value.reason : reply.reason, outcome: verdict });
+    return verdict === "test_issue";
+  }
+
+  private async askFix(brief: string): Promise<StructuredResult<FixReply>> {
+    const current = this.lastCode ?? "";
+    // Shrink the pytest excerpt first: the brief's head (failing tests, history) matters most.
+    for (const chars of [6000, 2000, 0]) {
+      const text =
+        chars === 6000
+          ? brief
+          : brief.replace(/pytest output \(end\):\n[\s\S]*?(\n\nEarlier attempts:|$)/, (_m, rest: string) =>
+              chars === 0 ? rest : `pytest output (end):\n[cut to fit the token budget]${rest}`,
+            );
+      const messages = fixPrompt(this.prompt, this.testsCode, current, text);
+      if (estimateTokens(messages) <= this.setup.tokenBudget || chars === 0) return this.ask(FIX_KIND, messages);
+    }
+    throw new Error("unreachable");
+  }
+
+  private brief(result: PytestResult): string {
+    return failureBrief(result, this.notes);
+  }
+
+  /** One structured request: secrets redacted, the budget enforced, every exchange kept as an artifact. */
+  private async ask<K extends RequestKind>(kind: K, raw: ModelMessage[]): Promise<StructuredResult<ReturnType<K["schema"]["parse"]>>> {
+    this.throwIfAborted();
+    const messages = redactMessages(raw);
+    const tokens = estimateTokens(messages);
+    if (tokens > this.setup.tokenBudget) {
+      return {
+        ok: false,
+        reason: `the ${kind.kind} prompt needs about ${tokens} tokens, over the budget of ${this.setup.tokenBudget}`,
+        usage: { ...ZERO_USAGE },
+        exchanges: [],
+      };
+    }
+    const { keys, provider } = this.setup;
+    const key = keys.next(this.node.id, kind.kind);
+    const request = { key, schemaName: kind.schemaName, jsonSchema: this.setup.jsonSchemaOf(kind.schema), messages };
+    const result = await askStructured(provider, request, kind.schema as never, {
+      nextAttempt: () => keys.next(this.node.id, kind.kind).attempt,
+      signal: this.signal,
+    });
+    this.usage = addUsage(this.usage, result.usage);
+    await this.setup.artifacts.save(this.node.id, `${kind.kind}-${key.attempt}`, {
+      "exchanges.json": JSON.stringify(result.exchanges, null, 2),
+      "accepted.json": result.ok ? JSON.stringify(result.value, null, 2) : undefined,
+      "refused.txt": result.ok ? undefined : result.reason,
+    });
+    if (!result.ok && result.final) throw new FinalRefusal(result.reason, this.iterations);
+    return result as StructuredResult<ReturnType<K["schema"]["parse"]>>;
+  }
+
+  private throwIfAborted(): void {
+    if (this.signal.aborted) throw this.signal.reason instanceof Error ? this.signal.reason : new Error("interrupted");
+  }
+
+  private passed(iterations: number, result: PytestResult): NodeOutcome {
+    const passed = result.tests.filter((t) => t.status === "passed").length;
+    return { status: "passed", iterations, testResults: { passed, failed: 0 }, usage: this.usage };
+  }
+
+  failed(iterations: number, reason: string, result?: PytestResult): NodeOutcome {
+    const failing = result?.tests.filter((t) => t.status === "failed" || t.status === "error") ?? [];
+    return {
+      status: "failed",
+      iterations,
+      reason,
+      usage: this.usage,
+      testResults: { passed: (result?.tests.length ?? 0) - failing.length, failed: failing.length },
+      context: {
+        failingTests: failing.map((t) => ({ name: t.name, message: (t.message ?? "").slice(0, 500) })),
+        output: (result?.output ?? "").slice(-4000),
+        lastCode: this.lastCode,
+        attempts: this.notes,
+      },
+    };
+  }
+}

@@ -1,0 +1,91 @@
+import type { z } from "zod";
+import { moduleOf, signatureOf, testFiles } from "../assembly/layout.js";
+import type { ModelProvider } from "../llm/provider.js";
+import type { RequestKeys } from "../llm/request-keys.js";
+import type { NodePromptContext } from "../llm/requests/node-context.js";
+import { strictJsonSchema } from "../llm/structured.js";
+import type { Plan } from "../plan/plan.js";
+import type { Rpg, RpgNode } from "../rpg/schema.js";
+import type { PytestResult } from "../sandbox/pytest.js";
+import type { ArtifactStore } from "../workspace/artifacts.js";
+import type { PackageFiles } from "../workspace/package-files.js";
+
+/** Everything the TDD loop needs, handed in so that tests and edges can choose the parts. */
+export interface TddSetup {
+  provider: ModelProvider;
+  keys: RequestKeys;
+  files: PackageFiles;
+  artifacts: ArtifactStore;
+  python: string;
+  maxIterations: number;
+  maxTestAttempts: number;
+  /** The most tokens one prompt may use, by estimate. */
+  tokenBudget: number;
+  testFileOf(nodeId: string): string;
+  promptContext(node: RpgNode): NodePromptContext;
+  jsonSchemaOf(schema: z.ZodType): Record<string, unknown>;
+  runTests(testIds: readonly string[], signal: AbortSignal): Promise<PytestResult>;
+}
+
+export interface TddSetupOptions {
+  rpg: Rpg;
+  plan: Plan;
+  provider: ModelProvider;
+  keys: RequestKeys;
+  files: PackageFiles;
+  artifacts: ArtifactStore;
+  python: string;
+  runTests: TddSetup["runTests"];
+  maxIterations?: number;
+  maxTestAttempts?: number;
+  tokenBudget?: number;
+}
+
+export function createTddSetup(options: TddSetupOptions): TddSetup {
+  const tests = testFiles(options.rpg);
+  const schemas = new Map<z.ZodType, Record<string, unknown>>();
+  return {
+    provider: options.provider,
+    keys: options.keys,
+    files: options.files,
+    artifacts: options.artifacts,
+    python: options.python,
+    runTests: options.runTests,
+    maxIterations: options.maxIterations ?? 8,
+    maxTestAttempts: options.maxTestAttempts ?? 3,
+    tokenBudget: options.tokenBudget ?? 24_000,
+    testFileOf: (id) => tests.get(id) ?? `tests/test_${id}.py`,
+    promptContext: (node) => promptContext(node, options.plan, tests),
+    jsonSchemaOf: (schema) => {
+      let json = schemas.get(schema);
+      if (!json) schemas.set(schema, (json = strictJsonSchema(schema)));
+      return json;
+    },
+  };
+}
+
+/** The node and the interfaces of what it depends on: signatures and the first line of docstrings, never bodies. */
+function promptContext(node: RpgNode, plan: Plan, tests: ReadonlyMap<string, string>): NodePromptContext {
+  const dependencies = (plan.dependencies.get(node.id) ?? [])
+    .map((id) => plan.nodes.get(id)!)
+    .filter((dep) => dep.node_type === "leaf")
+    .map((dep) => ({
+      name: dep.name,
+      module: moduleOf(dep.file_path),
+      signature: signatureOf(dep),
+      summary: dep.docstring.split("\n\n")[0]!.trim(),
+    }));
+  return {
+    id: node.id,
+    name: node.name,
+    type: node.type,
+    module: moduleOf(node.file_path),
+    filePath: node.file_path,
+    testFile: tests.get(node.id) ?? `tests/test_${node.id}.py`,
+    signature: signatureOf(node),
+    docstring: node.docstring,
+    examples: node.examples ?? [],
+    requirements: node.requirements ?? [],
+    dependencies,
+  };
+}

@@ -1,0 +1,34 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+
+/**
+ * Keeps every prompt, reply, proposed file and test result of a run for post-mortem
+ * (seed 003): `.rpg-forge/runs/<run-id>/<node-id>/<step>/<file>`. Steps are numbered
+ * in the order they happened, so `ls` tells the node's story.
+ */
+export class ArtifactStore {
+  private readonly steps = new Map<string, number>();
+
+  constructor(
+    readonly root: string,
+    readonly runId: string,
+  ) {}
+
+  /** Saves the files of one step and returns its directory. */
+  async save(nodeId: string, step: string, files: Record<string, string | undefined>): Promise<string> {
+    const n = (this.steps.get(nodeId) ?? 0) + 1;
+    this.steps.set(nodeId, n);
+    const dir = join(this.root, ".rpg-forge", "runs", safe(this.runId), safe(nodeId), `${String(n).padStart(2, "0")}-${safe(step)}`);
+    await mkdir(dir, { recursive: true });
+    for (const [name, content] of Object.entries(files)) {
+      if (content !== undefined) await writeFile(join(dir, safe(name)), content);
+    }
+    return dir;
+  }
+}
+
+/** Node ids are free text; a path segment must not be able to climb out or hide. */
+function safe(segment: string): string {
+  const cleaned = segment.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "_");
+  return cleaned === "" ? "_" : cleaned.slice(0, 120);
+}

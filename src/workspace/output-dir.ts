@@ -1,0 +1,51 @@
+import { access, constants, mkdir, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { RpgForgeError } from "../errors.js";
+import type { PackageFiles } from "./package-files.js";
+
+/** Makes sure the output is a writable directory before any work, so a bad --out costs nothing. */
+export async function prepareOutputDir(path: string): Promise<void> {
+  const info = await stat(path).catch(() => undefined);
+  if (info && !info.isDirectory()) {
+    throw new RpgForgeError(
+      "OUTPUT_NOT_DIRECTORY",
+      `the output ${path} exists and is not a directory`,
+      { file: path },
+      "pass --out a directory (it is created when missing)",
+    );
+  }
+  try {
+    await mkdir(path, { recursive: true });
+    await access(path, constants.W_OK);
+  } catch (error) {
+    throw new RpgForgeError(
+      "OUTPUT_NOT_WRITABLE",
+      `cannot write to the output ${path}: ${(error as Error).message}`,
+      { file: path },
+      "choose a directory you can write to",
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * The minimum for the generated tests to import the package: pytest.ini with the src
+ * layout on the path, and an __init__.py in each package. Existing files are left
+ * alone; the assembly step writes the full versions.
+ */
+export async function scaffoldPackage(files: PackageFiles, packageDirs: readonly string[]): Promise<void> {
+  if ((await files.read("pytest.ini")) === undefined) {
+    await files.write("pytest.ini", "[pytest]\npythonpath = src .\ntestpaths = tests\naddopts = --import-mode=importlib\n");
+  }
+  for (const dir of packageDirs) {
+    const init = `${dir}/__init__.py`;
+    if ((await files.read(init)) === undefined) await files.write(init, "");
+  }
+}
+
+/** Writes a file that is ours (reports), outside the per-node snapshots. */
+export async function writeOutputFile(root: string, rel: string, content: string): Promise<void> {
+  const path = join(root, rel);
+  await mkdir(join(path, ".."), { recursive: true });
+  await writeFile(path, content);
+}

@@ -1,0 +1,52 @@
+import type { TopLevelStatement } from "./python-outline.js";
+
+/**
+ * Edits of Python source at the level of top-level symbols, given the file's outline.
+ * Everything outside the edited symbol keeps its bytes: other nodes' code in the same
+ * file, and their imports, stay exactly as they were.
+ */
+export function replaceSymbol(source: string, outline: readonly TopLevelStatement[], name: string, code: string): string {
+  const lines = splitLines(source);
+  const existing = outline.find((s) => (s.kind === "def" || s.kind === "class") && s.name === name);
+  const block = code.replace(/\s+$/, "").split("\n");
+  if (!existing) {
+    while (lines.length > 0 && lines[lines.length - 1]!.trim() === "") lines.pop();
+    const gap = lines.length > 0 ? ["", ""] : [];
+    return `${[...lines, ...gap, ...block].join("\n")}\n`;
+  }
+  lines.splice(existing.start - 1, existing.end - existing.start + 1, ...block);
+  return `${lines.join("\n").replace(/\n+$/, "")}\n`;
+}
+
+/**
+ * Adds the import lines the file does not have yet, after the module docstring,
+ * `from __future__` imports and existing imports at the top, so that PEP 8's order of
+ * the existing block is not disturbed.
+ */
+export function addImports(source: string, outline: readonly TopLevelStatement[], imports: readonly string[]): string {
+  const lines = splitLines(source);
+  const present = new Set(lines.map((l) => l.trim()));
+  const missing = [...new Set(imports.map((i) => i.trim()))].filter((i) => i !== "" && !present.has(i));
+  if (missing.length === 0) return source;
+  let after = 0;
+  for (const statement of outline) {
+    if (statement.kind === "docstring" || statement.kind === "future" || statement.kind === "import") after = statement.end;
+    else break;
+  }
+  const insert = after === 0 ? [...missing, ""] : missing;
+  lines.splice(after, 0, ...insert);
+  return `${lines.join("\n").replace(/\n+$/, "")}\n`;
+}
+
+/** A stand-in for a symbol that is not written yet: importable, and failing loudly when used. */
+export function stubFor(name: string, kind: "function" | "class"): string {
+  const message = JSON.stringify(`${name} is not implemented yet`);
+  return kind === "class"
+    ? `class ${name}:\n    def __init__(self, *args, **kwargs):\n        raise NotImplementedError(${message})\n`
+    : `def ${name}(*args, **kwargs):\n    raise NotImplementedError(${message})\n`;
+}
+
+function splitLines(source: string): string[] {
+  if (source === "") return [];
+  return source.replace(/\r\n/g, "\n").replace(/\n$/, "").split("\n");
+}

@@ -1,0 +1,118 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { closedPortUrl, errorReply, startScriptedOpenAi, type FakeOpenAi } from "../helpers/fake-openai-server.js";
+import { runCli } from "../helpers/cli.js";
+import { useTempDirs } from "../helpers/temp-dir.js";
+
+const tempDir = useTempDirs();
+const EXAMPLE = "examples/statkit/rpg.json";
+const MODEL_ENV = ["OPENAI_API_KEY", "OPENAI_BASE_URL", "RPG_FORGE_MODEL"] as const;
+const saved = Object.fromEntries(MODEL_ENV.map((k) => [k, process.env[k]]));
+let fake: FakeOpenAi | undefined;
+
+afterEach(async () => {
+  for (const k of MODEL_ENV) {
+    if (saved[k] === undefined) delete process.env[k];
+    else process.env[k] = saved[k];
+  }
+  await fake?.close();
+  fake = undefined;
+});
+
+function useModelEnv(env: Partial<Record<(typeof MODEL_ENV)[number], string>>): void {
+  for (const k of MODEL_ENV) delete process.env[k];
+  Object.assign(process.env, env);
+}
+
+describe("rpg-forge generate: bad input stops before any work, exit 2", () => {
+  it("names OPENAI_API_KEY and OPENAI_BASE_URL when no model is configured", async () => {
+    useModelEnv({});
+    const out = join(tempDir(), "out");
+    const result = await runCli("generate", EXAMPLE, "--out", out);
+    expect(result.code).toBe(2);
+    expect(result.err).toMatch(/^MODEL_NOT_CONFIGURED /m);
+    expect(result.err).toContain("OPENAI_API_KEY");
+    expect(result.err).toContain("OPENAI_BASE_URL");
+    expect(result.err).toContain("--replay");
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it("names the line of a cassette that is not JSON lines", async () => {
+    const cassette = join(tempDir(), "bad.jsonl");
+    writeFileSync(cassette, `${readFileSync("examples/statkit/cassette.jsonl", "utf8").split("\n")[0]}\n{ not json\n`);
+    const result = await runCli("generate", EXAMPLE, "--out", join(tempDir(), "out"), "--replay", cassette);
+    expect(result.code).toBe(2);
+    expect(result.err).toMatch(/^CASSETTE_INVALID - -: line 2 is not valid JSON/m);
+  });
+
+  it("refuses an output that is a file", async () => {
+    const file = join(tempDir(), "taken");
+    writeFileSync(file, "");
+    const result = await runCli("generate", EXAMPLE, "--out", file, "--replay", "examples/statkit/cassette.jsonl");
+    expect(result.code).toBe(2);
+    expect(result.err).toMatch(/^OUTPUT_NOT_DIRECTORY /m);
+  });
+
+  it("exits 2 on an invalid RPG with its problems and writes nothing", async () => {
+    const rpg = join(tempDir(), "rpg.json");
+    writeFileSync(rpg, '{"nodes": []}');
+    const out = join(tempDir(), "out");
+    const result = await runCli("generate", rpg, "--out", out, "--replay", "examples/statkit/cassette.jsonl");
+    expect(result.code).toBe(2);
+    expect(result.err).toMatch(/^RPG_EMPTY /m);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it("stops on an unreachable endpoint with a readable checkpoint", async () => {
+    useModelEnv({ OPENAI_BASE_URL: await closedPortUrl(), OPENAI_API_KEY: "k" });
+    const out = join(tempDir(), "out");
+    const result = await runCli("generate", EXAMPLE, "--out", out);
+    expect(result.code).toBe(2);
+    expect(result.err).toMatch(/^MODEL_UNREACHABLE /m);
+    const checkpoint = JSON.parse(readFileSync(join(out, "docs/generation_checkpoint.json"), "utf8"));
+    expect(Object.values(checkpoint.nodes).filter((e) => (e as { status: string }).status === "in_progress")).toHaveLength(1);
+  });
+
+  it("stops on a 401 without printing the key, and resumes the same node later", async () => {
+    fake = await startScriptedOpenAi([errorReply(401, "Incorrect API key provided: sk-test-secret-key")]);
+    useModelEnv({ OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: "sk-test-secret-key" });
+    const out = join(tempDir(), "out");
+    const result = await runCli("generate", EXAMPLE, "--out", out);
+    expect(result.code).toBe(2);
+    expect(result.err).toMatch(/^MODEL_AUTH /m);
+    expect(result.err).not.toContain("sk-test-secret-key");
+    const again = await runCli("generate", EXAMPLE, "--out", out, "--replay", "examples/statkit/cassette.jsonl");
+    expect(again.code).toBe(2);
+    expect(again.err).toMatch(/^CHECKPOINT_EXISTS /m);
+    expect(again.err).toContain("--resume");
+  });
+
+  it("rejects --resume with --fresh, and a bad --max-iterations", async () => {
+    expect((await runCli("generate", EXAMPLE, "--out", tempDir(), "--resume", "--fresh")).code).toBe(2);
+    const bad = await runCli("generate", EXAMPLE, "--out", tempDir(), "--max-iterations", "0");
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain("at least 1");
+  });
+});
+
+describe("rpg-forge generate on the shipped example, offline", () => {
+  it("generates the package from the cassette: a line per node, the report, and tests that pass", async () => {
+    const root = tempDir();
+    mkdirSync(root, { recursive: true });
+    const out = join(root, "statkit");
+    const result = await runCli("generate", EXAMPLE, "--out", out, "--replay", "examples/statkit/cassette.jsonl");
+    expect(result.code).toBe(1);
+    expect(result.out).toBe(`11 passed, 1 failed, 2 skipped of 14 nodes; report: ${join(out, "docs/generation_report.md")}\n`);
+    const lines = result.err.split("\n");
+    expect(lines.filter((l) => /^\[\s*\d+\/14\] [✓✗-] /.test(l))).toHaveLength(14);
+    expect(result.err).toContain("✓ stats.median passed (1 fix,");
+    expect(result.err).toContain("✗ report.format_number failed after 8 debug iterations");
+    expect(result.err).toContain("- report.describe_text skipped: blocked by report.format_number");
+    expect(result.err).toMatch(/^Completed 10\/14 nodes \(71%\), ETA /m);
+    // The failed node left nothing behind; its dependents were never written.
+    expect(readdirSync(join(out, "src/statkit/report")).sort()).toEqual(["__init__.py", "summary.py"]);
+    expect(readFileSync(join(out, "src/statkit/report/summary.py"), "utf8")).not.toContain("format_summary");
+    expect(readFileSync(join(out, "docs/generation_report.md"), "utf8")).toContain("### report.format_number: format_number");
+  }, 300_000);
+});

@@ -1,0 +1,335 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseCheckpoint, type Checkpoint } from "../../src/engine/checkpoint.js";
+import { generate, type GenerateResult } from "../../src/engine/generate.js";
+import { createOpenAiProvider } from "../../src/llm/openai-provider.js";
+import { parseRpgText } from "../../src/rpg/load.js";
+import { startFakeOpenAi, type FakeOpenAi, type ReceivedRequest } from "../helpers/fake-openai-server.js";
+import { rpgDoc, text } from "../helpers/rpg.js";
+
+/**
+ * One generate run over a graph whose every node takes a different route through the
+ * red and green gates, answered by a real local HTTP server speaking the OpenAI API.
+ */
+const SECRET = "sk-live-do-not-leak-0123456789abcdef";
+
+const fn = (name: string, body: string): string => `def ${name}(x):\n    ${body}\n`;
+const impl = (name: string, body: string, notes = "ok") => ({ imports: [], code: fn(name, body), notes });
+const fix = (name: string, body: string, explanation = "fixed") => ({ imports: [], code: fn(name, body), explanation });
+const goodTests = (name: string, cases: [number, number][]) => ({
+  test_code: `from lab.${name} import ${name}\n\n\n${cases.map(([x, y], i) => `def test_${name}_${i}():\n    assert ${name}(${x}) == ${y}\n`).join("\n\n")}`,
+  notes: "cases",
+});
+
+type Script = Record<string, unknown[]>;
+const SCRIPTS: Record<string, Script> = {
+  // Happy path: tests fail against the stub, the first implementation passes.
+  add_one: {
+    tests: [{ test_code: "from lab.shared import add_one\n\n\ndef test_add_one():\n    assert add_one(1) == 2\n", notes: "" }],
+    implementation: [impl("add_one", "return x + 1")],
+  },
+  // Never right: 8 fixes, all wrong; a diagnosis half-way; its dependent is skipped.
+  scale: {
+    tests: [{ test_code: "from lab.shared import scale\n\n\ndef test_scale():\n    assert scale(2) == 20\n", notes: "" }],
+    implementation: [impl("scale", "return x * 2")],
+    fix: Array.from({ length: 8 }, (_, i) => fix("scale", `return x * ${i + 11}`, `try factor ${i + 11}`)),
+    diagnosis: [{ verdict: "implementation_bug", reason: "the factor is wrong" }],
+  },
+  uses_scale: { tests: [goodTests("uses_scale", [[1, 1]])], implementation: [impl("uses_scale", "return x")] },
+  // Red gate: vacuous tests (exit 0) are regenerated.
+  square: {
+    tests: [
+      { test_code: "from lab.square import square\n\n\ndef test_square_trivial():\n    assert True\n", notes: "" },
+      goodTests("square", [[3, 9]]),
+    ],
+    implementation: [impl("square", "return x * x")],
+  },
+  // Red gate: a test file that does not import (pytest exit 2, in its own file) is broken.
+  cube: {
+    tests: [
+      { test_code: "from lab.nowhere import cube\n\n\ndef test_cube():\n    assert cube(2) == 8\n", notes: "" },
+      goodTests("cube", [[2, 8]]),
+    ],
+    implementation: [impl("cube", "return x ** 3")],
+  },
+  // Refused: test names that could clash with other nodes' tests.
+  negate: {
+    tests: [
+      { test_code: "from lab.negate import negate\n\n\ndef test_it():\n    assert negate(1) == -1\n", notes: "" },
+      goodTests("negate", [[1, -1]]),
+    ],
+    implementation: [impl("negate", "return -x")],
+  },
+  // Red gate: an environment failure (pytest exit 3) fails the node at once.
+  halve: { tests: [{ test_code: "from lab.halve import halve\n\n\ndef test_halve():\n    import os\n    os._exit(3)\n", notes: "" }] },
+  // Green gate: a wrong implementation, then a fix.
+  inc: {
+    tests: [
+      goodTests("inc", [
+        [1, 2],
+        [5, 6],
+      ]),
+    ],
+    implementation: [impl("inc", "return x + 2")],
+    fix: [fix("inc", "return x + 1", "was off by one")],
+  },
+  // Green gate: exit 3 while testing the implementation is the environment's, not a fix's, problem.
+  dec: { tests: [goodTests("dec", [[2, 1]])], implementation: [impl("dec", "import os\n    os._exit(3)")] },
+  // Refused implementation: more than the node's own symbol.
+  absval: {
+    tests: [goodTests("absval", [[-2, 2]])],
+    implementation: [{ imports: [], code: `${fn("absval", "return abs(x)")}\n\n${fn("helper", "return x")}`, notes: "" }],
+    fix: [fix("absval", "return abs(x)")],
+  },
+  // A reply that is not JSON is repaired with the error in the prompt.
+  sign: { tests: [goodTests("sign", [[-5, -1]])], implementation: ["this is not JSON {", impl("sign", "return (x > 0) - (x < 0)")] },
+  // A hanging implementation fails its test at the time limit; the fix goes on.
+  spin: {
+    tests: [goodTests("spin", [[1, 1]])],
+    implementation: [impl("spin", "while True:\n        pass")],
+    fix: [fix("spin", "return x")],
+  },
+  // Tests that never fail against the stub: the node fails after 3 attempts.
+  vacuous: {
+    tests: Array.from({ length: 3 }, () => ({ test_code: "import lab.vacuous\n\n\ndef test_vacuous():\n    assert True\n", notes: "" })),
+  },
+};
+
+const KINDS: Record<string, string> = {
+  rpg_forge_tests: "tests",
+  rpg_forge_implementation: "implementation",
+  rpg_forge_fix: "fix",
+  rpg_forge_diagnosis: "diagnosis",
+};
+
+function nodeOf(body: Record<string, unknown>): string {
+  const messages = body.messages as { content: string }[];
+  return /"id": "([^"]+)"/.exec(messages[1]!.content)![1]!;
+}
+const kindOf = (body: Record<string, unknown>): string =>
+  KINDS[(body.response_format as { json_schema: { name: string } }).json_schema.name]!;
+
+function nodes() {
+  const node = (name: string, file: string, deps: string[] = [], docstring = `Compute ${name} of x.`) => ({
+    id: name,
+    name,
+    type: "function",
+    node_type: "leaf",
+    file_path: `src/lab/${file}.py`,
+    signature: `def ${name}(x)`,
+    docstring,
+    dependencies: deps,
+    subgraph_id: "lab",
+  });
+  return [
+    node("add_one", "shared", [], `Add one to x. (The deploy key is ${SECRET}.)`),
+    node("scale", "shared"),
+    node("uses_scale", "uses_scale", ["scale"]),
+    ...["square", "cube", "negate", "halve", "inc", "dec", "absval", "sign", "spin", "vacuous"].map((n) => node(n, n)),
+  ];
+}
+
+let fake: FakeOpenAi;
+let out: string;
+let result: GenerateResult;
+let checkpoint: Checkpoint;
+const counts = new Map<string, number>();
+const requestsOf = (node: string, kind?: string): ReceivedRequest[] =>
+  fake.requests.filter((r) => nodeOf(r.body) === node && (!kind || kindOf(r.body) === kind));
+
+beforeAll(async () => {
+  fake = await startFakeOpenAi((body) => {
+    const node = nodeOf(body);
+    const kind = kindOf(body);
+    const n = (counts.get(`${node}/${kind}`) ?? 0) + 1;
+    counts.set(`${node}/${kind}`, n);
+    const reply = SCRIPTS[node]?.[kind]?.[n - 1];
+    if (reply === undefined)
+      return { status: 400, body: { error: { message: `no scripted reply for ${node} ${kind} ${n}`, type: "invalid_request_error" } } };
+    return {
+      content: typeof reply === "string" ? reply : JSON.stringify(reply),
+      usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
+    };
+  });
+  process.env.RPG_FORGE_TEST_DEPLOY_KEY = SECRET;
+  // One output for the whole file: the tests below read what the single run left.
+  out = mkdtempSync(join(tmpdir(), "rpg-forge-tdd-"));
+  const loaded = parseRpgText(text(rpgDoc(nodes())), "rpg.json");
+  if (!loaded.ok) throw new Error(JSON.stringify(loaded.issues));
+  result = await generate({
+    rpg: loaded.value,
+    rpgPath: "rpg.json",
+    rpgSha256: "0123456789",
+    outDir: out,
+    provider: createOpenAiProvider({ apiKey: "test-key", baseURL: fake.url, model: "fake-model", maxRetries: 0 }),
+    model: "fake-model",
+    mode: "new",
+    perTestTimeoutMs: 1500,
+  });
+  checkpoint = parseCheckpoint(readFileSync(result.checkpointPath, "utf8"), result.checkpointPath);
+}, 240_000);
+
+afterAll(async () => {
+  delete process.env.RPG_FORGE_TEST_DEPLOY_KEY;
+  await fake?.close();
+  rmSync(out, { recursive: true, force: true });
+});
+
+const entry = (id: string) => checkpoint.nodes[id]!;
+
+describe("the TDD loop, through a real OpenAI-compatible HTTP server", () => {
+  it("sends structured-output requests with a stable schema name per kind", () => {
+    for (const request of fake.requests) {
+      expect(request.path).toBe("/v1/chat/completions");
+      expect(request.body.model).toBe("fake-model");
+      const format = request.body.response_format as { type: string; json_schema: { name: string; strict: boolean; schema: object } };
+      expect(format.type).toBe("json_schema");
+      expect(format.json_schema.strict).toBe(true);
+      expect(Object.keys(KINDS)).toContain(format.json_schema.name);
+    }
+  });
+
+  it("passes a node whose first implementation is right, generating tests first", () => {
+    expect(entry("add_one")).toMatchObject({
+      status: "passed",
+      retry_count: 0,
+      test_results: { passed: 1, failed: 0 },
+      tokens: { total: 240 },
+    });
+    expect(requestsOf("add_one").map((r) => kindOf(r.body))).toEqual(["tests", "implementation"]);
+  });
+
+  it("quotes the docstring as data and never sends a secret", () => {
+    const prompt = JSON.stringify(requestsOf("add_one")[0]!.body.messages);
+    expect(prompt).toContain("<node>");
+    expect(prompt).toContain("Add one to x.");
+    expect(prompt).not.toContain(SECRET);
+    expect(prompt).toContain("[redacted");
+    expect(JSON.stringify(fake.requests.map((r) => r.body))).not.toContain(SECRET);
+  });
+
+  it("regenerates vacuous tests (pytest exit 0 against the stub), saying why", () => {
+    expect(entry("square").status).toBe("passed");
+    const second = JSON.stringify(requestsOf("square", "tests")[1]!.body.messages);
+    expect(second).toContain("they test nothing");
+  });
+
+  it("regenerates a test file that does not import (exit 2 in its own file)", () => {
+    expect(entry("cube").status).toBe("passed");
+    expect(JSON.stringify(requestsOf("cube", "tests")[1]!.body.messages)).toContain("the test file is broken");
+  });
+
+  it("refuses tests whose names could clash with other nodes' tests", () => {
+    expect(entry("negate").status).toBe("passed");
+    expect(JSON.stringify(requestsOf("negate", "tests")[1]!.body.messages)).toContain('must contain \\"negate\\"');
+  });
+
+  it("fails a node at once when the red gate meets an environment failure (exit 3), leaving nothing behind", () => {
+    expect(entry("halve")).toMatchObject({
+      status: "failed",
+      failure_reason: expect.stringContaining("test environment failed at the red gate (pytest exit 3)"),
+    });
+    expect(requestsOf("halve").map((r) => kindOf(r.body))).toEqual(["tests"]);
+    expect(existsSync(join(out, "src/lab/halve.py"))).toBe(false);
+    expect(existsSync(join(out, "tests/test_halve.py"))).toBe(false);
+  });
+
+  it("fails a node whose tests never fail against the stub, after 3 attempts", () => {
+    expect(entry("vacuous")).toMatchObject({
+      status: "failed",
+      failure_reason: expect.stringContaining("no usable failing tests after 3 attempts"),
+    });
+    expect(requestsOf("vacuous", "tests")).toHaveLength(3);
+  });
+
+  it("feeds the failure brief back and passes after a fix", () => {
+    expect(entry("inc")).toMatchObject({ status: "passed", retry_count: 1 });
+    const brief = JSON.stringify(requestsOf("inc", "fix")[0]!.body.messages);
+    expect(brief).toContain("test_inc_0");
+    expect(brief).toContain("pytest output");
+    expect(brief).toContain("<current_code>");
+  });
+
+  it("fails the node when the green gate meets an environment failure", () => {
+    expect(entry("dec")).toMatchObject({
+      status: "failed",
+      failure_reason: expect.stringContaining("test environment failed (pytest exit 3)"),
+    });
+  });
+
+  it("refuses an implementation with more than the node's symbol and counts it as an attempt", () => {
+    expect(entry("absval")).toMatchObject({ status: "passed", retry_count: 1 });
+    expect(JSON.stringify(requestsOf("absval", "fix")[0]!.body.messages)).toContain("exactly one top-level def named absval");
+    expect(readFileSync(join(out, "src/lab/absval.py"), "utf8")).not.toContain("helper");
+  });
+
+  it("repairs a reply that is not JSON by sending the parse error back", () => {
+    expect(entry("sign").status).toBe("passed");
+    const repair = requestsOf("sign", "implementation")[1]!.body.messages as { role: string; content: string }[];
+    expect(repair.at(-2)).toEqual({ role: "assistant", content: "this is not JSON {" });
+    expect(repair.at(-1)!.content).toContain("not valid JSON");
+  });
+
+  it("fails a hanging test at its time limit and lets a fix pass", () => {
+    expect(entry("spin")).toMatchObject({ status: "passed", retry_count: 1 });
+    expect(JSON.stringify(requestsOf("spin", "fix")[0]!.body.messages)).toContain("timed out");
+  });
+
+  it("stops after 8 failed fixes, asks for one diagnosis half-way, and restores every file it touched", () => {
+    expect(entry("scale")).toMatchObject({
+      status: "failed",
+      retry_count: 8,
+      failure_reason: expect.stringContaining("after 8 debug iterations"),
+    });
+    expect(requestsOf("scale", "fix")).toHaveLength(8);
+    expect(requestsOf("scale", "diagnosis")).toHaveLength(1);
+    // add_one shares the file and passed before; the file is exactly as add_one left it.
+    const shared = readFileSync(join(out, "src/lab/shared.py"), "utf8");
+    expect(shared).toBe("def add_one(x):\n    return x + 1\n");
+    const tests = readFileSync(join(out, "tests/test_shared.py"), "utf8");
+    expect(tests).toContain("def test_add_one");
+    expect(tests).not.toContain("scale");
+    expect(entry("scale").failure_context).toMatchObject({
+      failingTests: [{ name: "test_scale" }],
+      lastCode: expect.stringContaining("x * 18"),
+    });
+    expect(entry("scale").failure_context!.attempts.map((a) => a.label)).toEqual([
+      "implementation",
+      "fix 1",
+      "fix 2",
+      "fix 3",
+      "fix 4",
+      "diagnosis",
+      "fix 5",
+      "fix 6",
+      "fix 7",
+      "fix 8",
+    ]);
+  });
+
+  it("skips the dependents of a failed node", () => {
+    expect(entry("uses_scale")).toMatchObject({ status: "skipped", blocked_by: ["scale"] });
+    expect(requestsOf("uses_scale")).toEqual([]);
+    expect(result.summary.counts).toMatchObject({ total: 13, passed: 8, failed: 4, skipped: 1 });
+  });
+
+  it("keeps every prompt, reply and test result as artifacts per node and step", () => {
+    const dir = join(out, ".rpg-forge", "runs", result.runId, "inc");
+    const steps = readdirSync(dir);
+    expect(steps).toEqual(["01-tests-1", "02-red-gate-red", "03-implementation-1", "04-fix-1"]);
+    expect(readFileSync(join(dir, "02-red-gate-red", "pytest-output.txt"), "utf8")).toContain("NotImplementedError");
+    expect(JSON.parse(readFileSync(join(dir, "04-fix-1", "accepted.json"), "utf8"))).toMatchObject({ explanation: "was off by one" });
+  });
+
+  it("writes the report, and leaves a package whose own tests pass", () => {
+    const report = readFileSync(result.reportPath, "utf8");
+    expect(report).toContain("- **Nodes Failed**: 4 (31%)");
+    expect(report).toContain("### scale: scale");
+    const pytest = spawnSync("python3", ["-m", "pytest", "-q", "-p", "no:cacheprovider"], { cwd: out, encoding: "utf8" });
+    expect(pytest.stdout).toMatch(/\b9 passed\b/);
+    expect(pytest.status).toBe(0);
+  });
+});
