@@ -94,6 +94,11 @@ class NodeRun {
       if (applied.ok) {
         result = await this.runTests();
         const route = greenGateRoute(result);
+        await this.setup.artifacts.save(this.node.id, `green-gate-${route}`, {
+          [this.implFile.split("/").pop()!]: await this.setup.files.read(this.implFile),
+          "pytest-output.txt": result.output,
+          "junit.xml": result.junitXml,
+        });
         if (route === "green") return this.passed(iterations, result);
         if (route === "environment") return this.failed(iterations, `the test environment failed (pytest exit ${result.exitCode})`, result);
         outcome = outcomeLine(result);

@@ -116,3 +116,71 @@ describe("rpg-forge generate on the shipped example, offline", () => {
     expect(readFileSync(join(out, "docs/generation_report.md"), "utf8")).toContain("### report.format_number: format_number");
   }, 300_000);
 });
+
+describe("rpg-forge generate --record, --replay and --replay-strict", () => {
+  const node = (docstring: string) => ({
+    nodes: [
+      {
+        id: "twice",
+        name: "twice",
+        type: "function",
+        node_type: "leaf",
+        file_path: "src/mini/twice.py",
+        docstring,
+        dependencies: [],
+        subgraph_id: "mini",
+      },
+    ],
+  });
+  const replies = [
+    {
+      content: JSON.stringify({ test_code: "from mini.twice import twice\n\n\ndef test_twice():\n    assert twice(2) == 4\n", notes: "" }),
+    },
+    { content: JSON.stringify({ imports: [], code: "def twice(x):\n    return 2 * x\n", notes: "" }) },
+  ];
+
+  it("records a live run as a cassette that replays offline, strictly too, until a prompt changes", async () => {
+    const dir = tempDir();
+    const rpg = join(dir, "rpg.json");
+    const cassette = join(dir, "run.jsonl");
+    writeFileSync(rpg, JSON.stringify(node("Return twice x.")));
+    fake = await startScriptedOpenAi(replies);
+    useModelEnv({ OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: "k" });
+    expect((await runCli("generate", rpg, "--out", join(dir, "live"), "--record", cassette)).code).toBe(0);
+    const lines = readFileSync(cassette, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { key: object });
+    expect(lines.map((l) => l.key)).toEqual([
+      { node_id: "twice", kind: "tests", attempt: 1 },
+      { node_id: "twice", kind: "implementation", attempt: 1 },
+    ]);
+
+    useModelEnv({});
+    expect((await runCli("generate", rpg, "--out", join(dir, "replayed"), "--replay", cassette, "--replay-strict")).code).toBe(0);
+    expect(readFileSync(join(dir, "replayed/src/mini/twice.py"), "utf8")).toBe(readFileSync(join(dir, "live/src/mini/twice.py"), "utf8"));
+
+    writeFileSync(rpg, JSON.stringify(node("Return x doubled.")));
+    expect((await runCli("generate", rpg, "--out", join(dir, "loose"), "--replay", cassette)).code).toBe(0);
+    const strict = await runCli("generate", rpg, "--out", join(dir, "strict"), "--replay", cassette, "--replay-strict");
+    expect(strict.code).toBe(1);
+    expect(strict.err).toContain(
+      "✗ twice failed after 0 debug iterations: prompt changed since the cassette was recorded for node twice, kind tests, attempt 1",
+    );
+  }, 120_000);
+
+  it("fails only the node whose reply the cassette lacks, naming the key", async () => {
+    const dir = tempDir();
+    const rpg = join(dir, "rpg.json");
+    const cassette = join(dir, "partial.jsonl");
+    writeFileSync(rpg, JSON.stringify(node("Return twice x.")));
+    writeFileSync(
+      cassette,
+      `${JSON.stringify({ key: { node_id: "twice", kind: "tests", attempt: 1 }, prompt_sha256: "0".repeat(64), response: { content: replies[0]!.content } })}\n`,
+    );
+    const result = await runCli("generate", rpg, "--out", join(dir, "out"), "--replay", cassette);
+    expect(result.code).toBe(1);
+    expect(result.err).toContain("cassette has no reply for node twice, kind implementation, attempt 1");
+    expect(existsSync(join(dir, "out/src/mini/twice.py"))).toBe(false);
+  }, 120_000);
+});

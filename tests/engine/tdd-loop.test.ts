@@ -319,9 +319,17 @@ describe("the TDD loop, through a real OpenAI-compatible HTTP server", () => {
   it("keeps every prompt, reply and test result as artifacts per node and step", () => {
     const dir = join(out, ".rpg-forge", "runs", result.runId, "inc");
     const steps = readdirSync(dir);
-    expect(steps).toEqual(["01-tests-1", "02-red-gate-red", "03-implementation-1", "04-fix-1"]);
+    expect(steps).toEqual([
+      "01-tests-1",
+      "02-red-gate-red",
+      "03-implementation-1",
+      "04-green-gate-failing",
+      "05-fix-1",
+      "06-green-gate-green",
+    ]);
+    expect(readFileSync(join(dir, "06-green-gate-green", "inc.py"), "utf8")).toContain("return x + 1");
     expect(readFileSync(join(dir, "02-red-gate-red", "pytest-output.txt"), "utf8")).toContain("NotImplementedError");
-    expect(JSON.parse(readFileSync(join(dir, "04-fix-1", "accepted.json"), "utf8"))).toMatchObject({ explanation: "was off by one" });
+    expect(JSON.parse(readFileSync(join(dir, "05-fix-1", "accepted.json"), "utf8"))).toMatchObject({ explanation: "was off by one" });
   });
 
   it("writes the report, and leaves a package whose own tests pass", () => {
