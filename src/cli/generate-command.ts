@@ -42,7 +42,7 @@ export function addGenerateCommand(program: Command, io: CliIo, setExit: (code: 
     .option("--model <name>", "model name (default: RPG_FORGE_MODEL or gpt-4o-mini)")
     .option("--replay <cassette>", "answer from a recorded cassette instead of a live model (offline)")
     .option("--replay-strict", "with --replay: also require every prompt to match the recording")
-    .option("--record <cassette>", "record every exchange with the live model to this cassette")
+    .addOption(new Option("--record <cassette>", "record every exchange with the live model to this cassette").conflicts("replay"))
     .addOption(new Option("--sandbox <kind>", "where generated tests run (default: bwrap when it works)").choices(["bwrap", "process"]))
     .option("--test-timeout <seconds>", "time limit per test", positiveInt, 30)
     .addHelpText(

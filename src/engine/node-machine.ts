@@ -87,6 +87,7 @@ class NodeRun {
     const first = await this.ask(IMPLEMENTATION_KIND, implementationPrompt(this.prompt, this.testsCode));
     let proposal: Proposal = first.ok ? { ok: true, ...first.value, tried: first.value.notes } : first;
     for (;;) {
+      this.iterations = iterations;
       let result: PytestResult | undefined;
       let outcome: string;
       const tried = proposal.ok ? proposal.tried : "";
@@ -113,21 +114,27 @@ class NodeRun {
           result,
         );
       }
-      if (iterations === Math.ceil(this.setup.maxIterations / 2) && result && (await this.testsAreWrong(result))) {
-        const again = await this.writeFailingTests();
+      const fault = iterations === Math.ceil(this.setup.maxIterations / 2) && result ? await this.testFault(result) : undefined;
+      if (fault !== undefined) {
+        // New tests make the old code and brief moot: implement afresh against them.
+        const again = await this.writeFailingTests(`a diagnosis found the previous tests at fault: ${fault}`);
         if (!again.ok) return this.failed(iterations, again.reason);
+        const fresh = await this.ask(IMPLEMENTATION_KIND, implementationPrompt(this.prompt, this.testsCode));
+        iterations++;
+        proposal = fresh.ok ? { ok: true, ...fresh.value, tried: fresh.value.notes } : fresh;
+        continue;
       }
+      const last = result;
+      const refusal = `Your last proposal was refused: ${outcome.replace(/^refused: /, "")}`;
+      const fix = await this.askFix((chars) => (last ? this.brief(last, chars) : refusal));
       iterations++;
-      this.iterations = iterations;
-      const brief = result ? this.brief(result) : `Your last proposal was refused: ${outcome.replace(/^refused: /, "")}`;
-      const fix = await this.askFix(brief);
       proposal = fix.ok ? { ok: true, ...fix.value, tried: fix.value.explanation } : fix;
     }
   }
 
   /** Steps 1 and 2: tests that fail against a stub, regenerated up to the limit when vacuous or broken. */
-  private async writeFailingTests(): Promise<{ ok: true } | { ok: false; reason: string }> {
-    let rejection: string | undefined;
+  private async writeFailingTests(why?: string): Promise<{ ok: true } | { ok: false; reason: string }> {
+    let rejection = why;
     while (this.testAttempts < this.setup.maxTestAttempts) {
       this.testAttempts++;
       const reply = await this.ask(TESTS_KIND, testsPrompt(this.prompt, rejection));
@@ -214,34 +221,30 @@ class NodeRun {
     return this.setup.runTests(this.testIds, this.signal);
   }
 
-  /** Half-way through the debug loop, one diagnosis: if the tests are what is wrong, write them again. */
-  private async testsAreWrong(result: PytestResult): Promise<boolean> {
-    if (this.testAttempts >= this.setup.maxTestAttempts) return false;
+  /** Half-way through the debug loop, one diagnosis: the reason when the tests are what is wrong (and may be written again). */
+  private async testFault(result: PytestResult): Promise<string | undefined> {
+    if (this.testAttempts >= this.setup.maxTestAttempts) return undefined;
     const current = this.lastCode ?? "";
     const reply = await this.ask(DIAGNOSIS_KIND, diagnosisPrompt(this.prompt, this.testsCode, current, this.brief(result)));
     const verdict = reply.ok ? reply.value.verdict : "unclear";
     this.notes.push({ label: "diagnosis", tried: reply.ok ? reply.value.reason : reply.reason, outcome: verdict });
-    return verdict === "test_issue";
+    return verdict === "test_issue" && reply.ok ? reply.value.reason : undefined;
   }
 
-  private async askFix(brief: string): Promise<StructuredResult<FixReply>> {
+  /** `brief(chars)` renders the failure brief with that much pytest output; it shrinks until the prompt fits the budget. */
+  private async askFix(brief: (outputChars: number) => string): Promise<StructuredResult<FixReply>> {
     const current = this.lastCode ?? "";
     // Shrink the pytest excerpt first: the brief's head (failing tests, history) matters most.
-    for (const chars of [6000, 2000, 0]) {
-      const text =
-        chars === 6000
-          ? brief
-          : brief.replace(/pytest output \(end\):\n[\s\S]*?(\n\nEarlier attempts:|$)/, (_m, rest: string) =>
-              chars === 0 ? rest : `pytest output (end):\n[cut to fit the token budget]${rest}`,
-            );
-      const messages = fixPrompt(this.prompt, this.testsCode, current, text);
-      if (estimateTokens(messages) <= this.setup.tokenBudget || chars === 0) return this.ask(FIX_KIND, messages);
+    let messages = fixPrompt(this.prompt, this.testsCode, current, brief(6000));
+    for (const chars of [2000, 500, 0]) {
+      if (estimateTokens(messages) <= this.setup.tokenBudget) break;
+      messages = fixPrompt(this.prompt, this.testsCode, current, brief(chars));
     }
-    throw new Error("unreachable");
+    return this.ask(FIX_KIND, messages);
   }
 
-  private brief(result: PytestResult): string {
-    return failureBrief(result, this.notes);
+  private brief(result: PytestResult, outputChars?: number): string {
+    return failureBrief(result, this.notes, this.setup.files.root, outputChars);
   }
 
   /** One structured request: secrets redacted, the budget enforced, every exchange kept as an artifact. */

@@ -36,7 +36,7 @@ export function checkTests(node: RpgNode, testFile: string, outline: Outline, ot
 export function checkCode(node: RpgNode, code: Outline, imports: Outline): Verdict<void> {
   if (!code.ok) return { ok: false, reason: `the code does not parse: line ${code.line}: ${code.message}` };
   const kind = node.type === "class" ? "class" : "def";
-  const symbols = code.statements.filter((s) => s.kind !== "docstring");
+  const symbols = code.statements;
   if (symbols.length !== 1 || symbols[0]!.kind !== kind || symbols[0]!.name !== node.name) {
     const found = symbols.map((s) => (s.name ? `${s.kind} ${s.name}` : `a statement at line ${s.start}`)).join(", ") || "nothing";
     return { ok: false, reason: `the code must be exactly one top-level ${kind} named ${node.name}; found ${found}` };

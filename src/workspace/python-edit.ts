@@ -33,7 +33,8 @@ export function addImports(source: string, outline: readonly TopLevelStatement[]
     if (statement.kind === "docstring" || statement.kind === "future" || statement.kind === "import") after = statement.end;
     else break;
   }
-  const insert = after === 0 ? [...missing, ""] : missing;
+  // A new import block at the top of a file is followed by two blank lines before the first definition (PEP 8).
+  const insert = after === 0 ? [...missing, "", ""] : missing;
   lines.splice(after, 0, ...insert);
   return `${lines.join("\n").replace(/\n+$/, "")}\n`;
 }

@@ -101,7 +101,9 @@ describe("rpg-forge generate on the shipped example, offline", () => {
     const root = tempDir();
     mkdirSync(root, { recursive: true });
     const out = join(root, "statkit");
-    const result = await runCli("generate", EXAMPLE, "--out", out, "--replay", "examples/statkit/cassette.jsonl");
+    // Strict: every prompt must match the recording byte for byte (by hash), so the
+    // prompts, failure briefs included, are deterministic and the cassette is current.
+    const result = await runCli("generate", EXAMPLE, "--out", out, "--replay", "examples/statkit/cassette.jsonl", "--replay-strict");
     expect(result.code).toBe(1);
     expect(result.out).toBe(`11 passed, 1 failed, 2 skipped of 14 nodes; report: ${join(out, "docs/generation_report.md")}\n`);
     const lines = result.err.split("\n");

@@ -44,7 +44,8 @@ export function nodeMessages(node: NodePromptContext): ModelMessage[] {
   };
   return [
     { role: "system", content: SYSTEM },
-    { role: "user", content: `<node>\n${JSON.stringify(data, null, 2)}\n</node>` },
+    // "<\/" is JSON's own escape for "</", so no string in the data can close the tag.
+    { role: "user", content: `<node>\n${JSON.stringify(data, null, 2).replace(/<\//g, "<\\/")}\n</node>` },
   ];
 }
 
