@@ -36,7 +36,12 @@ describe("the failure brief", () => {
       junitXml: undefined,
       durationMs: 10,
     };
-    const brief = failureBrief(result, [{ label: "implementation", tried: "sum over count", outcome: "1 of 2 tests failed: test_mean" }], "/r", 200);
+    const brief = failureBrief(
+      result,
+      [{ label: "implementation", tried: "sum over count", outcome: "1 of 2 tests failed: test_mean" }],
+      "/r",
+      200,
+    );
     expect(brief).toContain("Failing tests (1 of 2):\n- test_mean: AssertionError: 1.0 != 1.5");
     expect(brief).toContain("pytest output (end):\n[... ");
     expect(brief).toContain("Earlier attempts:\n- implementation: sum over count → 1 of 2 tests failed: test_mean");
