@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -52,6 +53,30 @@ describe("rpg-forge generate: bad input stops before any work, exit 2", () => {
     const result = await runCli("generate", EXAMPLE, "--out", file, "--replay", "examples/statkit/cassette.jsonl");
     expect(result.code).toBe(2);
     expect(result.err).toMatch(/^OUTPUT_NOT_DIRECTORY /m);
+  });
+
+  it("refuses an output that cannot be written", async () => {
+    const result = await runCli("generate", EXAMPLE, "--out", "/sys/rpg-forge-out", "--replay", "examples/statkit/cassette.jsonl");
+    expect(result.code).toBe(2);
+    expect(result.err).toMatch(/^OUTPUT_NOT_WRITABLE - -: cannot write to the output \/sys\/rpg-forge-out/m);
+  });
+
+  it("fails a node whose prompt is over the token budget instead of sending it", async () => {
+    const dir = tempDir();
+    const rpg = join(dir, "rpg.json");
+    const docstring = `Return x.\n\n${"A very long specification. ".repeat(4000)}`;
+    writeFileSync(
+      rpg,
+      JSON.stringify({
+        nodes: [{ id: "big", name: "big", type: "function", node_type: "leaf", file_path: "src/b/big.py", docstring, subgraph_id: "b" }],
+      }),
+    );
+    fake = await startScriptedOpenAi([]);
+    useModelEnv({ OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: "k" });
+    const result = await runCli("generate", rpg, "--out", join(dir, "out"));
+    expect(result.code).toBe(1);
+    expect(result.err).toMatch(/✗ big failed .*the tests prompt needs about \d+ tokens, over the budget of 24000/);
+    expect(fake.requests).toEqual([]);
   });
 
   it("exits 2 on an invalid RPG with its problems and writes nothing", async () => {
@@ -116,6 +141,9 @@ describe("rpg-forge generate on the shipped example, offline", () => {
     expect(readdirSync(join(out, "src/statkit/report")).sort()).toEqual(["__init__.py", "summary.py"]);
     expect(readFileSync(join(out, "src/statkit/report/summary.py"), "utf8")).not.toContain("format_summary");
     expect(readFileSync(join(out, "docs/generation_report.md"), "utf8")).toContain("### report.format_number: format_number");
+    const pytest = spawnSync("python3", ["-m", "pytest", "-q", "-p", "no:cacheprovider"], { cwd: out, encoding: "utf8" });
+    expect(pytest.stdout).toMatch(/\b54 passed\b/);
+    expect(pytest.status).toBe(0);
   }, 300_000);
 });
 
