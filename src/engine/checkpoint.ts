@@ -1,10 +1,11 @@
 import { readFile, rename, stat } from "node:fs/promises";
 import { z } from "zod";
 import { RpgForgeError } from "../errors.js";
+import { NodeStatusSchema } from "../rpg/schema.js";
 import { writeFileAtomic } from "../workspace/atomic-write.js";
 
-export const NodeStatusSchema = z.enum(["pending", "in_progress", "passed", "failed", "skipped"]);
-export type NodeStatus = z.infer<typeof NodeStatusSchema>;
+export { NodeStatusSchema };
+export type { NodeStatus } from "../rpg/schema.js";
 
 export const TestResultsSchema = z.object({ passed: z.int().min(0), failed: z.int().min(0) });
 

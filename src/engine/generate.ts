@@ -11,6 +11,7 @@ import { chooseSandbox, runPytest, type SandboxKind } from "../sandbox/pytest.js
 import { ArtifactStore } from "../workspace/artifacts.js";
 import { prepareOutputDir, scaffoldPackage, writeOutputFile } from "../workspace/output-dir.js";
 import { PackageFiles } from "../workspace/package-files.js";
+import { assemblePackage, type AssemblyResult } from "./assemble.js";
 import type { RunEventListener } from "./events.js";
 import { createTddExecutor } from "./node-machine.js";
 import { makeRunId } from "./run-id.js";
@@ -99,6 +100,22 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   if (options.signal) runOptions.signal = options.signal;
   const { checkpoint, interrupted } = await runPlan(runOptions);
 
+  // An interrupted run assembles nothing: the package is finished by the resume.
+  let assembly: AssemblyResult | undefined;
+  if (!interrupted) {
+    assembly = await assemblePackage({
+      rpg: options.rpg,
+      checkpoint,
+      files,
+      python,
+      runId,
+      model: options.model,
+      generatedAt: new Date(clock()),
+      runTests: (targets) =>
+        runPytest({ cwd: outDir, targets: [...targets], sandbox: sandbox.kind, perTestTimeoutMs: options.perTestTimeoutMs, plugins }),
+    });
+    for (const warning of assembly.warnings) options.onNotice?.(warning);
+  }
   const summary = summarize(checkpoint);
   const report = renderGenerationReport({
     plan,
@@ -109,6 +126,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     model: options.model,
     generatedAt: new Date(clock()),
     elapsedMs: clock() - started,
+    assembly,
   });
   await writeOutputFile(outDir, REPORT_PATH, report);
   return { summary, interrupted, runId, reportPath: join(outDir, REPORT_PATH), checkpointPath };

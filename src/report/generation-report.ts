@@ -1,3 +1,4 @@
+import type { AssemblyResult } from "../engine/assemble.js";
 import type { Checkpoint } from "../engine/checkpoint.js";
 import type { RunSummary } from "../engine/summary.js";
 import type { Plan } from "../plan/plan.js";
@@ -12,6 +13,8 @@ export interface ReportInput {
   model: string;
   generatedAt: Date;
   elapsedMs: number;
+  /** What assembly did; absent for an interrupted run. */
+  assembly?: AssemblyResult | undefined;
 }
 
 /**
@@ -90,6 +93,23 @@ export function renderGenerationReport(input: ReportInput): string {
     `- **Tokens**: ${tokens.toLocaleString("en-US")}`,
     "",
   );
+  if (input.assembly) {
+    const suite = input.assembly.suite;
+    lines.push("## Repository Validation", "");
+    if (suite) {
+      const mark = suite.failed === 0 && suite.exitCode === 0 ? "✅" : "⚠️";
+      lines.push(
+        `- ${mark} \`python3 -m pytest\` on the passed nodes' tests: ${suite.passed} of ${suite.total} passing (test_results.xml)`,
+      );
+    } else {
+      lines.push("- ⚠️ no node passed, so there are no tests to run");
+    }
+    lines.push("- ✅ every generated Python file parses (checked before it was written)");
+    if (c.failed > 0) lines.push(`- ⚠️ ${c.failed} node${c.failed === 1 ? "" : "s"} failed (see above)`);
+    if (c.skipped > 0) lines.push(`- ⚠️ ${c.skipped} node${c.skipped === 1 ? "" : "s"} skipped (dependency failures)`);
+    for (const warning of input.assembly.warnings) lines.push(`- ⚠️ ${warning}`);
+    lines.push("");
+  }
   return `${lines.join("\n")}\n`;
 }
 

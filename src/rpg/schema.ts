@@ -17,6 +17,10 @@ export const NodeKindSchema = z
   .enum(["leaf", "composite"])
   .describe("leaf: a function or class that is generated. composite: a module or package that contains other nodes.");
 
+export const NodeStatusSchema = z
+  .enum(["pending", "in_progress", "passed", "failed", "skipped"])
+  .describe("Generation status of a node; rpg-forge writes it into docs/rpg.json and ignores it on input.");
+
 export const RpgNodeSchema = z.looseObject({
   id: z.string().min(1).describe("Unique, stable identifier of the node."),
   name: z.string().min(1).describe("The Python name of the symbol (function, class), or of the module or package."),
@@ -36,6 +40,7 @@ export const RpgNodeSchema = z.looseObject({
     .array(z.string())
     .optional()
     .describe('Third-party packages the node needs, as PEP 508 requirement strings, e.g. "numpy>=1.24".'),
+  status: NodeStatusSchema.optional(),
 });
 
 export const RpgEdgeSchema = z.looseObject({
@@ -68,6 +73,7 @@ export const RpgSchema = z
   .describe("A Repository Planning Graph: the functions and classes of a Python package and their dependencies.");
 
 export type EdgeType = z.infer<typeof EdgeTypeSchema>;
+export type NodeStatus = z.infer<typeof NodeStatusSchema>;
 export type RpgNode = z.infer<typeof RpgNodeSchema>;
 export type RpgEdge = z.infer<typeof RpgEdgeSchema>;
 export type RpgSubgraph = z.infer<typeof RpgSubgraphSchema>;

@@ -144,6 +144,33 @@ describe("rpg-forge generate on the shipped example, offline", () => {
     const pytest = spawnSync("python3", ["-m", "pytest", "-q", "-p", "no:cacheprovider"], { cwd: out, encoding: "utf8" });
     expect(pytest.stdout).toMatch(/\b54 passed\b/);
     expect(pytest.status).toBe(0);
+
+    // A real package: pip installs it into a virtual environment, and it imports from anywhere.
+    // Debian's python3 has setuptools and wheel, so this works offline (no build isolation).
+    const venv = join(root, "venv");
+    expect(spawnSync("/usr/bin/python3", ["-m", "venv", "--system-site-packages", venv]).status).toBe(0);
+    const pip = spawnSync(join(venv, "bin/pip"), ["install", "-q", "--no-build-isolation", "--no-deps", "--no-index", "-e", out], {
+      encoding: "utf8",
+    });
+    expect(pip.stderr).toBe("");
+    expect(pip.status).toBe(0);
+    const use = spawnSync(
+      join(venv, "bin/python"),
+      ["-c", "import statkit, statkit.stats as s; print(statkit.__all__, s.median([3, 1, 2]))"],
+      { cwd: root, encoding: "utf8" },
+    );
+    expect(use.stdout).toBe("['ensure_numbers', 'parse_number', 'parse_numbers'] 2.0\n");
+    const installed = spawnSync(join(venv, "bin/python"), ["-m", "pytest", "-q", "-p", "no:cacheprovider", out], {
+      cwd: root,
+      encoding: "utf8",
+    });
+    expect(installed.stdout).toMatch(/\b54 passed\b/);
+
+    expect(readFileSync(join(out, "pyproject.toml"), "utf8")).toContain('name = "statkit"');
+    expect(readFileSync(join(out, "README.md"), "utf8")).toContain(">>> from statkit.stats.descriptive import median");
+    expect(readFileSync(join(out, "test_results.xml"), "utf8")).toMatch(/<testsuite[^>]* tests="54"/);
+    const exported = JSON.parse(readFileSync(join(out, "docs/rpg.json"), "utf8")) as { nodes: { id: string; status: string }[] };
+    expect(exported.nodes.find((n) => n.id === "report.format_number")!.status).toBe("failed");
   }, 300_000);
 });
 

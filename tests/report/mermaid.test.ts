@@ -64,3 +64,42 @@ describe("renderMermaid", () => {
     expect(renderMermaid(hostile)).not.toContain("<script>");
   });
 });
+
+describe("renderGenerationReport", () => {
+  it("shows the coverage of a run: 15 of 20 passed is 75%", async () => {
+    const { renderGenerationReport } = await import("../../src/report/generation-report.js");
+    const { summarize } = await import("../../src/engine/summary.js");
+    const plan = planOf(rpgDoc(chain(20)));
+    const status = (i: number) => (i < 15 ? "passed" : i === 15 ? "failed" : "skipped");
+    const nodes = Object.fromEntries(
+      plan.order.map((id, i) => [
+        id,
+        {
+          status: status(i),
+          timestamp: "t",
+          test_results: { passed: 3, failed: 0 },
+          retry_count: 0,
+          attempts: [],
+          subgraph_id: "core",
+          node_type: "leaf" as const,
+          ...(i === 15 ? { failure_reason: "AssertionError" } : {}),
+        },
+      ]),
+    );
+    const checkpoint = { version: 1 as const, run_id: "r", rpg_sha256: "", created_at: "t", updated_at: "t", nodes };
+    const report = renderGenerationReport({
+      plan,
+      checkpoint,
+      summary: summarize(checkpoint),
+      rpgPath: "rpg.json",
+      runId: "r",
+      model: "m",
+      generatedAt: new Date(0),
+      elapsedMs: 90_000,
+    });
+    expect(report).toContain("- **Nodes Passed**: 15 (75%)");
+    expect(report).toContain("| core | 20 | 15 | 1 | 4 | 94% |");
+    expect(report).toContain("- **Generation Time**: 1 min 30 s");
+    expect(report).toMatch(/^```mermaid\nflowchart TD/m);
+  });
+});

@@ -1,0 +1,81 @@
+import { normalizePath } from "../rpg/paths.js";
+import type { Rpg } from "../rpg/schema.js";
+import { moduleOf } from "./layout.js";
+import { MARKER } from "./owned-file.js";
+
+export interface ProjectInfo {
+  name: string;
+  version: string;
+  description: string;
+  /** What was filled with a placeholder, for the report and the terminal. */
+  warnings: string[];
+}
+
+/** Name, version and description from the RPG's metadata, with placeholders (and a warning each) where it has none. */
+export function projectInfo(rpg: Rpg, fallbackName: string): ProjectInfo {
+  const warnings: string[] = [];
+  const meta = rpg.metadata;
+  let name = typeof meta.name === "string" ? meta.name : "";
+  if (!name) {
+    name = fallbackName;
+    warnings.push(`the RPG's metadata has no "name"; the project is called "${name}" after the output directory`);
+  }
+  name = name.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[-_.]+|[-_.]+$/g, "") || "generated-package";
+  let version = typeof meta.version === "string" ? meta.version : "";
+  if (!version) {
+    version = "0.1.0";
+    warnings.push('the RPG\'s metadata has no "version"; using 0.1.0');
+  }
+  const description = typeof meta.description === "string" ? meta.description : "";
+  if (!description) warnings.push('the RPG\'s metadata has no "description"; the README and pyproject.toml have none');
+  return { name, version, description, warnings };
+}
+
+/** Where setuptools finds the packages: src/ for the src layout, the root for anything else. */
+export function packageRoots(rpg: Rpg): string[] {
+  const roots = new Set<string>();
+  for (const node of rpg.nodes) roots.add(normalizePath(node.file_path).startsWith("src/") ? "src" : ".");
+  return [...roots].sort();
+}
+
+/** A leaf `main` in a module `cli` or `__main__` is the command line: it becomes a console script named after the project. */
+export function consoleScripts(rpg: Rpg, passed: ReadonlySet<string>, projectName: string): Record<string, string> {
+  const entry = rpg.nodes.find(
+    (n) => n.node_type === "leaf" && n.name === "main" && passed.has(n.id) && /(^|\/)(cli|__main__)\.py$/.test(normalizePath(n.file_path)),
+  );
+  return entry ? { [projectName]: `${moduleOf(entry.file_path)}:main` } : {};
+}
+
+/** pyproject.toml for the generated package (PEP 621 metadata, setuptools, the src layout). */
+export function renderPyproject(
+  info: ProjectInfo,
+  dependencies: readonly string[],
+  roots: readonly string[],
+  scripts: Record<string, string>,
+): string {
+  const str = (s: string): string => JSON.stringify(s); // TOML basic strings take JSON's escapes
+  const list = (items: readonly string[]): string => (items.length === 0 ? "[]" : `[\n${items.map((i) => `  ${str(i)},`).join("\n")}\n]`);
+  const lines = [
+    `# ${MARKER} from docs/rpg.json; edit the RPG and regenerate rather than this file.`,
+    "[build-system]",
+    'requires = ["setuptools>=64"]',
+    'build-backend = "setuptools.build_meta"',
+    "",
+    "[project]",
+    `name = ${str(info.name)}`,
+    `version = ${str(info.version)}`,
+    `description = ${str(info.description)}`,
+    'readme = "README.md"',
+    'requires-python = ">=3.9"',
+    `dependencies = ${list(dependencies)}`,
+    "",
+    "[project.optional-dependencies]",
+    'dev = ["pytest>=7"]',
+    "",
+  ];
+  if (Object.keys(scripts).length > 0) {
+    lines.push("[project.scripts]", ...Object.entries(scripts).map(([name, target]) => `${str(name)} = ${str(target)}`), "");
+  }
+  lines.push("[tool.setuptools.packages.find]", `where = ${JSON.stringify(roots)}`, "");
+  return lines.join("\n");
+}

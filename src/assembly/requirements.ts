@@ -1,0 +1,40 @@
+import { MARKER } from "./owned-file.js";
+
+/** PEP 503 normalisation, so "NumPy" and "numpy" are one requirement. */
+export const normalizeDistribution = (name: string): string => name.toLowerCase().replace(/[-_.]+/g, "-");
+
+/** The distribution a requirement names: "numpy>=1.24" -> "numpy". */
+export const distributionOf = (requirement: string): string => requirement.trim().split(/[\s<>=!~;[(@]/)[0] ?? "";
+
+/**
+ * The package's requirements: the nodes' own (as written) and, for third-party
+ * imports found in the code that no node declared, a range around the version
+ * installed where the tests ran (>=X.Y,<X+1), since that is the version they passed with.
+ */
+export function mergeRequirements(declared: readonly string[], scanned: ReadonlyMap<string, string | undefined>): string[] {
+  const byName = new Map<string, string>();
+  for (const requirement of declared) {
+    const name = normalizeDistribution(distributionOf(requirement));
+    if (name && !byName.has(name)) byName.set(name, requirement.trim());
+  }
+  for (const [distribution, version] of scanned) {
+    const name = normalizeDistribution(distribution);
+    if (byName.has(name)) continue;
+    byName.set(name, version ? `${distribution}${versionRange(version)}` : distribution);
+  }
+  return [...byName.values()].sort((a, b) => normalizeDistribution(a).localeCompare(normalizeDistribution(b)));
+}
+
+function versionRange(version: string): string {
+  const [major, minor] = version.split(".").map((p) => Number.parseInt(p, 10));
+  if (major === undefined || Number.isNaN(major)) return "";
+  return `>=${major}.${Number.isNaN(minor ?? Number.NaN) ? 0 : minor},<${major + 1}`;
+}
+
+export function renderRequirements(requirements: readonly string[]): string {
+  return [`# ${MARKER}: the packages the generated code imports.`, ...requirements, ""].join("\n");
+}
+
+export function renderDevRequirements(): string {
+  return [`# ${MARKER}: what the tests need on top of requirements.txt.`, "-r requirements.txt", "pytest>=7", ""].join("\n");
+}

@@ -1,0 +1,108 @@
+import { basename } from "node:path";
+import { renderInitFiles } from "../assembly/init-files.js";
+import { packageDirectories, testFiles } from "../assembly/layout.js";
+import { isOurs } from "../assembly/owned-file.js";
+import { consoleScripts, packageRoots, projectInfo, renderPyproject } from "../assembly/pyproject.js";
+import { renderPackageReadme } from "../assembly/readme.js";
+import { mergeRequirements, renderDevRequirements, renderRequirements } from "../assembly/requirements.js";
+import type { Rpg } from "../rpg/schema.js";
+import type { PytestResult } from "../sandbox/pytest.js";
+import type { PackageFiles } from "../workspace/package-files.js";
+import { outlinePython } from "../workspace/python-outline.js";
+import type { Checkpoint } from "./checkpoint.js";
+
+export interface AssemblyOptions {
+  rpg: Rpg;
+  checkpoint: Checkpoint;
+  files: PackageFiles;
+  python: string;
+  runId: string;
+  model: string;
+  generatedAt: Date;
+  runTests(targets: readonly string[]): Promise<PytestResult>;
+}
+
+export interface AssemblyResult {
+  /** Placeholders used and files left alone, for the terminal and the report. */
+  warnings: string[];
+  written: string[];
+  /** The whole suite, run once more after assembly; undefined when no node passed. */
+  suite: { exitCode: number; passed: number; failed: number; total: number } | undefined;
+}
+
+const GITIGNORE = ["__pycache__/", "*.py[cod]", ".pytest_cache/", "*.egg-info/", "build/", "dist/", ".venv/", ".rpg-forge/"];
+
+/**
+ * Turns the generated modules into a package people can install and test (PRD epic
+ * 4.6): __init__.py with __all__, pyproject.toml, requirements, a README, .gitignore,
+ * docs/rpg.json with each node's status, and test_results.xml from one run of the
+ * whole suite. Files a person wrote (no rpg-forge marker) are never overwritten.
+ */
+export async function assemblePackage(options: AssemblyOptions): Promise<AssemblyResult> {
+  const { rpg, checkpoint, files } = options;
+  const statusOf = (id: string) => checkpoint.nodes[id]?.status;
+  const passed = rpg.nodes.filter((n) => n.node_type === "leaf" && statusOf(n.id) === "passed");
+  const passedIds = new Set(passed.map((n) => n.id));
+  const info = projectInfo(rpg, basename(files.root));
+  const warnings = [...info.warnings];
+  const written: string[] = [];
+
+  const write = async (rel: string, content: string, owned = true): Promise<void> => {
+    if (owned && !isOurs(await files.read(rel))) {
+      warnings.push(`${rel} was not written by rpg-forge, so it was left as it is`);
+      return;
+    }
+    if (rel.endsWith(".py")) {
+      const outline = await outlinePython(options.python, content);
+      if (!outline.ok) throw new Error(`assembly produced ${rel} that does not parse (line ${outline.line}: ${outline.message})`);
+    }
+    await files.write(rel, content);
+    written.push(rel);
+  };
+
+  for (const [rel, content] of renderInitFiles(passed, packageDirectories(rpg))) {
+    const existing = await files.read(rel);
+    await write(rel, content, existing !== undefined && existing.trim() !== "");
+  }
+  const requirements = mergeRequirements(
+    passed.flatMap((n) => n.requirements ?? []),
+    new Map(),
+  );
+  await write("pyproject.toml", renderPyproject(info, requirements, packageRoots(rpg), consoleScripts(rpg, passedIds, info.name)));
+  await write("requirements.txt", renderRequirements(requirements));
+  await write("requirements-dev.txt", renderDevRequirements());
+  await write("README.md", renderPackageReadme(rpg, info, statusOf));
+  await write(".gitignore", mergedGitignore(await files.read(".gitignore")), false);
+  const exported = {
+    ...rpg,
+    metadata: {
+      ...rpg.metadata,
+      generation: { run_id: options.runId, model: options.model, generated_at: options.generatedAt.toISOString() },
+    },
+    nodes: rpg.nodes.map((n) => ({ ...n, status: statusOf(n.id) ?? "pending" })),
+  };
+  await write("docs/rpg.json", `${JSON.stringify(exported, null, 2)}\n`, false);
+
+  const suiteFiles = [...new Set(passed.map((n) => testFiles(rpg).get(n.id)!))].sort();
+  let suite: AssemblyResult["suite"];
+  if (suiteFiles.length > 0) {
+    const result = await options.runTests(suiteFiles);
+    if (result.junitXml) await write("test_results.xml", result.junitXml, false);
+    const failed = result.tests.filter((t) => t.status === "failed" || t.status === "error").length;
+    suite = {
+      exitCode: result.exitCode,
+      passed: result.tests.filter((t) => t.status === "passed").length,
+      failed,
+      total: result.tests.length,
+    };
+  }
+  return { warnings, written, suite };
+}
+
+/** The user's .gitignore with the entries a generated package needs added at the end. */
+function mergedGitignore(existing: string | undefined): string {
+  const lines = (existing ?? "").split("\n").filter((l, i, all) => l !== "" || i < all.length - 1);
+  const missing = GITIGNORE.filter((entry) => !lines.some((l) => l.trim() === entry));
+  if (missing.length === 0 && existing !== undefined) return existing;
+  return `${[...lines, ...(lines.length > 0 ? [""] : []), "# Added by rpg-forge", ...missing].join("\n")}\n`;
+}
