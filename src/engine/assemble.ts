@@ -1,15 +1,19 @@
 import { basename } from "node:path";
+import { importCycles, type ImportCycle } from "../assembly/imports.js";
 import { renderInitFiles } from "../assembly/init-files.js";
-import { packageDirectories, testFiles } from "../assembly/layout.js";
+import { moduleOf, packageDirectories, testFiles } from "../assembly/layout.js";
 import { isOurs } from "../assembly/owned-file.js";
 import { consoleScripts, packageRoots, projectInfo, renderPyproject } from "../assembly/pyproject.js";
 import { renderPackageReadme } from "../assembly/readme.js";
 import { mergeRequirements, renderDevRequirements, renderRequirements } from "../assembly/requirements.js";
+import { thirdPartyImports } from "../assembly/third-party.js";
+import { normalizePath } from "../rpg/paths.js";
 import type { Rpg } from "../rpg/schema.js";
 import type { PytestResult } from "../sandbox/pytest.js";
 import type { PackageFiles } from "../workspace/package-files.js";
 import { outlinePython } from "../workspace/python-outline.js";
 import type { Checkpoint } from "./checkpoint.js";
+import { localPackagesOf } from "./tdd-setup.js";
 
 export interface AssemblyOptions {
   rpg: Rpg;
@@ -26,6 +30,8 @@ export interface AssemblyResult {
   /** Placeholders used and files left alone, for the terminal and the report. */
   warnings: string[];
   written: string[];
+  /** Modules that import each other at load time, which fails or misbehaves at import. */
+  importCycles: ImportCycle[];
   /** The whole suite, run once more after assembly; undefined when no node passed. */
   suite: { exitCode: number; passed: number; failed: number; total: number } | undefined;
 }
@@ -64,10 +70,17 @@ export async function assemblePackage(options: AssemblyOptions): Promise<Assembl
     const existing = await files.read(rel);
     await write(rel, content, existing !== undefined && existing.trim() !== "");
   }
+  const modules = new Map<string, string>();
+  for (const node of passed) {
+    const source = await files.read(normalizePath(node.file_path));
+    if (source !== undefined) modules.set(moduleOf(node.file_path), source);
+  }
+  const local = localPackagesOf(rpg);
   const requirements = mergeRequirements(
     passed.flatMap((n) => n.requirements ?? []),
-    new Map(),
+    await thirdPartyImports(options.python, modules, local),
   );
+  const cycles = await importCycles(options.python, modules);
   await write("pyproject.toml", renderPyproject(info, requirements, packageRoots(rpg), consoleScripts(rpg, passedIds, info.name)));
   await write("requirements.txt", renderRequirements(requirements));
   await write("requirements-dev.txt", renderDevRequirements());
@@ -96,7 +109,7 @@ export async function assemblePackage(options: AssemblyOptions): Promise<Assembl
       total: result.tests.length,
     };
   }
-  return { warnings, written, suite };
+  return { warnings, written, importCycles: cycles, suite };
 }
 
 /** The user's .gitignore with the entries a generated package needs added at the end. */

@@ -1,3 +1,4 @@
+import { importFor, isStdlib, missingNames, organizeImports, usedNames } from "../assembly/imports.js";
 import { findTestBlock, upsertTestBlock } from "../assembly/test-blocks.js";
 import { askStructured, type StructuredResult } from "../llm/structured.js";
 import { addUsage, ZERO_USAGE, type ModelMessage, type TokenUsage } from "../llm/provider.js";
@@ -94,7 +95,11 @@ class NodeRun {
       const applied = proposal.ok ? await this.applyCode(proposal.imports, proposal.code) : proposal;
       if (applied.ok) {
         result = await this.runTests();
-        const route = greenGateRoute(result);
+        let route = greenGateRoute(result);
+        if (route === "failing" && (await this.addMissingImports(result))) {
+          result = await this.runTests();
+          route = greenGateRoute(result);
+        }
         await this.setup.artifacts.save(this.node.id, `green-gate-${route}`, {
           [this.implFile.split("/").pop()!]: await this.setup.files.read(this.implFile),
           "pytest-output.txt": result.output,
@@ -208,12 +213,49 @@ class NodeRun {
     const replacedOutline = await outlinePython(python, replaced);
     if (!replacedOutline.ok)
       return { ok: false, reason: `the edited file would not parse: line ${replacedOutline.line}: ${replacedOutline.message}` };
-    const after = addImports(replaced, replacedOutline.statements, imports);
+    // The model's imports plus those the RPG's edges imply for dependencies the code
+    // uses, in PEP 8 order; where the block cannot be reordered, they are only added.
+    const edgeImports = await this.edgeImports(code);
+    const organized = await organizeImports(python, replaced, this.setup.localPackages, [...imports, ...edgeImports]);
+    const after =
+      organized.reason === undefined ? organized.source : addImports(replaced, replacedOutline.statements, [...imports, ...edgeImports]);
     const final = await outlinePython(python, after);
     if (!final.ok) return { ok: false, reason: `the edited file would not parse: line ${final.line}: ${final.message}` };
     await this.setup.files.write(this.implFile, after);
     if (proposed) this.lastCode = code;
     return { ok: true };
+  }
+
+  /** `from <module> import <name>` for each dependency in another module that the code uses. */
+  private async edgeImports(code: string): Promise<string[]> {
+    const deps = this.setup.dependenciesOf(this.node);
+    const used = new Set(
+      await usedNames(
+        this.setup.python,
+        code,
+        deps.map((d) => d.name),
+      ),
+    );
+    return deps.filter((d) => used.has(d.name)).flatMap((d) => importFor(d, this.node) ?? []);
+  }
+
+  /**
+   * A NameError for a dependency or a standard-library module is a missing import,
+   * not a wrong implementation: add it and run again without spending an iteration.
+   */
+  private async addMissingImports(result: PytestResult): Promise<boolean> {
+    const { names } = missingNames(result.output);
+    if (names.length === 0) return false;
+    const lines: string[] = [];
+    for (const dep of this.setup.dependenciesOf(this.node)) if (names.includes(dep.name)) lines.push(...(importFor(dep, this.node) ?? []));
+    for (const name of names) if (await isStdlib(this.setup.python, name)) lines.push(`import ${name}`);
+    if (lines.length === 0) return false;
+    const source = (await this.setup.files.read(this.implFile)) ?? "";
+    const organized = await organizeImports(this.setup.python, source, this.setup.localPackages, lines);
+    if (!organized.changed || organized.reason !== undefined) return false;
+    await this.setup.files.write(this.implFile, organized.source);
+    this.notes.push({ label: "imports", tried: `added ${lines.join("; ")}`, outcome: "tests run again" });
+    return true;
   }
 
   private async runTests(): Promise<PytestResult> {

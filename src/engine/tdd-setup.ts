@@ -22,6 +22,10 @@ export interface TddSetup {
   /** The most tokens one prompt may use, by estimate. */
   tokenBudget: number;
   testFileOf(nodeId: string): string;
+  /** The leaves a node depends on, for the imports its code needs. */
+  dependenciesOf(node: RpgNode): RpgNode[];
+  /** The package's own top-level packages: imports of these are local (PEP 8's third group). */
+  localPackages: string[];
   promptContext(node: RpgNode): NodePromptContext;
   jsonSchemaOf(schema: z.ZodType): Record<string, unknown>;
   runTests(testIds: readonly string[], signal: AbortSignal): Promise<PytestResult>;
@@ -55,6 +59,9 @@ export function createTddSetup(options: TddSetupOptions): TddSetup {
     maxTestAttempts: options.maxTestAttempts ?? 3,
     tokenBudget: options.tokenBudget ?? 24_000,
     testFileOf: (id) => tests.get(id) ?? `tests/test_${id}.py`,
+    dependenciesOf: (node) =>
+      (options.plan.dependencies.get(node.id) ?? []).map((id) => options.plan.nodes.get(id)!).filter((n) => n.node_type === "leaf"),
+    localPackages: localPackagesOf(options.rpg),
     promptContext: (node) => promptContext(node, options.plan, tests),
     jsonSchemaOf: (schema) => {
       let json = schemas.get(schema);
@@ -62,6 +69,11 @@ export function createTddSetup(options: TddSetupOptions): TddSetup {
       return json;
     },
   };
+}
+
+/** Top-level package names of the generated code (statkit for src/statkit/stats/core.py). */
+export function localPackagesOf(rpg: Rpg): string[] {
+  return [...new Set(rpg.nodes.map((n) => moduleOf(n.file_path).split(".")[0]!))].sort();
 }
 
 /** The node and the interfaces of what it depends on: signatures and the first line of docstrings, never bodies. */

@@ -108,6 +108,8 @@ export function renderGenerationReport(input: ReportInput): string {
     if (c.failed > 0) lines.push(`- ⚠️ ${c.failed} node${c.failed === 1 ? "" : "s"} failed (see above)`);
     if (c.skipped > 0) lines.push(`- ⚠️ ${c.skipped} node${c.skipped === 1 ? "" : "s"} skipped (dependency failures)`);
     for (const warning of input.assembly.warnings) lines.push(`- ⚠️ ${warning}`);
+    for (const { cycle, suggestion } of input.assembly.importCycles)
+      lines.push(`- ⚠️ circular import: ${cycle.join(" → ")}. ${suggestion}`);
     lines.push("");
   }
   return `${lines.join("\n")}\n`;

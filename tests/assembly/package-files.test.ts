@@ -85,3 +85,18 @@ describe("assembly", () => {
     expect(readme).toContain("```python\n>>> from stats.core import mean\n>>> mean([1, 3])\n2.0\n```");
   });
 });
+
+describe("requirements from the code", () => {
+  it("detects third-party imports such as numpy and pandas, but not the standard library or the package itself", async () => {
+    const { thirdPartyImports } = await import("../../src/assembly/third-party.js");
+    const modules = new Map([
+      [
+        "stats.core",
+        "import os\nimport numpy as np\nfrom pandas import DataFrame\nfrom stats import viz\n\n\ndef f():\n    import requests\n",
+      ],
+      ["stats.viz", "from __future__ import annotations\nimport json\n"],
+    ]);
+    const found = await thirdPartyImports(await findPython(), modules, ["stats"]);
+    expect([...found.keys()].map((k) => k.toLowerCase()).sort()).toEqual(["numpy", "pandas"]);
+  });
+});

@@ -8,7 +8,7 @@ import { summarize } from "../../src/engine/summary.js";
 import { RpgForgeError } from "../../src/errors.js";
 import { buildPlan, type Plan } from "../../src/plan/plan.js";
 import { parseRpgText } from "../../src/rpg/load.js";
-import { chain, leaf, rpgDoc, text } from "../helpers/rpg.js";
+import { chain, composite, leaf, rpgDoc, text } from "../helpers/rpg.js";
 import { useTempDirs } from "../helpers/temp-dir.js";
 
 const tempDir = useTempDirs();
@@ -286,16 +286,7 @@ describe("runPlan", () => {
   });
 
   it("marks composite nodes passed without calling the executor", async () => {
-    const module = {
-      id: "m",
-      name: "core",
-      type: "module",
-      node_type: "composite",
-      file_path: "src/pkg/core.py",
-      docstring: "",
-      dependencies: [],
-      subgraph_id: "core",
-    };
+    const module = composite({ id: "m" });
     const executor = scripted();
     const { checkpoint } = await runPlan(options(planOf(rpgDoc([module, leaf({ id: "a", parent_id: "m" })])), executor));
     expect(executor.calls).toEqual(["a"]);

@@ -92,6 +92,10 @@ const SCRIPTS: Record<string, Script> = {
     implementation: [impl("spin", "while True:\n        pass")],
     fix: [fix("spin", "return x")],
   },
+  // Uses a dependency from another module without importing it: the RPG's edge supplies the import.
+  uses_add: { tests: [goodTests("uses_add", [[1, 4]])], implementation: [impl("uses_add", "return add_one(x) * 2")] },
+  // Forgets `import math`: the NameError is repaired and the tests rerun, no iteration spent.
+  root: { tests: [goodTests("root", [[9, 3]])], implementation: [impl("root", "return int(math.sqrt(x))")] },
   // Tests that never fail against the stub: the node fails after 3 attempts.
   vacuous: {
     tests: Array.from({ length: 3 }, () => ({ test_code: "import lab.vacuous\n\n\ndef test_vacuous():\n    assert True\n", notes: "" })),
@@ -128,6 +132,8 @@ function nodes() {
     node("add_one", "shared", [], `Add one to x. (The deploy key is ${SECRET}.)`),
     node("scale", "shared"),
     node("uses_scale", "uses_scale", ["scale"]),
+    node("uses_add", "uses_add", ["add_one"]),
+    node("root", "root"),
     ...["square", "cube", "negate", "halve", "inc", "dec", "absval", "sign", "spin", "vacuous"].map((n) => node(n, n)),
   ];
 }
@@ -313,7 +319,20 @@ describe("the TDD loop, through a real OpenAI-compatible HTTP server", () => {
   it("skips the dependents of a failed node", () => {
     expect(entry("uses_scale")).toMatchObject({ status: "skipped", blocked_by: ["scale"] });
     expect(requestsOf("uses_scale")).toEqual([]);
-    expect(result.summary.counts).toMatchObject({ total: 13, passed: 8, failed: 4, skipped: 1 });
+    expect(result.summary.counts).toMatchObject({ total: 15, passed: 10, failed: 4, skipped: 1 });
+  });
+
+  it("adds the import an edge implies when the code uses a dependency from another module", () => {
+    expect(entry("uses_add")).toMatchObject({ status: "passed", retry_count: 0 });
+    expect(readFileSync(join(out, "src/lab/uses_add.py"), "utf8")).toBe(
+      "from lab.shared import add_one\n\n\ndef uses_add(x):\n    return add_one(x) * 2\n",
+    );
+  });
+
+  it("repairs a missing standard-library import found in a NameError without spending an iteration", () => {
+    expect(entry("root")).toMatchObject({ status: "passed", retry_count: 0 });
+    expect(readFileSync(join(out, "src/lab/root.py"), "utf8")).toMatch(/^import math\n\n\ndef root/);
+    expect(requestsOf("root", "fix")).toEqual([]);
   });
 
   it("keeps every prompt, reply and test result as artifacts per node and step", () => {
@@ -334,10 +353,10 @@ describe("the TDD loop, through a real OpenAI-compatible HTTP server", () => {
 
   it("writes the report, and leaves a package whose own tests pass", () => {
     const report = readFileSync(result.reportPath, "utf8");
-    expect(report).toContain("- **Nodes Failed**: 4 (31%)");
+    expect(report).toContain("- **Nodes Failed**: 4 (27%)");
     expect(report).toContain("### scale: scale");
     const pytest = spawnSync("python3", ["-m", "pytest", "-q", "-p", "no:cacheprovider"], { cwd: out, encoding: "utf8" });
-    expect(pytest.stdout).toMatch(/\b9 passed\b/);
+    expect(pytest.stdout).toMatch(/\b11 passed\b/);
     expect(pytest.status).toBe(0);
   });
 });

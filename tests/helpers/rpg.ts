@@ -26,6 +26,28 @@ export function leaf(spec: NodeSpec): Record<string, unknown> {
   };
 }
 
+/** A composite node: a module (a .py file) by default, or a package (a directory). */
+export function composite(spec: {
+  id: string;
+  name?: string;
+  type?: "module" | "package";
+  file?: string;
+  deps?: string[];
+  subgraph?: string;
+  [key: string]: unknown;
+}): Record<string, unknown> {
+  const {
+    id,
+    name = "core",
+    type = "module",
+    file = type === "module" ? "src/pkg/core.py" : "src/pkg",
+    deps = [],
+    subgraph = "core",
+    ...rest
+  } = spec;
+  return { id, name, type, node_type: "composite", file_path: file, docstring: "", dependencies: deps, subgraph_id: subgraph, ...rest };
+}
+
 /** An RPG document (as JSON text would hold it) from node specs and edges. */
 export function rpgDoc(
   nodes: Record<string, unknown>[],

@@ -5,7 +5,7 @@ import { parseRpgText } from "../../src/rpg/load.js";
 import { compareIds } from "../../src/rpg/ids.js";
 import type { Rpg } from "../../src/rpg/schema.js";
 import { readFileSync } from "node:fs";
-import { chain, leaf, rpgDoc, text } from "../helpers/rpg.js";
+import { chain, composite, leaf, rpgDoc, text } from "../helpers/rpg.js";
 
 function load(doc: unknown): Rpg {
   const loaded = parseRpgText(text(doc), "rpg.json");
@@ -77,16 +77,7 @@ describe("buildPlan", () => {
   });
 
   it("puts parents before their children", () => {
-    const module = {
-      id: "z_module",
-      name: "core",
-      type: "module",
-      node_type: "composite",
-      file_path: "src/pkg/core.py",
-      docstring: "",
-      dependencies: [],
-      subgraph_id: "core",
-    };
+    const module = composite({ id: "z_module" });
     const plan = buildPlan(load(rpgDoc([leaf({ id: "a", parent_id: "z_module" }), module])));
     expect(plan.order).toEqual(["z_module", "a"]);
   });

@@ -70,7 +70,7 @@ describe("renderGenerationReport", () => {
     const { renderGenerationReport } = await import("../../src/report/generation-report.js");
     const { summarize } = await import("../../src/engine/summary.js");
     const plan = planOf(rpgDoc(chain(20)));
-    const status = (i: number) => (i < 15 ? "passed" : i === 15 ? "failed" : "skipped");
+    const status = (i: number): "passed" | "failed" | "skipped" => (i < 15 ? "passed" : i === 15 ? "failed" : "skipped");
     const nodes = Object.fromEntries(
       plan.order.map((id, i) => [
         id,

@@ -1,0 +1,277 @@
+import { findCycles } from "../rpg/cycles.js";
+import { compareIds } from "../rpg/ids.js";
+import { outlinePython } from "../workspace/python-outline.js";
+import { moduleOf } from "./layout.js";
+import { askImportScript, type ImportStatement, type RuntimeImport } from "./python-imports.js";
+
+/** How the import statements of one module are classified: for PEP 8 grouping. */
+export type ImportGroup = "future" | "stdlib" | "third_party" | "local";
+
+const GROUP_ORDER: readonly ImportGroup[] = ["future", "stdlib", "third_party", "local"];
+
+/** The organized source; `reason` says why it was left unchanged when it could not be organized. */
+export interface OrganizedImports {
+  source: string;
+  changed: boolean;
+  reason?: string;
+}
+
+/** One statement of the new block, with the comment lines that travel with it. */
+interface Unit {
+  statement: ImportStatement;
+  comments: string[];
+  text: string;
+}
+
+/**
+ * Rewrites the leading import block of a module in PEP 8 order: __future__, standard
+ * library, third party, local, one blank line between groups, then two blank lines
+ * before a def or class (one before other code). Within a group statements sort by
+ * module name, case-insensitively (`import x` before `from x import y` on a tie);
+ * relative imports come last in the local group. Comment lines in the block move with
+ * the import below them, so none is lost; a trailing comment stays with its line,
+ * except on a line holding several statements (`import a; import b  # c`), which is
+ * split and loses the comment. Extra lines are added unless every name they bind is
+ * already imported at top level. CRLF line ends become LF.
+ */
+export async function organizeImports(
+  python: string,
+  source: string,
+  localPackages: readonly string[],
+  extra: readonly string[] = [],
+): Promise<OrganizedImports> {
+  const unchanged = (reason?: string): OrganizedImports => ({ source, changed: false, ...(reason === undefined ? {} : { reason }) });
+  const text = source.replace(/\r\n/g, "\n");
+  const wanted = extra.map((line) => line.trim()).filter((line) => line !== "");
+  const scan = await askImportScript(python, { mode: "block", source: text, extra: wanted });
+  if (!scan.ok) return unchanged(`imports not organized: ${scan.message}`);
+
+  const lines = text === "" ? [] : text.replace(/\n$/, "").split("\n");
+  const firstStatement = scan.imports[0]?.start ?? (scan.next.start || lines.length + 1);
+  const headEnd = scan.docstringEnd > 0 ? scan.docstringEnd : headerEnd(lines, firstStatement - 1);
+  const units = unitsOf(lines, headEnd, scan.imports);
+  if (typeof units === "string") return unchanged(`imports not organized: ${units}`);
+  const added = newExtras(scan.extras, scan.present);
+  if (units.length === 0 && added.length === 0) return unchanged();
+
+  const stdlib = await stdlibNames(python);
+  const block = renderBlock([...withoutRepeats(units), ...added], localPackages, stdlib);
+  const head = lines.slice(0, headEnd);
+  while (head.length > 0 && head.at(-1)!.trim() === "") head.pop();
+  const tail = lines.slice(scan.imports.at(-1)?.end ?? headEnd);
+  while (tail.length > 0 && tail[0]!.trim() === "") tail.shift();
+  const gap = scan.next.kind === "def" ? ["", ""] : [""];
+  const result = `${[...head, ...(head.length > 0 ? [""] : []), ...block, ...(tail.length > 0 ? gap : []), ...tail].join("\n")}\n`;
+  if (result === source) return unchanged();
+  const outline = await outlinePython(python, result);
+  if (!outline.ok) return unchanged(`imports not organized: the result would not parse (line ${outline.line}: ${outline.message})`);
+  return { source: result, changed: true };
+}
+
+/**
+ * Without a docstring, how many lines stay above the imports: a shebang and coding
+ * cookie (they only work on lines 1–2), and a leading comment block set off by a blank
+ * line, which is a file header rather than a note on the first import.
+ */
+function headerEnd(lines: readonly string[], limit: number): number {
+  let end = 0;
+  while (end < Math.min(2, limit) && /^#!|^#.*coding[:=]/.test(lines[end]!)) end++;
+  let next = end;
+  while (next < limit && lines[next]!.startsWith("#")) next++;
+  return next > end && next < limit && lines[next]!.trim() === "" ? next : end;
+}
+
+/** The block's statements with the comment lines above each; a description of the problem if a line is neither. */
+function unitsOf(lines: readonly string[], headEnd: number, imports: readonly ImportStatement[]): Unit[] | string {
+  const units: Unit[] = [];
+  let line = headEnd + 1;
+  for (const statement of imports) {
+    const comments: string[] = [];
+    for (; line < statement.start; line++) {
+      const content = lines[line - 1]!.trim();
+      if (content.startsWith("#")) comments.push(content);
+      else if (content !== "") return `line ${line} sits in the import block but is neither an import nor a comment`;
+    }
+    const text = statement.shared ? statement.segment : lines.slice(statement.start - 1, statement.end).join("\n");
+    units.push({ statement, comments, text });
+    line = Math.max(line, statement.end + 1);
+  }
+  return units;
+}
+
+/** The block without a second copy of a statement; a copy with comments of its own is kept, so nothing a person wrote is lost. */
+function withoutRepeats(units: readonly Unit[]): Unit[] {
+  const seen = new Set<string>();
+  return units.filter((unit) => {
+    const key = unit.text.replace(/\s+/g, " ").trim();
+    const repeat = seen.has(key) && unit.comments.length === 0;
+    seen.add(key);
+    return !repeat;
+  });
+}
+
+/** Extra statements that bind a name not yet imported the same way (`from m import x` is there when `from m import x, y` is). */
+function newExtras(extras: readonly ImportStatement[], present: readonly string[]): Unit[] {
+  const bound = new Set(present);
+  const added: Unit[] = [];
+  for (const statement of extras) {
+    if (statement.keys.every((key) => bound.has(key))) continue;
+    for (const key of statement.keys) bound.add(key);
+    added.push({ statement, comments: [], text: statement.segment });
+  }
+  return added;
+}
+
+function renderBlock(units: readonly Unit[], localPackages: readonly string[], stdlib: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  for (const group of GROUP_ORDER) {
+    const members = units.filter((unit) => groupOf(unit.statement, localPackages, stdlib) === group);
+    if (members.length === 0) continue;
+    if (out.length > 0) out.push("");
+    for (const unit of members.sort(compareUnits)) out.push(...unit.comments, unit.text);
+  }
+  return out;
+}
+
+function groupOf(statement: ImportStatement, localPackages: readonly string[], stdlib: ReadonlySet<string>): ImportGroup {
+  if (statement.level > 0) return "local";
+  const isFrom = statement.keys[0]?.startsWith("from ") ?? false;
+  // `import __future__` is an ordinary module; only `from __future__ import` is a future statement.
+  if (isFrom && statement.module === "__future__") return "future";
+  const top = statement.module.split(".")[0]!;
+  // The package's own name wins over a standard-library module of the same name.
+  if (localPackages.includes(top)) return "local";
+  return stdlib.has(top) ? "stdlib" : "third_party";
+}
+
+function compareUnits(a: Unit, b: Unit): number {
+  const key = (u: Unit): string[] => {
+    const module = ".".repeat(u.statement.level) + u.statement.module;
+    return [u.statement.level > 0 ? "1" : "0", module.toLowerCase(), module, u.statement.keys[0]?.startsWith("from ") ? "1" : "0", u.text];
+  };
+  const ka = key(a);
+  const kb = key(b);
+  for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return ka[i]! < kb[i]! ? -1 : 1;
+  return 0;
+}
+
+/** The import line a dependent needs for a dependency in another module: `from <module> import <name>`; none when both are in the same module. */
+export function importFor(dependency: { name: string; file_path: string }, dependent: { file_path: string }): string | undefined {
+  const module = moduleOf(dependency.file_path);
+  // Importing from one's own module is a circular import of the module by itself.
+  return module === moduleOf(dependent.file_path) ? undefined : `from ${module} import ${dependency.name}`;
+}
+
+/**
+ * Which candidates the code uses: names read as identifiers (ast Name nodes), so a
+ * name in a string, a comment, an attribute (`obj.mean`), a parameter or a keyword
+ * argument does not count. Code that does not parse falls back to the tokenizer.
+ */
+export async function usedNames(python: string, code: string, candidates: readonly string[]): Promise<string[]> {
+  if (candidates.length === 0) return [];
+  const found = new Set((await askImportScript(python, { mode: "names", code })).names);
+  return [...new Set(candidates)].filter((name) => found.has(name));
+}
+
+/** One import cycle between modules of the package, for the report. */
+export interface ImportCycle {
+  /** Module names in import order, the first repeated at the end (as findCycles names RPG cycles). */
+  cycle: string[];
+  suggestion: string;
+}
+
+/**
+ * The cycles of the package's module-level import graph: imports that run when a
+ * module loads (top level, and inside top-level if/try/with), not those inside
+ * functions or under `if TYPE_CHECKING:`. A module that does not parse has no edges.
+ * A module is taken for a package (for relative imports) when another module's name
+ * starts with its name and a dot.
+ */
+export async function importCycles(python: string, modules: ReadonlyMap<string, string>): Promise<ImportCycle[]> {
+  if (modules.size === 0) return [];
+  const reply = await askImportScript(python, { mode: "graph", modules: Object.fromEntries(modules) });
+  const known = new Set(modules.keys());
+  const packages = new Set([...known].flatMap((m) => m.split(".").map((_, i, parts) => parts.slice(0, i).join("."))));
+  const edges = new Map<string, Map<string, Set<string>>>();
+  for (const [module, imports] of Object.entries(reply.modules)) {
+    const targets = new Map<string, Set<string>>();
+    for (const found of imports ?? []) {
+      for (const [target, name] of resolveImport(module, packages.has(module), found, known)) {
+        targets.set(target, (targets.get(target) ?? new Set()).add(name));
+      }
+    }
+    edges.set(module, targets);
+  }
+  const graph = new Map([...edges].map(([module, targets]) => [module, [...targets.keys()].sort(compareIds)]));
+  return findCycles(graph).map((cycle) => ({ cycle, suggestion: suggestionFor(cycle, edges) }));
+}
+
+/**
+ * The known modules an import loads, each with the name it takes ("" for `import m`).
+ * `from p import x` loads the module p.x when there is one, else takes x from p.
+ */
+function resolveImport(importer: string, isPackage: boolean, found: RuntimeImport, known: ReadonlySet<string>): [string, string][] {
+  const base = absoluteModule(importer, isPackage, found);
+  if (base === undefined) return [];
+  if (found.names === null) return known.has(base) ? [[base, ""]] : [];
+  const resolved: [string, string][] = [];
+  for (const name of found.names) {
+    const submodule = base === "" ? name : `${base}.${name}`;
+    if (known.has(submodule)) resolved.push([submodule, name]);
+    else if (known.has(base)) resolved.push([base, name]);
+  }
+  return resolved;
+}
+
+/** The absolute module of a (possibly relative) import; undefined when it climbs above the top-level package. */
+function absoluteModule(importer: string, isPackage: boolean, found: RuntimeImport): string | undefined {
+  if (found.level === 0) return found.module;
+  // `.` is the importer's package: the module itself when it is a package, else its parent; each further dot goes up one.
+  const parts = importer.split(".");
+  const pkg = isPackage ? parts : parts.slice(0, -1);
+  if (found.level - 1 >= pkg.length) return undefined;
+  const anchor = pkg.slice(0, pkg.length - (found.level - 1));
+  return [...anchor, ...(found.module === "" ? [] : found.module.split("."))].join(".");
+}
+
+function suggestionFor(cycle: readonly string[], edges: ReadonlyMap<string, ReadonlyMap<string, ReadonlySet<string>>>): string {
+  const steps = cycle.slice(0, -1).map((from, i) => {
+    const to = cycle[i + 1]!;
+    const names = [...(edges.get(from)?.get(to) ?? [])].filter((name) => name !== "").sort();
+    return `${from} imports ${to}${names.length > 0 ? ` (${names.join(", ")})` : ""}`;
+  });
+  if (cycle.length === 2) return `${steps[0]}, i.e. itself: drop the import, since those names are defined in the module.`;
+  return `${steps.join("; ")}. Move what they share into a module that imports neither, or import inside the function that needs it.`;
+}
+
+/**
+ * Missing names from pytest output: names from NameError and from `ImportError: cannot
+ * import name`, and modules from ModuleNotFoundError; each sorted, without repeats.
+ * Python quotes them with repr, so a name never contains a quote.
+ */
+export function missingNames(pytestOutput: string): { names: string[]; modules: string[] } {
+  const all = (...patterns: RegExp[]): string[] =>
+    [...new Set(patterns.flatMap((pattern) => [...pytestOutput.matchAll(pattern)].map((m) => m[1]!)))].sort();
+  return {
+    names: all(/NameError: name '([^'\s]+)' is not defined/g, /ImportError: cannot import name '([^'\s]+)'/g),
+    modules: all(/ModuleNotFoundError: No module named '([^'\s]+)'/g),
+  };
+}
+
+// One probe per interpreter: the set does not change while the process runs.
+const stdlibCache = new Map<string, Promise<ReadonlySet<string>>>();
+
+function stdlibNames(python: string): Promise<ReadonlySet<string>> {
+  let names = stdlibCache.get(python);
+  if (!names) {
+    names = askImportScript(python, { mode: "stdlib" }).then((reply) => new Set(reply.names));
+    stdlibCache.set(python, names);
+    names.catch(() => stdlibCache.delete(python)); // a failed probe is tried again next time
+  }
+  return names;
+}
+
+/** Whether a module's top-level name is in the standard library of the given python (sys.stdlib_module_names), cached per interpreter. */
+export async function isStdlib(python: string, module: string): Promise<boolean> {
+  return (await stdlibNames(python)).has(module.split(".")[0]!);
+}
