@@ -79,3 +79,127 @@ export function packageDirectory(path: string): string {
 export function isModulePath(path: string): boolean {
   return path.endsWith(".py") && path.split("/").pop() !== "__init__.py";
 }
+
+/**
+ * Python's hard keywords (3.12): none of them can be a def, class, module or package name. The soft keywords
+ * (match, case, type, _) are ordinary names outside their statements, so they are allowed.
+ */
+const PYTHON_KEYWORDS = new Set(
+  "False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield".split(
+    " ",
+  ),
+);
+/** ASCII only: Python also accepts Unicode identifiers (NFKC-normalised, XID classes), which we do not try to check. */
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Why `word` cannot be a Python name, or undefined when it can. */
+export function identifierProblem(word: string): "not-identifier" | "keyword" | undefined {
+  if (!IDENTIFIER.test(word)) return "not-identifier";
+  return PYTHON_KEYWORDS.has(word) ? "keyword" : undefined;
+}
+
+/**
+ * The segments of a path that become parts of its import name: under src/ (the import root of the
+ * src layout) those after it, elsewhere all of them; the module stem without .py, and no __init__.
+ * `kind` is as for checkFilePath, and the path must have passed it.
+ */
+export function importSegments(path: string, kind: "file" | "package"): string[] {
+  const segments = (kind === "package" ? packageDirectory(path) : normalizePath(path)).split("/").filter((s) => s !== "");
+  if (segments[0] === "src") segments.shift();
+  if (kind === "file") {
+    const stem = (segments.pop() ?? "").replace(/\.py$/, "");
+    if (stem !== "__init__" && stem !== "") segments.push(stem);
+  }
+  return segments;
+}
+
+/** One problem per segment of a path that checkFilePath accepted but Python could not import. */
+export function checkImportPath(path: string, kind: "file" | "package"): PathProblem[] {
+  const what = kind === "package" ? "package" : "module";
+  const problems: PathProblem[] = [];
+  for (const segment of new Set(importSegments(path, kind))) {
+    const problem = identifierProblem(segment);
+    if (problem === undefined) continue;
+    const reason = problem === "keyword" ? "is a Python keyword" : "is not a Python identifier";
+    problems.push({
+      code: "RPG_NAME_NOT_IDENTIFIER",
+      message: `${JSON.stringify(segment)} in ${path} ${reason}, so the ${what} cannot be imported`,
+    });
+  }
+  return problems;
+}
+
+/** A node's path as the clash check needs it; `kind` is as for checkFilePath. */
+export interface ImportablePath {
+  path: string;
+  kind: "file" | "package";
+  composite: boolean;
+}
+
+/** A module file and a package directory at the same import name, as indices of the nodes that make them. */
+export interface ModulePackageClash {
+  packageIndex: number;
+  moduleIndex: number;
+  /** The shared location without extension, e.g. `src/pkg/util` for util.py and util/. */
+  location: string;
+  /** The name both would be imported as, e.g. `pkg.util`. */
+  importName: string;
+}
+
+interface Claim {
+  index: number;
+  /** The node is the composite that stands for this module or package, so it is the one to name. */
+  exact: boolean;
+}
+
+/**
+ * Finds every place where one node's path makes a module (util.py) and another's a package (util/)
+ * of the same name; Python can import only one of them. Linear in the number of nodes plus distinct
+ * directories: each node's directories are walked up only until one already seen. `paths[i]` is node
+ * i's path, or undefined when it failed checkFilePath. The node named on each side is the composite
+ * standing for that module or package if there is one, otherwise the first in the list.
+ */
+export function findModulePackageClashes(paths: readonly (ImportablePath | undefined)[]): ModulePackageClash[] {
+  const modules = new Map<string, Claim>();
+  const packages = new Map<string, Claim>();
+  /** True when `key` was not claimed before. */
+  const claim = (claims: Map<string, Claim>, key: string, index: number, exact: boolean): boolean => {
+    const held = claims.get(key);
+    if (held === undefined) claims.set(key, { index, exact });
+    else if (exact && !held.exact) claims.set(key, { index, exact });
+    return held === undefined;
+  };
+  // Many nodes share a file; a later node with the same path and kind can change nothing.
+  const seen = new Set<string>();
+  paths.forEach((place, index) => {
+    if (place === undefined) return;
+    const key = `${place.kind}:${place.composite ? "c" : "l"}:${place.path}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    let dir: string;
+    let exact = false;
+    if (place.kind === "package") {
+      dir = packageDirectory(place.path);
+      exact = true;
+    } else {
+      const normal = normalizePath(place.path);
+      const slash = normal.lastIndexOf("/");
+      if (normal.slice(slash + 1) !== "__init__.py") claim(modules, normal.slice(0, -".py".length), index, place.composite);
+      dir = slash < 0 ? "" : normal.slice(0, slash);
+    }
+    // src/ is the import root of the src layout, not a package; once a directory is known, so are its parents.
+    for (; dir !== "" && dir !== "src"; exact = false) {
+      if (!claim(packages, dir, index, exact)) break;
+      const slash = dir.lastIndexOf("/");
+      dir = slash < 0 ? "" : dir.slice(0, slash);
+    }
+  });
+  const clashes: ModulePackageClash[] = [];
+  for (const [location, module] of modules) {
+    const pkg = packages.get(location);
+    if (pkg === undefined) continue;
+    const importName = location.replace(/^src\//, "").replaceAll("/", ".");
+    clashes.push({ packageIndex: pkg.index, moduleIndex: module.index, location, importName });
+  }
+  return clashes.sort((a, b) => a.packageIndex - b.packageIndex || (a.location < b.location ? -1 : 1));
+}

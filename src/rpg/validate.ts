@@ -1,7 +1,17 @@
 import { findCycles } from "./cycles.js";
 import { buildDependencyGraph, buildSubgraphGraph, dependencyOf } from "./graph.js";
 import { rpgError, rpgWarning, type RpgIssue } from "./issues.js";
-import { checkFilePath, isModulePath, normalizePath, packageDirectory } from "./paths.js";
+import {
+  checkFilePath,
+  checkImportPath,
+  findModulePackageClashes,
+  identifierProblem,
+  isModulePath,
+  normalizePath,
+  packageDirectory,
+  type ImportablePath,
+  type PathProblem,
+} from "./paths.js";
 import type { Rpg, RpgNode } from "./schema.js";
 
 const LEAF_ONLY_TYPES = new Set(["function", "class", "method", "async_function", "constant"]);
@@ -46,6 +56,9 @@ export function validateRpg(rpg: Rpg): RpgIssue[] {
   });
 
   const symbols = new Map<string, string>();
+  const importable: (ImportablePath | undefined)[] = [];
+  /** Import-name problems per distinct path: many nodes share a file. */
+  const importProblems = new Map<string, PathProblem[]>();
   rpg.nodes.forEach((node, i) => {
     const at = (field: string) => ({ nodeId: node.id, field });
     const ptr = (field: string) => ["nodes", i, field];
@@ -80,8 +93,18 @@ export function validateRpg(rpg: Rpg): RpgIssue[] {
       );
     }
     const kind = node.node_type === "composite" && !isModulePath(node.file_path) ? "package" : "file";
-    for (const problem of checkFilePath(node.file_path, kind))
-      issues.push(rpgError(problem.code, problem.message, at("file_path"), ptr("file_path")));
+    const pathProblems = checkFilePath(node.file_path, kind);
+    // A path already rejected is not also checked as an import name: one problem per path is enough.
+    if (pathProblems.length === 0) {
+      const key = `${kind}:${node.file_path}`;
+      const found = importProblems.get(key) ?? checkImportPath(node.file_path, kind);
+      importProblems.set(key, found);
+      pathProblems.push(...found);
+      importable[i] = { path: node.file_path, kind, composite: node.node_type === "composite" };
+    }
+    for (const problem of pathProblems) issues.push(rpgError(problem.code, problem.message, at("file_path"), ptr("file_path")));
+    const nameProblem = checkName(node);
+    if (nameProblem !== undefined) issues.push(rpgError("RPG_NAME_NOT_IDENTIFIER", nameProblem, at("name"), ptr("name")));
 
     if (rpg.subgraphs && !subgraphIds.has(node.subgraph_id)) {
       issues.push(
@@ -121,6 +144,20 @@ export function validateRpg(rpg: Rpg): RpgIssue[] {
     }
   });
 
+  for (const clash of findModulePackageClashes(importable)) {
+    const pkg = rpg.nodes[clash.packageIndex]!;
+    const module = rpg.nodes[clash.moduleIndex]!;
+    issues.push(
+      rpgError(
+        "RPG_MODULE_PACKAGE_CLASH",
+        `${pkg.file_path} makes ${clash.location}/ a package, but node "${module.id}" has the module ${module.file_path}: ` +
+          `both would be imported as ${clash.importName}`,
+        { nodeId: pkg.id, field: "file_path" },
+        ["nodes", clash.packageIndex, "file_path"],
+      ),
+    );
+  }
+
   rpg.edges.forEach((edge, i) => {
     for (const end of ["source", "target"] as const) {
       if (!byId.has(edge[end])) {
@@ -153,6 +190,17 @@ export function validateRpg(rpg: Rpg): RpgIssue[] {
     );
   }
   return issues;
+}
+
+/** Leaves define their name with def or class, composites are imported by it: either way it must be a Python name. */
+function checkName(node: RpgNode): string | undefined {
+  const problem = identifierProblem(node.name);
+  if (problem === undefined) return undefined;
+  const name = JSON.stringify(node.name);
+  const what = node.node_type === "leaf" ? "function or class" : "module or package";
+  return problem === "keyword"
+    ? `${name} is a Python keyword and cannot name a ${what}; e.g. "${node.name}_"`
+    : `${name} is not a Python identifier (ASCII letters, digits and _, not starting with a digit), so it cannot name a ${what}`;
 }
 
 function checkParent(node: RpgNode, parent: RpgNode | undefined, index: number, issues: RpgIssue[]): void {

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parseRpgText } from "../../src/rpg/load.js";
 import type { RpgIssue } from "../../src/rpg/issues.js";
-import { chain, leaf, rpgDoc, text } from "../helpers/rpg.js";
+import { chain, composite, leaf, rpgDoc, text } from "../helpers/rpg.js";
 
 function problems(doc: unknown): RpgIssue[] {
   const loaded = parseRpgText(typeof doc === "string" ? doc : text(doc), "rpg.json");
@@ -233,26 +233,8 @@ describe("parseRpgText", () => {
   });
 
   describe("composite and leaf nodes", () => {
-    const module = {
-      id: "m",
-      name: "core",
-      type: "module",
-      node_type: "composite",
-      file_path: "src/pkg/core.py",
-      docstring: "",
-      dependencies: [],
-      subgraph_id: "core",
-    };
-    const pkg = {
-      id: "p",
-      name: "pkg",
-      type: "package",
-      node_type: "composite",
-      file_path: "src/pkg",
-      docstring: "",
-      dependencies: [],
-      subgraph_id: "core",
-    };
+    const module = composite({ id: "m" });
+    const pkg = composite({ id: "p", name: "pkg", type: "package" });
 
     it("accepts leaves inside a module and modules inside a package", () => {
       expect(errors(rpgDoc([pkg, { ...module, parent_id: "p" }, leaf({ id: "a", parent_id: "m" })]))).toEqual([]);
@@ -279,6 +261,200 @@ describe("parseRpgText", () => {
 
     it("reports a composite that depends on its own child as a cycle", () => {
       expect(codes(rpgDoc([{ ...module, dependencies: ["a"] }, leaf({ id: "a", parent_id: "m" })]))).toEqual(["RPG_CYCLE"]);
+    });
+  });
+
+  describe("Python names", () => {
+    const located = (doc: unknown) => errors(doc).map((i) => [i.code, i.at.nodeId, i.at.field]);
+
+    it.each(["calc-mean", "2fast", "has space", "dotted.name", "café", "lambda", "class", "None", "True", "async", "await", "nonlocal"])(
+      "rejects the leaf name %s",
+      (name) => {
+        expect(located(rpgDoc([leaf({ id: "a", name })]))).toEqual([["RPG_NAME_NOT_IDENTIFIER", "a", "name"]]);
+      },
+    );
+
+    it.each(["class_", "match", "case", "type", "_", "_private", "__init__", "MAX_SIZE", "Parser2", "print"])(
+      "accepts the leaf name %s",
+      (name) => {
+        expect(errors(rpgDoc([leaf({ id: "a", name })]))).toEqual([]);
+      },
+    );
+
+    it("says why a name is refused, with the line of the name", () => {
+      const doc = rpgDoc([leaf({ id: "a", name: "yield" }), leaf({ id: "b", name: "my-func" })]);
+      const [keyword, invalid] = errors(doc);
+      expect(keyword!.message).toBe('"yield" is a Python keyword and cannot name a function or class; e.g. "yield_"');
+      expect(invalid!.message).toMatch(/^"my-func" is not a Python identifier \(ASCII letters, digits and _, not starting with a digit\)/);
+      const lines = text(doc).split("\n");
+      expect(lines[keyword!.at.line! - 1]).toContain('"name": "yield"');
+      expect(lines[invalid!.at.line! - 1]).toContain('"name": "my-func"');
+    });
+
+    it("applies the same rule to the names of modules and packages", () => {
+      const doc = rpgDoc([
+        composite({ id: "p", name: "my-pkg", type: "package", file: "src/pkg" }),
+        composite({ id: "m", name: "import" }),
+        composite({ id: "ok", name: "type", file: "src/pkg/other.py" }),
+      ]);
+      expect(located(doc)).toEqual([
+        ["RPG_NAME_NOT_IDENTIFIER", "p", "name"],
+        ["RPG_NAME_NOT_IDENTIFIER", "m", "name"],
+      ]);
+      expect(errors(doc)[1]!.message).toContain("cannot name a module or package");
+    });
+
+    it.each([
+      ["src/my-pkg/core.py", "my-pkg"],
+      ["src/pkg/2d.py", "2d"],
+      ["src/class/core.py", "class"],
+      ["src/pkg/my.module.py", "my.module"],
+      ["src/pkg/from.py", "from"],
+      ["./src/pkg/sub-dir/a.py", "sub-dir"],
+      ["my-tools/pkg/core.py", "my-tools"],
+      ["lib/def/core.py", "def"],
+    ])("rejects the file_path %s, naming %s", (path, segment) => {
+      const found = errors(rpgDoc([leaf({ id: "a", file: path })]));
+      expect(found.map((i) => [i.code, i.at.nodeId, i.at.field])).toEqual([["RPG_NAME_NOT_IDENTIFIER", "a", "file_path"]]);
+      expect(found[0]!.message).toBe(
+        `${JSON.stringify(segment)} in ${path} ${["class", "from", "def"].includes(segment) ? "is a Python keyword" : "is not a Python identifier"}, so the module cannot be imported`,
+      );
+    });
+
+    it.each([
+      "src/pkg/__init__.py",
+      "src/pkg/match.py",
+      "src/_internal/type.py",
+      "./src/pkg/core.py",
+      "pkg/case/x.py",
+      "src/pkg/v2/core.py",
+    ])("accepts the file_path %s", (path) => {
+      expect(errors(rpgDoc([leaf({ id: "a", file: path })]))).toEqual([]);
+    });
+
+    it("names each bad segment of a path once, and says a package cannot be imported", () => {
+      const found = errors(
+        rpgDoc([
+          leaf({ id: "a", file: "src/my-pkg/my-pkg/2d.py" }),
+          composite({ id: "p", name: "pkg", type: "package", file: "src/my-pkg/" }),
+        ]),
+      );
+      expect(found.map((i) => [i.at.nodeId, i.message])).toEqual([
+        ["a", '"my-pkg" in src/my-pkg/my-pkg/2d.py is not a Python identifier, so the module cannot be imported'],
+        ["a", '"2d" in src/my-pkg/my-pkg/2d.py is not a Python identifier, so the module cannot be imported'],
+        ["p", '"my-pkg" in src/my-pkg/ is not a Python identifier, so the package cannot be imported'],
+      ]);
+    });
+
+    it("does not check the import name of a path that is already rejected", () => {
+      expect(codes(rpgDoc([leaf({ id: "a", file: "src/my-pkg/a.txt" }), leaf({ id: "b", file: "tests/my-pkg/b.py" })]))).toEqual([
+        "RPG_PATH_NOT_PYTHON",
+        "RPG_PATH_OUTSIDE_PACKAGE",
+      ]);
+    });
+
+    it("is reported together with the other problems of the graph", () => {
+      const doc = rpgDoc([leaf({ id: "a", name: "for", docstring: "", deps: ["ghost"] }), leaf({ id: "b", file: "src/in/b.py" })]);
+      expect(codes(doc).sort()).toEqual([
+        "RPG_DANGLING_REFERENCE",
+        "RPG_MISSING_DOCSTRING",
+        "RPG_NAME_NOT_IDENTIFIER",
+        "RPG_NAME_NOT_IDENTIFIER",
+      ]);
+    });
+  });
+
+  describe("module and package clashes", () => {
+    const clashes = (doc: unknown) =>
+      errors(doc)
+        .filter((i) => i.code === "RPG_MODULE_PACKAGE_CLASH")
+        .map((i) => [i.at.nodeId, i.at.field]);
+
+    it("rejects a module and a package of the same name, on the package side, naming both paths", () => {
+      const doc = rpgDoc([leaf({ id: "a", file: "src/pkg/util.py" }), leaf({ id: "b", file: "src/pkg/util/helpers.py" })]);
+      const found = errors(doc);
+      expect(found.map((i) => [i.code, i.at.nodeId, i.at.field])).toEqual([["RPG_MODULE_PACKAGE_CLASH", "b", "file_path"]]);
+      expect(found[0]!.message).toBe(
+        'src/pkg/util/helpers.py makes src/pkg/util/ a package, but node "a" has the module src/pkg/util.py: both would be imported as pkg.util',
+      );
+      expect(text(doc).split("\n")[found[0]!.at.line! - 1]).toContain('"file_path": "src/pkg/util/helpers.py"');
+    });
+
+    it("finds the clash whichever node comes first, and for a package that is only a parent directory", () => {
+      expect(clashes(rpgDoc([leaf({ id: "b", file: "src/pkg/util/helpers.py" }), leaf({ id: "a", file: "src/pkg/util.py" })]))).toEqual([
+        ["b", "file_path"],
+      ]);
+      const deep = errors(rpgDoc([leaf({ id: "a", file: "src/pkg.py" }), leaf({ id: "b", file: "./src/pkg/sub/deep/x.py" })]));
+      expect(deep.map((i) => [i.code, i.at.nodeId])).toEqual([["RPG_MODULE_PACKAGE_CLASH", "b"]]);
+      expect(deep[0]!.message).toContain("both would be imported as pkg");
+    });
+
+    it("counts package and module composites, by directory or by __init__.py", () => {
+      expect(
+        clashes(
+          rpgDoc([
+            composite({ id: "u", name: "util", type: "package", file: "src/pkg/util" }),
+            composite({ id: "m", name: "util", file: "src/pkg/util.py" }),
+          ]),
+        ),
+      ).toEqual([["u", "file_path"]]);
+      expect(
+        clashes(
+          rpgDoc([
+            leaf({ id: "a", file: "src/pkg/util.py" }),
+            composite({ id: "u", name: "util", type: "package", file: "src/pkg/util/__init__.py" }),
+          ]),
+        ),
+      ).toEqual([["u", "file_path"]]);
+      expect(
+        clashes(
+          rpgDoc([
+            leaf({ id: "a", file: "src/pkg/util.py" }),
+            composite({ id: "u", name: "util", type: "package", file: "src/pkg/util/" }),
+          ]),
+        ),
+      ).toEqual([["u", "file_path"]]);
+    });
+
+    it("reports one clash per module and package, on the package composite and naming the module composite when there are ones", () => {
+      const doc = rpgDoc([
+        leaf({ id: "a1", file: "src/pkg/util.py" }),
+        leaf({ id: "b1", file: "src/pkg/util/x.py" }),
+        leaf({ id: "b2", file: "src/pkg/util/y.py" }),
+        composite({ id: "util", name: "util", file: "src/pkg/util.py" }),
+        composite({ id: "utilpkg", name: "util", type: "package", file: "src/pkg/util" }),
+        leaf({ id: "a2", file: "src/pkg/util.py" }),
+        leaf({ id: "b3", file: "src/pkg/util/x.py" }),
+      ]);
+      const found = errors(doc);
+      expect(found.map((i) => [i.code, i.at.nodeId])).toEqual([["RPG_MODULE_PACKAGE_CLASH", "utilpkg"]]);
+      expect(found[0]!.message).toContain('node "util" has the module src/pkg/util.py');
+    });
+
+    it("applies to paths outside src/ as well", () => {
+      expect(clashes(rpgDoc([leaf({ id: "a", file: "pkg/util.py" }), leaf({ id: "b", file: "pkg/util/x.py" })]))).toEqual([
+        ["b", "file_path"],
+      ]);
+    });
+
+    it("accepts modules and packages whose names only look alike", () => {
+      const doc = rpgDoc([
+        leaf({ id: "a", file: "src/pkg/util.py" }),
+        leaf({ id: "b", file: "src/pkg/utils/x.py" }),
+        leaf({ id: "c", file: "src/pkg/util_/x.py" }),
+        leaf({ id: "d", file: "src/other/util/x.py" }),
+        leaf({ id: "e", file: "src/pkg/__init__.py" }),
+        leaf({ id: "f", file: "src/pkg/sub/util.py" }),
+      ]);
+      expect(errors(doc)).toEqual([]);
+    });
+
+    it("finds the one clash among 10,000 nodes in as many directories", () => {
+      const nodes = Array.from({ length: 10_000 }, (_, i) => leaf({ id: `n${i}`, file: `src/pkg/d${i}/m${i}.py` }));
+      nodes.push(leaf({ id: "clash", file: "src/pkg/d5000.py" }));
+      const found = errors(rpgDoc(nodes));
+      expect(found.map((i) => [i.code, i.at.nodeId])).toEqual([["RPG_MODULE_PACKAGE_CLASH", "n5000"]]);
+      expect(found[0]!.message).toContain('node "clash" has the module src/pkg/d5000.py');
     });
   });
 
