@@ -22,6 +22,12 @@ export const RUN_ERROR_CODES = {
   RESUME_DEPENDENCY_NOT_PASSED: "--start-from-node names a node whose dependencies have not all passed.",
   OUTPUT_NOT_DIRECTORY: "--out names something that exists and is not a directory.",
   OUTPUT_NOT_WRITABLE: "The output directory cannot be created or written to.",
+  GIT_UNAVAILABLE: "git is not installed or does not run.",
+  GIT_IDENTITY_MISSING: "git has no user.name or user.email, so it would refuse to commit.",
+  GIT_LOCKED: "The output repository's index is locked by another git process (.git/index.lock).",
+  GIT_DIRTY: "The output repository has uncommitted changes that rpg-forge did not make.",
+  GIT_FAILED: "A git command failed; the message has git's own words.",
+  ROLLBACK_NO_TAG: "rollback found no completed subgraph to go back to.",
   WORKSPACE_PATH_REFUSED:
     "A write or read was refused because its path leaves the package, enters .git/ or .github/, or goes through a symbolic link.",
   MODEL_NOT_CONFIGURED: "Neither OPENAI_API_KEY nor OPENAI_BASE_URL is set (or one is malformed), and no --replay cassette was given.",

@@ -21,6 +21,8 @@ interface GenerateFlags {
   record?: string;
   sandbox?: "bwrap" | "process";
   testTimeout: number;
+  git: boolean;
+  allowDirty?: boolean;
 }
 
 export function addGenerateCommand(program: Command, io: CliIo, setExit: (code: number) => void): void {
@@ -45,6 +47,8 @@ export function addGenerateCommand(program: Command, io: CliIo, setExit: (code: 
     .addOption(new Option("--record <cassette>", "record every exchange with the live model to this cassette").conflicts("replay"))
     .addOption(new Option("--sandbox <kind>", "where generated tests run (default: bwrap when it works)").choices(["bwrap", "process"]))
     .option("--test-timeout <seconds>", "time limit per test", positiveInt, 30)
+    .option("--no-git", "do not keep the output as a git repository (default: a commit and a tag per completed subgraph)")
+    .option("--allow-dirty", "start even if the output repository has uncommitted changes")
     .addHelpText(
       "after",
       "\nThe model: OPENAI_API_KEY and OPENAI_BASE_URL (any OpenAI-compatible server), or --replay.\nExit codes: 0 every node passed, 1 some node failed, 2 bad input, 130 interrupted.",
@@ -100,12 +104,15 @@ async function runGenerate(file: string, flags: GenerateFlags, io: CliIo): Promi
       maxIterations: flags.maxIterations,
       sandbox: flags.sandbox,
       perTestTimeoutMs: flags.testTimeout * 1000,
+      git: flags.git,
+      allowDirty: flags.allowDirty,
       onEvent: progressPrinter(io.err),
       onNotice: (notice) => io.err(`warning: ${notice}\n`),
       signal: controller.signal,
     });
     const c = result.summary.counts;
-    io.out(`${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped of ${c.total} nodes; report: ${result.reportPath}\n`);
+    const branch = result.branch ? `; branch ${result.branch}` : "";
+    io.out(`${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped of ${c.total} nodes; report: ${result.reportPath}${branch}\n`);
     if (result.interrupted) return EXIT.interrupted;
     return c.failed + c.skipped + c.pending + c.in_progress === 0 ? EXIT.ok : EXIT.failed;
   } catch (error) {

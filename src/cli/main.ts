@@ -2,6 +2,7 @@ import { Command, CommanderError } from "commander";
 import { addGenerateCommand } from "./generate-command.js";
 import { EXIT, type CliIo } from "./output.js";
 import { addPlanCommand } from "./plan-command.js";
+import { addRollbackCommand } from "./rollback-command.js";
 import { addStatusCommand } from "./status-command.js";
 import { addValidateCommand } from "./validate-command.js";
 
@@ -22,6 +23,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   addPlanCommand(program, io, setExit);
   addStatusCommand(program, io, setExit);
   addGenerateCommand(program, io, setExit);
+  addRollbackCommand(program, io, setExit);
   for (const command of program.commands) command.exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err });
   try {
     await program.parseAsync([...argv], { from: "user" });

@@ -116,6 +116,16 @@ function fromAppendixB(entries: z.infer<typeof AppendixBSchema>): Checkpoint {
   return { version: 1, run_id: "imported", rpg_sha256: "", created_at: stamps[0] ?? "", updated_at: stamps.at(-1) ?? "", nodes };
 }
 
+/** The error for starting a new run where an earlier one left its checkpoint. */
+export function checkpointExistsError(path: string): RpgForgeError {
+  return new RpgForgeError(
+    "CHECKPOINT_EXISTS",
+    "a checkpoint from an earlier run exists",
+    { file: path },
+    "pass --resume to continue it, or --fresh to set it aside and start again",
+  );
+}
+
 /** Writes the checkpoint atomically (temp file, fsync, rename): a crash leaves the previous checkpoint or this one. */
 export async function writeCheckpoint(path: string, checkpoint: Checkpoint): Promise<void> {
   try {

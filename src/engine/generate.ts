@@ -1,5 +1,5 @@
-import { join, resolve } from "node:path";
-import { packageDirectories } from "../assembly/layout.js";
+import { basename, dirname, join, resolve } from "node:path";
+import { packageDirectories, testFiles } from "../assembly/layout.js";
 import type { ModelProvider } from "../llm/provider.js";
 import { createRequestKeys } from "../llm/request-keys.js";
 import { buildPlan } from "../plan/plan.js";
@@ -10,9 +10,12 @@ import { pluginsFor } from "../sandbox/pytest-plugins.js";
 import { chooseSandbox, runPytest, type SandboxKind } from "../sandbox/pytest.js";
 import { ArtifactStore } from "../workspace/artifacts.js";
 import { prepareOutputDir, scaffoldPackage, writeOutputFile } from "../workspace/output-dir.js";
+import { GitRepository } from "../workspace/git.js";
 import { PackageFiles } from "../workspace/package-files.js";
 import { assemblePackage, type AssemblyResult } from "./assemble.js";
+import { checkpointExistsError, readCheckpoint, type Checkpoint } from "./checkpoint.js";
 import type { RunEventListener } from "./events.js";
+import { isComplete, ownedPaths, runBranch, subgraphCommitMessage, subgraphPaths, subgraphTag } from "./history.js";
 import { createTddExecutor } from "./node-machine.js";
 import { makeRunId } from "./run-id.js";
 import { runPlan, type RunOptions } from "./run.js";
@@ -34,6 +37,10 @@ export interface GenerateOptions {
   only?: string[] | undefined;
   maxIterations?: number | undefined;
   sandbox?: SandboxKind | undefined;
+  /** Keep the output as a git repository with a commit and a tag per completed subgraph (default true). */
+  git?: boolean | undefined;
+  /** Start even when the output repository has uncommitted changes that are not rpg-forge's. */
+  allowDirty?: boolean | undefined;
   perTestTimeoutMs?: number | undefined;
   onEvent?: RunEventListener;
   /** A one-line notice for the user (the sandbox fallback warning). */
@@ -48,7 +55,23 @@ export interface GenerateResult {
   runId: string;
   reportPath: string;
   checkpointPath: string;
+  /** The branch the run committed to; undefined without git. */
+  branch: string | undefined;
 }
+
+/** Files assembly writes besides the nodes' own, for git to know as rpg-forge's. */
+const ASSEMBLED = [
+  "pytest.ini",
+  "pyproject.toml",
+  "README.md",
+  "requirements.txt",
+  "requirements-dev.txt",
+  ".gitignore",
+  "test_results.xml",
+  "docs/rpg.json",
+  CHECKPOINT_PATH,
+  REPORT_PATH,
+];
 
 /**
  * `generate` for every edge: checks the output and the tools before any work, runs
@@ -69,6 +92,24 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     options.rpg.nodes.flatMap((n) => n.requirements ?? []),
   );
   const plan = buildPlan(options.rpg);
+  const tests = testFiles(options.rpg);
+  const testFileOf = (id: string): string => tests.get(id) ?? `tests/test_${id}.py`;
+  const rpgName =
+    typeof options.rpg.metadata.name === "string" && options.rpg.metadata.name
+      ? options.rpg.metadata.name
+      : basename(dirname(resolve(options.rpgPath)));
+  // Before git's checks: a second plain run should hear "--resume", not "uncommitted changes".
+  const checkpointPath = join(outDir, CHECKPOINT_PATH);
+  if (options.mode === "new" && (await readCheckpoint(checkpointPath)) !== undefined) throw checkpointExistsError(checkpointPath);
+  const repo =
+    options.git === false
+      ? undefined
+      : await GitRepository.open(outDir, {
+          branch: runBranch(rpgName),
+          ownPaths: ownedPaths(options.rpg, testFileOf, ASSEMBLED),
+          resuming: options.mode !== "new",
+          allowDirty: options.allowDirty === true,
+        });
   const files = await PackageFiles.open(outDir);
   await scaffoldPackage(files, packageDirectories(options.rpg));
   const runId = makeRunId(new Date(started), options.rpgSha256);
@@ -84,7 +125,6 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     runTests: (targets, signal) =>
       runPytest({ cwd: outDir, targets: [...targets], sandbox: sandbox.kind, perTestTimeoutMs: options.perTestTimeoutMs, signal, plugins }),
   });
-  const checkpointPath = join(outDir, CHECKPOINT_PATH);
   const runOptions: RunOptions = {
     plan,
     checkpointPath,
@@ -98,7 +138,25 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   if (options.only !== undefined) runOptions.only = options.only;
   if (options.onEvent) runOptions.onEvent = options.onEvent;
   if (options.signal) runOptions.signal = options.signal;
+  const committed = new Set<string>();
+  const commitCompleted = async (checkpoint: Checkpoint): Promise<void> => {
+    if (!repo) return;
+    // In wave order, and only after what a subgraph depends on: history then reads
+    // like the plan, each commit holding code whose imports are already committed.
+    for (const subgraph of plan.subgraphs) {
+      if (committed.has(subgraph.id) || !isComplete(subgraph, checkpoint)) continue;
+      if (!subgraph.dependsOn.every((dep) => committed.has(dep))) continue;
+      committed.add(subgraph.id);
+      if (!subgraph.nodes.some((id) => checkpoint.nodes[id]?.status === "passed")) continue;
+      const tag = subgraphTag(runId, subgraph.id);
+      const paths = subgraphPaths(subgraph, plan, options.rpg, checkpoint, testFileOf, CHECKPOINT_PATH);
+      const sha = await repo.commitPaths(paths, subgraphCommitMessage(subgraph), tag);
+      if (sha) options.onEvent?.({ type: "subgraph-committed", subgraphId: subgraph.id, sha, tag });
+    }
+  };
+  runOptions.afterNode = (_id, checkpoint) => commitCompleted(checkpoint);
   const { checkpoint, interrupted } = await runPlan(runOptions);
+  if (!interrupted) await commitCompleted(checkpoint);
 
   // An interrupted run assembles nothing: the package is finished by the resume.
   let assembly: AssemblyResult | undefined;
@@ -127,7 +185,10 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     generatedAt: new Date(clock()),
     elapsedMs: clock() - started,
     assembly,
+    gitLog: repo ? await repo.log() : undefined,
   });
   await writeOutputFile(outDir, REPORT_PATH, report);
-  return { summary, interrupted, runId, reportPath: join(outDir, REPORT_PATH), checkpointPath };
+  if (repo && assembly)
+    await repo.commitPaths([...new Set([...assembly.written, CHECKPOINT_PATH, REPORT_PATH])], "chore: assemble the package and its report");
+  return { summary, interrupted, runId, reportPath: join(outDir, REPORT_PATH), checkpointPath, branch: repo?.branch };
 }

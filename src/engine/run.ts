@@ -1,6 +1,13 @@
 import { RpgForgeError } from "../errors.js";
 import type { Plan } from "../plan/plan.js";
-import { readCheckpoint, setCheckpointAside, writeCheckpoint, type Checkpoint, type CheckpointEntry } from "./checkpoint.js";
+import {
+  checkpointExistsError,
+  readCheckpoint,
+  setCheckpointAside,
+  writeCheckpoint,
+  type Checkpoint,
+  type CheckpointEntry,
+} from "./checkpoint.js";
 import type { NodeExecutor, NodeOutcome, RunEvent, RunEventListener } from "./events.js";
 import { blockersOf, newCheckpoint, prepareResume, skipDownstream } from "./state.js";
 
@@ -26,6 +33,8 @@ export interface RunOptions {
   clock?: () => number;
   /** Progress is reported every this many finished nodes. */
   progressEvery?: number;
+  /** Called, and awaited, after each node's outcome is in the checkpoint: where history is written. */
+  afterNode?: (nodeId: string, checkpoint: Checkpoint) => Promise<void>;
 }
 
 export interface RunResult {
@@ -71,7 +80,8 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
 
   let done = 0;
   let interrupted = false;
-  const finished = (nodeId: string, entry: CheckpointEntry, since: number): void => {
+  const finished = async (nodeId: string, entry: CheckpointEntry, since: number): Promise<void> => {
+    await options.afterNode?.(nodeId, checkpoint);
     done++;
     const status = entry.status as "passed" | "failed" | "skipped";
     const event: RunEvent = { type: "node-finished", nodeId, status, durationMs: clock() - since };
@@ -91,7 +101,7 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
     const entry = checkpoint.nodes[id]!;
     if (entry.status === "skipped") {
       // Already skipped in this run, when an upstream node failed.
-      finished(id, entry, clock());
+      await finished(id, entry, clock());
       continue;
     }
     const since = clock();
@@ -104,7 +114,7 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
         failure_reason: `skipped: depends on ${blockers.join(", ")}, which did not pass`,
       });
       await save();
-      finished(id, entry, since);
+      await finished(id, entry, since);
       continue;
     }
     if (signal.aborted) {
@@ -117,7 +127,7 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
       Object.assign(entry, { status: "passed", timestamp: iso() });
       delete entry.failure_reason;
       await save();
-      finished(id, entry, since);
+      await finished(id, entry, since);
       continue;
     }
 
@@ -148,7 +158,7 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
     entry.duration_ms = Math.max(0, clock() - since);
     if (outcome.status === "failed") skipDownstream(id, plan, checkpoint, iso());
     await save();
-    finished(id, entry, since);
+    await finished(id, entry, since);
   }
   emit({ type: "run-finished", interrupted, elapsedMs: clock() - started });
   return { checkpoint, interrupted };
@@ -193,14 +203,7 @@ async function openCheckpoint(options: RunOptions, now: string): Promise<{ check
     return { checkpoint: newCheckpoint(plan, runId, rpgSha256, now), resumed: false };
   }
   const existing = await readCheckpoint(path);
-  if (existing && options.mode === "new") {
-    throw new RpgForgeError(
-      "CHECKPOINT_EXISTS",
-      "a checkpoint from an earlier run exists",
-      { file: path },
-      "pass --resume to continue it, or --fresh to set it aside and start again",
-    );
-  }
+  if (existing && options.mode === "new") throw checkpointExistsError(path);
   if (!existing) return { checkpoint: newCheckpoint(plan, runId, rpgSha256, now), resumed: false };
   return { checkpoint: existing, resumed: true };
 }

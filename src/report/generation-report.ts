@@ -15,6 +15,8 @@ export interface ReportInput {
   elapsedMs: number;
   /** What assembly did; absent for an interrupted run. */
   assembly?: AssemblyResult | undefined;
+  /** The run's commits, newest first; absent without git. */
+  gitLog?: string[] | undefined;
 }
 
 /**
@@ -111,6 +113,9 @@ export function renderGenerationReport(input: ReportInput): string {
     for (const { cycle, suggestion } of input.assembly.importCycles)
       lines.push(`- ⚠️ circular import: ${cycle.join(" → ")}. ${suggestion}`);
     lines.push("");
+  }
+  if (input.gitLog) {
+    lines.push("## Git History", "", "```", ...(input.gitLog.length > 0 ? input.gitLog : ["(no commits yet)"]), "```", "");
   }
   return `${lines.join("\n")}\n`;
 }

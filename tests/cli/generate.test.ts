@@ -130,7 +130,9 @@ describe("rpg-forge generate on the shipped example, offline", () => {
     // prompts, failure briefs included, are deterministic and the cassette is current.
     const result = await runCli("generate", EXAMPLE, "--out", out, "--replay", "examples/statkit/cassette.jsonl", "--replay-strict");
     expect(result.code).toBe(1);
-    expect(result.out).toBe(`11 passed, 1 failed, 2 skipped of 14 nodes; report: ${join(out, "docs/generation_report.md")}\n`);
+    expect(result.out).toBe(
+      `11 passed, 1 failed, 2 skipped of 14 nodes; report: ${join(out, "docs/generation_report.md")}; branch rpg-forge/statkit\n`,
+    );
     const lines = result.err.split("\n");
     expect(lines.filter((l) => /^\[\s*\d+\/14\] [✓✗-] /.test(l))).toHaveLength(14);
     expect(result.err).toContain("✓ stats.median passed (1 fix,");
@@ -171,6 +173,29 @@ describe("rpg-forge generate on the shipped example, offline", () => {
     expect(readFileSync(join(out, "test_results.xml"), "utf8")).toMatch(/<testsuite[^>]* tests="54"/);
     const exported = JSON.parse(readFileSync(join(out, "docs/rpg.json"), "utf8")) as { nodes: { id: string; status: string }[] };
     expect(exported.nodes.find((n) => n.id === "report.format_number")!.status).toBe("failed");
+
+    // Its history, read with git itself: a commit and a tag per subgraph in wave order,
+    // then the assembly; nothing of the failed node in any commit; a clean work tree.
+    const git = (...args: string[]): string => spawnSync("git", args, { cwd: out, encoding: "utf8" }).stdout.trim();
+    expect(git("branch", "--show-current")).toBe("rpg-forge/statkit");
+    expect(git("log", "--format=%s").split("\n")).toEqual([
+      "chore: assemble the package and its report",
+      "feat: complete Reports (nodes report.format_number-report.describe_text)",
+      "feat: complete Statistics (nodes stats.mean-stats.z_scores)",
+      "feat: complete Input validation (nodes validation.ensure_numbers-validation.parse_numbers)",
+    ]);
+    const tags = git("tag", "--list", "rpg/*").split("\n");
+    expect(tags.map((t) => t.replace(/^rpg\/[^/]+\//, "")).sort()).toEqual(["report", "stats", "validation"]);
+    const statsTag = tags.find((t) => t.endsWith("/stats"))!;
+    // (validation and stats complete at the same node, so the checkpoint changed in validation's commit only)
+    expect(git("show", "--name-only", "--format=", statsTag).split("\n").sort()).toEqual([
+      "src/statkit/stats/descriptive.py",
+      "src/statkit/stats/spread.py",
+      "tests/test_descriptive.py",
+      "tests/test_spread.py",
+    ]);
+    expect(git("log", "--all", "--format=", "--name-only")).not.toContain("report/format.py");
+    expect(git("status", "--porcelain")).toBe("");
   }, 300_000);
 });
 

@@ -1,0 +1,200 @@
+import { existsSync } from "node:fs";
+import { appendFile, mkdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { simpleGit, type SimpleGit } from "simple-git";
+import { RpgForgeError } from "../errors.js";
+
+/**
+ * The GIT_* variables a run honours. simple-git strips every ambient GIT_* variable
+ * unless named (some can make git run commands); these only say who commits, when,
+ * and which config files apply, which CI and the Action rely on.
+ */
+const ALLOWED_ENVIRONMENT = [
+  "GIT_AUTHOR_NAME",
+  "GIT_AUTHOR_EMAIL",
+  "GIT_AUTHOR_DATE",
+  "GIT_COMMITTER_NAME",
+  "GIT_COMMITTER_EMAIL",
+  "GIT_COMMITTER_DATE",
+  "GIT_CONFIG_GLOBAL",
+  "GIT_CONFIG_NOSYSTEM",
+];
+
+const gitIn = (dir: string): SimpleGit => simpleGit({ baseDir: dir, allowEnvironment: ALLOWED_ENVIRONMENT });
+
+/** What generated code and its runs leave that never belongs in a commit. */
+const EXCLUDED = [".rpg-forge/", "__pycache__/", "*.py[cod]", ".pytest_cache/"];
+
+export interface RepositoryOptions {
+  /** The branch the run's commits go to; created from the current HEAD when missing. */
+  branch: string;
+  /** Paths rpg-forge writes; uncommitted changes to them are allowed when resuming. */
+  ownPaths: ReadonlySet<string>;
+  /** A resume or a fresh start: rpg-forge's own uncommitted files from the earlier run are expected. */
+  resuming: boolean;
+  /** Start even with uncommitted changes (they are never committed by rpg-forge). */
+  allowDirty: boolean;
+}
+
+/**
+ * The output as a git repository (simple-git underneath). Every check that could
+ * refuse happens in `open`, before anything is written: git missing, no identity, a
+ * locked index, uncommitted changes that are not ours.
+ */
+export class GitRepository {
+  private constructor(
+    readonly dir: string,
+    private readonly git: SimpleGit,
+    readonly branch: string,
+    /** The commit the run branch started from; undefined in a new repository. */
+    readonly base: string | undefined,
+  ) {}
+
+  static async open(dir: string, options: RepositoryOptions): Promise<GitRepository> {
+    const git = gitIn(dir);
+    await run(() => git.version(), "GIT_UNAVAILABLE", "git does not run", "install git (apt-get install git)");
+    const isRepo = existsSync(join(dir, ".git"));
+    if (!isRepo) await run(() => git.init(["--initial-branch", options.branch]), "GIT_FAILED", "git init failed");
+    await ensureIdentity(git, dir);
+    if (existsSync(join(dir, ".git", "index.lock"))) {
+      throw new RpgForgeError(
+        "GIT_LOCKED",
+        "another git process holds .git/index.lock",
+        { file: join(dir, ".git", "index.lock") },
+        "wait for it to finish, or remove the lock file if no git is running",
+      );
+    }
+    await excludeRunFiles(dir);
+    const status = await run(() => git.status(), "GIT_FAILED", "git status failed");
+    const dirty = status.files.map((f) => f.path).filter((path) => !(options.resuming && options.ownPaths.has(path)));
+    if (dirty.length > 0 && !options.allowDirty) {
+      const list = dirty.slice(0, 8).join(", ") + (dirty.length > 8 ? `, and ${dirty.length - 8} more` : "");
+      throw new RpgForgeError(
+        "GIT_DIRTY",
+        `the output has uncommitted changes: ${list}`,
+        { file: dir },
+        "commit or stash them, or pass --allow-dirty (rpg-forge commits only the files it writes)",
+      );
+    }
+    const head = await git.revparse(["--verify", "--quiet", "HEAD"]).catch(() => "");
+    const base = head.trim() || undefined;
+    if (base && status.current !== options.branch) {
+      const branches = await git.branchLocal();
+      const args = branches.all.includes(options.branch) ? [options.branch] : ["-b", options.branch];
+      await run(() => git.checkout(args), "GIT_FAILED", `cannot switch to the branch ${options.branch}`);
+    }
+    return new GitRepository(dir, git, options.branch, base);
+  }
+
+  /** Commits exactly these paths (as they are now) and tags the commit; returns its sha. A tag already on this commit counts as done. */
+  async commitPaths(paths: readonly string[], message: string, tag?: string): Promise<string | undefined> {
+    const present = paths.filter((p) => existsSync(join(this.dir, p)));
+    if (present.length === 0) return undefined;
+    await run(() => this.git.add(["--", ...present]), "GIT_FAILED", "git add failed");
+    const staged = await this.git.diff(["--cached", "--name-only"]);
+    if (staged.trim() === "") return undefined;
+    await run(() => this.git.commit(message, [], { "--no-verify": null }), "GIT_FAILED", "git commit failed");
+    const sha = (await this.git.revparse(["HEAD"])).trim();
+    if (tag) await run(() => this.git.raw(["tag", "--force", tag, sha]), "GIT_FAILED", `git tag ${tag} failed`);
+    return sha;
+  }
+
+  /** The run's commits, newest first, one line each: for the report. */
+  async log(): Promise<string[]> {
+    const range = this.base ? [`${this.base}..HEAD`] : ["HEAD"];
+    const out = await this.git.raw(["log", "--format=%h %s%d", "--decorate=short", ...range]).catch(() => "");
+    return out.trim() === "" ? [] : out.trim().split("\n");
+  }
+}
+
+export interface RollbackResult {
+  sha: string;
+  tag: string;
+  /** Commits after it that are no longer on the branch. */
+  undone: string[];
+  /** Where uncommitted work went, so that nothing is lost; undefined when there was none. */
+  stash: string | undefined;
+}
+
+/**
+ * Puts the branch back at the last completed subgraph (or the named one): the newest
+ * commit on HEAD carrying an rpg/<run>/<subgraph> tag. Uncommitted work is stashed,
+ * untracked files included, rather than thrown away.
+ */
+export async function rollbackTo(dir: string, subgraph?: string): Promise<RollbackResult> {
+  if (!existsSync(join(dir, ".git")))
+    throw new RpgForgeError(
+      "ROLLBACK_NO_TAG",
+      `${dir} is not a git repository`,
+      { file: dir },
+      "rollback works on an output generated with git (the default)",
+    );
+  const git = gitIn(dir);
+  const log = await run(() => git.raw(["log", "--format=%H%x09%D", "HEAD"]), "GIT_FAILED", "git log failed");
+  const commits = log
+    .trim()
+    .split("\n")
+    .map((line) => {
+      const [sha = "", refs = ""] = line.split("\t");
+      const tags = refs
+        .split(", ")
+        .filter((r) => r.startsWith("tag: rpg/"))
+        .map((r) => r.slice("tag: ".length));
+      return { sha, tags };
+    });
+  const index = commits.findIndex((c) => c.tags.some((t) => subgraph === undefined || t.endsWith(`/${subgraph}`)));
+  if (index < 0) {
+    const what = subgraph === undefined ? "no completed subgraph" : `no completed subgraph "${subgraph}"`;
+    throw new RpgForgeError(
+      "ROLLBACK_NO_TAG",
+      `${what} on the current branch`,
+      { file: dir },
+      "rpg-forge tags each completed subgraph rpg/<run-id>/<subgraph>; see git tag --list 'rpg/*'",
+    );
+  }
+  const target = commits[index]!;
+  const tag = target.tags.find((t) => subgraph === undefined || t.endsWith(`/${subgraph}`))!;
+  let stash: string | undefined;
+  const status = await git.status();
+  if (!status.isClean()) {
+    const message = `rpg-forge rollback to ${tag}`;
+    await run(() => git.stash(["push", "--include-untracked", "-m", message]), "GIT_FAILED", "git stash failed");
+    stash = `stash@{0} (${message})`;
+  }
+  await run(() => git.reset(["--hard", target.sha]), "GIT_FAILED", "git reset failed");
+  return { sha: target.sha, tag, undone: commits.slice(0, index).map((c) => c.sha), stash };
+}
+
+async function ensureIdentity(git: SimpleGit, dir: string): Promise<void> {
+  try {
+    // useConfigOnly: git must not guess root@hostname; a commit made as that is worse than none.
+    await git.raw(["-c", "user.useConfigOnly=true", "var", "GIT_COMMITTER_IDENT"]);
+  } catch (error) {
+    throw new RpgForgeError(
+      "GIT_IDENTITY_MISSING",
+      "git does not know who commits (no user.name or user.email)",
+      { file: dir },
+      'run git config --global user.name "Your Name" and git config --global user.email you@example.com',
+      { cause: error },
+    );
+  }
+}
+
+/** Keeps run artifacts out of `git status` without touching the user's .gitignore. */
+async function excludeRunFiles(dir: string): Promise<void> {
+  const path = join(dir, ".git", "info", "exclude");
+  const current = await readFile(path, "utf8").catch(() => "");
+  const missing = EXCLUDED.filter((e) => !current.split("\n").includes(e));
+  if (missing.length === 0) return;
+  await mkdir(join(dir, ".git", "info"), { recursive: true });
+  await appendFile(path, `${current === "" || current.endsWith("\n") ? "" : "\n"}# rpg-forge\n${missing.join("\n")}\n`);
+}
+
+async function run<T>(task: () => Promise<T>, code: "GIT_UNAVAILABLE" | "GIT_FAILED", what: string, hint?: string): Promise<T> {
+  try {
+    return await task();
+  } catch (error) {
+    const said = (error as Error).message.trim().split("\n").filter(Boolean).at(-1) ?? "";
+    throw new RpgForgeError(code, `${what}: ${said}`, {}, hint, { cause: error });
+  }
+}
