@@ -23,6 +23,7 @@ interface GenerateFlags {
   testTimeout: number;
   git: boolean;
   allowDirty?: boolean;
+  branchPerSubgraph?: boolean;
 }
 
 export function addGenerateCommand(program: Command, io: CliIo, setExit: (code: number) => void): void {
@@ -49,6 +50,7 @@ export function addGenerateCommand(program: Command, io: CliIo, setExit: (code: 
     .option("--test-timeout <seconds>", "time limit per test", positiveInt, 30)
     .option("--no-git", "do not keep the output as a git repository (default: a commit and a tag per completed subgraph)")
     .option("--allow-dirty", "start even if the output repository has uncommitted changes")
+    .option("--branch-per-subgraph", "also give each subgraph a branch rpg/<name>/<subgraph>, based on the branches it needs")
     .addHelpText(
       "after",
       "\nThe model: OPENAI_API_KEY and OPENAI_BASE_URL (any OpenAI-compatible server), or --replay.\nExit codes: 0 every node passed, 1 some node failed, 2 bad input, 130 interrupted.",
@@ -106,6 +108,7 @@ async function runGenerate(file: string, flags: GenerateFlags, io: CliIo): Promi
       perTestTimeoutMs: flags.testTimeout * 1000,
       git: flags.git,
       allowDirty: flags.allowDirty,
+      branchPerSubgraph: flags.branchPerSubgraph,
       onEvent: progressPrinter(io.err),
       onNotice: (notice) => io.err(`warning: ${notice}\n`),
       signal: controller.signal,

@@ -51,7 +51,9 @@ export function progressPrinter(write: (text: string) => void): (event: RunEvent
         }
         break;
       case "subgraph-committed":
-        write(`Committed subgraph ${event.subgraphId} as ${event.sha.slice(0, 7)} (tag ${event.tag})\n`);
+        write(
+          `Committed subgraph ${event.subgraphId} as ${event.sha.slice(0, 7)} (tag ${event.tag}${event.branch ? `, branch ${event.branch}` : ""})\n`,
+        );
         break;
       case "run-finished":
         if (event.interrupted) write("Interrupted: the checkpoint is saved; run again with --resume to continue.\n");

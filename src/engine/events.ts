@@ -37,7 +37,7 @@ export type RunEvent =
       tokens?: number;
     }
   | { type: "progress"; done: number; total: number; elapsedMs: number; etaMs: number }
-  | { type: "subgraph-committed"; subgraphId: string; sha: string; tag: string }
+  | { type: "subgraph-committed"; subgraphId: string; sha: string; tag: string; branch?: string }
   | { type: "run-finished"; interrupted: boolean; elapsedMs: number };
 
 export type RunEventListener = (event: RunEvent) => void;

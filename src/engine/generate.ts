@@ -15,7 +15,16 @@ import { PackageFiles } from "../workspace/package-files.js";
 import { assemblePackage, type AssemblyResult } from "./assemble.js";
 import { checkpointExistsError, readCheckpoint, type Checkpoint } from "./checkpoint.js";
 import type { RunEventListener } from "./events.js";
-import { isComplete, ownedPaths, runBranch, subgraphCommitMessage, subgraphPaths, subgraphTag } from "./history.js";
+import {
+  closurePaths,
+  isComplete,
+  ownedPaths,
+  runBranch,
+  subgraphBranch,
+  subgraphCommitMessage,
+  subgraphPaths,
+  subgraphTag,
+} from "./history.js";
 import { createTddExecutor } from "./node-machine.js";
 import { makeRunId } from "./run-id.js";
 import { runPlan, type RunOptions } from "./run.js";
@@ -41,6 +50,8 @@ export interface GenerateOptions {
   git?: boolean | undefined;
   /** Start even when the output repository has uncommitted changes that are not rpg-forge's. */
   allowDirty?: boolean | undefined;
+  /** Also give each subgraph a branch rpg/<name>/<subgraph> on top of the branches it needs. */
+  branchPerSubgraph?: boolean | undefined;
   perTestTimeoutMs?: number | undefined;
   onEvent?: RunEventListener;
   /** A one-line notice for the user (the sandbox fallback warning). */
@@ -149,9 +160,20 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       committed.add(subgraph.id);
       if (!subgraph.nodes.some((id) => checkpoint.nodes[id]?.status === "passed")) continue;
       const tag = subgraphTag(runId, subgraph.id);
-      const paths = subgraphPaths(subgraph, plan, options.rpg, checkpoint, testFileOf, CHECKPOINT_PATH);
-      const sha = await repo.commitPaths(paths, subgraphCommitMessage(subgraph), tag);
-      if (sha) options.onEvent?.({ type: "subgraph-committed", subgraphId: subgraph.id, sha, tag });
+      const pathsOf = (s: typeof subgraph): string[] => subgraphPaths(s, plan, options.rpg, checkpoint, testFileOf, CHECKPOINT_PATH);
+      const message = subgraphCommitMessage(subgraph);
+      const sha = await repo.commitPaths(pathsOf(subgraph), message, tag);
+      let branch: string | undefined;
+      if (options.branchPerSubgraph) {
+        branch = subgraphBranch(rpgName, subgraph.id);
+        const own = await repo.branchHead(branch);
+        const needs = (await Promise.all(subgraph.dependsOn.map((dep) => repo.branchHead(subgraphBranch(rpgName, dep))))).filter(
+          (s): s is string => s !== undefined,
+        );
+        const parents = [...new Set([...(own ? [own] : []), ...needs])];
+        await repo.commitToBranch(branch, parents.length > 0 ? parents : [repo.base], closurePaths(subgraph, plan, pathsOf), message);
+      }
+      if (sha) options.onEvent?.({ type: "subgraph-committed", subgraphId: subgraph.id, sha, tag, ...(branch ? { branch } : {}) });
     }
   };
   runOptions.afterNode = (_id, checkpoint) => commitCompleted(checkpoint);

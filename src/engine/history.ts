@@ -48,6 +48,27 @@ export function subgraphPaths(
   return [...paths].sort();
 }
 
+/** A subgraph's files and those of every subgraph it needs, directly or not: what its own branch holds. */
+export function closurePaths(subgraph: PlannedSubgraph, plan: Plan, pathsOf: (s: PlannedSubgraph) => string[]): string[] {
+  const byId = new Map(plan.subgraphs.map((s) => [s.id, s]));
+  const seen = new Set<string>();
+  const queue = [subgraph.id];
+  const paths = new Set<string>();
+  for (let head = 0; head < queue.length; head++) {
+    const id = queue[head]!;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const s = byId.get(id);
+    if (!s) continue;
+    for (const path of pathsOf(s)) paths.add(path);
+    queue.push(...s.dependsOn);
+  }
+  return [...paths].sort();
+}
+
+/** The branch of one subgraph's work: what the Action turns into one pull request. */
+export const subgraphBranch = (rpgName: string, subgraphId: string): string => `rpg/${refSafe(rpgName)}/${refSafe(subgraphId)}`;
+
 /** The PRD's commit message: "feat: complete <subgraph> (nodes <first>-<last>)". */
 export function subgraphCommitMessage(subgraph: PlannedSubgraph): string {
   const first = subgraph.nodes[0] ?? "";

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
-import { appendFile, mkdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { appendFile, copyFile, mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { simpleGit, type SimpleGit } from "simple-git";
 import { RpgForgeError } from "../errors.js";
 
@@ -46,8 +47,8 @@ export class GitRepository {
     readonly dir: string,
     private readonly git: SimpleGit,
     readonly branch: string,
-    /** The commit the run branch started from; undefined in a new repository. */
-    readonly base: string | undefined,
+    /** The commit the run branch started from. */
+    readonly base: string,
   ) {}
 
   static async open(dir: string, options: RepositoryOptions): Promise<GitRepository> {
@@ -76,8 +77,17 @@ export class GitRepository {
         "commit or stash them, or pass --allow-dirty (rpg-forge commits only the files it writes)",
       );
     }
-    const head = await git.revparse(["--verify", "--quiet", "HEAD"]).catch(() => "");
-    const base = head.trim() || undefined;
+    let head = (await git.revparse(["--verify", "--quiet", "HEAD"]).catch(() => "")).trim();
+    if (!head) {
+      // A first, empty commit gives every branch of the run a common base to start from.
+      await run(
+        () => git.commit("chore: start rpg-forge run", [], { "--allow-empty": null, "--no-verify": null }),
+        "GIT_FAILED",
+        "the first commit failed",
+      );
+      head = (await git.revparse(["HEAD"])).trim();
+    }
+    const base = head;
     if (base && status.current !== options.branch) {
       const branches = await git.branchLocal();
       const args = branches.all.includes(options.branch) ? [options.branch] : ["-b", options.branch];
@@ -99,10 +109,51 @@ export class GitRepository {
     return sha;
   }
 
+  /** The commit a branch points at, if the branch exists. */
+  async branchHead(branch: string): Promise<string | undefined> {
+    const sha = await this.git.revparse(["--verify", "--quiet", `refs/heads/${branch}`]).catch(() => "");
+    return sha.trim() || undefined;
+  }
+
+  /**
+   * Commits `paths`, as they are in the work tree, onto `branch` without touching the
+   * work tree: in a temporary worktree on the first parent, with the other parents
+   * merged in by strategy "ours" (their files come from `paths`, which include them),
+   * so no merge can conflict. The branch is created or moved to the new commit.
+   */
+  async commitToBranch(branch: string, parents: readonly string[], paths: readonly string[], message: string): Promise<string> {
+    const [first, ...others] = parents;
+    if (!first) throw new RpgForgeError("GIT_FAILED", `no parent commit for the branch ${branch}`);
+    const scratch = await mkdtemp(join(tmpdir(), "rpg-forge-branch-"));
+    const worktree = join(scratch, "tree");
+    try {
+      await run(() => this.git.raw(["worktree", "add", "--detach", worktree, first]), "GIT_FAILED", `cannot prepare the branch ${branch}`);
+      const tree = gitIn(worktree);
+      if (others.length > 0)
+        await run(
+          () => tree.raw(["merge", "-s", "ours", "--no-ff", "--no-commit", ...others]),
+          "GIT_FAILED",
+          `cannot merge the bases of ${branch}`,
+        );
+      const present = paths.filter((p) => existsSync(join(this.dir, p)));
+      for (const path of present) {
+        await mkdir(dirname(join(worktree, path)), { recursive: true });
+        await copyFile(join(this.dir, path), join(worktree, path));
+      }
+      if (present.length > 0) await run(() => tree.add(["--", ...present]), "GIT_FAILED", `git add failed on ${branch}`);
+      await run(() => tree.commit(message, [], { "--allow-empty": null, "--no-verify": null }), "GIT_FAILED", `cannot commit to ${branch}`);
+      const sha = (await tree.revparse(["HEAD"])).trim();
+      await run(() => this.git.raw(["branch", "--force", branch, sha]), "GIT_FAILED", `cannot move the branch ${branch}`);
+      return sha;
+    } finally {
+      await this.git.raw(["worktree", "remove", "--force", worktree]).catch(() => undefined);
+      await rm(scratch, { recursive: true, force: true });
+    }
+  }
+
   /** The run's commits, newest first, one line each: for the report. */
   async log(): Promise<string[]> {
-    const range = this.base ? [`${this.base}..HEAD`] : ["HEAD"];
-    const out = await this.git.raw(["log", "--format=%h %s%d", "--decorate=short", ...range]).catch(() => "");
+    const out = await this.git.raw(["log", "--format=%h %s%d", "--decorate=short", `${this.base}..HEAD`]).catch(() => "");
     return out.trim() === "" ? [] : out.trim().split("\n");
   }
 }

@@ -128,7 +128,16 @@ describe("rpg-forge generate on the shipped example, offline", () => {
     const out = join(root, "statkit");
     // Strict: every prompt must match the recording byte for byte (by hash), so the
     // prompts, failure briefs included, are deterministic and the cassette is current.
-    const result = await runCli("generate", EXAMPLE, "--out", out, "--replay", "examples/statkit/cassette.jsonl", "--replay-strict");
+    const result = await runCli(
+      "generate",
+      EXAMPLE,
+      "--out",
+      out,
+      "--replay",
+      "examples/statkit/cassette.jsonl",
+      "--replay-strict",
+      "--branch-per-subgraph",
+    );
     expect(result.code).toBe(1);
     expect(result.out).toBe(
       `11 passed, 1 failed, 2 skipped of 14 nodes; report: ${join(out, "docs/generation_report.md")}; branch rpg-forge/statkit\n`,
@@ -183,6 +192,7 @@ describe("rpg-forge generate on the shipped example, offline", () => {
       "feat: complete Reports (nodes report.format_number-report.describe_text)",
       "feat: complete Statistics (nodes stats.mean-stats.z_scores)",
       "feat: complete Input validation (nodes validation.ensure_numbers-validation.parse_numbers)",
+      "chore: start rpg-forge run",
     ]);
     const tags = git("tag", "--list", "rpg/*").split("\n");
     expect(tags.map((t) => t.replace(/^rpg\/[^/]+\//, "")).sort()).toEqual(["report", "stats", "validation"]);
@@ -195,6 +205,19 @@ describe("rpg-forge generate on the shipped example, offline", () => {
       "tests/test_spread.py",
     ]);
     expect(git("log", "--all", "--format=", "--name-only")).not.toContain("report/format.py");
+    // One branch per subgraph, each on top of what it needs: stats adds only its own files to validation.
+    expect(git("branch", "--list", "rpg/*", "--format=%(refname:short)").split("\n")).toEqual([
+      "rpg/statkit/report",
+      "rpg/statkit/stats",
+      "rpg/statkit/validation",
+    ]);
+    expect(git("diff", "--name-only", "rpg/statkit/validation", "rpg/statkit/stats").split("\n")).toEqual([
+      "src/statkit/stats/descriptive.py",
+      "src/statkit/stats/spread.py",
+      "tests/test_descriptive.py",
+      "tests/test_spread.py",
+    ]);
+    expect(git("merge-base", "--is-ancestor", "rpg/statkit/stats", "rpg/statkit/report") === "").toBe(true);
     expect(git("status", "--porcelain")).toBe("");
   }, 300_000);
 });

@@ -28,7 +28,10 @@ describe("GitRepository", () => {
     write(dir, "src/pkg/core.py", "def f():\n    return 1\n");
     expect(git(dir, "status", "--porcelain", "-uall")).toBe("?? src/pkg/core.py");
     const sha = await repo.commitPaths(["src/pkg/core.py", "missing.py"], "feat: complete Core (nodes a-b)", "rpg/run-1/core");
-    expect(git(dir, "log", "--format=%H %s")).toBe(`${sha} feat: complete Core (nodes a-b)`);
+    expect(git(dir, "log", "--format=%H %s").split("\n")).toEqual([
+      `${sha} feat: complete Core (nodes a-b)`,
+      expect.stringMatching(/ chore: start rpg-forge run$/),
+    ]);
     expect(git(dir, "tag", "--points-at", "HEAD")).toBe("rpg/run-1/core");
     expect(await repo.commitPaths(["src/pkg/core.py"], "nothing changed")).toBeUndefined();
   });
@@ -86,6 +89,46 @@ describe("GitRepository", () => {
       code: "GIT_IDENTITY_MISSING",
       hint: expect.stringContaining("user.email"),
     });
+  });
+});
+
+describe("branches per subgraph", () => {
+  it("builds a subgraph's branch on a merge of the branches it needs, without touching the work tree", async () => {
+    const dir = tempDir();
+    const repo = await GitRepository.open(dir, options);
+    write(dir, "src/pkg/a.py", "a = 1\n");
+    write(dir, "src/pkg/b.py", "b = 2\n");
+    write(dir, "src/pkg/c.py", "c = 3\n");
+    const a = await repo.commitToBranch("rpg/pkg/a", [repo.base], ["src/pkg/a.py"], "feat: complete a (nodes a-a)");
+    const b = await repo.commitToBranch("rpg/pkg/b", [repo.base], ["src/pkg/b.py"], "feat: complete b (nodes b-b)");
+    const c = await repo.commitToBranch(
+      "rpg/pkg/c",
+      [a, b],
+      ["src/pkg/a.py", "src/pkg/b.py", "src/pkg/c.py"],
+      "feat: complete c (nodes c-c)",
+    );
+    expect(git(dir, "rev-list", "--parents", "-n", "1", c).split(" ").slice(1)).toEqual([a, b]);
+    expect(git(dir, "ls-tree", "-r", "--name-only", "rpg/pkg/c").split("\n")).toEqual(["src/pkg/a.py", "src/pkg/b.py", "src/pkg/c.py"]);
+    expect(git(dir, "diff", "--name-only", "rpg/pkg/a", "rpg/pkg/c")).toBe("src/pkg/b.py\nsrc/pkg/c.py");
+    // The run's own branch and files are as they were, and no scratch worktree is left.
+    expect(git(dir, "branch", "--show-current")).toBe("rpg-forge/pkg");
+    expect(git(dir, "status", "--porcelain", "-uall").split("\n").sort()).toEqual([
+      "?? src/pkg/a.py",
+      "?? src/pkg/b.py",
+      "?? src/pkg/c.py",
+    ]);
+    expect(git(dir, "worktree", "list").split("\n")).toHaveLength(1);
+  });
+
+  it("puts a rerun's commit on top of the branch it updates", async () => {
+    const dir = tempDir();
+    const repo = await GitRepository.open(dir, options);
+    write(dir, "src/pkg/a.py", "a = 1\n");
+    const first = await repo.commitToBranch("rpg/pkg/a", [repo.base], ["src/pkg/a.py"], "first");
+    write(dir, "src/pkg/a.py", "a = 2\n");
+    const second = await repo.commitToBranch("rpg/pkg/a", [(await repo.branchHead("rpg/pkg/a"))!], ["src/pkg/a.py"], "second");
+    expect(git(dir, "rev-parse", `${second}^`)).toBe(first);
+    expect(git(dir, "show", "rpg/pkg/a:src/pkg/a.py")).toBe("a = 2");
   });
 });
 
