@@ -120,6 +120,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
           ownPaths: ownedPaths(options.rpg, testFileOf, ASSEMBLED),
           resuming: options.mode !== "new",
           allowDirty: options.allowDirty === true,
+          ...(options.onNotice ? { onNotice: options.onNotice } : {}),
         });
   const files = await PackageFiles.open(outDir);
   await scaffoldPackage(files, packageDirectories(options.rpg));

@@ -35,6 +35,7 @@ export interface RepositoryOptions {
   resuming: boolean;
   /** Start even with uncommitted changes (they are never committed by rpg-forge). */
   allowDirty: boolean;
+  onNotice?: (text: string) => void;
 }
 
 /**
@@ -55,7 +56,17 @@ export class GitRepository {
     const git = gitIn(dir);
     await run(() => git.version(), "GIT_UNAVAILABLE", "git does not run", "install git (apt-get install git)");
     const isRepo = existsSync(join(dir, ".git"));
-    if (!isRepo) await run(() => git.init(["--initial-branch", options.branch]), "GIT_FAILED", "git init failed");
+    if (!isRepo) {
+      await run(() => git.init(["--initial-branch", options.branch]), "GIT_FAILED", "git init failed");
+      // A repository we create is ours to sign: without an identity of the user's, its
+      // commits are rpg-forge's (set in this repository only), so a first run on a
+      // fresh machine works. A user's own repository never gets an identity from us.
+      if (!(await hasIdentity(git))) {
+        await git.addConfig("user.name", "rpg-forge");
+        await git.addConfig("user.email", "rpg-forge@users.noreply.localhost");
+        options.onNotice?.("git has no user.name or user.email; the new repository's commits are signed rpg-forge");
+      }
+    }
     await ensureIdentity(git, dir);
     if (existsSync(join(dir, ".git", "index.lock"))) {
       throw new RpgForgeError(
@@ -216,10 +227,19 @@ export async function rollbackTo(dir: string, subgraph?: string): Promise<Rollba
   return { sha: target.sha, tag, undone: commits.slice(0, index).map((c) => c.sha), stash };
 }
 
+// useConfigOnly: git must not guess root@hostname; a commit made as that is worse than none.
+const identity = (git: SimpleGit): Promise<string> => git.raw(["-c", "user.useConfigOnly=true", "var", "GIT_COMMITTER_IDENT"]);
+
+async function hasIdentity(git: SimpleGit): Promise<boolean> {
+  return identity(git).then(
+    () => true,
+    () => false,
+  );
+}
+
 async function ensureIdentity(git: SimpleGit, dir: string): Promise<void> {
   try {
-    // useConfigOnly: git must not guess root@hostname; a commit made as that is worse than none.
-    await git.raw(["-c", "user.useConfigOnly=true", "var", "GIT_COMMITTER_IDENT"]);
+    await identity(git);
   } catch (error) {
     throw new RpgForgeError(
       "GIT_IDENTITY_MISSING",

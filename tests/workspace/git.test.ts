@@ -83,12 +83,27 @@ describe("GitRepository", () => {
     await expect(GitRepository.open(dir, options)).rejects.toMatchObject({ code: "GIT_LOCKED" });
 
     const other = tempDir();
+    git(other, "init", "-q", "-b", "main");
     delete process.env.GIT_AUTHOR_EMAIL;
     delete process.env.GIT_COMMITTER_EMAIL;
     await expect(GitRepository.open(other, options)).rejects.toMatchObject({
       code: "GIT_IDENTITY_MISSING",
       hint: expect.stringContaining("user.email"),
     });
+  });
+});
+
+describe("a repository rpg-forge creates", () => {
+  it("signs its commits as rpg-forge when git has no identity, and says so", async () => {
+    delete process.env.GIT_AUTHOR_EMAIL;
+    delete process.env.GIT_COMMITTER_EMAIL;
+    delete process.env.GIT_AUTHOR_NAME;
+    delete process.env.GIT_COMMITTER_NAME;
+    const dir = tempDir();
+    const notices: string[] = [];
+    await GitRepository.open(dir, { ...options, onNotice: (n) => notices.push(n) });
+    expect(notices).toEqual(["git has no user.name or user.email; the new repository's commits are signed rpg-forge"]);
+    expect(git(dir, "log", "-1", "--format=%an <%ae>")).toBe("rpg-forge <rpg-forge@users.noreply.localhost>");
   });
 });
 
