@@ -1,5 +1,4 @@
-import { spawn } from "node:child_process";
-import { RpgForgeError } from "../errors.js";
+import { runPythonScript } from "../sandbox/python-script.js";
 
 /**
  * The Python half of imports.ts: one script, run as `python3 -I -c` with a JSON request
@@ -194,21 +193,5 @@ export async function askImportScript<M extends ScriptRequest["mode"]>(
   python: string,
   request: Extract<ScriptRequest, { mode: M }>,
 ): Promise<ScriptReplies[M]> {
-  const child = spawn(python, ["-I", "-c", IMPORTS_SCRIPT], { stdio: ["pipe", "pipe", "pipe"], env: { PATH: process.env.PATH ?? "" } });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-  child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-  // A Python that dies early closes stdin (EPIPE); its exit code and stderr say why, below.
-  child.stdin.on("error", () => undefined);
-  child.stdin.end(JSON.stringify(request), "utf8");
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.on("error", (error) =>
-      reject(new RpgForgeError("SANDBOX_NO_PYTHON", `${python} does not start: ${error.message}`, {}, undefined, { cause: error })),
-    );
-    child.on("close", resolve);
-  });
-  if (code !== 0)
-    throw new RpgForgeError("SANDBOX_NO_PYTHON", `${python} could not read the imports (exit ${code}): ${stderr.trim().slice(-500)}`);
-  return JSON.parse(stdout) as ScriptReplies[M];
+  return JSON.parse(await runPythonScript(python, IMPORTS_SCRIPT, JSON.stringify(request))) as ScriptReplies[M];
 }

@@ -1,9 +1,6 @@
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
+import { runPythonScript } from "../sandbox/python-script.js";
 import { isStdlib } from "./imports.js";
 import { askImportScript } from "./python-imports.js";
-
-const run = promisify(execFile);
 
 // Which installed distribution provides each top-level module, and its version.
 const DISTRIBUTIONS = String.raw`
@@ -41,8 +38,9 @@ export async function thirdPartyImports(
   for (const top of [...tops].sort())
     if (!localPackages.includes(top) && top !== "__future__" && !(await isStdlib(python, top))) candidates.push(top);
   if (candidates.length === 0) return new Map();
-  const child = run(python, ["-I", "-c", DISTRIBUTIONS], { env: { PATH: process.env.PATH ?? "" } });
-  child.child.stdin?.end(JSON.stringify(candidates));
-  const found = JSON.parse((await child).stdout) as Record<string, [string, string | null]>;
+  const found = JSON.parse(await runPythonScript(python, DISTRIBUTIONS, JSON.stringify(candidates))) as Record<
+    string,
+    [string, string | null]
+  >;
   return new Map(candidates.map((module) => [found[module]?.[0] ?? module, found[module]?.[1] ?? undefined]));
 }

@@ -1,7 +1,4 @@
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
-
-const run = promisify(execFile);
+import { runPythonScript } from "./python-script.js";
 
 // Lists installed pytest plugins (entry point group pytest11) with their distributions.
 const LIST_PLUGINS = String.raw`
@@ -25,8 +22,7 @@ const normalize = (name: string): string => name.toLowerCase().replace(/[-_.]+/g
 export async function pluginsFor(python: string, requirements: readonly string[]): Promise<string[]> {
   const wanted = new Set(requirements.map((r) => normalize(r.split(/[\s<>=!~;[(]/)[0] ?? "")).filter(Boolean));
   if (wanted.size === 0) return [];
-  const { stdout } = await run(python, ["-I", "-c", LIST_PLUGINS], { env: { PATH: process.env.PATH ?? "" } });
-  const installed = JSON.parse(stdout) as { dist: string; name: string }[];
+  const installed = JSON.parse(await runPythonScript(python, LIST_PLUGINS)) as { dist: string; name: string }[];
   return installed
     .filter((p) => wanted.has(normalize(p.dist)))
     .map((p) => p.name)

@@ -1,5 +1,4 @@
-import { spawn } from "node:child_process";
-import { RpgForgeError } from "../errors.js";
+import { runPythonScript } from "../sandbox/python-script.js";
 
 /**
  * Python's own parser, run as `python3 -I` on source text passed through stdin. It
@@ -41,25 +40,5 @@ export type Outline = { ok: true; statements: TopLevelStatement[] } | { ok: fals
 
 /** The top-level statements of Python source, or where it fails to parse. */
 export async function outlinePython(python: string, source: string): Promise<Outline> {
-  const child = spawn(python, ["-I", "-c", OUTLINE_SCRIPT], { stdio: ["pipe", "pipe", "pipe"], env: { PATH: process.env.PATH ?? "" } });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-  child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-  // A python that dies before reading all of stdin must surface as its exit code, not an EPIPE crash.
-  child.stdin.on("error", () => undefined);
-  child.stdin.end(source);
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.on("error", reject);
-    child.on("close", resolve);
-  });
-  if (code !== 0) {
-    throw new RpgForgeError(
-      "SANDBOX_NO_PYTHON",
-      `${python} could not parse source (exit ${code}): ${stderr.trim().split("\n").at(-1) ?? ""}`,
-      {},
-      "check that python3 runs: python3 -c 'import ast'",
-    );
-  }
-  return JSON.parse(stdout) as Outline;
+  return JSON.parse(await runPythonScript(python, OUTLINE_SCRIPT, source)) as Outline;
 }

@@ -2,7 +2,6 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { RpgForgeError } from "../../src/errors.js";
 import { createRecordingProvider, createReplayProvider, loadCassette } from "../../src/llm/cassette.js";
 import { createOpenAiProvider } from "../../src/llm/openai-provider.js";
 import { promptHash, type ModelRequest } from "../../src/llm/provider.js";
@@ -10,6 +9,7 @@ import { createRequestKeys } from "../../src/llm/request-keys.js";
 import { askStructured, strictJsonSchema } from "../../src/llm/structured.js";
 import { errorReply, startScriptedOpenAi, type FakeOpenAi } from "../helpers/fake-openai-server.js";
 import { useTempDirs } from "../helpers/temp-dir.js";
+import { failure } from "../helpers/errors.js";
 
 const tempDir = useTempDirs();
 const servers: FakeOpenAi[] = [];
@@ -24,15 +24,6 @@ const requestFor = (nodeId: string, kind: string, attempt: number, prompt = `Wri
   jsonSchema: strictJsonSchema(TestsSchema),
   messages: [{ role: "user", content: prompt }],
 });
-
-async function failure(promise: Promise<unknown>): Promise<RpgForgeError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(RpgForgeError);
-  return error as RpgForgeError;
-}
 
 /** Records a cassette for two nodes, one of them repaired once, against the fake server. */
 async function record(file: string) {

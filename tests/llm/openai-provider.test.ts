@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { RpgForgeError } from "../../src/errors.js";
 import { createOpenAiProvider } from "../../src/llm/openai-provider.js";
 import type { ModelRequest } from "../../src/llm/provider.js";
 import { strictJsonSchema } from "../../src/llm/structured.js";
 import { closedPortUrl, errorReply, startFakeOpenAi, startScriptedOpenAi, type FakeOpenAi } from "../helpers/fake-openai-server.js";
+import { failure } from "../helpers/errors.js";
 
 const KEY = "sk-test-0123456789abcdefSECRET";
 const servers: FakeOpenAi[] = [];
@@ -24,15 +24,6 @@ const request: ModelRequest = {
   ],
   temperature: 0.2,
 };
-
-async function failure(promise: Promise<unknown>): Promise<RpgForgeError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(RpgForgeError);
-  return error as RpgForgeError;
-}
 
 describe("createOpenAiProvider", () => {
   it("sends the messages with a strict json_schema response format and returns the content and usage", async () => {
