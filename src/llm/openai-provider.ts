@@ -43,6 +43,12 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): ModelProvi
     description: `${facts.model} at ${facts.baseURL}`,
     async complete(request: ModelRequest, signal?: AbortSignal): Promise<ModelResponse> {
       let completion: OpenAI.Chat.Completions.ChatCompletion;
+      // The SDK leaves its listener on the signal it is given; a run makes thousands of
+      // calls with one run-wide signal, so each call gets its own, linked and unlinked here.
+      const call = new AbortController();
+      const forward = (): void => call.abort(signal?.reason);
+      signal?.addEventListener("abort", forward, { once: true });
+      if (signal?.aborted) forward();
       try {
         completion = await client.chat.completions.create(
           {
@@ -51,10 +57,12 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): ModelProvi
             response_format: { type: "json_schema", json_schema: { name: request.schemaName, schema: request.jsonSchema, strict: true } },
             ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
           },
-          signal ? { signal } : undefined,
+          { signal: call.signal },
         );
       } catch (error) {
         return mapOpenAiError(error, facts, signal);
+      } finally {
+        signal?.removeEventListener("abort", forward);
       }
       return readCompletion(completion);
     },

@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createOpenAiProvider } from "../../src/llm/openai-provider.js";
@@ -187,5 +188,13 @@ describe("createOpenAiProvider", () => {
     setTimeout(() => controller.abort(reason), 50);
 
     await expect(provider.complete(request, controller.signal)).rejects.toBe(reason);
+  });
+
+  it("leaves no listener on the run's signal after its calls, however many", async () => {
+    const server = track(await startFakeOpenAi(() => ({ content: "{}" })));
+    const provider = createOpenAiProvider({ apiKey: KEY, baseURL: server.url, model: "m" });
+    const run = new AbortController();
+    for (let i = 0; i < 12; i++) await provider.complete(request, run.signal);
+    expect(getEventListeners(run.signal, "abort")).toEqual([]);
   });
 });
