@@ -1,10 +1,5 @@
+import { distributionOf, normalizeDistribution } from "../rpg/requirements.js";
 import { MARKER } from "./owned-file.js";
-
-/** PEP 503 normalisation, so "NumPy" and "numpy" are one requirement. */
-export const normalizeDistribution = (name: string): string => name.toLowerCase().replace(/[-_.]+/g, "-");
-
-/** The distribution a requirement names: "numpy>=1.24" -> "numpy". */
-export const distributionOf = (requirement: string): string => requirement.trim().split(/[\s<>=!~;[(@]/)[0] ?? "";
 
 /**
  * The package's requirements: the nodes' own (as written) and, for third-party

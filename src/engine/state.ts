@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { canonicalJson } from "../llm/provider.js";
 import type { Plan } from "../plan/plan.js";
 import { compareIds } from "../rpg/ids.js";
 import type { RpgNode } from "../rpg/schema.js";
@@ -6,7 +7,7 @@ import type { Checkpoint, CheckpointEntry } from "./checkpoint.js";
 
 /** Hash of a node as planned, so that resume notices a node whose specification changed. */
 export function specHash(node: RpgNode): string {
-  return createHash("sha256").update(stableJson(node)).digest("hex");
+  return createHash("sha256").update(canonicalJson(node)).digest("hex");
 }
 
 /** A fresh checkpoint: every node of the plan pending. */
@@ -106,15 +107,4 @@ function pendingEntry(node: RpgNode, now: string): CheckpointEntry {
     spec_sha256: specHash(node),
     attempts: [],
   };
-}
-
-function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
-  if (value && typeof value === "object") {
-    const entries = Object.entries(value)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
 }

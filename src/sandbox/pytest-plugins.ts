@@ -1,3 +1,4 @@
+import { distributionOf, normalizeDistribution } from "../rpg/requirements.js";
 import { runPythonScript } from "./python-script.js";
 
 // Lists installed pytest plugins (entry point group pytest11) with their distributions.
@@ -11,20 +12,17 @@ for dist in m.distributions():
 print(json.dumps(out))
 `;
 
-/** PEP 503 normalisation: "Pytest_Asyncio" and "pytest-asyncio" are one distribution. */
-const normalize = (name: string): string => name.toLowerCase().replace(/[-_.]+/g, "-");
-
 /**
  * The pytest plugins to load for a package: those installed whose distribution the
  * package's requirements name ("hypothesis>=6" loads hypothesis's plugin). Every
  * other installed plugin stays off (see PytestRun.plugins).
  */
 export async function pluginsFor(python: string, requirements: readonly string[]): Promise<string[]> {
-  const wanted = new Set(requirements.map((r) => normalize(r.split(/[\s<>=!~;[(]/)[0] ?? "")).filter(Boolean));
+  const wanted = new Set(requirements.map((r) => normalizeDistribution(distributionOf(r))).filter(Boolean));
   if (wanted.size === 0) return [];
   const installed = JSON.parse(await runPythonScript(python, LIST_PLUGINS)) as { dist: string; name: string }[];
   return installed
-    .filter((p) => wanted.has(normalize(p.dist)))
+    .filter((p) => wanted.has(normalizeDistribution(p.dist)))
     .map((p) => p.name)
     .sort();
 }
