@@ -1,10 +1,8 @@
-import { readFile } from "node:fs/promises";
 import { InvalidArgumentError, Option, type Command } from "commander";
 import { generate } from "../engine/generate.js";
 import { rpgHash } from "../engine/run-id.js";
 import { selectProvider } from "../llm/select.js";
-import { parseRpgText } from "../rpg/load.js";
-import { rpgError } from "../rpg/issues.js";
+import { loadRpgWithText } from "../rpg/load.js";
 import { EXIT, printIssues, printRunError, type CliIo } from "./output.js";
 import { progressPrinter } from "./progress.js";
 
@@ -61,20 +59,7 @@ export function addGenerateCommand(program: Command, io: CliIo, setExit: (code: 
 }
 
 async function runGenerate(file: string, flags: GenerateFlags, io: CliIo): Promise<number> {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (error) {
-    printIssues(io, [
-      rpgError(
-        "RPG_UNREADABLE",
-        `cannot read the RPG: ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message}`,
-        { file },
-      ),
-    ]);
-    return EXIT.badInput;
-  }
-  const loaded = parseRpgText(text, file);
+  const { loaded, text } = await loadRpgWithText(file);
   if (!loaded.ok) {
     printIssues(io, loaded.issues);
     io.err(`${file}: invalid; nothing was generated\n`);

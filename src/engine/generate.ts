@@ -7,7 +7,7 @@ import type { Rpg } from "../rpg/schema.js";
 import { renderGenerationReport } from "../report/generation-report.js";
 import { findPython } from "../sandbox/python.js";
 import { pluginsFor } from "../sandbox/pytest-plugins.js";
-import { chooseSandbox, runPytest, type SandboxKind } from "../sandbox/pytest.js";
+import { chooseSandbox, runPytest, type PytestResult, type SandboxKind } from "../sandbox/pytest.js";
 import { ArtifactStore } from "../workspace/artifacts.js";
 import { prepareOutputDir, scaffoldPackage, writeOutputFile } from "../workspace/output-dir.js";
 import { GitRepository } from "../workspace/git.js";
@@ -125,6 +125,15 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const files = await PackageFiles.open(outDir);
   await scaffoldPackage(files, packageDirectories(options.rpg));
   const runId = makeRunId(new Date(started), options.rpgSha256);
+  const runTests = (targets: readonly string[], signal?: AbortSignal): Promise<PytestResult> =>
+    runPytest({
+      cwd: outDir,
+      targets: [...targets],
+      sandbox: sandbox.kind,
+      perTestTimeoutMs: options.perTestTimeoutMs,
+      plugins,
+      ...(signal ? { signal } : {}),
+    });
   const setup = createTddSetup({
     rpg: options.rpg,
     plan,
@@ -134,8 +143,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     artifacts: new ArtifactStore(outDir, runId),
     python,
     maxIterations: options.maxIterations,
-    runTests: (targets, signal) =>
-      runPytest({ cwd: outDir, targets: [...targets], sandbox: sandbox.kind, perTestTimeoutMs: options.perTestTimeoutMs, signal, plugins }),
+    runTests,
   });
   const runOptions: RunOptions = {
     plan,
@@ -192,8 +200,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       runId,
       model: options.model,
       generatedAt: new Date(clock()),
-      runTests: (targets) =>
-        runPytest({ cwd: outDir, targets: [...targets], sandbox: sandbox.kind, perTestTimeoutMs: options.perTestTimeoutMs, plugins }),
+      runTests,
     });
     for (const warning of assembly.warnings) options.onNotice?.(warning);
   }

@@ -27,16 +27,21 @@ export function parseRpgText(text: string, file: string): Loaded<Rpg> {
   return { ok: true, value: shape.rpg, warnings: issues };
 }
 
-/** Reads an RPG file; a missing or unreadable file is an issue like any other. */
+/** Reads and checks an RPG file; a missing or unreadable file is an issue like any other. */
 export async function loadRpg(file: string): Promise<Loaded<Rpg>> {
+  return (await loadRpgWithText(file)).loaded;
+}
+
+/** loadRpg, also returning the file's text (what a run's hash is taken of); the text is "" when unreadable. */
+export async function loadRpgWithText(file: string): Promise<{ loaded: Loaded<Rpg>; text: string }> {
   let text: string;
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message;
-    return { ok: false, issues: [rpgError("RPG_UNREADABLE", `cannot read the RPG: ${reason}`, { file })] };
+    return { loaded: { ok: false, issues: [rpgError("RPG_UNREADABLE", `cannot read the RPG: ${reason}`, { file })] }, text: "" };
   }
-  return parseRpgText(text, file);
+  return { loaded: parseRpgText(text, file), text };
 }
 
 function syntaxIssue(text: string, file: string): RpgIssue {
