@@ -30,6 +30,7 @@ export const RUN_ERROR_CODES = {
   ROLLBACK_NO_TAG: "rollback found no completed subgraph to go back to.",
   WORKSPACE_PATH_REFUSED:
     "A write or read was refused because its path leaves the package, enters .git/ or .github/, or goes through a symbolic link.",
+  WORK_TREE_REFUSED: "The folder the TDD loop would run in (.rpg-forge/work/ in the output) exists and was not made by rpg-forge.",
   MODEL_NOT_CONFIGURED: "Neither OPENAI_API_KEY nor OPENAI_BASE_URL is set (or one is malformed), and no --replay cassette was given.",
   MODEL_AUTH: "The model endpoint refused the API key (HTTP 401 or 403).",
   MODEL_UNREACHABLE: "The model endpoint could not be reached (connection refused, DNS failure, network down).",

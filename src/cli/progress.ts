@@ -1,6 +1,12 @@
 import type { RunEvent } from "../engine/events.js";
 import { duration } from "../report/generation-report.js";
 
+const RESET_REASONS = {
+  "spec-changed": "Regenerating nodes whose specification changed",
+  "not-in-rpg": "Dropped from the checkpoint (no longer in the RPG)",
+  "not-written": "Regenerating nodes whose files were not written before the last run stopped",
+} as const;
+
 /**
  * Renders run events for a terminal: a line per node as it finishes and, every ten
  * nodes, how far the run is with an ETA. Written to stderr so that stdout stays for
@@ -19,11 +25,13 @@ export function progressPrinter(write: (text: string) => void): (event: RunEvent
         write(`The previous checkpoint was kept as ${event.path}\n`);
         break;
       case "nodes-reset":
-        write(
-          event.reason === "spec-changed"
-            ? `Regenerating nodes whose specification changed: ${event.nodeIds.join(", ")}\n`
-            : `Dropped from the checkpoint (no longer in the RPG): ${event.nodeIds.join(", ")}\n`,
-        );
+        write(`${RESET_REASONS[event.reason]}: ${event.nodeIds.join(", ")}\n`);
+        break;
+      case "batch-written":
+        if (event.files.length > 0)
+          write(`Wrote ${plural(event.files.length, "file", "files")} to the output (${event.nodeIds.join(", ")})\n`);
+        for (const { nodeId, reason } of event.failed) write(`✗ ${nodeId} failed: ${reason}\n`);
+        if (event.blocked.length > 0) write(`- not written, they import a node that could not be: ${event.blocked.join(", ")}\n`);
         break;
       case "node-finished": {
         done++;

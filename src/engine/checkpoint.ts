@@ -56,6 +56,10 @@ export const CheckpointSchema = z.object({
   created_at: z.string(),
   updated_at: z.string(),
   nodes: z.record(z.string(), CheckpointEntrySchema),
+  pending_writes: z
+    .array(z.string())
+    .optional()
+    .describe("Passed nodes whose files were still buffered in the work tree; a resume regenerates them."),
 });
 
 export type TestResults = z.infer<typeof TestResultsSchema>;

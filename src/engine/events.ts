@@ -23,7 +23,7 @@ export type NodeExecutor = (node: RpgNode, context: NodeContext) => Promise<Node
 export type RunEvent =
   | { type: "run-started"; runId: string; total: number; toRun: number; resumed: boolean }
   | { type: "checkpoint-set-aside"; path: string }
-  | { type: "nodes-reset"; nodeIds: string[]; reason: "spec-changed" | "not-in-rpg" }
+  | { type: "nodes-reset"; nodeIds: string[]; reason: "spec-changed" | "not-in-rpg" | "not-written" }
   | { type: "node-started"; nodeId: string; attempt: number }
   | {
       type: "node-finished";
@@ -37,6 +37,8 @@ export type RunEvent =
       tokens?: number;
     }
   | { type: "progress"; done: number; total: number; elapsedMs: number; etaMs: number }
+  /** A batch of passed nodes' files went to the output; `failed` nodes could not be written, `blocked` ones import one of those. */
+  | { type: "batch-written"; nodeIds: string[]; files: string[]; failed: { nodeId: string; reason: string }[]; blocked: string[] }
   | { type: "subgraph-committed"; subgraphId: string; sha: string; tag: string; branch?: string }
   | { type: "run-finished"; interrupted: boolean; elapsedMs: number };
 

@@ -12,6 +12,9 @@ import { ArtifactStore } from "../workspace/artifacts.js";
 import { prepareOutputDir, scaffoldPackage, writeOutputFile } from "../workspace/output-dir.js";
 import { GitRepository } from "../workspace/git.js";
 import { PackageFiles } from "../workspace/package-files.js";
+import { BatchedWriter } from "../workspace/batched-writer.js";
+import { createWorkTree, defaultWorkTree, removeWorkTree } from "../workspace/work-tree.js";
+import { normalizePath } from "../rpg/paths.js";
 import { assemblePackage, type AssemblyResult } from "./assemble.js";
 import { checkpointExistsError, readCheckpoint, type Checkpoint } from "./checkpoint.js";
 import type { RunEventListener } from "./events.js";
@@ -53,6 +56,8 @@ export interface GenerateOptions {
   /** Also give each subgraph a branch rpg/<name>/<subgraph> on top of the branches it needs. */
   branchPerSubgraph?: boolean | undefined;
   perTestTimeoutMs?: number | undefined;
+  /** Passed nodes per batch of writes to the output (default 5). */
+  batchSize?: number | undefined;
   onEvent?: RunEventListener;
   /** A one-line notice for the user (the sandbox fallback warning). */
   onNotice?: (text: string) => void;
@@ -122,18 +127,24 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
           allowDirty: options.allowDirty === true,
           ...(options.onNotice ? { onNotice: options.onNotice } : {}),
         });
-  const files = await PackageFiles.open(outDir);
-  await scaffoldPackage(files, packageDirectories(options.rpg));
+  const output = await PackageFiles.open(outDir);
+  await scaffoldPackage(output, packageDirectories(options.rpg));
+  // Generated code runs in a copy of the output; the output only receives passed nodes' files, in batches.
+  const workDir = defaultWorkTree(outDir);
+  await createWorkTree(outDir, workDir);
+  const files = await PackageFiles.open(workDir);
   const runId = makeRunId(new Date(started), options.rpgSha256);
-  const runTests = (targets: readonly string[], signal?: AbortSignal): Promise<PytestResult> =>
-    runPytest({
-      cwd: outDir,
-      targets: [...targets],
-      sandbox: sandbox.kind,
-      perTestTimeoutMs: options.perTestTimeoutMs,
-      plugins,
-      ...(signal ? { signal } : {}),
-    });
+  const pytestIn =
+    (cwd: string) =>
+    (targets: readonly string[], signal?: AbortSignal): Promise<PytestResult> =>
+      runPytest({
+        cwd,
+        targets: [...targets],
+        sandbox: sandbox.kind,
+        perTestTimeoutMs: options.perTestTimeoutMs,
+        plugins,
+        ...(signal ? { signal } : {}),
+      });
   const setup = createTddSetup({
     rpg: options.rpg,
     plan,
@@ -143,7 +154,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     artifacts: new ArtifactStore(outDir, runId),
     python,
     maxIterations: options.maxIterations,
-    runTests,
+    runTests: pytestIn(workDir),
   });
   const runOptions: RunOptions = {
     plan,
@@ -153,6 +164,16 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     rpgSha256: options.rpgSha256,
     mode: options.mode,
     clock,
+    writer: new BatchedWriter({
+      work: files,
+      output,
+      filesOf: (id) => {
+        const node = plan.nodes.get(id)!;
+        return node.node_type === "leaf" ? [normalizePath(node.file_path), testFileOf(id)] : [];
+      },
+      dependsOn: (id) => plan.dependencies.get(id) ?? [],
+      batchSize: options.batchSize,
+    }),
   };
   if (options.startFromNode !== undefined) runOptions.startFromNode = options.startFromNode;
   if (options.only !== undefined) runOptions.only = options.only;
@@ -186,7 +207,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     }
   };
   runOptions.afterNode = (_id, checkpoint) => commitCompleted(checkpoint);
-  const { checkpoint, interrupted } = await runPlan(runOptions);
+  const { checkpoint, interrupted } = await runPlan(runOptions).finally(() => removeWorkTree(workDir));
   if (!interrupted) await commitCompleted(checkpoint);
 
   // An interrupted run assembles nothing: the package is finished by the resume.
@@ -195,12 +216,12 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     assembly = await assemblePackage({
       rpg: options.rpg,
       checkpoint,
-      files,
+      files: output,
       python,
       runId,
       model: options.model,
       generatedAt: new Date(clock()),
-      runTests,
+      runTests: pytestIn(outDir),
     });
     for (const warning of assembly.warnings) options.onNotice?.(warning);
   }

@@ -9,7 +9,17 @@ import {
   type CheckpointEntry,
 } from "./checkpoint.js";
 import type { NodeExecutor, NodeOutcome, RunEvent, RunEventListener } from "./events.js";
+import type { FlushResult } from "../workspace/batched-writer.js";
+import { isComplete } from "./history.js";
 import { blockersOf, newCheckpoint, prepareResume, skipDownstream } from "./state.js";
+
+/** Where passed nodes' files go: buffered, and written to the output in batches (workspace/batched-writer.ts). */
+export interface NodeWriter {
+  readonly pending: readonly string[];
+  /** Adds a passed node; true when the batch is full. */
+  stage(nodeId: string): boolean;
+  flush(): Promise<FlushResult>;
+}
 
 export interface RunOptions {
   plan: Plan;
@@ -33,8 +43,16 @@ export interface RunOptions {
   clock?: () => number;
   /** Progress is reported every this many finished nodes. */
   progressEvery?: number;
-  /** Called, and awaited, after each node's outcome is in the checkpoint: where history is written. */
+  /**
+   * Called, and awaited, after each node's outcome is in the checkpoint and its
+   * batch (if due) is written: where history is written.
+   */
   afterNode?: (nodeId: string, checkpoint: Checkpoint) => Promise<void>;
+  /**
+   * Buffers passed nodes' files and writes them after every batch, when a subgraph
+   * completes, and when the run stops. Without one, the executor's writes are final.
+   */
+  writer?: NodeWriter;
 }
 
 export interface RunResult {
@@ -57,6 +75,13 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
   const started = clock();
 
   const { checkpoint, resumed } = await openCheckpoint(options, iso());
+  if (resumed) {
+    // Killed before their batch was written: the checkpoint says passed, the output lacks their files.
+    const unwritten = (checkpoint.pending_writes ?? []).filter((id) => checkpoint.nodes[id]?.status === "passed");
+    for (const id of unwritten) Object.assign(checkpoint.nodes[id]!, { status: "pending", timestamp: iso() });
+    delete checkpoint.pending_writes;
+    if (unwritten.length > 0) emit({ type: "nodes-reset", nodeIds: unwritten, reason: "not-written" });
+  }
   const range = options.only
     ? onlyRange(options.only, plan, checkpoint)
     : plan.order.slice(startIndexOf(options.startFromNode, plan, checkpoint));
@@ -78,9 +103,43 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
   };
   await save();
 
+  const writer = options.writer;
+  const flush = async (): Promise<void> => {
+    if (!writer || writer.pending.length === 0) return;
+    const result = await writer.flush();
+    const now = iso();
+    for (const { nodeId, reason } of result.failed) {
+      const entry = checkpoint.nodes[nodeId]!;
+      Object.assign(entry, { status: "failed", timestamp: now, failure_reason: `write failed: ${reason}` });
+      const attempt = entry.attempts.at(-1);
+      if (attempt) Object.assign(attempt, { status: "failed", failure_reason: entry.failure_reason });
+    }
+    // Blocked nodes passed their tests but import a node that is not there; skipDownstream names the failed root.
+    for (const nodeId of result.blocked) checkpoint.nodes[nodeId]!.status = "skipped";
+    for (const { nodeId } of result.failed) skipDownstream(nodeId, plan, checkpoint, now);
+    delete checkpoint.pending_writes;
+    await save();
+    emit({
+      type: "batch-written",
+      nodeIds: result.written,
+      files: result.files,
+      failed: result.failed.map(({ nodeId, reason }) => ({ nodeId, reason })),
+      blocked: result.blocked,
+    });
+  };
+  const flushDue = (full: boolean): boolean =>
+    full ||
+    plan.subgraphs.some((subgraph) => writer!.pending.some((id) => subgraph.nodes.includes(id)) && isComplete(subgraph, checkpoint));
+
   let done = 0;
   let interrupted = false;
+  let batchFull = false;
   const finished = async (nodeId: string, entry: CheckpointEntry, since: number): Promise<void> => {
+    // Before history: a subgraph is committed from the output, so its files must be there.
+    if (writer && writer.pending.length > 0 && flushDue(batchFull)) {
+      batchFull = false;
+      await flush();
+    }
     await options.afterNode?.(nodeId, checkpoint);
     done++;
     const status = entry.status as "passed" | "failed" | "skipped";
@@ -97,71 +156,86 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
     }
   };
 
-  for (const id of work) {
-    const entry = checkpoint.nodes[id]!;
-    if (entry.status === "skipped") {
-      // Already skipped in this run, when an upstream node failed.
-      await finished(id, entry, clock());
-      continue;
-    }
-    const since = clock();
-    const blockers = blockersOf(id, plan, checkpoint);
-    if (blockers.length > 0) {
-      Object.assign(entry, {
-        status: "skipped",
-        timestamp: iso(),
-        blocked_by: blockers,
-        failure_reason: `skipped: depends on ${blockers.join(", ")}, which did not pass`,
-      });
-      await save();
-      await finished(id, entry, since);
-      continue;
-    }
-    if (signal.aborted) {
-      interrupted = true;
-      break;
-    }
-    const node = plan.nodes.get(id)!;
-    if (node.node_type === "composite") {
-      // A module or package is scaffolding: it is ready once what it depends on is.
-      Object.assign(entry, { status: "passed", timestamp: iso() });
-      delete entry.failure_reason;
-      await save();
-      await finished(id, entry, since);
-      continue;
-    }
-
-    const attempt = { run_id: runId, started_at: iso() };
-    entry.attempts.push(attempt);
-    Object.assign(entry, { status: "in_progress", timestamp: attempt.started_at });
-    await save();
-    emit({ type: "node-started", nodeId: id, attempt: entry.attempts.length });
-
-    let outcome: NodeOutcome;
-    try {
-      outcome = await executor(node, { runId, attempt: entry.attempts.length, signal });
-    } catch (error) {
-      // A run-level failure (bad credentials, a broken sandbox) ends the run with the
-      // node still in_progress, so a resume retries it; anything else fails the node.
-      if (error instanceof RpgForgeError) {
-        await save();
-        throw error;
-      }
-      outcome = { status: "failed", iterations: 0, reason: `internal error: ${(error as Error).message}` };
-    }
-    if (outcome.status === "interrupted") {
-      interrupted = true;
-      await save();
-      break;
-    }
-    recordOutcome(entry, attempt, outcome, iso());
-    entry.duration_ms = Math.max(0, clock() - since);
-    if (outcome.status === "failed") skipDownstream(id, plan, checkpoint, iso());
-    await save();
-    await finished(id, entry, since);
+  try {
+    await visit();
+  } catch (error) {
+    // A run-level error still writes what passed (best effort: the error at hand is the one to report).
+    await flush().catch(() => undefined);
+    throw error;
   }
+  await flush();
   emit({ type: "run-finished", interrupted, elapsedMs: clock() - started });
   return { checkpoint, interrupted };
+
+  async function visit(): Promise<void> {
+    for (const id of work) {
+      const entry = checkpoint.nodes[id]!;
+      if (entry.status === "skipped") {
+        // Already skipped in this run, when an upstream node failed.
+        await finished(id, entry, clock());
+        continue;
+      }
+      const since = clock();
+      const blockers = blockersOf(id, plan, checkpoint);
+      if (blockers.length > 0) {
+        Object.assign(entry, {
+          status: "skipped",
+          timestamp: iso(),
+          blocked_by: blockers,
+          failure_reason: `skipped: depends on ${blockers.join(", ")}, which did not pass`,
+        });
+        await save();
+        await finished(id, entry, since);
+        continue;
+      }
+      if (signal.aborted) {
+        interrupted = true;
+        break;
+      }
+      const node = plan.nodes.get(id)!;
+      if (node.node_type === "composite") {
+        // A module or package is scaffolding: it is ready once what it depends on is.
+        Object.assign(entry, { status: "passed", timestamp: iso() });
+        delete entry.failure_reason;
+        await save();
+        await finished(id, entry, since);
+        continue;
+      }
+
+      const attempt = { run_id: runId, started_at: iso() };
+      entry.attempts.push(attempt);
+      Object.assign(entry, { status: "in_progress", timestamp: attempt.started_at });
+      await save();
+      emit({ type: "node-started", nodeId: id, attempt: entry.attempts.length });
+
+      let outcome: NodeOutcome;
+      try {
+        outcome = await executor(node, { runId, attempt: entry.attempts.length, signal });
+      } catch (error) {
+        // A run-level failure (bad credentials, a broken sandbox) ends the run with the
+        // node still in_progress, so a resume retries it; anything else fails the node.
+        if (error instanceof RpgForgeError) {
+          await save();
+          throw error;
+        }
+        outcome = { status: "failed", iterations: 0, reason: `internal error: ${(error as Error).message}` };
+      }
+      if (outcome.status === "interrupted") {
+        interrupted = true;
+        await save();
+        break;
+      }
+      recordOutcome(entry, attempt, outcome, iso());
+      entry.duration_ms = Math.max(0, clock() - since);
+      if (outcome.status === "failed") skipDownstream(id, plan, checkpoint, iso());
+      if (outcome.status === "passed" && writer) {
+        batchFull = writer.stage(id);
+        checkpoint.pending_writes = [...writer.pending];
+      }
+      await save();
+      await finished(id, entry, since);
+    }
+  }
 }
 
 function recordOutcome(

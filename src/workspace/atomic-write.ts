@@ -9,10 +9,30 @@ import { dirname } from "node:path";
  * directory is synced too, so the rename itself survives a power cut.
  */
 export async function writeFileAtomic(path: string, content: string | Uint8Array): Promise<void> {
+  const staged = await stageFileAtomic(path, content);
+  await staged.commit();
+}
+
+/** A file whose new content is on disk beside its target, not yet in its place. */
+export interface StagedWrite {
+  readonly path: string;
+  /** Renames the new content over the target. */
+  commit(): Promise<void>;
+  /** Drops the new content; the target is as it was. */
+  discard(): Promise<void>;
+}
+
+/**
+ * The first half of an atomic write: everything that can run out of room or fail
+ * (creating folders, writing and syncing the bytes) happens here, so that a batch of
+ * files can be prepared whole and then put in place with renames only.
+ */
+export async function stageFileAtomic(path: string, content: string | Uint8Array): Promise<StagedWrite> {
   const dir = dirname(path);
-  await mkdir(dir, { recursive: true });
   const temp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  const discard = (): Promise<void> => unlink(temp).catch(() => undefined);
   try {
+    await mkdir(dir, { recursive: true });
     const handle = await open(temp, "wx", 0o644);
     try {
       await handle.writeFile(content);
@@ -20,12 +40,23 @@ export async function writeFileAtomic(path: string, content: string | Uint8Array
     } finally {
       await handle.close();
     }
-    await rename(temp, path);
   } catch (error) {
-    await unlink(temp).catch(() => undefined);
+    await discard();
     throw error;
   }
-  await syncDirectory(dir);
+  return {
+    path,
+    discard,
+    async commit() {
+      try {
+        await rename(temp, path);
+      } catch (error) {
+        await discard();
+        throw error;
+      }
+      await syncDirectory(dir);
+    },
+  };
 }
 
 async function syncDirectory(dir: string): Promise<void> {

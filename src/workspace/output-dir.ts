@@ -1,6 +1,7 @@
-import { access, constants, mkdir, stat, writeFile } from "node:fs/promises";
+import { access, constants, mkdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { RpgForgeError } from "../errors.js";
+import { writeFileAtomic } from "./atomic-write.js";
 import type { PackageFiles } from "./package-files.js";
 
 /** Makes sure the output is a writable directory before any work, so a bad --out costs nothing. */
@@ -43,9 +44,7 @@ export async function scaffoldPackage(files: PackageFiles, packageDirs: readonly
   }
 }
 
-/** Writes a file that is ours (reports), outside the per-node snapshots. */
+/** Writes a file that is ours (reports), outside the per-node snapshots; atomically, like every file we write. */
 export async function writeOutputFile(root: string, rel: string, content: string): Promise<void> {
-  const path = join(root, rel);
-  await mkdir(join(path, ".."), { recursive: true });
-  await writeFile(path, content);
+  await writeFileAtomic(join(root, rel), content);
 }

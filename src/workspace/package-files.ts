@@ -1,7 +1,7 @@
 import { lstat, readFile, realpath, unlink } from "node:fs/promises";
 import { isAbsolute, join, relative, sep } from "node:path";
 import { RpgForgeError } from "../errors.js";
-import { writeFileAtomic } from "./atomic-write.js";
+import { stageFileAtomic, writeFileAtomic, type StagedWrite } from "./atomic-write.js";
 
 /** Folders nothing generated may touch, wherever the package lives. */
 const PROTECTED = [".git", ".github"];
@@ -51,6 +51,11 @@ export class PackageFiles {
 
   async write(rel: string, content: string): Promise<void> {
     await writeFileAtomic(await this.resolve(rel), content);
+  }
+
+  /** The first half of an atomic write: the bytes beside the target, put in place by `commit()`. */
+  async stage(rel: string, content: string): Promise<StagedWrite> {
+    return stageFileAtomic(await this.resolve(rel), content);
   }
 
   async remove(rel: string): Promise<void> {
