@@ -7,5 +7,8 @@ export default defineConfig({
     // Functional tests spawn processes and run git and pytest; two cores share them.
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // @actions/workflow-parser imports its JSON schema without `with { type: "json" }`, which Node refuses;
+    // inlined, vite's own loader reads it.
+    server: { deps: { inline: ["@actions/workflow-parser"] } },
   },
 });

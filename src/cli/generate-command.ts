@@ -4,7 +4,7 @@ import { rpgHash } from "../engine/run-id.js";
 import { selectProvider } from "../llm/select.js";
 import { loadRpgWithText } from "../rpg/load.js";
 import { EXIT, printIssues, printRunError, type CliIo } from "./output.js";
-import { progressPrinter } from "./progress.js";
+import { progressPrinter } from "../report/progress.js";
 
 interface GenerateFlags {
   out: string;

@@ -1,4 +1,4 @@
-import { basename, dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { packageDirectories, testFiles } from "../assembly/layout.js";
 import type { ModelProvider } from "../llm/provider.js";
 import { createRequestKeys } from "../llm/request-keys.js";
@@ -22,6 +22,7 @@ import {
   closurePaths,
   isComplete,
   ownedPaths,
+  rpgNameOf,
   runBranch,
   subgraphBranch,
   subgraphCommitMessage,
@@ -110,10 +111,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const plan = buildPlan(options.rpg);
   const tests = testFiles(options.rpg);
   const testFileOf = (id: string): string => tests.get(id) ?? `tests/test_${id}.py`;
-  const rpgName =
-    typeof options.rpg.metadata.name === "string" && options.rpg.metadata.name
-      ? options.rpg.metadata.name
-      : basename(dirname(resolve(options.rpgPath)));
+  const rpgName = rpgNameOf(options.rpg, options.rpgPath);
   // Before git's checks: a second plain run should hear "--resume", not "uncommitted changes".
   const checkpointPath = join(outDir, CHECKPOINT_PATH);
   if (options.mode === "new" && (await readCheckpoint(checkpointPath)) !== undefined) throw checkpointExistsError(checkpointPath);

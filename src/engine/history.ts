@@ -1,3 +1,4 @@
+import { basename, dirname, resolve } from "node:path";
 import { packageDirectories } from "../assembly/layout.js";
 import type { Plan, PlannedSubgraph } from "../plan/plan.js";
 import { normalizePath } from "../rpg/paths.js";
@@ -67,7 +68,10 @@ export function closurePaths(subgraph: PlannedSubgraph, plan: Plan, pathsOf: (s:
 }
 
 /** The branch of one subgraph's work: what the Action turns into one pull request. */
-export const subgraphBranch = (rpgName: string, subgraphId: string): string => `rpg/${refSafe(rpgName)}/${refSafe(subgraphId)}`;
+export const subgraphBranch = (rpgName: string, subgraphId: string): string => `${subgraphBranchPrefix(rpgName)}${refSafe(subgraphId)}`;
+
+/** What every subgraph branch of an RPG starts with (`rpg/<name>/`), to fetch or list them together. */
+export const subgraphBranchPrefix = (rpgName: string): string => `rpg/${refSafe(rpgName)}/`;
 
 /** The PRD's commit message: "feat: complete <subgraph> (nodes <first>-<last>)". */
 export function subgraphCommitMessage(subgraph: PlannedSubgraph): string {
@@ -78,6 +82,12 @@ export function subgraphCommitMessage(subgraph: PlannedSubgraph): string {
 
 /** The PRD's tag phase4-subgraph-{id}, made unique per run. */
 export const subgraphTag = (runId: string, subgraphId: string): string => `rpg/${runId}/${refSafe(subgraphId)}`;
+
+/** The name branches are made of: the RPG's metadata.name, else the folder the RPG is in. */
+export function rpgNameOf(rpg: Rpg, rpgPath: string): string {
+  const name = rpg.metadata.name;
+  return typeof name === "string" && name ? name : basename(dirname(resolve(rpgPath)));
+}
 
 /** The branch a run's commits go to. */
 export const runBranch = (rpgName: string): string => `rpg-forge/${refSafe(rpgName)}`;

@@ -169,6 +169,20 @@ export class GitRepository {
   }
 }
 
+/** Local refs under a prefix (`refs/heads/rpg/statkit/`, `refs/tags/rpg/<run>/`), as short names. */
+export async function refsUnder(dir: string, prefix: string): Promise<string[]> {
+  const out = await run(() => gitIn(dir).raw(["for-each-ref", "--format=%(refname)", prefix]), "GIT_FAILED", "git for-each-ref failed");
+  return out
+    .split("\n")
+    .filter(Boolean)
+    .map((ref) => ref.replace(/^refs\/(heads|tags)\//, ""));
+}
+
+/** Switches the work tree to a branch (a retry continues where the run branch left off). */
+export async function checkoutBranch(dir: string, branch: string): Promise<void> {
+  await run(() => gitIn(dir).checkout([branch]), "GIT_FAILED", `cannot switch to the branch ${branch}`);
+}
+
 export interface RollbackResult {
   sha: string;
   tag: string;

@@ -1,5 +1,5 @@
 import type { RunEvent } from "../engine/events.js";
-import { duration } from "../report/generation-report.js";
+import { duration } from "./generation-report.js";
 
 const RESET_REASONS = {
   "spec-changed": "Regenerating nodes whose specification changed",

@@ -1,0 +1,77 @@
+import * as core from "@actions/core";
+import { z } from "zod";
+
+export const MODES = ["generate", "retry", "revise", "plan"] as const;
+
+const ids = z
+  .string()
+  .transform((text) => text.split(/[\s,]+/).filter(Boolean))
+  .pipe(z.array(z.string()));
+
+const positive = (name: string, fallback: number) =>
+  z
+    .string()
+    .transform((text) => (text.trim() === "" ? fallback : Number(text)))
+    .pipe(
+      z
+        .number({ error: `${name} must be a whole number` })
+        .int(`${name} must be a whole number`)
+        .min(1, `${name} must be at least 1`),
+    );
+
+/** The action's inputs (action.yml), one source of truth for their types. */
+export const ActionInputsSchema = z
+  .object({
+    rpgPath: z.string().min(1, "rpg-path must name the RPG file"),
+    mode: z.enum(MODES, { error: `mode must be one of ${MODES.join(", ")}` }),
+    nodes: ids,
+    subgraphs: ids,
+    model: z.string(),
+    maxIterations: positive("max-iterations", 8),
+    baseBranch: z.string(),
+    githubToken: z.string(),
+    issue: z
+      .string()
+      .transform((text) => (text.trim() === "" ? undefined : Number(text)))
+      .pipe(
+        z
+          .number({ error: "issue must be an issue number" })
+          .int("issue must be an issue number")
+          .positive("issue must be an issue number")
+          .optional(),
+      ),
+    replay: z.string(),
+  })
+  .check((ctx) => {
+    if (ctx.value.mode === "revise" && ctx.value.nodes.length === 0)
+      ctx.issues.push({
+        code: "custom",
+        message: "mode revise needs the nodes to regenerate (input nodes)",
+        input: ctx.value,
+        path: ["nodes"],
+      });
+  });
+
+export type ActionInputs = z.infer<typeof ActionInputsSchema>;
+
+/** Reads and checks the inputs; a bad one is named in the error. */
+export function readInputs(): ActionInputs {
+  const raw = {
+    rpgPath: core.getInput("rpg-path") || "rpg.json",
+    mode: core.getInput("mode") || "generate",
+    nodes: core.getInput("nodes"),
+    subgraphs: core.getInput("subgraphs"),
+    model: core.getInput("model"),
+    maxIterations: core.getInput("max-iterations"),
+    baseBranch: core.getInput("base-branch"),
+    githubToken: core.getInput("github-token"),
+    issue: core.getInput("issue"),
+    replay: core.getInput("replay"),
+  };
+  const parsed = ActionInputsSchema.safeParse(raw);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => i.message).join("; ");
+    throw new Error(`invalid input: ${problems}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,67 @@
+import type { Octokit, RepositoryRef } from "./repository.js";
+
+/** GitHub's limit for the body of an issue comment or a pull request, in characters. */
+export const BODY_LIMIT = 65_536;
+
+/**
+ * The hidden line that tells our comments apart, so that a rerun edits its comment
+ * instead of adding another: `<!-- rpg-forge:<kind>:<key> -->`.
+ */
+export function commentMarker(kind: string, key: string): string {
+  return `<!-- rpg-forge:${kind}:${key.replace(/--/g, "-\u200b-")} -->`;
+}
+
+export interface UpsertedComment {
+  id: number;
+  url: string;
+  created: boolean;
+}
+
+/**
+ * Creates the comment carrying `marker` on an issue or PR, or edits the one already
+ * there (left untouched when the body is the same). `body` must already fit GitHub's
+ * limit together with the marker.
+ */
+export async function upsertComment(
+  octokit: Octokit,
+  where: RepositoryRef & { issueNumber: number },
+  marker: string,
+  body: string,
+): Promise<UpsertedComment> {
+  const full = `${marker}\n${body}`;
+  const existing = await findComment(octokit, where, marker);
+  if (existing) {
+    if (existing.body !== full)
+      await octokit.rest.issues.updateComment({ owner: where.owner, repo: where.repo, comment_id: existing.id, body: full });
+    return { id: existing.id, url: existing.html_url, created: false };
+  }
+  const { data } = await octokit.rest.issues.createComment({
+    owner: where.owner,
+    repo: where.repo,
+    issue_number: where.issueNumber,
+    body: full,
+  });
+  return { id: data.id, url: data.html_url, created: true };
+}
+
+/** Our comment with this marker, if there is one. */
+export async function findComment(octokit: Octokit, where: RepositoryRef & { issueNumber: number }, marker: string) {
+  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+    owner: where.owner,
+    repo: where.repo,
+    issue_number: where.issueNumber,
+    per_page: 100,
+  });
+  return comments.find((c) => c.body?.startsWith(marker));
+}
+
+/** Every comment on the issue or PR whose marker starts with `prefix`. */
+export async function findCommentsByPrefix(octokit: Octokit, where: RepositoryRef & { issueNumber: number }, prefix: string) {
+  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+    owner: where.owner,
+    repo: where.repo,
+    issue_number: where.issueNumber,
+    per_page: 100,
+  });
+  return comments.filter((c) => c.body?.startsWith(prefix));
+}

@@ -1,0 +1,103 @@
+import type { Checkpoint } from "../engine/checkpoint.js";
+import type { Plan, PlannedSubgraph } from "../plan/plan.js";
+import {
+  renderFailedNodeComment,
+  renderPassedAgainComment,
+  renderPrBody,
+  renderPrTitle,
+  renderReportComment,
+  type DependencyPr,
+  type SubgraphPrInput,
+} from "../report/pull-request.js";
+import { BODY_LIMIT, commentMarker, findCommentsByPrefix, upsertComment } from "./comments.js";
+import { upsertPullRequest } from "./pull-requests.js";
+import type { Octokit, RepositoryRef } from "./repository.js";
+
+export interface PublishInput {
+  octokit: Octokit;
+  repository: RepositoryRef;
+  plan: Plan;
+  checkpoint: Checkpoint;
+  rpgPath: string;
+  runId: string;
+  model: string;
+  elapsedMs: number;
+  /** The branch PRs of subgraphs that need no other subgraph's branch go to. */
+  baseBranch: string;
+  /** The pushed branch of each subgraph that has one (those with a passed node). */
+  branches: ReadonlyMap<string, string>;
+  /** The comment command that regenerates a node, shown on its failure comment. */
+  retryCommand: (nodeId: string) => string;
+}
+
+export interface PublishedPullRequest {
+  subgraphId: string;
+  number: number;
+  url: string;
+  created: boolean;
+  base: string;
+}
+
+const FAILED = "failed-node";
+
+/**
+ * One PR per subgraph with a branch, in wave order so that each PR can link the PRs
+ * it depends on. A subgraph that needs exactly one other subgraph's branch is stacked
+ * on it (its PR shows only its own diff); one that needs several goes to the base
+ * branch and links them. On each PR: the report comment, a comment per failed node,
+ * and an edit of earlier failure comments whose node passes now. All found by marker.
+ */
+export async function publishSubgraphs(input: PublishInput): Promise<PublishedPullRequest[]> {
+  const published = new Map<string, PublishedPullRequest>();
+  for (const subgraph of input.plan.subgraphs) {
+    const head = input.branches.get(subgraph.id);
+    if (!head) continue;
+    const base = baseOf(subgraph, input);
+    const dependencyPrs: DependencyPr[] = subgraph.dependsOn.flatMap((id) => {
+      const pr = published.get(id);
+      return pr ? [{ subgraphId: id, number: pr.number, url: pr.url }] : [];
+    });
+    const render: SubgraphPrInput = {
+      plan: input.plan,
+      checkpoint: input.checkpoint,
+      subgraphId: subgraph.id,
+      rpgPath: input.rpgPath,
+      runId: input.runId,
+      dependencyPrs,
+      baseBranch: base,
+    };
+    const pr = await upsertPullRequest(input.octokit, input.repository, {
+      head,
+      base,
+      title: renderPrTitle(render),
+      body: renderPrBody(render, BODY_LIMIT),
+    });
+    published.set(subgraph.id, { subgraphId: subgraph.id, ...pr, base });
+    const where = { ...input.repository, issueNumber: pr.number };
+
+    const reportMarker = commentMarker("report", subgraph.id);
+    await upsertComment(
+      input.octokit,
+      where,
+      reportMarker,
+      renderReportComment({ ...render, model: input.model, elapsedMs: input.elapsedMs }, BODY_LIMIT - reportMarker.length - 1),
+    );
+    const earlier = await findCommentsByPrefix(input.octokit, where, commentMarker(FAILED, "").replace(/ -->$/, ""));
+    for (const nodeId of subgraph.nodes) {
+      const status = input.checkpoint.nodes[nodeId]?.status;
+      const marker = commentMarker(FAILED, nodeId);
+      if (status === "failed") {
+        const limit = BODY_LIMIT - marker.length - 1;
+        await upsertComment(input.octokit, where, marker, renderFailedNodeComment(render, nodeId, input.retryCommand(nodeId), limit));
+      } else if (status === "passed" && earlier.some((c) => c.body?.startsWith(marker))) {
+        await upsertComment(input.octokit, where, marker, renderPassedAgainComment(render, nodeId));
+      }
+    }
+  }
+  return [...published.values()];
+}
+
+function baseOf(subgraph: PlannedSubgraph, input: PublishInput): string {
+  const upstream = subgraph.dependsOn.filter((id) => input.branches.has(id));
+  return subgraph.dependsOn.length === 1 && upstream.length === 1 ? input.branches.get(upstream[0]!)! : input.baseBranch;
+}

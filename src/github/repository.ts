@@ -1,0 +1,14 @@
+import { Octokit } from "@octokit/rest";
+
+/** The repository an Action run writes to. */
+export interface RepositoryRef {
+  owner: string;
+  repo: string;
+}
+
+/** An Octokit for GitHub or GHES (GITHUB_API_URL); retries and throttling are left to the caller's rerun. */
+export function createOctokit(token: string, baseUrl: string): Octokit {
+  return new Octokit({ auth: token, baseUrl: baseUrl.replace(/\/+$/, ""), userAgent: "rpg-forge" });
+}
+
+export type { Octokit };

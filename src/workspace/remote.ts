@@ -1,0 +1,80 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { RpgForgeError } from "../errors.js";
+
+const execFileAsync = promisify(execFile);
+
+/**
+ * How git proves who pushes: an HTTP header for one server, as actions/checkout
+ * sets it. It travels in the environment (GIT_CONFIG_COUNT), never in the command
+ * line or a config file, so no process listing or leftover file shows the token.
+ */
+export interface RemoteAuth {
+  /** The server the header is for, e.g. https://github.com. */
+  serverUrl: string;
+  token: string;
+}
+
+/**
+ * git itself rather than simple-git: the header has to reach git through the
+ * environment, and simple-git refuses explicitly set GIT_CONFIG_* variables.
+ */
+function remoteGit(dir: string, auth: RemoteAuth | undefined) {
+  const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: "0" };
+  if (auth) {
+    const basic = Buffer.from(`x-access-token:${auth.token}`).toString("base64");
+    Object.assign(env, {
+      GIT_CONFIG_COUNT: "1",
+      GIT_CONFIG_KEY_0: `http.${auth.serverUrl.replace(/\/+$/, "")}/.extraheader`,
+      GIT_CONFIG_VALUE_0: `AUTHORIZATION: basic ${basic}`,
+    });
+  }
+  return {
+    raw: async (args: string[]): Promise<string> =>
+      (await execFileAsync("git", ["-C", dir, ...args], { env, maxBuffer: 16 * 1024 * 1024 })).stdout,
+  };
+}
+
+/** Fetches refs from a remote (refspecs with globs allowed; a glob that matches nothing is fine). */
+export async function fetchRefs(dir: string, remote: string, refspecs: readonly string[], auth?: RemoteAuth): Promise<void> {
+  if (refspecs.length === 0) return;
+  await remoteCall(() => remoteGit(dir, auth).raw(["fetch", "--no-tags", "--force", remote, ...refspecs]), `git fetch ${remote}`, auth);
+}
+
+/** Whether the remote has this branch. */
+export async function remoteHasBranch(dir: string, remote: string, branch: string, auth?: RemoteAuth): Promise<boolean> {
+  const out = await remoteCall(
+    () => remoteGit(dir, auth).raw(["ls-remote", "--heads", remote, `refs/heads/${branch}`]),
+    `git ls-remote ${remote}`,
+    auth,
+  );
+  return out.trim() !== "";
+}
+
+/**
+ * Pushes all refspecs or none (`--atomic`): a run's branches and tags land together,
+ * so a PR never points at a branch whose dependency branch failed to arrive.
+ */
+export async function pushRefs(dir: string, remote: string, refspecs: readonly string[], auth?: RemoteAuth): Promise<void> {
+  if (refspecs.length === 0) return;
+  await remoteCall(() => remoteGit(dir, auth).raw(["push", "--atomic", "--porcelain", remote, ...refspecs]), `git push ${remote}`, auth);
+}
+
+async function remoteCall(task: () => Promise<string>, what: string, auth: RemoteAuth | undefined): Promise<string> {
+  try {
+    return await task();
+  } catch (error) {
+    const failure = error as Error & { stderr?: string };
+    let said = (failure.stderr || failure.message).trim().split("\n").filter(Boolean).slice(-3).join(" / ");
+    if (auth) said = said.split(auth.token).join("***");
+    throw new RpgForgeError(
+      "GIT_FAILED",
+      `${what} failed: ${said}`,
+      {},
+      "check that the token may write to the repository (contents: write)",
+      {
+        cause: error,
+      },
+    );
+  }
+}

@@ -1,0 +1,209 @@
+import { execFileSync } from "node:child_process";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startGitHubStandIn, type GitHubStandIn } from "../helpers/github-stand-in.js";
+import { runAction, type ActionRun } from "./run-action.js";
+
+const EXAMPLE = fileURLToPath(new URL("../../examples/statkit/", import.meta.url));
+const git = (dir: string, ...args: string[]): string => execFileSync("git", ["-C", dir, ...args], { encoding: "utf8" }).trim();
+
+/** GitHub's own example payloads, pointed at our repository. */
+function payload(event: string, action?: string): Record<string, unknown> {
+  const all = JSON.parse(
+    readFileSync(
+      fileURLToPath(new URL("../../node_modules/@octokit/webhooks-examples/api.github.com/index.json", import.meta.url)),
+      "utf8",
+    ),
+  ) as {
+    name: string;
+    examples: Record<string, unknown>[];
+  }[];
+  const example = all.find((e) => e.name === event)!.examples.find((e) => action === undefined || e.action === action)!;
+  const copy = structuredClone(example);
+  Object.assign(copy.repository as object, {
+    name: "statkit",
+    full_name: "octo/statkit",
+    default_branch: "main",
+    owner: { login: "octo" },
+  });
+  return copy;
+}
+
+let root: string;
+let remote: string;
+let standIn: GitHubStandIn;
+let first: ActionRun;
+let second: ActionRun;
+let retry: ActionRun;
+let firstHeads: Record<string, string>;
+let secondHeads: Record<string, string>;
+
+/** A fresh checkout of main, as actions/checkout makes one for each run. */
+function checkout(name: string): string {
+  const dir = join(root, name);
+  execFileSync("git", ["clone", "--quiet", "--branch", "main", remote, dir]);
+  return dir;
+}
+const remoteHeads = (): Record<string, string> =>
+  Object.fromEntries(
+    git(remote, "for-each-ref", "--format=%(refname) %(objectname)", "refs/heads", "refs/tags")
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => line.split(" ")),
+  ) as Record<string, string>;
+const inputs = {
+  "rpg-path": "rpg.json",
+  mode: "generate",
+  "github-token": "ghs_test_token_0123456789",
+  replay: join(EXAMPLE, "cassette.jsonl"),
+};
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), "rpg-forge-action-"));
+  remote = join(root, "remote.git");
+  execFileSync("git", ["init", "--quiet", "--bare", "--initial-branch", "main", remote]);
+  const seed = checkoutEmpty();
+  copyFileSync(join(EXAMPLE, "rpg.json"), join(seed, "rpg.json"));
+  writeFileSync(join(seed, "README.md"), "# statkit\n\nOur plan, in rpg.json.\n");
+  git(seed, "add", ".");
+  git(seed, "commit", "--quiet", "-m", "plan statkit");
+  git(seed, "push", "--quiet", "origin", "main");
+  standIn = await startGitHubStandIn({ owner: "octo", repo: "statkit" });
+  const env = { GITHUB_REPOSITORY: "octo/statkit", GITHUB_API_URL: standIn.url, GITHUB_SERVER_URL: "https://github.com" };
+  const event = { name: "push", payload: payload("push") };
+  first = await runAction({ workspace: checkout("run-1"), runnerDir: join(root, "runner-1"), inputs, event, env });
+  firstHeads = remoteHeads();
+  second = await runAction({ workspace: checkout("run-2"), runnerDir: join(root, "runner-2"), inputs, event, env });
+  secondHeads = remoteHeads();
+  retry = await runAction({
+    workspace: checkout("run-3"),
+    runnerDir: join(root, "runner-3"),
+    inputs: { ...inputs, mode: "retry" },
+    event,
+    env,
+  });
+}, 300_000);
+
+function checkoutEmpty(): string {
+  const dir = join(root, "seed");
+  execFileSync("git", ["clone", "--quiet", remote, dir], { stdio: "ignore" });
+  git(dir, "checkout", "--quiet", "-B", "main");
+  return dir;
+}
+
+afterAll(async () => {
+  await standIn?.close();
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+describe("the Action, run as the runner runs dist/index.js", () => {
+  it("finishes without failing the job although a node failed (nodes are reported, not fatal)", () => {
+    if (first.code !== 0) console.error(first.stdout.slice(-3000), first.stderr.slice(-3000));
+    expect(first.stderr).toBe("");
+    expect(first.code).toBe(0);
+    expect(first.stdout).not.toContain("::error");
+    expect(first.outputs).toMatchObject({ passed: "11", failed: "1", skipped: "2", branch: "rpg-forge/statkit" });
+    expect(second.code).toBe(0);
+  });
+
+  it("pushes a branch per subgraph, the run branch and the run's tags", () => {
+    const refs = Object.keys(firstHeads);
+    expect(refs).toEqual(
+      expect.arrayContaining([
+        "refs/heads/main",
+        "refs/heads/rpg-forge/statkit",
+        "refs/heads/rpg/statkit/validation",
+        "refs/heads/rpg/statkit/stats",
+        "refs/heads/rpg/statkit/report",
+      ]),
+    );
+    expect(
+      refs
+        .filter((r) => r.startsWith("refs/tags/rpg/"))
+        .map((r) => r.split("/").at(-1))
+        .sort(),
+    ).toEqual(["report", "stats", "validation"]);
+    // Each subgraph's branch holds its own commit on top of the branch it needs.
+    const log = git(remote, "log", "--format=%s", "rpg/statkit/stats");
+    expect(log.split("\n").slice(0, 2)).toEqual([
+      expect.stringMatching(/^feat: complete .*stats/i),
+      expect.stringMatching(/^feat: complete .*validation/i),
+    ]);
+    expect(git(remote, "show", "rpg/statkit/report:docs/generation_checkpoint.json")).toContain('"report.format_number"');
+  });
+
+  it("opens one PR per subgraph, stacked on the branch it needs when it needs one, and links them", () => {
+    const prs = standIn.pulls.map((pr) => ({ head: pr.head.ref, base: pr.base.ref, state: pr.state }));
+    expect(prs).toEqual([
+      { head: "rpg/statkit/validation", base: "main", state: "open" },
+      { head: "rpg/statkit/stats", base: "rpg/statkit/validation", state: "open" },
+      // report needs stats and validation: it goes to main and links both.
+      { head: "rpg/statkit/report", base: "main", state: "open" },
+    ]);
+    const [validation, stats] = standIn.pulls;
+    expect(standIn.pulls[2]!.body).toContain(`#${stats!.number}`);
+    expect(standIn.pulls[2]!.body).toContain(`#${validation!.number}`);
+    expect(stats!.body).toContain(`#${validation!.number}`);
+    expect(JSON.parse(first.outputs["pull-requests"]!)).toEqual({
+      validation: { number: validation!.number, url: validation!.html_url },
+      stats: { number: stats!.number, url: stats!.html_url },
+      report: { number: standIn.pulls[2]!.number, url: standIn.pulls[2]!.html_url },
+    });
+  });
+
+  it("comments the report on every PR and the failed node's context on its subgraph's PR, once each across reruns", () => {
+    const report = standIn.pulls[2]!;
+    const on = (n: number) => standIn.comments.filter((c) => c.issue_number === n);
+    for (const pr of standIn.pulls) expect(on(pr.number).filter((c) => c.body.includes("rpg-forge:report:"))).toHaveLength(1);
+    const failed = on(report.number).filter((c) => c.body.includes("rpg-forge:failed-node:"));
+    expect(failed).toHaveLength(1);
+    expect(failed[0]!.body).toContain("report.format_number");
+    expect(failed[0]!.body).toContain("gh workflow run rpg-generate.yml -f mode=retry -f rpg-path=rpg.json -f nodes=report.format_number");
+    expect(standIn.comments).toHaveLength(4);
+  });
+
+  it("updates the same PRs and edits the comments in place on a rerun, moving each branch forward", () => {
+    const creates = standIn.requests.filter((r) => r.method === "POST" && /\/pulls$/.test(r.path));
+    expect(creates).toHaveLength(3);
+    const edits = standIn.requests.filter((r) => r.method === "PATCH" && /\/issues\/comments\/\d+$/.test(r.path));
+    expect(edits.length).toBeGreaterThan(0);
+    const after = remoteHeads();
+    for (const branch of ["validation", "stats", "report"]) {
+      const ref = `refs/heads/rpg/statkit/${branch}`;
+      expect(after[ref]).not.toBe(firstHeads[ref]);
+      // Fast-forward: the first run's commit is an ancestor of the second's.
+      expect(() => git(remote, "merge-base", "--is-ancestor", firstHeads[ref]!, after[ref]!)).not.toThrow();
+    }
+  });
+
+  it("retries the failed node on top of the run branch, into the same PRs and comments", () => {
+    expect(retry.code).toBe(0);
+    expect(retry.stdout).toMatch(/Resuming run .*: 3 of \d+ nodes to generate/);
+    expect(retry.outputs).toMatchObject({ passed: "11", failed: "1", skipped: "2" });
+    const after = remoteHeads();
+    const run = "refs/heads/rpg-forge/statkit";
+    expect(after[run]).not.toBe(secondHeads[run]);
+    expect(() => git(remote, "merge-base", "--is-ancestor", secondHeads[run]!, after[run]!)).not.toThrow();
+    expect(standIn.pulls).toHaveLength(3);
+    expect(standIn.comments).toHaveLength(4);
+  });
+
+  it("makes only requests GitHub's REST description has, with their required fields", () => {
+    expect(standIn.violations).toEqual([]);
+    expect(standIn.requests.length).toBeGreaterThan(10);
+  });
+
+  it("writes the report to the job summary and never prints the token", () => {
+    expect(first.summary).toContain("## Pull requests");
+    expect(first.summary).toContain("Code Generation Report");
+    for (const run of [first, second, retry]) {
+      // The one line that names it is the runner's instruction to mask it everywhere else.
+      expect(run.stdout).toContain("::add-mask::ghs_test_token_0123456789");
+      const shown = run.stdout.replace("::add-mask::ghs_test_token_0123456789", "") + run.stderr + run.summary;
+      expect(shown).not.toContain("ghs_test_token_0123456789");
+    }
+  });
+});

@@ -1,0 +1,389 @@
+import { describe, expect, it } from "vitest";
+import type { Checkpoint, CheckpointEntry } from "../../src/engine/checkpoint.js";
+import { buildPlan } from "../../src/plan/plan.js";
+import {
+  COMMENT_LIMIT,
+  fitToLimit,
+  renderFailedNodeComment,
+  renderPassedAgainComment,
+  renderPrBody,
+  renderPrTitle,
+  renderReportComment,
+  type SubgraphPrInput,
+} from "../../src/report/pull-request.js";
+import { parseRpgText } from "../../src/rpg/load.js";
+import { leaf, rpgDoc, text } from "../helpers/rpg.js";
+
+const loaded = parseRpgText(
+  text(
+    rpgDoc(
+      [
+        leaf({ id: "a", subgraph: "io", name: "read_csv", file: "src/pkg/io.py" }),
+        leaf({ id: "b", subgraph: "core", name: "parse", deps: ["a"] }),
+        leaf({ id: "c", subgraph: "core", name: "compute", deps: ["b"] }),
+        leaf({ id: "d", subgraph: "core", name: "summarize", deps: ["c"] }),
+        leaf({ id: "e", subgraph: "cli", name: "main", deps: ["d"], file: "src/pkg/cli.py" }),
+      ],
+      [],
+      {
+        subgraphs: [
+          { id: "io", name: "Input/Output" },
+          { id: "core", name: "Core logic", description: "Parses and computes." },
+          { id: "cli", name: "Command line" },
+        ],
+      },
+    ),
+  ),
+  "rpg.json",
+);
+if (!loaded.ok) throw new Error("the test RPG does not validate");
+const plan = buildPlan(loaded.value);
+
+const entry = (subgraph: string, fields: Partial<CheckpointEntry>): CheckpointEntry => ({
+  status: "passed",
+  timestamp: "2024-01-01T00:00:00Z",
+  test_results: { passed: 0, failed: 0 },
+  retry_count: 0,
+  attempts: [],
+  subgraph_id: subgraph,
+  node_type: "leaf",
+  ...fields,
+});
+
+function checkpointWith(context: CheckpointEntry["failure_context"]): Checkpoint {
+  return {
+    version: 1,
+    run_id: "run-7",
+    rpg_sha256: "",
+    created_at: "2024-01-01T00:00:00Z",
+    updated_at: "2024-01-01T00:00:00Z",
+    nodes: {
+      a: entry("io", { test_results: { passed: 2, failed: 0 }, tokens: { prompt: 400, completion: 100, total: 500 }, duration_ms: 800 }),
+      b: entry("core", {
+        test_results: { passed: 3, failed: 0 },
+        tokens: { prompt: 1000, completion: 200, total: 1200 },
+        duration_ms: 1500,
+      }),
+      c: entry("core", {
+        status: "failed",
+        retry_count: 3,
+        test_results: { passed: 1, failed: 2 },
+        failure_reason: "iterations-exhausted: 2 of 3 tests failed",
+        tokens: { prompt: 3000, completion: 1000, total: 4000 },
+        duration_ms: 65_000,
+        ...(context ? { failure_context: context } : {}),
+      }),
+      d: entry("core", { status: "skipped", blocked_by: ["c"], failure_reason: "skipped: depends on failed node c" }),
+      e: entry("cli", { status: "skipped", blocked_by: ["c"], failure_reason: "skipped: depends on failed node c" }),
+    },
+  };
+}
+
+const context = {
+  failingTests: [
+    { name: "tests/test_core.py::test_compute", message: "AssertionError: assert 2 == 3\n```\n</details>\n<b>bold?</b>" },
+    { name: "tests/test_core.py::test_compute_empty", message: "ValueError: empty" },
+  ],
+  output: "collected 3 items\n```\n</details>\n<b>bold?</b>\nE   AssertionError: assert 2 == 3",
+  lastCode: 'def compute(x):\n    """\n```\n</details>\n"""\n    return x\n',
+  attempts: [
+    { label: "diagnosis", tried: "2 of 3 votes: the test is right; add @property <details>", outcome: "fix the code" },
+    { label: "localization", tried: "searched compute, parse", outcome: "edited compute" },
+  ],
+};
+
+const input = (overrides: Partial<SubgraphPrInput> = {}): SubgraphPrInput => ({
+  plan,
+  checkpoint: checkpointWith(context),
+  subgraphId: "core",
+  rpgPath: "specs/rpg.json",
+  runId: "run-7",
+  dependencyPrs: [{ subgraphId: "io", number: 12, url: "https://github.com/o/r/pull/12" }],
+  baseBranch: "main",
+  ...overrides,
+});
+
+/** An oracle independent of the implementation: CommonMark fences, and <details> tags outside them. */
+function structure(markdown: string): { openFence: string | undefined; depth: number; closedTooSoon: boolean; outside: string } {
+  let openFence: string | undefined;
+  let depth = 0;
+  let closedTooSoon = false;
+  const outside: string[] = [];
+  for (const line of markdown.split("\n")) {
+    if (openFence) {
+      const close = /^ {0,3}(`{3,}|~{3,})\s*$/.exec(line);
+      if (close && close[1]![0] === openFence[0] && close[1]!.length >= openFence.length) openFence = undefined;
+      continue;
+    }
+    const open = /^ {0,3}(`{3,}|~{3,})(.*)$/.exec(line);
+    if (open && !(open[1]![0] === "`" && open[2]!.includes("`"))) {
+      openFence = open[1];
+      continue;
+    }
+    outside.push(line);
+    for (const tag of line.match(/<\/?details\b/gi) ?? []) {
+      depth += tag.startsWith("</") ? -1 : 1;
+      if (depth < 0) closedTooSoon = true;
+    }
+  }
+  return { openFence, depth, closedTooSoon, outside: outside.join("\n") };
+}
+
+function expectBalanced(markdown: string): void {
+  const s = structure(markdown);
+  expect(s.openFence).toBeUndefined();
+  expect(s.depth).toBe(0);
+  expect(s.closedTooSoon).toBe(false);
+}
+
+describe("renderPrTitle", () => {
+  it("names the subgraph and counts its passing nodes", () => {
+    expect(renderPrTitle(input())).toBe("rpg-forge: Core logic (1/3 nodes pass)");
+  });
+});
+
+describe("renderPrBody", () => {
+  const body = renderPrBody(input());
+
+  it("has a row per node in plan order, with status, iterations and test results", () => {
+    const rows = body.split("\n").filter((l) => l.startsWith("| `"));
+    expect(rows).toEqual([
+      "| `b` | `parse` | `src/pkg/core.py` | ✅ passed | 0 | 3 passed, 0 failed |",
+      "| `c` | `compute` | `src/pkg/core.py` | ❌ failed | 3 | 1 passed, 2 failed |",
+      "| `d` | `summarize` | `src/pkg/core.py` | ⏭️ skipped | – | – |",
+    ]);
+  });
+
+  it("says what the subgraph is and where it comes from", () => {
+    expect(body).toMatch(/^## Core logic\n/);
+    expect(body).toContain("Subgraph `core` of the Repository Planning Graph `specs/rpg.json`: 3 nodes in 1 file, 1 of 3 passing");
+    expect(body).toContain("> Parses and computes.");
+    expect(body).toContain("Run `run-7` · RPG `specs/rpg.json` · base `main`");
+  });
+
+  it("links the pull requests of the subgraphs it depends on, and names those without one", () => {
+    expect(body).toContain("**Depends on**\n\n- #12: Input/Output (`io`)");
+    const cli = renderPrBody(input({ subgraphId: "cli", dependencyPrs: [] }));
+    expect(cli).toContain("- no pull request: Core logic (`core`)");
+    expect(renderPrBody(input({ subgraphId: "io", dependencyPrs: [] }))).not.toContain("Depends on");
+  });
+
+  it("says when it is stacked on an upstream subgraph's branch, and not otherwise", () => {
+    expect(body).not.toContain("Stacked");
+    const stacked = renderPrBody(input({ baseBranch: "rpg/pkg/io" }));
+    expect(stacked).toContain("**Stacked:** this pull request targets `rpg/pkg/io`");
+    expect(stacked).toContain("shows only this subgraph's changes");
+  });
+
+  it("draws only this subgraph's nodes, coloured by status", () => {
+    const chart = /```mermaid\n([\s\S]*?)\n```/.exec(body)?.[1] ?? "";
+    expect(chart).toMatch(/^flowchart TD/);
+    expect(chart).toContain('subgraph s0["Core logic"]');
+    expect(chart).not.toContain("read_csv");
+    expect(chart).toContain("n0 --> n1");
+    expect(chart).toContain("class n0 passed");
+    expect(chart).toContain("class n1 failed");
+    expect(chart).toContain("class n2 skipped");
+  });
+
+  it("quotes paths whose backticks would end a code span", () => {
+    expect(renderPrBody(input({ rpgPath: "specs/`odd`.json" }))).toContain("Run `run-7` · RPG ``specs/`odd`.json`` · base `main`");
+  });
+
+  it("keeps a pipe in a node id from splitting its table row", () => {
+    const piped = parseRpgText(text(rpgDoc([leaf({ id: "a|b", name: "f" })])), "rpg.json");
+    if (!piped.ok) throw new Error("the test RPG does not validate");
+    const only = buildPlan(piped.value);
+    const checkpoint = { ...checkpointWith(undefined), nodes: { "a|b": entry("core", {}) } };
+    const rows = renderPrBody(input({ plan: only, checkpoint, dependencyPrs: [] })).split("\n");
+    expect(rows).toContain("| `a\\|b` | `f` | `src/pkg/core.py` | ✅ passed | 0 | 0 passed, 0 failed |");
+  });
+
+  it("renders the same text for the same input", () => {
+    expect(renderPrBody(input())).toBe(body);
+  });
+});
+
+describe("renderReportComment", () => {
+  const report = renderReportComment({ ...input(), model: "gpt-4o", elapsedMs: 125_000 });
+
+  it("counts this subgraph and the whole run, with pass rates over the generated nodes", () => {
+    expect(report).toContain("| Subgraph `core` | 3 | 1 | 1 | 1 | 50% |");
+    expect(report).toContain("| Whole run | 5 | 2 | 1 | 2 | 67% |");
+  });
+
+  it("shows timings and tokens per node and in total, with the model and run", () => {
+    expect(report).toContain("| `b` | `parse` | ✅ passed | 0 | 3 passed, 0 failed | 2 s | 1,200 |");
+    expect(report).toContain("| `c` | `compute` | ❌ failed | 3 | 1 passed, 2 failed | 1 min 5 s | 4,000 |");
+    expect(report).toContain("| `d` | `summarize` | ⏭️ skipped | – | – | – | – |");
+    expect(report).toContain("| **Subgraph total** |  |  |  |  | 1 min 7 s | 5,200 |");
+    expect(report).toContain("- **Total elapsed (whole run)**: 2 min 5 s");
+    expect(report).toContain("- **Tokens (whole run)**: 5,700");
+    expect(report).toContain("Run `run-7` · model `gpt-4o`");
+  });
+
+  it("lists what blocked each skipped node", () => {
+    expect(report).toContain("#### Skipped nodes\n\n- `d` (`summarize`): blocked by `c`");
+  });
+});
+
+describe("renderFailedNodeComment", () => {
+  const retry = "npx rpg-forge run --resume --retry-node c";
+  const comment = renderFailedNodeComment(input(), "c", retry);
+
+  it("names the node and why it failed, and gives the command to retry it", () => {
+    expect(comment).toMatch(/^### ❌ Node `c` failed: `compute`\n/);
+    expect(comment).toContain("- **File**: `src/pkg/core.py`");
+    expect(comment).toContain("- **Reason**: iterations-exhausted: 2 of 3 tests failed");
+    expect(comment).toContain("- **Skipped because of it**: `d`, `e`");
+    expect(comment).toContain(`\`\`\`sh\n${retry}\n\`\`\``);
+    expect(comment.indexOf(retry)).toBeGreaterThan(comment.lastIndexOf("</details>"));
+  });
+
+  it("puts the failing tests, pytest's output, the attempts and the last code in collapsed sections", () => {
+    const summaries = [...comment.matchAll(/<details><summary>(.*)<\/summary>/g)].map((m) => m[1]);
+    expect(summaries).toEqual([
+      "Failing tests (2)",
+      "pytest output (end)",
+      "Attempts (2): diagnosis votes and localization trail",
+      "Last attempted code",
+    ]);
+    expect(comment).toContain("tests/test_core.py::test_compute\n    AssertionError: assert 2 == 3");
+    expect(comment).toContain("````text\ncollected 3 items");
+    expect(comment).toContain("````python\ndef compute(x):");
+    expect(comment).toContain("- **localization**: searched compute, parse → edited compute");
+  });
+
+  it("keeps quoted fences and </details> from closing its own", () => {
+    expectBalanced(comment);
+    const { outside } = structure(comment);
+    expect(outside.match(/<details>/g)).toHaveLength(4);
+    expect(outside.match(/<\/details>/g)).toHaveLength(4);
+    expect(outside).not.toContain("<b>");
+  });
+
+  it("shows HTML from the model as text and does not mention users", () => {
+    expect(comment).toContain("add @\u200bproperty &lt;details&gt;");
+    expect(comment).not.toContain("@property");
+  });
+
+  it("says so when no failure context was recorded, and still shows the reason and the retry command", () => {
+    const bare = renderFailedNodeComment(input({ checkpoint: checkpointWith(undefined) }), "c", retry);
+    expect(bare).toContain("No failure context was recorded");
+    expect(bare).toContain("- **Reason**: iterations-exhausted: 2 of 3 tests failed");
+    expect(bare).toContain(retry);
+    expect(bare).not.toContain("<details>");
+  });
+});
+
+describe("renderPassedAgainComment", () => {
+  it("says the node passes now", () => {
+    const passed = checkpointWith(undefined);
+    passed.nodes.c = entry("core", { retry_count: 2, test_results: { passed: 3, failed: 0 } });
+    const text = renderPassedAgainComment(input({ checkpoint: passed }), "c");
+    expect(text).toMatch(/^### ✅ Node `c` passes now: `compute`\n/);
+    expect(text).toContain("passed in run `run-7` after 2 debug iterations, 3 tests passing.");
+  });
+});
+
+describe("fitToLimit", () => {
+  const retry = "npx rpg-forge run --resume --retry-node c";
+  const huge = (fields: Partial<typeof context>) =>
+    renderFailedNodeComment(input({ checkpoint: checkpointWith({ ...context, ...fields }) }), "c", retry);
+
+  it("leaves text within the limit unchanged", () => {
+    expect(fitToLimit("short\n", 10)).toBe("short\n");
+    expect(COMMENT_LIMIT).toBe(65_536);
+  });
+
+  it("keeps the end of a 200,000-character pytest output, where the error is", () => {
+    const output = `${Array.from({ length: 4000 }, (_, i) => `line ${i} of setup noise ${"x".repeat(40)}`).join("\n")}\nE   AssertionError: the real error`;
+    expect(output.length).toBeGreaterThan(200_000);
+    const comment = huge({ output });
+    expect(comment.length).toBeLessThanOrEqual(COMMENT_LIMIT);
+    expect(comment).toContain("E   AssertionError: the real error");
+    expect(comment).not.toContain("line 0 of setup");
+    expect(comment).toContain(retry);
+    expect(comment).toContain("def compute(x):"); // the short sections are untouched
+    expect(comment).toMatch(/_\(truncated: [\d,]+ characters of output not shown; see docs\/generation_report\.md on the branch\)_\n$/);
+    expectBalanced(comment);
+  });
+
+  it("cuts the longest section first", () => {
+    const doc = ["# t", "", "```", "small", "```", "", "```", "y".repeat(100_000), "```", ""].join("\n");
+    const fitted = fitToLimit(doc, 20_000);
+    expect(fitted.length).toBeLessThanOrEqual(20_000);
+    expect(fitted).toContain("```\nsmall\n```");
+    expect(fitted).toMatch(/\[\.\.\. [\d,]+ characters cut \.\.\.\]/);
+    const shown = Number(/truncated: ([\d,]+)/.exec(fitted)![1]!.replace(/,/g, ""));
+    expect(shown).toBeGreaterThanOrEqual(doc.length - 20_000);
+    expect(shown).toBeLessThan(100_000);
+  });
+
+  it("fits thousands of failing tests, a huge last code and a long attempts trail", () => {
+    const comment = huge({
+      failingTests: Array.from({ length: 5000 }, (_, i) => ({ name: `tests/test_core.py::test_${i}`, message: `assert ${i} == ${i + 1}` })),
+      lastCode: "x = 1\n".repeat(30_000),
+      attempts: Array.from({ length: 3000 }, (_, i) => ({ label: `fix ${i}`, tried: "changed the loop", outcome: "1 of 3 tests failed" })),
+    });
+    expect(comment.length).toBeLessThanOrEqual(COMMENT_LIMIT);
+    expect(comment).toContain("tests/test_core.py::test_0\n");
+    expect(comment).toContain("- **fix 0**: changed the loop");
+    expect(comment).toMatch(/_\([\d,]+ characters cut\)_/);
+    expect(comment).toContain(retry);
+    expectBalanced(comment);
+  });
+
+  it("stays within any limit and balanced for generated hostile documents", () => {
+    let seed = 7;
+    const random = (): number => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+    const bits = ["a", "b ", "\n", "`", "``", "```", "````", "\n```\n", "\n~~~\n", "</details>", "<details>", "😀", "E   Error", "|", "<"];
+    const content = (size: number): string => {
+      let out = "";
+      while (out.length < size) out += pick(bits);
+      return out;
+    };
+    const fence = (body: string, info: string): string => {
+      const longest = (body.match(/`+/g) ?? []).reduce((m, r) => Math.max(m, r.length), 0);
+      const ticks = "`".repeat(Math.max(3, longest + 1));
+      return `${ticks}${info}\n${body}\n${ticks}`;
+    };
+    for (let round = 0; round < 12; round++) {
+      const parts: string[] = [];
+      const sections = 1 + Math.floor(random() * 8);
+      for (let s = 0; s < sections; s++) {
+        const size = pick([10, 500, 20_000, 200_000]);
+        const block = fence(content(size), pick(["", "text", "python"]));
+        parts.push(`p ${content(50).replace(/[\n<`~]/g, ".")}`);
+        parts.push(random() < 0.7 ? ["<details><summary>s</summary>", "", block, "", "</details>"].join("\n") : block);
+        if (random() < 0.3)
+          parts.push(
+            ["<details><summary>list</summary>", "", ...Array.from({ length: 2000 }, (_, i) => `- item ${i}`), "", "</details>"].join("\n"),
+          );
+      }
+      const doc = parts.join("\n\n");
+      expectBalanced(doc);
+      for (const limit of [300, 4000, COMMENT_LIMIT]) {
+        const fitted = fitToLimit(doc, limit);
+        expect(fitted.length).toBeLessThanOrEqual(limit);
+        expectBalanced(fitted);
+      }
+    }
+  });
+
+  it("fits a document whose size is all in one line outside any section", () => {
+    const fitted = fitToLimit(`<details><summary>x</summary>\n\n${"z".repeat(200_000)}\n\n</details>\n${"w".repeat(100_000)}\n`, 1000);
+    expect(fitted.length).toBeLessThanOrEqual(1000);
+    expectBalanced(fitted);
+  });
+
+  it("closes a fence the input left open", () => {
+    const fitted = fitToLimit(`intro\n\`\`\`\n${"q\n".repeat(5000)}`, 500);
+    expect(fitted.length).toBeLessThanOrEqual(500);
+    expectBalanced(fitted);
+  });
+});

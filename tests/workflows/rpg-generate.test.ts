@@ -1,0 +1,385 @@
+// The workflow template users copy, read by GitHub's own workflow parser (schema, expression contexts, the job
+// graph) and run on paper with GitHub's expression evaluator, to see which jobs a given event starts.
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Evaluator, Lexer, Parser, data } from "@actions/expressions";
+import type { FunctionDefinition } from "@actions/expressions/funcs/info";
+import { truthy } from "@actions/expressions/result";
+import type { WorkflowTemplate } from "@actions/workflow-parser";
+import type { TemplateToken } from "@actions/workflow-parser/templates/tokens/template-token";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTempDirs } from "../helpers/temp-dir.js";
+
+import {
+  NoOperationTraceWriter,
+  convertWorkflowTemplate,
+  isBasicExpression,
+  isBoolean,
+  isMapping,
+  isNumber,
+  isSequence,
+  isString,
+  parseWorkflow,
+} from "@actions/workflow-parser";
+
+const WORKFLOW_FILE = fileURLToPath(new URL("../../.github/workflows/rpg-generate.yml", import.meta.url));
+const ACTION = "rpg-forge/rpg-forge@v1";
+const GENERATING_MODES = ["generate", "retry", "revise"];
+
+/** The parsed YAML as plain data; an expression stays its source text, `${{ }}` included. */
+type Plain = string | number | boolean | null | Plain[] | { [key: string]: Plain };
+type PlainMap = { [key: string]: Plain };
+
+function toPlain(token: TemplateToken): Plain {
+  if (isMapping(token)) return Object.fromEntries([...token].map(({ key, value }) => [key.toString(), toPlain(value)]));
+  if (isSequence(token)) return [...token].map(toPlain);
+  if (isBasicExpression(token)) return token.source ?? `\${{ ${token.expression} }}`;
+  if (isString(token) || isNumber(token) || isBoolean(token)) return token.value;
+  return null;
+}
+
+const asMap = (value: Plain | undefined): PlainMap => {
+  if (value !== null && typeof value === "object" && !Array.isArray(value)) return value;
+  throw new Error(`expected a mapping, got ${JSON.stringify(value)}`);
+};
+const asList = (value: Plain | undefined): Plain[] => (Array.isArray(value) ? value : []);
+
+interface Parsed {
+  errors: string[];
+  root?: TemplateToken;
+  template?: WorkflowTemplate;
+}
+
+async function parse(content: string, name: string): Promise<Parsed> {
+  const parsed = parseWorkflow({ name, content }, new NoOperationTraceWriter());
+  const errors = () => parsed.context.errors.getErrors().map((e) => e.message);
+  if (parsed.value === undefined) return { errors: errors() }; // not even YAML
+  // The conversion adds what only the whole workflow shows (a need naming no job, a cycle) to the same list.
+  const template = await convertWorkflowTemplate(parsed.context, parsed.value);
+  return { errors: errors(), root: parsed.value, template };
+}
+
+interface Status {
+  success: boolean;
+  failure: boolean;
+  cancelled: boolean;
+}
+const STEP_STATUS: Status = { success: true, failure: false, cancelled: false };
+const CONTEXTS = ["github", "inputs", "vars", "secrets", "needs", "matrix", "env", "steps"];
+
+function evaluate(expression: string, contexts: object, status: Status = STEP_STATUS): data.ExpressionData {
+  const flag = (name: string, value: boolean): FunctionDefinition => ({
+    name,
+    minArgs: 0,
+    maxArgs: 0,
+    call: () => new data.BooleanData(value),
+  });
+  const functions = [
+    flag("always", true),
+    flag("success", status.success),
+    flag("failure", status.failure),
+    flag("cancelled", status.cancelled),
+  ];
+  const tree = new Parser(new Lexer(expression).lex().tokens, CONTEXTS, functions).parse();
+  const context = JSON.parse(JSON.stringify(contexts), data.reviver) as data.Dictionary;
+  return new Evaluator(tree, context, new Map(functions.map((f) => [f.name, f]))).evaluate();
+}
+
+/** A value as the runner sees it: a lone `${{ }}` keeps its type, anything else is text with the parts filled in. */
+function resolve(value: Plain | undefined, contexts: object): unknown {
+  if (typeof value !== "string") return value;
+  const parts = value.split(/\$\{\{(.*?)\}\}/s);
+  const lone = parts.length === 3 && parts[0] === "" && parts[2] === "";
+  if (lone) return JSON.parse(JSON.stringify(evaluate(parts[1] ?? "", contexts), data.replacer)) as unknown;
+  return parts.map((part, i) => (i % 2 === 0 ? part : evaluate(part, contexts).coerceString())).join("");
+}
+
+let workflow: PlainMap;
+let template: WorkflowTemplate;
+const jobs = (): PlainMap => asMap(workflow["jobs"]);
+const job = (id: string): PlainMap => asMap(jobs()[id]);
+const stepsOf = (id: string): PlainMap[] => asList(job(id)["steps"]).map(asMap);
+const allSteps = (): Array<[string, PlainMap]> => Object.keys(jobs()).flatMap((id) => stepsOf(id).map((s): [string, PlainMap] => [id, s]));
+
+beforeAll(async () => {
+  const parsed = await parse(await readFile(WORKFLOW_FILE, "utf8"), "rpg-generate.yml");
+  if (!parsed.root || !parsed.template) throw new Error(parsed.errors.join("\n"));
+  workflow = asMap(toPlain(parsed.root));
+  template = parsed.template;
+});
+
+interface Scenario {
+  event: "push" | "workflow_dispatch";
+  inputs?: Record<string, string | boolean>;
+  vars?: Record<string, string>;
+  /** What the plan job's action reports. */
+  waves?: string[][];
+  /** Jobs whose action fails. */
+  failing?: string[];
+  /** The run is cancelled (a newer push) once this job is done. */
+  cancelAfter?: string;
+}
+
+function contextsOf(s: Scenario) {
+  // A dispatch fills every declared input, with its default where none is given; a push has none.
+  const declared = asMap(asMap(asMap(workflow["on"])["workflow_dispatch"])["inputs"]);
+  const defaults = Object.fromEntries(
+    Object.entries(declared).map(([name, spec]) => [name, asMap(spec)["default"] ?? (asMap(spec)["type"] === "boolean" ? false : "")]),
+  );
+  return {
+    github: { event_name: s.event, ref: "refs/heads/main", ref_name: "main" },
+    inputs: s.event === "workflow_dispatch" ? { ...defaults, ...s.inputs } : {},
+    vars: s.vars ?? {},
+    secrets: { OPENAI_API_KEY: "sk-test" },
+  };
+}
+
+interface JobRun {
+  result: "success" | "failure" | "skipped";
+  legs?: unknown;
+  outputs?: Record<string, unknown>;
+}
+
+/** Which jobs run for a scenario, as the runner decides: each job's `if` (with the implicit success()), in order. */
+function simulate(s: Scenario): Record<string, JobRun> {
+  const runs: Record<string, JobRun> = {};
+  let cancelled = false;
+  for (const j of template.jobs) {
+    const id = j.id.value;
+    const needs = Object.fromEntries(
+      (j.needs ?? []).map((n) => {
+        const done = runs[n.value];
+        if (!done) throw new Error(`${id} needs ${n.value}, which comes later in the file`);
+        return [n.value, { result: done.result, outputs: done.outputs ?? {} }];
+      }),
+    );
+    const results = Object.values(needs).map((n) => n.result);
+    const status = { success: !cancelled && results.every((r) => r === "success"), failure: results.includes("failure"), cancelled };
+    const contexts = { ...contextsOf(s), needs };
+    if (!truthy(evaluate(j.if.expression, contexts, status))) {
+      runs[id] = { result: "skipped" };
+      continue;
+    }
+    const spec = job(id);
+    const matrix = spec["strategy"] === undefined ? undefined : asMap(asMap(spec["strategy"])["matrix"]);
+    const waves = s.waves ?? [];
+    const steps = { plan: { outputs: { waves: JSON.stringify(waves), "wave-count": String(waves.length) } } };
+    const outputs = Object.fromEntries(
+      Object.entries(asMap(spec["outputs"] ?? {})).map(([k, v]) => [k, resolve(v, { ...contexts, steps })]),
+    );
+    runs[id] = { result: s.failing?.includes(id) ? "failure" : "success", legs: resolve(matrix?.["subgraph"], contexts), outputs };
+    if (s.cancelAfter === id) cancelled = true;
+  }
+  return runs;
+}
+
+function hasJq(): boolean {
+  try {
+    execFileSync("jq", ["--version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const ran = (runs: Record<string, JobRun>) => Object.keys(runs).filter((id) => runs[id]?.result !== "skipped");
+
+describe("rpg-generate.yml, read by GitHub's workflow parser", () => {
+  it("parses and validates without a single error", async () => {
+    const parsed = await parse(await readFile(WORKFLOW_FILE, "utf8"), "rpg-generate.yml");
+    expect(parsed.errors).toEqual([]);
+    expect(parsed.template?.errors).toBeUndefined();
+  });
+
+  // A valid one-job workflow, then the job or key that breaks it.
+  const withJob = (body: string) => `on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo\n${body}`;
+  it.each([
+    {
+      what: "an unknown key",
+      content: withJob("  b:\n    runs-on: ubuntu-latest\n    bogus: 1\n    steps:\n      - run: echo\n"),
+      error: /Unexpected value 'bogus'/,
+    },
+    {
+      what: "a job without runs-on",
+      content: withJob("  b:\n    steps:\n      - run: echo\n"),
+      error: /Required property is missing: runs-on/,
+    },
+    {
+      what: "a need naming no job",
+      content: withJob("  b:\n    needs: [a, plan]\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo\n"),
+      error: /depends on unknown job 'plan'/,
+    },
+    {
+      what: "a secret in a job's if",
+      content: withJob("  b:\n    if: secrets.X != ''\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo\n"),
+      error: /Unrecognized named-value: 'secrets'/,
+    },
+    {
+      what: "a permission level that does not exist",
+      content: `permissions:\n  contents: writ\n${withJob("")}`,
+      error: /Unexpected value 'writ'/,
+    },
+  ])("reports $what, so the check above can fail", async ({ content, error }) => {
+    const parsed = await parse(content, "broken.yml");
+    expect(parsed.errors.join("\n")).toMatch(error);
+  });
+});
+
+describe("triggers", () => {
+  it("runs on a push that changes an rpg.json, not on rpg-forge's own branches or its copy of the graph", () => {
+    const push = asMap(asMap(workflow["on"])["push"]);
+    expect(push["paths"]).toEqual(["**/rpg.json", "!**/docs/rpg.json"]);
+    expect(push["branches-ignore"]).toEqual(["rpg/**", "rpg-forge/**"]);
+  });
+
+  it("can be dispatched with the action's inputs, mode as a choice, and the matrix switch", () => {
+    const inputs = asMap(asMap(asMap(workflow["on"])["workflow_dispatch"])["inputs"]);
+    expect(Object.keys(inputs).sort()).toEqual(
+      ["base-branch", "issue", "matrix", "max-iterations", "mode", "model", "nodes", "rpg-path", "subgraphs"].sort(),
+    );
+    expect(inputs["mode"]).toMatchObject({ type: "choice", options: ["generate", "retry", "revise", "plan"], default: "generate" });
+    expect(inputs["matrix"]).toMatchObject({ type: "boolean", default: false });
+  });
+});
+
+describe("permissions and secrets", () => {
+  it("asks for contents, pull-requests and issues write, nothing else, and no job widens it", () => {
+    expect(workflow["permissions"]).toEqual({ contents: "write", "pull-requests": "write", issues: "write" });
+    for (const id of Object.keys(jobs())) expect(job(id)["permissions"], id).toBeUndefined();
+  });
+
+  it("leaves no credentials behind in any checkout", () => {
+    const checkouts = allSteps().filter(([, s]) => String(s["uses"]).startsWith("actions/checkout@"));
+    expect(checkouts.length).toBe(Object.keys(jobs()).length);
+    // Step inputs reach an action as strings, and the parser keeps them so.
+    for (const [id, step] of checkouts) expect(asMap(step["with"])["persist-credentials"], id).toBe("false");
+  });
+
+  it("pins every action to a version, and uses the published rpg-forge action, not a local path", () => {
+    const uses = allSteps().flatMap(([, s]) => (s["uses"] === undefined ? [] : [String(s["uses"])]));
+    for (const ref of uses) expect(ref).toMatch(/^[\w.-]+\/[\w./-]+@(v\d+(\.\d+){0,2}|[0-9a-f]{40})$/);
+    expect(uses).toContain(ACTION);
+    expect(uses.filter((ref) => ref.startsWith("rpg-forge/")).every((ref) => ref === ACTION)).toBe(true);
+  });
+
+  it("puts secrets only in the env of rpg-forge steps, never at workflow or job level or in `with:`", () => {
+    const places: string[] = [];
+    const walk = (value: Plain, path: string[]): void => {
+      if (typeof value === "string" && /secrets\./i.test(value)) places.push(path.join("."));
+      else if (Array.isArray(value)) value.forEach((v, i) => walk(v, [...path, String(i)]));
+      else if (value !== null && typeof value === "object") for (const [k, v] of Object.entries(value)) walk(v, [...path, k]);
+    };
+    walk(workflow, []);
+    expect(places.length).toBeGreaterThan(0);
+    for (const place of places) expect(place).toMatch(/^jobs\.[\w-]+\.steps\.\d+\.env\.OPENAI_API_KEY$/);
+    for (const [id, step] of allSteps()) {
+      if (asMap(step["env"] ?? {})["OPENAI_API_KEY"] !== undefined) expect(step["uses"], id).toBe(ACTION);
+    }
+  });
+
+  it.each(["generate", "retry", "revise", "plan"])("gives the model key to a step only when it generates (mode %s)", (mode) => {
+    const contexts = { ...contextsOf({ event: "workflow_dispatch", inputs: { mode } }), matrix: { subgraph: "core" } };
+    for (const [id, step] of allSteps().filter(([, s]) => s["uses"] === ACTION)) {
+      const stepMode = resolve(asMap(step["with"])["mode"], contexts);
+      const key = resolve(asMap(step["env"] ?? {})["OPENAI_API_KEY"], contexts) ?? "";
+      expect(key, `${id}: mode ${String(stepMode)}`).toBe(GENERATING_MODES.includes(String(stepMode)) ? "sk-test" : "");
+    }
+  });
+});
+
+describe("concurrency", () => {
+  it("puts runs of one ref and graph in one group, and a newer run cancels the older", () => {
+    const concurrency = asMap(workflow["concurrency"]);
+    expect(concurrency["cancel-in-progress"]).toBe(true);
+    const group = (s: Scenario) => resolve(concurrency["group"], contextsOf(s));
+    expect(group({ event: "push" })).toBe("rpg-forge-refs/heads/main-rpg.json");
+    expect(group({ event: "push", vars: { RPG_FORGE_RPG_PATH: "graphs/app/rpg.json" } })).toBe(
+      "rpg-forge-refs/heads/main-graphs/app/rpg.json",
+    );
+    expect(group({ event: "workflow_dispatch", inputs: { "rpg-path": "lib/rpg.json" } })).toBe("rpg-forge-refs/heads/main-lib/rpg.json");
+  });
+
+  it("runs every rpg-forge step on the graph of the group", () => {
+    const env = resolve(
+      asMap(workflow["env"])["RPG_PATH"],
+      contextsOf({ event: "workflow_dispatch", inputs: { "rpg-path": "lib/rpg.json" } }),
+    );
+    expect(env).toBe("lib/rpg.json");
+    for (const [id, step] of allSteps().filter(([, s]) => s["uses"] === ACTION))
+      expect(asMap(step["with"])["rpg-path"], id).toBe("${{ env.RPG_PATH }}");
+  });
+});
+
+describe("one job, or a plan and waves of jobs", () => {
+  const WAVES = [["core"], ["io", "stats"], ["report"]];
+  const MATRIX_JOBS = ["plan", "wave-1", "wave-2", "wave-3", "wave-4", "wave-rest", "report"];
+
+  it("runs the single generate job on a push, and nothing else", () => {
+    expect(ran(simulate({ event: "push", waves: WAVES }))).toEqual(["generate"]);
+  });
+
+  it.each<Scenario>([
+    { event: "push", vars: { RPG_FORGE_MATRIX: "true" } },
+    { event: "workflow_dispatch", inputs: { matrix: true } },
+  ])("runs the plan, one wave job per wave and the report when matrix is on ($event)", (s) => {
+    const runs = simulate({ ...s, waves: WAVES });
+    expect(ran(runs)).toEqual(["plan", "wave-1", "wave-2", "wave-3", "report"]);
+    expect([runs["wave-1"]?.legs, runs["wave-2"]?.legs, runs["wave-3"]?.legs]).toEqual(WAVES);
+  });
+
+  it.each(["retry", "revise", "plan"])("keeps mode %s in the single job even when matrix is on", (mode) => {
+    const runs = simulate({ event: "workflow_dispatch", inputs: { matrix: true, mode }, vars: { RPG_FORGE_MATRIX: "true" }, waves: WAVES });
+    expect(ran(runs)).toEqual(["generate"]);
+  });
+
+  it("chains the wave jobs by needs, each a matrix over its own wave that does not cancel its siblings", () => {
+    expect(Object.keys(jobs())).toEqual(["generate", ...MATRIX_JOBS]);
+    for (let i = 1; i <= 4; i++) {
+      const wave = job(`wave-${i}`);
+      expect(wave["needs"]).toEqual(i === 1 ? ["plan"] : ["plan", `wave-${i - 1}`]);
+      expect(asMap(wave["strategy"])["fail-fast"]).toBe(false);
+      expect(asMap(asMap(wave["strategy"])["matrix"])["subgraph"]).toBe(`\${{ fromJSON(needs.plan.outputs.waves)[${i - 1}] }}`);
+      const action = stepsOf(`wave-${i}`).find((s) => s["uses"] === ACTION);
+      expect(asMap(action?.["with"])).toMatchObject({ mode: "generate", subgraphs: "${{ matrix.subgraph }}" });
+    }
+    expect(job("wave-rest")["needs"]).toEqual(["plan", "wave-4"]);
+    expect(job("report")["needs"]).toEqual(MATRIX_JOBS.filter((id) => id !== "report"));
+  });
+
+  it("runs the waves after the fourth in one more job, and only then", () => {
+    const six = [["a"], ["b"], ["c"], ["d"], ["e", "f"], ["g"]];
+    expect(ran(simulate({ event: "workflow_dispatch", inputs: { matrix: true }, waves: six }))).toEqual(MATRIX_JOBS);
+    const four = six.slice(0, 4);
+    expect(ran(simulate({ event: "workflow_dispatch", inputs: { matrix: true }, waves: four }))).not.toContain("wave-rest");
+  });
+
+  const tempDir = useTempDirs();
+  it.skipIf(!hasJq())("hands wave-rest the subgraphs of waves 5 and later, whatever their ids hold", () => {
+    const step = stepsOf("wave-rest").find((s) => s["id"] === "rest");
+    const dir = tempDir();
+    const waves = JSON.stringify([["a"], ["b"], ["c"], ["d"], ["e", "f"], ["$(touch pwned)"]]);
+    const env = { PATH: process.env["PATH"], WAVES: waves, GITHUB_OUTPUT: join(dir, "output") };
+    execFileSync("bash", ["-c", String(step?.["run"])], { cwd: dir, env });
+    expect(readFileSync(join(dir, "output"), "utf8")).toBe("subgraphs=e f $(touch pwned)\n");
+    expect(existsSync(join(dir, "pwned"))).toBe(false);
+    expect(asMap(step?.["env"])["WAVES"]).toBe("${{ needs.plan.outputs.waves }}");
+  });
+
+  it("goes on with later waves and the report when a wave job failed", () => {
+    const runs = simulate({ event: "workflow_dispatch", inputs: { matrix: true }, waves: WAVES, failing: ["wave-1"] });
+    expect(ran(runs)).toEqual(["plan", "wave-1", "wave-2", "wave-3", "report"]);
+  });
+
+  it("reports nothing for a run a newer push cancelled, nor starts more waves", () => {
+    const runs = simulate({ event: "push", vars: { RPG_FORGE_MATRIX: "true" }, waves: WAVES, cancelAfter: "wave-1" });
+    expect(ran(runs)).toEqual(["plan", "wave-1"]);
+  });
+
+  it("skips the waves but still reports when the plan failed", () => {
+    const runs = simulate({ event: "push", vars: { RPG_FORGE_MATRIX: "true" }, waves: WAVES, failing: ["plan"] });
+    expect(ran(runs)).toEqual(["plan", "report"]);
+  });
+});
