@@ -20016,8 +20016,7 @@ var require_dist2 = __commonJS({
 });
 
 // src/action/main.ts
-import { readFile as readFile6 } from "node:fs/promises";
-import { isAbsolute as isAbsolute4, join as join10, relative as relative3, resolve as resolve5 } from "node:path";
+import { isAbsolute as isAbsolute4, join as join11, relative as relative3 } from "node:path";
 
 // node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -20518,241 +20517,1224 @@ function info(message) {
   process.stdout.write(message + os4.EOL);
 }
 
-// src/report/mermaid.ts
-var MAX_EDGES = 450;
-var STATUS_STYLES = {
-  passed: "fill:#d3f9d8,stroke:#2b8a3e,color:#000",
-  failed: "fill:#ffe3e3,stroke:#c92a2a,color:#000",
-  skipped: "fill:#f1f3f5,stroke:#868e96,color:#495057,stroke-dasharray:4 3",
-  in_progress: "fill:#fff3bf,stroke:#e67700,color:#000",
-  pending: "fill:#ffffff,stroke:#adb5bd,color:#000"
+// src/errors.ts
+var RpgForgeError = class extends Error {
+  code;
+  at;
+  hint;
+  constructor(code2, message, at2 = {}, hint, options) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code2;
+    this.at = at2;
+    this.hint = hint;
+  }
 };
-function renderMermaid(plan, options = {}) {
-  const edges = [...plan.dependencies.values()].reduce((sum, deps) => sum + deps.length, 0);
-  if (plan.order.length > (options.maxNodes ?? 150) || edges > MAX_EDGES) return renderSubgraphChart(plan);
-  const key = new Map(plan.order.map((id, i) => [id, `n${i}`]));
-  const lines = ["flowchart TD"];
-  plan.subgraphs.forEach((subgraph, s) => {
-    lines.push(`  subgraph s${s}["${label(subgraph.name)}"]`);
-    for (const id of subgraph.nodes) {
-      const node2 = plan.nodes.get(id);
-      const shape = node2.node_type === "composite" ? [`[["`, `"]]`] : [`["`, `"]`];
-      lines.push(`    ${key.get(id)}${shape[0]}${label(node2.name)}<br/><small>${label(id)}</small>${shape[1]}`);
-    }
-    lines.push("  end");
-  });
-  for (const id of plan.order) {
-    for (const dep of plan.dependencies.get(id) ?? []) lines.push(`  ${key.get(dep)} --> ${key.get(id)}`);
-  }
-  if (options.statusOf) {
-    const byStatus = /* @__PURE__ */ new Map();
-    for (const id of plan.order) {
-      const status = options.statusOf(id);
-      if (!status) continue;
-      const keys = byStatus.get(status);
-      if (keys) keys.push(key.get(id));
-      else byStatus.set(status, [key.get(id)]);
-    }
-    for (const [status, keys] of byStatus) {
-      lines.push(`  classDef ${status} ${STATUS_STYLES[status]}`);
-      lines.push(`  class ${keys.join(",")} ${status}`);
-    }
-  }
-  return `${lines.join("\n")}
-`;
-}
-function renderSubgraphChart(plan) {
-  const key = new Map(plan.subgraphs.map((s, i) => [s.id, `s${i}`]));
-  const lines = ["flowchart TD"];
-  for (const subgraph of plan.subgraphs)
-    lines.push(`  ${key.get(subgraph.id)}["${label(subgraph.name)}<br/><small>${subgraph.nodes.length} nodes</small>"]`);
-  for (const subgraph of plan.subgraphs) for (const dep of subgraph.dependsOn) lines.push(`  ${key.get(dep)} --> ${key.get(subgraph.id)}`);
-  return `${lines.join("\n")}
-`;
-}
-function label(text) {
-  return text.replace(/#/g, "#35;").replace(/"/g, "#quot;").replace(/</g, "#lt;").replace(/>/g, "#gt;").replace(/\s+/g, " ");
+function formatProblemLine(code2, message, at2) {
+  const where = at2.file ? ` (${at2.file}${at2.line !== void 0 ? `:${at2.line}${at2.column !== void 0 ? `:${at2.column}` : ""}` : ""})` : "";
+  return `${code2} ${at2.nodeId ?? "-"} ${at2.field ?? "-"}: ${message}${where}`;
 }
 
-// src/report/generation-report.ts
-function renderGenerationReport(input2) {
-  const { summary: summary2, checkpoint, plan } = input2;
-  const c3 = summary2.counts;
-  const pct = (n, of = c3.total) => of === 0 ? "0%" : `${Math.round(n / of * 100)}%`;
-  const entries = Object.values(checkpoint.nodes).filter((e) => e.node_type !== "composite");
-  const tokens = entries.reduce((sum, e) => sum + (e.tokens?.total ?? 0), 0);
-  const tests = entries.reduce((acc, e) => ({ passed: acc.passed + e.test_results.passed, failed: acc.failed + e.test_results.failed }), {
-    passed: 0,
-    failed: 0
-  });
-  const ran = entries.filter((e) => e.duration_ms !== void 0);
-  const lines = [
-    "# Code Generation Report",
-    "",
-    `**Generated**: ${input2.generatedAt.toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC")}  `,
-    `**Run**: ${input2.runId}  `,
-    `**RPG Input**: ${input2.rpgPath}  `,
-    `**Model**: ${input2.model}`,
-    "",
-    "```mermaid",
-    renderMermaid(plan, { statusOf: (id) => checkpoint.nodes[id]?.status }).trimEnd(),
-    "```",
-    "",
-    "## Summary",
-    "",
-    `- **Total Nodes Planned**: ${c3.total}`,
-    `- **Nodes Passed**: ${c3.passed} (${pct(c3.passed)})`,
-    `- **Nodes Failed**: ${c3.failed} (${pct(c3.failed)})`,
-    `- **Nodes Skipped**: ${c3.skipped} (${pct(c3.skipped)})`,
-    ...c3.pending + c3.in_progress > 0 ? [`- **Not Yet Generated**: ${c3.pending + c3.in_progress}`] : [],
-    "",
-    "## Breakdown by Subgraph",
-    "",
-    "| Subgraph | Nodes | Passed | Failed | Skipped | Pass Rate |",
-    "|----------|-------|--------|--------|---------|-----------|",
-    ...summary2.subgraphs.map((s) => {
-      const rate = s.passed + s.failed === 0 ? "N/A (skipped)" : pct(s.passed, s.passed + s.failed);
-      return `| ${cell(s.id)} | ${s.total} | ${s.passed} | ${s.failed} | ${s.skipped} | ${rate} |`;
-    }),
-    ""
-  ];
-  if (summary2.failed.length > 0) {
-    lines.push("## Failed Nodes (detail)", "");
-    for (const f3 of summary2.failed) {
-      const node2 = plan.nodes.get(f3.id);
-      const blocked = summary2.skipped.filter((s) => s.blockedBy.includes(f3.id)).map((s) => s.id);
-      lines.push(
-        `### ${f3.id}: ${node2?.name ?? "?"}`,
-        `- **Failure Reason**: ${oneLine(f3.reason)}`,
-        `- **Debug Iterations**: ${f3.iterations}`
-      );
-      if (blocked.length > 0) lines.push(`- **Skipped Because of It**: ${blocked.join(", ")}`);
-      lines.push("");
+// src/rpg/ids.ts
+function compareIds(a, b3) {
+  const pa = chunksOf(a);
+  const pb = chunksOf(b3);
+  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
+    const x3 = pa[i];
+    const y2 = pb[i];
+    if (x3 === y2) continue;
+    if (isDigits(x3) && isDigits(y2)) {
+      const nx = x3.replace(/^0+(?=\d)/, "");
+      const ny = y2.replace(/^0+(?=\d)/, "");
+      if (nx.length !== ny.length) return nx.length - ny.length;
+      if (nx !== ny) return nx < ny ? -1 : 1;
+      continue;
     }
+    return x3 < y2 ? -1 : 1;
   }
-  lines.push(
-    "## Test Results",
-    "",
-    `- **Unit Tests**: ${tests.passed + tests.failed} run in the last attempt of each node, ${tests.passed} passing`,
-    "",
-    "## Performance",
-    "",
-    `- **Generation Time**: ${duration(input2.elapsedMs)}`,
-    `- **Average Time per Generated Node**: ${ran.length === 0 ? "-" : duration(ran.reduce((s, e) => s + e.duration_ms, 0) / ran.length)}`,
-    `- **Tokens**: ${tokens.toLocaleString("en-US")}`,
-    ""
-  );
-  if (input2.assembly) {
-    const suite = input2.assembly.suite;
-    lines.push("## Repository Validation", "");
-    if (suite) {
-      const mark = suite.failed === 0 && suite.exitCode === 0 ? "\u2705" : "\u26A0\uFE0F";
-      lines.push(
-        `- ${mark} \`python3 -m pytest\` on the passed nodes' tests: ${suite.passed} of ${suite.total} passing (test_results.xml)`
-      );
-    } else {
-      lines.push("- \u26A0\uFE0F no node passed, so there are no tests to run");
-    }
-    lines.push("- \u2705 every generated Python file parses (checked before it was written)");
-    if (c3.failed > 0) lines.push(`- \u26A0\uFE0F ${c3.failed} node${c3.failed === 1 ? "" : "s"} failed (see above)`);
-    if (c3.skipped > 0) lines.push(`- \u26A0\uFE0F ${c3.skipped} node${c3.skipped === 1 ? "" : "s"} skipped (dependency failures)`);
-    for (const warning2 of input2.assembly.warnings) lines.push(`- \u26A0\uFE0F ${warning2}`);
-    for (const { cycle, suggestion } of input2.assembly.importCycles)
-      lines.push(`- \u26A0\uFE0F circular import: ${cycle.join(" \u2192 ")}. ${suggestion}`);
-    lines.push("");
-  }
-  if (input2.gitLog) {
-    lines.push("## Git History", "", "```", ...input2.gitLog.length > 0 ? input2.gitLog : ["(no commits yet)"], "```", "");
-  }
-  return `${lines.join("\n")}
-`;
+  if (pa.length !== pb.length) return pa.length - pb.length;
+  return a < b3 ? -1 : a > b3 ? 1 : 0;
 }
-function duration(ms2) {
-  const s = Math.round(ms2 / 1e3);
-  if (s < 60) return `${s} s`;
-  const m2 = Math.floor(s / 60);
-  return m2 < 60 ? `${m2} min ${s % 60} s` : `${Math.floor(m2 / 60)} h ${m2 % 60} min`;
+var CHUNKS = /\d+|\D+/g;
+var chunkCache = /* @__PURE__ */ new Map();
+function chunksOf(id) {
+  let chunks = chunkCache.get(id);
+  if (!chunks) {
+    if (chunkCache.size >= 2e5) chunkCache.clear();
+    chunks = id.match(CHUNKS) ?? [];
+    chunkCache.set(id, chunks);
+  }
+  return chunks;
 }
-var cell = (text) => text.replace(/\|/g, "\\|");
-var oneLine = (text) => text.replace(/\s+/g, " ").trim();
+var isDigits = (s) => s.charCodeAt(0) >= 48 && s.charCodeAt(0) <= 57;
 
-// src/report/progress.ts
-var RESET_REASONS = {
-  "spec-changed": "Regenerating nodes whose specification changed",
-  "not-in-rpg": "Dropped from the checkpoint (no longer in the RPG)",
-  "not-written": "Regenerating nodes whose files were not written before the last run stopped"
-};
-function progressPrinter(write) {
-  let total = 0;
-  let done = 0;
-  return (event) => {
-    switch (event.type) {
-      case "run-started":
-        total = event.toRun;
-        write(`${event.resumed ? "Resuming" : "Starting"} run ${event.runId}: ${event.toRun} of ${event.total} nodes to generate
-`);
-        break;
-      case "checkpoint-set-aside":
-        write(`The previous checkpoint was kept as ${event.path}
-`);
-        break;
-      case "nodes-reset":
-        write(`${RESET_REASONS[event.reason]}: ${event.nodeIds.join(", ")}
-`);
-        break;
-      case "batch-written":
-        if (event.files.length > 0)
-          write(`Wrote ${plural(event.files.length, "file", "files")} to the output (${event.nodeIds.join(", ")})
-`);
-        for (const { nodeId, reason } of event.failed) write(`\u2717 ${nodeId} failed: ${reason}
-`);
-        if (event.blocked.length > 0) write(`- not written, they import a node that could not be: ${event.blocked.join(", ")}
-`);
-        break;
-      case "node-finished": {
-        done++;
-        const counter = `[${String(done).padStart(String(total).length)}/${total}]`;
-        if (event.status === "passed") {
-          const detail = event.iterations === void 0 ? "scaffold" : `${plural(event.iterations, "fix", "fixes")}, ${duration(event.durationMs)}, ${(event.tokens ?? 0).toLocaleString("en-US")} tokens`;
-          write(`${counter} \u2713 ${event.nodeId} passed (${detail})
-`);
-        } else if (event.status === "failed") {
-          write(
-            `${counter} \u2717 ${event.nodeId} failed after ${plural(event.iterations ?? 0, "debug iteration", "debug iterations")}: ${event.reason ?? ""}
-`
-          );
-        } else {
-          write(`${counter} - ${event.nodeId} skipped: blocked by ${event.blockedBy?.join(", ") ?? "?"}
-`);
-        }
-        break;
-      }
-      case "progress":
-        if (event.done < event.total) {
-          write(
-            `Completed ${event.done}/${event.total} nodes (${Math.round(event.done / event.total * 100)}%), ETA ${duration(event.etaMs)}
-`
-          );
-        }
-        break;
-      case "subgraph-committed":
-        write(
-          `Committed subgraph ${event.subgraphId} as ${event.sha.slice(0, 7)} (tag ${event.tag}${event.branch ? `, branch ${event.branch}` : ""})
-`
-        );
-        break;
-      case "run-finished":
-        if (event.interrupted) write("Interrupted: the checkpoint is saved; run again with --resume to continue.\n");
-        break;
-      case "node-started":
-        break;
+// src/rpg/graph.ts
+function dependencyOf(type, source, target) {
+  return type === "data_flow" ? { dependent: target, dependency: source } : { dependent: source, dependency: target };
+}
+function buildDependencyGraph(rpg) {
+  const deps = /* @__PURE__ */ new Map();
+  for (const node2 of rpg.nodes) deps.set(node2.id, /* @__PURE__ */ new Set());
+  const add = (dependent, dependency) => {
+    const set2 = deps.get(dependent);
+    if (set2 && deps.has(dependency)) set2.add(dependency);
+  };
+  for (const node2 of rpg.nodes) {
+    for (const dep of node2.dependencies) add(node2.id, dep);
+    if (node2.parent_id !== void 0) add(node2.id, node2.parent_id);
+  }
+  for (const edge of rpg.edges) {
+    const { dependent, dependency } = dependencyOf(edge.type, edge.source, edge.target);
+    add(dependent, dependency);
+  }
+  const graph = /* @__PURE__ */ new Map();
+  for (const [id, set2] of deps) graph.set(id, [...set2].sort(compareIds));
+  return graph;
+}
+function dependentsOf(graph) {
+  const dependents = /* @__PURE__ */ new Map();
+  for (const id of graph.keys()) dependents.set(id, []);
+  for (const [id, deps] of graph) for (const dep of deps) dependents.get(dep)?.push(id);
+  for (const list of dependents.values()) list.sort(compareIds);
+  return dependents;
+}
+function buildSubgraphGraph(rpg, graph) {
+  const subgraphOf = new Map(rpg.nodes.map((n) => [n.id, n.subgraph_id]));
+  const deps = /* @__PURE__ */ new Map();
+  for (const node2 of rpg.nodes) if (!deps.has(node2.subgraph_id)) deps.set(node2.subgraph_id, /* @__PURE__ */ new Set());
+  for (const [id, nodeDeps] of graph) {
+    const from = subgraphOf.get(id);
+    if (from === void 0) continue;
+    for (const dep of nodeDeps) {
+      const to2 = subgraphOf.get(dep);
+      if (to2 !== void 0 && to2 !== from) deps.get(from)?.add(to2);
     }
+  }
+  return new Map([...deps].map(([id, set2]) => [id, [...set2].sort(compareIds)]));
+}
+
+// src/plan/critical-path.ts
+function criticalPath(graph, levelOf) {
+  let end2;
+  for (const [id, level] of levelOf) {
+    const best = end2 === void 0 ? -1 : levelOf.get(end2);
+    if (level > best || level === best && compareIds(id, end2) < 0) end2 = id;
+  }
+  const path2 = [];
+  for (let id = end2; id !== void 0; ) {
+    path2.unshift(id);
+    const level = levelOf.get(id);
+    id = (graph.get(id) ?? []).find((dep) => levelOf.get(dep) === level - 1);
+  }
+  return path2;
+}
+
+// src/plan/levels.ts
+function dependencyLevels(graph, order) {
+  const levelOf = /* @__PURE__ */ new Map();
+  const levels = [];
+  for (const id of order) {
+    let level = 0;
+    for (const dep of graph.get(id) ?? []) level = Math.max(level, (levelOf.get(dep) ?? 0) + 1);
+    levelOf.set(id, level);
+    (levels[level] ??= []).push(id);
+  }
+  for (const level of levels) level.sort(compareIds);
+  return { levelOf, levels };
+}
+
+// src/plan/order.ts
+function topologicalOrder(graph) {
+  const waiting = /* @__PURE__ */ new Map();
+  const dependents = /* @__PURE__ */ new Map();
+  for (const [id, deps] of graph) {
+    waiting.set(id, deps.length);
+    for (const dep of deps) {
+      const list = dependents.get(dep);
+      if (list) list.push(id);
+      else dependents.set(dep, [id]);
+    }
+  }
+  const ready = new MinHeap(compareIds);
+  for (const [id, count2] of waiting) if (count2 === 0) ready.push(id);
+  const order = [];
+  while (ready.size > 0) {
+    const id = ready.pop();
+    order.push(id);
+    for (const dependent of dependents.get(id) ?? []) {
+      const left = waiting.get(dependent) - 1;
+      waiting.set(dependent, left);
+      if (left === 0) ready.push(dependent);
+    }
+  }
+  const unordered = [...waiting].filter(([, count2]) => count2 > 0).map(([id]) => id).sort(compareIds);
+  return { order, unordered };
+}
+var MinHeap = class {
+  constructor(compare) {
+    this.compare = compare;
+  }
+  compare;
+  items = [];
+  get size() {
+    return this.items.length;
+  }
+  push(item) {
+    const items = this.items;
+    items.push(item);
+    let i = items.length - 1;
+    while (i > 0) {
+      const parent = i - 1 >> 1;
+      if (this.compare(items[i], items[parent]) >= 0) break;
+      [items[i], items[parent]] = [items[parent], items[i]];
+      i = parent;
+    }
+  }
+  pop() {
+    const items = this.items;
+    const top = items[0];
+    const last = items.pop();
+    if (items.length === 0 || last === void 0) return top;
+    items[0] = last;
+    let i = 0;
+    for (; ; ) {
+      const left = 2 * i + 1;
+      const right = left + 1;
+      let smallest = i;
+      if (left < items.length && this.compare(items[left], items[smallest]) < 0) smallest = left;
+      if (right < items.length && this.compare(items[right], items[smallest]) < 0) smallest = right;
+      if (smallest === i) break;
+      [items[i], items[smallest]] = [items[smallest], items[i]];
+      i = smallest;
+    }
+    return top;
+  }
+};
+
+// src/plan/plan.ts
+function buildPlan(rpg) {
+  const dependencies = buildDependencyGraph(rpg);
+  const { order, unordered } = topologicalOrder(dependencies);
+  if (unordered.length > 0) throw new Error(`buildPlan was given a graph with a cycle among: ${unordered.slice(0, 10).join(", ")}`);
+  const { levelOf, levels } = dependencyLevels(dependencies, order);
+  const nodes = new Map(rpg.nodes.map((n) => [n.id, n]));
+  return {
+    order,
+    levels,
+    levelOf,
+    criticalPath: criticalPath(dependencies, levelOf),
+    subgraphs: planSubgraphs(rpg, order, buildSubgraphGraph(rpg, dependencies)),
+    dependencies,
+    dependents: dependentsOf(dependencies),
+    nodes
   };
 }
-var plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+function planSubgraphs(rpg, order, subgraphDeps) {
+  const listed = new Map((rpg.subgraphs ?? []).map((s) => [s.id, s]));
+  const subgraphOf = new Map(rpg.nodes.map((n) => [n.id, n.subgraph_id]));
+  const members2 = /* @__PURE__ */ new Map();
+  for (const id of order) {
+    const subgraph = subgraphOf.get(id);
+    const list = members2.get(subgraph);
+    if (list) list.push(id);
+    else members2.set(subgraph, [id]);
+  }
+  const { levelOf: waveOf, unordered } = wavesOf(subgraphDeps);
+  const planned = [...members2].map(([id, nodes]) => {
+    const info2 = listed.get(id);
+    const subgraph = {
+      id,
+      name: info2?.name ?? id,
+      nodes,
+      dependsOn: subgraphDeps.get(id) ?? [],
+      wave: waveOf.get(id) ?? -1
+    };
+    if (info2?.description !== void 0) subgraph.description = info2.description;
+    return subgraph;
+  });
+  const unorderedSet = new Set(unordered);
+  return planned.sort(
+    (a, b3) => (unorderedSet.has(a.id) ? 1 : 0) - (unorderedSet.has(b3.id) ? 1 : 0) || a.wave - b3.wave || compareIds(a.id, b3.id)
+  );
+}
+function wavesOf(subgraphDeps) {
+  const { order, unordered } = topologicalOrder(subgraphDeps);
+  return { levelOf: dependencyLevels(subgraphDeps, order).levelOf, unordered };
+}
 
-// src/engine/checkpoint.ts
-import { readFile, rename as rename3, stat as stat2 } from "node:fs/promises";
+// src/rpg/load.ts
+import { readFile } from "node:fs/promises";
+
+// node_modules/jsonc-parser/lib/esm/impl/scanner.js
+function createScanner(text, ignoreTrivia = false) {
+  const len = text.length;
+  let pos = 0, value = "", tokenOffset = 0, token = 16, lineNumber = 0, lineStartOffset = 0, tokenLineStartOffset = 0, prevTokenLineStartOffset = 0, scanError = 0;
+  function scanHexDigits(count2, exact) {
+    let digits = 0;
+    let value2 = 0;
+    while (digits < count2 || !exact) {
+      let ch = text.charCodeAt(pos);
+      if (ch >= 48 && ch <= 57) {
+        value2 = value2 * 16 + ch - 48;
+      } else if (ch >= 65 && ch <= 70) {
+        value2 = value2 * 16 + ch - 65 + 10;
+      } else if (ch >= 97 && ch <= 102) {
+        value2 = value2 * 16 + ch - 97 + 10;
+      } else {
+        break;
+      }
+      pos++;
+      digits++;
+    }
+    if (digits < count2) {
+      value2 = -1;
+    }
+    return value2;
+  }
+  function setPosition(newPosition) {
+    pos = newPosition;
+    value = "";
+    tokenOffset = 0;
+    token = 16;
+    scanError = 0;
+  }
+  function scanNumber() {
+    let start = pos;
+    if (text.charCodeAt(pos) === 48) {
+      pos++;
+    } else {
+      pos++;
+      while (pos < text.length && isDigit(text.charCodeAt(pos))) {
+        pos++;
+      }
+    }
+    if (pos < text.length && text.charCodeAt(pos) === 46) {
+      pos++;
+      if (pos < text.length && isDigit(text.charCodeAt(pos))) {
+        pos++;
+        while (pos < text.length && isDigit(text.charCodeAt(pos))) {
+          pos++;
+        }
+      } else {
+        scanError = 3;
+        return text.substring(start, pos);
+      }
+    }
+    let end2 = pos;
+    if (pos < text.length && (text.charCodeAt(pos) === 69 || text.charCodeAt(pos) === 101)) {
+      pos++;
+      if (pos < text.length && text.charCodeAt(pos) === 43 || text.charCodeAt(pos) === 45) {
+        pos++;
+      }
+      if (pos < text.length && isDigit(text.charCodeAt(pos))) {
+        pos++;
+        while (pos < text.length && isDigit(text.charCodeAt(pos))) {
+          pos++;
+        }
+        end2 = pos;
+      } else {
+        scanError = 3;
+      }
+    }
+    return text.substring(start, end2);
+  }
+  function scanString() {
+    let result = "", start = pos;
+    while (true) {
+      if (pos >= len) {
+        result += text.substring(start, pos);
+        scanError = 2;
+        break;
+      }
+      const ch = text.charCodeAt(pos);
+      if (ch === 34) {
+        result += text.substring(start, pos);
+        pos++;
+        break;
+      }
+      if (ch === 92) {
+        result += text.substring(start, pos);
+        pos++;
+        if (pos >= len) {
+          scanError = 2;
+          break;
+        }
+        const ch2 = text.charCodeAt(pos++);
+        switch (ch2) {
+          case 34:
+            result += '"';
+            break;
+          case 92:
+            result += "\\";
+            break;
+          case 47:
+            result += "/";
+            break;
+          case 98:
+            result += "\b";
+            break;
+          case 102:
+            result += "\f";
+            break;
+          case 110:
+            result += "\n";
+            break;
+          case 114:
+            result += "\r";
+            break;
+          case 116:
+            result += "	";
+            break;
+          case 117:
+            const ch3 = scanHexDigits(4, true);
+            if (ch3 >= 0) {
+              result += String.fromCharCode(ch3);
+            } else {
+              scanError = 4;
+            }
+            break;
+          default:
+            scanError = 5;
+        }
+        start = pos;
+        continue;
+      }
+      if (ch >= 0 && ch <= 31) {
+        if (isLineBreak(ch)) {
+          result += text.substring(start, pos);
+          scanError = 2;
+          break;
+        } else {
+          scanError = 6;
+        }
+      }
+      pos++;
+    }
+    return result;
+  }
+  function scanNext() {
+    value = "";
+    scanError = 0;
+    tokenOffset = pos;
+    lineStartOffset = lineNumber;
+    prevTokenLineStartOffset = tokenLineStartOffset;
+    if (pos >= len) {
+      tokenOffset = len;
+      return token = 17;
+    }
+    let code2 = text.charCodeAt(pos);
+    if (isWhiteSpace(code2)) {
+      do {
+        pos++;
+        value += String.fromCharCode(code2);
+        code2 = text.charCodeAt(pos);
+      } while (isWhiteSpace(code2));
+      return token = 15;
+    }
+    if (isLineBreak(code2)) {
+      pos++;
+      value += String.fromCharCode(code2);
+      if (code2 === 13 && text.charCodeAt(pos) === 10) {
+        pos++;
+        value += "\n";
+      }
+      lineNumber++;
+      tokenLineStartOffset = pos;
+      return token = 14;
+    }
+    switch (code2) {
+      // tokens: []{}:,
+      case 123:
+        pos++;
+        return token = 1;
+      case 125:
+        pos++;
+        return token = 2;
+      case 91:
+        pos++;
+        return token = 3;
+      case 93:
+        pos++;
+        return token = 4;
+      case 58:
+        pos++;
+        return token = 6;
+      case 44:
+        pos++;
+        return token = 5;
+      // strings
+      case 34:
+        pos++;
+        value = scanString();
+        return token = 10;
+      // comments
+      case 47:
+        const start = pos - 1;
+        if (text.charCodeAt(pos + 1) === 47) {
+          pos += 2;
+          while (pos < len) {
+            if (isLineBreak(text.charCodeAt(pos))) {
+              break;
+            }
+            pos++;
+          }
+          value = text.substring(start, pos);
+          return token = 12;
+        }
+        if (text.charCodeAt(pos + 1) === 42) {
+          pos += 2;
+          const safeLength = len - 1;
+          let commentClosed = false;
+          while (pos < safeLength) {
+            const ch = text.charCodeAt(pos);
+            if (ch === 42 && text.charCodeAt(pos + 1) === 47) {
+              pos += 2;
+              commentClosed = true;
+              break;
+            }
+            pos++;
+            if (isLineBreak(ch)) {
+              if (ch === 13 && text.charCodeAt(pos) === 10) {
+                pos++;
+              }
+              lineNumber++;
+              tokenLineStartOffset = pos;
+            }
+          }
+          if (!commentClosed) {
+            pos++;
+            scanError = 1;
+          }
+          value = text.substring(start, pos);
+          return token = 13;
+        }
+        value += String.fromCharCode(code2);
+        pos++;
+        return token = 16;
+      // numbers
+      case 45:
+        value += String.fromCharCode(code2);
+        pos++;
+        if (pos === len || !isDigit(text.charCodeAt(pos))) {
+          return token = 16;
+        }
+      // found a minus, followed by a number so
+      // we fall through to proceed with scanning
+      // numbers
+      case 48:
+      case 49:
+      case 50:
+      case 51:
+      case 52:
+      case 53:
+      case 54:
+      case 55:
+      case 56:
+      case 57:
+        value += scanNumber();
+        return token = 11;
+      // literals and unknown symbols
+      default:
+        while (pos < len && isUnknownContentCharacter(code2)) {
+          pos++;
+          code2 = text.charCodeAt(pos);
+        }
+        if (tokenOffset !== pos) {
+          value = text.substring(tokenOffset, pos);
+          switch (value) {
+            case "true":
+              return token = 8;
+            case "false":
+              return token = 9;
+            case "null":
+              return token = 7;
+          }
+          return token = 16;
+        }
+        value += String.fromCharCode(code2);
+        pos++;
+        return token = 16;
+    }
+  }
+  function isUnknownContentCharacter(code2) {
+    if (isWhiteSpace(code2) || isLineBreak(code2)) {
+      return false;
+    }
+    switch (code2) {
+      case 125:
+      case 93:
+      case 123:
+      case 91:
+      case 34:
+      case 58:
+      case 44:
+      case 47:
+        return false;
+    }
+    return true;
+  }
+  function scanNextNonTrivia() {
+    let result;
+    do {
+      result = scanNext();
+    } while (result >= 12 && result <= 15);
+    return result;
+  }
+  return {
+    setPosition,
+    getPosition: () => pos,
+    scan: ignoreTrivia ? scanNextNonTrivia : scanNext,
+    getToken: () => token,
+    getTokenValue: () => value,
+    getTokenOffset: () => tokenOffset,
+    getTokenLength: () => pos - tokenOffset,
+    getTokenStartLine: () => lineStartOffset,
+    getTokenStartCharacter: () => tokenOffset - prevTokenLineStartOffset,
+    getTokenError: () => scanError
+  };
+}
+function isWhiteSpace(ch) {
+  return ch === 32 || ch === 9;
+}
+function isLineBreak(ch) {
+  return ch === 10 || ch === 13;
+}
+function isDigit(ch) {
+  return ch >= 48 && ch <= 57;
+}
+var CharacterCodes;
+(function(CharacterCodes2) {
+  CharacterCodes2[CharacterCodes2["lineFeed"] = 10] = "lineFeed";
+  CharacterCodes2[CharacterCodes2["carriageReturn"] = 13] = "carriageReturn";
+  CharacterCodes2[CharacterCodes2["space"] = 32] = "space";
+  CharacterCodes2[CharacterCodes2["_0"] = 48] = "_0";
+  CharacterCodes2[CharacterCodes2["_1"] = 49] = "_1";
+  CharacterCodes2[CharacterCodes2["_2"] = 50] = "_2";
+  CharacterCodes2[CharacterCodes2["_3"] = 51] = "_3";
+  CharacterCodes2[CharacterCodes2["_4"] = 52] = "_4";
+  CharacterCodes2[CharacterCodes2["_5"] = 53] = "_5";
+  CharacterCodes2[CharacterCodes2["_6"] = 54] = "_6";
+  CharacterCodes2[CharacterCodes2["_7"] = 55] = "_7";
+  CharacterCodes2[CharacterCodes2["_8"] = 56] = "_8";
+  CharacterCodes2[CharacterCodes2["_9"] = 57] = "_9";
+  CharacterCodes2[CharacterCodes2["a"] = 97] = "a";
+  CharacterCodes2[CharacterCodes2["b"] = 98] = "b";
+  CharacterCodes2[CharacterCodes2["c"] = 99] = "c";
+  CharacterCodes2[CharacterCodes2["d"] = 100] = "d";
+  CharacterCodes2[CharacterCodes2["e"] = 101] = "e";
+  CharacterCodes2[CharacterCodes2["f"] = 102] = "f";
+  CharacterCodes2[CharacterCodes2["g"] = 103] = "g";
+  CharacterCodes2[CharacterCodes2["h"] = 104] = "h";
+  CharacterCodes2[CharacterCodes2["i"] = 105] = "i";
+  CharacterCodes2[CharacterCodes2["j"] = 106] = "j";
+  CharacterCodes2[CharacterCodes2["k"] = 107] = "k";
+  CharacterCodes2[CharacterCodes2["l"] = 108] = "l";
+  CharacterCodes2[CharacterCodes2["m"] = 109] = "m";
+  CharacterCodes2[CharacterCodes2["n"] = 110] = "n";
+  CharacterCodes2[CharacterCodes2["o"] = 111] = "o";
+  CharacterCodes2[CharacterCodes2["p"] = 112] = "p";
+  CharacterCodes2[CharacterCodes2["q"] = 113] = "q";
+  CharacterCodes2[CharacterCodes2["r"] = 114] = "r";
+  CharacterCodes2[CharacterCodes2["s"] = 115] = "s";
+  CharacterCodes2[CharacterCodes2["t"] = 116] = "t";
+  CharacterCodes2[CharacterCodes2["u"] = 117] = "u";
+  CharacterCodes2[CharacterCodes2["v"] = 118] = "v";
+  CharacterCodes2[CharacterCodes2["w"] = 119] = "w";
+  CharacterCodes2[CharacterCodes2["x"] = 120] = "x";
+  CharacterCodes2[CharacterCodes2["y"] = 121] = "y";
+  CharacterCodes2[CharacterCodes2["z"] = 122] = "z";
+  CharacterCodes2[CharacterCodes2["A"] = 65] = "A";
+  CharacterCodes2[CharacterCodes2["B"] = 66] = "B";
+  CharacterCodes2[CharacterCodes2["C"] = 67] = "C";
+  CharacterCodes2[CharacterCodes2["D"] = 68] = "D";
+  CharacterCodes2[CharacterCodes2["E"] = 69] = "E";
+  CharacterCodes2[CharacterCodes2["F"] = 70] = "F";
+  CharacterCodes2[CharacterCodes2["G"] = 71] = "G";
+  CharacterCodes2[CharacterCodes2["H"] = 72] = "H";
+  CharacterCodes2[CharacterCodes2["I"] = 73] = "I";
+  CharacterCodes2[CharacterCodes2["J"] = 74] = "J";
+  CharacterCodes2[CharacterCodes2["K"] = 75] = "K";
+  CharacterCodes2[CharacterCodes2["L"] = 76] = "L";
+  CharacterCodes2[CharacterCodes2["M"] = 77] = "M";
+  CharacterCodes2[CharacterCodes2["N"] = 78] = "N";
+  CharacterCodes2[CharacterCodes2["O"] = 79] = "O";
+  CharacterCodes2[CharacterCodes2["P"] = 80] = "P";
+  CharacterCodes2[CharacterCodes2["Q"] = 81] = "Q";
+  CharacterCodes2[CharacterCodes2["R"] = 82] = "R";
+  CharacterCodes2[CharacterCodes2["S"] = 83] = "S";
+  CharacterCodes2[CharacterCodes2["T"] = 84] = "T";
+  CharacterCodes2[CharacterCodes2["U"] = 85] = "U";
+  CharacterCodes2[CharacterCodes2["V"] = 86] = "V";
+  CharacterCodes2[CharacterCodes2["W"] = 87] = "W";
+  CharacterCodes2[CharacterCodes2["X"] = 88] = "X";
+  CharacterCodes2[CharacterCodes2["Y"] = 89] = "Y";
+  CharacterCodes2[CharacterCodes2["Z"] = 90] = "Z";
+  CharacterCodes2[CharacterCodes2["asterisk"] = 42] = "asterisk";
+  CharacterCodes2[CharacterCodes2["backslash"] = 92] = "backslash";
+  CharacterCodes2[CharacterCodes2["closeBrace"] = 125] = "closeBrace";
+  CharacterCodes2[CharacterCodes2["closeBracket"] = 93] = "closeBracket";
+  CharacterCodes2[CharacterCodes2["colon"] = 58] = "colon";
+  CharacterCodes2[CharacterCodes2["comma"] = 44] = "comma";
+  CharacterCodes2[CharacterCodes2["dot"] = 46] = "dot";
+  CharacterCodes2[CharacterCodes2["doubleQuote"] = 34] = "doubleQuote";
+  CharacterCodes2[CharacterCodes2["minus"] = 45] = "minus";
+  CharacterCodes2[CharacterCodes2["openBrace"] = 123] = "openBrace";
+  CharacterCodes2[CharacterCodes2["openBracket"] = 91] = "openBracket";
+  CharacterCodes2[CharacterCodes2["plus"] = 43] = "plus";
+  CharacterCodes2[CharacterCodes2["slash"] = 47] = "slash";
+  CharacterCodes2[CharacterCodes2["formFeed"] = 12] = "formFeed";
+  CharacterCodes2[CharacterCodes2["tab"] = 9] = "tab";
+})(CharacterCodes || (CharacterCodes = {}));
+
+// node_modules/jsonc-parser/lib/esm/impl/string-intern.js
+var cachedSpaces = new Array(20).fill(0).map((_3, index) => {
+  return " ".repeat(index);
+});
+var maxCachedValues = 200;
+var cachedBreakLinesWithSpaces = {
+  " ": {
+    "\n": new Array(maxCachedValues).fill(0).map((_3, index) => {
+      return "\n" + " ".repeat(index);
+    }),
+    "\r": new Array(maxCachedValues).fill(0).map((_3, index) => {
+      return "\r" + " ".repeat(index);
+    }),
+    "\r\n": new Array(maxCachedValues).fill(0).map((_3, index) => {
+      return "\r\n" + " ".repeat(index);
+    })
+  },
+  "	": {
+    "\n": new Array(maxCachedValues).fill(0).map((_3, index) => {
+      return "\n" + "	".repeat(index);
+    }),
+    "\r": new Array(maxCachedValues).fill(0).map((_3, index) => {
+      return "\r" + "	".repeat(index);
+    }),
+    "\r\n": new Array(maxCachedValues).fill(0).map((_3, index) => {
+      return "\r\n" + "	".repeat(index);
+    })
+  }
+};
+
+// node_modules/jsonc-parser/lib/esm/impl/parser.js
+var ParseOptions;
+(function(ParseOptions2) {
+  ParseOptions2.DEFAULT = {
+    allowTrailingComma: false
+  };
+})(ParseOptions || (ParseOptions = {}));
+function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
+  let currentParent = { type: "array", offset: -1, length: -1, children: [], parent: void 0 };
+  function ensurePropertyComplete(endOffset) {
+    if (currentParent.type === "property") {
+      currentParent.length = endOffset - currentParent.offset;
+      currentParent = currentParent.parent;
+    }
+  }
+  function onValue(valueNode) {
+    currentParent.children.push(valueNode);
+    return valueNode;
+  }
+  const visitor = {
+    onObjectBegin: (offset) => {
+      currentParent = onValue({ type: "object", offset, length: -1, parent: currentParent, children: [] });
+    },
+    onObjectProperty: (name, offset, length) => {
+      currentParent = onValue({ type: "property", offset, length: -1, parent: currentParent, children: [] });
+      currentParent.children.push({ type: "string", value: name, offset, length, parent: currentParent });
+    },
+    onObjectEnd: (offset, length) => {
+      ensurePropertyComplete(offset + length);
+      currentParent.length = offset + length - currentParent.offset;
+      currentParent = currentParent.parent;
+      ensurePropertyComplete(offset + length);
+    },
+    onArrayBegin: (offset, length) => {
+      currentParent = onValue({ type: "array", offset, length: -1, parent: currentParent, children: [] });
+    },
+    onArrayEnd: (offset, length) => {
+      currentParent.length = offset + length - currentParent.offset;
+      currentParent = currentParent.parent;
+      ensurePropertyComplete(offset + length);
+    },
+    onLiteralValue: (value, offset, length) => {
+      onValue({ type: getNodeType(value), offset, length, parent: currentParent, value });
+      ensurePropertyComplete(offset + length);
+    },
+    onSeparator: (sep3, offset, length) => {
+      if (currentParent.type === "property") {
+        if (sep3 === ":") {
+          currentParent.colonOffset = offset;
+        } else if (sep3 === ",") {
+          ensurePropertyComplete(offset);
+        }
+      }
+    },
+    onError: (error63, offset, length) => {
+      errors.push({ error: error63, offset, length });
+    }
+  };
+  visit(text, visitor, options);
+  const result = currentParent.children[0];
+  if (result) {
+    delete result.parent;
+  }
+  return result;
+}
+function findNodeAtLocation(root, path2) {
+  if (!root) {
+    return void 0;
+  }
+  let node2 = root;
+  for (let segment of path2) {
+    if (typeof segment === "string") {
+      if (node2.type !== "object" || !Array.isArray(node2.children)) {
+        return void 0;
+      }
+      let found = false;
+      for (const propertyNode of node2.children) {
+        if (Array.isArray(propertyNode.children) && propertyNode.children[0].value === segment && propertyNode.children.length === 2) {
+          node2 = propertyNode.children[1];
+          found = true;
+          break;
+        }
+      }
+      if (!found) {
+        return void 0;
+      }
+    } else {
+      const index = segment;
+      if (node2.type !== "array" || index < 0 || !Array.isArray(node2.children) || index >= node2.children.length) {
+        return void 0;
+      }
+      node2 = node2.children[index];
+    }
+  }
+  return node2;
+}
+function visit(text, visitor, options = ParseOptions.DEFAULT) {
+  const _scanner = createScanner(text, false);
+  const _jsonPath = [];
+  let suppressedCallbacks = 0;
+  function toNoArgVisit(visitFunction) {
+    return visitFunction ? () => suppressedCallbacks === 0 && visitFunction(_scanner.getTokenOffset(), _scanner.getTokenLength(), _scanner.getTokenStartLine(), _scanner.getTokenStartCharacter()) : () => true;
+  }
+  function toOneArgVisit(visitFunction) {
+    return visitFunction ? (arg) => suppressedCallbacks === 0 && visitFunction(arg, _scanner.getTokenOffset(), _scanner.getTokenLength(), _scanner.getTokenStartLine(), _scanner.getTokenStartCharacter()) : () => true;
+  }
+  function toOneArgVisitWithPath(visitFunction) {
+    return visitFunction ? (arg) => suppressedCallbacks === 0 && visitFunction(arg, _scanner.getTokenOffset(), _scanner.getTokenLength(), _scanner.getTokenStartLine(), _scanner.getTokenStartCharacter(), () => _jsonPath.slice()) : () => true;
+  }
+  function toBeginVisit(visitFunction) {
+    return visitFunction ? () => {
+      if (suppressedCallbacks > 0) {
+        suppressedCallbacks++;
+      } else {
+        let cbReturn = visitFunction(_scanner.getTokenOffset(), _scanner.getTokenLength(), _scanner.getTokenStartLine(), _scanner.getTokenStartCharacter(), () => _jsonPath.slice());
+        if (cbReturn === false) {
+          suppressedCallbacks = 1;
+        }
+      }
+    } : () => true;
+  }
+  function toEndVisit(visitFunction) {
+    return visitFunction ? () => {
+      if (suppressedCallbacks > 0) {
+        suppressedCallbacks--;
+      }
+      if (suppressedCallbacks === 0) {
+        visitFunction(_scanner.getTokenOffset(), _scanner.getTokenLength(), _scanner.getTokenStartLine(), _scanner.getTokenStartCharacter());
+      }
+    } : () => true;
+  }
+  const onObjectBegin = toBeginVisit(visitor.onObjectBegin), onObjectProperty = toOneArgVisitWithPath(visitor.onObjectProperty), onObjectEnd = toEndVisit(visitor.onObjectEnd), onArrayBegin = toBeginVisit(visitor.onArrayBegin), onArrayEnd = toEndVisit(visitor.onArrayEnd), onLiteralValue = toOneArgVisitWithPath(visitor.onLiteralValue), onSeparator = toOneArgVisit(visitor.onSeparator), onComment = toNoArgVisit(visitor.onComment), onError = toOneArgVisit(visitor.onError);
+  const disallowComments = options && options.disallowComments;
+  const allowTrailingComma = options && options.allowTrailingComma;
+  function scanNext() {
+    while (true) {
+      const token = _scanner.scan();
+      switch (_scanner.getTokenError()) {
+        case 4:
+          handleError(
+            14
+            /* ParseErrorCode.InvalidUnicode */
+          );
+          break;
+        case 5:
+          handleError(
+            15
+            /* ParseErrorCode.InvalidEscapeCharacter */
+          );
+          break;
+        case 3:
+          handleError(
+            13
+            /* ParseErrorCode.UnexpectedEndOfNumber */
+          );
+          break;
+        case 1:
+          if (!disallowComments) {
+            handleError(
+              11
+              /* ParseErrorCode.UnexpectedEndOfComment */
+            );
+          }
+          break;
+        case 2:
+          handleError(
+            12
+            /* ParseErrorCode.UnexpectedEndOfString */
+          );
+          break;
+        case 6:
+          handleError(
+            16
+            /* ParseErrorCode.InvalidCharacter */
+          );
+          break;
+      }
+      switch (token) {
+        case 12:
+        case 13:
+          if (disallowComments) {
+            handleError(
+              10
+              /* ParseErrorCode.InvalidCommentToken */
+            );
+          } else {
+            onComment();
+          }
+          break;
+        case 16:
+          handleError(
+            1
+            /* ParseErrorCode.InvalidSymbol */
+          );
+          break;
+        case 15:
+        case 14:
+          break;
+        default:
+          return token;
+      }
+    }
+  }
+  function handleError(error63, skipUntilAfter = [], skipUntil = []) {
+    onError(error63);
+    if (skipUntilAfter.length + skipUntil.length > 0) {
+      let token = _scanner.getToken();
+      while (token !== 17) {
+        if (skipUntilAfter.indexOf(token) !== -1) {
+          scanNext();
+          break;
+        } else if (skipUntil.indexOf(token) !== -1) {
+          break;
+        }
+        token = scanNext();
+      }
+    }
+  }
+  function parseString(isValue) {
+    const value = _scanner.getTokenValue();
+    if (isValue) {
+      onLiteralValue(value);
+    } else {
+      onObjectProperty(value);
+      _jsonPath.push(value);
+    }
+    scanNext();
+    return true;
+  }
+  function parseLiteral() {
+    switch (_scanner.getToken()) {
+      case 11:
+        const tokenValue = _scanner.getTokenValue();
+        let value = Number(tokenValue);
+        if (isNaN(value)) {
+          handleError(
+            2
+            /* ParseErrorCode.InvalidNumberFormat */
+          );
+          value = 0;
+        }
+        onLiteralValue(value);
+        break;
+      case 7:
+        onLiteralValue(null);
+        break;
+      case 8:
+        onLiteralValue(true);
+        break;
+      case 9:
+        onLiteralValue(false);
+        break;
+      default:
+        return false;
+    }
+    scanNext();
+    return true;
+  }
+  function parseProperty() {
+    if (_scanner.getToken() !== 10) {
+      handleError(3, [], [
+        2,
+        5
+        /* SyntaxKind.CommaToken */
+      ]);
+      return false;
+    }
+    parseString(false);
+    if (_scanner.getToken() === 6) {
+      onSeparator(":");
+      scanNext();
+      if (!parseValue()) {
+        handleError(4, [], [
+          2,
+          5
+          /* SyntaxKind.CommaToken */
+        ]);
+      }
+    } else {
+      handleError(5, [], [
+        2,
+        5
+        /* SyntaxKind.CommaToken */
+      ]);
+    }
+    _jsonPath.pop();
+    return true;
+  }
+  function parseObject() {
+    onObjectBegin();
+    scanNext();
+    let needsComma = false;
+    while (_scanner.getToken() !== 2 && _scanner.getToken() !== 17) {
+      if (_scanner.getToken() === 5) {
+        if (!needsComma) {
+          handleError(4, [], []);
+        }
+        onSeparator(",");
+        scanNext();
+        if (_scanner.getToken() === 2 && allowTrailingComma) {
+          break;
+        }
+      } else if (needsComma) {
+        handleError(6, [], []);
+      }
+      if (!parseProperty()) {
+        handleError(4, [], [
+          2,
+          5
+          /* SyntaxKind.CommaToken */
+        ]);
+      }
+      needsComma = true;
+    }
+    onObjectEnd();
+    if (_scanner.getToken() !== 2) {
+      handleError(7, [
+        2
+        /* SyntaxKind.CloseBraceToken */
+      ], []);
+    } else {
+      scanNext();
+    }
+    return true;
+  }
+  function parseArray() {
+    onArrayBegin();
+    scanNext();
+    let isFirstElement = true;
+    let needsComma = false;
+    while (_scanner.getToken() !== 4 && _scanner.getToken() !== 17) {
+      if (_scanner.getToken() === 5) {
+        if (!needsComma) {
+          handleError(4, [], []);
+        }
+        onSeparator(",");
+        scanNext();
+        if (_scanner.getToken() === 4 && allowTrailingComma) {
+          break;
+        }
+      } else if (needsComma) {
+        handleError(6, [], []);
+      }
+      if (isFirstElement) {
+        _jsonPath.push(0);
+        isFirstElement = false;
+      } else {
+        _jsonPath[_jsonPath.length - 1]++;
+      }
+      if (!parseValue()) {
+        handleError(4, [], [
+          4,
+          5
+          /* SyntaxKind.CommaToken */
+        ]);
+      }
+      needsComma = true;
+    }
+    onArrayEnd();
+    if (!isFirstElement) {
+      _jsonPath.pop();
+    }
+    if (_scanner.getToken() !== 4) {
+      handleError(8, [
+        4
+        /* SyntaxKind.CloseBracketToken */
+      ], []);
+    } else {
+      scanNext();
+    }
+    return true;
+  }
+  function parseValue() {
+    switch (_scanner.getToken()) {
+      case 3:
+        return parseArray();
+      case 1:
+        return parseObject();
+      case 10:
+        return parseString(true);
+      default:
+        return parseLiteral();
+    }
+  }
+  scanNext();
+  if (_scanner.getToken() === 17) {
+    if (options.allowEmptyContent) {
+      return true;
+    }
+    handleError(4, [], []);
+    return false;
+  }
+  if (!parseValue()) {
+    handleError(4, [], []);
+    return false;
+  }
+  if (_scanner.getToken() !== 17) {
+    handleError(9, [], []);
+  }
+  return true;
+}
+function getNodeType(value) {
+  switch (typeof value) {
+    case "boolean":
+      return "boolean";
+    case "number":
+      return "number";
+    case "string":
+      return "string";
+    case "object": {
+      if (!value) {
+        return "null";
+      } else if (Array.isArray(value)) {
+        return "array";
+      }
+      return "object";
+    }
+    default:
+      return "null";
+  }
+}
+
+// node_modules/jsonc-parser/lib/esm/main.js
+var ScanError;
+(function(ScanError2) {
+  ScanError2[ScanError2["None"] = 0] = "None";
+  ScanError2[ScanError2["UnexpectedEndOfComment"] = 1] = "UnexpectedEndOfComment";
+  ScanError2[ScanError2["UnexpectedEndOfString"] = 2] = "UnexpectedEndOfString";
+  ScanError2[ScanError2["UnexpectedEndOfNumber"] = 3] = "UnexpectedEndOfNumber";
+  ScanError2[ScanError2["InvalidUnicode"] = 4] = "InvalidUnicode";
+  ScanError2[ScanError2["InvalidEscapeCharacter"] = 5] = "InvalidEscapeCharacter";
+  ScanError2[ScanError2["InvalidCharacter"] = 6] = "InvalidCharacter";
+})(ScanError || (ScanError = {}));
+var SyntaxKind;
+(function(SyntaxKind2) {
+  SyntaxKind2[SyntaxKind2["OpenBraceToken"] = 1] = "OpenBraceToken";
+  SyntaxKind2[SyntaxKind2["CloseBraceToken"] = 2] = "CloseBraceToken";
+  SyntaxKind2[SyntaxKind2["OpenBracketToken"] = 3] = "OpenBracketToken";
+  SyntaxKind2[SyntaxKind2["CloseBracketToken"] = 4] = "CloseBracketToken";
+  SyntaxKind2[SyntaxKind2["CommaToken"] = 5] = "CommaToken";
+  SyntaxKind2[SyntaxKind2["ColonToken"] = 6] = "ColonToken";
+  SyntaxKind2[SyntaxKind2["NullKeyword"] = 7] = "NullKeyword";
+  SyntaxKind2[SyntaxKind2["TrueKeyword"] = 8] = "TrueKeyword";
+  SyntaxKind2[SyntaxKind2["FalseKeyword"] = 9] = "FalseKeyword";
+  SyntaxKind2[SyntaxKind2["StringLiteral"] = 10] = "StringLiteral";
+  SyntaxKind2[SyntaxKind2["NumericLiteral"] = 11] = "NumericLiteral";
+  SyntaxKind2[SyntaxKind2["LineCommentTrivia"] = 12] = "LineCommentTrivia";
+  SyntaxKind2[SyntaxKind2["BlockCommentTrivia"] = 13] = "BlockCommentTrivia";
+  SyntaxKind2[SyntaxKind2["LineBreakTrivia"] = 14] = "LineBreakTrivia";
+  SyntaxKind2[SyntaxKind2["Trivia"] = 15] = "Trivia";
+  SyntaxKind2[SyntaxKind2["Unknown"] = 16] = "Unknown";
+  SyntaxKind2[SyntaxKind2["EOF"] = 17] = "EOF";
+})(SyntaxKind || (SyntaxKind = {}));
+var parseTree2 = parseTree;
+var findNodeAtLocation2 = findNodeAtLocation;
+var ParseErrorCode;
+(function(ParseErrorCode2) {
+  ParseErrorCode2[ParseErrorCode2["InvalidSymbol"] = 1] = "InvalidSymbol";
+  ParseErrorCode2[ParseErrorCode2["InvalidNumberFormat"] = 2] = "InvalidNumberFormat";
+  ParseErrorCode2[ParseErrorCode2["PropertyNameExpected"] = 3] = "PropertyNameExpected";
+  ParseErrorCode2[ParseErrorCode2["ValueExpected"] = 4] = "ValueExpected";
+  ParseErrorCode2[ParseErrorCode2["ColonExpected"] = 5] = "ColonExpected";
+  ParseErrorCode2[ParseErrorCode2["CommaExpected"] = 6] = "CommaExpected";
+  ParseErrorCode2[ParseErrorCode2["CloseBraceExpected"] = 7] = "CloseBraceExpected";
+  ParseErrorCode2[ParseErrorCode2["CloseBracketExpected"] = 8] = "CloseBracketExpected";
+  ParseErrorCode2[ParseErrorCode2["EndOfFileExpected"] = 9] = "EndOfFileExpected";
+  ParseErrorCode2[ParseErrorCode2["InvalidCommentToken"] = 10] = "InvalidCommentToken";
+  ParseErrorCode2[ParseErrorCode2["UnexpectedEndOfComment"] = 11] = "UnexpectedEndOfComment";
+  ParseErrorCode2[ParseErrorCode2["UnexpectedEndOfString"] = 12] = "UnexpectedEndOfString";
+  ParseErrorCode2[ParseErrorCode2["UnexpectedEndOfNumber"] = 13] = "UnexpectedEndOfNumber";
+  ParseErrorCode2[ParseErrorCode2["InvalidUnicode"] = 14] = "InvalidUnicode";
+  ParseErrorCode2[ParseErrorCode2["InvalidEscapeCharacter"] = 15] = "InvalidEscapeCharacter";
+  ParseErrorCode2[ParseErrorCode2["InvalidCharacter"] = 16] = "InvalidCharacter";
+})(ParseErrorCode || (ParseErrorCode = {}));
+function printParseErrorCode(code2) {
+  switch (code2) {
+    case 1:
+      return "InvalidSymbol";
+    case 2:
+      return "InvalidNumberFormat";
+    case 3:
+      return "PropertyNameExpected";
+    case 4:
+      return "ValueExpected";
+    case 5:
+      return "ColonExpected";
+    case 6:
+      return "CommaExpected";
+    case 7:
+      return "CloseBraceExpected";
+    case 8:
+      return "CloseBracketExpected";
+    case 9:
+      return "EndOfFileExpected";
+    case 10:
+      return "InvalidCommentToken";
+    case 11:
+      return "UnexpectedEndOfComment";
+    case 12:
+      return "UnexpectedEndOfString";
+    case 13:
+      return "UnexpectedEndOfNumber";
+    case 14:
+      return "InvalidUnicode";
+    case 15:
+      return "InvalidEscapeCharacter";
+    case 16:
+      return "InvalidCharacter";
+  }
+  return "<unknown ParseErrorCode>";
+}
+
+// src/rpg/issues.ts
+function rpgError(code2, message, at2, pointer) {
+  return pointer ? { code: code2, severity: "error", message, at: at2, pointer } : { code: code2, severity: "error", message, at: at2 };
+}
+function rpgWarning(code2, message, at2, pointer) {
+  return pointer ? { code: code2, severity: "warning", message, at: at2, pointer } : { code: code2, severity: "warning", message, at: at2 };
+}
 
 // node_modules/zod/v4/classic/external.js
 var external_exports = {};
@@ -20952,7 +21934,7 @@ __export(external_exports, {
   optional: () => optional,
   output: () => output,
   overwrite: () => _overwrite,
-  parse: () => parse2,
+  parse: () => parse3,
   parseAsync: () => parseAsync2,
   partialRecord: () => partialRecord,
   pipe: () => pipe,
@@ -21304,7 +22286,7 @@ __export(core_exports2, {
   memoizer: () => memoizer,
   mergeValues: () => mergeValues,
   meta: () => meta,
-  parse: () => parse,
+  parse: () => parse2,
   parseAsync: () => parseAsync,
   parseURLObject: () => parseURLObject,
   prettifyError: () => prettifyError,
@@ -22524,7 +23506,7 @@ var _parse = (_Err) => {
   };
   return fn2;
 };
-var parse = /* @__PURE__ */ _parse($ZodRealError);
+var parse2 = /* @__PURE__ */ _parse($ZodRealError);
 var _parseAsync = (_Err) => {
   const fn2 = async (schema, value, _ctx, params) => {
     const ctx = _ctx ? { ..._ctx, async: true } : { async: true };
@@ -22682,7 +23664,7 @@ __export(regexes_exports, {
   date: () => date,
   datetime: () => datetime,
   domain: () => domain,
-  duration: () => duration2,
+  duration: () => duration,
   e164: () => e164,
   email: () => email,
   emoji: () => emoji,
@@ -22741,7 +23723,7 @@ var nanoid = /^[a-zA-Z0-9_-]{21}$/;
 function nanoidOfLength(length) {
   return new RegExp(`^[a-zA-Z0-9_-]{${length}}$`);
 }
-var duration2 = /^P(?:(\d+W)|(?!.*W)(?=\d|T\d)(\d+Y)?(\d+M)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+([.,]\d+)?S)?)?)$/;
+var duration = /^P(?:(\d+W)|(?!.*W)(?=\d|T\d)(\d+Y)?(\d+M)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+([.,]\d+)?S)?)?)$/;
 var extendedDuration = /^[-+]?P(?!$)(?:(?:[-+]?\d+Y)|(?:[-+]?\d+[.,]\d+Y$))?(?:(?:[-+]?\d+M)|(?:[-+]?\d+[.,]\d+M$))?(?:(?:[-+]?\d+W)|(?:[-+]?\d+[.,]\d+W$))?(?:(?:[-+]?\d+D)|(?:[-+]?\d+[.,]\d+D$))?(?:T(?=[\d+-])(?:(?:[-+]?\d+H)|(?:[-+]?\d+[.,]\d+H$))?(?:(?:[-+]?\d+M)|(?:[-+]?\d+[.,]\d+M$))?(?:[-+]?\d+(?:[.,]\d+)?S)?)??$/;
 var guid = /^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
 var uuid = (version2) => {
@@ -23697,7 +24679,7 @@ var $ZodISOTime = /* @__PURE__ */ $constructor("$ZodISOTime", (inst, def) => {
   $ZodStringFormat.init(inst, def);
 });
 var $ZodISODuration = /* @__PURE__ */ $constructor("$ZodISODuration", (inst, def) => {
-  def.pattern ?? (def.pattern = duration2);
+  def.pattern ?? (def.pattern = duration);
   $ZodStringFormat.init(inst, def);
 });
 var $ZodIPv4 = /* @__PURE__ */ $constructor("$ZodIPv4", (inst, def) => {
@@ -25677,10 +26659,10 @@ var $ZodFunction = /* @__PURE__ */ $constructor("$ZodFunction", (inst, def) => {
       throw new Error("implement() must be called with a function");
     }
     return Object.defineProperty(function(...args) {
-      const parsedArgs = inst._def.input ? parse(inst._def.input, args) : args;
+      const parsedArgs = inst._def.input ? parse2(inst._def.input, args) : args;
       const result = Reflect.apply(func, this, parsedArgs);
       if (inst._def.output) {
-        return parse(inst._def.output, result);
+        return parse2(inst._def.output, result);
       }
       return result;
     }, "_zod", { value: inst._zod, enumerable: false });
@@ -37987,7 +38969,7 @@ var ZodRealError = /* @__PURE__ */ $constructor("ZodError", initializer2, void 0
 });
 
 // node_modules/zod/v4/classic/parse.js
-var parse2 = /* @__PURE__ */ _parse(ZodRealError);
+var parse3 = /* @__PURE__ */ _parse(ZodRealError);
 var parseAsync2 = /* @__PURE__ */ _parseAsync(ZodRealError);
 var safeParse2 = /* @__PURE__ */ _safeParse(ZodRealError);
 var safeParseAsync2 = /* @__PURE__ */ _safeParseAsync(ZodRealError);
@@ -38124,7 +39106,7 @@ var ZodType = /* @__PURE__ */ $constructor("ZodType", (inst, def) => {
     util_exports.own(this, "~standard", value);
   },
   parse: function _parse2(data, params) {
-    return parse2(this, data, params, { callee: _parse2 });
+    return parse3(this, data, params, { callee: _parse2 });
   },
   parseAsync: async function _parseAsync2(data, params) {
     return await parseAsync2(this, data, params, { callee: _parseAsync2 });
@@ -39500,7 +40482,7 @@ __export(iso_exports, {
   ZodISOTime: () => ZodISOTime,
   date: () => date3,
   datetime: () => datetime2,
-  duration: () => duration3,
+  duration: () => duration2,
   time: () => time2
 });
 function datetime2(params) {
@@ -39512,7 +40494,7 @@ function date3(params) {
 function time2(params) {
   return _isoTime(ZodISOTime, params);
 }
-function duration3(params) {
+function duration2(params) {
   return _isoDuration(ZodISODuration, params);
 }
 
@@ -39756,7 +40738,7 @@ function containsRef(value) {
     return Object.values(sub).some(containsRef);
   });
 }
-function plural2(n) {
+function plural(n) {
   return n === 1 ? "element" : "elements";
 }
 function checkArrayGuards(arraySchema, guards) {
@@ -39795,7 +40777,7 @@ function checkArrayGuards(arraySchema, guards) {
       if (matches < minContains) {
         payload.issues.push({
           code: "custom",
-          message: `Array must contain at least ${minContains} matching ${plural2(minContains)}; found ${matches}`,
+          message: `Array must contain at least ${minContains} matching ${plural(minContains)}; found ${matches}`,
           input: items,
           continue: true
         });
@@ -39803,7 +40785,7 @@ function checkArrayGuards(arraySchema, guards) {
       if (guards.maxContains !== void 0 && matches > guards.maxContains) {
         payload.issues.push({
           code: "custom",
-          message: `Array must contain at most ${guards.maxContains} matching ${plural2(guards.maxContains)}`,
+          message: `Array must contain at most ${guards.maxContains} matching ${plural(guards.maxContains)}`,
           input: items,
           continue: true
         });
@@ -40251,7 +41233,7 @@ function fromJSONSchema(schema, params) {
 
 // node_modules/zod/v4/core/visit.js
 var RESOLVING = /* @__PURE__ */ Symbol("z.visit/resolving");
-function visit(schema, fnOrHandlers) {
+function visit2(schema, fnOrHandlers) {
   const fn2 = typeof fnOrHandlers === "function" ? fnOrHandlers : (node2, rewritten) => {
     const h3 = fnOrHandlers[node2._zod.def.type];
     return h3 ? h3(node2, rewritten) : node2;
@@ -40406,7 +41388,7 @@ function visit(schema, fnOrHandlers) {
 
 // node_modules/zod/v4/classic/deep-partial.js
 function deepPartial(schema) {
-  return visit(schema, {
+  return visit2(schema, {
     object: (s) => s.partial(),
     // Every partialed option now admits `undefined`, which the constructor rejects as a duplicate.
     union: (s) => {
@@ -40430,7 +41412,7 @@ function inSide(def) {
   return def.in._zod.traits.has("$ZodTransform") ? outSide(def) : def.in;
 }
 function input(schema) {
-  return visit(schema, {
+  return visit2(schema, {
     pipe: (s) => inSide(s._zod.def),
     // A default value belongs to the output side, so a rewritten inner type leaves it stranded. `.default()` widens the declared input type with `undefined`, and `optional` is what carries that across.
     default: (s, rewritten) => rewritten ? optional(s._zod.def.innerType) : s,
@@ -40439,7 +41421,7 @@ function input(schema) {
   });
 }
 function output(schema) {
-  return visit(schema, {
+  return visit2(schema, {
     pipe: (s) => outSide(s._zod.def),
     // A prefault value is fed through the schema, which makes it input-side, so a rewritten inner type leaves it stranded.
     prefault: (s, rewritten) => rewritten ? s._zod.def.innerType : s
@@ -40469,24 +41451,6 @@ function bigint3(params) {
 }
 function date4(params) {
   return _coercedDate(ZodDate, params);
-}
-
-// src/errors.ts
-var RpgForgeError = class extends Error {
-  code;
-  at;
-  hint;
-  constructor(code2, message, at2 = {}, hint, options) {
-    super(message, options);
-    this.name = new.target.name;
-    this.code = code2;
-    this.at = at2;
-    this.hint = hint;
-  }
-};
-function formatProblemLine(code2, message, at2) {
-  const where = at2.file ? ` (${at2.file}${at2.line !== void 0 ? `:${at2.line}${at2.column !== void 0 ? `:${at2.column}` : ""}` : ""})` : "";
-  return `${code2} ${at2.nodeId ?? "-"} ${at2.field ?? "-"}: ${message}${where}`;
 }
 
 // src/rpg/schema.ts
@@ -40538,175 +41502,209 @@ var KNOWN_KEYS = {
   subgraph: Object.keys(RpgSubgraphSchema.shape)
 };
 
-// src/workspace/atomic-write.ts
-import { randomBytes } from "node:crypto";
-import { mkdir as mkdir2, open as open3, rename as rename2, unlink as unlink2 } from "node:fs/promises";
-import { dirname } from "node:path";
-async function writeFileAtomic(path2, content) {
-  const staged = await stageFileAtomic(path2, content);
-  await staged.commit();
-}
-async function stageFileAtomic(path2, content) {
-  const dir = dirname(path2);
-  const temp = `${path2}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-  const discard = () => unlink2(temp).catch(() => void 0);
-  try {
-    await mkdir2(dir, { recursive: true });
-    const handle = await open3(temp, "wx", 420);
-    try {
-      await handle.writeFile(content);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch (error63) {
-    await discard();
-    throw error63;
+// src/rpg/shape.ts
+function checkShape(data) {
+  const issues = [];
+  const rpg = { nodes: [], edges: [], metadata: {} };
+  if (!isRecord(data)) {
+    issues.push(rpgError("RPG_SCHEMA", `the file must hold a JSON object with a "nodes" array, not ${describe3(data)}`, { field: "-" }, []));
+    return { rpg, issues };
   }
-  return {
-    path: path2,
-    discard,
-    async commit() {
-      try {
-        await rename2(temp, path2);
-      } catch (error63) {
-        await discard();
-        throw error63;
-      }
-      await syncDirectory(dir);
-    }
-  };
-}
-async function syncDirectory(dir) {
-  let handle;
-  try {
-    handle = await open3(dir, "r");
-    await handle.sync();
-  } catch {
-  } finally {
-    await handle?.close();
-  }
-}
-
-// src/engine/checkpoint.ts
-var TestResultsSchema = external_exports.object({ passed: external_exports.int().min(0), failed: external_exports.int().min(0) });
-var FailureContextSchema = external_exports.object({
-  failingTests: external_exports.array(external_exports.object({ name: external_exports.string(), message: external_exports.string() })),
-  output: external_exports.string().describe("The end of pytest's output."),
-  lastCode: external_exports.string().optional().describe("The last implementation the model proposed."),
-  attempts: external_exports.array(external_exports.object({ label: external_exports.string(), tried: external_exports.string(), outcome: external_exports.string() }))
-});
-var TokensSchema = external_exports.object({ prompt: external_exports.int().min(0), completion: external_exports.int().min(0), total: external_exports.int().min(0) });
-var AttemptSchema = external_exports.object({
-  run_id: external_exports.string(),
-  started_at: external_exports.string(),
-  finished_at: external_exports.string().optional(),
-  status: NodeStatusSchema.optional(),
-  iterations: external_exports.int().min(0).optional(),
-  failure_reason: external_exports.string().optional()
-});
-var CheckpointEntrySchema = external_exports.object({
-  status: NodeStatusSchema,
-  timestamp: external_exports.string(),
-  test_results: TestResultsSchema.default({ passed: 0, failed: 0 }),
-  retry_count: external_exports.int().min(0).default(0),
-  failure_reason: external_exports.string().optional(),
-  blocked_by: external_exports.array(external_exports.string()).optional().describe("For skipped nodes: the failed ancestors that blocked them."),
-  subgraph_id: external_exports.string().optional(),
-  node_type: external_exports.enum(["leaf", "composite"]).optional(),
-  spec_sha256: external_exports.string().optional().describe("Hash of the node as planned; a changed node is regenerated on resume."),
-  attempts: external_exports.array(AttemptSchema).default([]),
-  tokens: TokensSchema.optional().describe("Tokens the model used for this node, summed over its attempts."),
-  duration_ms: external_exports.int().min(0).optional(),
-  failure_context: FailureContextSchema.optional()
-});
-var CheckpointSchema = external_exports.object({
-  version: external_exports.literal(1),
-  run_id: external_exports.string(),
-  rpg_sha256: external_exports.string(),
-  created_at: external_exports.string(),
-  updated_at: external_exports.string(),
-  nodes: external_exports.record(external_exports.string(), CheckpointEntrySchema),
-  pending_writes: external_exports.array(external_exports.string()).optional().describe("Passed nodes whose files were still buffered in the work tree; a resume regenerates them.")
-});
-var AppendixBSchema = external_exports.record(external_exports.string(), CheckpointEntrySchema.omit({ attempts: true }).extend({ attempts: external_exports.unknown().optional() }));
-async function readCheckpoint(path2) {
-  let text;
-  try {
-    text = await readFile(path2, "utf8");
-  } catch (error63) {
-    if (error63.code === "ENOENT") return void 0;
-    const hint = "check the file's permissions and that every folder on its path is a directory";
-    throw new RpgForgeError("CHECKPOINT_UNREADABLE", `cannot read the checkpoint: ${error63.message}`, { file: path2 }, hint, {
-      cause: error63
+  warnUnknownKeys(data, KNOWN_KEYS.root, [], void 0, issues);
+  for (const key of Object.keys(data)) if (!KNOWN_KEYS.root.includes(key)) rpg[key] = data[key];
+  if (!("nodes" in data)) {
+    issues.push(rpgError("RPG_MISSING_FIELD", 'the graph has no "nodes" array', { field: "nodes" }, []));
+  } else if (!Array.isArray(data.nodes)) {
+    issues.push(rpgError("RPG_FIELD_TYPE", `"nodes" must be an array, not ${describe3(data.nodes)}`, { field: "nodes" }, ["nodes"]));
+  } else if (data.nodes.length === 0) {
+    issues.push(rpgError("RPG_EMPTY", "the graph has no nodes; there is nothing to generate", { field: "nodes" }, ["nodes"]));
+  } else {
+    data.nodes.forEach((raw, i) => {
+      const node2 = checkElement(RpgNodeSchema, raw, ["nodes", i], KNOWN_KEYS.node, nodeIdOf(raw), issues);
+      if (node2) rpg.nodes.push(node2);
     });
   }
-  return parseCheckpoint(text, path2);
-}
-function parseCheckpoint(text, path2) {
-  const corrupt = (why, cause) => new RpgForgeError(
-    "CHECKPOINT_CORRUPT",
-    `the checkpoint is corrupt: ${why}`,
-    { file: path2 },
-    "pass --fresh to start again; the old file is kept beside it as <name>.previous-<time>",
-    { cause }
-  );
-  let data;
-  try {
-    data = JSON.parse(text);
-  } catch (error63) {
-    throw corrupt("not valid JSON", error63);
+  if ("edges" in data && !Array.isArray(data.edges)) {
+    issues.push(rpgError("RPG_FIELD_TYPE", `"edges" must be an array, not ${describe3(data.edges)}`, { field: "edges" }, ["edges"]));
+  } else if (Array.isArray(data.edges)) {
+    data.edges.forEach((raw, i) => {
+      const source = isRecord(raw) && typeof raw.source === "string" ? raw.source : void 0;
+      const edge = checkElement(RpgEdgeSchema, raw, ["edges", i], KNOWN_KEYS.edge, source, issues);
+      if (edge) rpg.edges.push(edge);
+    });
   }
-  const current = CheckpointSchema.safeParse(data);
-  if (current.success) return current.data;
-  if (typeof data === "object" && data !== null && !("version" in data)) {
-    const legacy = AppendixBSchema.safeParse(data);
-    if (legacy.success) return fromAppendixB(legacy.data);
+  if ("subgraphs" in data && !Array.isArray(data.subgraphs)) {
+    issues.push(
+      rpgError("RPG_FIELD_TYPE", `"subgraphs" must be an array, not ${describe3(data.subgraphs)}`, { field: "subgraphs" }, ["subgraphs"])
+    );
+  } else if (Array.isArray(data.subgraphs)) {
+    rpg.subgraphs = [];
+    data.subgraphs.forEach((raw, i) => {
+      const subgraph = checkElement(RpgSubgraphSchema, raw, ["subgraphs", i], KNOWN_KEYS.subgraph, void 0, issues);
+      if (subgraph) rpg.subgraphs.push(subgraph);
+    });
   }
-  const first = current.error.issues[0];
-  throw corrupt(`${first.path.join(".") || "(root)"}: ${first.message}`, current.error);
+  if ("metadata" in data) {
+    const metadata = checkElement(RpgMetadataSchema, data.metadata, ["metadata"], void 0, void 0, issues);
+    if (metadata) rpg.metadata = metadata;
+  }
+  return { rpg, issues };
 }
-function fromAppendixB(entries) {
-  const stamps = Object.values(entries).map((e) => e.timestamp).sort();
-  const nodes = {};
-  for (const [id, entry] of Object.entries(entries)) nodes[id] = { ...entry, attempts: [] };
-  return { version: 1, run_id: "imported", rpg_sha256: "", created_at: stamps[0] ?? "", updated_at: stamps.at(-1) ?? "", nodes };
+function checkElement(schema, raw, pointer, knownKeys, nodeId, issues) {
+  const result = schema.safeParse(raw, { reportInput: true });
+  if (isRecord(raw) && knownKeys) warnUnknownKeys(raw, knownKeys, pointer, nodeId, issues);
+  if (result.success) return result.data;
+  for (const problem of result.error.issues) {
+    const path2 = [...pointer, ...problem.path];
+    const field = fieldName(path2);
+    const at2 = nodeId === void 0 ? { field } : { nodeId, field };
+    issues.push(
+      rpgError(codeOf(problem, raw, pointer, path2.slice(pointer.length)), messageOf(problem, path2, raw, pointer.length), at2, path2)
+    );
+  }
+  return void 0;
 }
-function checkpointExistsError(path2) {
-  return new RpgForgeError(
-    "CHECKPOINT_EXISTS",
-    "a checkpoint from an earlier run exists",
-    { file: path2 },
-    "pass --resume to continue it, or --fresh to set it aside and start again"
-  );
+function codeOf(problem, raw, pointer, relative4) {
+  if (problem.code === "invalid_type") return valueAt(raw, relative4) === void 0 ? "RPG_MISSING_FIELD" : "RPG_FIELD_TYPE";
+  if (problem.code === "invalid_value") {
+    const isEdgeType = pointer[0] === "edges" && relative4.length === 1 && relative4[0] === "type";
+    return isEdgeType ? "RPG_UNKNOWN_EDGE_TYPE" : "RPG_INVALID_VALUE";
+  }
+  return "RPG_SCHEMA";
 }
-async function writeCheckpoint(path2, checkpoint) {
-  try {
-    await writeFileAtomic(path2, `${JSON.stringify(checkpoint, null, 2)}
-`);
-  } catch (error63) {
-    throw new RpgForgeError(
-      "CHECKPOINT_WRITE_FAILED",
-      `cannot write the checkpoint: ${error63.message}`,
-      { file: path2 },
-      "check that the output directory is writable and the disk has room",
-      { cause: error63 }
+function messageOf(problem, path2, raw, depth) {
+  const name = path2[path2.length - 1];
+  const value = valueAt(raw, path2.slice(depth));
+  if (problem.code === "invalid_type") {
+    return value === void 0 && typeof name === "string" ? `required field "${name}" is missing` : `expected ${problem.expected}, got ${describe3(value)}`;
+  }
+  if (problem.code === "invalid_value" && "values" in problem) {
+    return `${JSON.stringify(value)} is not one of ${problem.values.map((v2) => JSON.stringify(v2)).join(", ")}`;
+  }
+  if (problem.code === "too_small" && typeof value === "string") return "must not be empty";
+  return problem.message;
+}
+function warnUnknownKeys(raw, known, pointer, nodeId, issues) {
+  for (const key of Object.keys(raw)) {
+    if (known.includes(key)) continue;
+    const field = fieldName([...pointer, key]);
+    issues.push(
+      rpgWarning(
+        "RPG_UNKNOWN_FIELD",
+        `unknown key "${key}" is kept but has no effect`,
+        nodeId === void 0 ? { field } : { nodeId, field },
+        [...pointer, key]
+      )
     );
   }
 }
-async function setCheckpointAside(path2, now) {
-  try {
-    await stat2(path2);
-  } catch {
-    return void 0;
+function fieldName(path2) {
+  const rest = path2[0] === "nodes" && typeof path2[1] === "number" ? path2.slice(2) : path2;
+  if (rest.length === 0) return "-";
+  return rest.map((p2, i) => typeof p2 === "number" ? `[${p2}]` : i === 0 ? p2 : `.${p2}`).join("");
+}
+function nodeIdOf(raw) {
+  return isRecord(raw) && typeof raw.id === "string" && raw.id.length > 0 ? raw.id : void 0;
+}
+function valueAt(raw, path2) {
+  let value = raw;
+  for (const key of path2) {
+    if (Array.isArray(value) && typeof key === "number") value = value[key];
+    else if (isRecord(value) && typeof key === "string") value = value[key];
+    else return void 0;
   }
-  const aside = `${path2}.previous-${now.toISOString().replace(/[:.]/g, "-")}`;
-  await rename3(path2, aside);
-  return aside;
+  return value;
+}
+function isRecord(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+function describe3(value) {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object") return "an object";
+  if (typeof value === "string") return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}\u2026` : value)}`;
+  return `${typeof value} ${String(value)}`;
 }
 
-// src/engine/generate.ts
-import { join as join9, resolve as resolve4 } from "node:path";
+// src/rpg/cycles.ts
+function findCycles(graph) {
+  const cycles = [];
+  for (const component of stronglyConnectedComponents(graph)) {
+    const first = component[0];
+    if (first === void 0) continue;
+    const selfLoop = component.length === 1 && (graph.get(first) ?? []).includes(first);
+    if (component.length > 1 || selfLoop) cycles.push(shortestCycleThrough(first, new Set(component), graph));
+  }
+  return cycles.sort((a, b3) => compareIds(a[0], b3[0]));
+}
+function stronglyConnectedComponents(graph) {
+  const index = /* @__PURE__ */ new Map();
+  const low = /* @__PURE__ */ new Map();
+  const onStack = /* @__PURE__ */ new Set();
+  const stack = [];
+  const components = [];
+  let counter = 0;
+  for (const root of [...graph.keys()].sort(compareIds)) {
+    if (index.has(root)) continue;
+    const work = [{ id: root, next: 0 }];
+    index.set(root, counter);
+    low.set(root, counter++);
+    stack.push(root);
+    onStack.add(root);
+    while (work.length > 0) {
+      const frame = work[work.length - 1];
+      const deps = graph.get(frame.id) ?? [];
+      if (frame.next < deps.length) {
+        const dep = deps[frame.next++];
+        if (!graph.has(dep)) continue;
+        if (!index.has(dep)) {
+          index.set(dep, counter);
+          low.set(dep, counter++);
+          stack.push(dep);
+          onStack.add(dep);
+          work.push({ id: dep, next: 0 });
+        } else if (onStack.has(dep)) {
+          low.set(frame.id, Math.min(low.get(frame.id), index.get(dep)));
+        }
+        continue;
+      }
+      work.pop();
+      const parent = work[work.length - 1];
+      if (parent) low.set(parent.id, Math.min(low.get(parent.id), low.get(frame.id)));
+      if (low.get(frame.id) === index.get(frame.id)) {
+        const component = [];
+        let member;
+        do {
+          member = stack.pop();
+          onStack.delete(member);
+          component.push(member);
+        } while (member !== frame.id);
+        components.push(component.sort(compareIds));
+      }
+    }
+  }
+  return components;
+}
+function shortestCycleThrough(start, members2, graph) {
+  const previous = /* @__PURE__ */ new Map();
+  const queue = [start];
+  for (let head = 0; head < queue.length; head++) {
+    const id = queue[head];
+    for (const dep of graph.get(id) ?? []) {
+      if (!members2.has(dep)) continue;
+      if (dep === start) {
+        const path2 = [id];
+        while (path2[0] !== start) path2.unshift(previous.get(path2[0]));
+        return [...path2, start];
+      }
+      if (!previous.has(dep) && dep !== start) {
+        previous.set(dep, id);
+        queue.push(dep);
+      }
+    }
+  }
+  return [start, start];
+}
 
 // src/rpg/paths.ts
 var RESERVED_TOP_DIRS = /* @__PURE__ */ new Set(["tests", "docs", ".git", ".rpg-forge"]);
@@ -40834,6 +41832,514 @@ function findModulePackageClashes(paths) {
   return clashes.sort((a, b3) => a.packageIndex - b3.packageIndex || (a.location < b3.location ? -1 : 1));
 }
 
+// src/rpg/validate.ts
+var LEAF_ONLY_TYPES = /* @__PURE__ */ new Set(["function", "class", "method", "async_function", "constant"]);
+var COMPOSITE_ONLY_TYPES = /* @__PURE__ */ new Set(["module", "package"]);
+function validateRpg(rpg) {
+  const issues = [];
+  const firstIndex = /* @__PURE__ */ new Map();
+  rpg.nodes.forEach((node2, i) => {
+    const seen = firstIndex.get(node2.id);
+    if (seen === void 0) firstIndex.set(node2.id, i);
+    else
+      issues.push(
+        rpgError(
+          "RPG_DUPLICATE_ID",
+          `id "${node2.id}" is used by nodes ${seen} and ${i}; ids must be unique`,
+          { nodeId: node2.id, field: "id" },
+          ["nodes", i, "id"]
+        )
+      );
+  });
+  const byId = new Map(rpg.nodes.map((n) => [n.id, n]));
+  const pointerOf = (id, field) => ["nodes", firstIndex.get(id) ?? 0, field];
+  const subgraphIds = /* @__PURE__ */ new Set();
+  rpg.subgraphs?.forEach((subgraph, i) => {
+    if (subgraphIds.has(subgraph.id)) {
+      issues.push(
+        rpgError("RPG_DUPLICATE_SUBGRAPH", `subgraph id "${subgraph.id}" is listed twice`, { field: `subgraphs[${i}].id` }, [
+          "subgraphs",
+          i,
+          "id"
+        ])
+      );
+    }
+    subgraphIds.add(subgraph.id);
+  });
+  const symbols = /* @__PURE__ */ new Map();
+  const importable = [];
+  const importProblems = /* @__PURE__ */ new Map();
+  rpg.nodes.forEach((node2, i) => {
+    const at2 = (field) => ({ nodeId: node2.id, field });
+    const ptr = (field) => ["nodes", i, field];
+    if (node2.node_type === "leaf" && node2.docstring.trim() === "") {
+      issues.push(
+        rpgError(
+          "RPG_MISSING_DOCSTRING",
+          "a leaf needs a docstring: it is the specification its tests are written from",
+          at2("docstring"),
+          ptr("docstring")
+        )
+      );
+    }
+    if (node2.node_type === "leaf" && COMPOSITE_ONLY_TYPES.has(node2.type)) {
+      issues.push(
+        rpgError(
+          "RPG_COMPOSITE_LEAF_MIXUP",
+          `a node of type "${node2.type}" must have node_type "composite"`,
+          at2("node_type"),
+          ptr("node_type")
+        )
+      );
+    }
+    if (node2.node_type === "composite" && LEAF_ONLY_TYPES.has(node2.type)) {
+      issues.push(
+        rpgError(
+          "RPG_COMPOSITE_LEAF_MIXUP",
+          `a node of type "${node2.type}" must have node_type "leaf"; composites are modules or packages`,
+          at2("node_type"),
+          ptr("node_type")
+        )
+      );
+    }
+    const kind = node2.node_type === "composite" && !isModulePath(node2.file_path) ? "package" : "file";
+    const pathProblems = checkFilePath(node2.file_path, kind);
+    if (pathProblems.length === 0) {
+      const key = `${kind}:${node2.file_path}`;
+      const found = importProblems.get(key) ?? checkImportPath(node2.file_path, kind);
+      importProblems.set(key, found);
+      pathProblems.push(...found);
+      importable[i] = { path: node2.file_path, kind, composite: node2.node_type === "composite" };
+    }
+    for (const problem of pathProblems) issues.push(rpgError(problem.code, problem.message, at2("file_path"), ptr("file_path")));
+    const nameProblem = checkName(node2);
+    if (nameProblem !== void 0) issues.push(rpgError("RPG_NAME_NOT_IDENTIFIER", nameProblem, at2("name"), ptr("name")));
+    if (rpg.subgraphs && !subgraphIds.has(node2.subgraph_id)) {
+      issues.push(
+        rpgError(
+          "RPG_UNKNOWN_SUBGRAPH",
+          `subgraph "${node2.subgraph_id}" is not in the top-level subgraphs list`,
+          at2("subgraph_id"),
+          ptr("subgraph_id")
+        )
+      );
+    }
+    node2.dependencies.forEach((dep, j3) => {
+      if (!byId.has(dep))
+        issues.push(
+          rpgError("RPG_DANGLING_REFERENCE", `depends on "${dep}", which is not a node of the graph`, at2(`dependencies[${j3}]`), [
+            "nodes",
+            i,
+            "dependencies",
+            j3
+          ])
+        );
+    });
+    if (node2.parent_id !== void 0) checkParent(node2, byId.get(node2.parent_id), i, issues);
+    if (node2.node_type === "leaf") {
+      const key = `${normalizePath(node2.file_path)}\0${node2.name}`;
+      const other = symbols.get(key);
+      if (other !== void 0 && other !== node2.id) {
+        issues.push(
+          rpgError(
+            "RPG_DUPLICATE_SYMBOL",
+            `"${node2.name}" in ${node2.file_path} is also defined by node "${other}"`,
+            at2("name"),
+            ptr("name")
+          )
+        );
+      } else symbols.set(key, node2.id);
+    }
+  });
+  for (const clash of findModulePackageClashes(importable)) {
+    const pkg = rpg.nodes[clash.packageIndex];
+    const module = rpg.nodes[clash.moduleIndex];
+    issues.push(
+      rpgError(
+        "RPG_MODULE_PACKAGE_CLASH",
+        `${pkg.file_path} makes ${clash.location}/ a package, but node "${module.id}" has the module ${module.file_path}: both would be imported as ${clash.importName}`,
+        { nodeId: pkg.id, field: "file_path" },
+        ["nodes", clash.packageIndex, "file_path"]
+      )
+    );
+  }
+  rpg.edges.forEach((edge, i) => {
+    for (const end2 of ["source", "target"]) {
+      if (!byId.has(edge[end2])) {
+        const { dependent } = dependencyOf(edge.type, edge.source, edge.target);
+        const at2 = byId.has(dependent) ? { nodeId: dependent, field: `edges[${i}].${end2}` } : { field: `edges[${i}].${end2}` };
+        issues.push(rpgError("RPG_DANGLING_REFERENCE", `edge ${end2} "${edge[end2]}" is not a node of the graph`, at2, ["edges", i, end2]));
+      }
+    }
+  });
+  const graph = buildDependencyGraph(rpg);
+  for (const cycle of findCycles(graph)) {
+    const first = cycle[0];
+    issues.push(
+      rpgError(
+        "RPG_CYCLE",
+        `dependency cycle: ${cycle.join(" \u2192 ")} (each depends on the next)`,
+        { nodeId: first, field: "dependencies" },
+        pointerOf(first, "id")
+      )
+    );
+  }
+  for (const cycle of findCycles(buildSubgraphGraph(rpg, graph))) {
+    issues.push(
+      rpgWarning(
+        "RPG_SUBGRAPH_CYCLE",
+        `subgraphs depend on each other in a circle: ${cycle.join(" \u2192 ")}; they cannot be stacked as branches`,
+        { field: "subgraph_id" }
+      )
+    );
+  }
+  return issues;
+}
+function checkName(node2) {
+  const problem = identifierProblem(node2.name);
+  if (problem === void 0) return void 0;
+  const name = JSON.stringify(node2.name);
+  const what = node2.node_type === "leaf" ? "function or class" : "module or package";
+  return problem === "keyword" ? `${name} is a Python keyword and cannot name a ${what}; e.g. "${node2.name}_"` : `${name} is not a Python identifier (ASCII letters, digits and _, not starting with a digit), so it cannot name a ${what}`;
+}
+function checkParent(node2, parent, index, issues) {
+  const at2 = { nodeId: node2.id, field: "parent_id" };
+  const ptr = ["nodes", index, "parent_id"];
+  if (!parent) {
+    issues.push(rpgError("RPG_DANGLING_REFERENCE", `parent "${node2.parent_id}" is not a node of the graph`, at2, ptr));
+    return;
+  }
+  if (parent.node_type !== "composite") {
+    issues.push(
+      rpgError(
+        "RPG_PARENT_NOT_COMPOSITE",
+        `parent "${parent.id}" is a leaf; only composite nodes (modules, packages) contain other nodes`,
+        at2,
+        ptr
+      )
+    );
+    return;
+  }
+  const own2 = normalizePath(node2.file_path);
+  const inside = isModulePath(parent.file_path) ? own2 === normalizePath(parent.file_path) : own2.startsWith(`${packageDirectory(parent.file_path)}/`);
+  if (!inside) {
+    issues.push(
+      rpgError(
+        "RPG_PARENT_PATH_MISMATCH",
+        `file_path ${node2.file_path} is not inside its parent "${parent.id}" (${parent.file_path})`,
+        { nodeId: node2.id, field: "file_path" },
+        ["nodes", index, "file_path"]
+      )
+    );
+  }
+}
+
+// src/rpg/load.ts
+function parseRpgText(text, file2) {
+  let data;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return { ok: false, issues: [syntaxIssue(text, file2)] };
+  }
+  const shape = checkShape(data);
+  const issues = [...shape.issues];
+  if (!issues.some((i) => i.severity === "error")) issues.push(...validateRpg(shape.rpg));
+  locate(issues, text, file2);
+  const errors = issues.filter((i) => i.severity === "error");
+  if (errors.length > 0) return { ok: false, issues };
+  return { ok: true, value: shape.rpg, warnings: issues };
+}
+async function loadRpgWithText(file2) {
+  let text;
+  try {
+    text = await readFile(file2, "utf8");
+  } catch (error63) {
+    const reason = error63.code === "ENOENT" ? "no such file" : error63.message;
+    return { loaded: { ok: false, issues: [rpgError("RPG_UNREADABLE", `cannot read the RPG: ${reason}`, { file: file2 })] }, text: "" };
+  }
+  return { loaded: parseRpgText(text, file2), text };
+}
+function syntaxIssue(text, file2) {
+  const errors = [];
+  parseTree2(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  const first = errors[0];
+  const offset = first?.offset ?? text.length;
+  const { line, column } = lineIndex(text)(offset);
+  const what = first ? describeParseError(printParseErrorCode(first.error)) : "unexpected content";
+  return rpgError("RPG_JSON_SYNTAX", `not valid JSON: ${what} at line ${line}, column ${column}`, { file: file2, line, column });
+}
+function describeParseError(code2) {
+  return code2.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase();
+}
+function locate(issues, text, file2) {
+  if (issues.length === 0) return;
+  const root = parseTree2(text);
+  const lineAndColumn = lineIndex(text);
+  for (const issue3 of issues) {
+    issue3.at.file = file2;
+    if (!root || !issue3.pointer) continue;
+    let pointer = issue3.pointer;
+    let node2 = findNodeAtLocation2(root, pointer);
+    while (!node2 && pointer.length > 0) {
+      pointer = pointer.slice(0, -1);
+      node2 = findNodeAtLocation2(root, pointer);
+    }
+    if (!node2) continue;
+    const { line, column } = lineAndColumn(node2.parent?.type === "property" ? node2.parent.offset : node2.offset);
+    issue3.at.line = line;
+    issue3.at.column = column;
+  }
+}
+function lineIndex(text) {
+  const starts = [0];
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) starts.push(i + 1);
+  return (offset) => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = lo + hi + 1 >> 1;
+      if (starts[mid] <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return { line: lo + 1, column: offset - starts[lo] + 1 };
+  };
+}
+
+// src/action/context.ts
+import { readFile as readFile2 } from "node:fs/promises";
+import { resolve } from "node:path";
+async function readContext(env = process.env) {
+  const [owner, repo] = (env.GITHUB_REPOSITORY ?? "").split("/");
+  if (!owner || !repo) throw new Error("GITHUB_REPOSITORY is not set to owner/repo; is this running in GitHub Actions?");
+  const eventPath = env.GITHUB_EVENT_PATH;
+  const event = eventPath ? JSON.parse(await readFile2(eventPath, "utf8")) : {};
+  return {
+    workspace: resolve(env.GITHUB_WORKSPACE ?? process.cwd()),
+    repository: { owner, repo },
+    apiUrl: env.GITHUB_API_URL ?? "https://api.github.com",
+    serverUrl: env.GITHUB_SERVER_URL ?? "https://github.com",
+    event,
+    workflowRef: env.GITHUB_WORKFLOW_REF
+  };
+}
+function eventIssueNumber(event) {
+  for (const key of ["issue", "pull_request"]) {
+    const value = event[key];
+    if (typeof value?.number === "number") return value.number;
+  }
+  return void 0;
+}
+function workflowFile(context) {
+  const match = /\.github\/workflows\/([^@]+)@/.exec(context.workflowRef ?? "");
+  return match?.[1] ?? "rpg-generate.yml";
+}
+function defaultBranchFromEvent(context) {
+  return context.event.repository?.default_branch;
+}
+
+// src/action/generate-mode.ts
+import { readFile as readFile7 } from "node:fs/promises";
+import { join as join10 } from "node:path";
+
+// src/engine/checkpoint-merge.ts
+var RANK = { passed: 5, failed: 4, skipped: 3, in_progress: 2, pending: 1 };
+function mergeCheckpoints(checkpoints) {
+  const [first, ...rest] = checkpoints;
+  if (!first) return void 0;
+  const merged = structuredClone(first);
+  delete merged.pending_writes;
+  for (const other of rest) {
+    if (other.created_at < merged.created_at) merged.created_at = other.created_at;
+    if (other.updated_at > merged.updated_at) {
+      merged.updated_at = other.updated_at;
+      merged.run_id = other.run_id;
+    }
+    for (const [id, entry] of Object.entries(other.nodes)) {
+      const mine = merged.nodes[id];
+      if (!mine || further(entry, mine)) merged.nodes[id] = structuredClone(entry);
+    }
+  }
+  return merged;
+}
+function further(a, b3) {
+  const byRank = RANK[a.status] - RANK[b3.status];
+  return byRank !== 0 ? byRank > 0 : a.timestamp > b3.timestamp;
+}
+
+// src/engine/checkpoint.ts
+import { readFile as readFile3, rename as rename3, stat as stat2 } from "node:fs/promises";
+
+// src/workspace/atomic-write.ts
+import { randomBytes } from "node:crypto";
+import { mkdir as mkdir2, open as open3, rename as rename2, unlink as unlink2 } from "node:fs/promises";
+import { dirname } from "node:path";
+async function writeFileAtomic(path2, content) {
+  const staged = await stageFileAtomic(path2, content);
+  await staged.commit();
+}
+async function stageFileAtomic(path2, content) {
+  const dir = dirname(path2);
+  const temp = `${path2}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  const discard = () => unlink2(temp).catch(() => void 0);
+  try {
+    await mkdir2(dir, { recursive: true });
+    const handle = await open3(temp, "wx", 420);
+    try {
+      await handle.writeFile(content);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch (error63) {
+    await discard();
+    throw error63;
+  }
+  return {
+    path: path2,
+    discard,
+    async commit() {
+      try {
+        await rename2(temp, path2);
+      } catch (error63) {
+        await discard();
+        throw error63;
+      }
+      await syncDirectory(dir);
+    }
+  };
+}
+async function syncDirectory(dir) {
+  let handle;
+  try {
+    handle = await open3(dir, "r");
+    await handle.sync();
+  } catch {
+  } finally {
+    await handle?.close();
+  }
+}
+
+// src/engine/checkpoint.ts
+var TestResultsSchema = external_exports.object({ passed: external_exports.int().min(0), failed: external_exports.int().min(0) });
+var FailureContextSchema = external_exports.object({
+  failingTests: external_exports.array(external_exports.object({ name: external_exports.string(), message: external_exports.string() })),
+  output: external_exports.string().describe("The end of pytest's output."),
+  lastCode: external_exports.string().optional().describe("The last implementation the model proposed."),
+  attempts: external_exports.array(external_exports.object({ label: external_exports.string(), tried: external_exports.string(), outcome: external_exports.string() }))
+});
+var TokensSchema = external_exports.object({ prompt: external_exports.int().min(0), completion: external_exports.int().min(0), total: external_exports.int().min(0) });
+var AttemptSchema = external_exports.object({
+  run_id: external_exports.string(),
+  started_at: external_exports.string(),
+  finished_at: external_exports.string().optional(),
+  status: NodeStatusSchema.optional(),
+  iterations: external_exports.int().min(0).optional(),
+  failure_reason: external_exports.string().optional()
+});
+var CheckpointEntrySchema = external_exports.object({
+  status: NodeStatusSchema,
+  timestamp: external_exports.string(),
+  test_results: TestResultsSchema.default({ passed: 0, failed: 0 }),
+  retry_count: external_exports.int().min(0).default(0),
+  failure_reason: external_exports.string().optional(),
+  blocked_by: external_exports.array(external_exports.string()).optional().describe("For skipped nodes: the failed ancestors that blocked them."),
+  subgraph_id: external_exports.string().optional(),
+  node_type: external_exports.enum(["leaf", "composite"]).optional(),
+  spec_sha256: external_exports.string().optional().describe("Hash of the node as planned; a changed node is regenerated on resume."),
+  attempts: external_exports.array(AttemptSchema).default([]),
+  tokens: TokensSchema.optional().describe("Tokens the model used for this node, summed over its attempts."),
+  duration_ms: external_exports.int().min(0).optional(),
+  failure_context: FailureContextSchema.optional()
+});
+var CheckpointSchema = external_exports.object({
+  version: external_exports.literal(1),
+  run_id: external_exports.string(),
+  rpg_sha256: external_exports.string(),
+  created_at: external_exports.string(),
+  updated_at: external_exports.string(),
+  nodes: external_exports.record(external_exports.string(), CheckpointEntrySchema),
+  pending_writes: external_exports.array(external_exports.string()).optional().describe("Passed nodes whose files were still buffered in the work tree; a resume regenerates them.")
+});
+var AppendixBSchema = external_exports.record(external_exports.string(), CheckpointEntrySchema.omit({ attempts: true }).extend({ attempts: external_exports.unknown().optional() }));
+async function readCheckpoint(path2) {
+  let text;
+  try {
+    text = await readFile3(path2, "utf8");
+  } catch (error63) {
+    if (error63.code === "ENOENT") return void 0;
+    const hint = "check the file's permissions and that every folder on its path is a directory";
+    throw new RpgForgeError("CHECKPOINT_UNREADABLE", `cannot read the checkpoint: ${error63.message}`, { file: path2 }, hint, {
+      cause: error63
+    });
+  }
+  return parseCheckpoint(text, path2);
+}
+function parseCheckpoint(text, path2) {
+  const corrupt = (why, cause) => new RpgForgeError(
+    "CHECKPOINT_CORRUPT",
+    `the checkpoint is corrupt: ${why}`,
+    { file: path2 },
+    "pass --fresh to start again; the old file is kept beside it as <name>.previous-<time>",
+    { cause }
+  );
+  let data;
+  try {
+    data = JSON.parse(text);
+  } catch (error63) {
+    throw corrupt("not valid JSON", error63);
+  }
+  const current = CheckpointSchema.safeParse(data);
+  if (current.success) return current.data;
+  if (typeof data === "object" && data !== null && !("version" in data)) {
+    const legacy = AppendixBSchema.safeParse(data);
+    if (legacy.success) return fromAppendixB(legacy.data);
+  }
+  const first = current.error.issues[0];
+  throw corrupt(`${first.path.join(".") || "(root)"}: ${first.message}`, current.error);
+}
+function fromAppendixB(entries) {
+  const stamps = Object.values(entries).map((e) => e.timestamp).sort();
+  const nodes = {};
+  for (const [id, entry] of Object.entries(entries)) nodes[id] = { ...entry, attempts: [] };
+  return { version: 1, run_id: "imported", rpg_sha256: "", created_at: stamps[0] ?? "", updated_at: stamps.at(-1) ?? "", nodes };
+}
+function checkpointExistsError(path2) {
+  return new RpgForgeError(
+    "CHECKPOINT_EXISTS",
+    "a checkpoint from an earlier run exists",
+    { file: path2 },
+    "pass --resume to continue it, or --fresh to set it aside and start again"
+  );
+}
+async function writeCheckpoint(path2, checkpoint) {
+  try {
+    await writeFileAtomic(path2, `${JSON.stringify(checkpoint, null, 2)}
+`);
+  } catch (error63) {
+    throw new RpgForgeError(
+      "CHECKPOINT_WRITE_FAILED",
+      `cannot write the checkpoint: ${error63.message}`,
+      { file: path2 },
+      "check that the output directory is writable and the disk has room",
+      { cause: error63 }
+    );
+  }
+}
+async function setCheckpointAside(path2, now) {
+  try {
+    await stat2(path2);
+  } catch {
+    return void 0;
+  }
+  const aside = `${path2}.previous-${now.toISOString().replace(/[:.]/g, "-")}`;
+  await rename3(path2, aside);
+  return aside;
+}
+
+// src/engine/generate.ts
+import { join as join9, resolve as resolve5 } from "node:path";
+
 // src/assembly/layout.ts
 function moduleOf(filePath) {
   const path2 = normalizePath(filePath).replace(/^src\//, "").replace(/\.py$/, "");
@@ -40884,232 +42390,163 @@ function createRequestKeys() {
   };
 }
 
-// src/rpg/ids.ts
-function compareIds(a, b3) {
-  const pa = chunksOf(a);
-  const pb = chunksOf(b3);
-  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
-    const x3 = pa[i];
-    const y2 = pb[i];
-    if (x3 === y2) continue;
-    if (isDigits(x3) && isDigits(y2)) {
-      const nx = x3.replace(/^0+(?=\d)/, "");
-      const ny = y2.replace(/^0+(?=\d)/, "");
-      if (nx.length !== ny.length) return nx.length - ny.length;
-      if (nx !== ny) return nx < ny ? -1 : 1;
-      continue;
-    }
-    return x3 < y2 ? -1 : 1;
-  }
-  if (pa.length !== pb.length) return pa.length - pb.length;
-  return a < b3 ? -1 : a > b3 ? 1 : 0;
-}
-var CHUNKS = /\d+|\D+/g;
-var chunkCache = /* @__PURE__ */ new Map();
-function chunksOf(id) {
-  let chunks = chunkCache.get(id);
-  if (!chunks) {
-    if (chunkCache.size >= 2e5) chunkCache.clear();
-    chunks = id.match(CHUNKS) ?? [];
-    chunkCache.set(id, chunks);
-  }
-  return chunks;
-}
-var isDigits = (s) => s.charCodeAt(0) >= 48 && s.charCodeAt(0) <= 57;
-
-// src/rpg/graph.ts
-function dependencyOf(type, source, target) {
-  return type === "data_flow" ? { dependent: target, dependency: source } : { dependent: source, dependency: target };
-}
-function buildDependencyGraph(rpg) {
-  const deps = /* @__PURE__ */ new Map();
-  for (const node2 of rpg.nodes) deps.set(node2.id, /* @__PURE__ */ new Set());
-  const add = (dependent, dependency) => {
-    const set2 = deps.get(dependent);
-    if (set2 && deps.has(dependency)) set2.add(dependency);
-  };
-  for (const node2 of rpg.nodes) {
-    for (const dep of node2.dependencies) add(node2.id, dep);
-    if (node2.parent_id !== void 0) add(node2.id, node2.parent_id);
-  }
-  for (const edge of rpg.edges) {
-    const { dependent, dependency } = dependencyOf(edge.type, edge.source, edge.target);
-    add(dependent, dependency);
-  }
-  const graph = /* @__PURE__ */ new Map();
-  for (const [id, set2] of deps) graph.set(id, [...set2].sort(compareIds));
-  return graph;
-}
-function dependentsOf(graph) {
-  const dependents = /* @__PURE__ */ new Map();
-  for (const id of graph.keys()) dependents.set(id, []);
-  for (const [id, deps] of graph) for (const dep of deps) dependents.get(dep)?.push(id);
-  for (const list of dependents.values()) list.sort(compareIds);
-  return dependents;
-}
-function buildSubgraphGraph(rpg, graph) {
-  const subgraphOf = new Map(rpg.nodes.map((n) => [n.id, n.subgraph_id]));
-  const deps = /* @__PURE__ */ new Map();
-  for (const node2 of rpg.nodes) if (!deps.has(node2.subgraph_id)) deps.set(node2.subgraph_id, /* @__PURE__ */ new Set());
-  for (const [id, nodeDeps] of graph) {
-    const from = subgraphOf.get(id);
-    if (from === void 0) continue;
-    for (const dep of nodeDeps) {
-      const to2 = subgraphOf.get(dep);
-      if (to2 !== void 0 && to2 !== from) deps.get(from)?.add(to2);
-    }
-  }
-  return new Map([...deps].map(([id, set2]) => [id, [...set2].sort(compareIds)]));
-}
-
-// src/plan/critical-path.ts
-function criticalPath(graph, levelOf) {
-  let end2;
-  for (const [id, level] of levelOf) {
-    const best = end2 === void 0 ? -1 : levelOf.get(end2);
-    if (level > best || level === best && compareIds(id, end2) < 0) end2 = id;
-  }
-  const path2 = [];
-  for (let id = end2; id !== void 0; ) {
-    path2.unshift(id);
-    const level = levelOf.get(id);
-    id = (graph.get(id) ?? []).find((dep) => levelOf.get(dep) === level - 1);
-  }
-  return path2;
-}
-
-// src/plan/levels.ts
-function dependencyLevels(graph, order) {
-  const levelOf = /* @__PURE__ */ new Map();
-  const levels = [];
-  for (const id of order) {
-    let level = 0;
-    for (const dep of graph.get(id) ?? []) level = Math.max(level, (levelOf.get(dep) ?? 0) + 1);
-    levelOf.set(id, level);
-    (levels[level] ??= []).push(id);
-  }
-  for (const level of levels) level.sort(compareIds);
-  return { levelOf, levels };
-}
-
-// src/plan/order.ts
-function topologicalOrder(graph) {
-  const waiting = /* @__PURE__ */ new Map();
-  const dependents = /* @__PURE__ */ new Map();
-  for (const [id, deps] of graph) {
-    waiting.set(id, deps.length);
-    for (const dep of deps) {
-      const list = dependents.get(dep);
-      if (list) list.push(id);
-      else dependents.set(dep, [id]);
-    }
-  }
-  const ready = new MinHeap(compareIds);
-  for (const [id, count2] of waiting) if (count2 === 0) ready.push(id);
-  const order = [];
-  while (ready.size > 0) {
-    const id = ready.pop();
-    order.push(id);
-    for (const dependent of dependents.get(id) ?? []) {
-      const left = waiting.get(dependent) - 1;
-      waiting.set(dependent, left);
-      if (left === 0) ready.push(dependent);
-    }
-  }
-  const unordered = [...waiting].filter(([, count2]) => count2 > 0).map(([id]) => id).sort(compareIds);
-  return { order, unordered };
-}
-var MinHeap = class {
-  constructor(compare) {
-    this.compare = compare;
-  }
-  compare;
-  items = [];
-  get size() {
-    return this.items.length;
-  }
-  push(item) {
-    const items = this.items;
-    items.push(item);
-    let i = items.length - 1;
-    while (i > 0) {
-      const parent = i - 1 >> 1;
-      if (this.compare(items[i], items[parent]) >= 0) break;
-      [items[i], items[parent]] = [items[parent], items[i]];
-      i = parent;
-    }
-  }
-  pop() {
-    const items = this.items;
-    const top = items[0];
-    const last = items.pop();
-    if (items.length === 0 || last === void 0) return top;
-    items[0] = last;
-    let i = 0;
-    for (; ; ) {
-      const left = 2 * i + 1;
-      const right = left + 1;
-      let smallest = i;
-      if (left < items.length && this.compare(items[left], items[smallest]) < 0) smallest = left;
-      if (right < items.length && this.compare(items[right], items[smallest]) < 0) smallest = right;
-      if (smallest === i) break;
-      [items[i], items[smallest]] = [items[smallest], items[i]];
-      i = smallest;
-    }
-    return top;
-  }
+// src/report/mermaid.ts
+var MAX_EDGES = 450;
+var STATUS_STYLES = {
+  passed: "fill:#d3f9d8,stroke:#2b8a3e,color:#000",
+  failed: "fill:#ffe3e3,stroke:#c92a2a,color:#000",
+  skipped: "fill:#f1f3f5,stroke:#868e96,color:#495057,stroke-dasharray:4 3",
+  in_progress: "fill:#fff3bf,stroke:#e67700,color:#000",
+  pending: "fill:#ffffff,stroke:#adb5bd,color:#000"
 };
-
-// src/plan/plan.ts
-function buildPlan(rpg) {
-  const dependencies = buildDependencyGraph(rpg);
-  const { order, unordered } = topologicalOrder(dependencies);
-  if (unordered.length > 0) throw new Error(`buildPlan was given a graph with a cycle among: ${unordered.slice(0, 10).join(", ")}`);
-  const { levelOf, levels } = dependencyLevels(dependencies, order);
-  const nodes = new Map(rpg.nodes.map((n) => [n.id, n]));
-  return {
-    order,
-    levels,
-    levelOf,
-    criticalPath: criticalPath(dependencies, levelOf),
-    subgraphs: planSubgraphs(rpg, order, buildSubgraphGraph(rpg, dependencies)),
-    dependencies,
-    dependents: dependentsOf(dependencies),
-    nodes
-  };
-}
-function planSubgraphs(rpg, order, subgraphDeps) {
-  const listed = new Map((rpg.subgraphs ?? []).map((s) => [s.id, s]));
-  const subgraphOf = new Map(rpg.nodes.map((n) => [n.id, n.subgraph_id]));
-  const members2 = /* @__PURE__ */ new Map();
-  for (const id of order) {
-    const subgraph = subgraphOf.get(id);
-    const list = members2.get(subgraph);
-    if (list) list.push(id);
-    else members2.set(subgraph, [id]);
-  }
-  const { levelOf: waveOf, unordered } = wavesOf(subgraphDeps);
-  const planned = [...members2].map(([id, nodes]) => {
-    const info2 = listed.get(id);
-    const subgraph = {
-      id,
-      name: info2?.name ?? id,
-      nodes,
-      dependsOn: subgraphDeps.get(id) ?? [],
-      wave: waveOf.get(id) ?? -1
-    };
-    if (info2?.description !== void 0) subgraph.description = info2.description;
-    return subgraph;
+function renderMermaid(plan, options = {}) {
+  const edges = [...plan.dependencies.values()].reduce((sum, deps) => sum + deps.length, 0);
+  if (plan.order.length > (options.maxNodes ?? 150) || edges > MAX_EDGES) return renderSubgraphChart(plan);
+  const key = new Map(plan.order.map((id, i) => [id, `n${i}`]));
+  const lines = ["flowchart TD"];
+  plan.subgraphs.forEach((subgraph, s) => {
+    lines.push(`  subgraph s${s}["${label(subgraph.name)}"]`);
+    for (const id of subgraph.nodes) {
+      const node2 = plan.nodes.get(id);
+      const shape = node2.node_type === "composite" ? [`[["`, `"]]`] : [`["`, `"]`];
+      lines.push(`    ${key.get(id)}${shape[0]}${label(node2.name)}<br/><small>${label(id)}</small>${shape[1]}`);
+    }
+    lines.push("  end");
   });
-  const unorderedSet = new Set(unordered);
-  return planned.sort(
-    (a, b3) => (unorderedSet.has(a.id) ? 1 : 0) - (unorderedSet.has(b3.id) ? 1 : 0) || a.wave - b3.wave || compareIds(a.id, b3.id)
+  for (const id of plan.order) {
+    for (const dep of plan.dependencies.get(id) ?? []) lines.push(`  ${key.get(dep)} --> ${key.get(id)}`);
+  }
+  if (options.statusOf) {
+    const byStatus = /* @__PURE__ */ new Map();
+    for (const id of plan.order) {
+      const status = options.statusOf(id);
+      if (!status) continue;
+      const keys = byStatus.get(status);
+      if (keys) keys.push(key.get(id));
+      else byStatus.set(status, [key.get(id)]);
+    }
+    for (const [status, keys] of byStatus) {
+      lines.push(`  classDef ${status} ${STATUS_STYLES[status]}`);
+      lines.push(`  class ${keys.join(",")} ${status}`);
+    }
+  }
+  return `${lines.join("\n")}
+`;
+}
+function renderSubgraphChart(plan) {
+  const key = new Map(plan.subgraphs.map((s, i) => [s.id, `s${i}`]));
+  const lines = ["flowchart TD"];
+  for (const subgraph of plan.subgraphs)
+    lines.push(`  ${key.get(subgraph.id)}["${label(subgraph.name)}<br/><small>${subgraph.nodes.length} nodes</small>"]`);
+  for (const subgraph of plan.subgraphs) for (const dep of subgraph.dependsOn) lines.push(`  ${key.get(dep)} --> ${key.get(subgraph.id)}`);
+  return `${lines.join("\n")}
+`;
+}
+function label(text) {
+  return text.replace(/#/g, "#35;").replace(/"/g, "#quot;").replace(/</g, "#lt;").replace(/>/g, "#gt;").replace(/\s+/g, " ");
+}
+
+// src/report/generation-report.ts
+function renderGenerationReport(input2) {
+  const { summary: summary2, checkpoint, plan } = input2;
+  const c3 = summary2.counts;
+  const pct = (n, of = c3.total) => of === 0 ? "0%" : `${Math.round(n / of * 100)}%`;
+  const entries = Object.values(checkpoint.nodes).filter((e) => e.node_type !== "composite");
+  const tokens = entries.reduce((sum, e) => sum + (e.tokens?.total ?? 0), 0);
+  const tests = entries.reduce((acc, e) => ({ passed: acc.passed + e.test_results.passed, failed: acc.failed + e.test_results.failed }), {
+    passed: 0,
+    failed: 0
+  });
+  const ran = entries.filter((e) => e.duration_ms !== void 0);
+  const lines = [
+    "# Code Generation Report",
+    "",
+    `**Generated**: ${input2.generatedAt.toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC")}  `,
+    `**Run**: ${input2.runId}  `,
+    `**RPG Input**: ${input2.rpgPath}  `,
+    `**Model**: ${input2.model}`,
+    "",
+    "```mermaid",
+    renderMermaid(plan, { statusOf: (id) => checkpoint.nodes[id]?.status }).trimEnd(),
+    "```",
+    "",
+    "## Summary",
+    "",
+    `- **Total Nodes Planned**: ${c3.total}`,
+    `- **Nodes Passed**: ${c3.passed} (${pct(c3.passed)})`,
+    `- **Nodes Failed**: ${c3.failed} (${pct(c3.failed)})`,
+    `- **Nodes Skipped**: ${c3.skipped} (${pct(c3.skipped)})`,
+    ...c3.pending + c3.in_progress > 0 ? [`- **Not Yet Generated**: ${c3.pending + c3.in_progress}`] : [],
+    "",
+    "## Breakdown by Subgraph",
+    "",
+    "| Subgraph | Nodes | Passed | Failed | Skipped | Pass Rate |",
+    "|----------|-------|--------|--------|---------|-----------|",
+    ...summary2.subgraphs.map((s) => {
+      const rate = s.passed + s.failed === 0 ? "N/A (skipped)" : pct(s.passed, s.passed + s.failed);
+      return `| ${cell(s.id)} | ${s.total} | ${s.passed} | ${s.failed} | ${s.skipped} | ${rate} |`;
+    }),
+    ""
+  ];
+  if (summary2.failed.length > 0) {
+    lines.push("## Failed Nodes (detail)", "");
+    for (const f3 of summary2.failed) {
+      const node2 = plan.nodes.get(f3.id);
+      const blocked = summary2.skipped.filter((s) => s.blockedBy.includes(f3.id)).map((s) => s.id);
+      lines.push(
+        `### ${f3.id}: ${node2?.name ?? "?"}`,
+        `- **Failure Reason**: ${oneLine(f3.reason)}`,
+        `- **Debug Iterations**: ${f3.iterations}`
+      );
+      if (blocked.length > 0) lines.push(`- **Skipped Because of It**: ${blocked.join(", ")}`);
+      lines.push("");
+    }
+  }
+  lines.push(
+    "## Test Results",
+    "",
+    `- **Unit Tests**: ${tests.passed + tests.failed} run in the last attempt of each node, ${tests.passed} passing`,
+    "",
+    "## Performance",
+    "",
+    `- **Generation Time**: ${duration3(input2.elapsedMs)}`,
+    `- **Average Time per Generated Node**: ${ran.length === 0 ? "-" : duration3(ran.reduce((s, e) => s + e.duration_ms, 0) / ran.length)}`,
+    `- **Tokens**: ${tokens.toLocaleString("en-US")}`,
+    ""
   );
+  if (input2.assembly) {
+    const suite = input2.assembly.suite;
+    lines.push("## Repository Validation", "");
+    if (suite) {
+      const mark = suite.failed === 0 && suite.exitCode === 0 ? "\u2705" : "\u26A0\uFE0F";
+      lines.push(
+        `- ${mark} \`python3 -m pytest\` on the passed nodes' tests: ${suite.passed} of ${suite.total} passing (test_results.xml)`
+      );
+    } else {
+      lines.push("- \u26A0\uFE0F no node passed, so there are no tests to run");
+    }
+    lines.push("- \u2705 every generated Python file parses (checked before it was written)");
+    if (c3.failed > 0) lines.push(`- \u26A0\uFE0F ${c3.failed} node${c3.failed === 1 ? "" : "s"} failed (see above)`);
+    if (c3.skipped > 0) lines.push(`- \u26A0\uFE0F ${c3.skipped} node${c3.skipped === 1 ? "" : "s"} skipped (dependency failures)`);
+    for (const warning2 of input2.assembly.warnings) lines.push(`- \u26A0\uFE0F ${warning2}`);
+    for (const { cycle, suggestion } of input2.assembly.importCycles)
+      lines.push(`- \u26A0\uFE0F circular import: ${cycle.join(" \u2192 ")}. ${suggestion}`);
+    lines.push("");
+  }
+  if (input2.gitLog) {
+    lines.push("## Git History", "", "```", ...input2.gitLog.length > 0 ? input2.gitLog : ["(no commits yet)"], "```", "");
+  }
+  return `${lines.join("\n")}
+`;
 }
-function wavesOf(subgraphDeps) {
-  const { order, unordered } = topologicalOrder(subgraphDeps);
-  return { levelOf: dependencyLevels(subgraphDeps, order).levelOf, unordered };
+function duration3(ms2) {
+  const s = Math.round(ms2 / 1e3);
+  if (s < 60) return `${s} s`;
+  const m2 = Math.floor(s / 60);
+  return m2 < 60 ? `${m2} min ${s % 60} s` : `${Math.floor(m2 / 60)} h ${m2 % 60} min`;
 }
+var cell = (text) => text.replace(/\|/g, "\\|");
+var oneLine = (text) => text.replace(/\s+/g, " ").trim();
 
 // src/sandbox/python.ts
 import { execFile } from "node:child_process";
@@ -41212,7 +42649,7 @@ async function pluginsFor(python, requirements) {
 import { constants as constants5 } from "node:fs";
 import { mkdir as mkdir3, mkdtemp, open as open4, realpath, stat as stat3, writeFile as writeFile2 } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { isAbsolute as isAbsolute2, join as join3, resolve } from "node:path";
+import { isAbsolute as isAbsolute2, join as join3, resolve as resolve2 } from "node:path";
 
 // src/sandbox/bwrap.ts
 import { execFile as execFile2 } from "node:child_process";
@@ -41695,7 +43132,7 @@ async function packageDirectory2(cwd) {
 }
 async function existing(cwd, readOnly = DEFAULT_READ_ONLY) {
   const found = [];
-  for (const path2 of readOnly.map((p2) => resolve(cwd, p2))) {
+  for (const path2 of readOnly.map((p2) => resolve2(cwd, p2))) {
     if (await stat3(path2).catch(() => void 0)) found.push(path2);
   }
   return found;
@@ -41781,7 +43218,7 @@ async function writeOutputFile(root, rel, content) {
 
 // src/workspace/git.ts
 import { existsSync as existsSync2 } from "node:fs";
-import { appendFile as appendFile2, copyFile as copyFile2, mkdir as mkdir6, mkdtemp as mkdtemp2, readFile as readFile2, rm as rm3 } from "node:fs/promises";
+import { appendFile as appendFile2, copyFile as copyFile2, mkdir as mkdir6, mkdtemp as mkdtemp2, readFile as readFile4, rm as rm3 } from "node:fs/promises";
 import { tmpdir as tmpdir2 } from "node:os";
 import { dirname as dirname2, join as join6 } from "node:path";
 
@@ -45362,6 +46799,16 @@ async function refsUnder(dir, prefix) {
 async function checkoutBranch(dir, branch) {
   await run3(() => gitIn(dir).checkout([branch]), "GIT_FAILED", `cannot switch to the branch ${branch}`);
 }
+async function readFileAt(dir, ref, path2) {
+  return gitIn(dir).show([`${ref}:${path2}`]).catch(() => void 0);
+}
+async function checkoutCombined(dir, branch, sources) {
+  const [first, ...others] = sources;
+  if (!first) return;
+  const git = gitIn(dir);
+  await run3(() => git.checkout(["-B", branch, first]), "GIT_FAILED", `cannot start ${branch} from ${first}`);
+  for (const other of others) await run3(() => git.checkout([other, "--", "."]), "GIT_FAILED", `cannot lay ${other} over ${branch}`);
+}
 var identity = (git) => git.raw(["-c", "user.useConfigOnly=true", "var", "GIT_COMMITTER_IDENT"]);
 async function hasIdentity(git) {
   return identity(git).then(
@@ -45384,7 +46831,7 @@ async function ensureIdentity(git, dir) {
 }
 async function excludeRunFiles(dir) {
   const path2 = join6(dir, ".git", "info", "exclude");
-  const current = await readFile2(path2, "utf8").catch(() => "");
+  const current = await readFile4(path2, "utf8").catch(() => "");
   const missing = EXCLUDED.filter((e) => !current.split("\n").includes(e));
   if (missing.length === 0) return;
   await mkdir6(join6(dir, ".git", "info"), { recursive: true });
@@ -45402,7 +46849,7 @@ async function run3(task, code2, what, hint) {
 }
 
 // src/workspace/package-files.ts
-import { lstat as lstat2, readFile as readFile3, realpath as realpath2, unlink as unlink3 } from "node:fs/promises";
+import { lstat as lstat2, readFile as readFile5, realpath as realpath2, unlink as unlink3 } from "node:fs/promises";
 import { isAbsolute as isAbsolute3, join as join7, relative, sep } from "node:path";
 var PROTECTED = [".git", ".github"];
 var PackageFiles = class _PackageFiles {
@@ -45436,7 +46883,7 @@ var PackageFiles = class _PackageFiles {
   async read(rel) {
     const path2 = await this.resolve(rel);
     try {
-      return await readFile3(path2, "utf8");
+      return await readFile5(path2, "utf8");
     } catch (error63) {
       if (error63.code === "ENOENT") return void 0;
       throw error63;
@@ -45569,13 +47016,13 @@ var BatchedWriter = class {
 
 // src/workspace/work-tree.ts
 import { copyFile as copyFile3, mkdir as mkdir7, readdir as readdir3, rm as rm4, stat as stat5, writeFile as writeFile4 } from "node:fs/promises";
-import { join as join8, relative as relative2, resolve as resolve2 } from "node:path";
+import { join as join8, relative as relative2, resolve as resolve3 } from "node:path";
 var defaultWorkTree = (outDir) => join8(outDir, ".rpg-forge", "work");
 var STAMP = ".rpg-forge-work-tree";
 var NOT_COPIED = /* @__PURE__ */ new Set([".git", ".rpg-forge", "__pycache__", ".pytest_cache", ".mypy_cache", ".tox", ".venv", "venv", "node_modules"]);
 async function createWorkTree(outDir, workDir) {
-  const out = resolve2(outDir);
-  const work = resolve2(workDir);
+  const out = resolve3(outDir);
+  const work = resolve3(workDir);
   if (out === work || !relative2(work, out).startsWith("..")) {
     throw new RpgForgeError("WORK_TREE_REFUSED", `the work tree ${work} would hold the output ${out}`, { file: work });
   }
@@ -45614,86 +47061,6 @@ async function removeWorkTree(workDir) {
 
 // src/engine/assemble.ts
 import { basename } from "node:path";
-
-// src/rpg/cycles.ts
-function findCycles(graph) {
-  const cycles = [];
-  for (const component of stronglyConnectedComponents(graph)) {
-    const first = component[0];
-    if (first === void 0) continue;
-    const selfLoop = component.length === 1 && (graph.get(first) ?? []).includes(first);
-    if (component.length > 1 || selfLoop) cycles.push(shortestCycleThrough(first, new Set(component), graph));
-  }
-  return cycles.sort((a, b3) => compareIds(a[0], b3[0]));
-}
-function stronglyConnectedComponents(graph) {
-  const index = /* @__PURE__ */ new Map();
-  const low = /* @__PURE__ */ new Map();
-  const onStack = /* @__PURE__ */ new Set();
-  const stack = [];
-  const components = [];
-  let counter = 0;
-  for (const root of [...graph.keys()].sort(compareIds)) {
-    if (index.has(root)) continue;
-    const work = [{ id: root, next: 0 }];
-    index.set(root, counter);
-    low.set(root, counter++);
-    stack.push(root);
-    onStack.add(root);
-    while (work.length > 0) {
-      const frame = work[work.length - 1];
-      const deps = graph.get(frame.id) ?? [];
-      if (frame.next < deps.length) {
-        const dep = deps[frame.next++];
-        if (!graph.has(dep)) continue;
-        if (!index.has(dep)) {
-          index.set(dep, counter);
-          low.set(dep, counter++);
-          stack.push(dep);
-          onStack.add(dep);
-          work.push({ id: dep, next: 0 });
-        } else if (onStack.has(dep)) {
-          low.set(frame.id, Math.min(low.get(frame.id), index.get(dep)));
-        }
-        continue;
-      }
-      work.pop();
-      const parent = work[work.length - 1];
-      if (parent) low.set(parent.id, Math.min(low.get(parent.id), low.get(frame.id)));
-      if (low.get(frame.id) === index.get(frame.id)) {
-        const component = [];
-        let member;
-        do {
-          member = stack.pop();
-          onStack.delete(member);
-          component.push(member);
-        } while (member !== frame.id);
-        components.push(component.sort(compareIds));
-      }
-    }
-  }
-  return components;
-}
-function shortestCycleThrough(start, members2, graph) {
-  const previous = /* @__PURE__ */ new Map();
-  const queue = [start];
-  for (let head = 0; head < queue.length; head++) {
-    const id = queue[head];
-    for (const dep of graph.get(id) ?? []) {
-      if (!members2.has(dep)) continue;
-      if (dep === start) {
-        const path2 = [id];
-        while (path2[0] !== start) path2.unshift(previous.get(path2[0]));
-        return [...path2, start];
-      }
-      if (!previous.has(dep) && dep !== start) {
-        previous.set(dep, id);
-        queue.push(dep);
-      }
-    }
-  }
-  return [start, start];
-}
 
 // src/workspace/python-outline.ts
 var OUTLINE_SCRIPT = String.raw`
@@ -53072,7 +54439,7 @@ function parseZodObject(zodObject, content) {
   if (typeof parser === "function") {
     return parser.call(zodObject, parsed);
   }
-  return parse2(zodObject, parsed);
+  return parse3(zodObject, parsed);
 }
 function zodResponseFormat(zodObject, name, props) {
   const zodSchema = zodObject;
@@ -53305,7 +54672,7 @@ function mergedGitignore(existing2) {
 }
 
 // src/engine/history.ts
-import { basename as basename2, dirname as dirname3, resolve as resolve3 } from "node:path";
+import { basename as basename2, dirname as dirname3, resolve as resolve4 } from "node:path";
 function ownedPaths(rpg, testFileOf, extra) {
   const paths = new Set(extra);
   for (const node2 of rpg.nodes) {
@@ -53359,7 +54726,7 @@ function subgraphCommitMessage(subgraph) {
 var subgraphTag = (runId, subgraphId) => `rpg/${runId}/${refSafe(subgraphId)}`;
 function rpgNameOf(rpg, rpgPath) {
   const name = rpg.metadata.name;
-  return typeof name === "string" && name ? name : basename2(dirname3(resolve3(rpgPath)));
+  return typeof name === "string" && name ? name : basename2(dirname3(resolve4(rpgPath)));
 }
 var runBranch = (rpgName) => `rpg-forge/${refSafe(rpgName)}`;
 function refSafe(text) {
@@ -54068,7 +55435,8 @@ async function runPlan(options) {
     delete checkpoint.pending_writes;
     if (unwritten.length > 0) emit({ type: "nodes-reset", nodeIds: unwritten, reason: "not-written" });
   }
-  const range = options.only ? onlyRange(options.only, plan, checkpoint) : plan.order.slice(startIndexOf(options.startFromNode, plan, checkpoint));
+  const scope = options.scope ? new Set(options.scope) : void 0;
+  const range = (options.only ? onlyRange(options.only, plan, checkpoint) : plan.order.slice(startIndexOf(options.startFromNode, plan, checkpoint))).filter((id) => !scope || scope.has(id));
   if (options.only) {
     for (const id of range) checkpoint.nodes[id].status = "pending";
   }
@@ -54349,7 +55717,7 @@ var ASSEMBLED = [
 async function generate(options) {
   const clock = options.clock ?? Date.now;
   const started = clock();
-  const outDir = resolve4(options.outDir);
+  const outDir = resolve5(options.outDir);
   await prepareOutputDir(outDir);
   const python = await findPython();
   const sandbox = await chooseSandbox(options.sandbox);
@@ -54417,15 +55785,24 @@ async function generate(options) {
   };
   if (options.startFromNode !== void 0) runOptions.startFromNode = options.startFromNode;
   if (options.only !== void 0) runOptions.only = options.only;
+  if (options.subgraphs !== void 0) {
+    const wanted = new Set(options.subgraphs);
+    runOptions.scope = plan.subgraphs.filter((s) => wanted.has(s.id)).flatMap((s) => s.nodes);
+  }
   if (options.onEvent) runOptions.onEvent = options.onEvent;
   if (options.signal) runOptions.signal = options.signal;
   const committed = /* @__PURE__ */ new Set();
+  const visited = new Set(runOptions.scope ?? plan.order);
   const commitCompleted = async (checkpoint2) => {
     if (!repo) return;
+    const byId = new Map(plan.subgraphs.map((s) => [s.id, s]));
+    const ran = (subgraphId) => byId.get(subgraphId).nodes.some((id) => checkpoint2.nodes[id]?.attempts.some((a) => a.run_id === runId));
+    const settled = (dep) => committed.has(dep) || !ran(dep) && (isComplete(byId.get(dep), checkpoint2) || !byId.get(dep).nodes.some((id) => visited.has(id)));
     for (const subgraph of plan.subgraphs) {
       if (committed.has(subgraph.id) || !isComplete(subgraph, checkpoint2)) continue;
-      if (!subgraph.dependsOn.every((dep) => committed.has(dep))) continue;
+      if (!subgraph.dependsOn.every(settled)) continue;
       committed.add(subgraph.id);
+      if (!ran(subgraph.id)) continue;
       if (!subgraph.nodes.some((id) => checkpoint2.nodes[id]?.status === "passed")) continue;
       const tag = subgraphTag(runId, subgraph.id);
       const pathsOf = (s) => subgraphPaths(s, plan, options.rpg, checkpoint2, testFileOf, CHECKPOINT_PATH);
@@ -54503,13 +55880,7 @@ ${body}`;
   return { id: data.id, url: data.html_url, created: true };
 }
 async function findComment(octokit, where, marker) {
-  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
-    owner: where.owner,
-    repo: where.repo,
-    issue_number: where.issueNumber,
-    per_page: 100
-  });
-  return comments.find((c3) => c3.body?.startsWith(marker));
+  return (await findCommentsByPrefix(octokit, where, marker))[0];
 }
 async function findCommentsByPrefix(octokit, where, prefix) {
   const comments = await octokit.paginate(octokit.rest.issues.listComments, {
@@ -54544,7 +55915,7 @@ function renderPrBody(input2, limit2 = COMMENT_LIMIT) {
   const lines = [
     `## ${prose(subgraph.name)}`,
     "",
-    `Subgraph ${code(subgraph.id)} of the Repository Planning Graph ${code(input2.rpgPath)}: ${plural3(leaves.length, "node")} in ${plural3(files.size, "file")}, ${c3.passed} of ${c3.total} passing their tests.`
+    `Subgraph ${code(subgraph.id)} of the Repository Planning Graph ${code(input2.rpgPath)}: ${plural2(leaves.length, "node")} in ${plural2(files.size, "file")}, ${c3.passed} of ${c3.total} passing their tests.`
   ];
   if (subgraph.description) lines.push("", `> ${prose(subgraph.description)}`);
   const deps = dependencyLines(input2, subgraph);
@@ -54594,14 +55965,14 @@ function renderReportComment(input2, limit2 = COMMENT_LIMIT) {
     const entry = checkpoint.nodes[id];
     ms2 += entry?.duration_ms ?? 0;
     timed ||= entry?.duration_ms !== void 0;
-    const time3 = entry?.duration_ms === void 0 ? "\u2013" : duration(entry.duration_ms);
+    const time3 = entry?.duration_ms === void 0 ? "\u2013" : duration3(entry.duration_ms);
     const tokens = entry?.tokens ? count(entry.tokens.total) : "\u2013";
     lines.push(row([code(id), code(plan.nodes.get(id)?.name ?? "?"), STATUS[entry?.status ?? "pending"], ...results(entry), time3, tokens]));
   }
   lines.push(
-    row(["**Subgraph total**", "", "", "", "", timed ? duration(ms2) : "\u2013", count(tokensOf(leaves))]),
+    row(["**Subgraph total**", "", "", "", "", timed ? duration3(ms2) : "\u2013", count(tokensOf(leaves))]),
     "",
-    `- **Total elapsed (whole run)**: ${duration(input2.elapsedMs)}`,
+    `- **Total elapsed (whole run)**: ${duration3(input2.elapsedMs)}`,
     `- **Tokens (whole run)**: ${count(tokensOf(everyLeaf))}`
   );
   const skipped = leaves.filter((id) => checkpoint.nodes[id]?.status === "skipped");
@@ -54651,11 +56022,11 @@ ${t2.message.replace(/^/gm, "    ")}`.trimEnd()).join("\n\n");
 function renderPassedAgainComment(input2, nodeId) {
   const entry = input2.checkpoint.nodes[nodeId];
   const node2 = input2.plan.nodes.get(nodeId);
-  const tests = entry ? `, ${plural3(entry.test_results.passed, "test")} passing` : "";
+  const tests = entry ? `, ${plural2(entry.test_results.passed, "test")} passing` : "";
   return [
     `### \u2705 Node ${code(nodeId)} passes now: ${code(node2?.name ?? "?")}`,
     "",
-    `${code(node2?.file_path ?? "?")} passed in run ${code(input2.runId)} after ${plural3(entry?.retry_count ?? 0, "debug iteration")}${tests}.`,
+    `${code(node2?.file_path ?? "?")} passed in run ${code(input2.runId)} after ${plural2(entry?.retry_count ?? 0, "debug iteration")}${tests}.`,
     "The failure report that was here is resolved.",
     ""
   ].join("\n");
@@ -54714,7 +56085,7 @@ var details = (summary2, body) => [
 ];
 var row = (cells) => `| ${cells.map((c3) => c3.replace(/\|/g, "\\|")).join(" | ")} |`;
 var count = (n) => n.toLocaleString("en-US");
-var plural3 = (n, noun) => `${count(n)} ${noun}${n === 1 ? "" : "s"}`;
+var plural2 = (n, noun) => `${count(n)} ${noun}${n === 1 ? "" : "s"}`;
 var escapeHtml = (text) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 var longestRun = (text, char) => (text.match(new RegExp(`${char}+`, "g")) ?? []).reduce((max, run5) => Math.max(max, run5.length), 0);
 function code(text) {
@@ -54879,8 +56250,7 @@ var detailsBalance = (line) => (line.match(/<details\b/gi) ?? []).length - (line
 // src/github/pull-requests.ts
 async function upsertPullRequest(octokit, repository, spec) {
   const { owner, repo } = repository;
-  const { data: open5 } = await octokit.rest.pulls.list({ owner, repo, head: `${owner}:${spec.head}`, state: "open", per_page: 10 });
-  const existing2 = open5.find((pr2) => pr2.head.ref === spec.head);
+  const existing2 = await findPullRequest(octokit, repository, spec.head);
   if (existing2) {
     const changed = existing2.title !== spec.title || (existing2.body ?? "") !== spec.body || existing2.base.ref !== spec.base;
     if (changed)
@@ -54890,6 +56260,11 @@ async function upsertPullRequest(octokit, repository, spec) {
   const { data } = await octokit.rest.pulls.create({ owner, repo, head: spec.head, base: spec.base, title: spec.title, body: spec.body });
   return { number: data.number, url: data.html_url, created: true };
 }
+async function findPullRequest(octokit, repository, head) {
+  const { owner, repo } = repository;
+  const { data: open5 } = await octokit.rest.pulls.list({ owner, repo, head: `${owner}:${head}`, state: "open", per_page: 10 });
+  return open5.find((pr2) => pr2.head.ref === head);
+}
 
 // src/github/publish.ts
 var FAILED = "failed-node";
@@ -54898,6 +56273,12 @@ async function publishSubgraphs(input2) {
   for (const subgraph of input2.plan.subgraphs) {
     const head = input2.branches.get(subgraph.id);
     if (!head) continue;
+    if (input2.only && !input2.only.has(subgraph.id)) {
+      const pr3 = await findPullRequest(input2.octokit, input2.repository, head);
+      if (pr3)
+        published.set(subgraph.id, { subgraphId: subgraph.id, number: pr3.number, url: pr3.html_url, created: false, base: pr3.base.ref });
+      continue;
+    }
     const base = baseOf(subgraph, input2);
     const dependencyPrs = subgraph.dependsOn.flatMap((id) => {
       const pr3 = published.get(id);
@@ -54939,7 +56320,7 @@ async function publishSubgraphs(input2) {
       }
     }
   }
-  return [...published.values()];
+  return [...published.values()].filter((pr2) => !input2.only || input2.only.has(pr2.subgraphId));
 }
 function baseOf(subgraph, input2) {
   const upstream = subgraph.dependsOn.filter((id) => input2.branches.has(id));
@@ -55298,7 +56679,7 @@ function expand(template, context) {
     return template.replace(/\/$/, "");
   }
 }
-function parse3(options) {
+function parse4(options) {
   let method = options.method.toUpperCase();
   let url2 = (options.url || "/").replace(/:([a-z]\w+)/g, "{$1}");
   let headers = Object.assign({}, options.headers);
@@ -55362,7 +56743,7 @@ function parse3(options) {
   );
 }
 function endpointWithDefaults(defaults2, route, options) {
-  return parse3(merge2(defaults2, route, options));
+  return parse4(merge2(defaults2, route, options));
 }
 function withDefaults(oldDefaults, newDefaults) {
   const DEFAULTS2 = merge2(oldDefaults, newDefaults);
@@ -55371,7 +56752,7 @@ function withDefaults(oldDefaults, newDefaults) {
     DEFAULTS: DEFAULTS2,
     defaults: withDefaults.bind(null, DEFAULTS2),
     merge: merge2.bind(null, DEFAULTS2),
-    parse: parse3
+    parse: parse4
   });
 }
 var endpoint = withDefaults(null, DEFAULTS);
@@ -55417,7 +56798,7 @@ var NullObject = /* @__PURE__ */ (() => {
   C2.prototype = /* @__PURE__ */ Object.create(null);
   return C2;
 })();
-function parse4(header, options) {
+function parse5(header, options) {
   const stopFlags = SEMI_FLAG | (options?.comma === true ? COMMA_FLAG : 0);
   const len = header.length;
   let valueStart = options?.start ?? 0;
@@ -56053,7 +57434,7 @@ async function getResponseData(response) {
   if (!contentType) {
     return response.text().catch(noop);
   }
-  const mimetype = parse4(contentType);
+  const mimetype = parse5(contentType);
   if (isJSONResponse(mimetype)) {
     let text = "";
     try {
@@ -59002,7 +60383,7 @@ function createOctokit(token, baseUrl) {
 }
 
 // src/llm/cassette.ts
-import { appendFile as appendFile3, mkdir as mkdir8, readFile as readFile4 } from "node:fs/promises";
+import { appendFile as appendFile3, mkdir as mkdir8, readFile as readFile6 } from "node:fs/promises";
 import { dirname as dirname4 } from "node:path";
 var UsageSchema = external_exports.object({
   prompt_tokens: external_exports.number().int().nonnegative(),
@@ -59019,7 +60400,7 @@ var idOf = (key) => JSON.stringify([key.nodeId, key.kind, key.attempt]);
 async function loadCassette(file2) {
   let text;
   try {
-    text = await readFile4(file2, "utf8");
+    text = await readFile6(file2, "utf8");
   } catch (error63) {
     const code2 = error63.code;
     const what = code2 === "ENOENT" ? "the cassette file does not exist" : `the cassette file cannot be read (${code2 ?? error63.message})`;
@@ -69867,1377 +71248,80 @@ async function selectProvider(choice, env) {
   return { provider: choice.record ? createRecordingProvider(live, choice.record) : live, model: config2.model };
 }
 
-// src/rpg/load.ts
-import { readFile as readFile5 } from "node:fs/promises";
-
-// node_modules/jsonc-parser/lib/esm/impl/scanner.js
-function createScanner(text, ignoreTrivia = false) {
-  const len = text.length;
-  let pos = 0, value = "", tokenOffset = 0, token = 16, lineNumber = 0, lineStartOffset = 0, tokenLineStartOffset = 0, prevTokenLineStartOffset = 0, scanError = 0;
-  function scanHexDigits(count2, exact) {
-    let digits = 0;
-    let value2 = 0;
-    while (digits < count2 || !exact) {
-      let ch = text.charCodeAt(pos);
-      if (ch >= 48 && ch <= 57) {
-        value2 = value2 * 16 + ch - 48;
-      } else if (ch >= 65 && ch <= 70) {
-        value2 = value2 * 16 + ch - 65 + 10;
-      } else if (ch >= 97 && ch <= 102) {
-        value2 = value2 * 16 + ch - 97 + 10;
-      } else {
-        break;
-      }
-      pos++;
-      digits++;
-    }
-    if (digits < count2) {
-      value2 = -1;
-    }
-    return value2;
-  }
-  function setPosition(newPosition) {
-    pos = newPosition;
-    value = "";
-    tokenOffset = 0;
-    token = 16;
-    scanError = 0;
-  }
-  function scanNumber() {
-    let start = pos;
-    if (text.charCodeAt(pos) === 48) {
-      pos++;
-    } else {
-      pos++;
-      while (pos < text.length && isDigit(text.charCodeAt(pos))) {
-        pos++;
-      }
-    }
-    if (pos < text.length && text.charCodeAt(pos) === 46) {
-      pos++;
-      if (pos < text.length && isDigit(text.charCodeAt(pos))) {
-        pos++;
-        while (pos < text.length && isDigit(text.charCodeAt(pos))) {
-          pos++;
-        }
-      } else {
-        scanError = 3;
-        return text.substring(start, pos);
-      }
-    }
-    let end2 = pos;
-    if (pos < text.length && (text.charCodeAt(pos) === 69 || text.charCodeAt(pos) === 101)) {
-      pos++;
-      if (pos < text.length && text.charCodeAt(pos) === 43 || text.charCodeAt(pos) === 45) {
-        pos++;
-      }
-      if (pos < text.length && isDigit(text.charCodeAt(pos))) {
-        pos++;
-        while (pos < text.length && isDigit(text.charCodeAt(pos))) {
-          pos++;
-        }
-        end2 = pos;
-      } else {
-        scanError = 3;
-      }
-    }
-    return text.substring(start, end2);
-  }
-  function scanString() {
-    let result = "", start = pos;
-    while (true) {
-      if (pos >= len) {
-        result += text.substring(start, pos);
-        scanError = 2;
-        break;
-      }
-      const ch = text.charCodeAt(pos);
-      if (ch === 34) {
-        result += text.substring(start, pos);
-        pos++;
-        break;
-      }
-      if (ch === 92) {
-        result += text.substring(start, pos);
-        pos++;
-        if (pos >= len) {
-          scanError = 2;
-          break;
-        }
-        const ch2 = text.charCodeAt(pos++);
-        switch (ch2) {
-          case 34:
-            result += '"';
-            break;
-          case 92:
-            result += "\\";
-            break;
-          case 47:
-            result += "/";
-            break;
-          case 98:
-            result += "\b";
-            break;
-          case 102:
-            result += "\f";
-            break;
-          case 110:
-            result += "\n";
-            break;
-          case 114:
-            result += "\r";
-            break;
-          case 116:
-            result += "	";
-            break;
-          case 117:
-            const ch3 = scanHexDigits(4, true);
-            if (ch3 >= 0) {
-              result += String.fromCharCode(ch3);
-            } else {
-              scanError = 4;
-            }
-            break;
-          default:
-            scanError = 5;
-        }
-        start = pos;
-        continue;
-      }
-      if (ch >= 0 && ch <= 31) {
-        if (isLineBreak(ch)) {
-          result += text.substring(start, pos);
-          scanError = 2;
-          break;
-        } else {
-          scanError = 6;
-        }
-      }
-      pos++;
-    }
-    return result;
-  }
-  function scanNext() {
-    value = "";
-    scanError = 0;
-    tokenOffset = pos;
-    lineStartOffset = lineNumber;
-    prevTokenLineStartOffset = tokenLineStartOffset;
-    if (pos >= len) {
-      tokenOffset = len;
-      return token = 17;
-    }
-    let code2 = text.charCodeAt(pos);
-    if (isWhiteSpace(code2)) {
-      do {
-        pos++;
-        value += String.fromCharCode(code2);
-        code2 = text.charCodeAt(pos);
-      } while (isWhiteSpace(code2));
-      return token = 15;
-    }
-    if (isLineBreak(code2)) {
-      pos++;
-      value += String.fromCharCode(code2);
-      if (code2 === 13 && text.charCodeAt(pos) === 10) {
-        pos++;
-        value += "\n";
-      }
-      lineNumber++;
-      tokenLineStartOffset = pos;
-      return token = 14;
-    }
-    switch (code2) {
-      // tokens: []{}:,
-      case 123:
-        pos++;
-        return token = 1;
-      case 125:
-        pos++;
-        return token = 2;
-      case 91:
-        pos++;
-        return token = 3;
-      case 93:
-        pos++;
-        return token = 4;
-      case 58:
-        pos++;
-        return token = 6;
-      case 44:
-        pos++;
-        return token = 5;
-      // strings
-      case 34:
-        pos++;
-        value = scanString();
-        return token = 10;
-      // comments
-      case 47:
-        const start = pos - 1;
-        if (text.charCodeAt(pos + 1) === 47) {
-          pos += 2;
-          while (pos < len) {
-            if (isLineBreak(text.charCodeAt(pos))) {
-              break;
-            }
-            pos++;
-          }
-          value = text.substring(start, pos);
-          return token = 12;
-        }
-        if (text.charCodeAt(pos + 1) === 42) {
-          pos += 2;
-          const safeLength = len - 1;
-          let commentClosed = false;
-          while (pos < safeLength) {
-            const ch = text.charCodeAt(pos);
-            if (ch === 42 && text.charCodeAt(pos + 1) === 47) {
-              pos += 2;
-              commentClosed = true;
-              break;
-            }
-            pos++;
-            if (isLineBreak(ch)) {
-              if (ch === 13 && text.charCodeAt(pos) === 10) {
-                pos++;
-              }
-              lineNumber++;
-              tokenLineStartOffset = pos;
-            }
-          }
-          if (!commentClosed) {
-            pos++;
-            scanError = 1;
-          }
-          value = text.substring(start, pos);
-          return token = 13;
-        }
-        value += String.fromCharCode(code2);
-        pos++;
-        return token = 16;
-      // numbers
-      case 45:
-        value += String.fromCharCode(code2);
-        pos++;
-        if (pos === len || !isDigit(text.charCodeAt(pos))) {
-          return token = 16;
-        }
-      // found a minus, followed by a number so
-      // we fall through to proceed with scanning
-      // numbers
-      case 48:
-      case 49:
-      case 50:
-      case 51:
-      case 52:
-      case 53:
-      case 54:
-      case 55:
-      case 56:
-      case 57:
-        value += scanNumber();
-        return token = 11;
-      // literals and unknown symbols
-      default:
-        while (pos < len && isUnknownContentCharacter(code2)) {
-          pos++;
-          code2 = text.charCodeAt(pos);
-        }
-        if (tokenOffset !== pos) {
-          value = text.substring(tokenOffset, pos);
-          switch (value) {
-            case "true":
-              return token = 8;
-            case "false":
-              return token = 9;
-            case "null":
-              return token = 7;
-          }
-          return token = 16;
-        }
-        value += String.fromCharCode(code2);
-        pos++;
-        return token = 16;
-    }
-  }
-  function isUnknownContentCharacter(code2) {
-    if (isWhiteSpace(code2) || isLineBreak(code2)) {
-      return false;
-    }
-    switch (code2) {
-      case 125:
-      case 93:
-      case 123:
-      case 91:
-      case 34:
-      case 58:
-      case 44:
-      case 47:
-        return false;
-    }
-    return true;
-  }
-  function scanNextNonTrivia() {
-    let result;
-    do {
-      result = scanNext();
-    } while (result >= 12 && result <= 15);
-    return result;
-  }
-  return {
-    setPosition,
-    getPosition: () => pos,
-    scan: ignoreTrivia ? scanNextNonTrivia : scanNext,
-    getToken: () => token,
-    getTokenValue: () => value,
-    getTokenOffset: () => tokenOffset,
-    getTokenLength: () => pos - tokenOffset,
-    getTokenStartLine: () => lineStartOffset,
-    getTokenStartCharacter: () => tokenOffset - prevTokenLineStartOffset,
-    getTokenError: () => scanError
-  };
-}
-function isWhiteSpace(ch) {
-  return ch === 32 || ch === 9;
-}
-function isLineBreak(ch) {
-  return ch === 10 || ch === 13;
-}
-function isDigit(ch) {
-  return ch >= 48 && ch <= 57;
-}
-var CharacterCodes;
-(function(CharacterCodes2) {
-  CharacterCodes2[CharacterCodes2["lineFeed"] = 10] = "lineFeed";
-  CharacterCodes2[CharacterCodes2["carriageReturn"] = 13] = "carriageReturn";
-  CharacterCodes2[CharacterCodes2["space"] = 32] = "space";
-  CharacterCodes2[CharacterCodes2["_0"] = 48] = "_0";
-  CharacterCodes2[CharacterCodes2["_1"] = 49] = "_1";
-  CharacterCodes2[CharacterCodes2["_2"] = 50] = "_2";
-  CharacterCodes2[CharacterCodes2["_3"] = 51] = "_3";
-  CharacterCodes2[CharacterCodes2["_4"] = 52] = "_4";
-  CharacterCodes2[CharacterCodes2["_5"] = 53] = "_5";
-  CharacterCodes2[CharacterCodes2["_6"] = 54] = "_6";
-  CharacterCodes2[CharacterCodes2["_7"] = 55] = "_7";
-  CharacterCodes2[CharacterCodes2["_8"] = 56] = "_8";
-  CharacterCodes2[CharacterCodes2["_9"] = 57] = "_9";
-  CharacterCodes2[CharacterCodes2["a"] = 97] = "a";
-  CharacterCodes2[CharacterCodes2["b"] = 98] = "b";
-  CharacterCodes2[CharacterCodes2["c"] = 99] = "c";
-  CharacterCodes2[CharacterCodes2["d"] = 100] = "d";
-  CharacterCodes2[CharacterCodes2["e"] = 101] = "e";
-  CharacterCodes2[CharacterCodes2["f"] = 102] = "f";
-  CharacterCodes2[CharacterCodes2["g"] = 103] = "g";
-  CharacterCodes2[CharacterCodes2["h"] = 104] = "h";
-  CharacterCodes2[CharacterCodes2["i"] = 105] = "i";
-  CharacterCodes2[CharacterCodes2["j"] = 106] = "j";
-  CharacterCodes2[CharacterCodes2["k"] = 107] = "k";
-  CharacterCodes2[CharacterCodes2["l"] = 108] = "l";
-  CharacterCodes2[CharacterCodes2["m"] = 109] = "m";
-  CharacterCodes2[CharacterCodes2["n"] = 110] = "n";
-  CharacterCodes2[CharacterCodes2["o"] = 111] = "o";
-  CharacterCodes2[CharacterCodes2["p"] = 112] = "p";
-  CharacterCodes2[CharacterCodes2["q"] = 113] = "q";
-  CharacterCodes2[CharacterCodes2["r"] = 114] = "r";
-  CharacterCodes2[CharacterCodes2["s"] = 115] = "s";
-  CharacterCodes2[CharacterCodes2["t"] = 116] = "t";
-  CharacterCodes2[CharacterCodes2["u"] = 117] = "u";
-  CharacterCodes2[CharacterCodes2["v"] = 118] = "v";
-  CharacterCodes2[CharacterCodes2["w"] = 119] = "w";
-  CharacterCodes2[CharacterCodes2["x"] = 120] = "x";
-  CharacterCodes2[CharacterCodes2["y"] = 121] = "y";
-  CharacterCodes2[CharacterCodes2["z"] = 122] = "z";
-  CharacterCodes2[CharacterCodes2["A"] = 65] = "A";
-  CharacterCodes2[CharacterCodes2["B"] = 66] = "B";
-  CharacterCodes2[CharacterCodes2["C"] = 67] = "C";
-  CharacterCodes2[CharacterCodes2["D"] = 68] = "D";
-  CharacterCodes2[CharacterCodes2["E"] = 69] = "E";
-  CharacterCodes2[CharacterCodes2["F"] = 70] = "F";
-  CharacterCodes2[CharacterCodes2["G"] = 71] = "G";
-  CharacterCodes2[CharacterCodes2["H"] = 72] = "H";
-  CharacterCodes2[CharacterCodes2["I"] = 73] = "I";
-  CharacterCodes2[CharacterCodes2["J"] = 74] = "J";
-  CharacterCodes2[CharacterCodes2["K"] = 75] = "K";
-  CharacterCodes2[CharacterCodes2["L"] = 76] = "L";
-  CharacterCodes2[CharacterCodes2["M"] = 77] = "M";
-  CharacterCodes2[CharacterCodes2["N"] = 78] = "N";
-  CharacterCodes2[CharacterCodes2["O"] = 79] = "O";
-  CharacterCodes2[CharacterCodes2["P"] = 80] = "P";
-  CharacterCodes2[CharacterCodes2["Q"] = 81] = "Q";
-  CharacterCodes2[CharacterCodes2["R"] = 82] = "R";
-  CharacterCodes2[CharacterCodes2["S"] = 83] = "S";
-  CharacterCodes2[CharacterCodes2["T"] = 84] = "T";
-  CharacterCodes2[CharacterCodes2["U"] = 85] = "U";
-  CharacterCodes2[CharacterCodes2["V"] = 86] = "V";
-  CharacterCodes2[CharacterCodes2["W"] = 87] = "W";
-  CharacterCodes2[CharacterCodes2["X"] = 88] = "X";
-  CharacterCodes2[CharacterCodes2["Y"] = 89] = "Y";
-  CharacterCodes2[CharacterCodes2["Z"] = 90] = "Z";
-  CharacterCodes2[CharacterCodes2["asterisk"] = 42] = "asterisk";
-  CharacterCodes2[CharacterCodes2["backslash"] = 92] = "backslash";
-  CharacterCodes2[CharacterCodes2["closeBrace"] = 125] = "closeBrace";
-  CharacterCodes2[CharacterCodes2["closeBracket"] = 93] = "closeBracket";
-  CharacterCodes2[CharacterCodes2["colon"] = 58] = "colon";
-  CharacterCodes2[CharacterCodes2["comma"] = 44] = "comma";
-  CharacterCodes2[CharacterCodes2["dot"] = 46] = "dot";
-  CharacterCodes2[CharacterCodes2["doubleQuote"] = 34] = "doubleQuote";
-  CharacterCodes2[CharacterCodes2["minus"] = 45] = "minus";
-  CharacterCodes2[CharacterCodes2["openBrace"] = 123] = "openBrace";
-  CharacterCodes2[CharacterCodes2["openBracket"] = 91] = "openBracket";
-  CharacterCodes2[CharacterCodes2["plus"] = 43] = "plus";
-  CharacterCodes2[CharacterCodes2["slash"] = 47] = "slash";
-  CharacterCodes2[CharacterCodes2["formFeed"] = 12] = "formFeed";
-  CharacterCodes2[CharacterCodes2["tab"] = 9] = "tab";
-})(CharacterCodes || (CharacterCodes = {}));
-
-// node_modules/jsonc-parser/lib/esm/impl/string-intern.js
-var cachedSpaces = new Array(20).fill(0).map((_3, index) => {
-  return " ".repeat(index);
-});
-var maxCachedValues = 200;
-var cachedBreakLinesWithSpaces = {
-  " ": {
-    "\n": new Array(maxCachedValues).fill(0).map((_3, index) => {
-      return "\n" + " ".repeat(index);
-    }),
-    "\r": new Array(maxCachedValues).fill(0).map((_3, index) => {
-      return "\r" + " ".repeat(index);
-    }),
-    "\r\n": new Array(maxCachedValues).fill(0).map((_3, index) => {
-      return "\r\n" + " ".repeat(index);
-    })
-  },
-  "	": {
-    "\n": new Array(maxCachedValues).fill(0).map((_3, index) => {
-      return "\n" + "	".repeat(index);
-    }),
-    "\r": new Array(maxCachedValues).fill(0).map((_3, index) => {
-      return "\r" + "	".repeat(index);
-    }),
-    "\r\n": new Array(maxCachedValues).fill(0).map((_3, index) => {
-      return "\r\n" + "	".repeat(index);
-    })
-  }
+// src/report/progress.ts
+var RESET_REASONS = {
+  "spec-changed": "Regenerating nodes whose specification changed",
+  "not-in-rpg": "Dropped from the checkpoint (no longer in the RPG)",
+  "not-written": "Regenerating nodes whose files were not written before the last run stopped"
 };
-
-// node_modules/jsonc-parser/lib/esm/impl/parser.js
-var ParseOptions;
-(function(ParseOptions2) {
-  ParseOptions2.DEFAULT = {
-    allowTrailingComma: false
-  };
-})(ParseOptions || (ParseOptions = {}));
-function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
-  let currentParent = { type: "array", offset: -1, length: -1, children: [], parent: void 0 };
-  function ensurePropertyComplete(endOffset) {
-    if (currentParent.type === "property") {
-      currentParent.length = endOffset - currentParent.offset;
-      currentParent = currentParent.parent;
-    }
-  }
-  function onValue(valueNode) {
-    currentParent.children.push(valueNode);
-    return valueNode;
-  }
-  const visitor = {
-    onObjectBegin: (offset) => {
-      currentParent = onValue({ type: "object", offset, length: -1, parent: currentParent, children: [] });
-    },
-    onObjectProperty: (name, offset, length) => {
-      currentParent = onValue({ type: "property", offset, length: -1, parent: currentParent, children: [] });
-      currentParent.children.push({ type: "string", value: name, offset, length, parent: currentParent });
-    },
-    onObjectEnd: (offset, length) => {
-      ensurePropertyComplete(offset + length);
-      currentParent.length = offset + length - currentParent.offset;
-      currentParent = currentParent.parent;
-      ensurePropertyComplete(offset + length);
-    },
-    onArrayBegin: (offset, length) => {
-      currentParent = onValue({ type: "array", offset, length: -1, parent: currentParent, children: [] });
-    },
-    onArrayEnd: (offset, length) => {
-      currentParent.length = offset + length - currentParent.offset;
-      currentParent = currentParent.parent;
-      ensurePropertyComplete(offset + length);
-    },
-    onLiteralValue: (value, offset, length) => {
-      onValue({ type: getNodeType(value), offset, length, parent: currentParent, value });
-      ensurePropertyComplete(offset + length);
-    },
-    onSeparator: (sep3, offset, length) => {
-      if (currentParent.type === "property") {
-        if (sep3 === ":") {
-          currentParent.colonOffset = offset;
-        } else if (sep3 === ",") {
-          ensurePropertyComplete(offset);
-        }
-      }
-    },
-    onError: (error63, offset, length) => {
-      errors.push({ error: error63, offset, length });
-    }
-  };
-  visit2(text, visitor, options);
-  const result = currentParent.children[0];
-  if (result) {
-    delete result.parent;
-  }
-  return result;
-}
-function findNodeAtLocation(root, path2) {
-  if (!root) {
-    return void 0;
-  }
-  let node2 = root;
-  for (let segment of path2) {
-    if (typeof segment === "string") {
-      if (node2.type !== "object" || !Array.isArray(node2.children)) {
-        return void 0;
-      }
-      let found = false;
-      for (const propertyNode of node2.children) {
-        if (Array.isArray(propertyNode.children) && propertyNode.children[0].value === segment && propertyNode.children.length === 2) {
-          node2 = propertyNode.children[1];
-          found = true;
-          break;
-        }
-      }
-      if (!found) {
-        return void 0;
-      }
-    } else {
-      const index = segment;
-      if (node2.type !== "array" || index < 0 || !Array.isArray(node2.children) || index >= node2.children.length) {
-        return void 0;
-      }
-      node2 = node2.children[index];
-    }
-  }
-  return node2;
-}
-function visit2(text, visitor, options = ParseOptions.DEFAULT) {
-  const _scanner = createScanner(text, false);
-  const _jsonPath = [];
-  let suppressedCallbacks = 0;
-  function toNoArgVisit(visitFunction) {
-    return visitFunction ? () => suppressedCallbacks === 0 && visitFunction(_scanner.getTokenOffset(), _scanner.getTokenLength(), _scanner.getTokenStartLine(), _scanner.getTokenStartCharacter()) : () => true;
-  }
-  function toOneArgVisit(visitFunction) {
-    return visitFunction ? (arg) => suppressedCallbacks === 0 && visitFunction(arg, _scanner.getTokenOffset(), _scanner.getTokenLength(), _scanner.getTokenStartLine(), _scanner.getTokenStartCharacter()) : () => true;
-  }
-  function toOneArgVisitWithPath(visitFunction) {
-    return visitFunction ? (arg) => suppressedCallbacks === 0 && visitFunction(arg, _scanner.getTokenOffset(), _scanner.getTokenLength(), _scanner.getTokenStartLine(), _scanner.getTokenStartCharacter(), () => _jsonPath.slice()) : () => true;
-  }
-  function toBeginVisit(visitFunction) {
-    return visitFunction ? () => {
-      if (suppressedCallbacks > 0) {
-        suppressedCallbacks++;
-      } else {
-        let cbReturn = visitFunction(_scanner.getTokenOffset(), _scanner.getTokenLength(), _scanner.getTokenStartLine(), _scanner.getTokenStartCharacter(), () => _jsonPath.slice());
-        if (cbReturn === false) {
-          suppressedCallbacks = 1;
-        }
-      }
-    } : () => true;
-  }
-  function toEndVisit(visitFunction) {
-    return visitFunction ? () => {
-      if (suppressedCallbacks > 0) {
-        suppressedCallbacks--;
-      }
-      if (suppressedCallbacks === 0) {
-        visitFunction(_scanner.getTokenOffset(), _scanner.getTokenLength(), _scanner.getTokenStartLine(), _scanner.getTokenStartCharacter());
-      }
-    } : () => true;
-  }
-  const onObjectBegin = toBeginVisit(visitor.onObjectBegin), onObjectProperty = toOneArgVisitWithPath(visitor.onObjectProperty), onObjectEnd = toEndVisit(visitor.onObjectEnd), onArrayBegin = toBeginVisit(visitor.onArrayBegin), onArrayEnd = toEndVisit(visitor.onArrayEnd), onLiteralValue = toOneArgVisitWithPath(visitor.onLiteralValue), onSeparator = toOneArgVisit(visitor.onSeparator), onComment = toNoArgVisit(visitor.onComment), onError = toOneArgVisit(visitor.onError);
-  const disallowComments = options && options.disallowComments;
-  const allowTrailingComma = options && options.allowTrailingComma;
-  function scanNext() {
-    while (true) {
-      const token = _scanner.scan();
-      switch (_scanner.getTokenError()) {
-        case 4:
-          handleError(
-            14
-            /* ParseErrorCode.InvalidUnicode */
-          );
-          break;
-        case 5:
-          handleError(
-            15
-            /* ParseErrorCode.InvalidEscapeCharacter */
-          );
-          break;
-        case 3:
-          handleError(
-            13
-            /* ParseErrorCode.UnexpectedEndOfNumber */
-          );
-          break;
-        case 1:
-          if (!disallowComments) {
-            handleError(
-              11
-              /* ParseErrorCode.UnexpectedEndOfComment */
-            );
-          }
-          break;
-        case 2:
-          handleError(
-            12
-            /* ParseErrorCode.UnexpectedEndOfString */
-          );
-          break;
-        case 6:
-          handleError(
-            16
-            /* ParseErrorCode.InvalidCharacter */
-          );
-          break;
-      }
-      switch (token) {
-        case 12:
-        case 13:
-          if (disallowComments) {
-            handleError(
-              10
-              /* ParseErrorCode.InvalidCommentToken */
-            );
-          } else {
-            onComment();
-          }
-          break;
-        case 16:
-          handleError(
-            1
-            /* ParseErrorCode.InvalidSymbol */
-          );
-          break;
-        case 15:
-        case 14:
-          break;
-        default:
-          return token;
-      }
-    }
-  }
-  function handleError(error63, skipUntilAfter = [], skipUntil = []) {
-    onError(error63);
-    if (skipUntilAfter.length + skipUntil.length > 0) {
-      let token = _scanner.getToken();
-      while (token !== 17) {
-        if (skipUntilAfter.indexOf(token) !== -1) {
-          scanNext();
-          break;
-        } else if (skipUntil.indexOf(token) !== -1) {
-          break;
-        }
-        token = scanNext();
-      }
-    }
-  }
-  function parseString(isValue) {
-    const value = _scanner.getTokenValue();
-    if (isValue) {
-      onLiteralValue(value);
-    } else {
-      onObjectProperty(value);
-      _jsonPath.push(value);
-    }
-    scanNext();
-    return true;
-  }
-  function parseLiteral() {
-    switch (_scanner.getToken()) {
-      case 11:
-        const tokenValue = _scanner.getTokenValue();
-        let value = Number(tokenValue);
-        if (isNaN(value)) {
-          handleError(
-            2
-            /* ParseErrorCode.InvalidNumberFormat */
-          );
-          value = 0;
-        }
-        onLiteralValue(value);
+function progressPrinter(write) {
+  let total = 0;
+  let done = 0;
+  return (event) => {
+    switch (event.type) {
+      case "run-started":
+        total = event.toRun;
+        write(`${event.resumed ? "Resuming" : "Starting"} run ${event.runId}: ${event.toRun} of ${event.total} nodes to generate
+`);
         break;
-      case 7:
-        onLiteralValue(null);
+      case "checkpoint-set-aside":
+        write(`The previous checkpoint was kept as ${event.path}
+`);
         break;
-      case 8:
-        onLiteralValue(true);
+      case "nodes-reset":
+        write(`${RESET_REASONS[event.reason]}: ${event.nodeIds.join(", ")}
+`);
         break;
-      case 9:
-        onLiteralValue(false);
+      case "batch-written":
+        if (event.files.length > 0)
+          write(`Wrote ${plural3(event.files.length, "file", "files")} to the output (${event.nodeIds.join(", ")})
+`);
+        for (const { nodeId, reason } of event.failed) write(`\u2717 ${nodeId} failed: ${reason}
+`);
+        if (event.blocked.length > 0) write(`- not written, they import a node that could not be: ${event.blocked.join(", ")}
+`);
         break;
-      default:
-        return false;
-    }
-    scanNext();
-    return true;
-  }
-  function parseProperty() {
-    if (_scanner.getToken() !== 10) {
-      handleError(3, [], [
-        2,
-        5
-        /* SyntaxKind.CommaToken */
-      ]);
-      return false;
-    }
-    parseString(false);
-    if (_scanner.getToken() === 6) {
-      onSeparator(":");
-      scanNext();
-      if (!parseValue()) {
-        handleError(4, [], [
-          2,
-          5
-          /* SyntaxKind.CommaToken */
-        ]);
-      }
-    } else {
-      handleError(5, [], [
-        2,
-        5
-        /* SyntaxKind.CommaToken */
-      ]);
-    }
-    _jsonPath.pop();
-    return true;
-  }
-  function parseObject() {
-    onObjectBegin();
-    scanNext();
-    let needsComma = false;
-    while (_scanner.getToken() !== 2 && _scanner.getToken() !== 17) {
-      if (_scanner.getToken() === 5) {
-        if (!needsComma) {
-          handleError(4, [], []);
+      case "node-finished": {
+        done++;
+        const counter = `[${String(done).padStart(String(total).length)}/${total}]`;
+        if (event.status === "passed") {
+          const detail = event.iterations === void 0 ? "scaffold" : `${plural3(event.iterations, "fix", "fixes")}, ${duration3(event.durationMs)}, ${(event.tokens ?? 0).toLocaleString("en-US")} tokens`;
+          write(`${counter} \u2713 ${event.nodeId} passed (${detail})
+`);
+        } else if (event.status === "failed") {
+          write(
+            `${counter} \u2717 ${event.nodeId} failed after ${plural3(event.iterations ?? 0, "debug iteration", "debug iterations")}: ${event.reason ?? ""}
+`
+          );
+        } else {
+          write(`${counter} - ${event.nodeId} skipped: blocked by ${event.blockedBy?.join(", ") ?? "?"}
+`);
         }
-        onSeparator(",");
-        scanNext();
-        if (_scanner.getToken() === 2 && allowTrailingComma) {
-          break;
+        break;
+      }
+      case "progress":
+        if (event.done < event.total) {
+          write(
+            `Completed ${event.done}/${event.total} nodes (${Math.round(event.done / event.total * 100)}%), ETA ${duration3(event.etaMs)}
+`
+          );
         }
-      } else if (needsComma) {
-        handleError(6, [], []);
-      }
-      if (!parseProperty()) {
-        handleError(4, [], [
-          2,
-          5
-          /* SyntaxKind.CommaToken */
-        ]);
-      }
-      needsComma = true;
-    }
-    onObjectEnd();
-    if (_scanner.getToken() !== 2) {
-      handleError(7, [
-        2
-        /* SyntaxKind.CloseBraceToken */
-      ], []);
-    } else {
-      scanNext();
-    }
-    return true;
-  }
-  function parseArray() {
-    onArrayBegin();
-    scanNext();
-    let isFirstElement = true;
-    let needsComma = false;
-    while (_scanner.getToken() !== 4 && _scanner.getToken() !== 17) {
-      if (_scanner.getToken() === 5) {
-        if (!needsComma) {
-          handleError(4, [], []);
-        }
-        onSeparator(",");
-        scanNext();
-        if (_scanner.getToken() === 4 && allowTrailingComma) {
-          break;
-        }
-      } else if (needsComma) {
-        handleError(6, [], []);
-      }
-      if (isFirstElement) {
-        _jsonPath.push(0);
-        isFirstElement = false;
-      } else {
-        _jsonPath[_jsonPath.length - 1]++;
-      }
-      if (!parseValue()) {
-        handleError(4, [], [
-          4,
-          5
-          /* SyntaxKind.CommaToken */
-        ]);
-      }
-      needsComma = true;
-    }
-    onArrayEnd();
-    if (!isFirstElement) {
-      _jsonPath.pop();
-    }
-    if (_scanner.getToken() !== 4) {
-      handleError(8, [
-        4
-        /* SyntaxKind.CloseBracketToken */
-      ], []);
-    } else {
-      scanNext();
-    }
-    return true;
-  }
-  function parseValue() {
-    switch (_scanner.getToken()) {
-      case 3:
-        return parseArray();
-      case 1:
-        return parseObject();
-      case 10:
-        return parseString(true);
-      default:
-        return parseLiteral();
-    }
-  }
-  scanNext();
-  if (_scanner.getToken() === 17) {
-    if (options.allowEmptyContent) {
-      return true;
-    }
-    handleError(4, [], []);
-    return false;
-  }
-  if (!parseValue()) {
-    handleError(4, [], []);
-    return false;
-  }
-  if (_scanner.getToken() !== 17) {
-    handleError(9, [], []);
-  }
-  return true;
-}
-function getNodeType(value) {
-  switch (typeof value) {
-    case "boolean":
-      return "boolean";
-    case "number":
-      return "number";
-    case "string":
-      return "string";
-    case "object": {
-      if (!value) {
-        return "null";
-      } else if (Array.isArray(value)) {
-        return "array";
-      }
-      return "object";
-    }
-    default:
-      return "null";
-  }
-}
-
-// node_modules/jsonc-parser/lib/esm/main.js
-var ScanError;
-(function(ScanError2) {
-  ScanError2[ScanError2["None"] = 0] = "None";
-  ScanError2[ScanError2["UnexpectedEndOfComment"] = 1] = "UnexpectedEndOfComment";
-  ScanError2[ScanError2["UnexpectedEndOfString"] = 2] = "UnexpectedEndOfString";
-  ScanError2[ScanError2["UnexpectedEndOfNumber"] = 3] = "UnexpectedEndOfNumber";
-  ScanError2[ScanError2["InvalidUnicode"] = 4] = "InvalidUnicode";
-  ScanError2[ScanError2["InvalidEscapeCharacter"] = 5] = "InvalidEscapeCharacter";
-  ScanError2[ScanError2["InvalidCharacter"] = 6] = "InvalidCharacter";
-})(ScanError || (ScanError = {}));
-var SyntaxKind;
-(function(SyntaxKind2) {
-  SyntaxKind2[SyntaxKind2["OpenBraceToken"] = 1] = "OpenBraceToken";
-  SyntaxKind2[SyntaxKind2["CloseBraceToken"] = 2] = "CloseBraceToken";
-  SyntaxKind2[SyntaxKind2["OpenBracketToken"] = 3] = "OpenBracketToken";
-  SyntaxKind2[SyntaxKind2["CloseBracketToken"] = 4] = "CloseBracketToken";
-  SyntaxKind2[SyntaxKind2["CommaToken"] = 5] = "CommaToken";
-  SyntaxKind2[SyntaxKind2["ColonToken"] = 6] = "ColonToken";
-  SyntaxKind2[SyntaxKind2["NullKeyword"] = 7] = "NullKeyword";
-  SyntaxKind2[SyntaxKind2["TrueKeyword"] = 8] = "TrueKeyword";
-  SyntaxKind2[SyntaxKind2["FalseKeyword"] = 9] = "FalseKeyword";
-  SyntaxKind2[SyntaxKind2["StringLiteral"] = 10] = "StringLiteral";
-  SyntaxKind2[SyntaxKind2["NumericLiteral"] = 11] = "NumericLiteral";
-  SyntaxKind2[SyntaxKind2["LineCommentTrivia"] = 12] = "LineCommentTrivia";
-  SyntaxKind2[SyntaxKind2["BlockCommentTrivia"] = 13] = "BlockCommentTrivia";
-  SyntaxKind2[SyntaxKind2["LineBreakTrivia"] = 14] = "LineBreakTrivia";
-  SyntaxKind2[SyntaxKind2["Trivia"] = 15] = "Trivia";
-  SyntaxKind2[SyntaxKind2["Unknown"] = 16] = "Unknown";
-  SyntaxKind2[SyntaxKind2["EOF"] = 17] = "EOF";
-})(SyntaxKind || (SyntaxKind = {}));
-var parseTree2 = parseTree;
-var findNodeAtLocation2 = findNodeAtLocation;
-var ParseErrorCode;
-(function(ParseErrorCode2) {
-  ParseErrorCode2[ParseErrorCode2["InvalidSymbol"] = 1] = "InvalidSymbol";
-  ParseErrorCode2[ParseErrorCode2["InvalidNumberFormat"] = 2] = "InvalidNumberFormat";
-  ParseErrorCode2[ParseErrorCode2["PropertyNameExpected"] = 3] = "PropertyNameExpected";
-  ParseErrorCode2[ParseErrorCode2["ValueExpected"] = 4] = "ValueExpected";
-  ParseErrorCode2[ParseErrorCode2["ColonExpected"] = 5] = "ColonExpected";
-  ParseErrorCode2[ParseErrorCode2["CommaExpected"] = 6] = "CommaExpected";
-  ParseErrorCode2[ParseErrorCode2["CloseBraceExpected"] = 7] = "CloseBraceExpected";
-  ParseErrorCode2[ParseErrorCode2["CloseBracketExpected"] = 8] = "CloseBracketExpected";
-  ParseErrorCode2[ParseErrorCode2["EndOfFileExpected"] = 9] = "EndOfFileExpected";
-  ParseErrorCode2[ParseErrorCode2["InvalidCommentToken"] = 10] = "InvalidCommentToken";
-  ParseErrorCode2[ParseErrorCode2["UnexpectedEndOfComment"] = 11] = "UnexpectedEndOfComment";
-  ParseErrorCode2[ParseErrorCode2["UnexpectedEndOfString"] = 12] = "UnexpectedEndOfString";
-  ParseErrorCode2[ParseErrorCode2["UnexpectedEndOfNumber"] = 13] = "UnexpectedEndOfNumber";
-  ParseErrorCode2[ParseErrorCode2["InvalidUnicode"] = 14] = "InvalidUnicode";
-  ParseErrorCode2[ParseErrorCode2["InvalidEscapeCharacter"] = 15] = "InvalidEscapeCharacter";
-  ParseErrorCode2[ParseErrorCode2["InvalidCharacter"] = 16] = "InvalidCharacter";
-})(ParseErrorCode || (ParseErrorCode = {}));
-function printParseErrorCode(code2) {
-  switch (code2) {
-    case 1:
-      return "InvalidSymbol";
-    case 2:
-      return "InvalidNumberFormat";
-    case 3:
-      return "PropertyNameExpected";
-    case 4:
-      return "ValueExpected";
-    case 5:
-      return "ColonExpected";
-    case 6:
-      return "CommaExpected";
-    case 7:
-      return "CloseBraceExpected";
-    case 8:
-      return "CloseBracketExpected";
-    case 9:
-      return "EndOfFileExpected";
-    case 10:
-      return "InvalidCommentToken";
-    case 11:
-      return "UnexpectedEndOfComment";
-    case 12:
-      return "UnexpectedEndOfString";
-    case 13:
-      return "UnexpectedEndOfNumber";
-    case 14:
-      return "InvalidUnicode";
-    case 15:
-      return "InvalidEscapeCharacter";
-    case 16:
-      return "InvalidCharacter";
-  }
-  return "<unknown ParseErrorCode>";
-}
-
-// src/rpg/issues.ts
-function rpgError(code2, message, at2, pointer) {
-  return pointer ? { code: code2, severity: "error", message, at: at2, pointer } : { code: code2, severity: "error", message, at: at2 };
-}
-function rpgWarning(code2, message, at2, pointer) {
-  return pointer ? { code: code2, severity: "warning", message, at: at2, pointer } : { code: code2, severity: "warning", message, at: at2 };
-}
-
-// src/rpg/shape.ts
-function checkShape(data) {
-  const issues = [];
-  const rpg = { nodes: [], edges: [], metadata: {} };
-  if (!isRecord(data)) {
-    issues.push(rpgError("RPG_SCHEMA", `the file must hold a JSON object with a "nodes" array, not ${describe3(data)}`, { field: "-" }, []));
-    return { rpg, issues };
-  }
-  warnUnknownKeys(data, KNOWN_KEYS.root, [], void 0, issues);
-  for (const key of Object.keys(data)) if (!KNOWN_KEYS.root.includes(key)) rpg[key] = data[key];
-  if (!("nodes" in data)) {
-    issues.push(rpgError("RPG_MISSING_FIELD", 'the graph has no "nodes" array', { field: "nodes" }, []));
-  } else if (!Array.isArray(data.nodes)) {
-    issues.push(rpgError("RPG_FIELD_TYPE", `"nodes" must be an array, not ${describe3(data.nodes)}`, { field: "nodes" }, ["nodes"]));
-  } else if (data.nodes.length === 0) {
-    issues.push(rpgError("RPG_EMPTY", "the graph has no nodes; there is nothing to generate", { field: "nodes" }, ["nodes"]));
-  } else {
-    data.nodes.forEach((raw, i) => {
-      const node2 = checkElement(RpgNodeSchema, raw, ["nodes", i], KNOWN_KEYS.node, nodeIdOf(raw), issues);
-      if (node2) rpg.nodes.push(node2);
-    });
-  }
-  if ("edges" in data && !Array.isArray(data.edges)) {
-    issues.push(rpgError("RPG_FIELD_TYPE", `"edges" must be an array, not ${describe3(data.edges)}`, { field: "edges" }, ["edges"]));
-  } else if (Array.isArray(data.edges)) {
-    data.edges.forEach((raw, i) => {
-      const source = isRecord(raw) && typeof raw.source === "string" ? raw.source : void 0;
-      const edge = checkElement(RpgEdgeSchema, raw, ["edges", i], KNOWN_KEYS.edge, source, issues);
-      if (edge) rpg.edges.push(edge);
-    });
-  }
-  if ("subgraphs" in data && !Array.isArray(data.subgraphs)) {
-    issues.push(
-      rpgError("RPG_FIELD_TYPE", `"subgraphs" must be an array, not ${describe3(data.subgraphs)}`, { field: "subgraphs" }, ["subgraphs"])
-    );
-  } else if (Array.isArray(data.subgraphs)) {
-    rpg.subgraphs = [];
-    data.subgraphs.forEach((raw, i) => {
-      const subgraph = checkElement(RpgSubgraphSchema, raw, ["subgraphs", i], KNOWN_KEYS.subgraph, void 0, issues);
-      if (subgraph) rpg.subgraphs.push(subgraph);
-    });
-  }
-  if ("metadata" in data) {
-    const metadata = checkElement(RpgMetadataSchema, data.metadata, ["metadata"], void 0, void 0, issues);
-    if (metadata) rpg.metadata = metadata;
-  }
-  return { rpg, issues };
-}
-function checkElement(schema, raw, pointer, knownKeys, nodeId, issues) {
-  const result = schema.safeParse(raw, { reportInput: true });
-  if (isRecord(raw) && knownKeys) warnUnknownKeys(raw, knownKeys, pointer, nodeId, issues);
-  if (result.success) return result.data;
-  for (const problem of result.error.issues) {
-    const path2 = [...pointer, ...problem.path];
-    const field = fieldName(path2);
-    const at2 = nodeId === void 0 ? { field } : { nodeId, field };
-    issues.push(
-      rpgError(codeOf(problem, raw, pointer, path2.slice(pointer.length)), messageOf(problem, path2, raw, pointer.length), at2, path2)
-    );
-  }
-  return void 0;
-}
-function codeOf(problem, raw, pointer, relative4) {
-  if (problem.code === "invalid_type") return valueAt(raw, relative4) === void 0 ? "RPG_MISSING_FIELD" : "RPG_FIELD_TYPE";
-  if (problem.code === "invalid_value") {
-    const isEdgeType = pointer[0] === "edges" && relative4.length === 1 && relative4[0] === "type";
-    return isEdgeType ? "RPG_UNKNOWN_EDGE_TYPE" : "RPG_INVALID_VALUE";
-  }
-  return "RPG_SCHEMA";
-}
-function messageOf(problem, path2, raw, depth) {
-  const name = path2[path2.length - 1];
-  const value = valueAt(raw, path2.slice(depth));
-  if (problem.code === "invalid_type") {
-    return value === void 0 && typeof name === "string" ? `required field "${name}" is missing` : `expected ${problem.expected}, got ${describe3(value)}`;
-  }
-  if (problem.code === "invalid_value" && "values" in problem) {
-    return `${JSON.stringify(value)} is not one of ${problem.values.map((v2) => JSON.stringify(v2)).join(", ")}`;
-  }
-  if (problem.code === "too_small" && typeof value === "string") return "must not be empty";
-  return problem.message;
-}
-function warnUnknownKeys(raw, known, pointer, nodeId, issues) {
-  for (const key of Object.keys(raw)) {
-    if (known.includes(key)) continue;
-    const field = fieldName([...pointer, key]);
-    issues.push(
-      rpgWarning(
-        "RPG_UNKNOWN_FIELD",
-        `unknown key "${key}" is kept but has no effect`,
-        nodeId === void 0 ? { field } : { nodeId, field },
-        [...pointer, key]
-      )
-    );
-  }
-}
-function fieldName(path2) {
-  const rest = path2[0] === "nodes" && typeof path2[1] === "number" ? path2.slice(2) : path2;
-  if (rest.length === 0) return "-";
-  return rest.map((p2, i) => typeof p2 === "number" ? `[${p2}]` : i === 0 ? p2 : `.${p2}`).join("");
-}
-function nodeIdOf(raw) {
-  return isRecord(raw) && typeof raw.id === "string" && raw.id.length > 0 ? raw.id : void 0;
-}
-function valueAt(raw, path2) {
-  let value = raw;
-  for (const key of path2) {
-    if (Array.isArray(value) && typeof key === "number") value = value[key];
-    else if (isRecord(value) && typeof key === "string") value = value[key];
-    else return void 0;
-  }
-  return value;
-}
-function isRecord(value) {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-function describe3(value) {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  if (typeof value === "object") return "an object";
-  if (typeof value === "string") return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}\u2026` : value)}`;
-  return `${typeof value} ${String(value)}`;
-}
-
-// src/rpg/validate.ts
-var LEAF_ONLY_TYPES = /* @__PURE__ */ new Set(["function", "class", "method", "async_function", "constant"]);
-var COMPOSITE_ONLY_TYPES = /* @__PURE__ */ new Set(["module", "package"]);
-function validateRpg(rpg) {
-  const issues = [];
-  const firstIndex = /* @__PURE__ */ new Map();
-  rpg.nodes.forEach((node2, i) => {
-    const seen = firstIndex.get(node2.id);
-    if (seen === void 0) firstIndex.set(node2.id, i);
-    else
-      issues.push(
-        rpgError(
-          "RPG_DUPLICATE_ID",
-          `id "${node2.id}" is used by nodes ${seen} and ${i}; ids must be unique`,
-          { nodeId: node2.id, field: "id" },
-          ["nodes", i, "id"]
-        )
-      );
-  });
-  const byId = new Map(rpg.nodes.map((n) => [n.id, n]));
-  const pointerOf = (id, field) => ["nodes", firstIndex.get(id) ?? 0, field];
-  const subgraphIds = /* @__PURE__ */ new Set();
-  rpg.subgraphs?.forEach((subgraph, i) => {
-    if (subgraphIds.has(subgraph.id)) {
-      issues.push(
-        rpgError("RPG_DUPLICATE_SUBGRAPH", `subgraph id "${subgraph.id}" is listed twice`, { field: `subgraphs[${i}].id` }, [
-          "subgraphs",
-          i,
-          "id"
-        ])
-      );
-    }
-    subgraphIds.add(subgraph.id);
-  });
-  const symbols = /* @__PURE__ */ new Map();
-  const importable = [];
-  const importProblems = /* @__PURE__ */ new Map();
-  rpg.nodes.forEach((node2, i) => {
-    const at2 = (field) => ({ nodeId: node2.id, field });
-    const ptr = (field) => ["nodes", i, field];
-    if (node2.node_type === "leaf" && node2.docstring.trim() === "") {
-      issues.push(
-        rpgError(
-          "RPG_MISSING_DOCSTRING",
-          "a leaf needs a docstring: it is the specification its tests are written from",
-          at2("docstring"),
-          ptr("docstring")
-        )
-      );
-    }
-    if (node2.node_type === "leaf" && COMPOSITE_ONLY_TYPES.has(node2.type)) {
-      issues.push(
-        rpgError(
-          "RPG_COMPOSITE_LEAF_MIXUP",
-          `a node of type "${node2.type}" must have node_type "composite"`,
-          at2("node_type"),
-          ptr("node_type")
-        )
-      );
-    }
-    if (node2.node_type === "composite" && LEAF_ONLY_TYPES.has(node2.type)) {
-      issues.push(
-        rpgError(
-          "RPG_COMPOSITE_LEAF_MIXUP",
-          `a node of type "${node2.type}" must have node_type "leaf"; composites are modules or packages`,
-          at2("node_type"),
-          ptr("node_type")
-        )
-      );
-    }
-    const kind = node2.node_type === "composite" && !isModulePath(node2.file_path) ? "package" : "file";
-    const pathProblems = checkFilePath(node2.file_path, kind);
-    if (pathProblems.length === 0) {
-      const key = `${kind}:${node2.file_path}`;
-      const found = importProblems.get(key) ?? checkImportPath(node2.file_path, kind);
-      importProblems.set(key, found);
-      pathProblems.push(...found);
-      importable[i] = { path: node2.file_path, kind, composite: node2.node_type === "composite" };
-    }
-    for (const problem of pathProblems) issues.push(rpgError(problem.code, problem.message, at2("file_path"), ptr("file_path")));
-    const nameProblem = checkName(node2);
-    if (nameProblem !== void 0) issues.push(rpgError("RPG_NAME_NOT_IDENTIFIER", nameProblem, at2("name"), ptr("name")));
-    if (rpg.subgraphs && !subgraphIds.has(node2.subgraph_id)) {
-      issues.push(
-        rpgError(
-          "RPG_UNKNOWN_SUBGRAPH",
-          `subgraph "${node2.subgraph_id}" is not in the top-level subgraphs list`,
-          at2("subgraph_id"),
-          ptr("subgraph_id")
-        )
-      );
-    }
-    node2.dependencies.forEach((dep, j3) => {
-      if (!byId.has(dep))
-        issues.push(
-          rpgError("RPG_DANGLING_REFERENCE", `depends on "${dep}", which is not a node of the graph`, at2(`dependencies[${j3}]`), [
-            "nodes",
-            i,
-            "dependencies",
-            j3
-          ])
+        break;
+      case "subgraph-committed":
+        write(
+          `Committed subgraph ${event.subgraphId} as ${event.sha.slice(0, 7)} (tag ${event.tag}${event.branch ? `, branch ${event.branch}` : ""})
+`
         );
-    });
-    if (node2.parent_id !== void 0) checkParent(node2, byId.get(node2.parent_id), i, issues);
-    if (node2.node_type === "leaf") {
-      const key = `${normalizePath(node2.file_path)}\0${node2.name}`;
-      const other = symbols.get(key);
-      if (other !== void 0 && other !== node2.id) {
-        issues.push(
-          rpgError(
-            "RPG_DUPLICATE_SYMBOL",
-            `"${node2.name}" in ${node2.file_path} is also defined by node "${other}"`,
-            at2("name"),
-            ptr("name")
-          )
-        );
-      } else symbols.set(key, node2.id);
+        break;
+      case "run-finished":
+        if (event.interrupted) write("Interrupted: the checkpoint is saved; run again with --resume to continue.\n");
+        break;
+      case "node-started":
+        break;
     }
-  });
-  for (const clash of findModulePackageClashes(importable)) {
-    const pkg = rpg.nodes[clash.packageIndex];
-    const module = rpg.nodes[clash.moduleIndex];
-    issues.push(
-      rpgError(
-        "RPG_MODULE_PACKAGE_CLASH",
-        `${pkg.file_path} makes ${clash.location}/ a package, but node "${module.id}" has the module ${module.file_path}: both would be imported as ${clash.importName}`,
-        { nodeId: pkg.id, field: "file_path" },
-        ["nodes", clash.packageIndex, "file_path"]
-      )
-    );
-  }
-  rpg.edges.forEach((edge, i) => {
-    for (const end2 of ["source", "target"]) {
-      if (!byId.has(edge[end2])) {
-        const { dependent } = dependencyOf(edge.type, edge.source, edge.target);
-        const at2 = byId.has(dependent) ? { nodeId: dependent, field: `edges[${i}].${end2}` } : { field: `edges[${i}].${end2}` };
-        issues.push(rpgError("RPG_DANGLING_REFERENCE", `edge ${end2} "${edge[end2]}" is not a node of the graph`, at2, ["edges", i, end2]));
-      }
-    }
-  });
-  const graph = buildDependencyGraph(rpg);
-  for (const cycle of findCycles(graph)) {
-    const first = cycle[0];
-    issues.push(
-      rpgError(
-        "RPG_CYCLE",
-        `dependency cycle: ${cycle.join(" \u2192 ")} (each depends on the next)`,
-        { nodeId: first, field: "dependencies" },
-        pointerOf(first, "id")
-      )
-    );
-  }
-  for (const cycle of findCycles(buildSubgraphGraph(rpg, graph))) {
-    issues.push(
-      rpgWarning(
-        "RPG_SUBGRAPH_CYCLE",
-        `subgraphs depend on each other in a circle: ${cycle.join(" \u2192 ")}; they cannot be stacked as branches`,
-        { field: "subgraph_id" }
-      )
-    );
-  }
-  return issues;
-}
-function checkName(node2) {
-  const problem = identifierProblem(node2.name);
-  if (problem === void 0) return void 0;
-  const name = JSON.stringify(node2.name);
-  const what = node2.node_type === "leaf" ? "function or class" : "module or package";
-  return problem === "keyword" ? `${name} is a Python keyword and cannot name a ${what}; e.g. "${node2.name}_"` : `${name} is not a Python identifier (ASCII letters, digits and _, not starting with a digit), so it cannot name a ${what}`;
-}
-function checkParent(node2, parent, index, issues) {
-  const at2 = { nodeId: node2.id, field: "parent_id" };
-  const ptr = ["nodes", index, "parent_id"];
-  if (!parent) {
-    issues.push(rpgError("RPG_DANGLING_REFERENCE", `parent "${node2.parent_id}" is not a node of the graph`, at2, ptr));
-    return;
-  }
-  if (parent.node_type !== "composite") {
-    issues.push(
-      rpgError(
-        "RPG_PARENT_NOT_COMPOSITE",
-        `parent "${parent.id}" is a leaf; only composite nodes (modules, packages) contain other nodes`,
-        at2,
-        ptr
-      )
-    );
-    return;
-  }
-  const own2 = normalizePath(node2.file_path);
-  const inside = isModulePath(parent.file_path) ? own2 === normalizePath(parent.file_path) : own2.startsWith(`${packageDirectory(parent.file_path)}/`);
-  if (!inside) {
-    issues.push(
-      rpgError(
-        "RPG_PARENT_PATH_MISMATCH",
-        `file_path ${node2.file_path} is not inside its parent "${parent.id}" (${parent.file_path})`,
-        { nodeId: node2.id, field: "file_path" },
-        ["nodes", index, "file_path"]
-      )
-    );
-  }
-}
-
-// src/rpg/load.ts
-function parseRpgText(text, file2) {
-  let data;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    return { ok: false, issues: [syntaxIssue(text, file2)] };
-  }
-  const shape = checkShape(data);
-  const issues = [...shape.issues];
-  if (!issues.some((i) => i.severity === "error")) issues.push(...validateRpg(shape.rpg));
-  locate(issues, text, file2);
-  const errors = issues.filter((i) => i.severity === "error");
-  if (errors.length > 0) return { ok: false, issues };
-  return { ok: true, value: shape.rpg, warnings: issues };
-}
-async function loadRpgWithText(file2) {
-  let text;
-  try {
-    text = await readFile5(file2, "utf8");
-  } catch (error63) {
-    const reason = error63.code === "ENOENT" ? "no such file" : error63.message;
-    return { loaded: { ok: false, issues: [rpgError("RPG_UNREADABLE", `cannot read the RPG: ${reason}`, { file: file2 })] }, text: "" };
-  }
-  return { loaded: parseRpgText(text, file2), text };
-}
-function syntaxIssue(text, file2) {
-  const errors = [];
-  parseTree2(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
-  const first = errors[0];
-  const offset = first?.offset ?? text.length;
-  const { line, column } = lineIndex(text)(offset);
-  const what = first ? describeParseError(printParseErrorCode(first.error)) : "unexpected content";
-  return rpgError("RPG_JSON_SYNTAX", `not valid JSON: ${what} at line ${line}, column ${column}`, { file: file2, line, column });
-}
-function describeParseError(code2) {
-  return code2.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase();
-}
-function locate(issues, text, file2) {
-  if (issues.length === 0) return;
-  const root = parseTree2(text);
-  const lineAndColumn = lineIndex(text);
-  for (const issue3 of issues) {
-    issue3.at.file = file2;
-    if (!root || !issue3.pointer) continue;
-    let pointer = issue3.pointer;
-    let node2 = findNodeAtLocation2(root, pointer);
-    while (!node2 && pointer.length > 0) {
-      pointer = pointer.slice(0, -1);
-      node2 = findNodeAtLocation2(root, pointer);
-    }
-    if (!node2) continue;
-    const { line, column } = lineAndColumn(node2.parent?.type === "property" ? node2.parent.offset : node2.offset);
-    issue3.at.line = line;
-    issue3.at.column = column;
-  }
-}
-function lineIndex(text) {
-  const starts = [0];
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) starts.push(i + 1);
-  return (offset) => {
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = lo + hi + 1 >> 1;
-      if (starts[mid] <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return { line: lo + 1, column: offset - starts[lo] + 1 };
   };
 }
+var plural3 = (n, one, many) => `${n} ${n === 1 ? one : many}`;
 
 // src/workspace/remote.ts
 import { execFile as execFile3 } from "node:child_process";
@@ -71292,8 +71376,194 @@ async function remoteCall(task, what, auth2) {
   }
 }
 
+// src/action/summaries.ts
+function planSummary(plan, rpgPath) {
+  const rows = plan.subgraphs.map((s) => `| ${s.wave + 1} | ${s.id} | ${s.nodes.length} | ${s.dependsOn.join(", ") || "\u2014"} |`);
+  return [
+    `## rpg-forge plan: ${rpgPath}`,
+    "",
+    "```mermaid",
+    renderMermaid(plan, {}).trimEnd(),
+    "```",
+    "",
+    "| Wave | Subgraph | Nodes | Needs |",
+    "|------|----------|-------|-------|",
+    ...rows,
+    ""
+  ].join("\n");
+}
+function pullRequestTable(prs, plan) {
+  if (prs.length === 0) return "";
+  const name = (id) => plan.subgraphs.find((s) => s.id === id)?.name ?? id;
+  return [
+    "## Pull requests",
+    "",
+    "| Subgraph | Pull request | Base |",
+    "|----------|--------------|------|",
+    ...prs.map((pr2) => `| ${name(pr2.subgraphId)} | [#${pr2.number}](${pr2.url})${pr2.created ? " (new)" : ""} | \`${pr2.base}\` |`),
+    "",
+    ""
+  ].join("\n");
+}
+function waves(plan) {
+  const byWave = [];
+  const cyclic = [];
+  for (const subgraph of plan.subgraphs) {
+    if (subgraph.wave < 0) cyclic.push(subgraph.id);
+    else (byWave[subgraph.wave] ??= []).push(subgraph.id);
+  }
+  const dense = byWave.filter((wave) => wave.length > 0);
+  return cyclic.length > 0 ? [...dense, [cyclic.join(" ")]] : dense;
+}
+
+// src/action/generate-mode.ts
+var BOT = { name: "github-actions[bot]", email: "41898282+github-actions[bot]@users.noreply.github.com" };
+async function runGeneration(inputs, context, at2) {
+  const { plan, rpgPath } = at2;
+  const dir = context.workspace;
+  const token = inputs.githubToken;
+  const auth2 = token ? { serverUrl: context.serverUrl, token } : void 0;
+  const rpgName = rpgNameOf(at2.rpg, at2.rpgFile);
+  const runBranchName = runBranch(rpgName);
+  const matrix = inputs.subgraphs.length > 0 ? checkSubgraphs(plan, inputs.subgraphs) : void 0;
+  const branchGlob = `refs/heads/${subgraphBranchPrefix(rpgName)}*`;
+  await fetchRefs(dir, "origin", [`+${branchGlob}:${branchGlob}`], auth2);
+  if (matrix) {
+    await combineDependencies(dir, plan, rpgName, runBranchName, matrix);
+  } else if (inputs.mode !== "generate") {
+    if (!await remoteHasBranch(dir, "origin", runBranchName, auth2))
+      throw new Error(`mode ${inputs.mode} continues an earlier run, but origin has no branch ${runBranchName}; run mode generate first`);
+    await fetchRefs(dir, "origin", [`+refs/heads/${runBranchName}:refs/heads/${runBranchName}`], auth2);
+    await checkoutBranch(dir, runBranchName);
+  }
+  process.env.GIT_AUTHOR_NAME ??= BOT.name;
+  process.env.GIT_AUTHOR_EMAIL ??= BOT.email;
+  process.env.GIT_COMMITTER_NAME ??= BOT.name;
+  process.env.GIT_COMMITTER_EMAIL ??= BOT.email;
+  const { provider, model } = await selectProvider({ replay: inputs.replay || void 0, model: inputs.model || void 0 }, process.env);
+  const started = Date.now();
+  const result = await generate({
+    rpg: at2.rpg,
+    rpgPath,
+    rpgSha256: rpgHash(at2.text),
+    outDir: dir,
+    provider,
+    model,
+    // A checkpoint on the branch (or merged into the base) is continued: passed nodes
+    // whose specification is unchanged are kept; a missing one starts afresh.
+    mode: "resume",
+    only: inputs.mode === "generate" || inputs.nodes.length === 0 ? void 0 : inputs.nodes,
+    subgraphs: matrix,
+    maxIterations: inputs.maxIterations,
+    git: true,
+    branchPerSubgraph: true,
+    onEvent: progressPrinter((line) => void process.stdout.write(line)),
+    onNotice: (notice) => warning(notice)
+  });
+  const checkpoint = parseCheckpoint(await readFile7(result.checkpointPath, "utf8"), result.checkpointPath);
+  const mine = (id) => !matrix || matrix.includes(id);
+  const branches = /* @__PURE__ */ new Map();
+  const local = new Set(await refsUnder(dir, `refs/heads/${subgraphBranchPrefix(rpgName)}`));
+  for (const subgraph of plan.subgraphs) {
+    const branch = subgraphBranch(rpgName, subgraph.id);
+    if (local.has(branch) && subgraph.nodes.some((id) => checkpoint.nodes[id]?.status === "passed")) branches.set(subgraph.id, branch);
+  }
+  const tags = await refsUnder(dir, `refs/tags/rpg/${result.runId}/`);
+  await pushRefs(
+    dir,
+    "origin",
+    [
+      ...[...branches].filter(([id]) => mine(id)).map(([, b3]) => `refs/heads/${b3}:refs/heads/${b3}`),
+      ...tags.map((t2) => `refs/tags/${t2}:refs/tags/${t2}`),
+      // In matrix mode each job holds a part of the run; the report job puts the parts together.
+      ...matrix ? [] : [`+refs/heads/${runBranchName}:refs/heads/${runBranchName}`]
+    ],
+    auth2
+  );
+  let prs = [];
+  if (token) {
+    const octokit = createOctokit(token, context.apiUrl);
+    prs = await publishSubgraphs({
+      octokit,
+      repository: context.repository,
+      plan,
+      checkpoint,
+      rpgPath,
+      runId: result.runId,
+      model,
+      elapsedMs: Date.now() - started,
+      baseBranch: inputs.baseBranch || defaultBranchFromEvent(context) || (await octokit.rest.repos.get({ ...context.repository })).data.default_branch,
+      branches,
+      retryCommand: (nodeId) => `gh workflow run ${workflowFile(context)} -f mode=retry -f rpg-path=${rpgPath} -f nodes=${nodeId}`,
+      ...matrix ? { only: new Set(matrix) } : {}
+    });
+  } else {
+    warning("no github-token: branches were pushed, but no pull request was opened");
+  }
+  const report = await readFile7(result.reportPath, "utf8");
+  await finish(inputs, context, {
+    plan,
+    rpgPath,
+    checkpoint,
+    prs,
+    report,
+    runId: result.runId,
+    branch: matrix ? void 0 : runBranchName
+  });
+}
+async function finish(inputs, context, run5) {
+  const leaves = Object.values(run5.checkpoint.nodes).filter((e) => e.node_type !== "composite");
+  const count2 = (status) => leaves.filter((e) => e.status === status).length;
+  const [passed, failed, skipped] = [count2("passed"), count2("failed"), count2("skipped")];
+  if (inputs.githubToken && inputs.issue !== void 0) {
+    const marker = commentMarker("run-report", run5.rpgPath);
+    const heading = `### rpg-forge: ${passed} of ${leaves.length} nodes pass (\`${run5.rpgPath}\`, run ${run5.runId})
+
+`;
+    await upsertComment(
+      createOctokit(inputs.githubToken, context.apiUrl),
+      { ...context.repository, issueNumber: inputs.issue },
+      marker,
+      fitToLimit(heading + pullRequestTable(run5.prs, run5.plan) + run5.report, BODY_LIMIT - marker.length - 1)
+    );
+  }
+  setOutput(
+    "pull-requests",
+    JSON.stringify(Object.fromEntries(run5.prs.map((pr2) => [pr2.subgraphId, { number: pr2.number, url: pr2.url }])))
+  );
+  setOutput("passed", passed);
+  setOutput("failed", failed);
+  setOutput("skipped", skipped);
+  if (run5.branch) setOutput("branch", run5.branch);
+  await summary.addRaw(pullRequestTable(run5.prs, run5.plan)).addRaw(run5.report).write();
+  info(`${passed} passed, ${failed} failed, ${skipped} skipped of ${leaves.length} nodes; ${run5.prs.length} pull request(s)`);
+}
+function checkSubgraphs(plan, subgraphs) {
+  const unknown2 = subgraphs.filter((id) => !plan.subgraphs.some((s) => s.id === id));
+  if (unknown2.length > 0) throw new Error(`input subgraphs names ${unknown2.join(", ")}, not a subgraph of the RPG`);
+  return [...subgraphs];
+}
+async function combineDependencies(dir, plan, rpgName, runBranchName, subgraphs) {
+  const needed = [...new Set(plan.subgraphs.filter((s) => subgraphs.includes(s.id)).flatMap((s) => s.dependsOn))].filter(
+    (id) => !subgraphs.includes(id)
+  );
+  const present = new Set(await refsUnder(dir, `refs/heads/${subgraphBranchPrefix(rpgName)}`));
+  const sources = needed.map((id) => subgraphBranch(rpgName, id)).filter((b3) => present.has(b3));
+  for (const id of needed.filter((id2) => !present.has(subgraphBranch(rpgName, id2))))
+    warning(`subgraph ${id} has no branch (no node of it passed); the nodes that need it will be skipped`);
+  if (sources.length === 0) return;
+  await checkoutCombined(dir, runBranchName, sources);
+  const checkpoints = [];
+  for (const branch of sources) {
+    const text = await readFileAt(dir, branch, CHECKPOINT_PATH);
+    if (text !== void 0) checkpoints.push(parseCheckpoint(text, `${branch}:${CHECKPOINT_PATH}`));
+  }
+  const merged = mergeCheckpoints(checkpoints);
+  if (merged) await writeCheckpoint(join10(dir, CHECKPOINT_PATH), merged);
+}
+
 // src/action/inputs.ts
-var MODES = ["generate", "retry", "revise", "plan"];
+var MODES = ["generate", "retry", "revise", "plan", "report"];
 var ids = external_exports.string().transform((text) => text.split(/[\s,]+/).filter(Boolean)).pipe(external_exports.array(external_exports.string()));
 var positive = (name, fallback) => external_exports.string().transform((text) => text.trim() === "" ? fallback : Number(text)).pipe(
   external_exports.number({ error: `${name} must be a whole number` }).int(`${name} must be a whole number`).min(1, `${name} must be at least 1`)
@@ -71341,201 +71611,16 @@ function readInputs() {
   return parsed.data;
 }
 
-// src/action/main.ts
-var BOT = { name: "github-actions[bot]", email: "41898282+github-actions[bot]@users.noreply.github.com" };
-async function run4() {
-  try {
-    const inputs = readInputs();
-    if (inputs.githubToken) setSecret(inputs.githubToken);
-    const context = await readContext();
-    await runMode(inputs, context);
-  } catch (error63) {
-    if (error63 instanceof RpgForgeError) {
-      setFailed(`${formatProblemLine(error63.code, error63.message, error63.at)}${error63.hint ? `
-  hint: ${error63.hint}` : ""}`);
-    } else {
-      setFailed(error63.message);
-    }
-  }
-}
-async function readContext() {
-  const env = process.env;
-  const [owner, repo] = (env.GITHUB_REPOSITORY ?? "").split("/");
-  if (!owner || !repo) throw new Error("GITHUB_REPOSITORY is not set to owner/repo; is this running in GitHub Actions?");
-  const eventPath = env.GITHUB_EVENT_PATH;
-  const event = eventPath ? JSON.parse(await readFile6(eventPath, "utf8")) : {};
+// src/action/invalid-rpg.ts
+function annotation(issue3, rpgPath) {
   return {
-    workspace: resolve5(env.GITHUB_WORKSPACE ?? process.cwd()),
-    repository: { owner, repo },
-    apiUrl: env.GITHUB_API_URL ?? "https://api.github.com",
-    serverUrl: env.GITHUB_SERVER_URL ?? "https://github.com",
-    event,
-    workflowRef: env.GITHUB_WORKFLOW_REF
+    title: issue3.code,
+    file: rpgPath,
+    ...issue3.at.line !== void 0 ? { startLine: issue3.at.line } : {},
+    ...issue3.at.column !== void 0 ? { startColumn: issue3.at.column } : {}
   };
 }
-async function runMode(inputs, context) {
-  const rpgFile = isAbsolute4(inputs.rpgPath) ? inputs.rpgPath : join10(context.workspace, inputs.rpgPath);
-  const rpgPath = relative3(context.workspace, rpgFile);
-  const { loaded, text } = await loadRpgWithText(rpgFile);
-  if (!loaded.ok) {
-    await reportInvalidRpg(loaded.issues, rpgPath, inputs, context);
-    return;
-  }
-  for (const warning2 of loaded.warnings) warning(warning2.message, annotation(warning2, rpgPath));
-  const plan = buildPlan(loaded.value);
-  setPlanOutputs(plan);
-  if (inputs.mode === "plan") {
-    await summary.addRaw(planSummary(plan, rpgPath)).write();
-    return;
-  }
-  const token = inputs.githubToken;
-  const auth2 = token ? { serverUrl: context.serverUrl, token } : void 0;
-  const rpgName = rpgNameOf(loaded.value, rpgFile);
-  const runBranchName = runBranch(rpgName);
-  const dir = context.workspace;
-  const branchGlob = `refs/heads/${subgraphBranchPrefix(rpgName)}*`;
-  await fetchRefs(dir, "origin", [`+${branchGlob}:${branchGlob}`], auth2);
-  if (inputs.mode !== "generate") {
-    if (!await remoteHasBranch(dir, "origin", runBranchName, auth2))
-      throw new Error(`mode ${inputs.mode} continues an earlier run, but origin has no branch ${runBranchName}; run mode generate first`);
-    await fetchRefs(dir, "origin", [`+refs/heads/${runBranchName}:refs/heads/${runBranchName}`], auth2);
-    await checkoutBranch(dir, runBranchName);
-  }
-  for (const [variable, value] of [
-    ["GIT_AUTHOR_NAME", BOT.name],
-    ["GIT_AUTHOR_EMAIL", BOT.email],
-    ["GIT_COMMITTER_NAME", BOT.name],
-    ["GIT_COMMITTER_EMAIL", BOT.email]
-  ])
-    process.env[variable] ??= value;
-  const { provider, model } = await selectProvider({ replay: inputs.replay || void 0, model: inputs.model || void 0 }, process.env);
-  const write = (line) => void process.stdout.write(line);
-  const only = inputs.mode === "generate" ? subgraphNodes(plan, inputs.subgraphs) : inputs.nodes.length > 0 ? inputs.nodes : void 0;
-  const started = Date.now();
-  const result = await generate({
-    rpg: loaded.value,
-    rpgPath,
-    rpgSha256: rpgHash(text),
-    outDir: dir,
-    provider,
-    model,
-    // A checkpoint on the branch (or merged into the base) is continued: passed nodes
-    // whose specification is unchanged are kept; a missing one starts afresh.
-    mode: "resume",
-    only,
-    maxIterations: inputs.maxIterations,
-    git: true,
-    branchPerSubgraph: true,
-    onEvent: progressPrinter(write),
-    onNotice: (notice) => warning(notice)
-  });
-  const checkpoint = parseCheckpoint(await readFile6(result.checkpointPath, "utf8"), result.checkpointPath);
-  const branches = /* @__PURE__ */ new Map();
-  const local = new Set(await refsUnder(dir, `refs/heads/${subgraphBranchPrefix(rpgName)}`));
-  for (const subgraph of plan.subgraphs) {
-    const branch = subgraphBranch(rpgName, subgraph.id);
-    if (local.has(branch) && subgraph.nodes.some((id) => checkpoint.nodes[id]?.status === "passed")) branches.set(subgraph.id, branch);
-  }
-  const tags = await refsUnder(dir, `refs/tags/rpg/${result.runId}/`);
-  await pushRefs(
-    dir,
-    "origin",
-    [
-      ...[...branches.values()].map((b3) => `refs/heads/${b3}:refs/heads/${b3}`),
-      ...tags.map((t2) => `refs/tags/${t2}:refs/tags/${t2}`),
-      `+refs/heads/${runBranchName}:refs/heads/${runBranchName}`
-    ],
-    auth2
-  );
-  const baseBranch = inputs.baseBranch || await defaultBranch(context, token);
-  let prs = [];
-  if (token) {
-    prs = await publishSubgraphs({
-      octokit: createOctokit(token, context.apiUrl),
-      repository: context.repository,
-      plan,
-      checkpoint,
-      rpgPath,
-      runId: result.runId,
-      model,
-      elapsedMs: Date.now() - started,
-      baseBranch,
-      branches,
-      retryCommand: (nodeId) => `gh workflow run ${workflowFile(context)} -f mode=retry -f rpg-path=${rpgPath} -f nodes=${nodeId}`
-    });
-  } else {
-    warning("no github-token: branches were pushed, but no pull request was opened");
-  }
-  const c3 = result.summary.counts;
-  const report = await readFile6(result.reportPath, "utf8");
-  if (token && inputs.issue !== void 0) {
-    const marker = commentMarker("run-report", rpgPath);
-    const heading = `### rpg-forge: ${c3.passed} of ${c3.total} nodes pass (\`${rpgPath}\`, run ${result.runId})
-
-`;
-    await upsertComment(
-      createOctokit(token, context.apiUrl),
-      { ...context.repository, issueNumber: inputs.issue },
-      marker,
-      fitToLimit(heading + prTable(prs, plan) + report, BODY_LIMIT - marker.length - 1)
-    );
-  }
-  setOutput("pull-requests", JSON.stringify(Object.fromEntries(prs.map((pr2) => [pr2.subgraphId, { number: pr2.number, url: pr2.url }]))));
-  setOutput("passed", c3.passed);
-  setOutput("failed", c3.failed);
-  setOutput("skipped", c3.skipped);
-  setOutput("branch", runBranchName);
-  await summary.addRaw(prTable(prs, plan)).addRaw(report).write();
-  info(`${c3.passed} passed, ${c3.failed} failed, ${c3.skipped} skipped of ${c3.total} nodes; ${prs.length} pull request(s)`);
-}
-function subgraphNodes(plan, subgraphs) {
-  if (subgraphs.length === 0) return void 0;
-  const unknown2 = subgraphs.filter((id) => !plan.subgraphs.some((s) => s.id === id));
-  if (unknown2.length > 0) throw new Error(`input subgraphs names ${unknown2.join(", ")}, not a subgraph of the RPG`);
-  return plan.subgraphs.filter((s) => subgraphs.includes(s.id)).flatMap((s) => s.nodes);
-}
-function setPlanOutputs(plan) {
-  const waves = [];
-  for (const subgraph of plan.subgraphs) (waves[subgraph.wave] ??= []).push(subgraph.id);
-  setOutput(
-    "plan",
-    JSON.stringify({
-      order: plan.order,
-      subgraphs: plan.subgraphs.map(({ id, name, nodes, dependsOn, wave }) => ({ id, name, nodes, dependsOn, wave }))
-    })
-  );
-  setOutput("waves", JSON.stringify(waves));
-  setOutput("wave-count", waves.length);
-}
-function planSummary(plan, rpgPath) {
-  const rows = plan.subgraphs.map((s) => `| ${s.wave + 1} | ${s.id} | ${s.nodes.length} | ${s.dependsOn.join(", ") || "\u2014"} |`);
-  return [
-    `## rpg-forge plan: ${rpgPath}`,
-    "",
-    "```mermaid",
-    renderMermaid(plan, {}).trimEnd(),
-    "```",
-    "",
-    "| Wave | Subgraph | Nodes | Needs |",
-    "|------|----------|-------|-------|",
-    ...rows,
-    ""
-  ].join("\n");
-}
-function prTable(prs, plan) {
-  if (prs.length === 0) return "";
-  const name = (id) => plan.subgraphs.find((s) => s.id === id)?.name ?? id;
-  return [
-    "## Pull requests",
-    "",
-    "| Subgraph | Pull request | Base |",
-    "|----------|--------------|------|",
-    ...prs.map((pr2) => `| ${name(pr2.subgraphId)} | [#${pr2.number}](${pr2.url})${pr2.created ? " (new)" : ""} | \`${pr2.base}\` |`),
-    "",
-    ""
-  ].join("\n");
-}
-async function reportInvalidRpg(issues, rpgPath, inputs, context) {
+async function reportInvalidRpg(issues, rpgPath, token, context) {
   const errors = issues.filter((i) => i.severity === "error");
   for (const issue3 of issues) {
     (issue3.severity === "error" ? error : warning)(`${issue3.code}: ${issue3.message}`, annotation(issue3, rpgPath));
@@ -71545,11 +71630,11 @@ async function reportInvalidRpg(issues, rpgPath, inputs, context) {
     "\n"
   );
   await summary.addRaw(body).write();
-  const issueNumber = numberOf(context.event, "issue") ?? numberOf(context.event, "pull_request");
-  if (issueNumber !== void 0 && inputs.githubToken) {
+  const issueNumber = eventIssueNumber(context.event);
+  if (issueNumber !== void 0 && token) {
     const marker = commentMarker("invalid-rpg", rpgPath);
     await upsertComment(
-      createOctokit(inputs.githubToken, context.apiUrl),
+      createOctokit(token, context.apiUrl),
       { ...context.repository, issueNumber },
       marker,
       body.slice(0, BODY_LIMIT - marker.length - 1)
@@ -71557,28 +71642,94 @@ async function reportInvalidRpg(issues, rpgPath, inputs, context) {
   }
   setFailed(`${rpgPath} is invalid: ${errors.length} problem(s); see the annotations`);
 }
-function annotation(issue3, rpgPath) {
-  return {
-    title: issue3.code,
-    file: rpgPath,
-    ...issue3.at.line !== void 0 ? { startLine: issue3.at.line } : {},
-    ...issue3.at.column !== void 0 ? { startColumn: issue3.at.column } : {}
+
+// src/action/report-mode.ts
+async function runReport(inputs, context, at2) {
+  const dir = context.workspace;
+  const token = inputs.githubToken;
+  const rpgName = rpgNameOf(at2.rpg, at2.rpgFile);
+  const glob = `refs/heads/${subgraphBranchPrefix(rpgName)}*`;
+  await fetchRefs(dir, "origin", [`+${glob}:${glob}`], token ? { serverUrl: context.serverUrl, token } : void 0);
+  const present = new Set(await refsUnder(dir, `refs/heads/${subgraphBranchPrefix(rpgName)}`));
+  const branches = new Map(
+    at2.plan.subgraphs.map((s) => [s.id, subgraphBranch(rpgName, s.id)]).filter(([, branch]) => present.has(branch))
+  );
+  const checkpoints = [];
+  for (const branch of branches.values()) {
+    const text = await readFileAt(dir, branch, CHECKPOINT_PATH);
+    if (text !== void 0) checkpoints.push(parseCheckpoint(text, `${branch}:${CHECKPOINT_PATH}`));
+  }
+  const checkpoint = mergeCheckpoints(checkpoints);
+  if (!checkpoint) throw new Error(`no subgraph of ${at2.rpgPath} has a branch (rpg/${rpgName}/...): there is nothing to report`);
+  const prs = [];
+  if (token) {
+    const octokit = createOctokit(token, context.apiUrl);
+    for (const [subgraphId, branch] of branches) {
+      const pr2 = await findPullRequest(octokit, context.repository, branch);
+      if (pr2) prs.push({ subgraphId, number: pr2.number, url: pr2.html_url, created: false, base: pr2.base.ref });
+    }
+  }
+  const elapsedMs = Object.values(checkpoint.nodes).reduce((sum, e) => sum + (e.duration_ms ?? 0), 0);
+  const report = renderGenerationReport({
+    plan: at2.plan,
+    checkpoint,
+    summary: summarize(checkpoint),
+    rpgPath: at2.rpgPath,
+    runId: checkpoint.run_id,
+    model: inputs.model || "as the wave jobs were configured",
+    generatedAt: /* @__PURE__ */ new Date(),
+    elapsedMs
+  });
+  if (branches.size < at2.plan.subgraphs.length)
+    warning(
+      `${at2.plan.subgraphs.length - branches.size} subgraph(s) have no branch: none of their nodes passed, or their job did not run`
+    );
+  await finish(inputs, context, {
+    plan: at2.plan,
+    rpgPath: at2.rpgPath,
+    checkpoint,
+    prs,
+    report,
+    runId: checkpoint.run_id,
+    branch: void 0
+  });
+}
+
+// src/action/main.ts
+async function run4() {
+  try {
+    const inputs = readInputs();
+    if (inputs.githubToken) setSecret(inputs.githubToken);
+    const context = await readContext();
+    const rpgFile = isAbsolute4(inputs.rpgPath) ? inputs.rpgPath : join11(context.workspace, inputs.rpgPath);
+    const rpgPath = relative3(context.workspace, rpgFile);
+    const { loaded, text } = await loadRpgWithText(rpgFile);
+    if (!loaded.ok) return await reportInvalidRpg(loaded.issues, rpgPath, inputs.githubToken, context);
+    for (const warning2 of loaded.warnings) warning(warning2.message, annotation(warning2, rpgPath));
+    const plan = buildPlan(loaded.value);
+    setPlanOutputs(plan);
+    const rpg = { rpg: loaded.value, rpgFile, rpgPath, text, plan };
+    if (inputs.mode === "plan") await summary.addRaw(planSummary(plan, rpgPath)).write();
+    else if (inputs.mode === "report") await runReport(inputs, context, rpg);
+    else await runGeneration(inputs, context, rpg);
+  } catch (error63) {
+    if (error63 instanceof RpgForgeError) {
+      setFailed(`${formatProblemLine(error63.code, error63.message, error63.at)}${error63.hint ? `
+  hint: ${error63.hint}` : ""}`);
+    } else {
+      setFailed(error63.message);
+    }
+  }
+}
+function setPlanOutputs(plan) {
+  const planned = {
+    order: plan.order,
+    subgraphs: plan.subgraphs.map(({ id, name, nodes, dependsOn, wave }) => ({ id, name, nodes, dependsOn, wave }))
   };
-}
-function numberOf(event, key) {
-  const value = event[key];
-  return typeof value?.number === "number" ? value.number : void 0;
-}
-async function defaultBranch(context, token) {
-  const fromEvent = context.event.repository?.default_branch;
-  if (fromEvent) return fromEvent;
-  if (!token) return "main";
-  const { data } = await createOctokit(token, context.apiUrl).rest.repos.get({ ...context.repository });
-  return data.default_branch;
-}
-function workflowFile(context) {
-  const match = /\.github\/workflows\/([^@]+)@/.exec(context.workflowRef ?? "");
-  return match?.[1] ?? "rpg-generate.yml";
+  const inWaves = waves(plan);
+  setOutput("plan", JSON.stringify(planned));
+  setOutput("waves", JSON.stringify(inWaves));
+  setOutput("wave-count", inWaves.length);
 }
 
 // src/action/index.ts

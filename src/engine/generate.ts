@@ -48,6 +48,8 @@ export interface GenerateOptions {
   mode: RunOptions["mode"];
   startFromNode?: string | undefined;
   only?: string[] | undefined;
+  /** Generate only these subgraphs' nodes (matrix mode); the rest of the checkpoint is left as it is. */
+  subgraphs?: string[] | undefined;
   maxIterations?: number | undefined;
   sandbox?: SandboxKind | undefined;
   /** Keep the output as a git repository with a commit and a tag per completed subgraph (default true). */
@@ -175,17 +177,30 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   };
   if (options.startFromNode !== undefined) runOptions.startFromNode = options.startFromNode;
   if (options.only !== undefined) runOptions.only = options.only;
+  if (options.subgraphs !== undefined) {
+    const wanted = new Set(options.subgraphs);
+    runOptions.scope = plan.subgraphs.filter((s) => wanted.has(s.id)).flatMap((s) => s.nodes);
+  }
   if (options.onEvent) runOptions.onEvent = options.onEvent;
   if (options.signal) runOptions.signal = options.signal;
   const committed = new Set<string>();
+  const visited = new Set(runOptions.scope ?? plan.order);
   const commitCompleted = async (checkpoint: Checkpoint): Promise<void> => {
     if (!repo) return;
+    const byId = new Map(plan.subgraphs.map((s) => [s.id, s]));
+    const ran = (subgraphId: string): boolean =>
+      byId.get(subgraphId)!.nodes.some((id) => checkpoint.nodes[id]?.attempts.some((a) => a.run_id === runId));
+    // A dependency is settled once committed, or when this run has nothing (more) to do in it.
+    const settled = (dep: string): boolean =>
+      committed.has(dep) || (!ran(dep) && (isComplete(byId.get(dep)!, checkpoint) || !byId.get(dep)!.nodes.some((id) => visited.has(id))));
     // In wave order, and only after what a subgraph depends on: history then reads
     // like the plan, each commit holding code whose imports are already committed.
     for (const subgraph of plan.subgraphs) {
       if (committed.has(subgraph.id) || !isComplete(subgraph, checkpoint)) continue;
-      if (!subgraph.dependsOn.every((dep) => committed.has(dep))) continue;
+      if (!subgraph.dependsOn.every(settled)) continue;
       committed.add(subgraph.id);
+      // A subgraph none of whose nodes this run generated has nothing new to commit.
+      if (!ran(subgraph.id)) continue;
       if (!subgraph.nodes.some((id) => checkpoint.nodes[id]?.status === "passed")) continue;
       const tag = subgraphTag(runId, subgraph.id);
       const pathsOf = (s: typeof subgraph): string[] => subgraphPaths(s, plan, options.rpg, checkpoint, testFileOf, CHECKPOINT_PATH);

@@ -37,6 +37,12 @@ export interface RunOptions {
   startFromNode?: string;
   /** Regenerate exactly these nodes (passed ones too), in plan order; everything else is left as it is. */
   only?: readonly string[];
+  /**
+   * Visit only these nodes (a subgraph's, in matrix mode); everything else is left as
+   * it is. Unlike `only`, passed nodes stay passed, and a node whose dependencies did
+   * not pass is skipped rather than refused.
+   */
+  scope?: readonly string[];
   onEvent?: RunEventListener;
   signal?: AbortSignal;
   /** Milliseconds since the epoch; injected so tests control time. */
@@ -82,9 +88,10 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
     delete checkpoint.pending_writes;
     if (unwritten.length > 0) emit({ type: "nodes-reset", nodeIds: unwritten, reason: "not-written" });
   }
-  const range = options.only
-    ? onlyRange(options.only, plan, checkpoint)
-    : plan.order.slice(startIndexOf(options.startFromNode, plan, checkpoint));
+  const scope = options.scope ? new Set(options.scope) : undefined;
+  const range = (
+    options.only ? onlyRange(options.only, plan, checkpoint) : plan.order.slice(startIndexOf(options.startFromNode, plan, checkpoint))
+  ).filter((id) => !scope || scope.has(id));
   if (options.only) {
     for (const id of range) checkpoint.nodes[id]!.status = "pending";
   }

@@ -46,13 +46,7 @@ export async function upsertComment(
 
 /** Our comment with this marker, if there is one. */
 export async function findComment(octokit: Octokit, where: RepositoryRef & { issueNumber: number }, marker: string) {
-  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
-    owner: where.owner,
-    repo: where.repo,
-    issue_number: where.issueNumber,
-    per_page: 100,
-  });
-  return comments.find((c) => c.body?.startsWith(marker));
+  return (await findCommentsByPrefix(octokit, where, marker))[0];
 }
 
 /** Every comment on the issue or PR whose marker starts with `prefix`. */

@@ -10,7 +10,7 @@ import {
   type SubgraphPrInput,
 } from "../report/pull-request.js";
 import { BODY_LIMIT, commentMarker, findCommentsByPrefix, upsertComment } from "./comments.js";
-import { upsertPullRequest } from "./pull-requests.js";
+import { findPullRequest, upsertPullRequest } from "./pull-requests.js";
 import type { Octokit, RepositoryRef } from "./repository.js";
 
 export interface PublishInput {
@@ -28,6 +28,8 @@ export interface PublishInput {
   branches: ReadonlyMap<string, string>;
   /** The comment command that regenerates a node, shown on its failure comment. */
   retryCommand: (nodeId: string) => string;
+  /** Publish only these subgraphs (matrix mode); the PRs of the others are looked up, for links. */
+  only?: ReadonlySet<string>;
 }
 
 export interface PublishedPullRequest {
@@ -52,6 +54,12 @@ export async function publishSubgraphs(input: PublishInput): Promise<PublishedPu
   for (const subgraph of input.plan.subgraphs) {
     const head = input.branches.get(subgraph.id);
     if (!head) continue;
+    if (input.only && !input.only.has(subgraph.id)) {
+      const pr = await findPullRequest(input.octokit, input.repository, head);
+      if (pr)
+        published.set(subgraph.id, { subgraphId: subgraph.id, number: pr.number, url: pr.html_url, created: false, base: pr.base.ref });
+      continue;
+    }
     const base = baseOf(subgraph, input);
     const dependencyPrs: DependencyPr[] = subgraph.dependsOn.flatMap((id) => {
       const pr = published.get(id);
@@ -94,7 +102,7 @@ export async function publishSubgraphs(input: PublishInput): Promise<PublishedPu
       }
     }
   }
-  return [...published.values()];
+  return [...published.values()].filter((pr) => !input.only || input.only.has(pr.subgraphId));
 }
 
 function baseOf(subgraph: PlannedSubgraph, input: PublishInput): string {

@@ -19,8 +19,7 @@ export interface UpsertedPullRequest {
  */
 export async function upsertPullRequest(octokit: Octokit, repository: RepositoryRef, spec: PullRequestSpec): Promise<UpsertedPullRequest> {
   const { owner, repo } = repository;
-  const { data: open } = await octokit.rest.pulls.list({ owner, repo, head: `${owner}:${spec.head}`, state: "open", per_page: 10 });
-  const existing = open.find((pr) => pr.head.ref === spec.head);
+  const existing = await findPullRequest(octokit, repository, spec.head);
   if (existing) {
     const changed = existing.title !== spec.title || (existing.body ?? "") !== spec.body || existing.base.ref !== spec.base;
     if (changed)
@@ -29,4 +28,12 @@ export async function upsertPullRequest(octokit: Octokit, repository: Repository
   }
   const { data } = await octokit.rest.pulls.create({ owner, repo, head: spec.head, base: spec.base, title: spec.title, body: spec.body });
   return { number: data.number, url: data.html_url, created: true };
+}
+
+/** The open pull request whose head is this branch of the repository, if any. */
+export async function findPullRequest(octokit: Octokit, repository: RepositoryRef, head: string) {
+  const { owner, repo } = repository;
+  // `head` must be owner:branch; GitHub ignores a bare branch name and lists every PR.
+  const { data: open } = await octokit.rest.pulls.list({ owner, repo, head: `${owner}:${head}`, state: "open", per_page: 10 });
+  return open.find((pr) => pr.head.ref === head);
 }

@@ -183,6 +183,28 @@ export async function checkoutBranch(dir: string, branch: string): Promise<void>
   await run(() => gitIn(dir).checkout([branch]), "GIT_FAILED", `cannot switch to the branch ${branch}`);
 }
 
+/** A file as it is on a branch or commit; undefined when it is not there. */
+export async function readFileAt(dir: string, ref: string, path: string): Promise<string | undefined> {
+  return gitIn(dir)
+    .show([`${ref}:${path}`])
+    .catch(() => undefined);
+}
+
+/**
+ * Puts the work tree on `branch`, made from the first of `sources`, with the files of
+ * the others laid over it (uncommitted): the code of several subgraph branches
+ * together, for a subgraph that needs them all (matrix mode). Files the sources share
+ * are the same code, since they come from the same run; the checkpoint, which they all
+ * carry, is for the caller to merge.
+ */
+export async function checkoutCombined(dir: string, branch: string, sources: readonly string[]): Promise<void> {
+  const [first, ...others] = sources;
+  if (!first) return;
+  const git = gitIn(dir);
+  await run(() => git.checkout(["-B", branch, first]), "GIT_FAILED", `cannot start ${branch} from ${first}`);
+  for (const other of others) await run(() => git.checkout([other, "--", "."]), "GIT_FAILED", `cannot lay ${other} over ${branch}`);
+}
+
 export interface RollbackResult {
   sha: string;
   tag: string;

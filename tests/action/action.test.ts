@@ -1,36 +1,10 @@
-import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGitHubStandIn, type GitHubStandIn } from "../helpers/github-stand-in.js";
+import { EXAMPLE, TOKEN, checkout, git, payload, remoteRefs, seedRemote } from "./fixtures.js";
 import { runAction, type ActionRun } from "./run-action.js";
-
-const EXAMPLE = fileURLToPath(new URL("../../examples/statkit/", import.meta.url));
-const git = (dir: string, ...args: string[]): string => execFileSync("git", ["-C", dir, ...args], { encoding: "utf8" }).trim();
-
-/** GitHub's own example payloads, pointed at our repository. */
-function payload(event: string, action?: string): Record<string, unknown> {
-  const all = JSON.parse(
-    readFileSync(
-      fileURLToPath(new URL("../../node_modules/@octokit/webhooks-examples/api.github.com/index.json", import.meta.url)),
-      "utf8",
-    ),
-  ) as {
-    name: string;
-    examples: Record<string, unknown>[];
-  }[];
-  const example = all.find((e) => e.name === event)!.examples.find((e) => action === undefined || e.action === action)!;
-  const copy = structuredClone(example);
-  Object.assign(copy.repository as object, {
-    name: "statkit",
-    full_name: "octo/statkit",
-    default_branch: "main",
-    owner: { login: "octo" },
-  });
-  return copy;
-}
 
 let root: string;
 let remote: string;
@@ -41,58 +15,33 @@ let retry: ActionRun;
 let firstHeads: Record<string, string>;
 let secondHeads: Record<string, string>;
 
-/** A fresh checkout of main, as actions/checkout makes one for each run. */
-function checkout(name: string): string {
-  const dir = join(root, name);
-  execFileSync("git", ["clone", "--quiet", "--branch", "main", remote, dir]);
-  return dir;
-}
-const remoteHeads = (): Record<string, string> =>
-  Object.fromEntries(
-    git(remote, "for-each-ref", "--format=%(refname) %(objectname)", "refs/heads", "refs/tags")
-      .split("\n")
-      .filter(Boolean)
-      .map((line) => line.split(" ")),
-  ) as Record<string, string>;
+const checkoutAs = (name: string): string => checkout(root, remote, name);
+const remoteHeads = (): Record<string, string> => remoteRefs(remote);
 const inputs = {
   "rpg-path": "rpg.json",
   mode: "generate",
-  "github-token": "ghs_test_token_0123456789",
+  "github-token": TOKEN,
   replay: join(EXAMPLE, "cassette.jsonl"),
 };
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), "rpg-forge-action-"));
-  remote = join(root, "remote.git");
-  execFileSync("git", ["init", "--quiet", "--bare", "--initial-branch", "main", remote]);
-  const seed = checkoutEmpty();
-  copyFileSync(join(EXAMPLE, "rpg.json"), join(seed, "rpg.json"));
-  writeFileSync(join(seed, "README.md"), "# statkit\n\nOur plan, in rpg.json.\n");
-  git(seed, "add", ".");
-  git(seed, "commit", "--quiet", "-m", "plan statkit");
-  git(seed, "push", "--quiet", "origin", "main");
+  remote = seedRemote(root);
   standIn = await startGitHubStandIn({ owner: "octo", repo: "statkit" });
   const env = { GITHUB_REPOSITORY: "octo/statkit", GITHUB_API_URL: standIn.url, GITHUB_SERVER_URL: "https://github.com" };
   const event = { name: "push", payload: payload("push") };
-  first = await runAction({ workspace: checkout("run-1"), runnerDir: join(root, "runner-1"), inputs, event, env });
+  first = await runAction({ workspace: checkoutAs("run-1"), runnerDir: join(root, "runner-1"), inputs, event, env });
   firstHeads = remoteHeads();
-  second = await runAction({ workspace: checkout("run-2"), runnerDir: join(root, "runner-2"), inputs, event, env });
+  second = await runAction({ workspace: checkoutAs("run-2"), runnerDir: join(root, "runner-2"), inputs, event, env });
   secondHeads = remoteHeads();
   retry = await runAction({
-    workspace: checkout("run-3"),
+    workspace: checkoutAs("run-3"),
     runnerDir: join(root, "runner-3"),
     inputs: { ...inputs, mode: "retry" },
     event,
     env,
   });
 }, 300_000);
-
-function checkoutEmpty(): string {
-  const dir = join(root, "seed");
-  execFileSync("git", ["clone", "--quiet", remote, dir], { stdio: "ignore" });
-  git(dir, "checkout", "--quiet", "-B", "main");
-  return dir;
-}
 
 afterAll(async () => {
   await standIn?.close();
@@ -201,9 +150,9 @@ describe("the Action, run as the runner runs dist/index.js", () => {
     expect(first.summary).toContain("Code Generation Report");
     for (const run of [first, second, retry]) {
       // The one line that names it is the runner's instruction to mask it everywhere else.
-      expect(run.stdout).toContain("::add-mask::ghs_test_token_0123456789");
-      const shown = run.stdout.replace("::add-mask::ghs_test_token_0123456789", "") + run.stderr + run.summary;
-      expect(shown).not.toContain("ghs_test_token_0123456789");
+      expect(run.stdout).toContain(`::add-mask::${TOKEN}`);
+      const shown = run.stdout.replace(`::add-mask::${TOKEN}`, "") + run.stderr + run.summary;
+      expect(shown).not.toContain(TOKEN);
     }
   });
 });

@@ -1,0 +1,73 @@
+import * as core from "@actions/core";
+import { mergeCheckpoints } from "../engine/checkpoint-merge.js";
+import { parseCheckpoint, type Checkpoint } from "../engine/checkpoint.js";
+import { CHECKPOINT_PATH } from "../engine/generate.js";
+import { rpgNameOf, subgraphBranch, subgraphBranchPrefix } from "../engine/history.js";
+import { summarize } from "../engine/summary.js";
+import type { PublishedPullRequest } from "../github/publish.js";
+import { findPullRequest } from "../github/pull-requests.js";
+import { createOctokit } from "../github/repository.js";
+import { renderGenerationReport } from "../report/generation-report.js";
+import { readFileAt, refsUnder } from "../workspace/git.js";
+import { fetchRefs } from "../workspace/remote.js";
+import type { ActionContext, RpgAtHand } from "./context.js";
+import { finish } from "./generate-mode.js";
+import type { ActionInputs } from "./inputs.js";
+
+/**
+ * Mode report, the last job of matrix mode: puts together what the wave jobs pushed
+ * (each subgraph's branch carries its checkpoint) into one report, with the PRs the
+ * wave jobs opened, for the job summary, the outputs and the `issue` input. It calls
+ * no model and writes no branch.
+ */
+export async function runReport(inputs: ActionInputs, context: ActionContext, at: RpgAtHand): Promise<void> {
+  const dir = context.workspace;
+  const token = inputs.githubToken;
+  const rpgName = rpgNameOf(at.rpg, at.rpgFile);
+  const glob = `refs/heads/${subgraphBranchPrefix(rpgName)}*`;
+  await fetchRefs(dir, "origin", [`+${glob}:${glob}`], token ? { serverUrl: context.serverUrl, token } : undefined);
+  const present = new Set(await refsUnder(dir, `refs/heads/${subgraphBranchPrefix(rpgName)}`));
+  const branches = new Map(
+    at.plan.subgraphs.map((s) => [s.id, subgraphBranch(rpgName, s.id)] as const).filter(([, branch]) => present.has(branch)),
+  );
+  const checkpoints: Checkpoint[] = [];
+  for (const branch of branches.values()) {
+    const text = await readFileAt(dir, branch, CHECKPOINT_PATH);
+    if (text !== undefined) checkpoints.push(parseCheckpoint(text, `${branch}:${CHECKPOINT_PATH}`));
+  }
+  const checkpoint = mergeCheckpoints(checkpoints);
+  if (!checkpoint) throw new Error(`no subgraph of ${at.rpgPath} has a branch (rpg/${rpgName}/...): there is nothing to report`);
+
+  const prs: PublishedPullRequest[] = [];
+  if (token) {
+    const octokit = createOctokit(token, context.apiUrl);
+    for (const [subgraphId, branch] of branches) {
+      const pr = await findPullRequest(octokit, context.repository, branch);
+      if (pr) prs.push({ subgraphId, number: pr.number, url: pr.html_url, created: false, base: pr.base.ref });
+    }
+  }
+  const elapsedMs = Object.values(checkpoint.nodes).reduce((sum, e) => sum + (e.duration_ms ?? 0), 0);
+  const report = renderGenerationReport({
+    plan: at.plan,
+    checkpoint,
+    summary: summarize(checkpoint),
+    rpgPath: at.rpgPath,
+    runId: checkpoint.run_id,
+    model: inputs.model || "as the wave jobs were configured",
+    generatedAt: new Date(),
+    elapsedMs,
+  });
+  if (branches.size < at.plan.subgraphs.length)
+    core.warning(
+      `${at.plan.subgraphs.length - branches.size} subgraph(s) have no branch: none of their nodes passed, or their job did not run`,
+    );
+  await finish(inputs, context, {
+    plan: at.plan,
+    rpgPath: at.rpgPath,
+    checkpoint,
+    prs,
+    report,
+    runId: checkpoint.run_id,
+    branch: undefined,
+  });
+}

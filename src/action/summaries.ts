@@ -1,0 +1,51 @@
+import type { PublishedPullRequest } from "../github/publish.js";
+import type { Plan } from "../plan/plan.js";
+import { renderMermaid } from "../report/mermaid.js";
+
+/** The job summary of mode plan: the graph and the waves. */
+export function planSummary(plan: Plan, rpgPath: string): string {
+  const rows = plan.subgraphs.map((s) => `| ${s.wave + 1} | ${s.id} | ${s.nodes.length} | ${s.dependsOn.join(", ") || "—"} |`);
+  return [
+    `## rpg-forge plan: ${rpgPath}`,
+    "",
+    "```mermaid",
+    renderMermaid(plan, {}).trimEnd(),
+    "```",
+    "",
+    "| Wave | Subgraph | Nodes | Needs |",
+    "|------|----------|-------|-------|",
+    ...rows,
+    "",
+  ].join("\n");
+}
+
+/** The pull requests of a run, for the job summary and the issue's report. */
+export function pullRequestTable(prs: readonly PublishedPullRequest[], plan: Plan): string {
+  if (prs.length === 0) return "";
+  const name = (id: string): string => plan.subgraphs.find((s) => s.id === id)?.name ?? id;
+  return [
+    "## Pull requests",
+    "",
+    "| Subgraph | Pull request | Base |",
+    "|----------|--------------|------|",
+    ...prs.map((pr) => `| ${name(pr.subgraphId)} | [#${pr.number}](${pr.url})${pr.created ? " (new)" : ""} | \`${pr.base}\` |`),
+    "",
+    "",
+  ].join("\n");
+}
+
+/**
+ * The subgraphs in dependency waves (matrix mode runs one wave after another).
+ * Subgraphs in a circle (a warning, RPG_SUBGRAPH_CYCLE) cannot be generated apart:
+ * they come last, as one entry naming them all, for one job.
+ */
+export function waves(plan: Plan): string[][] {
+  const byWave: string[][] = [];
+  const cyclic: string[] = [];
+  for (const subgraph of plan.subgraphs) {
+    if (subgraph.wave < 0) cyclic.push(subgraph.id);
+    else (byWave[subgraph.wave] ??= []).push(subgraph.id);
+  }
+  const dense = byWave.filter((wave) => wave.length > 0);
+  return cyclic.length > 0 ? [...dense, [cyclic.join(" ")]] : dense;
+}
