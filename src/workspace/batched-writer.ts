@@ -62,12 +62,15 @@ export class BatchedWriter {
     for (const id of nodes) for (const file of filesOf(id)) owners.set(file, [...(owners.get(file) ?? []), id]);
 
     const prepared = new Map<string, StagedWrite>();
+    const previous = new Map<string, string | undefined>();
     const unwritable = new Map<string, string>();
     for (const file of owners.keys()) {
       try {
         const content = await work.read(file);
         // An output file that cannot be read is one to replace (the write will say why it cannot).
-        if (content === undefined || content === (await output.read(file).catch(() => undefined))) continue;
+        const before = await output.read(file).catch(() => undefined);
+        if (content === undefined || content === before) continue;
+        previous.set(file, before);
         prepared.set(file, await output.stage(file, content));
       } catch (error) {
         unwritable.set(file, (error as Error).message);
@@ -126,12 +129,22 @@ export class BatchedWriter {
         tainted = taintedFiles();
       }
     }
+    // A rename refused after others of the same nodes went through: those go back as they were.
+    for (const file of files.filter((f) => tainted.has(f))) {
+      const before = previous.get(file);
+      await (before === undefined ? output.remove(file) : output.write(file, before)).catch(() => undefined);
+    }
     // The work tree goes back to the output's content, so the next node builds on what is really there.
     for (const file of tainted) {
       const kept = await output.read(file).catch(() => undefined);
       if (kept === undefined) await work.remove(file);
       else await work.write(file, kept);
     }
-    return { written: nodes.filter((id) => !bad(id)), files, failed: [...failed.values()], blocked: nodes.filter((id) => blocked.has(id)) };
+    return {
+      written: nodes.filter((id) => !bad(id)),
+      files: files.filter((f) => !tainted.has(f)),
+      failed: [...failed.values()],
+      blocked: nodes.filter((id) => blocked.has(id)),
+    };
   }
 }

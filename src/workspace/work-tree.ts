@@ -1,5 +1,5 @@
-import { copyFile, mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
-import { join, relative, resolve } from "node:path";
+import { copyFile, lstat, mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { join, relative, resolve, sep } from "node:path";
 import { RpgForgeError } from "../errors.js";
 
 /** Where the TDD loop runs unless told otherwise, inside the output's ignored .rpg-forge/. */
@@ -22,6 +22,21 @@ export async function createWorkTree(outDir: string, workDir: string): Promise<v
   const work = resolve(workDir);
   if (out === work || !relative(work, out).startsWith("..")) {
     throw new RpgForgeError("WORK_TREE_REFUSED", `the work tree ${work} would hold the output ${out}`, { file: work });
+  }
+  // A link on the way (a repository can commit `.rpg-forge` as one) would put the tree, and our rm, elsewhere.
+  if (work.startsWith(`${out}${sep}`)) {
+    let path = out;
+    for (const part of relative(out, work).split(sep)) {
+      path = join(path, part);
+      const info = await lstat(path).catch(() => undefined);
+      if (info && !info.isDirectory())
+        throw new RpgForgeError(
+          "WORK_TREE_REFUSED",
+          `${path} is not a folder (a link or a file)`,
+          { file: path },
+          "remove it; .rpg-forge/ is rpg-forge's own",
+        );
+    }
   }
   const existing = await readdir(work).catch(() => undefined);
   if (existing !== undefined && existing.length > 0) {

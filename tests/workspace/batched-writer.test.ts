@@ -119,8 +119,10 @@ describe("BatchedWriter", () => {
     expect(read(out, "src/pkg/shared.py")).toBeUndefined();
   });
 
-  it("fails a node whose rename fails after its bytes were written (a folder where its file should be)", async () => {
-    const { out, writer, pass } = await setup({ a: "a", b: "b" });
+  it("fails a node whose rename fails after its bytes were written, and puts back its files already renamed", async () => {
+    const { work, out, writer, pass } = await setup({ a: "a", b: "b" });
+    put(out, "src/pkg/a.py", "# a as it was\n");
+    // The module renames first; the test file cannot, a folder stands where it should go.
     mkdirSync(join(out, "tests/test_a.py"), { recursive: true });
     pass("a");
     pass("b");
@@ -131,6 +133,10 @@ describe("BatchedWriter", () => {
       { nodeId: "a", file: "tests/test_a.py", reason: expect.stringContaining("cannot write tests/test_a.py") },
     ]);
     expect(result.written).toEqual(["b"]);
+    expect(result.files).toEqual(["src/pkg/b.py", "tests/test_b.py"]);
+    expect(read(out, "src/pkg/a.py")).toBe("# a as it was\n");
+    expect(read(work, "src/pkg/a.py")).toBe("# a as it was\n");
     expect(readdirSync(join(out, "tests")).sort()).toEqual(["test_a.py", "test_b.py"]);
+    expect(readdirSync(join(out, "src/pkg")).sort()).toEqual(["a.py", "b.py"]);
   });
 });

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createWorkTree, defaultWorkTree, removeWorkTree } from "../../src/workspace/work-tree.js";
@@ -52,6 +52,18 @@ describe("the work tree", () => {
     await removeWorkTree(work);
     expect(existsSync(work)).toBe(false);
     expect(existsSync(join(out, "src/pkg/core.py"))).toBe(true);
+  });
+
+  it("refuses a .rpg-forge that is a link, which would put the tree (and its removal) somewhere else", async () => {
+    const out = output();
+    const elsewhere = tempDir();
+    rmSync(join(out, ".rpg-forge"), { recursive: true });
+    symlinkSync(elsewhere, join(out, ".rpg-forge"));
+    await expect(createWorkTree(out, defaultWorkTree(out))).rejects.toMatchObject({
+      code: "WORK_TREE_REFUSED",
+      message: expect.stringContaining("is not a folder"),
+    });
+    expect(readdirSync(elsewhere)).toEqual([]);
   });
 
   it("refuses to empty a folder that is not one of ours, or one that holds the output", async () => {
