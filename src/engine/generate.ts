@@ -58,6 +58,8 @@ export interface GenerateOptions {
   allowDirty?: boolean | undefined;
   /** Also give each subgraph a branch rpg/<name>/<subgraph> on top of the branches it needs. */
   branchPerSubgraph?: boolean | undefined;
+  /** The commit a subgraph branch that needs no other starts from (default: where the run branch started). */
+  branchBase?: string | undefined;
   perTestTimeoutMs?: number | undefined;
   /** Passed nodes per batch of writes to the output (default 5). */
   batchSize?: number | undefined;
@@ -70,6 +72,8 @@ export interface GenerateOptions {
 
 export interface GenerateResult {
   summary: RunSummary;
+  /** The checkpoint as the run left it (in memory: nothing generated code could have touched). */
+  checkpoint: Checkpoint;
   interrupted: boolean;
   runId: string;
   reportPath: string;
@@ -188,19 +192,16 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const commitCompleted = async (checkpoint: Checkpoint): Promise<void> => {
     if (!repo) return;
     const byId = new Map(plan.subgraphs.map((s) => [s.id, s]));
-    const ran = (subgraphId: string): boolean =>
-      byId.get(subgraphId)!.nodes.some((id) => checkpoint.nodes[id]?.attempts.some((a) => a.run_id === runId));
-    // A dependency is settled once committed, or when this run has nothing (more) to do in it.
+    // A dependency is settled once committed, or when this run will not complete it
+    // (matrix mode: a subgraph of another job whose nodes did not pass).
     const settled = (dep: string): boolean =>
-      committed.has(dep) || (!ran(dep) && (isComplete(byId.get(dep)!, checkpoint) || !byId.get(dep)!.nodes.some((id) => visited.has(id))));
+      committed.has(dep) || (!isComplete(byId.get(dep)!, checkpoint) && !byId.get(dep)!.nodes.some((id) => visited.has(id)));
     // In wave order, and only after what a subgraph depends on: history then reads
     // like the plan, each commit holding code whose imports are already committed.
     for (const subgraph of plan.subgraphs) {
       if (committed.has(subgraph.id) || !isComplete(subgraph, checkpoint)) continue;
       if (!subgraph.dependsOn.every(settled)) continue;
       committed.add(subgraph.id);
-      // A subgraph none of whose nodes this run generated has nothing new to commit.
-      if (!ran(subgraph.id)) continue;
       if (!subgraph.nodes.some((id) => checkpoint.nodes[id]?.status === "passed")) continue;
       const tag = subgraphTag(runId, subgraph.id);
       const pathsOf = (s: typeof subgraph): string[] => subgraphPaths(s, plan, options.rpg, checkpoint, testFileOf, CHECKPOINT_PATH);
@@ -214,30 +215,52 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
           (s): s is string => s !== undefined,
         );
         const parents = [...new Set([...(own ? [own] : []), ...needs])];
-        await repo.commitToBranch(branch, parents.length > 0 ? parents : [repo.base], closurePaths(subgraph, plan, pathsOf), message);
+        const base = options.branchBase ?? repo.base;
+        const moved = await repo.commitToBranch(
+          branch,
+          parents.length > 0 ? parents : [base],
+          closurePaths(subgraph, plan, pathsOf),
+          message,
+        );
+        if (!moved) branch = undefined;
       }
-      if (sha) options.onEvent?.({ type: "subgraph-committed", subgraphId: subgraph.id, sha, tag, ...(branch ? { branch } : {}) });
+      if (sha || branch)
+        options.onEvent?.({
+          type: "subgraph-committed",
+          subgraphId: subgraph.id,
+          ...(sha ? { sha, tag } : {}),
+          ...(branch ? { branch } : {}),
+        });
     }
   };
   runOptions.afterNode = (_id, checkpoint) => commitCompleted(checkpoint);
-  const { checkpoint, interrupted } = await runPlan(runOptions).finally(() => removeWorkTree(workDir));
-  if (!interrupted) await commitCompleted(checkpoint);
-
-  // An interrupted run assembles nothing: the package is finished by the resume.
   let assembly: AssemblyResult | undefined;
-  if (!interrupted) {
-    assembly = await assemblePackage({
-      rpg: options.rpg,
-      checkpoint,
-      files: output,
-      python,
-      runId,
-      model: options.model,
-      generatedAt: new Date(clock()),
-      runTests: pytestIn(outDir),
-    });
-    for (const warning of assembly.warnings) options.onNotice?.(warning);
+  let run: Awaited<ReturnType<typeof runPlan>>;
+  try {
+    run = await runPlan(runOptions);
+    if (!run.interrupted) await commitCompleted(run.checkpoint);
+    // An interrupted run assembles nothing: the package is finished by the resume.
+    if (!run.interrupted) {
+      assembly = await assemblePackage({
+        rpg: options.rpg,
+        checkpoint: run.checkpoint,
+        files: output,
+        python,
+        runId,
+        model: options.model,
+        generatedAt: new Date(clock()),
+        // The whole suite runs once more, in a fresh copy of the assembled output: generated code never runs in the output.
+        runTests: async (targets) => {
+          await createWorkTree(outDir, workDir);
+          return pytestIn(workDir)(targets);
+        },
+      });
+      for (const warning of assembly.warnings) options.onNotice?.(warning);
+    }
+  } finally {
+    await removeWorkTree(workDir);
   }
+  const { checkpoint, interrupted } = run;
   const summary = summarize(checkpoint);
   const report = renderGenerationReport({
     plan,
@@ -254,5 +277,5 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   await writeOutputFile(outDir, REPORT_PATH, report);
   if (repo && assembly)
     await repo.commitPaths([...new Set([...assembly.written, CHECKPOINT_PATH, REPORT_PATH])], "chore: assemble the package and its report");
-  return { summary, interrupted, runId, reportPath: join(outDir, REPORT_PATH), checkpointPath, branch: repo?.branch };
+  return { summary, checkpoint, interrupted, runId, reportPath: join(outDir, REPORT_PATH), checkpointPath, branch: repo?.branch };
 }

@@ -58,11 +58,14 @@ export function progressPrinter(write: (text: string) => void): (event: RunEvent
           );
         }
         break;
-      case "subgraph-committed":
-        write(
-          `Committed subgraph ${event.subgraphId} as ${event.sha.slice(0, 7)} (tag ${event.tag}${event.branch ? `, branch ${event.branch}` : ""})\n`,
-        );
+      case "subgraph-committed": {
+        const parts = [
+          ...(event.sha ? [`as ${event.sha.slice(0, 7)} (tag ${event.tag})`] : []),
+          ...(event.branch ? [`on branch ${event.branch}`] : []),
+        ];
+        write(`Committed subgraph ${event.subgraphId} ${parts.join(", ")}\n`);
         break;
+      }
       case "run-finished":
         if (event.interrupted) write("Interrupted: the checkpoint is saved; run again with --resume to continue.\n");
         break;

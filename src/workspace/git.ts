@@ -131,9 +131,12 @@ export class GitRepository {
    * work tree: in a temporary worktree on the first parent, with the other parents
    * merged in by strategy "ours" (their files come from `paths`, which include them),
    * so no merge can conflict. The branch is created or moved to the new commit.
+   * Parents another parent already contains are dropped, and nothing is committed
+   * when nothing would change: a rerun with the same code leaves the branch as it is.
+   * Returns the new commit, or undefined when there was nothing to commit.
    */
-  async commitToBranch(branch: string, parents: readonly string[], paths: readonly string[], message: string): Promise<string> {
-    const [first, ...others] = parents;
+  async commitToBranch(branch: string, parents: readonly string[], paths: readonly string[], message: string): Promise<string | undefined> {
+    const [first, ...others] = await this.independent(parents);
     if (!first) throw new RpgForgeError("GIT_FAILED", `no parent commit for the branch ${branch}`);
     const scratch = await mkdtemp(join(tmpdir(), "rpg-forge-branch-"));
     const worktree = join(scratch, "tree");
@@ -152,6 +155,8 @@ export class GitRepository {
         await copyFile(join(this.dir, path), join(worktree, path));
       }
       if (present.length > 0) await run(() => tree.add(["--", ...present]), "GIT_FAILED", `git add failed on ${branch}`);
+      const changed = (await tree.diff(["--cached", "--name-only", first])).trim() !== "";
+      if (others.length === 0 && !changed) return undefined;
       await run(() => tree.commit(message, [], { "--allow-empty": null, "--no-verify": null }), "GIT_FAILED", `cannot commit to ${branch}`);
       const sha = (await tree.revparse(["HEAD"])).trim();
       await run(() => this.git.raw(["branch", "--force", branch, sha]), "GIT_FAILED", `cannot move the branch ${branch}`);
@@ -160,6 +165,19 @@ export class GitRepository {
       await this.git.raw(["worktree", "remove", "--force", worktree]).catch(() => undefined);
       await rm(scratch, { recursive: true, force: true });
     }
+  }
+
+  /** The parents none of the others contains, in the order given. */
+  private async independent(parents: readonly string[]): Promise<string[]> {
+    if (parents.length < 2) return [...parents];
+    const out = await run(() => this.git.raw(["merge-base", "--independent", ...parents]), "GIT_FAILED", "git merge-base failed");
+    const keep = new Set(
+      out
+        .split("\n")
+        .map((l) => l.trim())
+        .filter(Boolean),
+    );
+    return parents.filter((p) => keep.has(p));
   }
 
   /** The run's commits, newest first, one line each: for the report. */
@@ -190,19 +208,41 @@ export async function readFileAt(dir: string, ref: string, path: string): Promis
     .catch(() => undefined);
 }
 
+/** The commit HEAD points at. */
+export async function headOf(dir: string): Promise<string> {
+  return (await run(() => gitIn(dir).revparse(["HEAD"]), "GIT_FAILED", "git rev-parse HEAD failed")).trim();
+}
+
+/** The files a branch or commit holds. */
+export async function filesAt(dir: string, ref: string): Promise<string[]> {
+  const out = await run(() => gitIn(dir).raw(["ls-tree", "-r", "--name-only", ref]), "GIT_FAILED", `cannot list ${ref}`);
+  return out.split("\n").filter(Boolean);
+}
+
 /**
- * Puts the work tree on `branch`, made from the first of `sources`, with the files of
- * the others laid over it (uncommitted): the code of several subgraph branches
- * together, for a subgraph that needs them all (matrix mode). Files the sources share
- * are the same code, since they come from the same run; the checkpoint, which they all
- * carry, is for the caller to merge.
+ * Puts the work tree on `branch`, made from `first`, with the named files of other
+ * refs laid over it (matrix mode: the code of every subgraph branch a subgraph
+ * needs). The caller commits the result.
  */
-export async function checkoutCombined(dir: string, branch: string, sources: readonly string[]): Promise<void> {
-  const [first, ...others] = sources;
-  if (!first) return;
+export async function checkoutWithFiles(
+  dir: string,
+  branch: string,
+  first: string,
+  overlays: readonly { ref: string; paths: readonly string[] }[],
+): Promise<void> {
   const git = gitIn(dir);
   await run(() => git.checkout(["-B", branch, first]), "GIT_FAILED", `cannot start ${branch} from ${first}`);
-  for (const other of others) await run(() => git.checkout([other, "--", "."]), "GIT_FAILED", `cannot lay ${other} over ${branch}`);
+  for (const { ref, paths } of overlays) {
+    if (paths.length > 0) await run(() => git.checkout([ref, "--", ...paths]), "GIT_FAILED", `cannot take the files of ${ref}`);
+  }
+}
+
+/** Commits these paths as they are (the index is otherwise as it was). */
+export async function commitFiles(dir: string, paths: readonly string[], message: string): Promise<void> {
+  const git = gitIn(dir);
+  await run(() => git.add(["--", ...paths]), "GIT_FAILED", "git add failed");
+  if ((await git.diff(["--cached", "--name-only"])).trim() === "") return;
+  await run(() => git.commit(message, [], { "--no-verify": null }), "GIT_FAILED", "git commit failed");
 }
 
 export interface RollbackResult {

@@ -114,14 +114,14 @@ describe("branches per subgraph", () => {
     write(dir, "src/pkg/a.py", "a = 1\n");
     write(dir, "src/pkg/b.py", "b = 2\n");
     write(dir, "src/pkg/c.py", "c = 3\n");
-    const a = await repo.commitToBranch("rpg/pkg/a", [repo.base], ["src/pkg/a.py"], "feat: complete a (nodes a-a)");
-    const b = await repo.commitToBranch("rpg/pkg/b", [repo.base], ["src/pkg/b.py"], "feat: complete b (nodes b-b)");
-    const c = await repo.commitToBranch(
+    const a = (await repo.commitToBranch("rpg/pkg/a", [repo.base], ["src/pkg/a.py"], "feat: complete a (nodes a-a)"))!;
+    const b = (await repo.commitToBranch("rpg/pkg/b", [repo.base], ["src/pkg/b.py"], "feat: complete b (nodes b-b)"))!;
+    const c = (await repo.commitToBranch(
       "rpg/pkg/c",
       [a, b],
       ["src/pkg/a.py", "src/pkg/b.py", "src/pkg/c.py"],
       "feat: complete c (nodes c-c)",
-    );
+    ))!;
     expect(git(dir, "rev-list", "--parents", "-n", "1", c).split(" ").slice(1)).toEqual([a, b]);
     expect(git(dir, "ls-tree", "-r", "--name-only", "rpg/pkg/c").split("\n")).toEqual(["src/pkg/a.py", "src/pkg/b.py", "src/pkg/c.py"]);
     expect(git(dir, "diff", "--name-only", "rpg/pkg/a", "rpg/pkg/c")).toBe("src/pkg/b.py\nsrc/pkg/c.py");
@@ -144,6 +144,24 @@ describe("branches per subgraph", () => {
     const second = await repo.commitToBranch("rpg/pkg/a", [(await repo.branchHead("rpg/pkg/a"))!], ["src/pkg/a.py"], "second");
     expect(git(dir, "rev-parse", `${second}^`)).toBe(first);
     expect(git(dir, "show", "rpg/pkg/a:src/pkg/a.py")).toBe("a = 2");
+  });
+
+  it("leaves a branch as it is when nothing would change, and merges only parents it does not contain", async () => {
+    const dir = tempDir();
+    const repo = await GitRepository.open(dir, options);
+    write(dir, "src/pkg/a.py", "a = 1\n");
+    write(dir, "src/pkg/b.py", "b = 2\n");
+    const a = (await repo.commitToBranch("rpg/pkg/a", [repo.base], ["src/pkg/a.py"], "a"))!;
+    const b = (await repo.commitToBranch("rpg/pkg/b", [a], ["src/pkg/a.py", "src/pkg/b.py"], "b"))!;
+    // The same code again: no commit, the branch stays.
+    expect(await repo.commitToBranch("rpg/pkg/b", [b, a], ["src/pkg/a.py", "src/pkg/b.py"], "b again")).toBeUndefined();
+    expect(git(dir, "rev-parse", "rpg/pkg/b")).toBe(b);
+    // a moved on: b's branch takes it in with one merge, b's own head first.
+    write(dir, "src/pkg/a.py", "a = 10\n");
+    const a2 = (await repo.commitToBranch("rpg/pkg/a", [a], ["src/pkg/a.py"], "a2"))!;
+    const merged = (await repo.commitToBranch("rpg/pkg/b", [b, a2], ["src/pkg/a.py", "src/pkg/b.py"], "b on a2"))!;
+    expect(git(dir, "rev-list", "--parents", "-n", "1", merged).split(" ").slice(1)).toEqual([b, a2]);
+    expect(git(dir, "show", "rpg/pkg/b:src/pkg/a.py")).toBe("a = 10");
   });
 });
 
