@@ -21261,11 +21261,11 @@ function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
       onValue({ type: getNodeType(value), offset, length, parent: currentParent, value });
       ensurePropertyComplete(offset + length);
     },
-    onSeparator: (sep3, offset, length) => {
+    onSeparator: (sep4, offset, length) => {
       if (currentParent.type === "property") {
-        if (sep3 === ":") {
+        if (sep4 === ":") {
           currentParent.colonOffset = offset;
-        } else if (sep3 === ",") {
+        } else if (sep4 === ",") {
           ensurePropertyComplete(offset);
         }
       }
@@ -41626,6 +41626,12 @@ function describe3(value) {
   return `${typeof value} ${String(value)}`;
 }
 
+// src/rpg/ref-names.ts
+function refSafe(text) {
+  const safe2 = text.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/\.{2,}/g, ".").replace(/^[-.]+|[-.]+$/g, "").replace(/\.lock$/, "-lock");
+  return safe2 === "" ? "unnamed" : safe2;
+}
+
 // src/rpg/cycles.ts
 function findCycles(graph) {
   const cycles = [];
@@ -41866,6 +41872,21 @@ function validateRpg(rpg) {
     }
     subgraphIds.add(subgraph.id);
   });
+  const branchOwners = /* @__PURE__ */ new Map();
+  for (const id of [...subgraphIds, ...rpg.nodes.map((n) => n.subgraph_id)]) {
+    const branch = refSafe(id);
+    const owner = branchOwners.get(branch);
+    if (owner === void 0) branchOwners.set(branch, id);
+    else if (owner !== id) {
+      branchOwners.set(branch, id);
+      issues.push(
+        rpgError("RPG_SUBGRAPH_BRANCH_CLASH", `subgraphs "${owner}" and "${id}" would share the branch name "${branch}"; rename one`, {
+          field: "subgraph_id",
+          nodeId: rpg.nodes.find((n) => n.subgraph_id === id)?.id
+        })
+      );
+    }
+  }
   const symbols = /* @__PURE__ */ new Map();
   const importable = [];
   const importProblems = /* @__PURE__ */ new Map();
@@ -42139,203 +42160,7 @@ function defaultBranchFromEvent(context) {
 }
 
 // src/action/generate-mode.ts
-import { readFile as readFile7 } from "node:fs/promises";
-import { join as join10 } from "node:path";
-
-// src/engine/checkpoint-merge.ts
-var RANK = { passed: 5, failed: 4, skipped: 3, in_progress: 2, pending: 1 };
-function mergeCheckpoints(checkpoints) {
-  const [first, ...rest] = checkpoints;
-  if (!first) return void 0;
-  const merged = structuredClone(first);
-  delete merged.pending_writes;
-  for (const other of rest) {
-    if (other.created_at < merged.created_at) merged.created_at = other.created_at;
-    if (other.updated_at > merged.updated_at) {
-      merged.updated_at = other.updated_at;
-      merged.run_id = other.run_id;
-    }
-    for (const [id, entry] of Object.entries(other.nodes)) {
-      const mine = merged.nodes[id];
-      if (!mine || further(entry, mine)) merged.nodes[id] = structuredClone(entry);
-    }
-  }
-  return merged;
-}
-function further(a, b3) {
-  const byRank = RANK[a.status] - RANK[b3.status];
-  return byRank !== 0 ? byRank > 0 : a.timestamp > b3.timestamp;
-}
-
-// src/engine/checkpoint.ts
-import { readFile as readFile3, rename as rename3, stat as stat2 } from "node:fs/promises";
-
-// src/workspace/atomic-write.ts
-import { randomBytes } from "node:crypto";
-import { mkdir as mkdir2, open as open3, rename as rename2, unlink as unlink2 } from "node:fs/promises";
-import { dirname } from "node:path";
-async function writeFileAtomic(path2, content) {
-  const staged = await stageFileAtomic(path2, content);
-  await staged.commit();
-}
-async function stageFileAtomic(path2, content) {
-  const dir = dirname(path2);
-  const temp = `${path2}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-  const discard = () => unlink2(temp).catch(() => void 0);
-  try {
-    await mkdir2(dir, { recursive: true });
-    const handle = await open3(temp, "wx", 420);
-    try {
-      await handle.writeFile(content);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch (error63) {
-    await discard();
-    throw error63;
-  }
-  return {
-    path: path2,
-    discard,
-    async commit() {
-      try {
-        await rename2(temp, path2);
-      } catch (error63) {
-        await discard();
-        throw error63;
-      }
-      await syncDirectory(dir);
-    }
-  };
-}
-async function syncDirectory(dir) {
-  let handle;
-  try {
-    handle = await open3(dir, "r");
-    await handle.sync();
-  } catch {
-  } finally {
-    await handle?.close();
-  }
-}
-
-// src/engine/checkpoint.ts
-var TestResultsSchema = external_exports.object({ passed: external_exports.int().min(0), failed: external_exports.int().min(0) });
-var FailureContextSchema = external_exports.object({
-  failingTests: external_exports.array(external_exports.object({ name: external_exports.string(), message: external_exports.string() })),
-  output: external_exports.string().describe("The end of pytest's output."),
-  lastCode: external_exports.string().optional().describe("The last implementation the model proposed."),
-  attempts: external_exports.array(external_exports.object({ label: external_exports.string(), tried: external_exports.string(), outcome: external_exports.string() }))
-});
-var TokensSchema = external_exports.object({ prompt: external_exports.int().min(0), completion: external_exports.int().min(0), total: external_exports.int().min(0) });
-var AttemptSchema = external_exports.object({
-  run_id: external_exports.string(),
-  started_at: external_exports.string(),
-  finished_at: external_exports.string().optional(),
-  status: NodeStatusSchema.optional(),
-  iterations: external_exports.int().min(0).optional(),
-  failure_reason: external_exports.string().optional()
-});
-var CheckpointEntrySchema = external_exports.object({
-  status: NodeStatusSchema,
-  timestamp: external_exports.string(),
-  test_results: TestResultsSchema.default({ passed: 0, failed: 0 }),
-  retry_count: external_exports.int().min(0).default(0),
-  failure_reason: external_exports.string().optional(),
-  blocked_by: external_exports.array(external_exports.string()).optional().describe("For skipped nodes: the failed ancestors that blocked them."),
-  subgraph_id: external_exports.string().optional(),
-  node_type: external_exports.enum(["leaf", "composite"]).optional(),
-  spec_sha256: external_exports.string().optional().describe("Hash of the node as planned; a changed node is regenerated on resume."),
-  attempts: external_exports.array(AttemptSchema).default([]),
-  tokens: TokensSchema.optional().describe("Tokens the model used for this node, summed over its attempts."),
-  duration_ms: external_exports.int().min(0).optional(),
-  failure_context: FailureContextSchema.optional()
-});
-var CheckpointSchema = external_exports.object({
-  version: external_exports.literal(1),
-  run_id: external_exports.string(),
-  rpg_sha256: external_exports.string(),
-  created_at: external_exports.string(),
-  updated_at: external_exports.string(),
-  nodes: external_exports.record(external_exports.string(), CheckpointEntrySchema),
-  pending_writes: external_exports.array(external_exports.string()).optional().describe("Passed nodes whose files were still buffered in the work tree; a resume regenerates them.")
-});
-var AppendixBSchema = external_exports.record(external_exports.string(), CheckpointEntrySchema.omit({ attempts: true }).extend({ attempts: external_exports.unknown().optional() }));
-async function readCheckpoint(path2) {
-  let text;
-  try {
-    text = await readFile3(path2, "utf8");
-  } catch (error63) {
-    if (error63.code === "ENOENT") return void 0;
-    const hint = "check the file's permissions and that every folder on its path is a directory";
-    throw new RpgForgeError("CHECKPOINT_UNREADABLE", `cannot read the checkpoint: ${error63.message}`, { file: path2 }, hint, {
-      cause: error63
-    });
-  }
-  return parseCheckpoint(text, path2);
-}
-function parseCheckpoint(text, path2) {
-  const corrupt = (why, cause) => new RpgForgeError(
-    "CHECKPOINT_CORRUPT",
-    `the checkpoint is corrupt: ${why}`,
-    { file: path2 },
-    "pass --fresh to start again; the old file is kept beside it as <name>.previous-<time>",
-    { cause }
-  );
-  let data;
-  try {
-    data = JSON.parse(text);
-  } catch (error63) {
-    throw corrupt("not valid JSON", error63);
-  }
-  const current = CheckpointSchema.safeParse(data);
-  if (current.success) return current.data;
-  if (typeof data === "object" && data !== null && !("version" in data)) {
-    const legacy = AppendixBSchema.safeParse(data);
-    if (legacy.success) return fromAppendixB(legacy.data);
-  }
-  const first = current.error.issues[0];
-  throw corrupt(`${first.path.join(".") || "(root)"}: ${first.message}`, current.error);
-}
-function fromAppendixB(entries) {
-  const stamps = Object.values(entries).map((e) => e.timestamp).sort();
-  const nodes = {};
-  for (const [id, entry] of Object.entries(entries)) nodes[id] = { ...entry, attempts: [] };
-  return { version: 1, run_id: "imported", rpg_sha256: "", created_at: stamps[0] ?? "", updated_at: stamps.at(-1) ?? "", nodes };
-}
-function checkpointExistsError(path2) {
-  return new RpgForgeError(
-    "CHECKPOINT_EXISTS",
-    "a checkpoint from an earlier run exists",
-    { file: path2 },
-    "pass --resume to continue it, or --fresh to set it aside and start again"
-  );
-}
-async function writeCheckpoint(path2, checkpoint) {
-  try {
-    await writeFileAtomic(path2, `${JSON.stringify(checkpoint, null, 2)}
-`);
-  } catch (error63) {
-    throw new RpgForgeError(
-      "CHECKPOINT_WRITE_FAILED",
-      `cannot write the checkpoint: ${error63.message}`,
-      { file: path2 },
-      "check that the output directory is writable and the disk has room",
-      { cause: error63 }
-    );
-  }
-}
-async function setCheckpointAside(path2, now) {
-  try {
-    await stat2(path2);
-  } catch {
-    return void 0;
-  }
-  const aside = `${path2}.previous-${now.toISOString().replace(/[:.]/g, "-")}`;
-  await rename3(path2, aside);
-  return aside;
-}
+import { randomUUID as randomUUID2 } from "node:crypto";
 
 // src/engine/generate.ts
 import { join as join9, resolve as resolve5 } from "node:path";
@@ -42647,7 +42472,7 @@ async function pluginsFor(python, requirements) {
 
 // src/sandbox/pytest.ts
 import { constants as constants5 } from "node:fs";
-import { mkdir as mkdir3, mkdtemp, open as open4, realpath, stat as stat3, writeFile as writeFile2 } from "node:fs/promises";
+import { mkdir as mkdir2, mkdtemp, open as open3, realpath, stat as stat2, writeFile as writeFile2 } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { isAbsolute as isAbsolute2, join as join3, resolve as resolve2 } from "node:path";
 
@@ -43041,7 +42866,7 @@ async function runPytest(run5) {
   const privateDir = await mkdtemp(join3(tmpdir(), "rpg-forge-pytest-"));
   try {
     const dirs = { home: join3(privateDir, "home"), tmp: join3(privateDir, "tmp"), plugin: join3(privateDir, "plugin") };
-    for (const dir of Object.values(dirs)) await mkdir3(dir, { mode: 448 });
+    for (const dir of Object.values(dirs)) await mkdir2(dir, { mode: 448 });
     await writeFile2(join3(dirs.plugin, `${TIMEOUT_PLUGIN_MODULE}.py`), timeoutPluginSource(perTestMs));
     const junitPath = join3(privateDir, "junit.xml");
     const env = { ...scrubbedEnv(process.env, dirs.home, dirs.tmp), PYTHONPATH: dirs.plugin };
@@ -43123,7 +42948,7 @@ async function packageDirectory2(cwd) {
   if (!isAbsolute2(cwd)) throw invalid("must be an absolute path");
   try {
     const real = await realpath(cwd);
-    if (!(await stat3(real)).isDirectory()) throw invalid("is not a directory");
+    if (!(await stat2(real)).isDirectory()) throw invalid("is not a directory");
     return real;
   } catch (error63) {
     if (error63 instanceof RpgForgeError) throw error63;
@@ -43133,12 +42958,12 @@ async function packageDirectory2(cwd) {
 async function existing(cwd, readOnly = DEFAULT_READ_ONLY) {
   const found = [];
   for (const path2 of readOnly.map((p2) => resolve2(cwd, p2))) {
-    if (await stat3(path2).catch(() => void 0)) found.push(path2);
+    if (await stat2(path2).catch(() => void 0)) found.push(path2);
   }
   return found;
 }
 async function readReport(path2) {
-  const handle = await open4(path2, constants5.O_RDONLY | constants5.O_NOFOLLOW).catch(() => void 0);
+  const handle = await open3(path2, constants5.O_RDONLY | constants5.O_NOFOLLOW).catch(() => void 0);
   if (!handle) return void 0;
   try {
     const buffer = Buffer.alloc(Math.min((await handle.stat()).size, MAX_REPORT_BYTES));
@@ -43150,7 +42975,7 @@ async function readReport(path2) {
 }
 
 // src/workspace/artifacts.ts
-import { mkdir as mkdir4, writeFile as writeFile3 } from "node:fs/promises";
+import { mkdir as mkdir3, writeFile as writeFile3 } from "node:fs/promises";
 import { join as join4 } from "node:path";
 var ArtifactStore = class {
   constructor(root, runId) {
@@ -43165,7 +42990,7 @@ var ArtifactStore = class {
     const n = (this.steps.get(nodeId) ?? 0) + 1;
     this.steps.set(nodeId, n);
     const dir = join4(this.root, ".rpg-forge", "runs", safe(this.runId), safe(nodeId), `${String(n).padStart(2, "0")}-${safe(step)}`);
-    await mkdir4(dir, { recursive: true });
+    await mkdir3(dir, { recursive: true });
     for (const [name, content] of Object.entries(files)) {
       if (content !== void 0) await writeFile3(join4(dir, safe(name)), content);
     }
@@ -43178,10 +43003,62 @@ function safe(segment) {
 }
 
 // src/workspace/output-dir.ts
-import { access as access3, constants as constants6, mkdir as mkdir5, stat as stat4 } from "node:fs/promises";
+import { access as access3, constants as constants6, mkdir as mkdir5, stat as stat3 } from "node:fs/promises";
 import { join as join5 } from "node:path";
+
+// src/workspace/atomic-write.ts
+import { randomBytes } from "node:crypto";
+import { mkdir as mkdir4, open as open4, rename as rename2, unlink as unlink2 } from "node:fs/promises";
+import { dirname } from "node:path";
+async function writeFileAtomic(path2, content) {
+  const staged = await stageFileAtomic(path2, content);
+  await staged.commit();
+}
+async function stageFileAtomic(path2, content) {
+  const dir = dirname(path2);
+  const temp = `${path2}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  const discard = () => unlink2(temp).catch(() => void 0);
+  try {
+    await mkdir4(dir, { recursive: true });
+    const handle = await open4(temp, "wx", 420);
+    try {
+      await handle.writeFile(content);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch (error63) {
+    await discard();
+    throw error63;
+  }
+  return {
+    path: path2,
+    discard,
+    async commit() {
+      try {
+        await rename2(temp, path2);
+      } catch (error63) {
+        await discard();
+        throw error63;
+      }
+      await syncDirectory(dir);
+    }
+  };
+}
+async function syncDirectory(dir) {
+  let handle;
+  try {
+    handle = await open4(dir, "r");
+    await handle.sync();
+  } catch {
+  } finally {
+    await handle?.close();
+  }
+}
+
+// src/workspace/output-dir.ts
 async function prepareOutputDir(path2) {
-  const info2 = await stat4(path2).catch(() => void 0);
+  const info2 = await stat3(path2).catch(() => void 0);
   if (info2 && !info2.isDirectory()) {
     throw new RpgForgeError(
       "OUTPUT_NOT_DIRECTORY",
@@ -43218,7 +43095,7 @@ async function writeOutputFile(root, rel, content) {
 
 // src/workspace/git.ts
 import { existsSync as existsSync2 } from "node:fs";
-import { appendFile as appendFile2, copyFile as copyFile2, mkdir as mkdir6, mkdtemp as mkdtemp2, readFile as readFile4, rm as rm3 } from "node:fs/promises";
+import { appendFile as appendFile2, copyFile as copyFile2, mkdir as mkdir6, mkdtemp as mkdtemp2, readFile as readFile3, rm as rm3 } from "node:fs/promises";
 import { tmpdir as tmpdir2 } from "node:os";
 import { dirname as dirname2, join as join6 } from "node:path";
 
@@ -46756,9 +46633,12 @@ var GitRepository = class _GitRepository {
    * work tree: in a temporary worktree on the first parent, with the other parents
    * merged in by strategy "ours" (their files come from `paths`, which include them),
    * so no merge can conflict. The branch is created or moved to the new commit.
+   * Parents another parent already contains are dropped, and nothing is committed
+   * when nothing would change: a rerun with the same code leaves the branch as it is.
+   * Returns the new commit, or undefined when there was nothing to commit.
    */
   async commitToBranch(branch, parents, paths, message) {
-    const [first, ...others] = parents;
+    const [first, ...others] = await this.independent(parents);
     if (!first) throw new RpgForgeError("GIT_FAILED", `no parent commit for the branch ${branch}`);
     const scratch = await mkdtemp2(join6(tmpdir2(), "rpg-forge-branch-"));
     const worktree = join6(scratch, "tree");
@@ -46777,6 +46657,8 @@ var GitRepository = class _GitRepository {
         await copyFile2(join6(this.dir, path2), join6(worktree, path2));
       }
       if (present.length > 0) await run3(() => tree.add(["--", ...present]), "GIT_FAILED", `git add failed on ${branch}`);
+      const changed = (await tree.diff(["--cached", "--name-only", first])).trim() !== "";
+      if (others.length === 0 && !changed) return void 0;
       await run3(() => tree.commit(message, [], { "--allow-empty": null, "--no-verify": null }), "GIT_FAILED", `cannot commit to ${branch}`);
       const sha = (await tree.revparse(["HEAD"])).trim();
       await run3(() => this.git.raw(["branch", "--force", branch, sha]), "GIT_FAILED", `cannot move the branch ${branch}`);
@@ -46785,6 +46667,15 @@ var GitRepository = class _GitRepository {
       await this.git.raw(["worktree", "remove", "--force", worktree]).catch(() => void 0);
       await rm3(scratch, { recursive: true, force: true });
     }
+  }
+  /** The parents none of the others contains, in the order given. */
+  async independent(parents) {
+    if (parents.length < 2) return [...parents];
+    const out = await run3(() => this.git.raw(["merge-base", "--independent", ...parents]), "GIT_FAILED", "git merge-base failed");
+    const keep = new Set(
+      out.split("\n").map((l3) => l3.trim()).filter(Boolean)
+    );
+    return parents.filter((p2) => keep.has(p2));
   }
   /** The run's commits, newest first, one line each: for the report. */
   async log() {
@@ -46802,12 +46693,25 @@ async function checkoutBranch(dir, branch) {
 async function readFileAt(dir, ref, path2) {
   return gitIn(dir).show([`${ref}:${path2}`]).catch(() => void 0);
 }
-async function checkoutCombined(dir, branch, sources) {
-  const [first, ...others] = sources;
-  if (!first) return;
+async function headOf(dir) {
+  return (await run3(() => gitIn(dir).revparse(["HEAD"]), "GIT_FAILED", "git rev-parse HEAD failed")).trim();
+}
+async function filesAt(dir, ref) {
+  const out = await run3(() => gitIn(dir).raw(["ls-tree", "-r", "--name-only", ref]), "GIT_FAILED", `cannot list ${ref}`);
+  return out.split("\n").filter(Boolean);
+}
+async function checkoutWithFiles(dir, branch, first, overlays) {
   const git = gitIn(dir);
   await run3(() => git.checkout(["-B", branch, first]), "GIT_FAILED", `cannot start ${branch} from ${first}`);
-  for (const other of others) await run3(() => git.checkout([other, "--", "."]), "GIT_FAILED", `cannot lay ${other} over ${branch}`);
+  for (const { ref, paths } of overlays) {
+    if (paths.length > 0) await run3(() => git.checkout([ref, "--", ...paths]), "GIT_FAILED", `cannot take the files of ${ref}`);
+  }
+}
+async function commitFiles(dir, paths, message) {
+  const git = gitIn(dir);
+  await run3(() => git.add(["--", ...paths]), "GIT_FAILED", "git add failed");
+  if ((await git.diff(["--cached", "--name-only"])).trim() === "") return;
+  await run3(() => git.commit(message, [], { "--no-verify": null }), "GIT_FAILED", "git commit failed");
 }
 var identity = (git) => git.raw(["-c", "user.useConfigOnly=true", "var", "GIT_COMMITTER_IDENT"]);
 async function hasIdentity(git) {
@@ -46831,7 +46735,7 @@ async function ensureIdentity(git, dir) {
 }
 async function excludeRunFiles(dir) {
   const path2 = join6(dir, ".git", "info", "exclude");
-  const current = await readFile4(path2, "utf8").catch(() => "");
+  const current = await readFile3(path2, "utf8").catch(() => "");
   const missing = EXCLUDED.filter((e) => !current.split("\n").includes(e));
   if (missing.length === 0) return;
   await mkdir6(join6(dir, ".git", "info"), { recursive: true });
@@ -46849,7 +46753,7 @@ async function run3(task, code2, what, hint) {
 }
 
 // src/workspace/package-files.ts
-import { lstat as lstat2, readFile as readFile5, realpath as realpath2, unlink as unlink3 } from "node:fs/promises";
+import { lstat as lstat2, readFile as readFile4, realpath as realpath2, unlink as unlink3 } from "node:fs/promises";
 import { isAbsolute as isAbsolute3, join as join7, relative, sep } from "node:path";
 var PROTECTED = [".git", ".github"];
 var PackageFiles = class _PackageFiles {
@@ -46883,7 +46787,7 @@ var PackageFiles = class _PackageFiles {
   async read(rel) {
     const path2 = await this.resolve(rel);
     try {
-      return await readFile5(path2, "utf8");
+      return await readFile4(path2, "utf8");
     } catch (error63) {
       if (error63.code === "ENOENT") return void 0;
       throw error63;
@@ -46949,11 +46853,14 @@ var BatchedWriter = class {
     const owners = /* @__PURE__ */ new Map();
     for (const id of nodes) for (const file2 of filesOf(id)) owners.set(file2, [...owners.get(file2) ?? [], id]);
     const prepared = /* @__PURE__ */ new Map();
+    const previous = /* @__PURE__ */ new Map();
     const unwritable = /* @__PURE__ */ new Map();
     for (const file2 of owners.keys()) {
       try {
         const content = await work.read(file2);
-        if (content === void 0 || content === await output2.read(file2).catch(() => void 0)) continue;
+        const before = await output2.read(file2).catch(() => void 0);
+        if (content === void 0 || content === before) continue;
+        previous.set(file2, before);
         prepared.set(file2, await output2.stage(file2, content));
       } catch (error63) {
         unwritable.set(file2, error63.message);
@@ -47005,18 +46912,27 @@ var BatchedWriter = class {
         tainted = taintedFiles();
       }
     }
+    for (const file2 of files.filter((f3) => tainted.has(f3))) {
+      const before = previous.get(file2);
+      await (before === void 0 ? output2.remove(file2) : output2.write(file2, before)).catch(() => void 0);
+    }
     for (const file2 of tainted) {
       const kept = await output2.read(file2).catch(() => void 0);
       if (kept === void 0) await work.remove(file2);
       else await work.write(file2, kept);
     }
-    return { written: nodes.filter((id) => !bad(id)), files, failed: [...failed.values()], blocked: nodes.filter((id) => blocked.has(id)) };
+    return {
+      written: nodes.filter((id) => !bad(id)),
+      files: files.filter((f3) => !tainted.has(f3)),
+      failed: [...failed.values()],
+      blocked: nodes.filter((id) => blocked.has(id))
+    };
   }
 };
 
 // src/workspace/work-tree.ts
-import { copyFile as copyFile3, mkdir as mkdir7, readdir as readdir3, rm as rm4, stat as stat5, writeFile as writeFile4 } from "node:fs/promises";
-import { join as join8, relative as relative2, resolve as resolve3 } from "node:path";
+import { copyFile as copyFile3, lstat as lstat3, mkdir as mkdir7, readdir as readdir3, rm as rm4, stat as stat4, writeFile as writeFile4 } from "node:fs/promises";
+import { join as join8, relative as relative2, resolve as resolve3, sep as sep2 } from "node:path";
 var defaultWorkTree = (outDir) => join8(outDir, ".rpg-forge", "work");
 var STAMP = ".rpg-forge-work-tree";
 var NOT_COPIED = /* @__PURE__ */ new Set([".git", ".rpg-forge", "__pycache__", ".pytest_cache", ".mypy_cache", ".tox", ".venv", "venv", "node_modules"]);
@@ -47025,6 +46941,20 @@ async function createWorkTree(outDir, workDir) {
   const work = resolve3(workDir);
   if (out === work || !relative2(work, out).startsWith("..")) {
     throw new RpgForgeError("WORK_TREE_REFUSED", `the work tree ${work} would hold the output ${out}`, { file: work });
+  }
+  if (work.startsWith(`${out}${sep2}`)) {
+    let path2 = out;
+    for (const part of relative2(out, work).split(sep2)) {
+      path2 = join8(path2, part);
+      const info2 = await lstat3(path2).catch(() => void 0);
+      if (info2 && !info2.isDirectory())
+        throw new RpgForgeError(
+          "WORK_TREE_REFUSED",
+          `${path2} is not a folder (a link or a file)`,
+          { file: path2 },
+          "remove it; .rpg-forge/ is rpg-forge's own"
+        );
+    }
   }
   const existing2 = await readdir3(work).catch(() => void 0);
   if (existing2 !== void 0 && existing2.length > 0) {
@@ -47055,7 +46985,7 @@ async function copyTree(from, to2, skip) {
   }
 }
 async function removeWorkTree(workDir) {
-  const info2 = await stat5(join8(workDir, STAMP)).catch(() => void 0);
+  const info2 = await stat4(join8(workDir, STAMP)).catch(() => void 0);
   if (info2) await rm4(workDir, { recursive: true, force: true });
 }
 
@@ -54671,6 +54601,124 @@ function mergedGitignore(existing2) {
 `;
 }
 
+// src/engine/checkpoint.ts
+import { readFile as readFile5, rename as rename3, stat as stat5 } from "node:fs/promises";
+var TestResultsSchema = external_exports.object({ passed: external_exports.int().min(0), failed: external_exports.int().min(0) });
+var FailureContextSchema = external_exports.object({
+  failingTests: external_exports.array(external_exports.object({ name: external_exports.string(), message: external_exports.string() })),
+  output: external_exports.string().describe("The end of pytest's output."),
+  lastCode: external_exports.string().optional().describe("The last implementation the model proposed."),
+  attempts: external_exports.array(external_exports.object({ label: external_exports.string(), tried: external_exports.string(), outcome: external_exports.string() }))
+});
+var TokensSchema = external_exports.object({ prompt: external_exports.int().min(0), completion: external_exports.int().min(0), total: external_exports.int().min(0) });
+var AttemptSchema = external_exports.object({
+  run_id: external_exports.string(),
+  started_at: external_exports.string(),
+  finished_at: external_exports.string().optional(),
+  status: NodeStatusSchema.optional(),
+  iterations: external_exports.int().min(0).optional(),
+  failure_reason: external_exports.string().optional()
+});
+var CheckpointEntrySchema = external_exports.object({
+  status: NodeStatusSchema,
+  timestamp: external_exports.string(),
+  test_results: TestResultsSchema.default({ passed: 0, failed: 0 }),
+  retry_count: external_exports.int().min(0).default(0),
+  failure_reason: external_exports.string().optional(),
+  blocked_by: external_exports.array(external_exports.string()).optional().describe("For skipped nodes: the failed ancestors that blocked them."),
+  subgraph_id: external_exports.string().optional(),
+  node_type: external_exports.enum(["leaf", "composite"]).optional(),
+  spec_sha256: external_exports.string().optional().describe("Hash of the node as planned; a changed node is regenerated on resume."),
+  attempts: external_exports.array(AttemptSchema).default([]),
+  tokens: TokensSchema.optional().describe("Tokens the model used for this node, summed over its attempts."),
+  duration_ms: external_exports.int().min(0).optional(),
+  failure_context: FailureContextSchema.optional()
+});
+var CheckpointSchema = external_exports.object({
+  version: external_exports.literal(1),
+  run_id: external_exports.string(),
+  rpg_sha256: external_exports.string(),
+  created_at: external_exports.string(),
+  updated_at: external_exports.string(),
+  nodes: external_exports.record(external_exports.string(), CheckpointEntrySchema),
+  pending_writes: external_exports.array(external_exports.string()).optional().describe("Passed nodes whose files were still buffered in the work tree; a resume regenerates them.")
+});
+var AppendixBSchema = external_exports.record(external_exports.string(), CheckpointEntrySchema.omit({ attempts: true }).extend({ attempts: external_exports.unknown().optional() }));
+async function readCheckpoint(path2) {
+  let text;
+  try {
+    text = await readFile5(path2, "utf8");
+  } catch (error63) {
+    if (error63.code === "ENOENT") return void 0;
+    const hint = "check the file's permissions and that every folder on its path is a directory";
+    throw new RpgForgeError("CHECKPOINT_UNREADABLE", `cannot read the checkpoint: ${error63.message}`, { file: path2 }, hint, {
+      cause: error63
+    });
+  }
+  return parseCheckpoint(text, path2);
+}
+function parseCheckpoint(text, path2) {
+  const corrupt = (why, cause) => new RpgForgeError(
+    "CHECKPOINT_CORRUPT",
+    `the checkpoint is corrupt: ${why}`,
+    { file: path2 },
+    "pass --fresh to start again; the old file is kept beside it as <name>.previous-<time>",
+    { cause }
+  );
+  let data;
+  try {
+    data = JSON.parse(text);
+  } catch (error63) {
+    throw corrupt("not valid JSON", error63);
+  }
+  const current = CheckpointSchema.safeParse(data);
+  if (current.success) return current.data;
+  if (typeof data === "object" && data !== null && !("version" in data)) {
+    const legacy = AppendixBSchema.safeParse(data);
+    if (legacy.success) return fromAppendixB(legacy.data);
+  }
+  const first = current.error.issues[0];
+  throw corrupt(`${first.path.join(".") || "(root)"}: ${first.message}`, current.error);
+}
+function fromAppendixB(entries) {
+  const stamps = Object.values(entries).map((e) => e.timestamp).sort();
+  const nodes = {};
+  for (const [id, entry] of Object.entries(entries)) nodes[id] = { ...entry, attempts: [] };
+  return { version: 1, run_id: "imported", rpg_sha256: "", created_at: stamps[0] ?? "", updated_at: stamps.at(-1) ?? "", nodes };
+}
+function checkpointExistsError(path2) {
+  return new RpgForgeError(
+    "CHECKPOINT_EXISTS",
+    "a checkpoint from an earlier run exists",
+    { file: path2 },
+    "pass --resume to continue it, or --fresh to set it aside and start again"
+  );
+}
+async function writeCheckpoint(path2, checkpoint) {
+  try {
+    await writeFileAtomic(path2, `${JSON.stringify(checkpoint, null, 2)}
+`);
+  } catch (error63) {
+    throw new RpgForgeError(
+      "CHECKPOINT_WRITE_FAILED",
+      `cannot write the checkpoint: ${error63.message}`,
+      { file: path2 },
+      "check that the output directory is writable and the disk has room",
+      { cause: error63 }
+    );
+  }
+}
+async function setCheckpointAside(path2, now) {
+  try {
+    await stat5(path2);
+  } catch {
+    return void 0;
+  }
+  const aside = `${path2}.previous-${now.toISOString().replace(/[:.]/g, "-")}`;
+  await rename3(path2, aside);
+  return aside;
+}
+
 // src/engine/history.ts
 import { basename as basename2, dirname as dirname3, resolve as resolve4 } from "node:path";
 function ownedPaths(rpg, testFileOf, extra) {
@@ -54729,10 +54777,6 @@ function rpgNameOf(rpg, rpgPath) {
   return typeof name === "string" && name ? name : basename2(dirname3(resolve4(rpgPath)));
 }
 var runBranch = (rpgName) => `rpg-forge/${refSafe(rpgName)}`;
-function refSafe(text) {
-  const safe2 = text.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/\.{2,}/g, ".").replace(/^[-.]+|[-.]+$/g, "").replace(/\.lock$/, "-lock");
-  return safe2 === "" ? "unnamed" : safe2;
-}
 
 // src/assembly/test-blocks.ts
 var begin = (nodeId) => `# --- rpg-forge tests: ${nodeId} ---`;
@@ -55796,13 +55840,11 @@ async function generate(options) {
   const commitCompleted = async (checkpoint2) => {
     if (!repo) return;
     const byId = new Map(plan.subgraphs.map((s) => [s.id, s]));
-    const ran = (subgraphId) => byId.get(subgraphId).nodes.some((id) => checkpoint2.nodes[id]?.attempts.some((a) => a.run_id === runId));
-    const settled = (dep) => committed.has(dep) || !ran(dep) && (isComplete(byId.get(dep), checkpoint2) || !byId.get(dep).nodes.some((id) => visited.has(id)));
+    const settled = (dep) => committed.has(dep) || !isComplete(byId.get(dep), checkpoint2) && !byId.get(dep).nodes.some((id) => visited.has(id));
     for (const subgraph of plan.subgraphs) {
       if (committed.has(subgraph.id) || !isComplete(subgraph, checkpoint2)) continue;
       if (!subgraph.dependsOn.every(settled)) continue;
       committed.add(subgraph.id);
-      if (!ran(subgraph.id)) continue;
       if (!subgraph.nodes.some((id) => checkpoint2.nodes[id]?.status === "passed")) continue;
       const tag = subgraphTag(runId, subgraph.id);
       const pathsOf = (s) => subgraphPaths(s, plan, options.rpg, checkpoint2, testFileOf, CHECKPOINT_PATH);
@@ -55816,28 +55858,51 @@ async function generate(options) {
           (s) => s !== void 0
         );
         const parents = [.../* @__PURE__ */ new Set([...own2 ? [own2] : [], ...needs])];
-        await repo.commitToBranch(branch, parents.length > 0 ? parents : [repo.base], closurePaths(subgraph, plan, pathsOf), message);
+        const base = options.branchBase ?? repo.base;
+        const moved = await repo.commitToBranch(
+          branch,
+          parents.length > 0 ? parents : [base],
+          closurePaths(subgraph, plan, pathsOf),
+          message
+        );
+        if (!moved) branch = void 0;
       }
-      if (sha) options.onEvent?.({ type: "subgraph-committed", subgraphId: subgraph.id, sha, tag, ...branch ? { branch } : {} });
+      if (sha || branch)
+        options.onEvent?.({
+          type: "subgraph-committed",
+          subgraphId: subgraph.id,
+          ...sha ? { sha, tag } : {},
+          ...branch ? { branch } : {}
+        });
     }
   };
   runOptions.afterNode = (_id, checkpoint2) => commitCompleted(checkpoint2);
-  const { checkpoint, interrupted } = await runPlan(runOptions).finally(() => removeWorkTree(workDir));
-  if (!interrupted) await commitCompleted(checkpoint);
   let assembly;
-  if (!interrupted) {
-    assembly = await assemblePackage({
-      rpg: options.rpg,
-      checkpoint,
-      files: output2,
-      python,
-      runId,
-      model: options.model,
-      generatedAt: new Date(clock()),
-      runTests: pytestIn(outDir)
-    });
-    for (const warning2 of assembly.warnings) options.onNotice?.(warning2);
+  let run5;
+  try {
+    run5 = await runPlan(runOptions);
+    if (!run5.interrupted) await commitCompleted(run5.checkpoint);
+    if (!run5.interrupted) {
+      assembly = await assemblePackage({
+        rpg: options.rpg,
+        checkpoint: run5.checkpoint,
+        files: output2,
+        python,
+        runId,
+        model: options.model,
+        generatedAt: new Date(clock()),
+        // The whole suite runs once more, in a fresh copy of the assembled output: generated code never runs in the output.
+        runTests: async (targets) => {
+          await createWorkTree(outDir, workDir);
+          return pytestIn(workDir)(targets);
+        }
+      });
+      for (const warning2 of assembly.warnings) options.onNotice?.(warning2);
+    }
+  } finally {
+    await removeWorkTree(workDir);
   }
+  const { checkpoint, interrupted } = run5;
   const summary2 = summarize(checkpoint);
   const report = renderGenerationReport({
     plan,
@@ -55854,46 +55919,259 @@ async function generate(options) {
   await writeOutputFile(outDir, REPORT_PATH, report);
   if (repo && assembly)
     await repo.commitPaths([.../* @__PURE__ */ new Set([...assembly.written, CHECKPOINT_PATH, REPORT_PATH])], "chore: assemble the package and its report");
-  return { summary: summary2, interrupted, runId, reportPath: join9(outDir, REPORT_PATH), checkpointPath, branch: repo?.branch };
+  return { summary: summary2, checkpoint, interrupted, runId, reportPath: join9(outDir, REPORT_PATH), checkpointPath, branch: repo?.branch };
 }
 
-// src/github/comments.ts
-var BODY_LIMIT = 65536;
-function commentMarker(kind, key) {
-  return `<!-- rpg-forge:${kind}:${key.replace(/--/g, "-\u200B-")} -->`;
-}
-async function upsertComment(octokit, where, marker, body) {
-  const full = `${marker}
-${body}`;
-  const existing2 = await findComment(octokit, where, marker);
-  if (existing2) {
-    if (existing2.body !== full)
-      await octokit.rest.issues.updateComment({ owner: where.owner, repo: where.repo, comment_id: existing2.id, body: full });
-    return { id: existing2.id, url: existing2.html_url, created: false };
+// src/engine/matrix.ts
+import { join as join10 } from "node:path";
+
+// src/engine/checkpoint-merge.ts
+var RANK = { passed: 5, failed: 4, skipped: 3, in_progress: 2, pending: 1 };
+function mergeCheckpoints(parts) {
+  const [first, ...rest] = parts;
+  if (!first) return void 0;
+  const merged = structuredClone(first.checkpoint);
+  delete merged.pending_writes;
+  const owned = /* @__PURE__ */ new Set();
+  const take = (part) => {
+    for (const [id, entry] of Object.entries(part.checkpoint.nodes)) {
+      const own2 = entry.subgraph_id === part.subgraphId;
+      const mine = merged.nodes[id];
+      if (owned.has(id) && !own2) continue;
+      if (own2 || !mine || further(entry, mine)) merged.nodes[id] = structuredClone(entry);
+      if (own2) owned.add(id);
+    }
+  };
+  take(first);
+  for (const part of rest) {
+    const other = part.checkpoint;
+    if (other.created_at < merged.created_at) merged.created_at = other.created_at;
+    if (other.updated_at > merged.updated_at) {
+      merged.updated_at = other.updated_at;
+      merged.run_id = other.run_id;
+    }
+    take(part);
   }
-  const { data } = await octokit.rest.issues.createComment({
-    owner: where.owner,
-    repo: where.repo,
-    issue_number: where.issueNumber,
-    body: full
-  });
-  return { id: data.id, url: data.html_url, created: true };
+  return merged;
 }
-async function findComment(octokit, where, marker) {
-  return (await findCommentsByPrefix(octokit, where, marker))[0];
+function further(a, b3) {
+  const byRank = RANK[a.status] - RANK[b3.status];
+  return byRank !== 0 ? byRank > 0 : a.timestamp > b3.timestamp;
 }
-async function findCommentsByPrefix(octokit, where, prefix) {
-  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
-    owner: where.owner,
-    repo: where.repo,
-    issue_number: where.issueNumber,
-    per_page: 100
-  });
-  return comments.filter((c3) => c3.body?.startsWith(prefix));
+
+// src/engine/matrix.ts
+async function readSubgraphBranches(dir, plan, rpgName, only) {
+  const present = new Set(await refsUnder(dir, `refs/heads/${subgraphBranchPrefix(rpgName)}`));
+  const branches = /* @__PURE__ */ new Map();
+  const parts = [];
+  for (const subgraph of plan.subgraphs) {
+    const branch = subgraphBranch(rpgName, subgraph.id);
+    if (!present.has(branch) || only && !only.includes(subgraph.id)) continue;
+    branches.set(subgraph.id, branch);
+    const text = await readFileAt(dir, branch, CHECKPOINT_PATH);
+    if (text !== void 0) parts.push({ subgraphId: subgraph.id, checkpoint: parseCheckpoint(text, `${branch}:${CHECKPOINT_PATH}`) });
+  }
+  return { branches, checkpoint: mergeCheckpoints(parts) };
 }
+async function combineNeededBranches(dir, rpg, plan, rpgName, runBranch2, subgraphs) {
+  const needed = [...new Set(plan.subgraphs.filter((s) => subgraphs.includes(s.id)).flatMap((s) => s.dependsOn))].filter(
+    (id) => !subgraphs.includes(id)
+  );
+  const { branches, checkpoint } = await readSubgraphBranches(dir, plan, rpgName, needed);
+  const missing = needed.filter((id) => !branches.has(id));
+  const [first, ...others] = [...branches.values()];
+  if (!first) return { combined: [], missing };
+  const tests = testFiles(rpg);
+  const ours = ownedPaths(rpg, (id) => tests.get(id) ?? `tests/test_${id}.py`, ["pytest.ini"]);
+  const overlays = await Promise.all(
+    others.map(async (ref) => ({ ref, paths: (await filesAt(dir, ref)).filter((path2) => ours.has(path2)) }))
+  );
+  await checkoutWithFiles(dir, runBranch2, first, overlays);
+  if (checkpoint) await writeCheckpoint(join10(dir, CHECKPOINT_PATH), checkpoint);
+  await commitFiles(
+    dir,
+    [.../* @__PURE__ */ new Set([...overlays.flatMap((o2) => o2.paths), CHECKPOINT_PATH])],
+    `chore: the code of ${[...branches.keys()].join(", ")}, for ${subgraphs.join(", ")}`
+  );
+  return { combined: [...branches.keys()], missing };
+}
+
+// src/report/markdown.ts
+function code(text) {
+  const line = text.replace(/\s+/g, " ");
+  if (line.trim() === "") return "` `";
+  const ticks = "`".repeat(longestRun(line, "`") + 1);
+  const pad = line.startsWith("`") || line.endsWith("`") ? " " : "";
+  return `${ticks}${pad}${line}${pad}${ticks}`;
+}
+function fenced(content, info2 = "") {
+  const ticks = "`".repeat(Math.max(3, longestRun(content, "`") + 1));
+  return `${ticks}${info2}
+${content.trimEnd()}
+${ticks}`;
+}
+function prose(text, max = 1e3) {
+  return escapeHtml(clip(text.replace(/\s+/g, " ").trim(), max).replace(/[\\`*_[\]~|]/g, "\\$&")).replace(/@(?=\w)/g, "@\u200B");
+}
+var details = (summary2, body) => [
+  "",
+  `<details><summary>${escapeHtml(summary2)}</summary>`,
+  "",
+  ...body,
+  "",
+  "</details>"
+];
+var row = (cells) => `| ${cells.map((c3) => c3.replace(/\|/g, "\\|")).join(" | ")} |`;
+var count = (n) => n.toLocaleString("en-US");
+function clip(text, max) {
+  if (text.length <= max) return text;
+  return `${dropHalfPair(text.slice(0, max - 1), "end")}\u2026`;
+}
+function dropHalfPair(text, at2) {
+  const unit = text.charCodeAt(at2 === "start" ? 0 : text.length - 1);
+  if (at2 === "end" && unit >= 55296 && unit <= 56319) return text.slice(0, -1);
+  if (at2 === "start" && unit >= 56320 && unit <= 57343) return text.slice(1);
+  return text;
+}
+var longestRun = (text, char) => (text.match(new RegExp(`${char}+`, "g")) ?? []).reduce((max, run5) => Math.max(max, run5.length), 0);
+var escapeHtml = (text) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+// src/report/fit-limit.ts
+var COMMENT_LIMIT = 65536;
+var SNAP = 500;
+var note = (n) => `_(truncated: ${count(n)} characters of output not shown; see docs/generation_report.md on the branch)_`;
+function fitToLimit(markdown, limit2 = COMMENT_LIMIT) {
+  if (markdown.length <= limit2) return markdown;
+  const budget = limit2 - note(markdown.length).length - 3;
+  if (budget < 0) return "_(truncated)_".length <= limit2 ? "_(truncated)_" : "";
+  const pieces = splitPieces(markdown);
+  const render = (cap) => {
+    let removed = 0;
+    const parts = pieces.map((piece) => {
+      if (typeof piece === "string") return piece;
+      const cut = cutTo(piece, cap);
+      if (cut.text.length >= piece.text.length) return piece.text;
+      removed += cut.removed;
+      return cut.text;
+    });
+    return { text: parts.join("\n"), removed };
+  };
+  let best = render(0);
+  if (best.text.length <= budget) {
+    let lo = 0;
+    let hi = pieces.reduce((max, p2) => typeof p2 === "string" ? max : Math.max(max, p2.text.length), 0);
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      const tried = render(mid);
+      if (tried.text.length <= budget) [lo, best] = [mid, tried];
+      else hi = mid - 1;
+    }
+  } else {
+    const hard = cutLines(best.text, budget);
+    best = { text: hard.text, removed: best.removed + hard.removed };
+  }
+  return `${best.text.trimEnd()}
+
+${note(best.removed)}
+`;
+}
+function splitPieces(markdown) {
+  const lines = markdown.split("\n");
+  const pieces = [];
+  let run5 = [];
+  let depth = 0;
+  const flush = () => {
+    if (run5.length > 0) pieces.push({ text: run5.join("\n"), keep: "lines" });
+    run5 = [];
+  };
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    const fence = fenceOpening(line);
+    if (fence) {
+      flush();
+      let end2 = i + 1;
+      while (end2 < lines.length && !closesFence(lines[end2], fence)) end2++;
+      pieces.push(line);
+      const content = lines.slice(i + 1, end2).join("\n");
+      if (end2 > i + 1) pieces.push(fence.info === "mermaid" ? content : { text: content, keep: fence.info === "text" ? "tail" : "head" });
+      pieces.push(lines[end2] ?? fence.marker);
+      i = end2;
+    } else if (depth > 0 && !/<\/?(details|summary)\b/i.test(line)) {
+      run5.push(line);
+    } else {
+      flush();
+      pieces.push(line);
+      depth = Math.max(0, depth + detailsBalance(line));
+    }
+  }
+  flush();
+  return pieces;
+}
+function cutTo(piece, cap) {
+  const { text } = piece;
+  if (piece.keep === "lines") {
+    const lines = text.split("\n");
+    let used = -1;
+    let kept = 0;
+    while (kept < lines.length && used + 1 + lines[kept].length <= cap) used += 1 + lines[kept++].length;
+    const head2 = lines.slice(0, kept).join("\n");
+    const marker = `_(${count(text.length - head2.length)} characters cut)_`;
+    return { text: `${head2}
+
+${marker}
+`, removed: text.length - head2.length };
+  }
+  if (piece.keep === "tail") {
+    const start = text.length - cap;
+    let tail2 = text.slice(start);
+    const newline2 = tail2.indexOf("\n");
+    if (text[start - 1] !== "\n" && newline2 >= 0 && newline2 < SNAP) tail2 = tail2.slice(newline2 + 1);
+    tail2 = dropHalfPair(tail2, "start");
+    const removed2 = text.length - tail2.length;
+    return { text: `[... ${count(removed2)} characters cut ...]${tail2 ? `
+${tail2}` : ""}`, removed: removed2 };
+  }
+  let head = text.slice(0, cap);
+  const newline = head.lastIndexOf("\n");
+  if (text[cap] !== "\n" && newline >= 0 && head.length - newline < SNAP) head = head.slice(0, newline);
+  head = dropHalfPair(head, "end");
+  const removed = text.length - head.length;
+  return { text: `${head ? `${head}
+` : ""}[... ${count(removed)} characters cut ...]`, removed };
+}
+function cutLines(text, budget) {
+  const kept = [];
+  let length = 0;
+  let fence;
+  let depth = 0;
+  let closing = "";
+  for (const line of text.split("\n")) {
+    let nextFence = fence;
+    let nextDepth = depth;
+    if (fence) nextFence = closesFence(line, fence) ? void 0 : fence;
+    else nextFence = fenceOpening(line);
+    if (!fence && !nextFence) nextDepth = Math.max(0, depth + detailsBalance(line));
+    const nextClosing = `${nextFence ? `
+${nextFence.marker}` : ""}${"\n</details>".repeat(nextDepth)}`;
+    const added = (kept.length > 0 ? 1 : 0) + line.length;
+    if (length + added + nextClosing.length > budget) break;
+    kept.push(line);
+    [length, fence, depth, closing] = [length + added, nextFence, nextDepth, nextClosing];
+  }
+  return { text: kept.join("\n") + closing, removed: text.length - length };
+}
+function fenceOpening(line) {
+  const match = /^[ \t]*(`{3,}|~{3,})(.*)$/.exec(line);
+  if (!match || match[1][0] === "`" && match[2].includes("`")) return void 0;
+  return { marker: match[1], info: match[2].trim().split(/\s+/)[0].toLowerCase() };
+}
+function closesFence(line, fence) {
+  const match = /^[ \t]*(`{3,}|~{3,})[ \t\r]*$/.exec(line);
+  return !!match && match[1][0] === fence.marker[0] && match[1].length >= fence.marker.length;
+}
+var detailsBalance = (line) => (line.match(/<details\b/gi) ?? []).length - (line.match(/<\/details\s*>/gi) ?? []).length;
 
 // src/report/pull-request.ts
-var COMMENT_LIMIT = 65536;
 var STATUS = {
   passed: "\u2705 passed",
   failed: "\u274C failed",
@@ -56075,195 +56353,83 @@ function subgraphChart(plan, subgraph, checkpoint) {
   const narrowed = { ...plan, order: subgraph.nodes, subgraphs: [subgraph], dependencies };
   return renderMermaid(narrowed, { statusOf: (id) => checkpoint.nodes[id]?.status });
 }
-var details = (summary2, body) => [
-  "",
-  `<details><summary>${escapeHtml(summary2)}</summary>`,
-  "",
-  ...body,
-  "",
-  "</details>"
-];
-var row = (cells) => `| ${cells.map((c3) => c3.replace(/\|/g, "\\|")).join(" | ")} |`;
-var count = (n) => n.toLocaleString("en-US");
 var plural2 = (n, noun) => `${count(n)} ${noun}${n === 1 ? "" : "s"}`;
-var escapeHtml = (text) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-var longestRun = (text, char) => (text.match(new RegExp(`${char}+`, "g")) ?? []).reduce((max, run5) => Math.max(max, run5.length), 0);
-function code(text) {
-  const line = text.replace(/\s+/g, " ");
-  if (line.trim() === "") return "` `";
-  const ticks = "`".repeat(longestRun(line, "`") + 1);
-  const pad = line.startsWith("`") || line.endsWith("`") ? " " : "";
-  return `${ticks}${pad}${line}${pad}${ticks}`;
-}
-function fenced(content, info2 = "") {
-  const ticks = "`".repeat(Math.max(3, longestRun(content, "`") + 1));
-  return `${ticks}${info2}
-${content.trimEnd()}
-${ticks}`;
-}
-function prose(text, max = 1e3) {
-  return escapeHtml(clip(text.replace(/\s+/g, " ").trim(), max).replace(/[\\`*_[\]~|]/g, "\\$&")).replace(/@(?=\w)/g, "@\u200B");
-}
-function clip(text, max) {
-  if (text.length <= max) return text;
-  return `${dropHalfPair(text.slice(0, max - 1), "end")}\u2026`;
-}
-function dropHalfPair(text, at2) {
-  const unit = text.charCodeAt(at2 === "start" ? 0 : text.length - 1);
-  if (at2 === "end" && unit >= 55296 && unit <= 56319) return text.slice(0, -1);
-  if (at2 === "start" && unit >= 56320 && unit <= 57343) return text.slice(1);
-  return text;
-}
-var SNAP = 500;
-var note = (n) => `_(truncated: ${count(n)} characters of output not shown; see docs/generation_report.md on the branch)_`;
-function fitToLimit(markdown, limit2 = COMMENT_LIMIT) {
-  if (markdown.length <= limit2) return markdown;
-  const budget = limit2 - note(markdown.length).length - 3;
-  if (budget < 0) return "_(truncated)_".length <= limit2 ? "_(truncated)_" : "";
-  const pieces = splitPieces(markdown);
-  const render = (cap) => {
-    let removed = 0;
-    const parts = pieces.map((piece) => {
-      if (typeof piece === "string") return piece;
-      const cut = cutTo(piece, cap);
-      if (cut.text.length >= piece.text.length) return piece.text;
-      removed += cut.removed;
-      return cut.text;
-    });
-    return { text: parts.join("\n"), removed };
-  };
-  let best = render(0);
-  if (best.text.length <= budget) {
-    let lo = 0;
-    let hi = pieces.reduce((max, p2) => typeof p2 === "string" ? max : Math.max(max, p2.text.length), 0);
-    while (lo < hi) {
-      const mid = Math.ceil((lo + hi) / 2);
-      const tried = render(mid);
-      if (tried.text.length <= budget) [lo, best] = [mid, tried];
-      else hi = mid - 1;
-    }
-  } else {
-    const hard = cutLines(best.text, budget);
-    best = { text: hard.text, removed: best.removed + hard.removed };
-  }
-  return `${best.text.trimEnd()}
 
-${note(best.removed)}
-`;
+// src/github/comments.ts
+var BODY_LIMIT = 65536;
+function commentMarker(kind, key) {
+  return `<!-- rpg-forge:${kind}:${key.replace(/--/g, "-\u200B-")} -->`;
 }
-function splitPieces(markdown) {
-  const lines = markdown.split("\n");
-  const pieces = [];
-  let run5 = [];
-  let depth = 0;
-  const flush = () => {
-    if (run5.length > 0) pieces.push({ text: run5.join("\n"), keep: "lines" });
-    run5 = [];
-  };
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i];
-    const fence = fenceOpening(line);
-    if (fence) {
-      flush();
-      let end2 = i + 1;
-      while (end2 < lines.length && !closesFence(lines[end2], fence)) end2++;
-      pieces.push(line);
-      const content = lines.slice(i + 1, end2).join("\n");
-      if (end2 > i + 1) pieces.push(fence.info === "mermaid" ? content : { text: content, keep: fence.info === "text" ? "tail" : "head" });
-      pieces.push(lines[end2] ?? fence.marker);
-      i = end2;
-    } else if (depth > 0 && !/<\/?(details|summary)\b/i.test(line)) {
-      run5.push(line);
-    } else {
-      flush();
-      pieces.push(line);
-      depth = Math.max(0, depth + detailsBalance(line));
-    }
+async function upsertComment(octokit, where, marker, body) {
+  const full = `${marker}
+${body}`;
+  const existing2 = await findComment(octokit, where, marker);
+  if (existing2) {
+    if (existing2.body !== full)
+      await octokit.rest.issues.updateComment({ owner: where.owner, repo: where.repo, comment_id: existing2.id, body: full });
+    return { id: existing2.id, url: existing2.html_url, created: false };
   }
-  flush();
-  return pieces;
+  const { data } = await octokit.rest.issues.createComment({
+    owner: where.owner,
+    repo: where.repo,
+    issue_number: where.issueNumber,
+    body: full
+  });
+  return { id: data.id, url: data.html_url, created: true };
 }
-function cutTo(piece, cap) {
-  const { text } = piece;
-  if (piece.keep === "lines") {
-    const lines = text.split("\n");
-    let used = -1;
-    let kept = 0;
-    while (kept < lines.length && used + 1 + lines[kept].length <= cap) used += 1 + lines[kept++].length;
-    const head2 = lines.slice(0, kept).join("\n");
-    const marker = `_(${count(text.length - head2.length)} characters cut)_`;
-    return { text: `${head2}
-
-${marker}
-`, removed: text.length - head2.length };
-  }
-  if (piece.keep === "tail") {
-    const start = text.length - cap;
-    let tail2 = text.slice(start);
-    const newline2 = tail2.indexOf("\n");
-    if (text[start - 1] !== "\n" && newline2 >= 0 && newline2 < SNAP) tail2 = tail2.slice(newline2 + 1);
-    tail2 = dropHalfPair(tail2, "start");
-    const removed2 = text.length - tail2.length;
-    return { text: `[... ${count(removed2)} characters cut ...]${tail2 ? `
-${tail2}` : ""}`, removed: removed2 };
-  }
-  let head = text.slice(0, cap);
-  const newline = head.lastIndexOf("\n");
-  if (text[cap] !== "\n" && newline >= 0 && head.length - newline < SNAP) head = head.slice(0, newline);
-  head = dropHalfPair(head, "end");
-  const removed = text.length - head.length;
-  return { text: `${head ? `${head}
-` : ""}[... ${count(removed)} characters cut ...]`, removed };
+async function findComment(octokit, where, marker) {
+  return (await findCommentsByPrefix(octokit, where, marker))[0];
 }
-function cutLines(text, budget) {
-  const kept = [];
-  let length = 0;
-  let fence;
-  let depth = 0;
-  let closing = "";
-  for (const line of text.split("\n")) {
-    let nextFence = fence;
-    let nextDepth = depth;
-    if (fence) nextFence = closesFence(line, fence) ? void 0 : fence;
-    else nextFence = fenceOpening(line);
-    if (!fence && !nextFence) nextDepth = Math.max(0, depth + detailsBalance(line));
-    const nextClosing = `${nextFence ? `
-${nextFence.marker}` : ""}${"\n</details>".repeat(nextDepth)}`;
-    const added = (kept.length > 0 ? 1 : 0) + line.length;
-    if (length + added + nextClosing.length > budget) break;
-    kept.push(line);
-    [length, fence, depth, closing] = [length + added, nextFence, nextDepth, nextClosing];
-  }
-  return { text: kept.join("\n") + closing, removed: text.length - length };
+async function findCommentsByPrefix(octokit, where, prefix) {
+  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+    owner: where.owner,
+    repo: where.repo,
+    issue_number: where.issueNumber,
+    per_page: 100
+  });
+  return comments.filter((c3) => c3.user?.type === "Bot" && c3.body?.startsWith(prefix));
 }
-function fenceOpening(line) {
-  const match = /^[ \t]*(`{3,}|~{3,})(.*)$/.exec(line);
-  if (!match || match[1][0] === "`" && match[2].includes("`")) return void 0;
-  return { marker: match[1], info: match[2].trim().split(/\s+/)[0].toLowerCase() };
-}
-function closesFence(line, fence) {
-  const match = /^[ \t]*(`{3,}|~{3,})[ \t\r]*$/.exec(line);
-  return !!match && match[1][0] === fence.marker[0] && match[1].length >= fence.marker.length;
-}
-var detailsBalance = (line) => (line.match(/<details\b/gi) ?? []).length - (line.match(/<\/details\s*>/gi) ?? []).length;
 
 // src/github/pull-requests.ts
 async function upsertPullRequest(octokit, repository, spec) {
   const { owner, repo } = repository;
-  const existing2 = await findPullRequest(octokit, repository, spec.head);
-  if (existing2) {
-    const changed = existing2.title !== spec.title || (existing2.body ?? "") !== spec.body || existing2.base.ref !== spec.base;
-    if (changed)
-      await octokit.rest.pulls.update({ owner, repo, pull_number: existing2.number, title: spec.title, body: spec.body, base: spec.base });
-    return { number: existing2.number, url: existing2.html_url, created: false };
+  let existing2 = await findPullRequest(octokit, repository, spec.head);
+  if (!existing2) {
+    const closed = await findPullRequest(octokit, repository, spec.head, "closed");
+    if (closed && !closed.merged_at) return { number: closed.number, url: closed.html_url, created: false, closed: true };
+    try {
+      const { data } = await octokit.rest.pulls.create({
+        owner,
+        repo,
+        head: spec.head,
+        base: spec.base,
+        title: spec.title,
+        body: spec.body
+      });
+      return { number: data.number, url: data.html_url, created: true, closed: false };
+    } catch (error63) {
+      if (error63.status !== 422) throw error63;
+      existing2 = await findPullRequest(octokit, repository, spec.head);
+      if (!existing2) throw error63;
+    }
   }
-  const { data } = await octokit.rest.pulls.create({ owner, repo, head: spec.head, base: spec.base, title: spec.title, body: spec.body });
-  return { number: data.number, url: data.html_url, created: true };
+  const changed = existing2.title !== spec.title || (existing2.body ?? "") !== spec.body || existing2.base.ref !== spec.base;
+  if (changed)
+    await octokit.rest.pulls.update({ owner, repo, pull_number: existing2.number, title: spec.title, body: spec.body, base: spec.base });
+  return { number: existing2.number, url: existing2.html_url, created: false, closed: false };
 }
-async function findPullRequest(octokit, repository, head) {
+async function findPullRequest(octokit, repository, head, state = "open") {
   const { owner, repo } = repository;
-  const { data: open5 } = await octokit.rest.pulls.list({ owner, repo, head: `${owner}:${head}`, state: "open", per_page: 10 });
-  return open5.find((pr2) => pr2.head.ref === head);
+  const { data } = await octokit.rest.pulls.list({
+    owner,
+    repo,
+    head: `${owner}:${head}`,
+    state,
+    sort: "created",
+    direction: "desc",
+    per_page: 10
+  });
+  return data.find((pr2) => pr2.head.ref === head);
 }
 
 // src/github/publish.ts
@@ -56276,7 +56442,14 @@ async function publishSubgraphs(input2) {
     if (input2.only && !input2.only.has(subgraph.id)) {
       const pr3 = await findPullRequest(input2.octokit, input2.repository, head);
       if (pr3)
-        published.set(subgraph.id, { subgraphId: subgraph.id, number: pr3.number, url: pr3.html_url, created: false, base: pr3.base.ref });
+        published.set(subgraph.id, {
+          subgraphId: subgraph.id,
+          number: pr3.number,
+          url: pr3.html_url,
+          created: false,
+          closed: false,
+          base: pr3.base.ref
+        });
       continue;
     }
     const base = baseOf(subgraph, input2);
@@ -56300,6 +56473,7 @@ async function publishSubgraphs(input2) {
       body: renderPrBody(render, BODY_LIMIT)
     });
     published.set(subgraph.id, { subgraphId: subgraph.id, ...pr2, base });
+    if (pr2.closed) continue;
     const where = { ...input2.repository, issueNumber: pr2.number };
     const reportMarker = commentMarker("report", subgraph.id);
     await upsertComment(
@@ -57609,8 +57783,8 @@ function withCustomRequest(customRequest) {
 
 // node_modules/@octokit/auth-token/dist-bundle/index.js
 var b64url = "(?:[a-zA-Z0-9_-]+)";
-var sep2 = "\\.";
-var jwtRE = new RegExp(`^${b64url}${sep2}${b64url}${sep2}${b64url}$`);
+var sep3 = "\\.";
+var jwtRE = new RegExp(`^${b64url}${sep3}${b64url}${sep3}${b64url}$`);
 var isJWT = jwtRE.test.bind(jwtRE);
 async function auth(token) {
   const isApp = isJWT(token);
@@ -71307,12 +71481,15 @@ function progressPrinter(write) {
           );
         }
         break;
-      case "subgraph-committed":
-        write(
-          `Committed subgraph ${event.subgraphId} as ${event.sha.slice(0, 7)} (tag ${event.tag}${event.branch ? `, branch ${event.branch}` : ""})
-`
-        );
+      case "subgraph-committed": {
+        const parts = [
+          ...event.sha ? [`as ${event.sha.slice(0, 7)} (tag ${event.tag})`] : [],
+          ...event.branch ? [`on branch ${event.branch}`] : []
+        ];
+        write(`Committed subgraph ${event.subgraphId} ${parts.join(", ")}
+`);
         break;
+      }
       case "run-finished":
         if (event.interrupted) write("Interrupted: the checkpoint is saved; run again with --resume to continue.\n");
         break;
@@ -71416,7 +71593,42 @@ function waves(plan) {
   return cyclic.length > 0 ? [...dense, [cyclic.join(" ")]] : dense;
 }
 
+// src/action/finish.ts
+async function finish(inputs, context, run5) {
+  const leaves = Object.values(run5.checkpoint.nodes).filter((e) => e.node_type !== "composite");
+  const count2 = (status) => leaves.filter((e) => e.status === status).length;
+  const [passed, failed, skipped] = [count2("passed"), count2("failed"), count2("skipped")];
+  const closed = run5.prs.filter((pr2) => pr2.closed);
+  const closedNote = closed.length === 0 ? "" : `Pull requests closed by a person stay closed; their branches were still updated: ${closed.map((pr2) => `#${pr2.number} (${pr2.subgraphId})`).join(", ")}.
+
+`;
+  if (run5.whole && inputs.githubToken && inputs.issue !== void 0) {
+    const marker = commentMarker("run-report", run5.rpgPath);
+    const heading = `### rpg-forge: ${passed} of ${leaves.length} nodes pass (\`${run5.rpgPath}\`, run ${run5.runId})
+
+`;
+    await upsertComment(
+      createOctokit(inputs.githubToken, context.apiUrl),
+      { ...context.repository, issueNumber: inputs.issue },
+      marker,
+      fitToLimit(heading + closedNote + pullRequestTable(run5.prs, run5.plan) + run5.report, BODY_LIMIT - marker.length - 1)
+    );
+  }
+  const open5 = run5.prs.filter((pr2) => !pr2.closed);
+  setOutput(
+    "pull-requests",
+    JSON.stringify(Object.fromEntries(open5.map((pr2) => [pr2.subgraphId, { number: pr2.number, url: pr2.url }])))
+  );
+  setOutput("passed", passed);
+  setOutput("failed", failed);
+  setOutput("skipped", skipped);
+  if (run5.branch) setOutput("branch", run5.branch);
+  await summary.addRaw(closedNote + pullRequestTable(run5.prs, run5.plan)).addRaw(run5.report).write();
+  info(`${passed} passed, ${failed} failed, ${skipped} skipped of ${leaves.length} nodes; ${open5.length} open pull request(s)`);
+}
+
 // src/action/generate-mode.ts
+import { readFile as readFile7 } from "node:fs/promises";
 var BOT = { name: "github-actions[bot]", email: "41898282+github-actions[bot]@users.noreply.github.com" };
 async function runGeneration(inputs, context, at2) {
   const { plan, rpgPath } = at2;
@@ -71426,41 +71638,56 @@ async function runGeneration(inputs, context, at2) {
   const rpgName = rpgNameOf(at2.rpg, at2.rpgFile);
   const runBranchName = runBranch(rpgName);
   const matrix = inputs.subgraphs.length > 0 ? checkSubgraphs(plan, inputs.subgraphs) : void 0;
+  process.env.GIT_AUTHOR_NAME ??= BOT.name;
+  process.env.GIT_AUTHOR_EMAIL ??= BOT.email;
+  process.env.GIT_COMMITTER_NAME ??= BOT.name;
+  process.env.GIT_COMMITTER_EMAIL ??= BOT.email;
   const branchGlob = `refs/heads/${subgraphBranchPrefix(rpgName)}*`;
   await fetchRefs(dir, "origin", [`+${branchGlob}:${branchGlob}`], auth2);
+  const base = await headOf(dir);
   if (matrix) {
-    await combineDependencies(dir, plan, rpgName, runBranchName, matrix);
+    const { missing } = await combineNeededBranches(dir, at2.rpg, plan, rpgName, runBranchName, matrix);
+    for (const id of missing) warning(`subgraph ${id} has no branch (no node of it passed); the nodes that need it will be skipped`);
   } else if (inputs.mode !== "generate") {
     if (!await remoteHasBranch(dir, "origin", runBranchName, auth2))
       throw new Error(`mode ${inputs.mode} continues an earlier run, but origin has no branch ${runBranchName}; run mode generate first`);
     await fetchRefs(dir, "origin", [`+refs/heads/${runBranchName}:refs/heads/${runBranchName}`], auth2);
     await checkoutBranch(dir, runBranchName);
   }
-  process.env.GIT_AUTHOR_NAME ??= BOT.name;
-  process.env.GIT_AUTHOR_EMAIL ??= BOT.email;
-  process.env.GIT_COMMITTER_NAME ??= BOT.name;
-  process.env.GIT_COMMITTER_EMAIL ??= BOT.email;
   const { provider, model } = await selectProvider({ replay: inputs.replay || void 0, model: inputs.model || void 0 }, process.env);
   const started = Date.now();
-  const result = await generate({
-    rpg: at2.rpg,
-    rpgPath,
-    rpgSha256: rpgHash(at2.text),
-    outDir: dir,
-    provider,
-    model,
-    // A checkpoint on the branch (or merged into the base) is continued: passed nodes
-    // whose specification is unchanged are kept; a missing one starts afresh.
-    mode: "resume",
-    only: inputs.mode === "generate" || inputs.nodes.length === 0 ? void 0 : inputs.nodes,
-    subgraphs: matrix,
-    maxIterations: inputs.maxIterations,
-    git: true,
-    branchPerSubgraph: true,
-    onEvent: progressPrinter((line) => void process.stdout.write(line)),
-    onNotice: (notice) => warning(notice)
-  });
-  const checkpoint = parseCheckpoint(await readFile7(result.checkpointPath, "utf8"), result.checkpointPath);
+  const notices = [];
+  const stop = randomUUID2();
+  process.stdout.write(`::stop-commands::${stop}
+`);
+  let result;
+  try {
+    result = await generate({
+      rpg: at2.rpg,
+      rpgPath,
+      rpgSha256: rpgHash(at2.text),
+      outDir: dir,
+      provider,
+      model,
+      // A checkpoint on the branch (or merged into the base) is continued: passed nodes
+      // whose specification is unchanged are kept; a missing one starts afresh.
+      mode: "resume",
+      only: inputs.mode === "generate" || inputs.nodes.length === 0 ? void 0 : inputs.nodes,
+      subgraphs: matrix,
+      maxIterations: inputs.maxIterations,
+      sandbox: inputs.sandbox,
+      git: true,
+      branchPerSubgraph: true,
+      branchBase: base,
+      onEvent: progressPrinter((line) => void process.stdout.write(line)),
+      onNotice: (notice) => notices.push(notice)
+    });
+  } finally {
+    process.stdout.write(`::${stop}::
+`);
+    for (const notice of notices) warning(notice);
+  }
+  const { checkpoint } = result;
   const mine = (id) => !matrix || matrix.includes(id);
   const branches = /* @__PURE__ */ new Map();
   const local = new Set(await refsUnder(dir, `refs/heads/${subgraphBranchPrefix(rpgName)}`));
@@ -71468,7 +71695,9 @@ async function runGeneration(inputs, context, at2) {
     const branch = subgraphBranch(rpgName, subgraph.id);
     if (local.has(branch) && subgraph.nodes.some((id) => checkpoint.nodes[id]?.status === "passed")) branches.set(subgraph.id, branch);
   }
-  const tags = await refsUnder(dir, `refs/tags/rpg/${result.runId}/`);
+  const tags = (await refsUnder(dir, `refs/tags/rpg/${result.runId}/`)).filter(
+    (tag) => plan.subgraphs.some((s) => mine(s.id) && tag.endsWith(`/${s.id}`))
+  );
   await pushRefs(
     dir,
     "origin",
@@ -71494,7 +71723,7 @@ async function runGeneration(inputs, context, at2) {
       elapsedMs: Date.now() - started,
       baseBranch: inputs.baseBranch || defaultBranchFromEvent(context) || (await octokit.rest.repos.get({ ...context.repository })).data.default_branch,
       branches,
-      retryCommand: (nodeId) => `gh workflow run ${workflowFile(context)} -f mode=retry -f rpg-path=${rpgPath} -f nodes=${nodeId}`,
+      retryCommand: (nodeId) => `gh workflow run ${shellWord(workflowFile(context))} -f mode=retry -f rpg-path=${shellWord(rpgPath)} -f nodes=${shellWord(nodeId)}`,
       ...matrix ? { only: new Set(matrix) } : {}
     });
   } else {
@@ -71508,58 +71737,17 @@ async function runGeneration(inputs, context, at2) {
     prs,
     report,
     runId: result.runId,
-    branch: matrix ? void 0 : runBranchName
+    branch: matrix ? void 0 : runBranchName,
+    whole: !matrix
   });
 }
-async function finish(inputs, context, run5) {
-  const leaves = Object.values(run5.checkpoint.nodes).filter((e) => e.node_type !== "composite");
-  const count2 = (status) => leaves.filter((e) => e.status === status).length;
-  const [passed, failed, skipped] = [count2("passed"), count2("failed"), count2("skipped")];
-  if (inputs.githubToken && inputs.issue !== void 0) {
-    const marker = commentMarker("run-report", run5.rpgPath);
-    const heading = `### rpg-forge: ${passed} of ${leaves.length} nodes pass (\`${run5.rpgPath}\`, run ${run5.runId})
-
-`;
-    await upsertComment(
-      createOctokit(inputs.githubToken, context.apiUrl),
-      { ...context.repository, issueNumber: inputs.issue },
-      marker,
-      fitToLimit(heading + pullRequestTable(run5.prs, run5.plan) + run5.report, BODY_LIMIT - marker.length - 1)
-    );
-  }
-  setOutput(
-    "pull-requests",
-    JSON.stringify(Object.fromEntries(run5.prs.map((pr2) => [pr2.subgraphId, { number: pr2.number, url: pr2.url }])))
-  );
-  setOutput("passed", passed);
-  setOutput("failed", failed);
-  setOutput("skipped", skipped);
-  if (run5.branch) setOutput("branch", run5.branch);
-  await summary.addRaw(pullRequestTable(run5.prs, run5.plan)).addRaw(run5.report).write();
-  info(`${passed} passed, ${failed} failed, ${skipped} skipped of ${leaves.length} nodes; ${run5.prs.length} pull request(s)`);
+function shellWord(text) {
+  return /^[A-Za-z0-9._/:=@%+-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 function checkSubgraphs(plan, subgraphs) {
   const unknown2 = subgraphs.filter((id) => !plan.subgraphs.some((s) => s.id === id));
   if (unknown2.length > 0) throw new Error(`input subgraphs names ${unknown2.join(", ")}, not a subgraph of the RPG`);
   return [...subgraphs];
-}
-async function combineDependencies(dir, plan, rpgName, runBranchName, subgraphs) {
-  const needed = [...new Set(plan.subgraphs.filter((s) => subgraphs.includes(s.id)).flatMap((s) => s.dependsOn))].filter(
-    (id) => !subgraphs.includes(id)
-  );
-  const present = new Set(await refsUnder(dir, `refs/heads/${subgraphBranchPrefix(rpgName)}`));
-  const sources = needed.map((id) => subgraphBranch(rpgName, id)).filter((b3) => present.has(b3));
-  for (const id of needed.filter((id2) => !present.has(subgraphBranch(rpgName, id2))))
-    warning(`subgraph ${id} has no branch (no node of it passed); the nodes that need it will be skipped`);
-  if (sources.length === 0) return;
-  await checkoutCombined(dir, runBranchName, sources);
-  const checkpoints = [];
-  for (const branch of sources) {
-    const text = await readFileAt(dir, branch, CHECKPOINT_PATH);
-    if (text !== void 0) checkpoints.push(parseCheckpoint(text, `${branch}:${CHECKPOINT_PATH}`));
-  }
-  const merged = mergeCheckpoints(checkpoints);
-  if (merged) await writeCheckpoint(join10(dir, CHECKPOINT_PATH), merged);
 }
 
 // src/action/inputs.ts
@@ -71580,7 +71768,8 @@ var ActionInputsSchema = external_exports.object({
   issue: external_exports.string().transform((text) => text.trim() === "" ? void 0 : Number(text)).pipe(
     external_exports.number({ error: "issue must be an issue number" }).int("issue must be an issue number").positive("issue must be an issue number").optional()
   ),
-  replay: external_exports.string()
+  replay: external_exports.string(),
+  sandbox: external_exports.enum(["bwrap", "process"], { error: "sandbox must be bwrap or process" })
 }).check((ctx) => {
   if (ctx.value.mode === "revise" && ctx.value.nodes.length === 0)
     ctx.issues.push({
@@ -71601,7 +71790,8 @@ function readInputs() {
     baseBranch: getInput("base-branch"),
     githubToken: getInput("github-token"),
     issue: getInput("issue"),
-    replay: getInput("replay")
+    replay: getInput("replay"),
+    sandbox: getInput("sandbox") || "bwrap"
   };
   const parsed = ActionInputsSchema.safeParse(raw);
   if (!parsed.success) {
@@ -71625,8 +71815,8 @@ async function reportInvalidRpg(issues, rpgPath, token, context) {
   for (const issue3 of issues) {
     (issue3.severity === "error" ? error : warning)(`${issue3.code}: ${issue3.message}`, annotation(issue3, rpgPath));
   }
-  const lines = issues.map((i) => `- \`${formatProblemLine(i.code, i.message, { ...i.at, file: rpgPath })}\``);
-  const body = [`### rpg-forge: \`${rpgPath}\` is invalid`, "", `${errors.length} problem(s); nothing was generated.`, "", ...lines].join(
+  const lines = issues.map((i) => `- ${code(formatProblemLine(i.code, i.message, { ...i.at, file: rpgPath }))}`);
+  const body = [`### rpg-forge: ${code(rpgPath)} is invalid`, "", `${errors.length} problem(s); nothing was generated.`, "", ...lines].join(
     "\n"
   );
   await summary.addRaw(body).write();
@@ -71650,23 +71840,15 @@ async function runReport(inputs, context, at2) {
   const rpgName = rpgNameOf(at2.rpg, at2.rpgFile);
   const glob = `refs/heads/${subgraphBranchPrefix(rpgName)}*`;
   await fetchRefs(dir, "origin", [`+${glob}:${glob}`], token ? { serverUrl: context.serverUrl, token } : void 0);
-  const present = new Set(await refsUnder(dir, `refs/heads/${subgraphBranchPrefix(rpgName)}`));
-  const branches = new Map(
-    at2.plan.subgraphs.map((s) => [s.id, subgraphBranch(rpgName, s.id)]).filter(([, branch]) => present.has(branch))
-  );
-  const checkpoints = [];
-  for (const branch of branches.values()) {
-    const text = await readFileAt(dir, branch, CHECKPOINT_PATH);
-    if (text !== void 0) checkpoints.push(parseCheckpoint(text, `${branch}:${CHECKPOINT_PATH}`));
-  }
-  const checkpoint = mergeCheckpoints(checkpoints);
-  if (!checkpoint) throw new Error(`no subgraph of ${at2.rpgPath} has a branch (rpg/${rpgName}/...): there is nothing to report`);
+  const { branches, checkpoint } = await readSubgraphBranches(dir, at2.plan, rpgName);
+  if (!checkpoint)
+    throw new Error(`no subgraph of ${at2.rpgPath} has a branch (${subgraphBranchPrefix(rpgName)}...): there is nothing to report`);
   const prs = [];
   if (token) {
     const octokit = createOctokit(token, context.apiUrl);
     for (const [subgraphId, branch] of branches) {
       const pr2 = await findPullRequest(octokit, context.repository, branch);
-      if (pr2) prs.push({ subgraphId, number: pr2.number, url: pr2.html_url, created: false, base: pr2.base.ref });
+      if (pr2) prs.push({ subgraphId, number: pr2.number, url: pr2.html_url, created: false, closed: false, base: pr2.base.ref });
     }
   }
   const elapsedMs = Object.values(checkpoint.nodes).reduce((sum, e) => sum + (e.duration_ms ?? 0), 0);
@@ -71691,7 +71873,8 @@ async function runReport(inputs, context, at2) {
     prs,
     report,
     runId: checkpoint.run_id,
-    branch: void 0
+    branch: void 0,
+    whole: true
   });
 }
 
@@ -71701,6 +71884,7 @@ async function run4() {
     const inputs = readInputs();
     if (inputs.githubToken) setSecret(inputs.githubToken);
     const context = await readContext();
+    process.chdir(context.workspace);
     const rpgFile = isAbsolute4(inputs.rpgPath) ? inputs.rpgPath : join11(context.workspace, inputs.rpgPath);
     const rpgPath = relative3(context.workspace, rpgFile);
     const { loaded, text } = await loadRpgWithText(rpgFile);

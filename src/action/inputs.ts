@@ -41,6 +41,7 @@ export const ActionInputsSchema = z
           .optional(),
       ),
     replay: z.string(),
+    sandbox: z.enum(["bwrap", "process"], { error: "sandbox must be bwrap or process" }),
   })
   .check((ctx) => {
     if (ctx.value.mode === "revise" && ctx.value.nodes.length === 0)
@@ -67,6 +68,7 @@ export function readInputs(): ActionInputs {
     githubToken: core.getInput("github-token"),
     issue: core.getInput("issue"),
     replay: core.getInput("replay"),
+    sandbox: core.getInput("sandbox") || "bwrap",
   };
   const parsed = ActionInputsSchema.safeParse(raw);
   if (!parsed.success) {

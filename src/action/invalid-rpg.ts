@@ -3,6 +3,7 @@ import { formatProblemLine } from "../errors.js";
 import { BODY_LIMIT, commentMarker, upsertComment } from "../github/comments.js";
 import { createOctokit } from "../github/repository.js";
 import type { RpgIssue } from "../rpg/issues.js";
+import { code } from "../report/markdown.js";
 import { eventIssueNumber, type ActionContext } from "./context.js";
 
 /** An annotation on the problem's line of the RPG file. */
@@ -21,8 +22,8 @@ export async function reportInvalidRpg(issues: readonly RpgIssue[], rpgPath: str
   for (const issue of issues) {
     (issue.severity === "error" ? core.error : core.warning)(`${issue.code}: ${issue.message}`, annotation(issue, rpgPath));
   }
-  const lines = issues.map((i) => `- \`${formatProblemLine(i.code, i.message, { ...i.at, file: rpgPath })}\``);
-  const body = [`### rpg-forge: \`${rpgPath}\` is invalid`, "", `${errors.length} problem(s); nothing was generated.`, "", ...lines].join(
+  const lines = issues.map((i) => `- ${code(formatProblemLine(i.code, i.message, { ...i.at, file: rpgPath }))}`);
+  const body = [`### rpg-forge: ${code(rpgPath)} is invalid`, "", `${errors.length} problem(s); nothing was generated.`, "", ...lines].join(
     "\n",
   );
   await core.summary.addRaw(body).write();

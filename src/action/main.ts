@@ -20,6 +20,8 @@ export async function run(): Promise<void> {
     const inputs = readInputs();
     if (inputs.githubToken) core.setSecret(inputs.githubToken);
     const context = await readContext();
+    // Relative paths (the RPG's, and the engine's notion of its folder) are the workspace's, as in a step's `run:`.
+    process.chdir(context.workspace);
     const rpgFile = isAbsolute(inputs.rpgPath) ? inputs.rpgPath : join(context.workspace, inputs.rpgPath);
     const rpgPath = relative(context.workspace, rpgFile);
     const { loaded, text } = await loadRpgWithText(rpgFile);

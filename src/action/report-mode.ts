@@ -1,17 +1,14 @@
 import * as core from "@actions/core";
-import { mergeCheckpoints } from "../engine/checkpoint-merge.js";
-import { parseCheckpoint, type Checkpoint } from "../engine/checkpoint.js";
-import { CHECKPOINT_PATH } from "../engine/generate.js";
-import { rpgNameOf, subgraphBranch, subgraphBranchPrefix } from "../engine/history.js";
+import { rpgNameOf, subgraphBranchPrefix } from "../engine/history.js";
+import { readSubgraphBranches } from "../engine/matrix.js";
 import { summarize } from "../engine/summary.js";
 import type { PublishedPullRequest } from "../github/publish.js";
 import { findPullRequest } from "../github/pull-requests.js";
 import { createOctokit } from "../github/repository.js";
 import { renderGenerationReport } from "../report/generation-report.js";
-import { readFileAt, refsUnder } from "../workspace/git.js";
 import { fetchRefs } from "../workspace/remote.js";
 import type { ActionContext, RpgAtHand } from "./context.js";
-import { finish } from "./generate-mode.js";
+import { finish } from "./finish.js";
 import type { ActionInputs } from "./inputs.js";
 
 /**
@@ -26,24 +23,16 @@ export async function runReport(inputs: ActionInputs, context: ActionContext, at
   const rpgName = rpgNameOf(at.rpg, at.rpgFile);
   const glob = `refs/heads/${subgraphBranchPrefix(rpgName)}*`;
   await fetchRefs(dir, "origin", [`+${glob}:${glob}`], token ? { serverUrl: context.serverUrl, token } : undefined);
-  const present = new Set(await refsUnder(dir, `refs/heads/${subgraphBranchPrefix(rpgName)}`));
-  const branches = new Map(
-    at.plan.subgraphs.map((s) => [s.id, subgraphBranch(rpgName, s.id)] as const).filter(([, branch]) => present.has(branch)),
-  );
-  const checkpoints: Checkpoint[] = [];
-  for (const branch of branches.values()) {
-    const text = await readFileAt(dir, branch, CHECKPOINT_PATH);
-    if (text !== undefined) checkpoints.push(parseCheckpoint(text, `${branch}:${CHECKPOINT_PATH}`));
-  }
-  const checkpoint = mergeCheckpoints(checkpoints);
-  if (!checkpoint) throw new Error(`no subgraph of ${at.rpgPath} has a branch (rpg/${rpgName}/...): there is nothing to report`);
+  const { branches, checkpoint } = await readSubgraphBranches(dir, at.plan, rpgName);
+  if (!checkpoint)
+    throw new Error(`no subgraph of ${at.rpgPath} has a branch (${subgraphBranchPrefix(rpgName)}...): there is nothing to report`);
 
   const prs: PublishedPullRequest[] = [];
   if (token) {
     const octokit = createOctokit(token, context.apiUrl);
     for (const [subgraphId, branch] of branches) {
       const pr = await findPullRequest(octokit, context.repository, branch);
-      if (pr) prs.push({ subgraphId, number: pr.number, url: pr.html_url, created: false, base: pr.base.ref });
+      if (pr) prs.push({ subgraphId, number: pr.number, url: pr.html_url, created: false, closed: false, base: pr.base.ref });
     }
   }
   const elapsedMs = Object.values(checkpoint.nodes).reduce((sum, e) => sum + (e.duration_ms ?? 0), 0);
@@ -69,5 +58,6 @@ export async function runReport(inputs: ActionInputs, context: ActionContext, at
     report,
     runId: checkpoint.run_id,
     branch: undefined,
+    whole: true,
   });
 }

@@ -1,29 +1,44 @@
 import type { Checkpoint, CheckpointEntry, NodeStatus } from "./checkpoint.js";
 
-/** How far a node got: a merge keeps the furthest. */
+/** How far a node got: for nodes no part owns, a merge keeps the furthest. */
 const RANK: Record<NodeStatus, number> = { passed: 5, failed: 4, skipped: 3, in_progress: 2, pending: 1 };
 
+/** A checkpoint from one subgraph's branch: its own nodes' entries are the truth for them. */
+export interface CheckpointPart {
+  subgraphId: string;
+  checkpoint: Checkpoint;
+}
+
 /**
- * One checkpoint out of several that share a plan, as matrix mode has them: each
- * subgraph's branch carries a checkpoint in which that subgraph's nodes are done and
- * the others are as its dependencies left them. Per node, the entry that got furthest
- * wins (passed over failed over skipped over the rest), the later one on a tie.
+ * One checkpoint out of the parts matrix mode leaves on the subgraph branches. Each
+ * node's entry comes from its own subgraph's part (another branch may carry an older
+ * copy of it, from before a rerun); a node whose subgraph has no part takes the entry
+ * that got furthest (passed over failed over skipped over the rest), the later on a tie.
  */
-export function mergeCheckpoints(checkpoints: readonly Checkpoint[]): Checkpoint | undefined {
-  const [first, ...rest] = checkpoints;
+export function mergeCheckpoints(parts: readonly CheckpointPart[]): Checkpoint | undefined {
+  const [first, ...rest] = parts;
   if (!first) return undefined;
-  const merged: Checkpoint = structuredClone(first);
+  const merged: Checkpoint = structuredClone(first.checkpoint);
   delete merged.pending_writes;
-  for (const other of rest) {
+  const owned = new Set<string>();
+  const take = (part: CheckpointPart): void => {
+    for (const [id, entry] of Object.entries(part.checkpoint.nodes)) {
+      const own = entry.subgraph_id === part.subgraphId;
+      const mine = merged.nodes[id];
+      if (owned.has(id) && !own) continue;
+      if (own || !mine || further(entry, mine)) merged.nodes[id] = structuredClone(entry);
+      if (own) owned.add(id);
+    }
+  };
+  take(first);
+  for (const part of rest) {
+    const other = part.checkpoint;
     if (other.created_at < merged.created_at) merged.created_at = other.created_at;
     if (other.updated_at > merged.updated_at) {
       merged.updated_at = other.updated_at;
       merged.run_id = other.run_id;
     }
-    for (const [id, entry] of Object.entries(other.nodes)) {
-      const mine = merged.nodes[id];
-      if (!mine || further(entry, mine)) merged.nodes[id] = structuredClone(entry);
-    }
+    take(part);
   }
   return merged;
 }

@@ -2,6 +2,7 @@ import { basename, dirname, resolve } from "node:path";
 import { packageDirectories } from "../assembly/layout.js";
 import type { Plan, PlannedSubgraph } from "../plan/plan.js";
 import { normalizePath } from "../rpg/paths.js";
+import { refSafe } from "../rpg/ref-names.js";
 import type { Rpg } from "../rpg/schema.js";
 import type { Checkpoint } from "./checkpoint.js";
 
@@ -91,13 +92,3 @@ export function rpgNameOf(rpg: Rpg, rpgPath: string): string {
 
 /** The branch a run's commits go to. */
 export const runBranch = (rpgName: string): string => `rpg-forge/${refSafe(rpgName)}`;
-
-/** Ids and names are free text; a git ref allows a narrower set (git check-ref-format). */
-export function refSafe(text: string): string {
-  const safe = text
-    .replace(/[^A-Za-z0-9._-]+/g, "-")
-    .replace(/\.{2,}/g, ".")
-    .replace(/^[-.]+|[-.]+$/g, "")
-    .replace(/\.lock$/, "-lock");
-  return safe === "" ? "unnamed" : safe;
-}

@@ -57,5 +57,6 @@ export async function findCommentsByPrefix(octokit: Octokit, where: RepositoryRe
     issue_number: where.issueNumber,
     per_page: 100,
   });
-  return comments.filter((c) => c.body?.startsWith(prefix));
+  // Only bots' comments qualify: a person quoting our marker must never be overwritten.
+  return comments.filter((c) => c.user?.type === "Bot" && c.body?.startsWith(prefix));
 }

@@ -37,6 +37,8 @@ export interface PublishedPullRequest {
   number: number;
   url: string;
   created: boolean;
+  /** Closed by a person: left closed, nothing written on it. */
+  closed: boolean;
   base: string;
 }
 
@@ -57,7 +59,14 @@ export async function publishSubgraphs(input: PublishInput): Promise<PublishedPu
     if (input.only && !input.only.has(subgraph.id)) {
       const pr = await findPullRequest(input.octokit, input.repository, head);
       if (pr)
-        published.set(subgraph.id, { subgraphId: subgraph.id, number: pr.number, url: pr.html_url, created: false, base: pr.base.ref });
+        published.set(subgraph.id, {
+          subgraphId: subgraph.id,
+          number: pr.number,
+          url: pr.html_url,
+          created: false,
+          closed: false,
+          base: pr.base.ref,
+        });
       continue;
     }
     const base = baseOf(subgraph, input);
@@ -81,6 +90,7 @@ export async function publishSubgraphs(input: PublishInput): Promise<PublishedPu
       body: renderPrBody(render, BODY_LIMIT),
     });
     published.set(subgraph.id, { subgraphId: subgraph.id, ...pr, base });
+    if (pr.closed) continue;
     const where = { ...input.repository, issueNumber: pr.number };
 
     const reportMarker = commentMarker("report", subgraph.id);

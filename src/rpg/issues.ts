@@ -17,6 +17,7 @@ export const RPG_ISSUE_CODES = {
   RPG_EMPTY: "The graph has no nodes.",
   RPG_DUPLICATE_ID: "Two nodes share an id.",
   RPG_DUPLICATE_SUBGRAPH: "Two entries of the subgraphs list share an id.",
+  RPG_SUBGRAPH_BRANCH_CLASH: "Two subgraph ids differ only in characters a git branch name cannot hold, so they would share a branch.",
   RPG_DUPLICATE_SYMBOL: "Two leaf nodes define the same name in the same file.",
   RPG_DANGLING_REFERENCE: "A dependency, edge end or parent_id names a node that does not exist.",
   RPG_UNKNOWN_SUBGRAPH: "A node's subgraph_id is not in the top-level subgraphs list.",

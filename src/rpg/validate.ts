@@ -1,3 +1,4 @@
+import { refSafe } from "./ref-names.js";
 import { findCycles } from "./cycles.js";
 import { buildDependencyGraph, buildSubgraphGraph, dependencyOf } from "./graph.js";
 import { rpgError, rpgWarning, type RpgIssue } from "./issues.js";
@@ -54,6 +55,22 @@ export function validateRpg(rpg: Rpg): RpgIssue[] {
     }
     subgraphIds.add(subgraph.id);
   });
+  // Each subgraph gets a branch rpg/<name>/<id>, and a branch name holds fewer characters than an id.
+  const branchOwners = new Map<string, string>();
+  for (const id of [...subgraphIds, ...rpg.nodes.map((n) => n.subgraph_id)]) {
+    const branch = refSafe(id);
+    const owner = branchOwners.get(branch);
+    if (owner === undefined) branchOwners.set(branch, id);
+    else if (owner !== id) {
+      branchOwners.set(branch, id);
+      issues.push(
+        rpgError("RPG_SUBGRAPH_BRANCH_CLASH", `subgraphs "${owner}" and "${id}" would share the branch name "${branch}"; rename one`, {
+          field: "subgraph_id",
+          nodeId: rpg.nodes.find((n) => n.subgraph_id === id)?.id,
+        }),
+      );
+    }
+  }
 
   const symbols = new Map<string, string>();
   const importable: (ImportablePath | undefined)[] = [];

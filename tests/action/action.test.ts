@@ -34,6 +34,8 @@ beforeAll(async () => {
   firstHeads = remoteHeads();
   second = await runAction({ workspace: checkoutAs("run-2"), runnerDir: join(root, "runner-2"), inputs, event, env });
   secondHeads = remoteHeads();
+  // A person closes the report PR before the retry: it must stay closed, and get no second PR.
+  standIn.pulls[2]!.state = "closed";
   retry = await runAction({
     workspace: checkoutAs("run-3"),
     runnerDir: join(root, "runner-3"),
@@ -85,12 +87,13 @@ describe("the Action, run as the runner runs dist/index.js", () => {
   });
 
   it("opens one PR per subgraph, stacked on the branch it needs when it needs one, and links them", () => {
-    const prs = standIn.pulls.map((pr) => ({ head: pr.head.ref, base: pr.base.ref, state: pr.state }));
+    // (The report PR was closed by "a person" before the retry; see below.)
+    const prs = standIn.pulls.map((pr) => ({ head: pr.head.ref, base: pr.base.ref }));
     expect(prs).toEqual([
-      { head: "rpg/statkit/validation", base: "main", state: "open" },
-      { head: "rpg/statkit/stats", base: "rpg/statkit/validation", state: "open" },
+      { head: "rpg/statkit/validation", base: "main" },
+      { head: "rpg/statkit/stats", base: "rpg/statkit/validation" },
       // report needs stats and validation: it goes to main and links both.
-      { head: "rpg/statkit/report", base: "main", state: "open" },
+      { head: "rpg/statkit/report", base: "main" },
     ]);
     const [validation, stats] = standIn.pulls;
     expect(standIn.pulls[2]!.body).toContain(`#${stats!.number}`);
@@ -137,12 +140,27 @@ describe("the Action, run as the runner runs dist/index.js", () => {
     expect(after[run]).not.toBe(secondHeads[run]);
     expect(() => git(remote, "merge-base", "--is-ancestor", secondHeads[run]!, after[run]!)).not.toThrow();
     expect(standIn.pulls).toHaveLength(3);
+    expect(standIn.pulls[2]!.state).toBe("closed");
+    expect(Object.keys(JSON.parse(retry.outputs["pull-requests"]!) as object).sort()).toEqual(["stats", "validation"]);
+    expect(retry.summary).toContain(
+      `Pull requests closed by a person stay closed; their branches were still updated: #${standIn.pulls[2]!.number} (report)`,
+    );
     expect(standIn.comments).toHaveLength(4);
   });
 
   it("makes only requests GitHub's REST description has, with their required fields", () => {
     expect(standIn.violations).toEqual([]);
     expect(standIn.requests.length).toBeGreaterThan(10);
+  });
+
+  it("keeps the runner from taking generated text for workflow commands while it prints it", () => {
+    const lines = first.stdout.split("\n");
+    const stop = lines.findIndex((l) => /^::stop-commands::[0-9a-f-]{36}$/.test(l));
+    expect(stop).toBeGreaterThanOrEqual(0);
+    const resume = lines.indexOf(`::${lines[stop]!.slice("::stop-commands::".length)}::`);
+    const progress = lines.findIndex((l) => l.includes("stats.mean passed"));
+    expect(stop).toBeLessThan(progress);
+    expect(progress).toBeLessThan(resume);
   });
 
   it("writes the report to the job summary and never prints the token", () => {

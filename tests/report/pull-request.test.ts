@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Checkpoint, CheckpointEntry } from "../../src/engine/checkpoint.js";
 import { buildPlan } from "../../src/plan/plan.js";
+import { COMMENT_LIMIT } from "../../src/report/fit-limit.js";
 import {
-  COMMENT_LIMIT,
-  fitToLimit,
   renderFailedNodeComment,
   renderPassedAgainComment,
   renderPrBody,
@@ -13,6 +12,7 @@ import {
 } from "../../src/report/pull-request.js";
 import { parseRpgText } from "../../src/rpg/load.js";
 import { leaf, rpgDoc, text } from "../helpers/rpg.js";
+import { expectBalanced, structure } from "./markdown-structure.js";
 
 const loaded = parseRpgText(
   text(
@@ -102,39 +102,6 @@ const input = (overrides: Partial<SubgraphPrInput> = {}): SubgraphPrInput => ({
   baseBranch: "main",
   ...overrides,
 });
-
-/** An oracle independent of the implementation: CommonMark fences, and <details> tags outside them. */
-function structure(markdown: string): { openFence: string | undefined; depth: number; closedTooSoon: boolean; outside: string } {
-  let openFence: string | undefined;
-  let depth = 0;
-  let closedTooSoon = false;
-  const outside: string[] = [];
-  for (const line of markdown.split("\n")) {
-    if (openFence) {
-      const close = /^ {0,3}(`{3,}|~{3,})\s*$/.exec(line);
-      if (close && close[1]![0] === openFence[0] && close[1]!.length >= openFence.length) openFence = undefined;
-      continue;
-    }
-    const open = /^ {0,3}(`{3,}|~{3,})(.*)$/.exec(line);
-    if (open && !(open[1]![0] === "`" && open[2]!.includes("`"))) {
-      openFence = open[1];
-      continue;
-    }
-    outside.push(line);
-    for (const tag of line.match(/<\/?details\b/gi) ?? []) {
-      depth += tag.startsWith("</") ? -1 : 1;
-      if (depth < 0) closedTooSoon = true;
-    }
-  }
-  return { openFence, depth, closedTooSoon, outside: outside.join("\n") };
-}
-
-function expectBalanced(markdown: string): void {
-  const s = structure(markdown);
-  expect(s.openFence).toBeUndefined();
-  expect(s.depth).toBe(0);
-  expect(s.closedTooSoon).toBe(false);
-}
 
 describe("renderPrTitle", () => {
   it("names the subgraph and counts its passing nodes", () => {
@@ -286,15 +253,10 @@ describe("renderPassedAgainComment", () => {
   });
 });
 
-describe("fitToLimit", () => {
+describe("renderFailedNodeComment at the comment limit", () => {
   const retry = "npx rpg-forge run --resume --retry-node c";
   const huge = (fields: Partial<typeof context>) =>
     renderFailedNodeComment(input({ checkpoint: checkpointWith({ ...context, ...fields }) }), "c", retry);
-
-  it("leaves text within the limit unchanged", () => {
-    expect(fitToLimit("short\n", 10)).toBe("short\n");
-    expect(COMMENT_LIMIT).toBe(65_536);
-  });
 
   it("keeps the end of a 200,000-character pytest output, where the error is", () => {
     const output = `${Array.from({ length: 4000 }, (_, i) => `line ${i} of setup noise ${"x".repeat(40)}`).join("\n")}\nE   AssertionError: the real error`;
@@ -309,17 +271,6 @@ describe("fitToLimit", () => {
     expectBalanced(comment);
   });
 
-  it("cuts the longest section first", () => {
-    const doc = ["# t", "", "```", "small", "```", "", "```", "y".repeat(100_000), "```", ""].join("\n");
-    const fitted = fitToLimit(doc, 20_000);
-    expect(fitted.length).toBeLessThanOrEqual(20_000);
-    expect(fitted).toContain("```\nsmall\n```");
-    expect(fitted).toMatch(/\[\.\.\. [\d,]+ characters cut \.\.\.\]/);
-    const shown = Number(/truncated: ([\d,]+)/.exec(fitted)![1]!.replace(/,/g, ""));
-    expect(shown).toBeGreaterThanOrEqual(doc.length - 20_000);
-    expect(shown).toBeLessThan(100_000);
-  });
-
   it("fits thousands of failing tests, a huge last code and a long attempts trail", () => {
     const comment = huge({
       failingTests: Array.from({ length: 5000 }, (_, i) => ({ name: `tests/test_core.py::test_${i}`, message: `assert ${i} == ${i + 1}` })),
@@ -332,58 +283,5 @@ describe("fitToLimit", () => {
     expect(comment).toMatch(/_\([\d,]+ characters cut\)_/);
     expect(comment).toContain(retry);
     expectBalanced(comment);
-  });
-
-  it("stays within any limit and balanced for generated hostile documents", () => {
-    let seed = 7;
-    const random = (): number => {
-      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
-      return seed / 2 ** 31;
-    };
-    const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
-    const bits = ["a", "b ", "\n", "`", "``", "```", "````", "\n```\n", "\n~~~\n", "</details>", "<details>", "😀", "E   Error", "|", "<"];
-    const content = (size: number): string => {
-      let out = "";
-      while (out.length < size) out += pick(bits);
-      return out;
-    };
-    const fence = (body: string, info: string): string => {
-      const longest = (body.match(/`+/g) ?? []).reduce((m, r) => Math.max(m, r.length), 0);
-      const ticks = "`".repeat(Math.max(3, longest + 1));
-      return `${ticks}${info}\n${body}\n${ticks}`;
-    };
-    for (let round = 0; round < 12; round++) {
-      const parts: string[] = [];
-      const sections = 1 + Math.floor(random() * 8);
-      for (let s = 0; s < sections; s++) {
-        const size = pick([10, 500, 20_000, 200_000]);
-        const block = fence(content(size), pick(["", "text", "python"]));
-        parts.push(`p ${content(50).replace(/[\n<`~]/g, ".")}`);
-        parts.push(random() < 0.7 ? ["<details><summary>s</summary>", "", block, "", "</details>"].join("\n") : block);
-        if (random() < 0.3)
-          parts.push(
-            ["<details><summary>list</summary>", "", ...Array.from({ length: 2000 }, (_, i) => `- item ${i}`), "", "</details>"].join("\n"),
-          );
-      }
-      const doc = parts.join("\n\n");
-      expectBalanced(doc);
-      for (const limit of [300, 4000, COMMENT_LIMIT]) {
-        const fitted = fitToLimit(doc, limit);
-        expect(fitted.length).toBeLessThanOrEqual(limit);
-        expectBalanced(fitted);
-      }
-    }
-  });
-
-  it("fits a document whose size is all in one line outside any section", () => {
-    const fitted = fitToLimit(`<details><summary>x</summary>\n\n${"z".repeat(200_000)}\n\n</details>\n${"w".repeat(100_000)}\n`, 1000);
-    expect(fitted.length).toBeLessThanOrEqual(1000);
-    expectBalanced(fitted);
-  });
-
-  it("closes a fence the input left open", () => {
-    const fitted = fitToLimit(`intro\n\`\`\`\n${"q\n".repeat(5000)}`, 500);
-    expect(fitted.length).toBeLessThanOrEqual(500);
-    expectBalanced(fitted);
   });
 });

@@ -154,6 +154,16 @@ describe("parseRpgText", () => {
     expect(codes(doc)).toEqual(["RPG_DUPLICATE_SUBGRAPH", "RPG_UNKNOWN_SUBGRAPH"]);
   });
 
+  it("rejects two subgraph ids that would share a branch name", () => {
+    const doc = rpgDoc([leaf({ id: "a", subgraph: "data io" }), leaf({ id: "b", subgraph: "data-io", file: "src/pkg/other.py" })]);
+    const loaded = parseRpgText(text(doc), "rpg.json");
+    expect(loaded.ok).toBe(false);
+    if (loaded.ok) return;
+    expect(loaded.issues.map((i) => [i.code, i.at.nodeId, i.message])).toEqual([
+      ["RPG_SUBGRAPH_BRANCH_CLASH", "b", 'subgraphs "data io" and "data-io" would share the branch name "data-io"; rename one'],
+    ]);
+  });
+
   it("names every node of a cycle in order", () => {
     const doc = rpgDoc([
       leaf({ id: "c", deps: ["a"] }),

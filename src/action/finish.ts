@@ -1,0 +1,60 @@
+import * as core from "@actions/core";
+import type { Checkpoint } from "../engine/checkpoint.js";
+import { BODY_LIMIT, commentMarker, upsertComment } from "../github/comments.js";
+import type { PublishedPullRequest } from "../github/publish.js";
+import { createOctokit } from "../github/repository.js";
+import type { Plan } from "../plan/plan.js";
+import { fitToLimit } from "../report/fit-limit.js";
+import type { ActionContext } from "./context.js";
+import type { ActionInputs } from "./inputs.js";
+import { pullRequestTable } from "./summaries.js";
+
+export interface FinishedRun {
+  plan: Plan;
+  rpgPath: string;
+  checkpoint: Checkpoint;
+  prs: PublishedPullRequest[];
+  report: string;
+  runId: string;
+  /** The run branch, when this job pushed it. */
+  branch: string | undefined;
+  /** Whether this job speaks for the whole run (false for a matrix wave job, which holds one part). */
+  whole: boolean;
+}
+
+/** Outputs, the job summary and the report on the `issue` input: the same for a run and for matrix mode's report job. */
+export async function finish(inputs: ActionInputs, context: ActionContext, run: FinishedRun): Promise<void> {
+  const leaves = Object.values(run.checkpoint.nodes).filter((e) => e.node_type !== "composite");
+  const count = (status: string): number => leaves.filter((e) => e.status === status).length;
+  const [passed, failed, skipped] = [count("passed"), count("failed"), count("skipped")];
+  const closed = run.prs.filter((pr) => pr.closed);
+  const closedNote =
+    closed.length === 0
+      ? ""
+      : `Pull requests closed by a person stay closed; their branches were still updated: ${closed.map((pr) => `#${pr.number} (${pr.subgraphId})`).join(", ")}.\n\n`;
+  // Parallel wave jobs would race on one comment with partial counts; the report job writes it.
+  if (run.whole && inputs.githubToken && inputs.issue !== undefined) {
+    const marker = commentMarker("run-report", run.rpgPath);
+    const heading = `### rpg-forge: ${passed} of ${leaves.length} nodes pass (\`${run.rpgPath}\`, run ${run.runId})\n\n`;
+    await upsertComment(
+      createOctokit(inputs.githubToken, context.apiUrl),
+      { ...context.repository, issueNumber: inputs.issue },
+      marker,
+      fitToLimit(heading + closedNote + pullRequestTable(run.prs, run.plan) + run.report, BODY_LIMIT - marker.length - 1),
+    );
+  }
+  const open = run.prs.filter((pr) => !pr.closed);
+  core.setOutput(
+    "pull-requests",
+    JSON.stringify(Object.fromEntries(open.map((pr) => [pr.subgraphId, { number: pr.number, url: pr.url }]))),
+  );
+  core.setOutput("passed", passed);
+  core.setOutput("failed", failed);
+  core.setOutput("skipped", skipped);
+  if (run.branch) core.setOutput("branch", run.branch);
+  await core.summary
+    .addRaw(closedNote + pullRequestTable(run.prs, run.plan))
+    .addRaw(run.report)
+    .write();
+  core.info(`${passed} passed, ${failed} failed, ${skipped} skipped of ${leaves.length} nodes; ${open.length} open pull request(s)`);
+}
