@@ -56358,12 +56358,13 @@ var plural2 = (n, noun) => `${count(n)} ${noun}${n === 1 ? "" : "s"}`;
 // src/github/comments.ts
 var BODY_LIMIT = 65536;
 function commentMarker(kind, key) {
-  return `<!-- rpg-forge:${kind}:${key.replace(/--/g, "-\u200B-")} -->`;
+  return `${MARKER_PREFIX}${kind}:${key.replace(/--/g, "-\u200B-")} -->`;
 }
-async function upsertComment(octokit, where, marker, body) {
+var MARKER_PREFIX = "<!-- rpg-forge:";
+async function upsertComment(octokit, where, marker, body, ours) {
   const full = `${marker}
 ${body}`;
-  const existing2 = await findComment(octokit, where, marker);
+  const existing2 = ours ? ours.find((c3) => c3.body?.startsWith(marker)) : await findComment(octokit, where, marker);
   if (existing2) {
     if (existing2.body !== full)
       await octokit.rest.issues.updateComment({ owner: where.owner, repo: where.repo, comment_id: existing2.id, body: full });
@@ -56475,22 +56476,23 @@ async function publishSubgraphs(input2) {
     published.set(subgraph.id, { subgraphId: subgraph.id, ...pr2, base });
     if (pr2.closed) continue;
     const where = { ...input2.repository, issueNumber: pr2.number };
+    const ours = await findCommentsByPrefix(input2.octokit, where, MARKER_PREFIX);
     const reportMarker = commentMarker("report", subgraph.id);
     await upsertComment(
       input2.octokit,
       where,
       reportMarker,
-      renderReportComment({ ...render, model: input2.model, elapsedMs: input2.elapsedMs }, BODY_LIMIT - reportMarker.length - 1)
+      renderReportComment({ ...render, model: input2.model, elapsedMs: input2.elapsedMs }, BODY_LIMIT - reportMarker.length - 1),
+      ours
     );
-    const earlier = await findCommentsByPrefix(input2.octokit, where, commentMarker(FAILED, "").replace(/ -->$/, ""));
     for (const nodeId of subgraph.nodes) {
       const status = input2.checkpoint.nodes[nodeId]?.status;
       const marker = commentMarker(FAILED, nodeId);
       if (status === "failed") {
         const limit2 = BODY_LIMIT - marker.length - 1;
-        await upsertComment(input2.octokit, where, marker, renderFailedNodeComment(render, nodeId, input2.retryCommand(nodeId), limit2));
-      } else if (status === "passed" && earlier.some((c3) => c3.body?.startsWith(marker))) {
-        await upsertComment(input2.octokit, where, marker, renderPassedAgainComment(render, nodeId));
+        await upsertComment(input2.octokit, where, marker, renderFailedNodeComment(render, nodeId, input2.retryCommand(nodeId), limit2), ours);
+      } else if (status === "passed" && ours.some((c3) => c3.body?.startsWith(marker))) {
+        await upsertComment(input2.octokit, where, marker, renderPassedAgainComment(render, nodeId), ours);
       }
     }
   }
@@ -71695,9 +71697,8 @@ async function runGeneration(inputs, context, at2) {
     const branch = subgraphBranch(rpgName, subgraph.id);
     if (local.has(branch) && subgraph.nodes.some((id) => checkpoint.nodes[id]?.status === "passed")) branches.set(subgraph.id, branch);
   }
-  const tags = (await refsUnder(dir, `refs/tags/rpg/${result.runId}/`)).filter(
-    (tag) => plan.subgraphs.some((s) => mine(s.id) && tag.endsWith(`/${s.id}`))
-  );
+  const ownTags = new Set(plan.subgraphs.filter((s) => mine(s.id)).map((s) => subgraphTag(result.runId, s.id)));
+  const tags = (await refsUnder(dir, `refs/tags/rpg/${result.runId}/`)).filter((tag) => ownTags.has(tag));
   await pushRefs(
     dir,
     "origin",

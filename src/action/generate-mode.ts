@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import * as core from "@actions/core";
 import { generate } from "../engine/generate.js";
-import { rpgNameOf, runBranch, subgraphBranch, subgraphBranchPrefix } from "../engine/history.js";
+import { rpgNameOf, runBranch, subgraphBranch, subgraphBranchPrefix, subgraphTag } from "../engine/history.js";
 import { combineNeededBranches } from "../engine/matrix.js";
 import { rpgHash } from "../engine/run-id.js";
 import { publishSubgraphs, type PublishedPullRequest } from "../github/publish.js";
@@ -95,9 +95,8 @@ export async function runGeneration(inputs: ActionInputs, context: ActionContext
     const branch = subgraphBranch(rpgName, subgraph.id);
     if (local.has(branch) && subgraph.nodes.some((id) => checkpoint.nodes[id]?.status === "passed")) branches.set(subgraph.id, branch);
   }
-  const tags = (await refsUnder(dir, `refs/tags/rpg/${result.runId}/`)).filter((tag) =>
-    plan.subgraphs.some((s) => mine(s.id) && tag.endsWith(`/${s.id}`)),
-  );
+  const ownTags = new Set(plan.subgraphs.filter((s) => mine(s.id)).map((s) => subgraphTag(result.runId, s.id)));
+  const tags = (await refsUnder(dir, `refs/tags/rpg/${result.runId}/`)).filter((tag) => ownTags.has(tag));
   await pushRefs(
     dir,
     "origin",

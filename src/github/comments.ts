@@ -8,7 +8,7 @@ export const BODY_LIMIT = 65_536;
  * instead of adding another: `<!-- rpg-forge:<kind>:<key> -->`.
  */
 export function commentMarker(kind: string, key: string): string {
-  return `<!-- rpg-forge:${kind}:${key.replace(/--/g, "-\u200b-")} -->`;
+  return `${MARKER_PREFIX}${kind}:${key.replace(/--/g, "-\u200b-")} -->`;
 }
 
 export interface UpsertedComment {
@@ -17,19 +17,24 @@ export interface UpsertedComment {
   created: boolean;
 }
 
+/** The prefix every marker of ours starts with, to list all our comments on an issue at once. */
+export const MARKER_PREFIX = "<!-- rpg-forge:";
+
 /**
  * Creates the comment carrying `marker` on an issue or PR, or edits the one already
  * there (left untouched when the body is the same). `body` must already fit GitHub's
- * limit together with the marker.
+ * limit together with the marker. `ours`, our comments there as listed once by the
+ * caller, saves a listing per comment when a PR gets many.
  */
 export async function upsertComment(
   octokit: Octokit,
   where: RepositoryRef & { issueNumber: number },
   marker: string,
   body: string,
+  ours?: readonly ListedComment[],
 ): Promise<UpsertedComment> {
   const full = `${marker}\n${body}`;
-  const existing = await findComment(octokit, where, marker);
+  const existing = ours ? ours.find((c) => c.body?.startsWith(marker)) : await findComment(octokit, where, marker);
   if (existing) {
     if (existing.body !== full)
       await octokit.rest.issues.updateComment({ owner: where.owner, repo: where.repo, comment_id: existing.id, body: full });
@@ -48,6 +53,8 @@ export async function upsertComment(
 export async function findComment(octokit: Octokit, where: RepositoryRef & { issueNumber: number }, marker: string) {
   return (await findCommentsByPrefix(octokit, where, marker))[0];
 }
+
+export type ListedComment = Awaited<ReturnType<typeof findCommentsByPrefix>>[number];
 
 /** Every comment on the issue or PR whose marker starts with `prefix`. */
 export async function findCommentsByPrefix(octokit: Octokit, where: RepositoryRef & { issueNumber: number }, prefix: string) {

@@ -9,7 +9,7 @@ import {
   type DependencyPr,
   type SubgraphPrInput,
 } from "../report/pull-request.js";
-import { BODY_LIMIT, commentMarker, findCommentsByPrefix, upsertComment } from "./comments.js";
+import { BODY_LIMIT, MARKER_PREFIX, commentMarker, findCommentsByPrefix, upsertComment } from "./comments.js";
 import { findPullRequest, upsertPullRequest } from "./pull-requests.js";
 import type { Octokit, RepositoryRef } from "./repository.js";
 
@@ -93,22 +93,24 @@ export async function publishSubgraphs(input: PublishInput): Promise<PublishedPu
     if (pr.closed) continue;
     const where = { ...input.repository, issueNumber: pr.number };
 
+    // One listing per PR serves every comment written on it.
+    const ours = await findCommentsByPrefix(input.octokit, where, MARKER_PREFIX);
     const reportMarker = commentMarker("report", subgraph.id);
     await upsertComment(
       input.octokit,
       where,
       reportMarker,
       renderReportComment({ ...render, model: input.model, elapsedMs: input.elapsedMs }, BODY_LIMIT - reportMarker.length - 1),
+      ours,
     );
-    const earlier = await findCommentsByPrefix(input.octokit, where, commentMarker(FAILED, "").replace(/ -->$/, ""));
     for (const nodeId of subgraph.nodes) {
       const status = input.checkpoint.nodes[nodeId]?.status;
       const marker = commentMarker(FAILED, nodeId);
       if (status === "failed") {
         const limit = BODY_LIMIT - marker.length - 1;
-        await upsertComment(input.octokit, where, marker, renderFailedNodeComment(render, nodeId, input.retryCommand(nodeId), limit));
-      } else if (status === "passed" && earlier.some((c) => c.body?.startsWith(marker))) {
-        await upsertComment(input.octokit, where, marker, renderPassedAgainComment(render, nodeId));
+        await upsertComment(input.octokit, where, marker, renderFailedNodeComment(render, nodeId, input.retryCommand(nodeId), limit), ours);
+      } else if (status === "passed" && ours.some((c) => c.body?.startsWith(marker))) {
+        await upsertComment(input.octokit, where, marker, renderPassedAgainComment(render, nodeId), ours);
       }
     }
   }
