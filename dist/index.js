@@ -55524,8 +55524,21 @@ async function runPlan(options) {
   let done = 0;
   let interrupted = false;
   let batchFull = false;
+  const executing = /* @__PURE__ */ new Set();
+  const drainWaiters = [];
+  const drained = () => executing.size === 0 ? Promise.resolve() : new Promise((wake) => drainWaiters.push(wake));
+  let holding = false;
+  let chain = Promise.resolve();
+  const serially = (task) => {
+    const next = chain.then(task);
+    chain = next.catch(() => void 0);
+    return next;
+  };
   const finished = async (nodeId, entry, since) => {
     if (writer && writer.pending.length > 0 && flushDue(batchFull)) {
+      holding = true;
+      await drained();
+      holding = false;
       batchFull = false;
       await flush();
     }
@@ -55554,67 +55567,118 @@ async function runPlan(options) {
   emit({ type: "run-finished", interrupted, elapsedMs: clock() - started });
   return { checkpoint, interrupted };
   async function visit3() {
-    for (const id of work) {
-      const entry = checkpoint.nodes[id];
-      if (entry.status === "skipped") {
-        await finished(id, entry, clock());
-        continue;
-      }
-      const since = clock();
-      const blockers = blockersOf(id, plan, checkpoint);
-      if (blockers.length > 0) {
-        Object.assign(entry, {
-          status: "skipped",
-          timestamp: iso(),
-          blocked_by: blockers,
-          failure_reason: `skipped: depends on ${blockers.join(", ")}, which did not pass`
-        });
-        await save();
-        await finished(id, entry, since);
-        continue;
-      }
-      if (signal.aborted) {
-        interrupted = true;
-        break;
-      }
-      const node2 = plan.nodes.get(id);
-      if (node2.node_type === "composite") {
-        Object.assign(entry, { status: "passed", timestamp: iso() });
-        delete entry.failure_reason;
-        await save();
-        await finished(id, entry, since);
-        continue;
-      }
-      const attempt = { run_id: runId, started_at: iso() };
-      entry.attempts.push(attempt);
-      Object.assign(entry, { status: "in_progress", timestamp: attempt.started_at });
-      await save();
-      emit({ type: "node-started", nodeId: id, attempt: entry.attempts.length });
-      let outcome;
-      try {
-        outcome = await executor(node2, { runId, attempt: entry.attempts.length, signal });
-      } catch (error63) {
-        if (error63 instanceof RpgForgeError) {
-          await save();
-          throw error63;
-        }
-        outcome = { status: "failed", iterations: 0, reason: `internal error: ${error63.message}` };
-      }
-      if (outcome.status === "interrupted") {
-        interrupted = true;
-        await save();
-        break;
-      }
-      recordOutcome(entry, attempt, outcome, iso());
-      entry.duration_ms = Math.max(0, clock() - since);
-      if (outcome.status === "failed") skipDownstream(id, plan, checkpoint, iso());
-      if (outcome.status === "passed" && writer) {
-        batchFull = writer.stage(id);
-        checkpoint.pending_writes = [...writer.pending];
-      }
-      await save();
+    const limit2 = Math.max(1, options.concurrency ?? 1);
+    const queue = [...work];
+    const inWork = new Set(work);
+    const finishedIds = /* @__PURE__ */ new Set();
+    const busy = /* @__PURE__ */ new Set();
+    const tasks = /* @__PURE__ */ new Set();
+    const filesOf = (id) => options.filesOf?.(id) ?? [plan.nodes.get(id).file_path];
+    const ready = (id) => (plan.dependencies.get(id) ?? []).every((dep) => !inWork.has(dep) || finishedIds.has(dep));
+    let stopped = false;
+    let failure2;
+    const finish2 = (id, entry, since) => serially(async () => {
       await finished(id, entry, since);
+      finishedIds.add(id);
+    });
+    const start = (id, entry, since) => {
+      executing.add(id);
+      for (const file2 of filesOf(id)) busy.add(file2);
+      const task = (async () => {
+        let settled = false;
+        try {
+          settled = await execute(id, entry, since);
+          if (!settled) stopped = true;
+        } catch (error63) {
+          failure2 ??= error63;
+          stopped = true;
+        } finally {
+          executing.delete(id);
+          for (const file2 of filesOf(id)) busy.delete(file2);
+          if (executing.size === 0) for (const wake of drainWaiters.splice(0)) wake();
+        }
+        if (settled) await finish2(id, entry, since);
+      })();
+      tasks.add(task);
+      void task.finally(() => tasks.delete(task));
+    };
+    while (queue.length > 0 || tasks.size > 0) {
+      for (let i = 0; !stopped && !holding && executing.size < limit2 && i < queue.length; i++) {
+        const id = queue[i];
+        if (!ready(id)) continue;
+        const entry = checkpoint.nodes[id];
+        const since = clock();
+        if (entry.status === "skipped") {
+          queue.splice(i--, 1);
+          await finish2(id, entry, since);
+          continue;
+        }
+        const blockers = blockersOf(id, plan, checkpoint);
+        if (blockers.length > 0) {
+          queue.splice(i--, 1);
+          Object.assign(entry, {
+            status: "skipped",
+            timestamp: iso(),
+            blocked_by: blockers,
+            failure_reason: `skipped: depends on ${blockers.join(", ")}, which did not pass`
+          });
+          await save();
+          await finish2(id, entry, since);
+          continue;
+        }
+        if (signal.aborted) {
+          interrupted = true;
+          stopped = true;
+          break;
+        }
+        if (plan.nodes.get(id).node_type === "composite") {
+          queue.splice(i--, 1);
+          Object.assign(entry, { status: "passed", timestamp: iso() });
+          delete entry.failure_reason;
+          await save();
+          await finish2(id, entry, since);
+          continue;
+        }
+        if (filesOf(id).some((file2) => busy.has(file2))) continue;
+        queue.splice(i--, 1);
+        start(id, entry, since);
+      }
+      if (tasks.size === 0) break;
+      await Promise.race(tasks);
     }
+    if (failure2 !== void 0) throw failure2;
+  }
+  async function execute(id, entry, since) {
+    const node2 = plan.nodes.get(id);
+    const attempt = { run_id: runId, started_at: iso() };
+    entry.attempts.push(attempt);
+    Object.assign(entry, { status: "in_progress", timestamp: attempt.started_at });
+    await save();
+    emit({ type: "node-started", nodeId: id, attempt: entry.attempts.length });
+    let outcome;
+    try {
+      outcome = await executor(node2, { runId, attempt: entry.attempts.length, signal });
+    } catch (error63) {
+      if (error63 instanceof RpgForgeError) {
+        await save();
+        throw error63;
+      }
+      outcome = { status: "failed", iterations: 0, reason: `internal error: ${error63.message}` };
+    }
+    if (outcome.status === "interrupted") {
+      interrupted = true;
+      await save();
+      return false;
+    }
+    recordOutcome(entry, attempt, outcome, iso());
+    entry.duration_ms = Math.max(0, clock() - since);
+    if (outcome.status === "failed") skipDownstream(id, plan, checkpoint, iso());
+    if (outcome.status === "passed" && writer) {
+      batchFull = writer.stage(id) || batchFull;
+      checkpoint.pending_writes = [...writer.pending];
+    }
+    await save();
+    return true;
   }
 }
 function recordOutcome(entry, attempt, outcome, now) {
@@ -55808,6 +55872,10 @@ async function generate(options) {
     maxIterations: options.maxIterations,
     runTests: pytestIn(workDir)
   });
+  const nodeFiles = (id) => {
+    const node2 = plan.nodes.get(id);
+    return node2.node_type === "leaf" ? [normalizePath(node2.file_path), testFileOf(id)] : [];
+  };
   const runOptions = {
     plan,
     checkpointPath,
@@ -55816,13 +55884,12 @@ async function generate(options) {
     rpgSha256: options.rpgSha256,
     mode: options.mode,
     clock,
+    concurrency: options.concurrency,
+    filesOf: nodeFiles,
     writer: new BatchedWriter({
       work: files,
       output: output2,
-      filesOf: (id) => {
-        const node2 = plan.nodes.get(id);
-        return node2.node_type === "leaf" ? [normalizePath(node2.file_path), testFileOf(id)] : [];
-      },
+      filesOf: nodeFiles,
       dependsOn: (id) => plan.dependencies.get(id) ?? [],
       batchSize: options.batchSize
     })
@@ -71677,6 +71744,7 @@ async function runGeneration(inputs, context, at2) {
       only: inputs.mode === "generate" || inputs.nodes.length === 0 ? void 0 : inputs.nodes,
       subgraphs: matrix,
       maxIterations: inputs.maxIterations,
+      concurrency: inputs.concurrency,
       sandbox: inputs.sandbox,
       git: true,
       branchPerSubgraph: true,
@@ -71764,6 +71832,7 @@ var ActionInputsSchema = external_exports.object({
   subgraphs: ids,
   model: external_exports.string(),
   maxIterations: positive("max-iterations", 8),
+  concurrency: positive("concurrency", 1),
   baseBranch: external_exports.string(),
   githubToken: external_exports.string(),
   issue: external_exports.string().transform((text) => text.trim() === "" ? void 0 : Number(text)).pipe(
@@ -71788,6 +71857,7 @@ function readInputs() {
     subgraphs: getInput("subgraphs"),
     model: getInput("model"),
     maxIterations: getInput("max-iterations"),
+    concurrency: getInput("concurrency"),
     baseBranch: getInput("base-branch"),
     githubToken: getInput("github-token"),
     issue: getInput("issue"),

@@ -74,6 +74,7 @@ export async function runGeneration(inputs: ActionInputs, context: ActionContext
       only: inputs.mode === "generate" || inputs.nodes.length === 0 ? undefined : inputs.nodes,
       subgraphs: matrix,
       maxIterations: inputs.maxIterations,
+      concurrency: inputs.concurrency,
       sandbox: inputs.sandbox,
       git: true,
       branchPerSubgraph: true,

@@ -28,6 +28,7 @@ export const ActionInputsSchema = z
     subgraphs: ids,
     model: z.string(),
     maxIterations: positive("max-iterations", 8),
+    concurrency: positive("concurrency", 1),
     baseBranch: z.string(),
     githubToken: z.string(),
     issue: z
@@ -64,6 +65,7 @@ export function readInputs(): ActionInputs {
     subgraphs: core.getInput("subgraphs"),
     model: core.getInput("model"),
     maxIterations: core.getInput("max-iterations"),
+    concurrency: core.getInput("concurrency"),
     baseBranch: core.getInput("base-branch"),
     githubToken: core.getInput("github-token"),
     issue: core.getInput("issue"),

@@ -13,6 +13,7 @@ interface GenerateFlags {
   startFromNode?: string;
   only?: string[];
   maxIterations: number;
+  concurrency: number;
   model?: string;
   replay?: string;
   replayStrict?: boolean;
@@ -40,6 +41,7 @@ export function addGenerateCommand(program: Command, io: CliIo, setExit: (code: 
         .filter(Boolean),
     )
     .option("--max-iterations <n>", "debug iterations per node", positiveInt, 8)
+    .option("--concurrency <n>", "nodes generated at once (independent ones, never two on one file)", positiveInt, 1)
     .option("--model <name>", "model name (default: RPG_FORGE_MODEL or gpt-4o-mini)")
     .option("--replay <cassette>", "answer from a recorded cassette instead of a live model (offline)")
     .option("--replay-strict", "with --replay: also require every prompt to match the recording")
@@ -89,6 +91,7 @@ async function runGenerate(file: string, flags: GenerateFlags, io: CliIo): Promi
       startFromNode: flags.startFromNode,
       only: flags.only,
       maxIterations: flags.maxIterations,
+      concurrency: flags.concurrency,
       sandbox: flags.sandbox,
       perTestTimeoutMs: flags.testTimeout * 1000,
       git: flags.git,

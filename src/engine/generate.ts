@@ -51,6 +51,8 @@ export interface GenerateOptions {
   /** Generate only these subgraphs' nodes (matrix mode); the rest of the checkpoint is left as it is. */
   subgraphs?: string[] | undefined;
   maxIterations?: number | undefined;
+  /** Leaves generated at once (default 1); nodes of one file never run together. */
+  concurrency?: number | undefined;
   sandbox?: SandboxKind | undefined;
   /** Keep the output as a git repository with a commit and a tag per completed subgraph (default true). */
   git?: boolean | undefined;
@@ -160,6 +162,10 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     maxIterations: options.maxIterations,
     runTests: pytestIn(workDir),
   });
+  const nodeFiles = (id: string): string[] => {
+    const node = plan.nodes.get(id)!;
+    return node.node_type === "leaf" ? [normalizePath(node.file_path), testFileOf(id)] : [];
+  };
   const runOptions: RunOptions = {
     plan,
     checkpointPath,
@@ -168,13 +174,12 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     rpgSha256: options.rpgSha256,
     mode: options.mode,
     clock,
+    concurrency: options.concurrency,
+    filesOf: nodeFiles,
     writer: new BatchedWriter({
       work: files,
       output,
-      filesOf: (id) => {
-        const node = plan.nodes.get(id)!;
-        return node.node_type === "leaf" ? [normalizePath(node.file_path), testFileOf(id)] : [];
-      },
+      filesOf: nodeFiles,
       dependsOn: (id) => plan.dependencies.get(id) ?? [],
       batchSize: options.batchSize,
     }),

@@ -49,6 +49,10 @@ export interface RunOptions {
   clock?: () => number;
   /** Progress is reported every this many finished nodes. */
   progressEvery?: number;
+  /** How many leaves may be generated at once (default 1); nodes sharing a file never run together. */
+  concurrency?: number;
+  /** The files a node writes (its module and tests), so that two nodes on one file never run at once. */
+  filesOf?: (nodeId: string) => readonly string[];
   /**
    * Called, and awaited, after each node's outcome is in the checkpoint and its
    * batch (if due) is written: where history is written.
@@ -141,9 +145,25 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
   let done = 0;
   let interrupted = false;
   let batchFull = false;
+  /** Leaves whose executor is running. */
+  const executing = new Set<string>();
+  const drainWaiters: (() => void)[] = [];
+  const drained = (): Promise<void> => (executing.size === 0 ? Promise.resolve() : new Promise((wake) => drainWaiters.push(wake)));
+  /** Set while a batch waits for the running executors: no new node starts. */
+  let holding = false;
+  let chain: Promise<unknown> = Promise.resolve();
+  /** One node's bookkeeping at a time: flushes, history and events never interleave. */
+  const serially = (task: () => Promise<void>): Promise<void> => {
+    const next = chain.then(task);
+    chain = next.catch(() => undefined);
+    return next;
+  };
   const finished = async (nodeId: string, entry: CheckpointEntry, since: number): Promise<void> => {
     // Before history: a subgraph is committed from the output, so its files must be there.
     if (writer && writer.pending.length > 0 && flushDue(batchFull)) {
+      holding = true;
+      await drained();
+      holding = false;
       batchFull = false;
       await flush();
     }
@@ -174,74 +194,137 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
   emit({ type: "run-finished", interrupted, elapsedMs: clock() - started });
   return { checkpoint, interrupted };
 
+  /**
+   * The scheduler: nodes start in plan order once everything they depend on has
+   * finished, up to `concurrency` executors at a time, never two on the same file.
+   * Writing a batch and history happen with no executor running (a flush waits for
+   * them), so generated code never sees, and the output never gets, a file mid-edit.
+   * With a concurrency of 1 this is the plain walk over the order.
+   */
   async function visit(): Promise<void> {
-    for (const id of work) {
-      const entry = checkpoint.nodes[id]!;
-      if (entry.status === "skipped") {
-        // Already skipped in this run, when an upstream node failed.
-        await finished(id, entry, clock());
-        continue;
-      }
-      const since = clock();
-      const blockers = blockersOf(id, plan, checkpoint);
-      if (blockers.length > 0) {
-        Object.assign(entry, {
-          status: "skipped",
-          timestamp: iso(),
-          blocked_by: blockers,
-          failure_reason: `skipped: depends on ${blockers.join(", ")}, which did not pass`,
-        });
-        await save();
-        await finished(id, entry, since);
-        continue;
-      }
-      if (signal.aborted) {
-        interrupted = true;
-        break;
-      }
-      const node = plan.nodes.get(id)!;
-      if (node.node_type === "composite") {
-        // A module or package is scaffolding: it is ready once what it depends on is.
-        Object.assign(entry, { status: "passed", timestamp: iso() });
-        delete entry.failure_reason;
-        await save();
-        await finished(id, entry, since);
-        continue;
-      }
+    const limit = Math.max(1, options.concurrency ?? 1);
+    const queue = [...work];
+    const inWork = new Set(work);
+    const finishedIds = new Set<string>();
+    const busy = new Set<string>();
+    const tasks = new Set<Promise<void>>();
+    const filesOf = (id: string): readonly string[] => options.filesOf?.(id) ?? [plan.nodes.get(id)!.file_path];
+    const ready = (id: string): boolean => (plan.dependencies.get(id) ?? []).every((dep) => !inWork.has(dep) || finishedIds.has(dep));
+    let stopped = false;
+    let failure: unknown;
 
-      const attempt = { run_id: runId, started_at: iso() };
-      entry.attempts.push(attempt);
-      Object.assign(entry, { status: "in_progress", timestamp: attempt.started_at });
-      await save();
-      emit({ type: "node-started", nodeId: id, attempt: entry.attempts.length });
+    const finish = (id: string, entry: CheckpointEntry, since: number): Promise<void> =>
+      serially(async () => {
+        await finished(id, entry, since);
+        finishedIds.add(id);
+      });
 
-      let outcome: NodeOutcome;
-      try {
-        outcome = await executor(node, { runId, attempt: entry.attempts.length, signal });
-      } catch (error) {
-        // A run-level failure (bad credentials, a broken sandbox) ends the run with the
-        // node still in_progress, so a resume retries it; anything else fails the node.
-        if (error instanceof RpgForgeError) {
-          await save();
-          throw error;
+    const start = (id: string, entry: CheckpointEntry, since: number): void => {
+      executing.add(id);
+      for (const file of filesOf(id)) busy.add(file);
+      const task = (async () => {
+        let settled = false;
+        try {
+          settled = await execute(id, entry, since);
+          if (!settled) stopped = true;
+        } catch (error) {
+          failure ??= error;
+          stopped = true;
+        } finally {
+          executing.delete(id);
+          for (const file of filesOf(id)) busy.delete(file);
+          if (executing.size === 0) for (const wake of drainWaiters.splice(0)) wake();
         }
-        outcome = { status: "failed", iterations: 0, reason: `internal error: ${(error as Error).message}` };
+        if (settled) await finish(id, entry, since);
+      })();
+      tasks.add(task);
+      void task.finally(() => tasks.delete(task));
+    };
+
+    while (queue.length > 0 || tasks.size > 0) {
+      for (let i = 0; !stopped && !holding && executing.size < limit && i < queue.length; i++) {
+        const id = queue[i]!;
+        if (!ready(id)) continue;
+        const entry = checkpoint.nodes[id]!;
+        const since = clock();
+        if (entry.status === "skipped") {
+          // Already skipped in this run, when an upstream node failed.
+          queue.splice(i--, 1);
+          await finish(id, entry, since);
+          continue;
+        }
+        const blockers = blockersOf(id, plan, checkpoint);
+        if (blockers.length > 0) {
+          queue.splice(i--, 1);
+          Object.assign(entry, {
+            status: "skipped",
+            timestamp: iso(),
+            blocked_by: blockers,
+            failure_reason: `skipped: depends on ${blockers.join(", ")}, which did not pass`,
+          });
+          await save();
+          await finish(id, entry, since);
+          continue;
+        }
+        if (signal.aborted) {
+          interrupted = true;
+          stopped = true;
+          break;
+        }
+        if (plan.nodes.get(id)!.node_type === "composite") {
+          // A module or package is scaffolding: it is ready once what it depends on is.
+          queue.splice(i--, 1);
+          Object.assign(entry, { status: "passed", timestamp: iso() });
+          delete entry.failure_reason;
+          await save();
+          await finish(id, entry, since);
+          continue;
+        }
+        if (filesOf(id).some((file) => busy.has(file))) continue;
+        queue.splice(i--, 1);
+        start(id, entry, since);
       }
-      if (outcome.status === "interrupted") {
-        interrupted = true;
-        await save();
-        break;
-      }
-      recordOutcome(entry, attempt, outcome, iso());
-      entry.duration_ms = Math.max(0, clock() - since);
-      if (outcome.status === "failed") skipDownstream(id, plan, checkpoint, iso());
-      if (outcome.status === "passed" && writer) {
-        batchFull = writer.stage(id);
-        checkpoint.pending_writes = [...writer.pending];
-      }
-      await save();
-      await finished(id, entry, since);
+      if (tasks.size === 0) break;
+      await Promise.race(tasks);
     }
+    if (failure !== undefined) throw failure;
+  }
+
+  /** Runs one leaf's executor and records its outcome; false when it did not finish (interrupted). */
+  async function execute(id: string, entry: CheckpointEntry, since: number): Promise<boolean> {
+    const node = plan.nodes.get(id)!;
+    const attempt = { run_id: runId, started_at: iso() };
+    entry.attempts.push(attempt);
+    Object.assign(entry, { status: "in_progress", timestamp: attempt.started_at });
+    await save();
+    emit({ type: "node-started", nodeId: id, attempt: entry.attempts.length });
+
+    let outcome: NodeOutcome;
+    try {
+      outcome = await executor(node, { runId, attempt: entry.attempts.length, signal });
+    } catch (error) {
+      // A run-level failure (bad credentials, a broken sandbox) ends the run with the
+      // node still in_progress, so a resume retries it; anything else fails the node.
+      if (error instanceof RpgForgeError) {
+        await save();
+        throw error;
+      }
+      outcome = { status: "failed", iterations: 0, reason: `internal error: ${(error as Error).message}` };
+    }
+    if (outcome.status === "interrupted") {
+      interrupted = true;
+      await save();
+      return false;
+    }
+    recordOutcome(entry, attempt, outcome, iso());
+    entry.duration_ms = Math.max(0, clock() - since);
+    if (outcome.status === "failed") skipDownstream(id, plan, checkpoint, iso());
+    if (outcome.status === "passed" && writer) {
+      batchFull = writer.stage(id) || batchFull;
+      checkpoint.pending_writes = [...writer.pending];
+    }
+    await save();
+    return true;
   }
 }
 

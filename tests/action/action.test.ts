@@ -22,6 +22,8 @@ const inputs = {
   mode: "generate",
   "github-token": TOKEN,
   replay: join(EXAMPLE, "cassette.jsonl"),
+  // Three nodes at once: the replies are keyed by node, so the result is the same as one at a time.
+  concurrency: "3",
 };
 
 beforeAll(async () => {

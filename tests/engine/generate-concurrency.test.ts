@@ -1,0 +1,47 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import type { RunEvent } from "../../src/engine/events.js";
+import { generate } from "../../src/engine/generate.js";
+import { rpgHash } from "../../src/engine/run-id.js";
+import { selectProvider } from "../../src/llm/select.js";
+import { parseRpgText } from "../../src/rpg/load.js";
+import { useTempDirs } from "../helpers/temp-dir.js";
+
+const tempDir = useTempDirs();
+const EXAMPLE = fileURLToPath(new URL("../../examples/statkit/", import.meta.url));
+
+describe("generate with a concurrency of 3", () => {
+  it("generates the example with nodes side by side, to the same result as one at a time", async () => {
+    const text = readFileSync(join(EXAMPLE, "rpg.json"), "utf8");
+    const loaded = parseRpgText(text, "rpg.json");
+    if (!loaded.ok) throw new Error("the example is invalid");
+    // Replay by node, kind and attempt: the same replies whatever the order.
+    const { provider, model } = await selectProvider({ replay: join(EXAMPLE, "cassette.jsonl") }, {});
+    const events: RunEvent[] = [];
+    let running = 0;
+    let most = 0;
+    const result = await generate({
+      rpg: loaded.value,
+      rpgPath: join(EXAMPLE, "rpg.json"),
+      rpgSha256: rpgHash(text),
+      outDir: tempDir(),
+      provider,
+      model,
+      mode: "new",
+      concurrency: 3,
+      git: false,
+      onEvent: (event) => {
+        events.push(event);
+        if (event.type === "node-started") most = Math.max(most, ++running);
+        if (event.type === "node-finished" && event.iterations !== undefined) running--;
+      },
+    });
+    expect(most).toBeGreaterThan(1);
+    expect(result.summary.counts).toMatchObject({ total: 14, passed: 11, failed: 1, skipped: 2 });
+    expect(result.summary.failed.map((f) => f.id)).toEqual(["report.format_number"]);
+    const report = readFileSync(result.reportPath, "utf8");
+    expect(report).toMatch(/\*\*Nodes Passed\*\*: 11/);
+  }, 180_000);
+});
