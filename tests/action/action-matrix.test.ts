@@ -27,7 +27,13 @@ beforeAll(async () => {
   issue = standIn.addIssue({ title: "Generate statkit", labels: ["generate"] });
   const env = { GITHUB_REPOSITORY: "octo/statkit", GITHUB_API_URL: standIn.url };
   const event = { name: "workflow_dispatch", payload: payload("workflow_dispatch") };
-  const inputs = { "rpg-path": "rpg.json", "github-token": TOKEN, replay: join(EXAMPLE, "cassette.jsonl"), issue: String(issue), concurrency: "2" };
+  const inputs = {
+    "rpg-path": "rpg.json",
+    "github-token": TOKEN,
+    replay: join(EXAMPLE, "cassette.jsonl"),
+    issue: String(issue),
+    concurrency: "2",
+  };
   let n = 0;
   const job = (mode: string, extra: Record<string, string> = {}) =>
     runAction({
