@@ -71759,12 +71759,12 @@ async function runGeneration(inputs, context, at2) {
   }
   const { checkpoint } = result;
   const mine = (id) => !matrix || matrix.includes(id);
-  const branches = /* @__PURE__ */ new Map();
-  const local = new Set(await refsUnder(dir, `refs/heads/${subgraphBranchPrefix(rpgName)}`));
-  for (const subgraph of plan.subgraphs) {
-    const branch = subgraphBranch(rpgName, subgraph.id);
-    if (local.has(branch) && subgraph.nodes.some((id) => checkpoint.nodes[id]?.status === "passed")) branches.set(subgraph.id, branch);
-  }
+  const branches = branchesWorthAPullRequest(
+    plan,
+    checkpoint,
+    rpgName,
+    new Set(await refsUnder(dir, `refs/heads/${subgraphBranchPrefix(rpgName)}`))
+  );
   const ownTags = new Set(plan.subgraphs.filter((s) => mine(s.id)).map((s) => subgraphTag(result.runId, s.id)));
   const tags = (await refsUnder(dir, `refs/tags/rpg/${result.runId}/`)).filter((tag) => ownTags.has(tag));
   await pushRefs(
@@ -71809,6 +71809,15 @@ async function runGeneration(inputs, context, at2) {
     branch: matrix ? void 0 : runBranchName,
     whole: !matrix
   });
+}
+function branchesWorthAPullRequest(plan, checkpoint, rpgName, localBranches) {
+  const branches = /* @__PURE__ */ new Map();
+  for (const subgraph of plan.subgraphs) {
+    const branch = subgraphBranch(rpgName, subgraph.id);
+    if (localBranches.has(branch) && subgraph.nodes.some((id) => checkpoint.nodes[id]?.status === "passed"))
+      branches.set(subgraph.id, branch);
+  }
+  return branches;
 }
 function shellWord(text) {
   return /^[A-Za-z0-9._/:=@%+-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;

@@ -7,6 +7,7 @@ import { rpgHash } from "../engine/run-id.js";
 import { publishSubgraphs, type PublishedPullRequest } from "../github/publish.js";
 import { createOctokit } from "../github/repository.js";
 import { selectProvider } from "../llm/select.js";
+import type { Checkpoint } from "../engine/checkpoint.js";
 import type { Plan } from "../plan/plan.js";
 import { progressPrinter } from "../report/progress.js";
 import { checkoutBranch, headOf, refsUnder } from "../workspace/git.js";
@@ -89,13 +90,12 @@ export async function runGeneration(inputs: ActionInputs, context: ActionContext
 
   const { checkpoint } = result;
   const mine = (id: string): boolean => !matrix || matrix.includes(id);
-  // A subgraph with no passed node has no branch worth a PR, even one an earlier run pushed.
-  const branches = new Map<string, string>();
-  const local = new Set(await refsUnder(dir, `refs/heads/${subgraphBranchPrefix(rpgName)}`));
-  for (const subgraph of plan.subgraphs) {
-    const branch = subgraphBranch(rpgName, subgraph.id);
-    if (local.has(branch) && subgraph.nodes.some((id) => checkpoint.nodes[id]?.status === "passed")) branches.set(subgraph.id, branch);
-  }
+  const branches = branchesWorthAPullRequest(
+    plan,
+    checkpoint,
+    rpgName,
+    new Set(await refsUnder(dir, `refs/heads/${subgraphBranchPrefix(rpgName)}`)),
+  );
   const ownTags = new Set(plan.subgraphs.filter((s) => mine(s.id)).map((s) => subgraphTag(result.runId, s.id)));
   const tags = (await refsUnder(dir, `refs/tags/rpg/${result.runId}/`)).filter((tag) => ownTags.has(tag));
   await pushRefs(
@@ -146,6 +146,22 @@ export async function runGeneration(inputs: ActionInputs, context: ActionContext
     branch: matrix ? undefined : runBranchName,
     whole: !matrix,
   });
+}
+
+/** The subgraph branches to push and open PRs for: a subgraph with no passed node has none, even one an earlier run pushed. */
+export function branchesWorthAPullRequest(
+  plan: Plan,
+  checkpoint: Checkpoint,
+  rpgName: string,
+  localBranches: ReadonlySet<string>,
+): Map<string, string> {
+  const branches = new Map<string, string>();
+  for (const subgraph of plan.subgraphs) {
+    const branch = subgraphBranch(rpgName, subgraph.id);
+    if (localBranches.has(branch) && subgraph.nodes.some((id) => checkpoint.nodes[id]?.status === "passed"))
+      branches.set(subgraph.id, branch);
+  }
+  return branches;
 }
 
 /** A word for a POSIX shell: the retry command is copied into terminals, and node ids are free text. */

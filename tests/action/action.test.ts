@@ -122,6 +122,9 @@ describe("the Action, run as the runner runs dist/index.js", () => {
   it("updates the same PRs and edits the comments in place on a rerun, moving each branch forward", () => {
     const creates = standIn.requests.filter((r) => r.method === "POST" && /\/pulls$/.test(r.path));
     expect(creates).toHaveLength(3);
+    // The rerun's PR bodies name its run: each open PR is edited, not opened again.
+    const prEdits = standIn.requests.filter((r) => r.method === "PATCH" && /\/pulls\/\d+$/.test(r.path));
+    expect(new Set(prEdits.map((r) => r.path)).size).toBe(3);
     const edits = standIn.requests.filter((r) => r.method === "PATCH" && /\/issues\/comments\/\d+$/.test(r.path));
     expect(edits.length).toBeGreaterThan(0);
     const after = remoteHeads();
