@@ -1,0 +1,101 @@
+import type { IncomingHttpHeaders } from "node:http";
+
+/** The stand-in's public shapes: its options, the handle a test holds, and the state it keeps in memory. */
+
+export interface StandInUser {
+  login: string;
+  id: number;
+  type: "User" | "Bot" | "Organization";
+}
+
+export interface StandInRequest {
+  method: string;
+  /** The path as sent, without the query string. */
+  path: string;
+  query: Record<string, string>;
+  /** The parsed JSON body; undefined when none was sent. */
+  body: unknown;
+  headers: IncomingHttpHeaders;
+  /** The operation of GitHub's REST description the request matched, e.g. "pulls/create". */
+  operationId?: string;
+}
+
+/** Not part of the public entry: how a stored pull's head and base are kept. */
+export interface BranchRef {
+  ref: string;
+  sha: string;
+  label: string;
+}
+
+export interface StoredPull {
+  id: number;
+  node_id: string;
+  number: number;
+  title: string;
+  body: string | null;
+  state: "open" | "closed";
+  draft: boolean;
+  head: BranchRef;
+  base: BranchRef;
+  html_url: string;
+  url: string;
+  user: StandInUser;
+  created_at: string;
+  updated_at: string;
+  closed_at: string | null;
+}
+
+export interface StoredIssue {
+  id: number;
+  node_id: string;
+  number: number;
+  title: string;
+  body: string | null;
+  labels: string[];
+  state: "open" | "closed";
+}
+
+export interface StoredComment {
+  id: number;
+  node_id: string;
+  /** The issue or pull request number the comment sits on. */
+  issue_number: number;
+  body: string;
+  html_url: string;
+  url: string;
+  issue_url: string;
+  user: StandInUser;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface GitHubStandInOptions {
+  /** Default "octo-org". Requests for any other repository get 404. */
+  owner?: string;
+  /** Default "stats". */
+  repo?: string;
+  /** Who the token belongs to: author of created PRs and comments. Default github-actions[bot], as with GITHUB_TOKEN. */
+  actor?: StandInUser;
+  /** The clock for created_at/updated_at. Default the real one. */
+  now?: () => Date;
+}
+
+export interface GitHubStandIn {
+  /** The API root, for GITHUB_API_URL and Octokit's baseUrl. */
+  url: string;
+  owner: string;
+  repo: string;
+  /** Every request received, in order. */
+  requests: StandInRequest[];
+  /** Requests that do not match GitHub's REST description; a test should expect this to be empty. */
+  violations: string[];
+  /** Live state: tests may edit it, e.g. close a PR as a person would. */
+  pulls: StoredPull[];
+  issues: StoredIssue[];
+  comments: StoredComment[];
+  /** Opens an issue and returns its number (shared with pull requests, as on GitHub). */
+  addIssue(issue: { title: string; body?: string; labels?: string[] }): number;
+  /** Adds a comment written by someone else than the actor, e.g. a person quoting the bot's marker. */
+  addComment(comment: { issue_number: number; body: string; user?: StandInUser }): StoredComment;
+  close(): Promise<void>;
+}
