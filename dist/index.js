@@ -42187,6 +42187,10 @@ function testFiles(rpg) {
   }
   return files;
 }
+function testFileLookup(rpg) {
+  const files = testFiles(rpg);
+  return (id) => files.get(id) ?? `tests/test_${id}.py`;
+}
 function packageDirectories(rpg) {
   const dirs = /* @__PURE__ */ new Set();
   for (const node2 of rpg.nodes) {
@@ -54478,7 +54482,7 @@ function strictJsonSchema(schema) {
 
 // src/engine/tdd-setup.ts
 function createTddSetup(options) {
-  const tests = testFiles(options.rpg);
+  const testFileOf = testFileLookup(options.rpg);
   const schemas = /* @__PURE__ */ new Map();
   return {
     provider: options.provider,
@@ -54490,10 +54494,10 @@ function createTddSetup(options) {
     maxIterations: options.maxIterations ?? 8,
     maxTestAttempts: options.maxTestAttempts ?? 3,
     tokenBudget: options.tokenBudget ?? 24e3,
-    testFileOf: (id) => tests.get(id) ?? `tests/test_${id}.py`,
+    testFileOf,
     dependenciesOf: (node2) => (options.plan.dependencies.get(node2.id) ?? []).map((id) => options.plan.nodes.get(id)).filter((n) => n.node_type === "leaf"),
     localPackages: localPackagesOf(options.rpg),
-    promptContext: (node2) => promptContext(node2, options.plan, tests),
+    promptContext: (node2) => promptContext(node2, options.plan, testFileOf),
     jsonSchemaOf: (schema) => {
       let json2 = schemas.get(schema);
       if (!json2) schemas.set(schema, json2 = strictJsonSchema(schema));
@@ -54504,7 +54508,7 @@ function createTddSetup(options) {
 function localPackagesOf(rpg) {
   return [...new Set(rpg.nodes.map((n) => moduleOf(n.file_path).split(".")[0]))].sort();
 }
-function promptContext(node2, plan, tests) {
+function promptContext(node2, plan, testFileOf) {
   const dependencies = (plan.dependencies.get(node2.id) ?? []).map((id) => plan.nodes.get(id)).filter((dep) => dep.node_type === "leaf").map((dep) => ({
     name: dep.name,
     module: moduleOf(dep.file_path),
@@ -54517,7 +54521,7 @@ function promptContext(node2, plan, tests) {
     type: node2.type,
     module: moduleOf(node2.file_path),
     filePath: node2.file_path,
-    testFile: tests.get(node2.id) ?? `tests/test_${node2.id}.py`,
+    testFile: testFileOf(node2.id),
     signature: signatureOf(node2),
     docstring: node2.docstring,
     examples: node2.examples ?? [],
@@ -55835,8 +55839,7 @@ async function generate(options) {
     options.rpg.nodes.flatMap((n) => n.requirements ?? [])
   );
   const plan = buildPlan(options.rpg);
-  const tests = testFiles(options.rpg);
-  const testFileOf = (id) => tests.get(id) ?? `tests/test_${id}.py`;
+  const testFileOf = testFileLookup(options.rpg);
   const rpgName = rpgNameOf(options.rpg, options.rpgPath);
   const checkpointPath = join9(outDir, CHECKPOINT_PATH);
   if (options.mode === "new" && await readCheckpoint(checkpointPath) !== void 0) throw checkpointExistsError(checkpointPath);
@@ -55904,9 +55907,9 @@ async function generate(options) {
   if (options.signal) runOptions.signal = options.signal;
   const committed = /* @__PURE__ */ new Set();
   const visited = new Set(runOptions.scope ?? plan.order);
+  const byId = new Map(plan.subgraphs.map((s) => [s.id, s]));
   const commitCompleted = async (checkpoint2) => {
     if (!repo) return;
-    const byId = new Map(plan.subgraphs.map((s) => [s.id, s]));
     const settled = (dep) => committed.has(dep) || !isComplete(byId.get(dep), checkpoint2) && !byId.get(dep).nodes.some((id) => visited.has(id));
     for (const subgraph of plan.subgraphs) {
       if (committed.has(subgraph.id) || !isComplete(subgraph, checkpoint2)) continue;
@@ -55989,6 +55992,59 @@ async function generate(options) {
   return { summary: summary2, checkpoint, interrupted, runId, reportPath: join9(outDir, REPORT_PATH), checkpointPath, branch: repo?.branch };
 }
 
+// src/workspace/remote.ts
+import { execFile as execFile3 } from "node:child_process";
+import { promisify as promisify3 } from "node:util";
+var execFileAsync = promisify3(execFile3);
+function remoteGit(dir, auth2) {
+  const env = { ...process.env, GIT_TERMINAL_PROMPT: "0" };
+  if (auth2) {
+    const basic = Buffer.from(`x-access-token:${auth2.token}`).toString("base64");
+    Object.assign(env, {
+      GIT_CONFIG_COUNT: "1",
+      GIT_CONFIG_KEY_0: `http.${auth2.serverUrl.replace(/\/+$/, "")}/.extraheader`,
+      GIT_CONFIG_VALUE_0: `AUTHORIZATION: basic ${basic}`
+    });
+  }
+  return {
+    raw: async (args) => (await execFileAsync("git", ["-C", dir, ...args], { env, maxBuffer: 16 * 1024 * 1024 })).stdout
+  };
+}
+async function fetchRefs(dir, remote, refspecs, auth2) {
+  if (refspecs.length === 0) return;
+  await remoteCall(() => remoteGit(dir, auth2).raw(["fetch", "--no-tags", "--force", remote, ...refspecs]), `git fetch ${remote}`, auth2);
+}
+async function remoteHasBranch(dir, remote, branch, auth2) {
+  const out = await remoteCall(
+    () => remoteGit(dir, auth2).raw(["ls-remote", "--heads", remote, `refs/heads/${branch}`]),
+    `git ls-remote ${remote}`,
+    auth2
+  );
+  return out.trim() !== "";
+}
+async function pushRefs(dir, remote, refspecs, auth2) {
+  if (refspecs.length === 0) return;
+  await remoteCall(() => remoteGit(dir, auth2).raw(["push", "--atomic", "--porcelain", remote, ...refspecs]), `git push ${remote}`, auth2);
+}
+async function remoteCall(task, what, auth2) {
+  try {
+    return await task();
+  } catch (error63) {
+    const failure2 = error63;
+    let said = (failure2.stderr || failure2.message).trim().split("\n").filter(Boolean).slice(-3).join(" / ");
+    if (auth2) said = said.split(auth2.token).join("***");
+    throw new RpgForgeError(
+      "GIT_FAILED",
+      `${what} failed: ${said}`,
+      {},
+      "check that the token may write to the repository (contents: write)",
+      {
+        cause: error63
+      }
+    );
+  }
+}
+
 // src/engine/matrix.ts
 import { join as join10 } from "node:path";
 
@@ -56027,6 +56083,10 @@ function further(a, b3) {
 }
 
 // src/engine/matrix.ts
+async function fetchSubgraphBranches(dir, rpgName, auth2) {
+  const glob = `refs/heads/${subgraphBranchPrefix(rpgName)}*`;
+  await fetchRefs(dir, "origin", [`+${glob}:${glob}`], auth2);
+}
 async function readSubgraphBranches(dir, plan, rpgName, only) {
   const present = new Set(await refsUnder(dir, `refs/heads/${subgraphBranchPrefix(rpgName)}`));
   const branches = /* @__PURE__ */ new Map();
@@ -56048,8 +56108,7 @@ async function combineNeededBranches(dir, rpg, plan, rpgName, runBranch2, subgra
   const missing = needed.filter((id) => !branches.has(id));
   const [first, ...others] = [...branches.values()];
   if (!first) return { combined: [], missing };
-  const tests = testFiles(rpg);
-  const ours = ownedPaths(rpg, (id) => tests.get(id) ?? `tests/test_${id}.py`, ["pytest.ini"]);
+  const ours = ownedPaths(rpg, testFileLookup(rpg), ["pytest.ini"]);
   const overlays = await Promise.all(
     others.map(async (ref) => ({ ref, paths: (await filesAt(dir, ref)).filter((path2) => ours.has(path2)) }))
   );
@@ -71569,59 +71628,6 @@ function progressPrinter(write) {
 }
 var plural3 = (n, one, many) => `${n} ${n === 1 ? one : many}`;
 
-// src/workspace/remote.ts
-import { execFile as execFile3 } from "node:child_process";
-import { promisify as promisify3 } from "node:util";
-var execFileAsync = promisify3(execFile3);
-function remoteGit(dir, auth2) {
-  const env = { ...process.env, GIT_TERMINAL_PROMPT: "0" };
-  if (auth2) {
-    const basic = Buffer.from(`x-access-token:${auth2.token}`).toString("base64");
-    Object.assign(env, {
-      GIT_CONFIG_COUNT: "1",
-      GIT_CONFIG_KEY_0: `http.${auth2.serverUrl.replace(/\/+$/, "")}/.extraheader`,
-      GIT_CONFIG_VALUE_0: `AUTHORIZATION: basic ${basic}`
-    });
-  }
-  return {
-    raw: async (args) => (await execFileAsync("git", ["-C", dir, ...args], { env, maxBuffer: 16 * 1024 * 1024 })).stdout
-  };
-}
-async function fetchRefs(dir, remote, refspecs, auth2) {
-  if (refspecs.length === 0) return;
-  await remoteCall(() => remoteGit(dir, auth2).raw(["fetch", "--no-tags", "--force", remote, ...refspecs]), `git fetch ${remote}`, auth2);
-}
-async function remoteHasBranch(dir, remote, branch, auth2) {
-  const out = await remoteCall(
-    () => remoteGit(dir, auth2).raw(["ls-remote", "--heads", remote, `refs/heads/${branch}`]),
-    `git ls-remote ${remote}`,
-    auth2
-  );
-  return out.trim() !== "";
-}
-async function pushRefs(dir, remote, refspecs, auth2) {
-  if (refspecs.length === 0) return;
-  await remoteCall(() => remoteGit(dir, auth2).raw(["push", "--atomic", "--porcelain", remote, ...refspecs]), `git push ${remote}`, auth2);
-}
-async function remoteCall(task, what, auth2) {
-  try {
-    return await task();
-  } catch (error63) {
-    const failure2 = error63;
-    let said = (failure2.stderr || failure2.message).trim().split("\n").filter(Boolean).slice(-3).join(" / ");
-    if (auth2) said = said.split(auth2.token).join("***");
-    throw new RpgForgeError(
-      "GIT_FAILED",
-      `${what} failed: ${said}`,
-      {},
-      "check that the token may write to the repository (contents: write)",
-      {
-        cause: error63
-      }
-    );
-  }
-}
-
 // src/action/summaries.ts
 function planSummary(plan, rpgPath) {
   const rows = plan.subgraphs.map((s) => `| ${s.wave + 1} | ${s.id} | ${s.nodes.length} | ${s.dependsOn.join(", ") || "\u2014"} |`);
@@ -71711,8 +71717,7 @@ async function runGeneration(inputs, context, at2) {
   process.env.GIT_AUTHOR_EMAIL ??= BOT.email;
   process.env.GIT_COMMITTER_NAME ??= BOT.name;
   process.env.GIT_COMMITTER_EMAIL ??= BOT.email;
-  const branchGlob = `refs/heads/${subgraphBranchPrefix(rpgName)}*`;
-  await fetchRefs(dir, "origin", [`+${branchGlob}:${branchGlob}`], auth2);
+  await fetchSubgraphBranches(dir, rpgName, auth2);
   const base = await headOf(dir);
   if (matrix) {
     const { missing } = await combineNeededBranches(dir, at2.rpg, plan, rpgName, runBranchName, matrix);
@@ -71918,8 +71923,7 @@ async function runReport(inputs, context, at2) {
   const dir = context.workspace;
   const token = inputs.githubToken;
   const rpgName = rpgNameOf(at2.rpg, at2.rpgFile);
-  const glob = `refs/heads/${subgraphBranchPrefix(rpgName)}*`;
-  await fetchRefs(dir, "origin", [`+${glob}:${glob}`], token ? { serverUrl: context.serverUrl, token } : void 0);
+  await fetchSubgraphBranches(dir, rpgName, token ? { serverUrl: context.serverUrl, token } : void 0);
   const { branches, checkpoint } = await readSubgraphBranches(dir, at2.plan, rpgName);
   if (!checkpoint)
     throw new Error(`no subgraph of ${at2.rpgPath} has a branch (${subgraphBranchPrefix(rpgName)}...): there is nothing to report`);

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import * as core from "@actions/core";
 import { generate } from "../engine/generate.js";
 import { rpgNameOf, runBranch, subgraphBranch, subgraphBranchPrefix, subgraphTag } from "../engine/history.js";
-import { combineNeededBranches } from "../engine/matrix.js";
+import { combineNeededBranches, fetchSubgraphBranches } from "../engine/matrix.js";
 import { rpgHash } from "../engine/run-id.js";
 import { publishSubgraphs, type PublishedPullRequest } from "../github/publish.js";
 import { createOctokit } from "../github/repository.js";
@@ -39,8 +39,7 @@ export async function runGeneration(inputs: ActionInputs, context: ActionContext
   process.env.GIT_COMMITTER_EMAIL ??= BOT.email;
 
   // Reruns build on the branches earlier runs pushed, so each PR's branch moves forward.
-  const branchGlob = `refs/heads/${subgraphBranchPrefix(rpgName)}*`;
-  await fetchRefs(dir, "origin", [`+${branchGlob}:${branchGlob}`], auth);
+  await fetchSubgraphBranches(dir, rpgName, auth);
   // A subgraph branch that does not exist yet starts from the base the workflow checked out.
   const base = await headOf(dir);
   if (matrix) {

@@ -1,12 +1,11 @@
 import * as core from "@actions/core";
 import { rpgNameOf, subgraphBranchPrefix } from "../engine/history.js";
-import { readSubgraphBranches } from "../engine/matrix.js";
+import { fetchSubgraphBranches, readSubgraphBranches } from "../engine/matrix.js";
 import { summarize } from "../engine/summary.js";
 import type { PublishedPullRequest } from "../github/publish.js";
 import { findPullRequest } from "../github/pull-requests.js";
 import { createOctokit } from "../github/repository.js";
 import { renderGenerationReport } from "../report/generation-report.js";
-import { fetchRefs } from "../workspace/remote.js";
 import type { ActionContext, RpgAtHand } from "./context.js";
 import { finish } from "./finish.js";
 import type { ActionInputs } from "./inputs.js";
@@ -21,8 +20,7 @@ export async function runReport(inputs: ActionInputs, context: ActionContext, at
   const dir = context.workspace;
   const token = inputs.githubToken;
   const rpgName = rpgNameOf(at.rpg, at.rpgFile);
-  const glob = `refs/heads/${subgraphBranchPrefix(rpgName)}*`;
-  await fetchRefs(dir, "origin", [`+${glob}:${glob}`], token ? { serverUrl: context.serverUrl, token } : undefined);
+  await fetchSubgraphBranches(dir, rpgName, token ? { serverUrl: context.serverUrl, token } : undefined);
   const { branches, checkpoint } = await readSubgraphBranches(dir, at.plan, rpgName);
   if (!checkpoint)
     throw new Error(`no subgraph of ${at.rpgPath} has a branch (${subgraphBranchPrefix(rpgName)}...): there is nothing to report`);

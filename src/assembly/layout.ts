@@ -39,6 +39,12 @@ export function testFiles(rpg: Pick<Rpg, "nodes">): Map<string, string> {
   return files;
 }
 
+/** A node's test file (testFiles' choice; a node it does not name, a composite, gets its own by id). */
+export function testFileLookup(rpg: Pick<Rpg, "nodes">): (id: string) => string {
+  const files = testFiles(rpg);
+  return (id) => files.get(id) ?? `tests/test_${id}.py`;
+}
+
 /** Package directories that need an __init__.py for the nodes' modules to import as regular packages. */
 export function packageDirectories(rpg: Pick<Rpg, "nodes">): string[] {
   const dirs = new Set<string>();

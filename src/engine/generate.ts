@@ -1,5 +1,5 @@
 import { join, resolve } from "node:path";
-import { packageDirectories, testFiles } from "../assembly/layout.js";
+import { packageDirectories, testFileLookup } from "../assembly/layout.js";
 import type { ModelProvider } from "../llm/provider.js";
 import { createRequestKeys } from "../llm/request-keys.js";
 import { buildPlan } from "../plan/plan.js";
@@ -117,8 +117,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     options.rpg.nodes.flatMap((n) => n.requirements ?? []),
   );
   const plan = buildPlan(options.rpg);
-  const tests = testFiles(options.rpg);
-  const testFileOf = (id: string): string => tests.get(id) ?? `tests/test_${id}.py`;
+  const testFileOf = testFileLookup(options.rpg);
   const rpgName = rpgNameOf(options.rpg, options.rpgPath);
   // Before git's checks: a second plain run should hear "--resume", not "uncommitted changes".
   const checkpointPath = join(outDir, CHECKPOINT_PATH);
@@ -194,9 +193,9 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   if (options.signal) runOptions.signal = options.signal;
   const committed = new Set<string>();
   const visited = new Set(runOptions.scope ?? plan.order);
+  const byId = new Map(plan.subgraphs.map((s) => [s.id, s]));
   const commitCompleted = async (checkpoint: Checkpoint): Promise<void> => {
     if (!repo) return;
-    const byId = new Map(plan.subgraphs.map((s) => [s.id, s]));
     // A dependency is settled once committed, or when this run will not complete it
     // (matrix mode: a subgraph of another job whose nodes did not pass).
     const settled = (dep: string): boolean =>

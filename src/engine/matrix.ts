@@ -1,7 +1,8 @@
-import { testFiles } from "../assembly/layout.js";
+import { testFileLookup } from "../assembly/layout.js";
 import type { Plan } from "../plan/plan.js";
 import type { Rpg } from "../rpg/schema.js";
 import { checkoutWithFiles, commitFiles, filesAt, readFileAt, refsUnder } from "../workspace/git.js";
+import { fetchRefs, type RemoteAuth } from "../workspace/remote.js";
 import { join } from "node:path";
 import { mergeCheckpoints, type CheckpointPart } from "./checkpoint-merge.js";
 import { parseCheckpoint, writeCheckpoint, type Checkpoint } from "./checkpoint.js";
@@ -19,6 +20,12 @@ export interface SubgraphBranches {
   branches: Map<string, string>;
   /** Their checkpoints merged; undefined when no branch carries one. */
   checkpoint: Checkpoint | undefined;
+}
+
+/** Brings origin's subgraph branches of an RPG in as local branches (what earlier runs and waves pushed). */
+export async function fetchSubgraphBranches(dir: string, rpgName: string, auth?: RemoteAuth): Promise<void> {
+  const glob = `refs/heads/${subgraphBranchPrefix(rpgName)}*`;
+  await fetchRefs(dir, "origin", [`+${glob}:${glob}`], auth);
 }
 
 /** The local subgraph branches of an RPG and their checkpoints, merged. */
@@ -58,8 +65,7 @@ export async function combineNeededBranches(
   const missing = needed.filter((id) => !branches.has(id));
   const [first, ...others] = [...branches.values()];
   if (!first) return { combined: [], missing };
-  const tests = testFiles(rpg);
-  const ours = ownedPaths(rpg, (id) => tests.get(id) ?? `tests/test_${id}.py`, ["pytest.ini"]);
+  const ours = ownedPaths(rpg, testFileLookup(rpg), ["pytest.ini"]);
   const overlays = await Promise.all(
     others.map(async (ref) => ({ ref, paths: (await filesAt(dir, ref)).filter((path) => ours.has(path)) })),
   );

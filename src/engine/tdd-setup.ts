@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { moduleOf, signatureOf, testFiles } from "../assembly/layout.js";
+import { moduleOf, signatureOf, testFileLookup } from "../assembly/layout.js";
 import type { ModelProvider } from "../llm/provider.js";
 import type { RequestKeys } from "../llm/request-keys.js";
 import type { NodePromptContext } from "../llm/requests/node-context.js";
@@ -46,7 +46,7 @@ export interface TddSetupOptions {
 }
 
 export function createTddSetup(options: TddSetupOptions): TddSetup {
-  const tests = testFiles(options.rpg);
+  const testFileOf = testFileLookup(options.rpg);
   const schemas = new Map<z.ZodType, Record<string, unknown>>();
   return {
     provider: options.provider,
@@ -58,11 +58,11 @@ export function createTddSetup(options: TddSetupOptions): TddSetup {
     maxIterations: options.maxIterations ?? 8,
     maxTestAttempts: options.maxTestAttempts ?? 3,
     tokenBudget: options.tokenBudget ?? 24_000,
-    testFileOf: (id) => tests.get(id) ?? `tests/test_${id}.py`,
+    testFileOf,
     dependenciesOf: (node) =>
       (options.plan.dependencies.get(node.id) ?? []).map((id) => options.plan.nodes.get(id)!).filter((n) => n.node_type === "leaf"),
     localPackages: localPackagesOf(options.rpg),
-    promptContext: (node) => promptContext(node, options.plan, tests),
+    promptContext: (node) => promptContext(node, options.plan, testFileOf),
     jsonSchemaOf: (schema) => {
       let json = schemas.get(schema);
       if (!json) schemas.set(schema, (json = strictJsonSchema(schema)));
@@ -77,7 +77,7 @@ export function localPackagesOf(rpg: Rpg): string[] {
 }
 
 /** The node and the interfaces of what it depends on: signatures and the first line of docstrings, never bodies. */
-function promptContext(node: RpgNode, plan: Plan, tests: ReadonlyMap<string, string>): NodePromptContext {
+function promptContext(node: RpgNode, plan: Plan, testFileOf: (id: string) => string): NodePromptContext {
   const dependencies = (plan.dependencies.get(node.id) ?? [])
     .map((id) => plan.nodes.get(id)!)
     .filter((dep) => dep.node_type === "leaf")
@@ -93,7 +93,7 @@ function promptContext(node: RpgNode, plan: Plan, tests: ReadonlyMap<string, str
     type: node.type,
     module: moduleOf(node.file_path),
     filePath: node.file_path,
-    testFile: tests.get(node.id) ?? `tests/test_${node.id}.py`,
+    testFile: testFileOf(node.id),
     signature: signatureOf(node),
     docstring: node.docstring,
     examples: node.examples ?? [],
