@@ -1,0 +1,71 @@
+import { runPythonScript } from "../sandbox/python-script.js";
+import { REVIEW_SCRIPT } from "./review-script.js";
+import { textFindings, type ReplyPart } from "./text-checks.js";
+
+/**
+ * The static review of every code reply (issue 12). The model is assumed to game its
+ * reward, so before the engine applies an implementation or tests, their syntax tree is
+ * checked for code that would decide the verdict instead of earning it: import-time
+ * code, exits, reaching into pytest or the interpreter, tests that assert nothing. The
+ * rules and their reasons are in docs/review-rules.md; the ids in ./rules.ts.
+ */
+
+/** One refused construct: the rule's id, the line (1-based, 0 for the whole reply) and what was found. */
+export interface ReviewFinding {
+  rule: string;
+  line: number;
+  message: string;
+  /** Which part of the reply the line is in: the code, or an implementation's imports. */
+  part: "code" | "imports";
+}
+
+export type ReviewResult = { ok: true } | { ok: false; findings: ReviewFinding[]; reason: string };
+
+const LISTED = 3;
+
+/**
+ * Reviews an implementation reply: its code and its imports (one import per line).
+ * reason: one line, e.g. `line 3: decorator "register" is not allowed (decorator-not-allowed); ...`.
+ */
+export async function reviewImplementation(python: string, code: string, imports: string): Promise<ReviewResult> {
+  return review(python, "implementation", [
+    { name: "code", source: code },
+    { name: "imports", source: imports },
+  ]);
+}
+
+/** Reviews a tests reply, which holds its own imports. */
+export async function reviewTests(python: string, code: string): Promise<ReviewResult> {
+  return review(python, "tests", [{ name: "code", source: code }]);
+}
+
+interface ScriptOutput {
+  findings: [string, number, string, ReplyPart["name"]][];
+  total: number;
+}
+
+async function review(python: string, kind: "implementation" | "tests", parts: ReplyPart[]): Promise<ReviewResult> {
+  // Refused here, a reply that is not text or would rewrite its surroundings never reaches Python.
+  const early = textFindings(parts);
+  if (early.length > 0) return refused(early, early.length);
+  const input = JSON.stringify({ kind, parts: parts.map((p) => [p.name, p.source]) });
+  const output = JSON.parse(await runPythonScript(python, REVIEW_SCRIPT, input)) as ScriptOutput;
+  if (output.total === 0) return { ok: true };
+  const findings = output.findings.map(([rule, line, message, part]) => ({ rule, line, message, part }));
+  return refused(findings, output.total);
+}
+
+function refused(findings: ReviewFinding[], total: number): ReviewResult {
+  const listed = findings.slice(0, LISTED).map((f) => {
+    const where = f.line > 0 ? `line ${f.line}: ` : "";
+    return `${f.part === "imports" ? "imports " : ""}${where}${oneLine(f.message)} (${f.rule})`;
+  });
+  const more = total > LISTED ? `; and ${total - LISTED} more` : "";
+  return { ok: false, findings, reason: `${listed.join("; ")}${more}` };
+}
+
+/** Messages quote the reply; a reason must stay one line whatever the reply held. */
+function oneLine(text: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what must go
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ");
+}

@@ -1,0 +1,477 @@
+/**
+ * The reviewer, in Python because only Python's own parser reads Python right. It is
+ * run as `python3 -I -c` with `{"kind": "tests" | "implementation", "parts": [[name,
+ * source], ...]}` on stdin and prints `{"findings": [[rule, line, message, part], ...],
+ * "total": n}`. It only parses (ast.parse never executes the reply) and walks each tree
+ * once; checks that need every binding of the reply (what `wraps` or `os` stands for)
+ * are queued during the walk and run at its end. The rules are in docs/review-rules.md.
+ */
+export const REVIEW_SCRIPT = String.raw`
+import ast, gc, json, re, sys
+
+gc.disable()  # the review makes no cycles to collect, and scanning a large tree over and over doubles its time
+
+I, X = "interpreter-access", "process-exit"
+BANNED = dict.fromkeys((
+    "_pytest pluggy builtins __builtin__ importlib ctypes _ctypes gc inspect runpy code codeop marshal _pickle "
+    "sys.modules sys._getframe sys._current_frames sys.settrace sys.setprofile sys.meta_path sys.path_hooks "
+    "sys.addaudithook pickle.load pickle.loads pickle.Unpickler types.FunctionType types.CodeType pytest.main").split(), I)
+BANNED.update(dict.fromkeys(["atexit", "signal", "_signal", "faulthandler", "sys.exit", "pytest.exit"] + [
+    m + "." + f for m in ("os", "posix", "nt")
+    for f in "_exit abort kill killpg execl execle execlp execlpe execv execve execvp execvpe".split()], X))
+WHY = {I: "reaches into the interpreter or the test runner", X: "can end or signal the process"}
+NAMES = dict(dict.fromkeys("__builtins__ __import__ eval exec compile breakpoint globals locals __loader__ __spec__".split(), I), exit=X, quit=X)
+ATTRS = frozenset(("__globals__ __builtins__ __code__ __closure__ __subclasses__ __bases__ __base__ __mro__ mro __loader__ "
+                   "__spec__ f_globals f_locals f_back f_builtins f_code gi_frame cr_frame ag_frame tb_frame pluginmanager").split())
+FUNCTOOLS = "wraps lru_cache cache cached_property total_ordering singledispatch singledispatchmethod".split()
+BARE = dict({n: "functools." + n for n in FUNCTOOLS}, dataclass="dataclasses.dataclass", field="dataclasses.field",
+            abstractmethod="abc.abstractmethod", contextmanager="contextlib.contextmanager",
+            asynccontextmanager="contextlib.asynccontextmanager", overload="typing.overload", final="typing.final",
+            auto="enum.auto", unique="enum.unique", fixture="pytest.fixture", mark="pytest.mark", param="pytest.param",
+            raises="pytest.raises", approx="pytest.approx", warns="pytest.warns")
+DECORATORS = {"staticmethod", "classmethod", "property", "dataclasses.dataclass", "abc.abstractmethod", "typing.overload",
+              "typing.final", "enum.unique", "contextlib.contextmanager", "contextlib.asynccontextmanager"} | {"functools." + n for n in FUNCTOOLS}
+# Calls that only build a value from their arguments; allowed with data arguments where values are (decorator
+# arguments, class-level assignments), so that parametrize([float("nan"), Decimal("1.5")]) needs no workaround.
+VALUES = {"range", "float", "int", "str", "bytes", "complex", "bool", "tuple", "list", "dict", "set", "frozenset",
+          "decimal.Decimal", "fractions.Fraction", "datetime.date", "datetime.datetime", "datetime.time", "datetime.timedelta"}
+CLASS_CALLS = VALUES | {"dataclasses.field", "enum.auto", "re.compile"}
+METACLASSES = {"type", "abc.ABCMeta", "enum.EnumMeta", "enum.EnumType"}
+COMPARISONS = {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"}
+MODULE_SETUP = {"setup_module", "teardown_module", "setUpModule", "tearDownModule", "setup_function", "teardown_function", "setup", "teardown"}
+FRAMEWORKS = {"pytest", "_pytest", "unittest", "mock"}
+ASSERTING = {"pytest.raises", "pytest.approx", "pytest.warns", "pytest.fail", "pytest.deprecated_call"}
+CONDITIONAL = {"pytest.mark.skipif", "pytest.mark.xfail"}
+NUMERIC_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod)
+TESTS_PATH = re.compile(r"(^|[\\/])tests([\\/]|$)|conftest|(^|[\\/])test_\w*\.py", re.I)
+DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def chain(n):
+    parts = []
+    while isinstance(n, ast.Attribute):
+        parts.append(n.attr)
+        n = n.value
+    return (parts + [n.id])[::-1] if isinstance(n, ast.Name) else None
+
+
+def numeric(n):
+    if isinstance(n, ast.Constant):
+        return type(n.value) in (int, float, complex, bool)
+    if isinstance(n, ast.UnaryOp):
+        return numeric(n.operand)
+    return isinstance(n, ast.BinOp) and isinstance(n.op, NUMERIC_OPS) and numeric(n.left) and numeric(n.right)
+
+
+def value(n, ops, call=None):
+    """Data: constants, (dotted) names, containers of data; with ops, operators on data; calls as call() decides."""
+    t = type(n)
+    if t in (ast.Constant, ast.Name):
+        return True
+    if t is ast.Attribute:
+        return chain(n) is not None
+    if t in (ast.Tuple, ast.List, ast.Set):
+        return all(value(e, ops, call) for e in n.elts)
+    if t is ast.Dict:
+        return all(value(e, ops, call) for e in n.keys + n.values if e is not None)
+    if t is ast.Starred:
+        return value(n.value, ops, call)
+    if t in (ast.UnaryOp, ast.BinOp) and numeric(n):
+        return True
+    if ops and t is ast.UnaryOp:
+        return value(n.operand, ops, call)
+    if ops and t is ast.BinOp:
+        return value(n.left, ops, call) and value(n.right, ops, call)
+    if ops and t is ast.BoolOp:
+        return all(value(e, ops, call) for e in n.values)
+    if ops and t is ast.Compare:
+        return all(value(e, ops, call) for e in [n.left] + n.comparators)
+    return t is ast.Call and call is not None and call(n)
+
+
+def typ(n):
+    """A type expression; a string one too (typing.get_type_hints evaluates it), read as the expression it holds."""
+    t = type(n)
+    if t is ast.Constant and isinstance(n.value, str):
+        try:
+            return typ(ast.parse(n.value.strip(), mode="eval").body)
+        except (SyntaxError, ValueError):
+            return False
+    if t in (ast.Constant, ast.Name):
+        return True
+    if t is ast.Attribute:
+        return chain(n) is not None
+    if t is ast.Subscript:
+        s = n.slice.value if type(n.slice).__name__ == "Index" else n.slice
+        items = s.elts if isinstance(s, ast.Tuple) else [s]
+        name = (chain(n.value) or [""])[-1]
+        if name == "Literal":  # Literal["a b"] holds values, Annotated[int, "meta"] metadata, not types
+            return all(value(e, False) for e in items)
+        if name == "Annotated":
+            return typ(items[0]) and all(value(e, False) for e in items[1:])
+        return chain(n.value) is not None and typ(s)
+    if t in (ast.Tuple, ast.List):
+        return all(typ(e) for e in n.elts)
+    return t is ast.BinOp and isinstance(n.op, ast.BitOr) and typ(n.left) and typ(n.right)
+
+
+def boolean(n):
+    """An expression that can only be a bool, never a string for pytest to eval."""
+    if isinstance(n, ast.Constant):
+        return isinstance(n.value, bool)
+    if isinstance(n, ast.BoolOp):
+        return all(boolean(e) for e in n.values)
+    return isinstance(n, ast.Compare) or isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not)
+
+
+def names_only(n):
+    if isinstance(n, (ast.Tuple, ast.List)):
+        return all(names_only(e) for e in n.elts)
+    return isinstance(n, ast.Name) or isinstance(n, ast.Starred) and isinstance(n.value, ast.Name)
+
+
+def snippet(n):
+    try:
+        text = ast.unparse(n).split("\n")[0]
+    except Exception:
+        text = type(n).__name__
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def scope_props(body):
+    """Names whose attributes may decorate: a property's setter/getter/deleter, a singledispatch's register."""
+    out = {}
+    for s in body:
+        for d in getattr(s, "decorator_list", ()):
+            p = chain(d.func if isinstance(d, ast.Call) else d) or [""]
+            if p == ["property"] or len(p) == 2 and p[1] in ("setter", "getter", "deleter"):
+                out[s.name] = ("setter", "getter", "deleter")
+            elif p[-1] in ("singledispatch", "singledispatchmethod"):
+                out[s.name] = ("register",)
+    return out
+
+
+class Review:
+    def __init__(self, tests):
+        self.tests, self.out, self.later, self.records = tests, [], [], []
+        self.imports, self.local, self.modules, self.part = {}, set(), set(), "code"
+
+    def add(self, rule, line, message):
+        self.out.append((rule, line, message, self.part))
+
+    def defer(self, fn, *args):
+        self.later.append((self.part, fn, args))
+
+    def known(self, parts):
+        """What a dotted name stands for, or None when the reply binds its root itself or ambiguously."""
+        if not parts or parts[0] in self.local or len(self.imports.get(parts[0], ())) > 1:
+            return None
+        root = next(iter(self.imports[parts[0]])) if parts[0] in self.imports else BARE.get(parts[0], parts[0])
+        return ".".join([root] + parts[1:])
+
+    def possible(self, parts):
+        """Everything a dotted name may stand for: through each import of its root, else as written or assumed.
+        A root the reply binds itself (a variable named signal) is taken for a module only below a module that
+        is not banned whole (os._exit), where no variable plausibly bears the name."""
+        root, rest = parts[0], parts[1:]
+        if root in self.imports:
+            return {".".join([t] + rest) for t in self.imports[root]}
+        if root in self.local and root in BANNED:
+            return set()
+        return {".".join(parts), ".".join([BARE.get(root, root)] + rest)}
+
+    def banned(self, dotted, line, shown=None):
+        bits = dotted.split(".")
+        for i in range(1, len(bits) + 1):
+            rule = BANNED.get(".".join(bits[:i]))
+            if rule:
+                said = '"%s"' % dotted if shown in (None, dotted) else '"%s" (%s)' % (shown, dotted)
+                self.add(rule, line, "%s %s" % (said, WHY[rule]))
+                return True
+        return False
+
+    def walk(self, part, tree):
+        self.part = part
+        stack = [(tree, None, None, {})]
+        while stack:
+            node, rec, scope, props = stack.pop()
+            kids = self.visit(node, rec, scope, props)
+            if kids is None:
+                kids = [(c, rec, None, props) for c in ast.iter_child_nodes(node)]
+            stack.extend(reversed(kids))
+
+    def visit(self, n, rec, scope, props):
+        t = type(n)
+        if t is ast.Module:
+            self.defer(self.body, n.body, "top-level-statement", True)
+            inner = scope_props(n.body)
+            return [(s, None, "module", inner) for s in n.body]
+        if t in (ast.Import, ast.ImportFrom):
+            return self.imported(n)
+        if t in DEFS or t is ast.Lambda:
+            return self.function(n, rec, scope, props)
+        if t is ast.ClassDef:
+            return self.klass(n, rec, scope, props)
+        if t is ast.Name:
+            if isinstance(n.ctx, ast.Store):
+                self.local.add(n.id)
+                if self.tests and n.id.startswith("pytest_"):
+                    self.add("pytest-hook", n.lineno, '"%s" is read by pytest as configuration' % n.id)
+            elif n.id in NAMES:
+                self.defer(self.name, n.id, n.lineno)
+            if rec:
+                rec[3].append([n.id])
+        elif t is ast.Attribute:
+            parts = chain(n)
+            if parts is None:
+                if n.attr in ATTRS:
+                    self.add(I, n.lineno, 'attribute "%s" %s' % (n.attr, WHY[I]))
+                return None
+            for a in parts[1:]:
+                if a in ATTRS:
+                    self.add(I, n.lineno, 'attribute "%s" %s' % (a, WHY[I]))
+            self.defer(self.dotted, parts, n.lineno)
+            if rec:
+                rec[3].append(parts)
+            return []
+        elif t is ast.Call:
+            self.call(n, rec)
+        elif t is ast.Raise and n.exc is not None and chain(n.exc):
+            self.defer(self.raised, chain(n.exc), n.lineno)
+        elif t is ast.Assert and rec:
+            rec[2] = True
+        elif t is ast.Expr and isinstance(n.value, ast.Constant):
+            return []
+        elif t is ast.Constant and isinstance(n.value, (str, bytes)):
+            text = n.value if isinstance(n.value, str) else n.value.decode("latin-1")
+            if text in ATTRS and text != "mro":
+                self.add(I, n.lineno, 'the string "%s" names an attribute that %s' % (text, WHY[I]))
+            if not self.tests and TESTS_PATH.search(text):
+                self.add("writes-tests", n.lineno, "the string %s points at the tests" % snippet(n))
+        return None
+
+    def imported(self, n):
+        line = n.lineno
+        if isinstance(n, ast.Import):
+            for a in n.names:
+                bound = a.asname or a.name.split(".")[0]
+                self.imports.setdefault(bound, set()).add(a.name if a.asname else bound)
+                self.modules.add(bound)
+                self.banned(a.name, line)
+                if not self.tests and a.name.split(".")[0] in FRAMEWORKS:
+                    self.add("test-framework-import", line, 'an implementation may not import "%s"' % a.name)
+            return []
+        mod = "." * n.level + (n.module or "")
+        if not self.tests and n.level == 0 and mod.split(".")[0] in FRAMEWORKS:
+            self.add("test-framework-import", line, 'an implementation may not import from "%s"' % mod)
+        for a in n.names:
+            if a.name == "*":
+                rule = BANNED.get(mod) or next((r for k, r in BANNED.items() if k.startswith(mod + ".")), None)
+                if rule and n.level == 0:
+                    self.add(rule, line, '"from %s import *" brings in names that %s' % (mod, WHY[rule]))
+                continue
+            self.imports.setdefault(a.asname or a.name, set()).add(mod + "." + a.name)
+            if n.level == 0:
+                self.banned(mod + "." + a.name, line)
+        return []
+
+    def function(self, n, rec, scope, props):
+        a = n.args
+        positional = getattr(a, "posonlyargs", []) + a.args
+        pairs = list(zip(positional[len(positional) - len(a.defaults):], a.defaults))
+        pairs += [(k, d) for k, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None]
+        what = "a lambda" if isinstance(n, ast.Lambda) else '"%s"' % n.name
+        for arg, d in pairs:
+            if not value(d, False):
+                self.add("default-not-literal", d.lineno, 'the default of "%s" in %s must be a literal or a name, not %s'
+                         % (arg.arg, what, snippet(d)))
+        for arg in positional + a.kwonlyargs + [a.vararg, a.kwarg]:
+            if arg is None:
+                continue
+            self.local.add(arg.arg)
+            if arg.annotation is not None and not typ(arg.annotation):
+                self.add("annotation-not-type", arg.annotation.lineno, 'the annotation of "%s" in %s runs code: %s'
+                         % (arg.arg, what, snippet(arg.annotation)))
+        if isinstance(n, ast.Lambda):
+            return None
+        self.local.add(n.name)
+        if n.returns is not None and not typ(n.returns):
+            self.add("annotation-not-type", n.returns.lineno, 'the return annotation of %s runs code: %s' % (what, snippet(n.returns)))
+        for d in n.decorator_list:
+            self.defer(self.decorator, d, props)
+        if self.tests and n.name.startswith("pytest_"):
+            self.add("pytest-hook", n.lineno, '%s would be called by pytest as a hook' % what)
+        if self.tests and scope == "module" and n.name in MODULE_SETUP:
+            self.add("module-setup", n.lineno, '%s runs around every test of the shared test file' % what)
+        body = n.body[1:] if n.body and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant) else n.body
+        if not self.tests and n.name in COMPARISONS and len(body) == 1 and isinstance(body[0], ast.Return) \
+                and isinstance(body[0].value, ast.Constant):
+            self.add("constant-comparison", n.lineno, '%s always returns %r' % (what, body[0].value.value))
+        inner = rec
+        if self.tests and scope in ("module", "testclass") and n.name.startswith("test"):
+            inner = [n.name, n.lineno, False, []]
+            self.records.append(inner)
+        outside = [(c, rec, None, props) for c in n.decorator_list + [a] + ([n.returns] if n.returns else [])]
+        own = scope_props(n.body)
+        return outside + [(s, inner, None, own) for s in n.body]
+
+    def klass(self, n, rec, scope, props):
+        self.local.add(n.name)
+        for d in n.decorator_list:
+            self.defer(self.decorator, d, props)
+        for b in n.bases:
+            if not typ(b):
+                self.add("class-header", b.lineno, 'the base %s of class "%s" runs code' % (snippet(b), n.name))
+        for k in n.keywords:
+            if k.arg == "metaclass":
+                self.defer(self.metaclass, n.name, k.value)
+            elif k.arg is None or not value(k.value, False):
+                self.add("class-header", k.value.lineno, 'the class keyword %s of "%s" must be a literal' % (k.arg or "**", n.name))
+        self.defer(self.body, n.body, "class-body-statement", False)
+        testclass = self.tests and scope in ("module", "testclass") and n.name.startswith("Test")
+        outside = [(c, rec, None, props) for c in n.decorator_list + n.bases + n.keywords]
+        own = scope_props(n.body)
+        return outside + [(s, rec, "testclass" if testclass else None, own) for s in n.body]
+
+    def call(self, n, rec):
+        for k in n.keywords:
+            if k.arg == "autouse" and not (isinstance(k.value, ast.Constant) and k.value.value is False):
+                self.add("autouse-fixture", k.value.lineno, "autouse fixtures run for tests that did not ask for them")
+        parts = chain(n.func)
+        if parts:
+            if rec and parts[-1].startswith("assert"):
+                rec[2] = True
+            self.defer(self.called, n, parts)
+
+    # Queued checks, run once every binding of the reply is known.
+
+    def name(self, name, line):
+        if name in NAMES and name not in self.imports:
+            self.add(NAMES[name], line, '"%s" %s' % (name, WHY[NAMES[name]]))
+
+    def dotted(self, parts, line):
+        self.name(parts[0], line)
+        shown = ".".join(parts)
+        for meaning in sorted(self.possible(parts)):
+            if self.banned(meaning, line, shown):
+                break
+        if "__dict__" in parts[1:] and parts[0] in self.modules:
+            self.add("dynamic-module-access", line, '"%s" reaches a module through its __dict__' % shown)
+
+    def raised(self, parts, line):
+        if self.possible(parts) & {"SystemExit", "builtins.SystemExit"}:
+            self.add(X, line, "raise SystemExit %s" % WHY[X])
+
+    def called(self, n, parts):
+        means, args, line = self.possible(parts), n.args, n.lineno
+        if means & {"getattr", "setattr", "delattr", "hasattr"} and len(args) >= 2:
+            target = chain(args[0])
+            if isinstance(args[1], ast.Constant) and isinstance(args[1].value, str):
+                if args[1].value in ATTRS:
+                    self.add(I, line, 'attribute "%s" %s' % (args[1].value, WHY[I]))
+                if target:
+                    self.dotted(target + [args[1].value], line)
+            elif target and target[0] in self.modules:
+                self.add("dynamic-module-access", line, '%s reaches into module "%s" by a computed name' % (parts[-1], ".".join(target)))
+        if "vars" in means:
+            if not args:
+                self.add(I, line, '"vars()" without an argument %s' % WHY[I])
+            elif (chain(args[0]) or [""])[0] in self.modules:
+                self.add("dynamic-module-access", line, '"vars(%s)" reaches a module through its namespace' % snippet(args[0]))
+        if means & {"SystemExit", "builtins.SystemExit"}:
+            self.add(X, line, "SystemExit %s" % WHY[X])
+        if means & CONDITIONAL:
+            conditions = args + [k.value for k in n.keywords if k.arg == "condition"]
+            if not all(boolean(c) for c in conditions):
+                self.add("string-condition", line, "the condition of %s may be a string, which pytest evaluates as code; "
+                         "write a comparison, not ... or True/False" % parts[-1])
+
+    def decorator(self, d, props):
+        call = d if isinstance(d, ast.Call) else None
+        parts = chain(call.func if call else d)
+        shown = ".".join(parts) if parts else snippet(d)
+        own = parts and len(parts) == 2 and parts[1] in props.get(parts[0], ())
+        known = self.known(parts)
+        if not own and not (known in DECORATORS or known and self.tests and (known == "pytest.fixture" or known.startswith("pytest.mark."))):
+            why = " (it is defined in the reply)" if parts and parts[0] in self.local else ""
+            return self.add("decorator-not-allowed", d.lineno, 'decorator "%s" is not allowed%s' % (shown, why))
+        if call and not (all(value(e, True, self.data_call) for e in call.args) and
+                         all(k.arg is not None and value(k.value, True, self.data_call) for k in call.keywords)):
+            self.add("decorator-arguments", d.lineno, 'the arguments of decorator "%s" must be data, not code' % shown)
+
+    def data_call(self, n):
+        known = self.known(chain(n.func))
+        return bool(known) and (known in VALUES or known == "pytest.param" or known.startswith("pytest.mark.")) and \
+            all(value(e, True, self.data_call) for e in n.args) and \
+            all(k.arg is not None and value(k.value, True, self.data_call) for k in n.keywords)
+
+    def class_call(self, n):
+        return self.known(chain(n.func)) in CLASS_CALLS and all(value(e, False) for e in n.args) and \
+            all(k.arg is not None and value(k.value, False) for k in n.keywords)
+
+    def metaclass(self, name, v):
+        if self.known(chain(v)) not in METACLASSES:
+            self.add("class-header", v.lineno, 'the metaclass %s of "%s" is not allowed' % (snippet(v), name))
+
+    def body(self, body, rule, module):
+        for s in body:
+            t = type(s)
+            if t in DEFS or t in (ast.ClassDef, ast.Pass) or module and t in (ast.Import, ast.ImportFrom):
+                continue
+            if t is ast.Expr and isinstance(s.value, ast.Constant):
+                continue
+            if t is ast.AnnAssign and not typ(s.annotation):
+                self.add("annotation-not-type", s.lineno, "the annotation %s runs code" % snippet(s.annotation))
+                continue
+            if t is ast.Assign and all(names_only(x) for x in s.targets) and value(s.value, False, self.class_call):
+                continue
+            if t is ast.AnnAssign and isinstance(s.target, ast.Name) and (s.value is None or value(s.value, False, self.class_call)):
+                continue
+            where = "at module level" if module else "in a class body"
+            self.add(rule, s.lineno, '"%s" would run at import %s; only defs, classes and assignments of literals may stand there'
+                     % (snippet(s), where))
+
+    def finish(self):
+        for part, fn, args in self.later:
+            self.part = part
+            fn(*args)
+        self.part = "code"
+        for name, line, ok, refs in self.records:
+            if not ok and not any(self.known(r) in ASSERTING for r in refs):
+                self.add("tests-must-test", line, 'test "%s" has no assert and no pytest.raises, approx or warns' % name)
+
+
+def review(request):
+    tests = request["kind"] == "tests"
+    trees, out = [], []
+    for part, source in request["parts"]:
+        try:
+            trees.append((part, ast.parse(source)))
+        except SyntaxError as e:
+            out.append(("syntax-error", e.lineno or 0, "does not parse: %s" % e.msg, part))
+        except ValueError as e:
+            out.append(("syntax-error", 0, "does not parse: %s" % e, part))
+    if out:
+        return out
+    r = Review(tests)
+    for part, tree in trees:
+        r.walk(part, tree)
+    r.finish()
+    return r.out
+
+
+def main():
+    request = json.loads(sys.stdin.buffer.read())
+    try:
+        found = review(request)
+    except (RecursionError, MemoryError):
+        found = [("unreviewable", 0, "the reply is nested too deeply to review", "code")]
+    except Exception as e:
+        found = [("unreviewable", 0, "the review failed: %s: %s" % (type(e).__name__, e), "code")]
+    order = {p: i for i, (p, _) in enumerate(request["parts"])}
+    found = sorted(set(found), key=lambda f: (order.get(f[3], 0), f[1], f[0], f[2]))
+    print(json.dumps({"findings": found[:100], "total": len(found)}))
+
+
+main()
+`;

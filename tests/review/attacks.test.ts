@@ -1,0 +1,365 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { reviewImplementation, reviewTests } from "../../src/review/reply-review.js";
+import { findPython } from "../../src/sandbox/python.js";
+import { py, rulesOf } from "./review-helpers.js";
+
+let python: string;
+beforeAll(async () => {
+  python = await findPython();
+});
+
+const tests = (code: string) => reviewTests(python, code);
+const implementation = (code: string, imports = "") => reviewImplementation(python, code, imports);
+
+describe("import-time code in tests", () => {
+  it("refuses a decorator that ends the process with os._exit(0)", async () => {
+    const reply = py`
+      import os
+      import pytest
+      from statkit.stats import mean
+
+      @pytest.mark.parametrize("xs", [os._exit(0)])
+      def test_mean_of_one(xs):
+          assert mean(xs) == 1
+    `;
+    expect(rulesOf(await tests(reply))).toEqual(expect.arrayContaining(["decorator-arguments", "process-exit"]));
+  });
+
+  it("refuses a default argument that calls os._exit(0)", async () => {
+    const reply = py`
+      import os
+      from statkit.stats import mean
+
+      def test_mean_of_one(xs=os._exit(0)):
+          assert mean([1]) == 1
+    `;
+    expect(rulesOf(await tests(reply))).toEqual(expect.arrayContaining(["default-not-literal", "process-exit"]));
+  });
+
+  it("refuses a decorator of its own that sets _pytest's Function.runtest to a no-op", async () => {
+    const reply = py`
+      import _pytest.python
+      from statkit.stats import mean
+
+      def mean_register(fn):
+          _pytest.python.Function.runtest = lambda self: None
+          return fn
+
+      @mean_register
+      def test_mean_of_one():
+          assert mean([1]) == 1
+    `;
+    const result = await tests(reply);
+    expect(rulesOf(result)).toEqual(expect.arrayContaining(["decorator-not-allowed", "interpreter-access"]));
+    expect(result.ok ? "" : result.reason).toContain('line 8: decorator "mean_register" is not allowed');
+  });
+
+  it("refuses a class Test...: whose body registers an exit hook", async () => {
+    const reply = py`
+      import atexit
+      import os
+      from statkit.stats import mean
+
+      class TestMean:
+          atexit.register(os._exit, 0)
+
+          def test_one(self):
+              assert mean([1]) == 1
+    `;
+    expect(rulesOf(await tests(reply))).toEqual(expect.arrayContaining(["class-body-statement", "process-exit"]));
+  });
+
+  it("refuses control flow in a class body", async () => {
+    const reply = py`
+      class TestMean:
+          for _ in range(1):
+              LIMIT = 3
+
+          def test_one(self):
+              assert LIMIT == 3
+    `;
+    expect(rulesOf(await tests(reply))).toEqual(["class-body-statement"]);
+  });
+
+  it("refuses a class whose base is computed by a call, and a metaclass of its own", async () => {
+    const reply = py`
+      from statkit.stats import mean
+
+      class MeanMeta(type):
+          def __init__(cls, *args):
+              super().__init__(*args)
+
+      class TestMean(mean_base(), metaclass=MeanMeta):
+          def test_one(self):
+              assert mean([1]) == 1
+    `;
+    expect(rulesOf(await tests(reply))).toEqual(["class-header"]);
+  });
+
+  it("refuses an annotation that runs code when the function is defined", async () => {
+    const reply = py`
+      from statkit.stats import mean
+
+      def test_mean(xs: mean_setup() = None) -> None:
+          assert mean([1]) == 1
+    `;
+    expect(rulesOf(await tests(reply))).toEqual(["annotation-not-type"]);
+  });
+
+  it("refuses a string annotation holding code, which typing.get_type_hints would evaluate", async () => {
+    const code = py`
+      def mean(xs: "__import__('os')._exit(0)") -> float:
+          return sum(xs) / len(xs)
+    `;
+    expect(rulesOf(await implementation(code))).toEqual(["annotation-not-type"]);
+  });
+
+  it("refuses a parametrize list built by a comprehension or by calling the reply's own helper", async () => {
+    const reply = py`
+      import pytest
+      from statkit.stats import mean
+
+      @pytest.mark.parametrize("xs", [[i] for i in range(3)])
+      def test_mean(xs):
+          assert mean(xs) == xs[0]
+
+      @pytest.mark.parametrize("xs", mean_cases())
+      def test_mean_cases(xs):
+          assert mean(xs)
+    `;
+    const result = await tests(reply);
+    expect(rulesOf(result)).toEqual(["decorator-arguments"]);
+    expect(result.ok ? [] : result.findings.map((f) => f.line)).toEqual([4, 8]);
+  });
+
+  it("refuses a module-level statement that monkeypatches the implementation", async () => {
+    const reply = py`
+      import statkit.stats
+
+      statkit.stats.mean = lambda xs: 1.0
+
+      def test_mean():
+          assert statkit.stats.mean([1]) == 1
+    `;
+    expect(rulesOf(await tests(reply))).toEqual(["top-level-statement"]);
+  });
+});
+
+describe("reaching into pytest or the interpreter", () => {
+  it.each([
+    ["sys._getframe", "import sys\n\ndef test_mean():\n    assert sys._getframe(1).f_locals['x'] == 1\n"],
+    ["__globals__ through getattr", "def test_mean():\n    g = getattr(test_mean, '__globals__')\n    assert g\n"],
+    ["sys.modules", "import sys\n\ndef test_mean():\n    assert sys.modules['statkit.stats'].mean([1]) == 1\n"],
+    ["inspect", "import inspect\n\ndef test_mean():\n    assert inspect.stack()\n"],
+    ["eval", "def test_mean():\n    assert eval('1') == 1\n"],
+    ["__import__", "def test_mean():\n    assert __import__('statkit').stats\n"],
+    ["__subclasses__", "def test_mean():\n    assert ().__class__.__base__.__subclasses__()\n"],
+    ["the plugin manager", "def test_mean(request):\n    request.config.pluginmanager.unregister(name='junitxml')\n    assert 1\n"],
+    ["importlib under an alias", "import importlib as il\n\ndef test_mean():\n    assert il.import_module('statkit')\n"],
+    ["builtins", "from builtins import exec as run\n\ndef test_mean():\n    run('x = 1')\n    assert 1\n"],
+    ["gc", "import gc\n\ndef test_mean():\n    assert gc.get_referrers(1)\n"],
+    ["ctypes", "import ctypes\n\ndef test_mean():\n    assert ctypes.pythonapi\n"],
+    ["globals()", "def test_mean():\n    globals()['mean'] = lambda xs: 1\n    assert 1\n"],
+    [
+      "a traceback's frame",
+      "def test_mean():\n    try:\n        1 / 0\n    except ZeroDivisionError as e:\n        assert e.__traceback__.tb_frame.f_back\n",
+    ],
+    ["a string naming __globals__", "import operator\n\ndef test_mean():\n    assert operator.attrgetter('__globals__')(test_mean)\n"],
+  ])("refuses %s", async (_what, reply) => {
+    expect(rulesOf(await tests(reply))).toContain("interpreter-access");
+  });
+
+  it("refuses vars() with no argument and compile()", async () => {
+    const reply = "def test_mean():\n    assert vars()\n    assert compile('1', 'x', 'eval')\n";
+    const result = await tests(reply);
+    expect(rulesOf(result)).toEqual(["interpreter-access"]);
+    expect(result.ok ? [] : result.findings.map((f) => f.line)).toEqual([2, 3]);
+  });
+
+  it("refuses a module reached through vars(), __dict__ or a computed getattr", async () => {
+    const reply = py`
+      import os
+
+      def test_mean():
+          name = "_ex" + "it"
+          assert vars(os)[name]
+          assert os.__dict__[name]
+          assert getattr(os, name)
+    `;
+    const result = await tests(reply);
+    expect(rulesOf(result)).toEqual(["dynamic-module-access"]);
+    expect(result.ok ? [] : result.findings.map((f) => f.line)).toEqual([5, 6, 7]);
+  });
+
+  it("refuses a skipif whose condition is a string pytest would eval", async () => {
+    const reply = py`
+      import pytest
+      from statkit.stats import mean
+
+      @pytest.mark.skipif("mean([1]) != 1", reason="not ready")
+      def test_mean():
+          assert mean([1]) == 1
+
+      @pytest.mark.parametrize("xs", [pytest.param([1], marks=pytest.mark.xfail(MEAN_CONDITION))])
+      def test_mean_param(xs):
+          assert mean(xs) == 1
+    `;
+    const result = await tests(reply);
+    expect(rulesOf(result)).toEqual(["string-condition"]);
+    expect(result.ok ? [] : result.findings.map((f) => f.line)).toEqual([4, 8]);
+  });
+});
+
+describe("ending the process", () => {
+  it.each([
+    ["os._exit", "import os\n\ndef test_mean():\n    os._exit(0)\n"],
+    ["os._exit imported by name", "from os import _exit as done\n\ndef test_mean():\n    done(0)\n"],
+    ["os._exit reached with getattr", "import os\n\ndef test_mean():\n    getattr(os, '_exit')(0)\n"],
+    ["sys.exit", "import sys\n\ndef test_mean():\n    sys.exit(0)\n"],
+    ["exit()", "def test_mean():\n    exit(0)\n"],
+    ["quit()", "def test_mean():\n    quit()\n"],
+    ["raise SystemExit", "def test_mean():\n    raise SystemExit\n"],
+    ["SystemExit(0)", "def test_mean():\n    raise SystemExit(0)\n"],
+    ["atexit.register(os._exit, 0)", "import atexit\nimport os\n\ndef test_mean():\n    atexit.register(os._exit, 0)\n    assert 1\n"],
+    ["os.kill of the parent", "import os\n\ndef test_mean():\n    os.kill(os.getppid(), 9)\n"],
+    ["os.abort", "import os\n\ndef test_mean():\n    os.abort()\n"],
+    ["os.execv", "import os\n\ndef test_mean():\n    os.execv('/bin/true', ['true'])\n"],
+    ["the signal module", "import signal\n\ndef test_mean():\n    signal.alarm(0)\n    assert 1\n"],
+    ["faulthandler", "import faulthandler\n\ndef test_mean():\n    faulthandler.cancel_dump_traceback_later()\n    assert 1\n"],
+    ["pytest.exit", "import pytest\n\ndef test_mean():\n    pytest.exit('done', returncode=0)\n"],
+    ["a star import of os", "from os import *\n\ndef test_mean():\n    _exit(0)\n"],
+  ])("refuses %s", async (_what, reply) => {
+    expect(rulesOf(await tests(reply))).toContain("process-exit");
+  });
+
+  it("refuses an implementation that exits instead of returning", async () => {
+    const code = "def mean(xs):\n    sys.exit(0)\n";
+    const result = await implementation(code, "import sys");
+    expect(rulesOf(result)).toEqual(["process-exit"]);
+  });
+
+  it("refuses an exit hook registered from the imports", async () => {
+    const result = await implementation("def mean(xs):\n    return sum(xs) / len(xs)\n", "import atexit");
+    expect(result.ok ? "" : result.reason).toBe('imports line 1: "atexit" can end or signal the process (process-exit)');
+  });
+});
+
+describe("tests-only rules", () => {
+  it("refuses an autouse fixture that monkeypatches another module", async () => {
+    const reply = py`
+      import pytest
+      import statkit.stats
+      from statkit.stats import mean
+
+      @pytest.fixture(autouse=True)
+      def mean_fake(monkeypatch):
+          monkeypatch.setattr(statkit.stats, "mean", lambda xs: 1.0)
+
+      def test_mean():
+          assert mean([1, 2]) == 1.0
+    `;
+    expect(rulesOf(await tests(reply))).toEqual(["autouse-fixture"]);
+  });
+
+  it("refuses a pytest hook and pytest_plugins", async () => {
+    const reply = py`
+      pytest_plugins = ["statkit.stats"]
+
+      def pytest_collection_modifyitems(items):
+          items.clear()
+
+      def test_mean():
+          assert 1
+    `;
+    expect(rulesOf(await tests(reply))).toEqual(["pytest-hook"]);
+  });
+
+  it.each(["setup_module", "teardown_module", "setUpModule", "tearDownModule", "setup_function"])(
+    "refuses a module-level %s",
+    async (name) => {
+      const reply = `def ${name}(*args):\n    pass\n\ndef test_mean():\n    assert 1\n`;
+      expect(rulesOf(await tests(reply))).toEqual(["module-setup"]);
+    },
+  );
+
+  it("refuses a test with no assert, naming it", async () => {
+    const reply = py`
+      from statkit.stats import mean
+
+      def test_mean_runs():
+          mean([1, 2])
+
+      class TestMean:
+          def test_has_assert(self):
+              assert mean([1]) == 1
+
+          def test_checks_nothing(self):
+              check_mean(mean([1]))
+    `;
+    const result = await tests(reply);
+    expect(rulesOf(result)).toEqual(["tests-must-test"]);
+    expect(result.ok ? [] : result.findings.map((f) => f.message)).toEqual([
+      'test "test_mean_runs" has no assert and no pytest.raises, approx or warns',
+      'test "test_checks_nothing" has no assert and no pytest.raises, approx or warns',
+    ]);
+  });
+});
+
+describe("implementation-only rules", () => {
+  it("refuses an __eq__ that returns True whatever it is compared with", async () => {
+    const code = py`
+      class Vector:
+          def __init__(self, x):
+              self.x = x
+
+          def __eq__(self, other):
+              """Vectors are equal when their coordinates are."""
+              return True
+    `;
+    const result = await implementation(code);
+    expect(rulesOf(result)).toEqual(["constant-comparison"]);
+    expect(result.ok ? "" : result.reason).toBe('line 5: "__eq__" always returns True (constant-comparison)');
+  });
+
+  it.each([["import pytest"], ["from unittest import mock"], ["import unittest.mock"], ["import mock"]])(
+    "refuses the import %s",
+    async (imports) => {
+      const result = await implementation("def mean(xs):\n    return sum(xs) / len(xs)\n", imports);
+      expect(rulesOf(result)).toEqual(["test-framework-import"]);
+    },
+  );
+
+  it("refuses an implementation that writes a conftest.py under tests/", async () => {
+    const code = py`
+      def mean(xs):
+          with open(os.path.join("tests", "conftest.py"), "w") as f:
+              f.write("collect_ignore_glob = ['*']")
+          return 0
+    `;
+    expect(rulesOf(await implementation(code, "import os"))).toEqual(["writes-tests"]);
+  });
+
+  it("refuses pytest decorators in an implementation", async () => {
+    const code = "@pytest.mark.skip\ndef mean(xs):\n    return 0\n";
+    expect(rulesOf(await implementation(code))).toEqual(["decorator-not-allowed"]);
+  });
+});
+
+describe("unparsable replies", () => {
+  it("refuses a reply that does not parse, with the parser's line", async () => {
+    const result = await tests("def test_mean(:\n    assert 1\n");
+    expect(rulesOf(result)).toEqual(["syntax-error"]);
+    expect(result.ok ? 0 : result.findings[0]!.line).toBe(1);
+  });
+
+  it("refuses a reply nested too deeply to review instead of crashing", async () => {
+    const result = await tests(`def test_mean():\n    assert ${"-".repeat(100_000)}1\n`);
+    expect(rulesOf(result)).toEqual(["unreviewable"]);
+  });
+
+  it("lists at most three findings in the reason, then how many more", async () => {
+    const reply = "import os\n\ndef test_mean():\n    os._exit(0)\n    os._exit(1)\n    os._exit(2)\n    os._exit(3)\n    assert 1\n";
+    const result = await tests(reply);
+    expect(result.ok ? "" : result.reason).toMatch(/^line 4: .*; line 5: .*; line 6: .*; and 1 more$/);
+  });
+});
