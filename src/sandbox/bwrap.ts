@@ -22,12 +22,21 @@ const ISOLATION = ["--unshare-all", "--unshare-user", "--disable-userns", "--cap
 /** Everything read-only, with fresh /dev, /proc (of the new PID namespace) and an empty /tmp. */
 const BASE_FILE_SYSTEM = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
 
+/**
+ * Where credentials live on a developer's machine or a runner (SSH keys, cloud and
+ * registry logins, the runner's own files in /home/runner and /opt): hidden behind empty
+ * folders, since the rest of the file system is readable in the sandbox.
+ */
+export const HIDDEN_DIRS = ["/home", "/root", "/opt", "/srv", "/mnt", "/media", "/run"];
+
 export interface BwrapLayout {
-  /** The package directory: writable, and the working directory. */
+  /** The package directory: the working directory, read-only while the tests run. */
   cwd: string;
-  /** Absolute, existing paths inside `cwd` that stay read-only (.git, .github). */
-  readOnly: string[];
-  /** Our private run directory (HOME, TMPDIR, the JUnit report): writable. */
+  /** Existing directories to hide (HIDDEN_DIRS and the user's home). */
+  hidden: string[];
+  /** Directories the interpreter needs, mounted back read-only over the hidden ones (pyenv lives in a home). */
+  runtime: string[];
+  /** Our private run directory (HOME, TMPDIR, the JUnit report): the only writable place besides /tmp. */
   privateDir: string;
   /** Where the timeout plugin lives: read-only, as everything of ours is. */
   pluginDir: string;
@@ -37,9 +46,11 @@ export interface BwrapLayout {
 /** bwrap arguments up to (not including) the command. Later mounts go over earlier ones, so the order matters. */
 export function bwrapArgs(layout: BwrapLayout): string[] {
   const args = [...ISOLATION, ...BASE_FILE_SYSTEM];
-  // Mounted after the tmpfs on /tmp, so these show through it even when they live under /tmp.
-  args.push("--bind", layout.cwd, layout.cwd);
-  for (const path of layout.readOnly) args.push("--ro-bind", path, path);
+  for (const path of layout.hidden) args.push("--tmpfs", path);
+  for (const path of layout.runtime) args.push("--ro-bind", path, path);
+  // Mounted after the tmpfs mounts, so these show through them even when they live under /tmp or a home.
+  // Read-only: what the engine ships is what it wrote, and the tests cannot change it (they get TMPDIR and tmp_path).
+  args.push("--ro-bind", layout.cwd, layout.cwd);
   args.push("--bind", layout.privateDir, layout.privateDir, "--ro-bind", layout.pluginDir, layout.pluginDir);
   args.push("--chdir", layout.cwd, "--clearenv");
   for (const [name, value] of Object.entries(layout.env)) args.push("--setenv", name, value);

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { constants } from "node:os";
-import type { Readable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { CapturedOutput } from "./captured-output.js";
 
@@ -15,6 +15,10 @@ export interface GroupCommand {
   signal?: AbortSignal;
   /** Opens fd 3 as a pipe whose text is returned as `status` (for bwrap's --json-status-fd). */
   statusFd?: boolean;
+  /** Written to fd 4, which is then closed: how the gate's key reaches the child without argv, env or a file. */
+  secretInput?: Buffer;
+  /** Opens fd 5 as a pipe whose bytes are returned as `report` (the gate's signed report). */
+  reportFd?: boolean;
 }
 
 export interface GroupExit {
@@ -24,7 +28,12 @@ export interface GroupExit {
   killedBy: "time-limit" | "abort" | undefined;
   output: string;
   status: string;
+  /** What arrived on fd 5, cut at MAX_REPORT_BYTES. */
+  report: Buffer;
 }
+
+// The signed report carries the JUnit report (at most 16 MiB) as JSON, so up to six times that escaped.
+const MAX_REPORT_BYTES = 100 * 1024 * 1024;
 
 // After the leader exits, its pipes close once every process holding them is gone. A
 // process that escaped the group (setsid) can hold them open indefinitely; we stop
@@ -42,7 +51,14 @@ export async function runInOwnGroup(cmd: GroupCommand): Promise<GroupExit> {
     cwd: cmd.cwd,
     env: cmd.env,
     detached: true, // setsid(): the child leads a new group we can kill as one
-    stdio: ["ignore", "pipe", "pipe", cmd.statusFd ? "pipe" : "ignore"],
+    stdio: [
+      "ignore",
+      "pipe",
+      "pipe",
+      cmd.statusFd ? "pipe" : "ignore",
+      cmd.secretInput ? "pipe" : "ignore",
+      cmd.reportFd ? "pipe" : "ignore",
+    ],
   });
   const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
   exited.catch(() => undefined); // a spawn failure rejects this too; it is reported below
@@ -61,6 +77,17 @@ export async function runInOwnGroup(cmd: GroupCommand): Promise<GroupExit> {
   const statusStream = child.stdio[3] as Readable | null | undefined;
   statusStream?.setEncoding("utf8");
   statusStream?.on("data", (text: string) => (status += text));
+  const secretStream = child.stdio[4] as Writable | null | undefined;
+  secretStream?.on("error", () => undefined); // a child that dies before reading it
+  secretStream?.end(cmd.secretInput);
+  const reportChunks: Buffer[] = [];
+  let reportBytes = 0;
+  const reportStream = (child.stdio as unknown as (Readable | null | undefined)[])[5];
+  reportStream?.on("data", (chunk: Buffer) => {
+    if (reportBytes >= MAX_REPORT_BYTES) return;
+    reportChunks.push(chunk);
+    reportBytes += chunk.length;
+  });
 
   let killedBy: GroupExit["killedBy"];
   const killGroup = (): void => {
@@ -85,8 +112,9 @@ export async function runInOwnGroup(cmd: GroupCommand): Promise<GroupExit> {
     const [code, signal] = await exited;
     killGroup(); // stragglers: children the tests forked or started in the background
     const drained = await Promise.race([closed.then(() => true), sleep(PIPE_DRAIN_MS, false, { ref: false })]);
-    if (!drained) for (const stream of [child.stdout, child.stderr, statusStream]) stream?.destroy();
-    return { code: code ?? 128 + signalNumber(signal), killedBy, output: output.toString(), status };
+    if (!drained) for (const stream of [child.stdout, child.stderr, statusStream, reportStream]) stream?.destroy();
+    const report = Buffer.concat(reportChunks);
+    return { code: code ?? 128 + signalNumber(signal), killedBy, output: output.toString(), status, report };
   } finally {
     clearTimeout(timer);
     cmd.signal?.removeEventListener("abort", onAbort);

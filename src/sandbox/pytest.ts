@@ -1,30 +1,30 @@
-import { constants } from "node:fs";
-import { mkdir, mkdtemp, open, realpath, stat, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { isAbsolute, join, resolve } from "node:path";
+import { lstat, mkdir, mkdtemp, realpath, stat, writeFile } from "node:fs/promises";
+import { homedir, tmpdir } from "node:os";
+import { delimiter, isAbsolute, join } from "node:path";
 import { RpgForgeError } from "../errors.js";
-import { bwrapArgs, findBwrap, probeBwrap } from "./bwrap.js";
+import { bwrapArgs, findBwrap, HIDDEN_DIRS, probeBwrap } from "./bwrap.js";
 import { scrubbedEnv } from "./env.js";
+import { gateBootstrapSource } from "./gate-bootstrap.js";
 import { parseJUnitXml, type TestCaseResult } from "./junit.js";
+import { resolveLimits, rlimitPairs, type ResourceLimits } from "./limits.js";
 import { runInOwnGroup, type GroupExit } from "./process-group.js";
 import { findPythonSetup } from "./python.js";
 import { removeTree } from "./remove-tree.js";
+import { newReportKey, verifySignedReport, type SignedReport } from "./signed-report.js";
 import { TIMEOUT_PLUGIN_MODULE, timeoutPluginSource } from "./timeout-plugin.js";
 
 export type { TestCaseResult } from "./junit.js";
 
 /**
- * Where generated tests run:
- * - "bwrap": a bubblewrap sandbox. Only the package directory is writable (minus .git and
- *   .github), there is no network, the parent's processes and environment are invisible,
- *   and everything the tests start dies with the sandbox. The rest of the file system is
- *   visible read-only, so files the user can read (~/.ssh, tokens in config files) can
- *   still be read and printed into the output.
+ * Where generated tests run (docs/security.md says what each guarantees):
+ * - "bwrap": a bubblewrap sandbox. The package is read-only, the only writable places are
+ *   a private HOME and TMPDIR; there is no network; home directories, /opt and /run are
+ *   hidden; the parent's processes and environment are invisible; and everything the
+ *   tests start dies with the sandbox.
  * - "process": a plain child process with a scrubbed environment, in its own process
- *   group. It guarantees only that: no secrets in the environment it is given, the time
- *   limits, and that everything left in the process group is killed when pytest exits.
- *   It cannot stop generated code from writing anywhere the user can (outside the
- *   package, .git, .github), from using the network, from escaping the group with
+ *   group, with the resource limits and the user site off. It cannot stop generated code
+ *   from writing anywhere the user can (the engine then finds the change and fails the
+ *   node, see PackageFiles.verify), from using the network, from escaping the group with
  *   setsid() and outliving the run, or from reading our own environment through
  *   /proc/<parent pid>/environ. That is why bwrap is preferred whenever it works.
  */
@@ -38,8 +38,8 @@ export interface PytestRun {
   sandbox: SandboxKind;
   /** Time limit per test phase (setup, call, teardown); default 30 000. */
   perTestTimeoutMs?: number;
-  /** Paths relative to cwd that stay read-only (bwrap only); default [".git", ".github"], those that exist. */
-  readOnly?: string[];
+  /** Resource limits of the interpreter and what it starts; the defaults where not given. */
+  limits?: Partial<ResourceLimits>;
   /** Aborting kills the whole process group or sandbox. */
   signal?: AbortSignal;
   /**
@@ -58,9 +58,11 @@ export interface PytestResult {
   timedOut: boolean;
   /** stdout and stderr, head and tail kept when long, terminal controls removed. */
   output: string;
-  /** From the JUnit XML; empty when pytest wrote none (killed, or it could not start). */
+  /** From the signed JUnit report; empty when there is none (killed, cut short, or tampered with). */
   tests: TestCaseResult[];
   junitXml: string | undefined;
+  /** What rpg-forge's own plugin recorded, signed: the only evidence a gate accepts. */
+  report: SignedReport;
   durationMs: number;
 }
 
@@ -69,9 +71,6 @@ const DEFAULT_PER_TEST_MS = 30_000;
 const STARTUP_GRACE_MS = 15_000;
 // A target naming a file or directory rather than one test is budgeted as this many tests.
 const TESTS_PER_FILE_TARGET = 10;
-const DEFAULT_READ_ONLY = [".git", ".github"];
-// The tests can write to the report file too (its path is on pytest's command line).
-const MAX_REPORT_BYTES = 16 * 1024 * 1024;
 
 /**
  * Runs pytest on generated (untrusted) code and reports what happened. Failing tests,
@@ -83,45 +82,71 @@ export async function runPytest(run: PytestRun): Promise<PytestResult> {
   const perTestMs = run.perTestTimeoutMs ?? DEFAULT_PER_TEST_MS;
   if (!(perTestMs > 0 && Number.isFinite(perTestMs))) throw new RangeError(`perTestTimeoutMs must be positive, got ${perTestMs}`);
   const cwd = await packageDirectory(run.cwd);
-  const { executable: python, userBase } = await findPythonSetup();
+  const python = await findPythonSetup();
   const bwrap = run.sandbox === "bwrap" ? await requireBwrap() : undefined;
-  if (run.signal?.aborted) return { exitCode: -1, timedOut: false, output: "", tests: [], junitXml: undefined, durationMs: 0 };
+  const limits = resolveLimits(run.limits);
+  if (run.signal?.aborted) return notRun("the run was aborted before it started");
 
-  // Private to this run: HOME and TMPDIR for the tests, the plugin, the report. Removed afterwards.
+  // Private to this run: HOME and TMPDIR for the tests, our plugins, the JUnit report. Removed afterwards.
   const privateDir = await mkdtemp(join(tmpdir(), "rpg-forge-pytest-"));
   try {
     const dirs = { home: join(privateDir, "home"), tmp: join(privateDir, "tmp"), plugin: join(privateDir, "plugin") };
     for (const dir of Object.values(dirs)) await mkdir(dir, { mode: 0o700 });
-    await writeFile(join(dirs.plugin, `${TIMEOUT_PLUGIN_MODULE}.py`), timeoutPluginSource(perTestMs));
-    const junitPath = join(privateDir, "junit.xml");
-    const env: Record<string, string> = { ...scrubbedEnv(process.env, dirs.home, dirs.tmp), PYTHONPATH: dirs.plugin };
-    if (run.plugins) env.PYTEST_DISABLE_PLUGIN_AUTOLOAD = "1";
-    if (userBase) env.PYTHONUSERBASE = userBase;
+    const timeoutPlugin = join(dirs.plugin, `${TIMEOUT_PLUGIN_MODULE}.py`);
+    await writeFile(timeoutPlugin, timeoutPluginSource(perTestMs));
     const pytestArgs = [
-      ...["-m", "pytest", ...run.targets, "-q", "-p", "no:cacheprovider", "-p", TIMEOUT_PLUGIN_MODULE],
-      ...[`--junitxml=${junitPath}`, "-o", "junit_family=xunit2", "--color=no"],
+      ...[...run.targets, "-q", "-p", "no:cacheprovider", `--junitxml=${join(privateDir, "junit.xml")}`],
+      ...["-o", "junit_family=xunit2", "--color=no"],
       ...(run.plugins ?? []).flatMap((plugin) => ["-p", plugin]),
     ];
-    const common = { cwd, env, hardLimitMs: hardLimitMs(run.targets, perTestMs), ...(run.signal ? { signal: run.signal } : {}) };
+    const bootstrap = join(dirs.plugin, "rpg_forge_gate.py");
+    await writeFile(
+      bootstrap,
+      gateBootstrapSource({
+        timeoutPluginPath: timeoutPlugin,
+        junitPath: join(privateDir, "junit.xml"),
+        limits: rlimitPairs(limits),
+        pytestArgs,
+      }),
+    );
+    const env: Record<string, string> = { ...scrubbedEnv(process.env, dirs.home, dirs.tmp), PYTHONSAFEPATH: "1", PYTHONNOUSERSITE: "1" };
+    if (python.userSitePath.length > 0) env.PYTHONPATH = python.userSitePath.join(delimiter);
+    if (run.plugins) env.PYTEST_DISABLE_PLUGIN_AUTOLOAD = "1";
+    // -s: no user site, so no .pth file of the user's runs at start-up; the bootstrap by path, so nothing in the package stands in for it.
+    const interpreter = [python.executable, "-s", bootstrap];
+    const key = newReportKey();
+    const common = {
+      cwd,
+      env,
+      hardLimitMs: hardLimitMs(run.targets, perTestMs),
+      secretInput: key,
+      reportFd: true,
+      ...(run.signal ? { signal: run.signal } : {}),
+    };
     const command = bwrap
       ? {
           command: bwrap,
           args: [
-            ...bwrapArgs({ cwd, readOnly: await existing(cwd, run.readOnly), privateDir, pluginDir: dirs.plugin, env }),
-            python,
-            ...pytestArgs,
+            ...bwrapArgs({ cwd, hidden: await hiddenDirs(), runtime: python.runtimeDirs, privateDir, pluginDir: dirs.plugin, env }),
+            ...interpreter,
           ],
           statusFd: true,
         }
-      : { command: python, args: pytestArgs };
+      : { command: interpreter[0]!, args: interpreter.slice(1) };
     let exit: GroupExit;
     try {
       // bwrap itself gets the scrubbed env too: code in the sandbox can read its reaper's /proc/1/environ.
       exit = await runInOwnGroup({ ...common, ...command });
     } catch (error) {
-      throw new RpgForgeError("SANDBOX_START_FAILED", `could not start ${bwrap ?? python}: ${(error as Error).message}`, {}, undefined, {
-        cause: error,
-      });
+      throw new RpgForgeError(
+        "SANDBOX_START_FAILED",
+        `could not start ${bwrap ?? python.executable}: ${(error as Error).message}`,
+        {},
+        undefined,
+        {
+          cause: error,
+        },
+      );
     }
     if (bwrap && exit.killedBy === undefined && !exit.status.includes('"exit-code"')) {
       throw new RpgForgeError(
@@ -131,18 +156,46 @@ export async function runPytest(run: PytestRun): Promise<PytestResult> {
         "bwrap passed its probe but failed on this run's mounts: check the path in the message, or choose the process sandbox",
       );
     }
-    const junitXml = await readReport(junitPath);
+    const exitCode = exit.killedBy ? -1 : exit.code;
+    let report = verifySignedReport(exit.report, key);
+    if (report.authentic && report.exitStatus !== exitCode) {
+      report = { authentic: false, problem: `pytest exited ${exitCode} after reporting exit status ${report.exitStatus}` };
+    }
+    const junitXml = report.authentic ? report.junitXml : undefined;
     return {
-      exitCode: exit.killedBy ? -1 : exit.code,
+      exitCode,
       timedOut: exit.killedBy === "time-limit",
       output: exit.output,
       tests: junitXml ? parseJUnitXml(junitXml) : [],
       junitXml,
+      report,
       durationMs: Date.now() - started,
     };
   } finally {
     await removeTree(privateDir);
   }
+}
+
+function notRun(problem: string): PytestResult {
+  return {
+    exitCode: -1,
+    timedOut: false,
+    output: "",
+    tests: [],
+    junitXml: undefined,
+    report: { authentic: false, problem },
+    durationMs: 0,
+  };
+}
+
+/** HIDDEN_DIRS and the user's home, those that exist as real folders (a tmpfs cannot go over a link). */
+async function hiddenDirs(): Promise<string[]> {
+  const found: string[] = [];
+  for (const path of new Set([...HIDDEN_DIRS, homedir()])) {
+    const info = await lstat(path).catch(() => undefined);
+    if (info?.isDirectory() && path !== "/") found.push(path);
+  }
+  return found;
 }
 
 /**
@@ -196,27 +249,5 @@ async function packageDirectory(cwd: string): Promise<string> {
   } catch (error) {
     if (error instanceof RpgForgeError) throw error;
     throw invalid("does not exist", error);
-  }
-}
-
-async function existing(cwd: string, readOnly = DEFAULT_READ_ONLY): Promise<string[]> {
-  const found: string[] = [];
-  for (const path of readOnly.map((p) => resolve(cwd, p))) {
-    if (await stat(path).catch(() => undefined)) found.push(path);
-  }
-  return found;
-}
-
-/** The JUnit report, or undefined when pytest wrote none; a huge one is cut and parsed as far as it goes. */
-async function readReport(path: string): Promise<string | undefined> {
-  // No following a symlink the tests may have put in the report's place.
-  const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW).catch(() => undefined);
-  if (!handle) return undefined;
-  try {
-    const buffer = Buffer.alloc(Math.min((await handle.stat()).size, MAX_REPORT_BYTES));
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, bytesRead).toString("utf8");
-  } finally {
-    await handle.close();
   }
 }

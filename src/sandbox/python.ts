@@ -17,11 +17,18 @@ export interface PythonSetup {
   /** sys.executable: absolute, so no PATH or shim is needed in the sandbox. */
   executable: string;
   /**
-   * site.getuserbase() when the user site is enabled. The sandbox's HOME is a fresh
-   * directory, which would hide packages installed with `pip install --user` (pytest
-   * itself, often); PYTHONUSERBASE points Python back at them.
+   * The user site's entries of sys.path (`pip install --user` puts pytest there, often).
+   * The gate runs Python with the user site off (`-s`), so that no `.pth` file there runs
+   * at start-up and code cannot plant one for the next run; these go on PYTHONPATH
+   * instead, as plain directories whose `.pth` files are not read.
    */
-  userBase: string | undefined;
+  userSitePath: string[];
+  /**
+   * Every directory the interpreter reads at start and for pytest: its prefixes and the
+   * existing entries of sys.path. bubblewrap hides home directories and /opt (where
+   * pyenv and the runners' tool cache keep Python) and mounts these back read-only.
+   */
+  runtimeDirs: string[];
 }
 
 let cached: Promise<PythonSetup> | undefined;
@@ -46,29 +53,44 @@ export function findPythonSetup(): Promise<PythonSetup> {
   return cached;
 }
 
-const PROBE = "import site, sys; print(sys.executable); print(site.getuserbase() if site.ENABLE_USER_SITE else '')";
+const PROBE = "import sys; print(sys.executable)";
+
+// Run by the interpreter found: where pytest and the user site are, and what the interpreter reads.
+const LAYOUT = String.raw`
+import json, os, site, sys
+import pytest
+user = site.getuserbase() if site.ENABLE_USER_SITE else None
+paths = [p for p in sys.path if p and os.path.isabs(p) and os.path.isdir(p)]
+inside = lambda p, root: os.path.realpath(p).startswith(os.path.realpath(root) + os.sep)
+dirs = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, os.path.dirname(os.path.realpath(sys.executable))]
+dirs += paths + [os.path.dirname(os.path.dirname(os.path.realpath(pytest.__file__)))]
+print(json.dumps({
+    "userSitePath": [p for p in paths if user and inside(p, user)],
+    "runtimeDirs": sorted(set(os.path.realpath(d) for d in dirs if os.path.isdir(d))),
+}))
+`;
 
 async function resolvePython(): Promise<PythonSetup> {
-  let lines: string[];
+  let executable: string;
   try {
     const { stdout } = await run("python3", ["-c", PROBE], { timeout: PROBE_TIMEOUT_MS });
-    lines = stdout.split("\n").map((line) => line.trim());
+    executable = stdout.trim();
   } catch (error) {
     throw new RpgForgeError("SANDBOX_NO_PYTHON", `python3 does not run: ${lastLineOf(error)}`, {}, INSTALL_HINT, { cause: error });
   }
-  const [executable = "", userBase = ""] = lines;
   if (!isAbsolute(executable)) {
     // sys.executable is empty when Python cannot tell where it lives (an embedded build).
     throw new RpgForgeError("SANDBOX_NO_PYTHON", `python3 reports no usable sys.executable ("${executable}")`, {}, INSTALL_HINT);
   }
   try {
-    await run(executable, ["-m", "pytest", "--version"], { timeout: PROBE_TIMEOUT_MS });
+    const { stdout } = await run(executable, ["-c", LAYOUT], { timeout: PROBE_TIMEOUT_MS });
+    const layout = JSON.parse(stdout) as Omit<PythonSetup, "executable">;
+    return { executable, ...layout };
   } catch (error) {
     throw new RpgForgeError("SANDBOX_NO_PYTHON", `pytest does not run with ${executable}: ${lastLineOf(error)}`, {}, INSTALL_HINT, {
       cause: error,
     });
   }
-  return { executable, userBase: isAbsolute(userBase) ? userBase : undefined };
 }
 
 function lastLineOf(error: unknown): string {

@@ -1,10 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { readdirSync, readlinkSync, realpathSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { TestContext } from "vitest";
 import { runPytest, type SandboxKind } from "../../src/sandbox/pytest.js";
-import { makePackage } from "./package-dir.js";
+import { makePackage, SEND_OUT } from "./package-dir.js";
 
 // The hostile packages of hostile.test.ts: Python that tries to get out of the sandbox.
 
@@ -12,8 +11,11 @@ export const SECRET_NAMES = ["GITHUB_TOKEN", "OPENAI_API_KEY", "MY_SECRET", "AWS
 export const secrets = (): Record<string, string> =>
   Object.fromEntries(SECRET_NAMES.map((name) => [name, `rpg-forge-secret-${randomUUID()}`]));
 
-/** Reads its environment every way it can: its own, its parent's, and every process it can see in /proc. */
-export const DUMP_ENVIRONMENT = `import glob, os
+/**
+ * Reads its environment every way it can (its own, its parent's, every process it can
+ * see in /proc) and sends out which of `values` it found, and its own variables' names.
+ */
+export const dumpEnvironment = (values: readonly string[]): string => `import glob, os
 
 def test_dump_environment():
     seen = ["environ " + repr(sorted(os.environ.items()))]
@@ -23,10 +25,9 @@ def test_dump_environment():
                 seen.append(path + " " + f.read().decode("utf-8", "replace"))
         except OSError as e:
             seen.append(path + " " + type(e).__name__)
-    with open("seen.txt", "w") as f:
-        f.write("\\n".join(seen))
-    with open("keys.txt", "w") as f:
-        f.write("\\n".join(sorted(os.environ)))
+    text = "\\n".join(seen)
+    wanted = ${JSON.stringify(values)}
+    ${SEND_OUT}(len(seen), [v for v in wanted if v in text], sorted(os.environ))
 `;
 
 // bwrap sets PWD when it changes into the package.
@@ -43,7 +44,8 @@ export const ALLOWED_KEYS = [
   "PYTHONHASHSEED",
   "PYTHONUTF8",
   "PYTHONPATH",
-  "PYTHONUSERBASE",
+  "PYTHONSAFEPATH",
+  "PYTHONNOUSERSITE",
 ];
 
 /**
@@ -51,20 +53,20 @@ export const ALLOWED_KEYS = [
  * it (pytest) is gone, then past the time limit, then leaves a marker. Waiting for its
  * parent rather than for a fixed time keeps the test honest on a slow machine.
  */
-const SLEEPER = `import os, sys, time
+const SLEEPER = `import os, sys, tempfile, time
 
 def outlive_parent(name):
     parent = os.getppid()
-    open("started-" + name, "w").close()
+    open(os.path.join(tempfile.gettempdir(), "started-" + name), "w").close()
     while os.getppid() == parent:
         time.sleep(0.02)
-    time.sleep(1.5)
-    open("marker-" + name, "w").close()
+    time.sleep(30)
 
 def wait_until_started(name):
     deadline = time.time() + 10
-    while not os.path.exists("started-" + name) and time.time() < deadline:
+    while not os.path.exists(os.path.join(tempfile.gettempdir(), "started-" + name)) and time.time() < deadline:
         time.sleep(0.01)
+    return os.path.exists(os.path.join(tempfile.gettempdir(), "started-" + name))
 
 if __name__ == "__main__":
     outlive_parent(sys.argv[1])
@@ -82,15 +84,19 @@ function childTest({ name, start, newSession }: Child): string {
     start === "fork"
       ? `    if os.fork() == 0:\n        try:\n            ${newSession ? "os.setsid()\n            " : ""}outlive_parent("${name}")\n        finally:\n            os._exit(0)`
       : `    subprocess.Popen([sys.executable, "sleeper.py", "${name}"], start_new_session=${newSession ? "True" : "False"})`;
-  return `\ndef test_${name}():\n${body}\n    wait_until_started("${name}")\n`;
+  return `\ndef test_${name}():\n${body}\n    ${SEND_OUT}("${name}", wait_until_started("${name}"))\n`;
 }
 
-/** Runs tests that start `children`, waits past their sleep, and returns which started and which left a marker. */
+/**
+ * Runs tests that start `children` and returns which started (each test says so in its
+ * failure message) and which are still alive once the run is over: a process of the
+ * run is one whose working directory is the package.
+ */
 export async function runChildren(
-  { expect, onTestFinished }: TestContext,
+  { onTestFinished }: TestContext,
   sandbox: SandboxKind,
   children: Child[],
-): Promise<{ started: string[]; markers: string[] }> {
+): Promise<{ started: string[]; alive: number[] }> {
   const cwd = makePackage(
     { onTestFinished },
     {
@@ -99,11 +105,25 @@ export async function runChildren(
     },
   );
   const result = await runPytest({ cwd, targets: ["tests/test_children.py"], sandbox, perTestTimeoutMs: 1000 });
-  expect(result.exitCode).toBe(0);
-  await sleep(2_500);
-  const names = children.map((c) => c.name);
-  return {
-    started: names.filter((n) => existsSync(join(cwd, `started-${n}`))),
-    markers: names.filter((n) => existsSync(join(cwd, `marker-${n}`))),
-  };
+  await sleep(500);
+  const alive = processesIn(cwd);
+  for (const pid of alive) process.kill(pid, "SIGKILL");
+  const said = [...result.output.matchAll(/SENT<<(\[.*?\])>>SENT/g)].map((m) => JSON.parse(m[1]!) as [string, boolean]);
+  const started = children.map((c) => c.name).filter((name) => said.some(([n, ok]) => n === name && ok));
+  return { started, alive };
+}
+
+/** Host pids of the processes whose working directory is `dir`. */
+export function processesIn(dir: string): number[] {
+  const real = realpathSync(dir);
+  return readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        return readlinkSync(`/proc/${pid}/cwd`) === real;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
 }

@@ -9,7 +9,8 @@ export const SANDBOXES: SandboxKind[] = ["bwrap", "process"];
 
 // pytest loads every installed plugin on each run; hypothesis alone takes about a second
 // here. The packages in these tests never use them, and the suite runs pytest dozens of times.
-const PYTEST_INI = "[pytest]\naddopts = -p no:hypothesispytest -p no:benchmark\n";
+// The interpreter does not put the working directory on sys.path (PYTHONSAFEPATH), so the ini does, as a generated package's does.
+const PYTEST_INI = "[pytest]\npythonpath = .\naddopts = -p no:hypothesispytest -p no:benchmark\n";
 
 type Test = Pick<TestContext, "onTestFinished">;
 
@@ -30,9 +31,27 @@ export function makeTempDir(test: Test): string {
  */
 export function makePackage(test: Test, files: Record<string, string>): string {
   const root = makeTempDir(test);
-  for (const [path, content] of Object.entries({ "pytest.ini": PYTEST_INI, ...files })) {
+  for (const [path, content] of Object.entries({ "pytest.ini": PYTEST_INI, "rpg_forge_send_out.py": SEND_OUT_MODULE, ...files })) {
     mkdirSync(dirname(join(root, path)), { recursive: true });
     writeFileSync(join(root, path), content);
   }
   return root;
+}
+
+/**
+ * The package is read-only in bwrap, so a test that reports what it saw sends it out in
+ * its failure message: `${SEND_OUT}(value, ...)` in Python, `sentOut(result)` here.
+ */
+export const SEND_OUT = "__import__('rpg_forge_send_out').send";
+const SEND_OUT_MODULE = `import json
+
+def send(*values):
+    raise AssertionError("SENT<<" + json.dumps(values) + ">>SENT")
+`;
+
+/** The values the package's test sent out with SEND_OUT. */
+export function sentOut(result: { output: string }): unknown {
+  const match = /SENT<<(\[.*?\])>>SENT/.exec(result.output);
+  if (!match) throw new Error(`nothing was sent out; the output was:\n${result.output}`);
+  return JSON.parse(match[1]!) as unknown;
 }

@@ -1,0 +1,61 @@
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { z } from "zod";
+
+/** What rpg-forge's verdict plugin saw of one test: its worst phase. */
+export const TestOutcome = z.enum(["passed", "failed", "error", "skipped"]);
+export type TestOutcome = z.infer<typeof TestOutcome>;
+
+const SignedPayload = z.object({
+  exitstatus: z.number().int(),
+  tests: z.record(z.string(), TestOutcome),
+  collect_errors: z.array(z.string()),
+  junit: z.string().nullable(),
+});
+
+/** The gate's own record of a pytest run, when it arrived whole and correctly signed. */
+export type SignedReport =
+  | {
+      authentic: true;
+      exitStatus: number;
+      /** pytest node id → outcome, as the verdict plugin recorded them. */
+      outcomes: Map<string, TestOutcome>;
+      /** Node ids of collectors (test modules) that failed to collect. */
+      collectErrors: string[];
+      /** pytest's JUnit report as it was right after pytest wrote it. */
+      junitXml: string | undefined;
+    }
+  | { authentic: false; problem: string };
+
+/** A fresh key per run: the sandboxed interpreter reads it once from a pipe and keeps it only in memory. */
+export function newReportKey(): Buffer {
+  return randomBytes(32);
+}
+
+/**
+ * Checks what arrived on the report pipe: `<hex HMAC-SHA256>\n<JSON>` and nothing else.
+ * Anything more (a second document written by the tests), less (the run was cut short)
+ * or different (a forged one) is not a report.
+ */
+export function verifySignedReport(data: Buffer, key: Buffer): SignedReport {
+  if (data.length === 0) return { authentic: false, problem: "pytest ended without rpg-forge's signed report (it was cut short)" };
+  const newline = data.indexOf(0x0a);
+  const mac = newline === 64 ? Buffer.from(data.subarray(0, 64).toString("ascii"), "hex") : Buffer.alloc(0);
+  const payload = data.subarray(newline + 1);
+  const expected = createHmac("sha256", key).update(payload).digest();
+  if (mac.length !== expected.length || !timingSafeEqual(mac, expected)) {
+    return { authentic: false, problem: "the report of the run does not carry rpg-forge's signature (something else wrote to it)" };
+  }
+  let parsed: z.infer<typeof SignedPayload>;
+  try {
+    parsed = SignedPayload.parse(JSON.parse(payload.toString("ascii")));
+  } catch {
+    return { authentic: false, problem: "the signed report of the run is malformed" };
+  }
+  return {
+    authentic: true,
+    exitStatus: parsed.exitstatus,
+    outcomes: new Map(Object.entries(parsed.tests)),
+    collectErrors: parsed.collect_errors,
+    junitXml: parsed.junit ?? undefined,
+  };
+}

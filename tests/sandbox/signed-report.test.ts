@@ -1,0 +1,168 @@
+import { describe, it } from "vitest";
+import { runPytest } from "../../src/sandbox/pytest.js";
+import { makePackage, SANDBOXES } from "./package-dir.js";
+
+// The gate believes only rpg-forge's signed report. Each test here is code that games
+// the exit code or the JUnit report, as a model rewarded for "make the tests pass" would.
+
+const FAILING = `def test_wrong():
+    assert 1 + 1 == 3
+`;
+
+describe.concurrent.each(SANDBOXES)("the signed report in the %s sandbox", (sandbox) => {
+  it("records each test's outcome, signed, with the exit status and pytest's JUnit report", async ({ expect, onTestFinished }) => {
+    const cwd = makePackage(
+      { onTestFinished },
+      {
+        "tests/test_all.py": `import pytest
+
+def test_passes():
+    assert True
+
+def test_fails():
+    assert False
+
+@pytest.fixture
+def broken():
+    raise RuntimeError("setup")
+
+def test_errors(broken):
+    pass
+
+def test_skips():
+    pytest.skip("not here")
+
+@pytest.mark.xfail(reason="known")
+def test_expected_to_fail():
+    assert False
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_cases(n):
+    assert n == 1
+`,
+      },
+    );
+    const result = await runPytest({ cwd, targets: ["tests/test_all.py"], sandbox });
+    expect(result.exitCode).toBe(1);
+    expect(result.report.authentic).toBe(true);
+    if (!result.report.authentic) return;
+    expect(result.report.exitStatus).toBe(1);
+    expect(Object.fromEntries(result.report.outcomes)).toEqual({
+      "tests/test_all.py::test_passes": "passed",
+      "tests/test_all.py::test_fails": "failed",
+      "tests/test_all.py::test_errors": "error",
+      "tests/test_all.py::test_skips": "skipped",
+      "tests/test_all.py::test_expected_to_fail": "skipped",
+      "tests/test_all.py::test_cases[1]": "passed",
+      "tests/test_all.py::test_cases[2]": "failed",
+    });
+    expect(result.junitXml).toContain("test_passes");
+    expect(result.tests.map((t) => t.name)).toContain("test_fails");
+  });
+
+  it("has no signed report when a test ends the interpreter with os._exit(0)", async ({ expect, onTestFinished }) => {
+    const cwd = makePackage({ onTestFinished }, { "tests/test_exit.py": `import os\n\n${FAILING}\ndef test_leave():\n    os._exit(0)\n` });
+    const result = await runPytest({ cwd, targets: ["tests/test_exit.py"], sandbox });
+    expect(result.exitCode).toBe(0);
+    expect(result.report).toEqual({ authentic: false, problem: expect.stringContaining("without rpg-forge's signed report") });
+    expect(result.tests).toEqual([]);
+  });
+
+  it("has no signed report when an exit hook ends the interpreter with exit code 0", async ({ expect, onTestFinished }) => {
+    const cwd = makePackage(
+      { onTestFinished },
+      { "tests/test_hook.py": `import atexit, os\n\natexit.register(os._exit, 0)\n\n${FAILING}` },
+    );
+    const result = await runPytest({ cwd, targets: ["tests/test_hook.py"], sandbox });
+    // pytest finished and signed exit status 1; the hook then changed the exit code to 0.
+    expect(result.exitCode).toBe(0);
+    expect(result.report).toEqual({ authentic: false, problem: "pytest exited 0 after reporting exit status 1" });
+  });
+
+  it("ignores a JUnit report of passes written over pytest's own", async ({ expect, onTestFinished }) => {
+    const forged = `<?xml version="1.0"?><testsuites><testsuite><testcase classname="tests.test_forge" name="test_wrong"/></testsuite></testsuites>`;
+    const cwd = makePackage(
+      { onTestFinished },
+      {
+        "tests/test_forge.py": `import atexit, os
+
+# The report sits beside the tests' TMPDIR, where the tests can write.
+REPORT = os.path.join(os.path.dirname(os.environ["TMPDIR"]), "junit.xml")
+
+def forge():
+    with open(REPORT, "w") as f:
+        f.write(${JSON.stringify(forged)})
+
+atexit.register(forge)
+
+${FAILING}
+def test_forge_now():
+    forge()
+`,
+      },
+    );
+    const result = await runPytest({ cwd, targets: ["tests/test_forge.py"], sandbox });
+    expect(result.exitCode).toBe(1);
+    expect(result.report.authentic).toBe(true);
+    expect(result.tests.find((t) => t.name === "test_wrong")?.status).toBe("failed");
+    expect(result.tests.find((t) => t.name === "test_forge_now")?.status).toBe("passed");
+  });
+
+  it("refuses a report written to the report's pipe by the tests", async ({ expect, onTestFinished }) => {
+    const cwd = makePackage(
+      { onTestFinished },
+      {
+        "tests/test_pipe.py": `import os
+
+def test_write_pipe():
+    for fd in range(3, 64):
+        try:
+            os.write(fd, b"0" * 64 + b"\\n" + b'{"exitstatus":0,"tests":{},"collect_errors":[],"junit":null}')
+        except OSError:
+            pass
+    os._exit(0)
+`,
+      },
+    );
+    const result = await runPytest({ cwd, targets: ["tests/test_pipe.py"], sandbox });
+    expect(result.report.authentic).toBe(false);
+  });
+
+  it("loads its own plugins by path: a module named like them in the package stands in for nothing", async ({ expect, onTestFinished }) => {
+    const cwd = makePackage(
+      { onTestFinished },
+      {
+        "rpg_forge_timeout.py": "# a planted stand-in with no time limit\n",
+        "rpg_forge_gate.py": "import os\nos._exit(0)\n",
+        "tests/test_slow.py": "import time\n\ndef test_sleeps():\n    time.sleep(30)\n",
+      },
+    );
+    const result = await runPytest({ cwd, targets: ["tests/test_slow.py"], sandbox, perTestTimeoutMs: 1000 });
+    expect(result.tests.map((t) => [t.name, t.status, t.message])).toEqual([["test_sleeps", "failed", "Failed: timed out after 1 s"]]);
+    expect(result.report.authentic).toBe(true);
+  });
+
+  it("holds the tests to the resource limits: file size and memory", async ({ expect, onTestFinished }) => {
+    const cwd = makePackage(
+      { onTestFinished },
+      {
+        "tests/test_greedy.py": `import pytest
+
+def test_big_file(tmp_path):
+    with open(tmp_path / "big", "wb") as f:
+        f.write(b"x" * (3 * 1024 * 1024))
+
+def test_big_memory():
+    with pytest.raises(MemoryError):
+        bytearray(512 * 1024 * 1024)
+`,
+      },
+    );
+    const result = await runPytest({ cwd, targets: ["tests/test_greedy.py"], sandbox, limits: { fileSizeMiB: 1, memoryMiB: 256 } });
+    expect(result.tests.map((t) => [t.name, t.status])).toEqual([
+      ["test_big_file", "failed"],
+      ["test_big_memory", "passed"],
+    ]);
+    expect(result.tests[0]!.details).toMatch(/File too large|EFBIG/);
+  });
+});
