@@ -10,12 +10,14 @@ import { estimateTokens, redactMessages } from "../llm/redact.js";
 import { normalizePath } from "../rpg/paths.js";
 import type { RpgNode } from "../rpg/schema.js";
 import type { PytestResult } from "../sandbox/pytest.js";
+import type { Tampering } from "../workspace/package-files.js";
 import { addImports, replaceSymbol, stubFor } from "../workspace/python-edit.js";
 import { outlinePython } from "../workspace/python-outline.js";
 import type { NodeExecutor, NodeOutcome } from "./events.js";
 import { failureBrief, outcomeLine, type AttemptNote } from "./failure-brief.js";
+import { reviewImplementation, reviewTests } from "../review/reply-review.js";
 import { checkCode, checkTests } from "./proposals.js";
-import { greenGateRoute, redGateRoute } from "./routes.js";
+import { greenGateRoute, ownedTestsProblem, redGateRoute } from "./routes.js";
 import type { TddSetup } from "./tdd-setup.js";
 
 /** A proposed implementation or fix, or why there is none. */
@@ -37,7 +39,7 @@ export function createTddExecutor(setup: TddSetup): NodeExecutor {
     const run = new NodeRun(setup, node, testFile, implFile, context.signal);
     try {
       const outcome = await run.execute().catch((error: unknown) => {
-        if (error instanceof FinalRefusal) return run.failed(error.iterations, error.message);
+        if (error instanceof FinalRefusal || error instanceof Tampered) return run.failed(error.iterations, error.message);
         throw error;
       });
       if (outcome.status !== "passed") await snapshot.restore();
@@ -57,6 +59,18 @@ class FinalRefusal extends Error {
     readonly iterations: number,
   ) {
     super(message);
+  }
+}
+
+/** Files in the work tree changed behind the engine's back while the node's tests ran: the node fails, whatever pytest said. */
+class Tampered extends Error {
+  constructor(
+    tampering: Tampering,
+    readonly iterations: number,
+  ) {
+    const list = (what: string, paths: string[]): string[] => (paths.length > 0 ? [`${what} ${paths.slice(0, 5).join(", ")}`] : []);
+    const found = [...list("changed", tampering.changed), ...list("added", tampering.added), ...list("removed", tampering.removed)];
+    super(`tampering: while the tests ran, something other than rpg-forge ${found.join("; ")} (undone)`);
   }
 }
 
@@ -95,10 +109,10 @@ class NodeRun {
       const applied = proposal.ok ? await this.applyCode(proposal.imports, proposal.code) : proposal;
       if (applied.ok) {
         result = await this.runTests();
-        let route = greenGateRoute(result);
+        let route = greenGateRoute(result, this.testFile, this.testIds);
         if (route === "failing" && (await this.addMissingImports(result))) {
           result = await this.runTests();
-          route = greenGateRoute(result);
+          route = greenGateRoute(result, this.testFile, this.testIds);
         }
         await this.setup.artifacts.save(this.node.id, `green-gate-${route}`, {
           [this.implFile.split("/").pop()!]: await this.setup.files.read(this.implFile),
@@ -107,7 +121,7 @@ class NodeRun {
         });
         if (route === "green") return this.passed(iterations, result);
         if (route === "environment") return this.failed(iterations, `the test environment failed (pytest exit ${result.exitCode})`, result);
-        outcome = outcomeLine(result);
+        outcome = (result.exitCode === 0 ? ownedTestsProblem(result, this.testIds, "passed") : undefined) ?? outcomeLine(result);
       } else {
         outcome = `refused: ${applied.reason}`;
       }
@@ -153,7 +167,7 @@ class NodeRun {
         continue;
       }
       const result = await this.runTests();
-      const route = redGateRoute(result, this.testFile);
+      const route = redGateRoute(result, this.testFile, this.testIds);
       await this.setup.artifacts.save(this.node.id, `red-gate-${route}`, {
         "pytest-output.txt": result.output,
         "junit.xml": result.junitXml,
@@ -167,7 +181,7 @@ class NodeRun {
       rejection =
         route === "vacuous"
           ? "the tests passed against a stub that raises NotImplementedError, so they test nothing"
-          : `the test file is broken (pytest exit ${result.exitCode}):\n${result.output.slice(-3000)}`;
+          : `the test file is broken (pytest exit ${result.exitCode}${this.reportProblem(result)}):\n${result.output.slice(-3000)}`;
       this.notes.push({ label: `tests ${this.testAttempts}`, tried: "tests", outcome: rejection.split("\n")[0]! });
     }
     return {
@@ -178,6 +192,9 @@ class NodeRun {
 
   /** Writes the tests into the node's block and the stub into its file; the engine decides what is accepted. */
   private async placeTests(code: string): Promise<{ ok: true } | { ok: false; reason: string }> {
+    // First: a reply the review refuses (a lone surrogate, a forged marker) never reaches the outline's parser either.
+    const reviewed = await reviewTests(this.setup.python, code);
+    if (!reviewed.ok) return { ok: false, reason: `the review refused the tests: ${reviewed.reason}` };
     const current = (await this.setup.files.read(this.testFile)) ?? "";
     const others = await this.otherTestNames(current);
     const verdict = checkTests(this.node, this.testFile, await outlinePython(this.setup.python, code), others);
@@ -203,6 +220,10 @@ class NodeRun {
     // circular import of the module by itself, which fails at load time.
     const own = this.prompt.module;
     imports = imports.filter((line) => !new RegExp(`^from\\s+${own.replace(/\./g, "\\.")}\\s+import\\b`).test(line.trim()));
+    if (proposed) {
+      const reviewed = await reviewImplementation(python, code, imports.join("\n"));
+      if (!reviewed.ok) return { ok: false, reason: `the review refused the code: ${reviewed.reason}` };
+    }
     const verdict = checkCode(this.node, await outlinePython(python, code), await outlinePython(python, imports.join("\n")));
     if (!verdict.ok) return verdict;
     const before = (await this.setup.files.read(this.implFile)) ?? "";
@@ -250,6 +271,8 @@ class NodeRun {
     for (const dep of this.setup.dependenciesOf(this.node)) if (names.includes(dep.name)) lines.push(...(importFor(dep, this.node) ?? []));
     for (const name of names) if (await isStdlib(this.setup.python, name)) lines.push(`import ${name}`);
     if (lines.length === 0) return false;
+    // An import the engine adds is held to the review like one the model proposed (no `import signal` by the back door).
+    if (!(await reviewImplementation(this.setup.python, this.lastCode ?? "", lines.join("\n"))).ok) return false;
     const source = (await this.setup.files.read(this.implFile)) ?? "";
     const organized = await organizeImports(this.setup.python, source, this.setup.localPackages, lines);
     if (!organized.changed || organized.reason !== undefined) return false;
@@ -258,9 +281,29 @@ class NodeRun {
     return true;
   }
 
+  /**
+   * One gate run. Only the node's own block is in its test file while it runs, so no
+   * other node's tests are collected with it; afterwards the work tree must hold
+   * exactly what the engine wrote, or the node fails as tampering.
+   */
   private async runTests(): Promise<PytestResult> {
     this.throwIfAborted();
-    return this.setup.runTests(this.testIds, this.signal);
+    const files = this.setup.files;
+    const full = (await files.read(this.testFile)) ?? "";
+    await files.write(this.testFile, ownBlockOnly(full, this.node.id));
+    let tampering: Tampering | undefined;
+    try {
+      const result = await this.setup.runTests(this.testIds, this.signal);
+      tampering = await files.verify();
+      if (!tampering) return result;
+    } finally {
+      await files.write(this.testFile, full);
+    }
+    throw new Tampered(tampering, this.iterations);
+  }
+
+  private reportProblem(result: PytestResult): string {
+    return result.report.authentic ? "" : `; ${result.report.problem}`;
   }
 
   /** Half-way through the debug loop, one diagnosis: the reason when the tests are what is wrong (and may be written again). */
@@ -324,7 +367,7 @@ class NodeRun {
   }
 
   private passed(iterations: number, result: PytestResult): NodeOutcome {
-    const passed = result.tests.filter((t) => t.status === "passed").length;
+    const passed = result.report.authentic ? [...result.report.outcomes.values()].filter((o) => o === "passed").length : 0;
     return { status: "passed", iterations, testResults: { passed, failed: 0 }, usage: this.usage };
   }
 
@@ -344,4 +387,14 @@ class NodeRun {
       },
     };
   }
+}
+
+/** The node's block alone (its own imports included), as its test file reads while its gate runs. */
+function ownBlockOnly(source: string, nodeId: string): string {
+  const block = findTestBlock(source, nodeId);
+  if (!block) return source;
+  return `${source
+    .split("\n")
+    .slice(block.start - 1, block.end)
+    .join("\n")}\n`;
 }

@@ -1,4 +1,4 @@
-import { lstat, readFile, realpath, unlink } from "node:fs/promises";
+import { lstat, readdir, readFile, realpath, rm, unlink } from "node:fs/promises";
 import { isAbsolute, join, relative, sep } from "node:path";
 import { RpgForgeError } from "../errors.js";
 import { stageFileAtomic, writeFileAtomic, type StagedWrite } from "./atomic-write.js";
@@ -6,16 +6,46 @@ import { stageFileAtomic, writeFileAtomic, type StagedWrite } from "./atomic-wri
 /** Folders nothing generated may touch, wherever the package lives. */
 const PROTECTED = [".git", ".github"];
 
+/** What a tracked tree held that the engine did not write, found by `verify()` and already undone. */
+export interface Tampering {
+  changed: string[];
+  added: string[];
+  removed: string[];
+}
+
 /**
  * The files of the generated package, and only those. Every path is checked before
  * it is read or written: relative, no `..`, not into .git/ or .github/, and not
  * through a symbolic link, since generated code could plant a link that points out.
+ *
+ * A tracked tree (the work tree generated code runs in) also keeps the bytes of every
+ * file it holds, as copied in or written by the engine: reads answer from those bytes,
+ * so what the engine ships is byte for byte what it wrote and tested, and `verify()`
+ * finds and undoes whatever else changed the tree.
  */
 export class PackageFiles {
-  private constructor(readonly root: string) {}
+  private readonly ledger: Map<string, Buffer> | undefined;
+  /** Writes and verify() take turns: a write half done is not tampering. */
+  private turn: Promise<unknown> = Promise.resolve();
+
+  private constructor(
+    readonly root: string,
+    tracked: boolean,
+    private readonly untracked: ReadonlySet<string> = new Set(),
+  ) {
+    this.ledger = tracked ? new Map() : undefined;
+  }
 
   static async open(root: string): Promise<PackageFiles> {
-    return new PackageFiles(await realpath(root));
+    return new PackageFiles(await realpath(root), false);
+  }
+
+  /** A tracked tree: every file under root is taken as it is now, except `untracked` (names at the root that are not the package's). */
+  static async openTracked(root: string, untracked: readonly string[] = []): Promise<PackageFiles> {
+    const files = new PackageFiles(await realpath(root), true, new Set(untracked));
+    const { entries } = await files.scan();
+    for (const [rel, kind] of entries) if (kind === "file") files.ledger!.set(rel, await readFile(join(files.root, rel)));
+    return files;
   }
 
   /** The absolute path of `rel`, or WORKSPACE_PATH_REFUSED. */
@@ -41,6 +71,7 @@ export class PackageFiles {
 
   async read(rel: string): Promise<string | undefined> {
     const path = await this.resolve(rel);
+    if (this.ledger) return this.ledger.get(parts(rel).join("/"))?.toString("utf8");
     try {
       return await readFile(path, "utf8");
     } catch (error) {
@@ -50,7 +81,11 @@ export class PackageFiles {
   }
 
   async write(rel: string, content: string): Promise<void> {
-    await writeFileAtomic(await this.resolve(rel), content);
+    const path = await this.resolve(rel);
+    await this.exclusive(async () => {
+      await writeFileAtomic(path, content);
+      this.ledger?.set(parts(rel).join("/"), Buffer.from(content, "utf8"));
+    });
   }
 
   /** The first half of an atomic write: the bytes beside the target, put in place by `commit()`. */
@@ -59,9 +94,66 @@ export class PackageFiles {
   }
 
   async remove(rel: string): Promise<void> {
-    await unlink(await this.resolve(rel)).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== "ENOENT") throw error;
+    const path = await this.resolve(rel);
+    await this.exclusive(async () => {
+      await unlink(path).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== "ENOENT") throw error;
+      });
+      this.ledger?.delete(parts(rel).join("/"));
     });
+  }
+
+  /**
+   * Compares a tracked tree with the bytes the engine knows, and puts it back: changed
+   * and removed files get their bytes again, anything added (files, links, folders
+   * holding no file of ours, `__pycache__`) is deleted. Undefined when nothing differed.
+   */
+  async verify(): Promise<Tampering | undefined> {
+    const ledger = this.ledger;
+    if (!ledger) throw new Error("verify() needs a tracked tree (PackageFiles.openTracked)");
+    return this.exclusive(async () => {
+      const { entries, folders } = await this.scan();
+      const found: Tampering = { changed: [], added: [], removed: [] };
+      for (const [rel, kind] of entries) {
+        const known = ledger.get(rel);
+        if (kind !== "file" || known === undefined) found.added.push(rel);
+        else if (!known.equals(await readFile(join(this.root, rel)))) found.changed.push(rel);
+      }
+      for (const rel of ledger.keys()) if (!entries.has(rel)) found.removed.push(rel);
+      const strayFolders = folders.filter((dir) => ![...ledger.keys()].some((rel) => rel.startsWith(`${dir}/`)));
+      if (found.changed.length + found.added.length + found.removed.length === 0 && strayFolders.length === 0) return undefined;
+      for (const rel of found.added) await rm(join(this.root, rel), { recursive: true, force: true });
+      for (const dir of strayFolders) await rm(join(this.root, dir), { recursive: true, force: true });
+      for (const rel of [...found.changed, ...found.removed]) {
+        await rm(join(this.root, rel), { recursive: true, force: true });
+        await writeFileAtomic(join(this.root, rel), ledger.get(rel)!);
+      }
+      return found.changed.length + found.added.length + found.removed.length === 0 ? undefined : found;
+    });
+  }
+
+  /** Every entry under root (files, links, anything that is not a folder) by kind, and the folders, never following a link. */
+  private async scan(): Promise<{ entries: Map<string, "file" | "other">; folders: string[] }> {
+    const entries = new Map<string, "file" | "other">();
+    const folders: string[] = [];
+    const walk = async (dir: string, prefix: string): Promise<void> => {
+      for (const entry of await readdir(dir, { withFileTypes: true })) {
+        const rel = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
+        if (prefix === "" && this.untracked.has(entry.name)) continue;
+        if (entry.isDirectory()) {
+          folders.push(rel);
+          await walk(join(dir, entry.name), rel);
+        } else entries.set(rel, entry.isFile() ? "file" : "other");
+      }
+    };
+    await walk(this.root, "");
+    return { entries, folders };
+  }
+
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.turn.then(work, work);
+    this.turn = next.catch(() => undefined);
+    return next;
   }
 
   /** Records the files a node may touch, so that a failed node can be undone to the byte. */
@@ -70,6 +162,10 @@ export class PackageFiles {
     for (const rel of new Set(rels)) saved.set(rel, await this.read(rel));
     return new FileSnapshot(this, saved);
   }
+}
+
+function parts(rel: string): string[] {
+  return rel.split("/").filter((p) => p !== "" && p !== ".");
 }
 
 export class FileSnapshot {

@@ -5,11 +5,26 @@ import { RpgForgeError } from "../errors.js";
 /** Where the TDD loop runs unless told otherwise, inside the output's ignored .rpg-forge/. */
 export const defaultWorkTree = (outDir: string): string => join(outDir, ".rpg-forge", "work");
 
-/** Proof that a folder is a work tree of ours, and so ours to empty. */
-const STAMP = ".rpg-forge-work-tree";
+/** Proof that a folder is a work tree of ours, and so ours to empty; not part of the package. */
+export const WORK_TREE_STAMP = ".rpg-forge-work-tree";
+const STAMP = WORK_TREE_STAMP;
 
-/** Never copied: history, our own state, caches and environments that tests do not need. */
-const NOT_COPIED = new Set([".git", ".rpg-forge", "__pycache__", ".pytest_cache", ".mypy_cache", ".tox", ".venv", "venv", "node_modules"]);
+/**
+ * Never copied: history and workflows (nothing tests could write to take effect
+ * elsewhere), our own state, caches and environments that tests do not need.
+ */
+const NOT_COPIED = new Set([
+  ".git",
+  ".github",
+  ".rpg-forge",
+  "__pycache__",
+  ".pytest_cache",
+  ".mypy_cache",
+  ".tox",
+  ".venv",
+  "venv",
+  "node_modules",
+]);
 
 /**
  * Makes the work tree the TDD loop runs in: a fresh copy of the output as it is on

@@ -63,8 +63,13 @@ const SCRIPTS: Record<string, Script> = {
     ],
     implementation: [impl("negate", "return -x")],
   },
-  // Red gate: an environment failure (pytest exit 3) fails the node at once.
-  halve: { tests: [{ test_code: "from lab.halve import halve\n\n\ndef test_halve():\n    import os\n    os._exit(3)\n", notes: "" }] },
+  // Tests that end the interpreter (pytest exit 3 on a main that trusted exit codes) are refused by the review, 3 times.
+  halve: {
+    tests: Array.from({ length: 3 }, () => ({
+      test_code: "import os\n\nfrom lab.halve import halve\n\n\ndef test_halve():\n    os._exit(3)\n",
+      notes: "",
+    })),
+  },
   // Green gate: a wrong implementation, then a fix.
   inc: {
     tests: [
@@ -76,8 +81,12 @@ const SCRIPTS: Record<string, Script> = {
     implementation: [impl("inc", "return x + 2")],
     fix: [fix("inc", "return x + 1", "was off by one")],
   },
-  // Green gate: exit 3 while testing the implementation is the environment's, not a fix's, problem.
-  dec: { tests: [goodTests("dec", [[2, 1]])], implementation: [impl("dec", "import os\n    os._exit(3)")] },
+  // An implementation that ends the interpreter is refused by the review and costs an attempt; the fix passes.
+  dec: {
+    tests: [goodTests("dec", [[2, 1]])],
+    implementation: [impl("dec", "import os\n    os._exit(3)")],
+    fix: [fix("dec", "return x - 1")],
+  },
   // Refused implementation: more than the node's own symbol.
   absval: {
     tests: [goodTests("absval", [[-2, 2]])],
@@ -233,12 +242,13 @@ describe("the TDD loop, through a real OpenAI-compatible HTTP server", () => {
     expect(JSON.stringify(requestsOf("negate", "tests")[1]!.body.messages)).toContain('must contain \\"negate\\"');
   });
 
-  it("fails a node at once when the red gate meets an environment failure (exit 3), leaving nothing behind", () => {
+  it("refuses tests that end the interpreter, and fails the node after 3 attempts, leaving nothing behind", () => {
     expect(entry("halve")).toMatchObject({
       status: "failed",
-      failure_reason: expect.stringContaining("test environment failed at the red gate (pytest exit 3)"),
+      failure_reason: expect.stringContaining("no usable failing tests after 3 attempts: the review refused the tests"),
     });
-    expect(requestsOf("halve").map((r) => kindOf(r.body))).toEqual(["tests"]);
+    expect(entry("halve").failure_reason).toContain("(process-exit)");
+    expect(requestsOf("halve").map((r) => kindOf(r.body))).toEqual(["tests", "tests", "tests"]);
     expect(existsSync(join(out, "src/lab/halve.py"))).toBe(false);
     expect(existsSync(join(out, "tests/test_halve.py"))).toBe(false);
   });
@@ -259,11 +269,10 @@ describe("the TDD loop, through a real OpenAI-compatible HTTP server", () => {
     expect(brief).toContain("<current_code>");
   });
 
-  it("fails the node when the green gate meets an environment failure", () => {
-    expect(entry("dec")).toMatchObject({
-      status: "failed",
-      failure_reason: expect.stringContaining("test environment failed (pytest exit 3)"),
-    });
+  it("refuses an implementation that ends the interpreter, counting it as an attempt", () => {
+    expect(entry("dec")).toMatchObject({ status: "passed", retry_count: 1 });
+    expect(JSON.stringify(requestsOf("dec", "fix")[0]!.body.messages)).toContain("the review refused the code");
+    expect(readFileSync(join(out, "src/lab/dec.py"), "utf8")).not.toContain("_exit");
   });
 
   it("refuses an implementation with more than the node's symbol and counts it as an attempt", () => {
@@ -319,7 +328,7 @@ describe("the TDD loop, through a real OpenAI-compatible HTTP server", () => {
   it("skips the dependents of a failed node", () => {
     expect(entry("uses_scale")).toMatchObject({ status: "skipped", blocked_by: ["scale"] });
     expect(requestsOf("uses_scale")).toEqual([]);
-    expect(result.summary.counts).toMatchObject({ total: 15, passed: 10, failed: 4, skipped: 1 });
+    expect(result.summary.counts).toMatchObject({ total: 15, passed: 11, failed: 3, skipped: 1 });
   });
 
   it("adds the import an edge implies when the code uses a dependency from another module", () => {
@@ -353,10 +362,10 @@ describe("the TDD loop, through a real OpenAI-compatible HTTP server", () => {
 
   it("writes the report, and leaves a package whose own tests pass", () => {
     const report = readFileSync(result.reportPath, "utf8");
-    expect(report).toContain("- **Nodes Failed**: 4 (27%)");
-    expect(report).toContain("### scale: scale");
+    expect(report).toContain("- **Nodes Failed**: 3 (20%)");
+    expect(report).toContain("### `scale`: `scale`");
     const pytest = spawnSync("python3", ["-m", "pytest", "-q", "-p", "no:cacheprovider"], { cwd: out, encoding: "utf8" });
-    expect(pytest.stdout).toMatch(/\b11 passed\b/);
+    expect(pytest.stdout).toMatch(/\b12 passed\b/);
     expect(pytest.status).toBe(0);
   });
 });

@@ -18,6 +18,7 @@ export function testsPrompt(node: NodePromptContext, rejection?: string): ModelM
     `- Import the symbol as: from ${node.module} import ${node.name}`,
     `- Every top-level function or class you define must have a name containing "${node.name}" (test functions: test_${node.name}_...), so that it cannot clash with other nodes' tests in ${node.testFile}. Only imports, functions and classes at top level.`,
     `- The tests must fail against a stub that raises NotImplementedError and pass against a correct implementation. Compare floats with pytest.approx.`,
+    `- Each test asserts something (assert, pytest.raises, pytest.approx or pytest.warns). The package is read-only while the tests run: write files only under the tmp_path fixture. No autouse fixtures, pytest hooks or module-level setup: each node's tests run on their own.`,
   ];
   if (rejection) lines.push("", "Your previous tests were not accepted:", quoted("rejection", rejection), "Write them again, fixing that.");
   return [...nodeMessages(node), { role: "user", content: lines.join("\n") }];
