@@ -34,6 +34,7 @@ describe("the failure brief", () => {
         { id: "tests/t.py::test_ok", name: "test_ok", status: "passed", durationMs: 1 },
       ],
       junitXml: undefined,
+      report: { authentic: false, problem: "not needed for the brief" },
       durationMs: 10,
     };
     const brief = failureBrief(

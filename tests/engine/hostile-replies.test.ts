@@ -3,12 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseCheckpoint, type Checkpoint } from "../../src/engine/checkpoint.js";
-import { generate } from "../../src/engine/generate.js";
-import { createOpenAiProvider } from "../../src/llm/openai-provider.js";
-import { parseRpgText } from "../../src/rpg/load.js";
 import type { SandboxKind } from "../../src/sandbox/pytest.js";
-import { startFakeOpenAi, type FakeOpenAi } from "../helpers/fake-openai-server.js";
-import { rpgDoc, text } from "../helpers/rpg.js";
+import type { FakeOpenAi } from "../helpers/fake-openai-server.js";
+import { generateWith, startScriptedModel, type Scripts } from "../helpers/scripted-model.js";
 
 /**
  * A model that games its reward, answered through a real local OpenAI-compatible
@@ -39,8 +36,7 @@ const stubborn = (name: string, body: string, imports: string[] = [], head?: str
   diagnosis: [{ verdict: "implementation_bug", reason: "keep going" }],
 });
 
-type Script = Record<string, unknown[]>;
-const SCRIPTS: Record<string, Script> = {
+const SCRIPTS: Scripts = {
   // Exits with 0 from inside the tested call, spelt so that no word list sees os._exit.
   exits: stubborn("exits", 'getattr(os, "_ex" + "it")(0)', ["import os"]),
   // An exit hook that turns pytest's exit code 1 into 0 once the report is written.
@@ -112,16 +108,6 @@ const SCRIPTS: Record<string, Script> = {
   },
 };
 
-const KINDS: Record<string, string> = {
-  rpg_forge_tests: "tests",
-  rpg_forge_implementation: "implementation",
-  rpg_forge_fix: "fix",
-  rpg_forge_diagnosis: "diagnosis",
-};
-const nodeOf = (body: Record<string, unknown>): string => /"id": "([^"]+)"/.exec((body.messages as { content: string }[])[1]!.content)![1]!;
-const kindOf = (body: Record<string, unknown>): string =>
-  KINDS[(body.response_format as { json_schema: { name: string } }).json_schema.name]!;
-
 function nodes() {
   const node = (name: string, file = name, deps: string[] = []) => ({
     id: name,
@@ -144,33 +130,10 @@ function nodes() {
   ];
 }
 
-export async function run(sandbox: SandboxKind): Promise<{ out: string; checkpoint: Checkpoint; fake: FakeOpenAi }> {
-  const counts = new Map<string, number>();
-  const fake = await startFakeOpenAi((body) => {
-    const node = nodeOf(body);
-    const kind = kindOf(body);
-    const n = (counts.get(`${node}/${kind}`) ?? 0) + 1;
-    counts.set(`${node}/${kind}`, n);
-    const scripted = SCRIPTS[node]?.[kind]?.[n - 1];
-    if (scripted === undefined)
-      return { status: 400, body: { error: { message: `no reply for ${node} ${kind} ${n}`, type: "invalid_request_error" } } };
-    return { content: JSON.stringify(scripted) };
-  });
+async function run(sandbox: SandboxKind): Promise<{ out: string; checkpoint: Checkpoint; fake: FakeOpenAi }> {
+  const fake = await startScriptedModel(SCRIPTS);
   const out = mkdtempSync(join(tmpdir(), `rpg-forge-hostile-${sandbox}-`));
-  const loaded = parseRpgText(text(rpgDoc(nodes())), "rpg.json");
-  if (!loaded.ok) throw new Error(JSON.stringify(loaded.issues));
-  const result = await generate({
-    rpg: loaded.value,
-    rpgPath: "rpg.json",
-    rpgSha256: "0123456789",
-    outDir: out,
-    provider: createOpenAiProvider({ apiKey: "test-key", baseURL: fake.url, model: "fake-model", maxRetries: 0 }),
-    model: "fake-model",
-    mode: "new",
-    sandbox,
-    maxIterations: 2,
-    perTestTimeoutMs: 3000,
-  });
+  const result = await generateWith(fake, nodes(), out, { sandbox, maxIterations: 2, perTestTimeoutMs: 3000 });
   return { out, checkpoint: parseCheckpoint(readFileSync(result.checkpointPath, "utf8"), result.checkpointPath), fake };
 }
 

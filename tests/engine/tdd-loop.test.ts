@@ -4,11 +4,9 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseCheckpoint, type Checkpoint } from "../../src/engine/checkpoint.js";
-import { generate, type GenerateResult } from "../../src/engine/generate.js";
-import { createOpenAiProvider } from "../../src/llm/openai-provider.js";
-import { parseRpgText } from "../../src/rpg/load.js";
-import { startFakeOpenAi, type FakeOpenAi, type ReceivedRequest } from "../helpers/fake-openai-server.js";
-import { rpgDoc, text } from "../helpers/rpg.js";
+import type { GenerateResult } from "../../src/engine/generate.js";
+import type { ReceivedRequest } from "../helpers/fake-openai-server.js";
+import { generateWith, KINDS, kindOf, startScriptedModel, type ScriptedModel, type Scripts } from "../helpers/scripted-model.js";
 
 /**
  * One generate run over a graph whose every node takes a different route through the
@@ -24,8 +22,7 @@ const goodTests = (name: string, cases: [number, number][]) => ({
   notes: "cases",
 });
 
-type Script = Record<string, unknown[]>;
-const SCRIPTS: Record<string, Script> = {
+const SCRIPTS: Scripts = {
   // Happy path: tests fail against the stub, the first implementation passes.
   add_one: {
     tests: [{ test_code: "from lab.shared import add_one\n\n\ndef test_add_one():\n    assert add_one(1) == 2\n", notes: "" }],
@@ -111,20 +108,6 @@ const SCRIPTS: Record<string, Script> = {
   },
 };
 
-const KINDS: Record<string, string> = {
-  rpg_forge_tests: "tests",
-  rpg_forge_implementation: "implementation",
-  rpg_forge_fix: "fix",
-  rpg_forge_diagnosis: "diagnosis",
-};
-
-function nodeOf(body: Record<string, unknown>): string {
-  const messages = body.messages as { content: string }[];
-  return /"id": "([^"]+)"/.exec(messages[1]!.content)![1]!;
-}
-const kindOf = (body: Record<string, unknown>): string =>
-  KINDS[(body.response_format as { json_schema: { name: string } }).json_schema.name]!;
-
 function nodes() {
   const node = (name: string, file: string, deps: string[] = [], docstring = `Compute ${name} of x.`) => ({
     id: name,
@@ -147,43 +130,18 @@ function nodes() {
   ];
 }
 
-let fake: FakeOpenAi;
+let fake: ScriptedModel;
 let out: string;
 let result: GenerateResult;
 let checkpoint: Checkpoint;
-const counts = new Map<string, number>();
-const requestsOf = (node: string, kind?: string): ReceivedRequest[] =>
-  fake.requests.filter((r) => nodeOf(r.body) === node && (!kind || kindOf(r.body) === kind));
+const requestsOf = (node: string, kind?: string): ReceivedRequest[] => fake.requestsOf(node, kind);
 
 beforeAll(async () => {
-  fake = await startFakeOpenAi((body) => {
-    const node = nodeOf(body);
-    const kind = kindOf(body);
-    const n = (counts.get(`${node}/${kind}`) ?? 0) + 1;
-    counts.set(`${node}/${kind}`, n);
-    const reply = SCRIPTS[node]?.[kind]?.[n - 1];
-    if (reply === undefined)
-      return { status: 400, body: { error: { message: `no scripted reply for ${node} ${kind} ${n}`, type: "invalid_request_error" } } };
-    return {
-      content: typeof reply === "string" ? reply : JSON.stringify(reply),
-      usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
-    };
-  });
+  fake = await startScriptedModel(SCRIPTS);
   process.env.RPG_FORGE_TEST_DEPLOY_KEY = SECRET;
   // One output for the whole file: the tests below read what the single run left.
   out = mkdtempSync(join(tmpdir(), "rpg-forge-tdd-"));
-  const loaded = parseRpgText(text(rpgDoc(nodes())), "rpg.json");
-  if (!loaded.ok) throw new Error(JSON.stringify(loaded.issues));
-  result = await generate({
-    rpg: loaded.value,
-    rpgPath: "rpg.json",
-    rpgSha256: "0123456789",
-    outDir: out,
-    provider: createOpenAiProvider({ apiKey: "test-key", baseURL: fake.url, model: "fake-model", maxRetries: 0 }),
-    model: "fake-model",
-    mode: "new",
-    perTestTimeoutMs: 1500,
-  });
+  result = await generateWith(fake, nodes(), out, { perTestTimeoutMs: 1500 });
   checkpoint = parseCheckpoint(readFileSync(result.checkpointPath, "utf8"), result.checkpointPath);
 }, 240_000);
 

@@ -1,0 +1,72 @@
+import { generate, type GenerateOptions, type GenerateResult } from "../../src/engine/generate.js";
+import { createOpenAiProvider } from "../../src/llm/openai-provider.js";
+import { parseRpgText } from "../../src/rpg/load.js";
+import { startFakeOpenAi, type FakeOpenAi, type ReceivedRequest } from "./fake-openai-server.js";
+import { rpgDoc, text } from "./rpg.js";
+
+/** node id → request kind → the replies to its 1st, 2nd, ... request of that kind (a string is sent as is). */
+export type Scripts = Record<string, Record<string, unknown[]>>;
+
+/** The request kinds by the schema name each request's structured output carries. */
+export const KINDS: Record<string, string> = {
+  rpg_forge_tests: "tests",
+  rpg_forge_implementation: "implementation",
+  rpg_forge_fix: "fix",
+  rpg_forge_diagnosis: "diagnosis",
+};
+
+/** The node a request is about, as its prompt names it. */
+export function nodeOf(body: Record<string, unknown>): string {
+  const messages = body.messages as { content: string }[];
+  return /"id": "([^"]+)"/.exec(messages[1]!.content)![1]!;
+}
+
+export const kindOf = (body: Record<string, unknown>): string =>
+  KINDS[(body.response_format as { json_schema: { name: string } }).json_schema.name]!;
+
+export interface ScriptedModel extends FakeOpenAi {
+  /** The requests about `node`, of `kind` when given. */
+  requestsOf(node: string, kind?: string): ReceivedRequest[];
+}
+
+/** A local OpenAI-compatible server answering each node's requests from `scripts`, and 400 where the script ends. */
+export async function startScriptedModel(scripts: Scripts): Promise<ScriptedModel> {
+  const counts = new Map<string, number>();
+  const fake = await startFakeOpenAi((body) => {
+    const node = nodeOf(body);
+    const kind = kindOf(body);
+    const n = (counts.get(`${node}/${kind}`) ?? 0) + 1;
+    counts.set(`${node}/${kind}`, n);
+    const reply = scripts[node]?.[kind]?.[n - 1];
+    if (reply === undefined)
+      return { status: 400, body: { error: { message: `no scripted reply for ${node} ${kind} ${n}`, type: "invalid_request_error" } } };
+    return {
+      content: typeof reply === "string" ? reply : JSON.stringify(reply),
+      usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
+    };
+  });
+  const requestsOf = (node: string, kind?: string): ReceivedRequest[] =>
+    fake.requests.filter((r) => nodeOf(r.body) === node && (!kind || kindOf(r.body) === kind));
+  return Object.assign(fake, { requestsOf });
+}
+
+/** `generate` of the leaves `nodes` into `outDir`, asking `model`; `options` add to or override the defaults. */
+export async function generateWith(
+  model: FakeOpenAi,
+  nodes: Record<string, unknown>[],
+  outDir: string,
+  options: Partial<GenerateOptions> = {},
+): Promise<GenerateResult> {
+  const loaded = parseRpgText(text(rpgDoc(nodes)), "rpg.json");
+  if (!loaded.ok) throw new Error(JSON.stringify(loaded.issues));
+  return generate({
+    rpg: loaded.value,
+    rpgPath: "rpg.json",
+    rpgSha256: "0123456789",
+    outDir,
+    provider: createOpenAiProvider({ apiKey: "test-key", baseURL: model.url, model: "fake-model", maxRetries: 0 }),
+    model: "fake-model",
+    mode: "new",
+    ...options,
+  });
+}
