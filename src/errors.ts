@@ -36,8 +36,8 @@ export const RUN_ERROR_CODES = {
   MODEL_UNREACHABLE: "The model endpoint could not be reached (connection refused, DNS failure, network down).",
   MODEL_UNAVAILABLE: "The model endpoint kept answering 429 or 5xx, or timing out, after every retry.",
   MODEL_NOT_FOUND: "The model endpoint has no model of the configured name (HTTP 404).",
-  CASSETTE_NOT_FOUND: "The cassette file given to --replay does not exist or cannot be read.",
-  CASSETTE_INVALID: "A line of the cassette file is not valid JSON or not a recorded exchange.",
+  CASSETTE_NOT_FOUND: "The cassette file given to --replay does not exist, is a directory or cannot be read.",
+  CASSETTE_INVALID: "A line of the cassette file is not valid JSON or not a recorded exchange, or the file holds no exchange.",
   CASSETTE_WRITE_FAILED: "An exchange could not be appended to the cassette being recorded (permissions, disk full).",
   SANDBOX_NO_PYTHON: "python3 or pytest cannot be found or does not start, so generated tests cannot run.",
   SANDBOX_BWRAP_UNAVAILABLE: "The bwrap sandbox was requested but bubblewrap is missing or cannot create a sandbox here.",
@@ -62,10 +62,14 @@ export class RpgForgeError extends Error {
   }
 }
 
-/** `CODE node-id field: message (file:line:column)`: the line every edge shows. */
+/**
+ * `CODE node-id field: message (file:line:column)`: the line every edge shows. A problem
+ * about no node and no field (a missing file, a corrupt checkpoint) is `CODE: message (file)`.
+ */
 export function formatProblemLine(code: string, message: string, at: Location): string {
   const where = at.file
     ? ` (${at.file}${at.line !== undefined ? `:${at.line}${at.column !== undefined ? `:${at.column}` : ""}` : ""})`
     : "";
-  return `${code} ${at.nodeId ?? "-"} ${at.field ?? "-"}: ${message}${where}`;
+  const subject = at.nodeId === undefined && at.field === undefined ? "" : ` ${at.nodeId ?? "-"} ${at.field ?? "-"}`;
+  return `${code}${subject}: ${message}${where}`;
 }

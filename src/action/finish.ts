@@ -5,6 +5,7 @@ import type { PublishedPullRequest } from "../github/publish.js";
 import { createOctokit } from "../github/repository.js";
 import type { Plan } from "../plan/plan.js";
 import { fitToLimit } from "../report/fit-limit.js";
+import { code } from "../report/markdown.js";
 import type { ActionContext } from "./context.js";
 import type { ActionInputs } from "./inputs.js";
 import { pullRequestTable } from "./summaries.js";
@@ -31,11 +32,11 @@ export async function finish(inputs: ActionInputs, context: ActionContext, run: 
   const closedNote =
     closed.length === 0
       ? ""
-      : `Pull requests closed by a person stay closed; their branches were still updated: ${closed.map((pr) => `#${pr.number} (${pr.subgraphId})`).join(", ")}.\n\n`;
+      : `Pull requests closed by a person stay closed; their branches were still updated: ${closed.map((pr) => `#${pr.number} (${code(pr.subgraphId)})`).join(", ")}.\n\n`;
   // Parallel wave jobs would race on one comment with partial counts; the report job writes it.
   if (run.whole && inputs.githubToken && inputs.issue !== undefined) {
     const marker = commentMarker("run-report", run.rpgPath);
-    const heading = `### rpg-forge: ${passed} of ${leaves.length} nodes pass (\`${run.rpgPath}\`, run ${run.runId})\n\n`;
+    const heading = `### rpg-forge: ${passed} of ${leaves.length} nodes pass (${code(run.rpgPath)}, run ${run.runId})\n\n`;
     await upsertComment(
       createOctokit(inputs.githubToken, context.apiUrl),
       { ...context.repository, issueNumber: inputs.issue },

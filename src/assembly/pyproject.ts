@@ -53,7 +53,7 @@ export function renderPyproject(
   roots: readonly string[],
   scripts: Record<string, string>,
 ): string {
-  const str = (s: string): string => JSON.stringify(s); // TOML basic strings take JSON's escapes
+  const str = tomlString;
   const list = (items: readonly string[]): string => (items.length === 0 ? "[]" : `[\n${items.map((i) => `  ${str(i)},`).join("\n")}\n]`);
   const lines = [
     `# ${MARKER} from docs/rpg.json; edit the RPG and regenerate rather than this file.`,
@@ -78,4 +78,22 @@ export function renderPyproject(
   }
   lines.push("[tool.setuptools.packages.find]", `where = ${JSON.stringify(roots)}`, "");
   return lines.join("\n");
+}
+
+const TOML_SHORT_ESCAPES: Record<string, string> = { "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r" };
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * A TOML basic string. TOML forbids the C0 controls other than tab and DEL there (JSON.stringify
+ * leaves DEL raw), and a \u escape must name a Unicode scalar value, so a lone surrogate, which
+ * JSON.stringify writes as \ud800, becomes U+FFFD.
+ */
+export function tomlString(text: string): string {
+  const wellFormed = text.replace(LONE_SURROGATE, "\ufffd");
+  // eslint-disable-next-line no-control-regex
+  const escaped = wellFormed.replace(/[\u0000-\u001f\u007f"\\]/g, (c) => {
+    if (c === '"' || c === "\\") return `\\${c}`;
+    return TOML_SHORT_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
+  });
+  return `"${escaped}"`;
 }

@@ -5,6 +5,7 @@ import { selectProvider } from "../llm/select.js";
 import { loadRpgWithText } from "../rpg/load.js";
 import { EXIT, printIssues, printRunError, type CliIo } from "./output.js";
 import { progressPrinter } from "../report/progress.js";
+import { terminalLine } from "../report/terminal.js";
 
 interface GenerateFlags {
   out: string;
@@ -98,7 +99,7 @@ async function runGenerate(file: string, flags: GenerateFlags, io: CliIo): Promi
       allowDirty: flags.allowDirty,
       branchPerSubgraph: flags.branchPerSubgraph,
       onEvent: progressPrinter(io.err),
-      onNotice: (notice) => io.err(`warning: ${notice}\n`),
+      onNotice: (notice) => io.err(`warning: ${terminalLine(notice)}\n`),
       signal: controller.signal,
     });
     const c = result.summary.counts;

@@ -2,6 +2,7 @@ import { Option, type Command } from "commander";
 import { buildPlan, type Plan } from "../plan/plan.js";
 import { loadRpg } from "../rpg/load.js";
 import { renderMermaid } from "../report/mermaid.js";
+import { terminalLine } from "../report/terminal.js";
 import { EXIT, printIssues, type CliIo } from "./output.js";
 
 export function addPlanCommand(program: Command, io: CliIo, setExit: (code: number) => void): void {
@@ -59,5 +60,6 @@ function planText(plan: Plan, file: string): string {
     const needs = s.dependsOn.length > 0 ? `needs ${s.dependsOn.join(", ")}` : "needs nothing";
     lines.push(`  wave ${s.wave < 0 ? "?" : s.wave}  ${s.id}${s.name !== s.id ? ` (${s.name})` : ""}: ${s.nodes.length} nodes, ${needs}`);
   }
-  return `${lines.join("\n")}\n`;
+  // Subgraph names and ids are the RPG's text: each line stays one inert line.
+  return `${lines.map(terminalLine).join("\n")}\n`;
 }

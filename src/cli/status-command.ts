@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { readCheckpoint } from "../engine/checkpoint.js";
 import { summarize, type RunSummary } from "../engine/summary.js";
 import { RpgForgeError } from "../errors.js";
+import { terminalLine } from "../report/terminal.js";
 import { printRunError, type CliIo } from "./output.js";
 
 export function addStatusCommand(program: Command, io: CliIo, setExit: (code: number) => void): void {
@@ -36,16 +37,18 @@ function statusText(summary: RunSummary, file: string): string {
     "",
     table(
       ["subgraph", "nodes", "passed", "failed", "skipped", "pending"],
-      summary.subgraphs.map((s) => [s.id, s.total, s.passed, s.failed, s.skipped, s.pending + s.in_progress].map(String)),
+      summary.subgraphs.map((s) => [terminalLine(s.id), s.total, s.passed, s.failed, s.skipped, s.pending + s.in_progress].map(String)),
     ),
   ];
   if (summary.failed.length > 0) {
     lines.push("", "Failed nodes:");
-    for (const f of summary.failed) lines.push(`  ${f.id} [${f.subgraphId ?? "-"}] after ${f.iterations} debug iterations: ${f.reason}`);
+    // Failure reasons are the model's and pytest's words: each stays one inert line.
+    for (const f of summary.failed)
+      lines.push(terminalLine(`  ${f.id} [${f.subgraphId ?? "-"}] after ${f.iterations} debug iterations: ${f.reason}`));
   }
   if (summary.skipped.length > 0) {
     lines.push("", "Skipped nodes (blocked by a failed dependency):");
-    for (const s of summary.skipped) lines.push(`  ${s.id} ← ${s.blockedBy.join(", ") || "?"}`);
+    for (const s of summary.skipped) lines.push(terminalLine(`  ${s.id} ← ${s.blockedBy.join(", ") || "?"}`));
   }
   return `${lines.join("\n")}\n`;
 }

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { packageDirectories, testFileLookup } from "../assembly/layout.js";
 import type { ModelProvider } from "../llm/provider.js";
@@ -31,7 +32,7 @@ import {
 } from "./history.js";
 import { createTddExecutor } from "./node-machine.js";
 import { makeRunId } from "./run-id.js";
-import { runPlan, type RunOptions } from "./run.js";
+import { checkRequestedNodes, runPlan, type RunOptions } from "./run.js";
 import { summarize, type RunSummary } from "./summary.js";
 import { createTddSetup } from "./tdd-setup.js";
 
@@ -107,7 +108,16 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const clock = options.clock ?? Date.now;
   const started = clock();
   const outDir = resolve(options.outDir);
-  await prepareOutputDir(outDir);
+  // Every check of the input and the tools comes before the first write, so that bad input
+  // leaves the output as it was: no folder made, no git init, no skeleton, no checkpoint.
+  const present = existsSync(outDir);
+  if (present) await prepareOutputDir(outDir); // a missing output is made once the checks pass
+  const plan = buildPlan(options.rpg);
+  // Before git's checks: a second plain run should hear "--resume", not "uncommitted changes".
+  const checkpointPath = join(outDir, CHECKPOINT_PATH);
+  const previous = present && options.mode !== "fresh" ? await readCheckpoint(checkpointPath) : undefined;
+  if (options.mode === "new" && previous !== undefined) throw checkpointExistsError(checkpointPath);
+  checkRequestedNodes(plan, previous, options);
   const python = await findPython();
   const sandbox = await chooseSandbox(options.sandbox);
   if (sandbox.warning) options.onNotice?.(sandbox.warning);
@@ -116,12 +126,9 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     python,
     options.rpg.nodes.flatMap((n) => n.requirements ?? []),
   );
-  const plan = buildPlan(options.rpg);
+  await prepareOutputDir(outDir);
   const testFileOf = testFileLookup(options.rpg);
   const rpgName = rpgNameOf(options.rpg, options.rpgPath);
-  // Before git's checks: a second plain run should hear "--resume", not "uncommitted changes".
-  const checkpointPath = join(outDir, CHECKPOINT_PATH);
-  if (options.mode === "new" && (await readCheckpoint(checkpointPath)) !== undefined) throw checkpointExistsError(checkpointPath);
   const repo =
     options.git === false
       ? undefined

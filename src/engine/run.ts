@@ -372,8 +372,24 @@ async function openCheckpoint(options: RunOptions, now: string): Promise<{ check
   return { checkpoint: existing, resumed: true };
 }
 
+/**
+ * The checks runPlan makes of `only` and `startFromNode`, for a caller to make before it writes
+ * anything: the same errors, against the checkpoint the run would open (undefined for a new run).
+ */
+export function checkRequestedNodes(
+  plan: Plan,
+  checkpoint: Checkpoint | undefined,
+  request: Pick<RunOptions, "only" | "startFromNode">,
+): void {
+  // As on resume: a node whose files were never written counts as not passed.
+  const unwritten = new Set(checkpoint?.pending_writes ?? []);
+  const known = { nodes: Object.fromEntries(Object.entries(checkpoint?.nodes ?? {}).filter(([id]) => !unwritten.has(id))) };
+  if (request.only) onlyRange(request.only, plan, known);
+  else startIndexOf(request.startFromNode, plan, known);
+}
+
 /** Index in the order to start at; checks that everything the start node depends on has passed. */
-function startIndexOf(startFromNode: string | undefined, plan: Plan, checkpoint: Checkpoint): number {
+function startIndexOf(startFromNode: string | undefined, plan: Plan, checkpoint: Pick<Checkpoint, "nodes">): number {
   if (startFromNode === undefined) return 0;
   const index = plan.order.indexOf(startFromNode);
   if (index < 0) {
@@ -398,7 +414,7 @@ function startIndexOf(startFromNode: string | undefined, plan: Plan, checkpoint:
 }
 
 /** The nodes --only names, in plan order, once each has been checked to exist and to have what it needs. */
-function onlyRange(only: readonly string[], plan: Plan, checkpoint: Checkpoint): string[] {
+function onlyRange(only: readonly string[], plan: Plan, checkpoint: Pick<Checkpoint, "nodes">): string[] {
   const wanted = new Set(only);
   for (const id of wanted) {
     if (!plan.nodes.has(id))

@@ -53,7 +53,11 @@ export async function loadCassette(file: string): Promise<Cassette> {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const what =
-      code === "ENOENT" ? "the cassette file does not exist" : `the cassette file cannot be read (${code ?? (error as Error).message})`;
+      code === "ENOENT"
+        ? "the cassette file does not exist"
+        : code === "EISDIR"
+          ? "the cassette is a directory, not a file"
+          : `the cassette file cannot be read (${code ?? (error as Error).message})`;
     throw new RpgForgeError("CASSETTE_NOT_FOUND", what, { file }, "record one with --record <file>, or check the path given to --replay", {
       cause: error,
     });
@@ -70,6 +74,15 @@ export async function loadCassette(file: string): Promise<Cassette> {
     const entry: CassetteEntry = { line, promptSha256: parsed.prompt_sha256, response: parsed.response };
     if (parsed.usage) entry.usage = fromWireUsage(parsed.usage);
     entries.set(idOf(key), entry);
+  }
+  // Replaying nothing would fail every node one by one; an empty cassette is a wrong path or a failed recording.
+  if (entries.size === 0) {
+    throw new RpgForgeError(
+      "CASSETTE_INVALID",
+      "the cassette is empty: it holds no recorded exchange",
+      { file },
+      "check the path given to --replay, or record a cassette with --record <file>",
+    );
   }
   return { file, entries };
 }

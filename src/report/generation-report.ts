@@ -2,6 +2,7 @@ import type { AssemblyResult } from "../engine/assemble.js";
 import type { Checkpoint } from "../engine/checkpoint.js";
 import type { RunSummary } from "../engine/summary.js";
 import type { Plan } from "../plan/plan.js";
+import { code, fenced, prose } from "./markdown.js";
 import { renderMermaid } from "./mermaid.js";
 
 export interface ReportInput {
@@ -44,8 +45,8 @@ export function renderGenerationReport(input: ReportInput): string {
       .replace("T", " ")
       .replace(/\.\d+Z$/, " UTC")}  `,
     `**Run**: ${input.runId}  `,
-    `**RPG Input**: ${input.rpgPath}  `,
-    `**Model**: ${input.model}`,
+    `**RPG Input**: ${code(input.rpgPath)}  `,
+    `**Model**: ${code(input.model)}`,
     "",
     "```mermaid",
     renderMermaid(plan, { statusOf: (id) => checkpoint.nodes[id]?.status }).trimEnd(),
@@ -65,7 +66,7 @@ export function renderGenerationReport(input: ReportInput): string {
     "|----------|-------|--------|--------|---------|-----------|",
     ...summary.subgraphs.map((s) => {
       const rate = s.passed + s.failed === 0 ? "N/A (skipped)" : pct(s.passed, s.passed + s.failed);
-      return `| ${cell(s.id)} | ${s.total} | ${s.passed} | ${s.failed} | ${s.skipped} | ${rate} |`;
+      return `| ${cell(code(s.id))} | ${s.total} | ${s.passed} | ${s.failed} | ${s.skipped} | ${rate} |`;
     }),
     "",
   ];
@@ -75,11 +76,11 @@ export function renderGenerationReport(input: ReportInput): string {
       const node = plan.nodes.get(f.id);
       const blocked = summary.skipped.filter((s) => s.blockedBy.includes(f.id)).map((s) => s.id);
       lines.push(
-        `### ${f.id}: ${node?.name ?? "?"}`,
-        `- **Failure Reason**: ${oneLine(f.reason)}`,
+        `### ${code(f.id)}: ${code(node?.name ?? "?")}`,
+        `- **Failure Reason**: ${prose(f.reason)}`,
         `- **Debug Iterations**: ${f.iterations}`,
       );
-      if (blocked.length > 0) lines.push(`- **Skipped Because of It**: ${blocked.join(", ")}`);
+      if (blocked.length > 0) lines.push(`- **Skipped Because of It**: ${blocked.map(code).join(", ")}`);
       lines.push("");
     }
   }
@@ -109,13 +110,14 @@ export function renderGenerationReport(input: ReportInput): string {
     lines.push("- ✅ every generated Python file parses (checked before it was written)");
     if (c.failed > 0) lines.push(`- ⚠️ ${c.failed} node${c.failed === 1 ? "" : "s"} failed (see above)`);
     if (c.skipped > 0) lines.push(`- ⚠️ ${c.skipped} node${c.skipped === 1 ? "" : "s"} skipped (dependency failures)`);
-    for (const warning of input.assembly.warnings) lines.push(`- ⚠️ ${warning}`);
+    for (const warning of input.assembly.warnings) lines.push(`- ⚠️ ${prose(warning)}`);
     for (const { cycle, suggestion } of input.assembly.importCycles)
-      lines.push(`- ⚠️ circular import: ${cycle.join(" → ")}. ${suggestion}`);
+      lines.push(`- ⚠️ circular import: ${cycle.map(code).join(" → ")}. ${prose(suggestion)}`);
     lines.push("");
   }
   if (input.gitLog) {
-    lines.push("## Git History", "", "```", ...(input.gitLog.length > 0 ? input.gitLog : ["(no commits yet)"]), "```", "");
+    // Commit subjects carry subgraph names: the fence must be longer than any backtick run in them.
+    lines.push("## Git History", "", fenced(input.gitLog.length > 0 ? input.gitLog.join("\n") : "(no commits yet)"), "");
   }
   return `${lines.join("\n")}\n`;
 }
@@ -128,4 +130,3 @@ export function duration(ms: number): string {
 }
 
 const cell = (text: string): string => text.replace(/\|/g, "\\|");
-const oneLine = (text: string): string => text.replace(/\s+/g, " ").trim();

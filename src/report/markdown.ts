@@ -20,10 +20,14 @@ export function fenced(content: string, info = ""): string {
 
 /**
  * Model or test text as one line of inert Markdown: markup escaped, HTML shown as text,
- * and "@name" broken with a zero-width space, since "added @property" must not notify a user.
+ * "@name" broken with a zero-width space, since "added @property" must not notify a user,
+ * and "https://" and "www." broken the same way, since GitHub links them even without brackets.
  */
 export function prose(text: string, max = 1000): string {
-  return escapeHtml(clip(text.replace(/\s+/g, " ").trim(), max).replace(/[\\`*_[\]~|]/g, "\\$&")).replace(/@(?=\w)/g, "@\u200b");
+  return escapeHtml(clip(text.replace(/\s+/g, " ").trim(), max).replace(/[\\`*_[\]~|]/g, "\\$&"))
+    .replace(/@(?=\w)/g, "@\u200b")
+    .replace(/:\/\//g, ":\u200b//")
+    .replace(/\bwww\./gi, (www) => `${www.slice(0, 3)}\u200b.`);
 }
 
 /** A collapsed section; the summary is shown as text, the body is Markdown the caller made safe. */

@@ -70,7 +70,21 @@ function renderSubgraphChart(plan: Plan): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** Mermaid labels are quoted strings; quotes and angle brackets would end them or inject markup, so they become Mermaid entity codes. */
+/**
+ * Mermaid labels are quoted strings; quotes and angle brackets would end them or inject markup, and a
+ * leading backtick would make a Markdown string, so they become Mermaid entity codes. Control characters
+ * are dropped: the chart is also printed on a terminal (plan --mermaid).
+ */
 function label(text: string): string {
-  return text.replace(/#/g, "#35;").replace(/"/g, "#quot;").replace(/</g, "#lt;").replace(/>/g, "#gt;").replace(/\s+/g, " ");
+  return (
+    text
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\u0000-\u0008\u000e-\u001f\u007f-\u009f]/g, "")
+      .replace(/#/g, "#35;")
+      .replace(/"/g, "#quot;")
+      .replace(/</g, "#lt;")
+      .replace(/>/g, "#gt;")
+      .replace(/`/g, "#96;")
+      .replace(/\s+/g, " ")
+  );
 }

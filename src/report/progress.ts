@@ -1,5 +1,6 @@
 import type { RunEvent } from "../engine/events.js";
 import { duration } from "./generation-report.js";
+import { terminalLine } from "./terminal.js";
 
 const RESET_REASONS = {
   "spec-changed": "Regenerating nodes whose specification changed",
@@ -10,9 +11,11 @@ const RESET_REASONS = {
 /**
  * Renders run events for a terminal: a line per node as it finishes and, every ten
  * nodes, how far the run is with an ETA. Written to stderr so that stdout stays for
- * results.
+ * results. Each event is one line, whatever control characters the text in it holds.
  */
-export function progressPrinter(write: (text: string) => void): (event: RunEvent) => void {
+export function progressPrinter(output: (text: string) => void): (event: RunEvent) => void {
+  // Ids, reasons and paths come from the RPG, the model and generated code: one inert line each.
+  const write = (text: string): void => output(`${terminalLine(text.replace(/\n$/, ""))}\n`);
   let total = 0;
   let done = 0;
   return (event) => {

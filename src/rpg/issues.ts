@@ -15,6 +15,8 @@ export const RPG_ISSUE_CODES = {
   RPG_UNKNOWN_EDGE_TYPE: "An edge type other than function_call, import, inherits, uses or data_flow.",
   RPG_UNKNOWN_FIELD: "(warning) A key the format does not define; it is kept but has no effect. Often a misspelling.",
   RPG_EMPTY: "The graph has no nodes.",
+  RPG_ID_CONTROL_CHARACTER:
+    "A node id, subgraph id or reference to one (dependency, edge end, parent_id) holds a control character (newline, NUL, ESC, ...).",
   RPG_DUPLICATE_ID: "Two nodes share an id.",
   RPG_DUPLICATE_SUBGRAPH: "Two entries of the subgraphs list share an id.",
   RPG_SUBGRAPH_BRANCH_CLASH: "Two subgraph ids differ only in characters a git branch name cannot hold, so they would share a branch.",
@@ -30,6 +32,8 @@ export const RPG_ISSUE_CODES = {
   RPG_PATH_GITHUB: "A file_path points into .github/, which generated code may never write.",
   RPG_PATH_NOT_PYTHON: "A leaf or module node whose file_path does not end in .py.",
   RPG_PATH_INVALID: "A file_path that is not a plain POSIX path (backslashes, empty segments, control characters).",
+  RPG_PATH_SHADOWS_MODULE:
+    "A file_path whose top-level import name is a module the test gate imports: Python's standard library, pytest and its plugins, or rpg-forge's own.",
   RPG_PARENT_NOT_COMPOSITE: "A node's parent_id names a leaf; only composite nodes contain other nodes.",
   RPG_PARENT_PATH_MISMATCH: "A node's file_path is not inside the module or package of its parent.",
   RPG_COMPOSITE_LEAF_MIXUP: "A composite node typed as a function or class, or a leaf typed as a module or package.",

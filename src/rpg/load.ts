@@ -10,6 +10,10 @@ import { validateRpg } from "./validate.js";
  * file, line and column it is about; nothing is thrown for bad input.
  */
 export function parseRpgText(text: string, file: string): Loaded<Rpg> {
+  // Some Windows editors start UTF-8 files with a byte order mark; it is not part of the JSON.
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const tooDeep = nestingIssue(text, file);
+  if (tooDeep) return { ok: false, issues: [tooDeep] };
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -34,14 +38,68 @@ export async function loadRpg(file: string): Promise<Loaded<Rpg>> {
 
 /** loadRpg, also returning the file's text (what a run's hash is taken of); the text is "" when unreadable. */
 export async function loadRpgWithText(file: string): Promise<{ loaded: Loaded<Rpg>; text: string }> {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await readFile(file, "utf8");
+    bytes = await readFile(file);
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message;
     return { loaded: { ok: false, issues: [rpgError("RPG_UNREADABLE", `cannot read the RPG: ${reason}`, { file })] }, text: "" };
   }
+  let text: string;
+  try {
+    // Fatal: a stray Latin-1 byte must be an error naming its line, not a U+FFFD inside a docstring.
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    const line = firstBadUtf8Line(bytes);
+    const issue = rpgError("RPG_JSON_SYNTAX", `not valid JSON: line ${line} is not valid UTF-8 (save the file as UTF-8)`, { file, line });
+    return { loaded: { ok: false, issues: [issue] }, text: "" };
+  }
   return { loaded: parseRpgText(text, file), text };
+}
+
+/** 1-based line of the first invalid UTF-8 sequence. A newline byte never occurs inside a multi-byte character, so each line decodes alone. */
+function firstBadUtf8Line(bytes: Uint8Array): number {
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  let line = 1;
+  for (let start = 0; start <= bytes.length; line++) {
+    const end = bytes.indexOf(10, start);
+    const stop = end < 0 ? bytes.length : end;
+    try {
+      decoder.decode(bytes.subarray(start, stop));
+    } catch {
+      return line;
+    }
+    if (end < 0) break;
+    start = end + 1;
+  }
+  return line;
+}
+
+/**
+ * Far deeper than an RPG needs (a node's examples sit at depth 4), and shallow enough for every
+ * recursive reader after the parser: 100,000 "[" would otherwise overflow the stack.
+ */
+const MAX_DEPTH = 256;
+
+/** The first place where arrays and objects nest deeper than MAX_DEPTH, as an issue; one pass, strings skipped. */
+function nestingIssue(text: string, file: string): RpgIssue | undefined {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > MAX_DEPTH) {
+        const { line, column } = lineIndex(text)(i);
+        const message = `not valid JSON: arrays and objects nest deeper than ${MAX_DEPTH} levels at line ${line}, column ${column}`;
+        return rpgError("RPG_JSON_SYNTAX", message, { file, line, column });
+      }
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return undefined;
 }
 
 function syntaxIssue(text: string, file: string): RpgIssue {

@@ -1,4 +1,5 @@
 import type { RpgIssueCode } from "./issues.js";
+import { STDLIB_MODULE_NAMES } from "./stdlib-modules.js";
 
 /** Top-level directories that belong to rpg-forge or the generated project's scaffolding, never to a node. */
 const RESERVED_TOP_DIRS = new Set(["tests", "docs", ".git", ".rpg-forge"]);
@@ -127,6 +128,30 @@ export function checkImportPath(path: string, kind: "file" | "package"): PathPro
     });
   }
   return problems;
+}
+
+/**
+ * Top-level modules the test gate imports besides the standard library: pytest, its plugin
+ * manager and the packages pytest imports at start-up. `src/` and the root are first on
+ * sys.path, so a node's module of one of these names would run in place of the real one.
+ */
+const GATE_MODULES = new Set(
+  "pytest _pytest pluggy py iniconfig packaging exceptiongroup tomli pygments colorama sitecustomize usercustomize".split(" "),
+);
+
+/** The module a path would shadow, as a problem, or undefined; only for paths that checkImportPath accepted. */
+export function checkShadowing(path: string, kind: "file" | "package"): PathProblem | undefined {
+  const top = importSegments(path, kind)[0];
+  if (top === undefined) return undefined;
+  let what: string;
+  if (/^rpg_forge(_|$)/.test(top)) what = "rpg-forge's own plugins (rpg_forge*)";
+  else if (GATE_MODULES.has(top)) what = top === "sitecustomize" || top === "usercustomize" ? "Python's start-up hook" : "pytest";
+  else if (STDLIB_MODULE_NAMES.has(top)) what = "the Python standard library";
+  else return undefined;
+  return {
+    code: "RPG_PATH_SHADOWS_MODULE",
+    message: `${path} would be imported as the top-level module "${top}", a name of ${what} that the test run imports; put it inside the package, e.g. src/<package>/${top}${kind === "file" ? ".py" : "/"}`,
+  };
 }
 
 /** A node's path as the clash check needs it; `kind` is as for checkFilePath. */

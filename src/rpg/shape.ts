@@ -24,7 +24,7 @@ export function checkShape(data: unknown): { rpg: Rpg; issues: RpgIssue[] } {
   const issues: RpgIssue[] = [];
   const rpg: Rpg = { nodes: [], edges: [], metadata: {} };
   if (!isRecord(data)) {
-    issues.push(rpgError("RPG_SCHEMA", `the file must hold a JSON object with a "nodes" array, not ${describe(data)}`, { field: "-" }, []));
+    issues.push(rpgError("RPG_SCHEMA", `the file must hold a JSON object with a "nodes" array, not ${describe(data)}`, {}, []));
     return { rpg, issues };
   }
   warnUnknownKeys(data, KNOWN_KEYS.root, [], undefined, issues);

@@ -1,10 +1,12 @@
 import { refSafe } from "./ref-names.js";
 import { findCycles } from "./cycles.js";
 import { buildDependencyGraph, buildSubgraphGraph, dependencyOf } from "./graph.js";
+import { checkIdCharacters } from "./id-characters.js";
 import { rpgError, rpgWarning, type RpgIssue } from "./issues.js";
 import {
   checkFilePath,
   checkImportPath,
+  checkShadowing,
   findModulePackageClashes,
   identifierProblem,
   isModulePath,
@@ -24,6 +26,9 @@ const COMPOSITE_ONLY_TYPES = new Set(["module", "package"]);
  * planner can fix a graph in one pass.
  */
 export function validateRpg(rpg: Rpg): RpgIssue[] {
+  // An id with a control character is malformed, like a shape problem: the checks below would repeat it raw.
+  const unprintable = checkIdCharacters(rpg);
+  if (unprintable.length > 0) return unprintable;
   const issues: RpgIssue[] = [];
   const firstIndex = new Map<string, number>();
   rpg.nodes.forEach((node, i) => {
@@ -114,8 +119,13 @@ export function validateRpg(rpg: Rpg): RpgIssue[] {
     // A path already rejected is not also checked as an import name: one problem per path is enough.
     if (pathProblems.length === 0) {
       const key = `${kind}:${node.file_path}`;
-      const found = importProblems.get(key) ?? checkImportPath(node.file_path, kind);
-      importProblems.set(key, found);
+      let found = importProblems.get(key);
+      if (found === undefined) {
+        found = checkImportPath(node.file_path, kind);
+        const shadow = found.length === 0 ? checkShadowing(node.file_path, kind) : undefined;
+        if (shadow) found.push(shadow);
+        importProblems.set(key, found);
+      }
       pathProblems.push(...found);
       importable[i] = { path: node.file_path, kind, composite: node.node_type === "composite" };
     }

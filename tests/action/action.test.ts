@@ -148,7 +148,7 @@ describe("the Action, run as the runner runs dist/index.js", () => {
     expect(standIn.pulls[2]!.state).toBe("closed");
     expect(Object.keys(JSON.parse(retry.outputs["pull-requests"]!) as object).sort()).toEqual(["stats", "validation"]);
     expect(retry.summary).toContain(
-      `Pull requests closed by a person stay closed; their branches were still updated: #${standIn.pulls[2]!.number} (report)`,
+      `Pull requests closed by a person stay closed; their branches were still updated: #${standIn.pulls[2]!.number} (\`report\`)`,
     );
     expect(standIn.comments).toHaveLength(4);
   });

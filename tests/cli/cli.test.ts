@@ -54,7 +54,7 @@ describe("rpg-forge validate", () => {
   it("names a file that does not exist", async () => {
     const result = await runCli("validate", "no/such/rpg.json");
     expect(result.code).toBe(2);
-    expect(result.err).toMatch(/^RPG_UNREADABLE /);
+    expect(result.err).toMatch(/^RPG_UNREADABLE: /);
     expect(result.err).toContain("no/such/rpg.json");
     expect(result.err).toContain("no such file");
   });
@@ -147,7 +147,7 @@ describe("rpg-forge status", () => {
     const corrupt = file("cp.json", "{ nope");
     const result = await runCli("status", corrupt);
     expect(result.code).toBe(2);
-    expect(result.err).toContain(`CHECKPOINT_CORRUPT - -: the checkpoint is corrupt: not valid JSON (${corrupt})`);
+    expect(result.err).toContain(`CHECKPOINT_CORRUPT: the checkpoint is corrupt: not valid JSON (${corrupt})`);
     expect(result.err).toContain("hint: pass --fresh");
   });
 });
@@ -170,7 +170,7 @@ describe("the rpg-forge process", () => {
     const path = file("rpg.json", '{\n  "nodes": [\n    { "id": "a" \n');
     const result = spawnCli(["validate", path]);
     expect(result.code).toBe(2);
-    expect(result.err).toMatch(/^RPG_JSON_SYNTAX - -: not valid JSON: .* at line 4, column 1 \(/);
+    expect(result.err).toMatch(/^RPG_JSON_SYNTAX: not valid JSON: .* at line 4, column 1 \(/);
     expect(result.err).not.toMatch(/^\s+at /m);
   });
 

@@ -44,7 +44,7 @@ describe("rpg-forge generate: bad input stops before any work, exit 2", () => {
     writeFileSync(cassette, `${readFileSync("examples/statkit/cassette.jsonl", "utf8").split("\n")[0]}\n{ not json\n`);
     const result = await runCli("generate", EXAMPLE, "--out", join(tempDir(), "out"), "--replay", cassette);
     expect(result.code).toBe(2);
-    expect(result.err).toMatch(/^CASSETTE_INVALID - -: line 2 is not valid JSON/m);
+    expect(result.err).toMatch(/^CASSETTE_INVALID: line 2 is not valid JSON/m);
   });
 
   it("refuses an output that is a file", async () => {
@@ -52,13 +52,13 @@ describe("rpg-forge generate: bad input stops before any work, exit 2", () => {
     writeFileSync(file, "");
     const result = await runCli("generate", EXAMPLE, "--out", file, "--replay", "examples/statkit/cassette.jsonl");
     expect(result.code).toBe(2);
-    expect(result.err).toMatch(/^OUTPUT_NOT_DIRECTORY /m);
+    expect(result.err).toMatch(/^OUTPUT_NOT_DIRECTORY: /m);
   });
 
   it("refuses an output that cannot be written", async () => {
     const result = await runCli("generate", EXAMPLE, "--out", "/sys/rpg-forge-out", "--replay", "examples/statkit/cassette.jsonl");
     expect(result.code).toBe(2);
-    expect(result.err).toMatch(/^OUTPUT_NOT_WRITABLE - -: cannot write to the output \/sys\/rpg-forge-out/m);
+    expect(result.err).toMatch(/^OUTPUT_NOT_WRITABLE: cannot write to the output \/sys\/rpg-forge-out/m);
   });
 
   it("fails a node whose prompt is over the token budget instead of sending it", async () => {
@@ -94,7 +94,7 @@ describe("rpg-forge generate: bad input stops before any work, exit 2", () => {
     const out = join(tempDir(), "out");
     const result = await runCli("generate", EXAMPLE, "--out", out);
     expect(result.code).toBe(2);
-    expect(result.err).toMatch(/^MODEL_UNREACHABLE /m);
+    expect(result.err).toMatch(/^MODEL_UNREACHABLE: /m);
     const checkpoint = JSON.parse(readFileSync(join(out, "docs/generation_checkpoint.json"), "utf8"));
     expect(Object.values(checkpoint.nodes).filter((e) => (e as { status: string }).status === "in_progress")).toHaveLength(1);
   });
@@ -105,11 +105,11 @@ describe("rpg-forge generate: bad input stops before any work, exit 2", () => {
     const out = join(tempDir(), "out");
     const result = await runCli("generate", EXAMPLE, "--out", out);
     expect(result.code).toBe(2);
-    expect(result.err).toMatch(/^MODEL_AUTH /m);
+    expect(result.err).toMatch(/^MODEL_AUTH: /m);
     expect(result.err).not.toContain("sk-test-secret-key");
     const again = await runCli("generate", EXAMPLE, "--out", out, "--replay", "examples/statkit/cassette.jsonl");
     expect(again.code).toBe(2);
-    expect(again.err).toMatch(/^CHECKPOINT_EXISTS /m);
+    expect(again.err).toMatch(/^CHECKPOINT_EXISTS: /m);
     expect(again.err).toContain("--resume");
   });
 
@@ -151,7 +151,7 @@ describe("rpg-forge generate on the shipped example, offline", () => {
     // The failed node left nothing behind; its dependents were never written.
     expect(readdirSync(join(out, "src/statkit/report")).sort()).toEqual(["__init__.py", "summary.py"]);
     expect(readFileSync(join(out, "src/statkit/report/summary.py"), "utf8")).not.toContain("format_summary");
-    expect(readFileSync(join(out, "docs/generation_report.md"), "utf8")).toContain("### report.format_number: format_number");
+    expect(readFileSync(join(out, "docs/generation_report.md"), "utf8")).toContain("### `report.format_number`: `format_number`");
     const pytest = spawnSync("python3", ["-m", "pytest", "-q", "-p", "no:cacheprovider"], { cwd: out, encoding: "utf8" });
     expect(pytest.stdout).toMatch(/\b54 passed\b/);
     expect(pytest.status).toBe(0);

@@ -98,7 +98,7 @@ describe("renderGenerationReport", () => {
       elapsedMs: 90_000,
     });
     expect(report).toContain("- **Nodes Passed**: 15 (75%)");
-    expect(report).toContain("| core | 20 | 15 | 1 | 4 | 94% |");
+    expect(report).toContain("| `core` | 20 | 15 | 1 | 4 | 94% |");
     expect(report).toContain("- **Generation Time**: 1 min 30 s");
     expect(report).toMatch(/^```mermaid\nflowchart TD/m);
   });

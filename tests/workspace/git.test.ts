@@ -200,6 +200,6 @@ describe("rollback", () => {
     expect(git(dir, "log", "-1", "--format=%s")).toBe("feat: complete io (nodes x-y)");
     const missing = await runCli("rollback", dir, "--to", "nowhere");
     expect(missing.code).toBe(2);
-    expect(missing.err).toMatch(/^ROLLBACK_NO_TAG - -: no completed subgraph "nowhere" on the current branch/m);
+    expect(missing.err).toMatch(/^ROLLBACK_NO_TAG: no completed subgraph "nowhere" on the current branch/m);
   });
 });
