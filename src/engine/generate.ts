@@ -8,13 +8,14 @@ import type { Rpg } from "../rpg/schema.js";
 import { renderGenerationReport } from "../report/generation-report.js";
 import { findPython } from "../sandbox/python.js";
 import { pluginsFor } from "../sandbox/pytest-plugins.js";
+import type { ResourceLimits } from "../sandbox/limits.js";
 import { chooseSandbox, runPytest, type PytestResult, type SandboxKind } from "../sandbox/pytest.js";
 import { ArtifactStore } from "../workspace/artifacts.js";
 import { prepareOutputDir, scaffoldPackage, writeOutputFile } from "../workspace/output-dir.js";
 import { GitRepository } from "../workspace/git.js";
 import { PackageFiles } from "../workspace/package-files.js";
 import { BatchedWriter } from "../workspace/batched-writer.js";
-import { createWorkTree, defaultWorkTree, removeWorkTree } from "../workspace/work-tree.js";
+import { createWorkTree, defaultWorkTree, removeWorkTree, WORK_TREE_STAMP } from "../workspace/work-tree.js";
 import { normalizePath } from "../rpg/paths.js";
 import { assemblePackage, type AssemblyResult } from "./assemble.js";
 import { checkpointExistsError, readCheckpoint, type Checkpoint } from "./checkpoint.js";
@@ -64,6 +65,8 @@ export interface GenerateOptions {
   /** The commit a subgraph branch that needs no other starts from (default: where the run branch started). */
   branchBase?: string | undefined;
   perTestTimeoutMs?: number | undefined;
+  /** Resource limits of the sandboxed tests (docs/security.md); the defaults where not given. */
+  limits?: Partial<ResourceLimits> | undefined;
   /** Passed nodes per batch of writes to the output (default 5). */
   batchSize?: number | undefined;
   onEvent?: RunEventListener;
@@ -144,7 +147,8 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   // Generated code runs in a copy of the output; the output only receives passed nodes' files, in batches.
   const workDir = defaultWorkTree(outDir);
   await createWorkTree(outDir, workDir);
-  const files = await PackageFiles.open(workDir);
+  // Tracked: the engine keeps the bytes of every file it wrote there, ships those, and checks the tree after every gate.
+  const files = await PackageFiles.openTracked(workDir, [WORK_TREE_STAMP]);
   const runId = makeRunId(new Date(started), options.rpgSha256);
   const pytestIn =
     (cwd: string) =>
@@ -154,6 +158,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
         targets: [...targets],
         sandbox: sandbox.kind,
         perTestTimeoutMs: options.perTestTimeoutMs,
+        limits: options.limits,
         plugins,
         ...(signal ? { signal } : {}),
       });
