@@ -6,6 +6,7 @@ import { loadRpgWithText } from "../rpg/load.js";
 import { EXIT, printIssues, printRunError, type CliIo } from "./output.js";
 import { progressPrinter } from "../report/progress.js";
 import { terminalLine } from "../report/terminal.js";
+import { DEFAULT_LIMITS, LIMIT_FLAGS } from "../sandbox/limits.js";
 
 interface GenerateFlags {
   out: string;
@@ -21,6 +22,10 @@ interface GenerateFlags {
   record?: string;
   sandbox?: "bwrap" | "process";
   testTimeout: number;
+  memoryLimit: number;
+  fileSizeLimit: number;
+  processLimit: number;
+  cpuLimit: number;
   git: boolean;
   allowDirty?: boolean;
   branchPerSubgraph?: boolean;
@@ -49,6 +54,15 @@ export function addGenerateCommand(program: Command, io: CliIo, setExit: (code: 
     .addOption(new Option("--record <cassette>", "record every exchange with the live model to this cassette").conflicts("replay"))
     .addOption(new Option("--sandbox <kind>", "where generated tests run (default: bwrap when it works)").choices(["bwrap", "process"]))
     .option("--test-timeout <seconds>", "time limit per test", positiveInt, 30)
+    .option(`${LIMIT_FLAGS.memoryMiB} <MiB>`, "address space of each process the tests run", positiveInt, DEFAULT_LIMITS.memoryMiB)
+    .option(`${LIMIT_FLAGS.fileSizeMiB} <MiB>`, "largest file the tests may write", positiveInt, DEFAULT_LIMITS.fileSizeMiB)
+    .option(
+      `${LIMIT_FLAGS.processes} <n>`,
+      "processes the tests may run (not enforced for root outside bubblewrap)",
+      positiveInt,
+      DEFAULT_LIMITS.processes,
+    )
+    .option(`${LIMIT_FLAGS.cpuSeconds} <seconds>`, "CPU time of each process the tests run", positiveInt, DEFAULT_LIMITS.cpuSeconds)
     .option("--no-git", "do not keep the output as a git repository (default: a commit and a tag per completed subgraph)")
     .option("--allow-dirty", "start even if the output repository has uncommitted changes")
     .option("--branch-per-subgraph", "also give each subgraph a branch rpg/<name>/<subgraph>, based on the branches it needs")
@@ -95,6 +109,7 @@ async function runGenerate(file: string, flags: GenerateFlags, io: CliIo): Promi
       concurrency: flags.concurrency,
       sandbox: flags.sandbox,
       perTestTimeoutMs: flags.testTimeout * 1000,
+      limits: { memoryMiB: flags.memoryLimit, fileSizeMiB: flags.fileSizeLimit, processes: flags.processLimit, cpuSeconds: flags.cpuLimit },
       git: flags.git,
       allowDirty: flags.allowDirty,
       branchPerSubgraph: flags.branchPerSubgraph,

@@ -159,6 +159,16 @@ describe("help", () => {
     expect(result.out).toMatch(/^Usage: rpg-forge/);
   });
 
+  it("offers the sandbox's resource limits on generate, with their defaults, and refuses a limit of 0", async () => {
+    const help = await runCli("generate", "--help");
+    for (const flag of ["--memory-limit <MiB>", "--file-size-limit <MiB>", "--process-limit <n>", "--cpu-limit <seconds>"])
+      expect(help.out).toContain(flag);
+    expect(help.out).toMatch(/--memory-limit <MiB>[\s\S]*?\(default: 4096\)/);
+    const zero = await runCli("generate", EXAMPLE, "--out", file("never", ""), "--cpu-limit", "0");
+    expect(zero.code).toBe(2);
+    expect(zero.err).toContain("--cpu-limit");
+  });
+
   it("exits 2 on an unknown command or option", async () => {
     expect((await runCli("frobnicate")).code).toBe(2);
     expect((await runCli("plan", EXAMPLE, "--colour")).code).toBe(2);
