@@ -21,7 +21,24 @@ const ALLOWED_ENVIRONMENT = [
   "GIT_CONFIG_NOSYSTEM",
 ];
 
-const gitIn = (dir: string): SimpleGit => simpleGit({ baseDir: dir, allowEnvironment: ALLOWED_ENVIRONMENT });
+/**
+ * Settings every git call rpg-forge makes carries: the output repository is not
+ * trusted. Generated code run without bwrap can write `.git/hooks/*` or a
+ * `core.fsmonitor` command into it, and git would run those with our environment
+ * (OPENAI_API_KEY, GITHUB_TOKEN) on our commits, checkouts and status calls. A hooks
+ * path of /dev/null holds no hook, and the command-line setting wins over the
+ * repository's config.
+ */
+export const UNTRUSTED_REPOSITORY_CONFIG = ["core.hooksPath=/dev/null", "core.fsmonitor=false"] as const;
+
+const gitIn = (dir: string): SimpleGit =>
+  simpleGit({
+    baseDir: dir,
+    allowEnvironment: ALLOWED_ENVIRONMENT,
+    config: [...UNTRUSTED_REPOSITORY_CONFIG],
+    // simple-git refuses any -c core.hooksPath / core.fsmonitor; ours only turn them off.
+    unsafe: { allowUnsafeHooksPath: true, allowUnsafeFsMonitor: true },
+  });
 
 /** What generated code and its runs leave that never belongs in a commit. */
 const EXCLUDED = [".rpg-forge/", "__pycache__/", "*.py[cod]", ".pytest_cache/"];

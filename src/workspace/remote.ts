@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { RpgForgeError } from "../errors.js";
+import { UNTRUSTED_REPOSITORY_CONFIG } from "./git.js";
 
 const execFileAsync = promisify(execFile);
 
@@ -31,7 +32,12 @@ function remoteGit(dir: string, auth: RemoteAuth | undefined) {
   }
   return {
     raw: async (args: string[]): Promise<string> =>
-      (await execFileAsync("git", ["-C", dir, ...args], { env, maxBuffer: 16 * 1024 * 1024 })).stdout,
+      (
+        await execFileAsync("git", ["-C", dir, ...UNTRUSTED_REPOSITORY_CONFIG.flatMap((c) => ["-c", c]), ...args], {
+          env,
+          maxBuffer: 16 * 1024 * 1024,
+        })
+      ).stdout,
   };
 }
 
