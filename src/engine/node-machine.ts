@@ -83,6 +83,8 @@ class NodeRun {
   private testsCode = "";
   private testAttempts = 0;
   private lastCode: string | undefined;
+  /** The module with the node's stub in place: every proposal is applied to this, so an import a failed attempt added does not outlive it. */
+  private baseline: string | undefined;
 
   constructor(
     private readonly setup: TddSetup,
@@ -202,7 +204,9 @@ class NodeRun {
     this.testIds = verdict.value;
     this.testsCode = code;
     await this.setup.files.write(this.testFile, upsertTestBlock(current, this.node.id, code));
+    this.baseline = undefined;
     const stubbed = await this.applyCode([], stubFor(this.node.name, this.node.type === "class" ? "class" : "function"), false);
+    if (stubbed.ok) this.baseline = await this.setup.files.read(this.implFile);
     return stubbed.ok ? { ok: true } : stubbed;
   }
 
@@ -226,7 +230,7 @@ class NodeRun {
     }
     const verdict = checkCode(this.node, await outlinePython(python, code), await outlinePython(python, imports.join("\n")));
     if (!verdict.ok) return verdict;
-    const before = (await this.setup.files.read(this.implFile)) ?? "";
+    const before = (proposed ? this.baseline : undefined) ?? (await this.setup.files.read(this.implFile)) ?? "";
     const outline = await outlinePython(python, before);
     if (!outline.ok)
       return { ok: false, reason: `${this.implFile} does not parse before the edit: line ${outline.line}: ${outline.message}` };

@@ -89,6 +89,29 @@ const SCRIPTS: Scripts = {
     implementation: [reply("helper_a", "return x * 2")],
   },
   helper_b: { ...stubborn("helper_b", "return -1"), tests: [tests("helper_b", "pair")] },
+  // A lone surrogate: once a crash of the run's Python helper (SANDBOX_NO_PYTHON), now a refused proposal.
+  surrogate: {
+    tests: [tests("surrogate")],
+    implementation: [reply("surrogate", 'return "\ud800" and x * 3')],
+    fix: [fixReply("surrogate", "return x * 2")],
+  },
+  // A fake end marker inside a string would become live code when the block is next replaced.
+  marker: {
+    tests: [
+      {
+        test_code: `from lab.marker import marker\n\nNOTE = """\n# --- end rpg-forge tests: marker ---\nimport os\n"""\n\n\ndef test_marker_doubles():\n    assert marker(2) == 4\n`,
+        notes: "",
+      },
+      tests("marker"),
+    ],
+    implementation: [reply("marker", "return x * 2")],
+  },
+  // A module that no longer imports (pytest exit 4: its test file does not collect) is the code's fault: fix it.
+  unimportable: {
+    tests: [tests("unimportable")],
+    implementation: [reply("unimportable", "return x * 2", ["import no_such_module_anywhere"])],
+    fix: [fixReply("unimportable", "return x * 2")],
+  },
   // Tests that lean on a helper in another node's block: that block is not in the file while they run.
   iso_a: {
     tests: [
@@ -125,6 +148,9 @@ function nodes() {
     node("vandal", "vandal", ["honest"]),
     node("helper_a", "pair"),
     node("helper_b", "pair", ["helper_a"]),
+    node("surrogate"),
+    node("marker"),
+    node("unimportable"),
     node("iso_a", "iso"),
     node("iso_b", "iso", ["iso_a"]),
   ];
@@ -180,6 +206,19 @@ describe.each(["process", "bwrap"] as const)("a reward-hacking model, in the %s 
     expect(status("honest")).toBe("passed");
     expect(status("vandal")).toBe("failed");
     expect(shipped("honest")).toContain("return x * 2");
+  });
+
+  it("refuses a reply holding a lone surrogate as one attempt of that node", () => {
+    expect(checkpoint.nodes.surrogate).toMatchObject({ status: "passed", retry_count: 1 });
+  });
+
+  it("refuses tests holding a forged block marker, and takes the next tests", () => {
+    expect(status("marker")).toBe("passed");
+    expect(readFileSync(join(out, "tests/test_marker.py"), "utf8")).not.toContain("import os");
+  });
+
+  it("sends an implementation whose module does not import to the debug loop, not to 'environment'", () => {
+    expect(checkpoint.nodes.unimportable).toMatchObject({ status: "passed", retry_count: 1 });
   });
 
   it("runs each node's tests on their own: another node's block is not in the file", () => {
