@@ -23,7 +23,7 @@ export default tseslint.config(
     },
   },
   layer(
-    ["src/errors.ts", "src/rpg/**", "src/plan/**", "src/config/**"],
+    ["src/errors.ts", "src/redact.ts", "src/rpg/**", "src/plan/**", "src/config/**"],
     [
       "**/engine/**",
       "**/llm/**",
@@ -39,7 +39,7 @@ export default tseslint.config(
       "**/app/**",
       ...GITHUB_PACKAGES,
     ],
-    "the foundation (rpg/, plan/, config/) is pure: zod, js-yaml and node: built-ins only",
+    "the foundation (errors.ts, redact.ts, rpg/, plan/, config/) is pure: zod, js-yaml and node: built-ins only",
   ),
   layer(
     ["src/llm/**", "src/sandbox/**", "src/lsp/**", "src/localize/**", "src/workspace/**", "src/assembly/**", "src/report/**"],

@@ -22,6 +22,7 @@ export const RUN_ERROR_CODES = {
   RESUME_DEPENDENCY_NOT_PASSED: "--start-from-node names a node whose dependencies have not all passed.",
   OUTPUT_NOT_DIRECTORY: "--out names something that exists and is not a directory.",
   OUTPUT_NOT_WRITABLE: "The output directory cannot be created or written to.",
+  OUTPUT_SYMLINK: "A folder or file rpg-forge writes in the output (docs/, .rpg-forge/ and what they hold) is a symbolic link.",
   GIT_UNAVAILABLE: "git is not installed or does not run.",
   GIT_IDENTITY_MISSING: "git has no user.name or user.email, so it would refuse to commit.",
   GIT_LOCKED: "The output repository's index is locked by another git process (.git/index.lock).",

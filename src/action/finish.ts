@@ -4,6 +4,7 @@ import { BODY_LIMIT, commentMarker, upsertComment } from "../github/comments.js"
 import type { PublishedPullRequest } from "../github/publish.js";
 import { createOctokit } from "../github/repository.js";
 import type { Plan } from "../plan/plan.js";
+import { redactSecrets } from "../redact.js";
 import { fitToLimit } from "../report/fit-limit.js";
 import { code } from "../report/markdown.js";
 import type { ActionContext } from "./context.js";
@@ -53,9 +54,10 @@ export async function finish(inputs: ActionInputs, context: ActionContext, run: 
   core.setOutput("failed", failed);
   core.setOutput("skipped", skipped);
   if (run.branch) core.setOutput("branch", run.branch);
+  // Anyone who can read the repository can read the job summary; the report quotes generated code's output.
   await core.summary
-    .addRaw(closedNote + pullRequestTable(run.prs, run.plan))
-    .addRaw(run.report)
+    .addRaw(redactSecrets(closedNote + pullRequestTable(run.prs, run.plan)))
+    .addRaw(redactSecrets(run.report))
     .write();
   core.info(`${passed} passed, ${failed} failed, ${skipped} skipped of ${leaves.length} nodes; ${open.length} open pull request(s)`);
 }

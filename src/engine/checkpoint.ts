@@ -1,8 +1,11 @@
 import { readFile, rename, stat } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
 import { z } from "zod";
 import { RpgForgeError } from "../errors.js";
+import { redactDeep } from "../redact.js";
 import { NodeStatusSchema } from "../rpg/schema.js";
 import { writeFileAtomic } from "../workspace/atomic-write.js";
+import { refuseLinks } from "../workspace/no-links.js";
 
 export { NodeStatusSchema };
 export type { NodeStatus } from "../rpg/schema.js";
@@ -130,10 +133,16 @@ export function checkpointExistsError(path: string): RpgForgeError {
   );
 }
 
-/** Writes the checkpoint atomically (temp file, fsync, rename): a crash leaves the previous checkpoint or this one. */
+/**
+ * Writes the checkpoint atomically (temp file, fsync, rename): a crash leaves the
+ * previous checkpoint or this one. It is committed and pushed, so it is written without
+ * secrets, and never through a link in its folder's or its own place (OUTPUT_SYMLINK).
+ */
 export async function writeCheckpoint(path: string, checkpoint: Checkpoint): Promise<void> {
+  const folder = dirname(path);
+  await refuseLinks(dirname(folder), join(basename(folder), basename(path)));
   try {
-    await writeFileAtomic(path, `${JSON.stringify(checkpoint, null, 2)}\n`);
+    await writeFileAtomic(path, `${JSON.stringify(redactDeep(checkpoint), null, 2)}\n`);
   } catch (error) {
     throw new RpgForgeError(
       "CHECKPOINT_WRITE_FAILED",

@@ -1,3 +1,4 @@
+import { redactSecrets } from "../redact.js";
 import type { PytestResult } from "../sandbox/pytest.js";
 
 /** What one debug iteration tried and how it ended, for the next prompt and the failed-node report. */
@@ -26,7 +27,8 @@ export function failureBrief(result: PytestResult, notes: readonly AttemptNote[]
     lines.push("", "Earlier attempts:");
     for (const n of notes) lines.push(`- ${n.label}: ${oneLine(n.tried)} → ${oneLine(n.outcome)}`);
   }
-  return lines.join("\n");
+  // The output is generated code's: it may print a secret it found.
+  return redactSecrets(lines.join("\n"));
 }
 
 /** One line summing up a test run: "3 of 5 tests failed: test_a, test_b, ...". */
@@ -35,7 +37,7 @@ export function outcomeLine(result: PytestResult): string {
   const failing = result.tests.filter((t) => t.status === "failed" || t.status === "error");
   if (failing.length === 0) return result.exitCode === 0 ? "all tests passed" : `pytest exit code ${result.exitCode}`;
   const names = failing.slice(0, 5).map((t) => t.name);
-  return `${failing.length} of ${result.tests.length} tests failed: ${names.join(", ")}${failing.length > 5 ? ", ..." : ""}`;
+  return redactSecrets(`${failing.length} of ${result.tests.length} tests failed: ${names.join(", ")}${failing.length > 5 ? ", ..." : ""}`);
 }
 
 /**

@@ -7,9 +7,11 @@ import { buildPlan } from "../plan/plan.js";
 import type { Rpg } from "../rpg/schema.js";
 import { renderGenerationReport } from "../report/generation-report.js";
 import { findPython } from "../sandbox/python.js";
+import { redactSecrets } from "../redact.js";
 import { pluginsFor } from "../sandbox/pytest-plugins.js";
 import type { ResourceLimits } from "../sandbox/limits.js";
 import { chooseSandbox, runPytest, type PytestResult, type SandboxKind } from "../sandbox/pytest.js";
+import { redactPytestResult } from "../sandbox/redact-result.js";
 import { ArtifactStore } from "../workspace/artifacts.js";
 import { prepareOutputDir, scaffoldPackage, writeOutputFile } from "../workspace/output-dir.js";
 import { GitRepository } from "../workspace/git.js";
@@ -39,6 +41,8 @@ import { createTddSetup } from "./tdd-setup.js";
 
 export const CHECKPOINT_PATH = "docs/generation_checkpoint.json";
 export const REPORT_PATH = "docs/generation_report.md";
+/** What rpg-forge writes in the output by path rather than through PackageFiles: no link may sit on their way. */
+const OWN_WRITES = [CHECKPOINT_PATH, REPORT_PATH, "docs/rpg.json", ".rpg-forge/runs", ".rpg-forge/work"];
 
 export interface GenerateOptions {
   rpg: Rpg;
@@ -114,7 +118,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   // Every check of the input and the tools comes before the first write, so that bad input
   // leaves the output as it was: no folder made, no git init, no skeleton, no checkpoint.
   const present = existsSync(outDir);
-  if (present) await prepareOutputDir(outDir); // a missing output is made once the checks pass
+  if (present) await prepareOutputDir(outDir, OWN_WRITES); // a missing output is made once the checks pass
   const plan = buildPlan(options.rpg);
   // Before git's checks: a second plain run should hear "--resume", not "uncommitted changes".
   const checkpointPath = join(outDir, CHECKPOINT_PATH);
@@ -129,7 +133,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     python,
     options.rpg.nodes.flatMap((n) => n.requirements ?? []),
   );
-  await prepareOutputDir(outDir);
+  await prepareOutputDir(outDir, OWN_WRITES);
   const testFileOf = testFileLookup(options.rpg);
   const rpgName = rpgNameOf(options.rpg, options.rpgPath);
   const repo =
@@ -152,16 +156,19 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const runId = makeRunId(new Date(started), options.rpgSha256);
   const pytestIn =
     (cwd: string) =>
-    (targets: readonly string[], signal?: AbortSignal): Promise<PytestResult> =>
-      runPytest({
-        cwd,
-        targets: [...targets],
-        sandbox: sandbox.kind,
-        perTestTimeoutMs: options.perTestTimeoutMs,
-        limits: options.limits,
-        plugins,
-        ...(signal ? { signal } : {}),
-      });
+    async (targets: readonly string[], signal?: AbortSignal): Promise<PytestResult> =>
+      // What generated code printed leaves the sandbox here, for prompts, artifacts, test_results.xml and comments.
+      redactPytestResult(
+        await runPytest({
+          cwd,
+          targets: [...targets],
+          sandbox: sandbox.kind,
+          perTestTimeoutMs: options.perTestTimeoutMs,
+          limits: options.limits,
+          plugins,
+          ...(signal ? { signal } : {}),
+        }),
+      );
   const setup = createTddSetup({
     rpg: options.rpg,
     plan,
@@ -290,7 +297,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     assembly,
     gitLog: repo ? await repo.log() : undefined,
   });
-  await writeOutputFile(outDir, REPORT_PATH, report);
+  await writeOutputFile(outDir, REPORT_PATH, redactSecrets(report));
   if (repo && assembly)
     await repo.commitPaths([...new Set([...assembly.written, CHECKPOINT_PATH, REPORT_PATH])], "chore: assemble the package and its report");
   return { summary, checkpoint, interrupted, runId, reportPath: join(outDir, REPORT_PATH), checkpointPath, branch: repo?.branch };

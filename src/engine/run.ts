@@ -1,4 +1,5 @@
 import { RpgForgeError } from "../errors.js";
+import { redactDeep } from "../redact.js";
 import type { Plan } from "../plan/plan.js";
 import {
   checkpointExistsError,
@@ -311,6 +312,9 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
       }
       outcome = { status: "failed", iterations: 0, reason: `internal error: ${(error as Error).message}` };
     }
+    // Reasons and failure context quote generated code and its output, which may hold a
+    // secret it found; from here they reach the checkpoint, the report and PR comments.
+    outcome = redactDeep(outcome);
     if (outcome.status === "interrupted") {
       interrupted = true;
       await save();

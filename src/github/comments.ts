@@ -1,3 +1,5 @@
+import { redactSecrets } from "../redact.js";
+import { fitToLimit } from "../report/fit-limit.js";
 import type { Octokit, RepositoryRef } from "./repository.js";
 
 /** GitHub's limit for the body of an issue comment or a pull request, in characters. */
@@ -23,8 +25,9 @@ export const MARKER_PREFIX = "<!-- rpg-forge:";
 /**
  * Creates the comment carrying `marker` on an issue or PR, or edits the one already
  * there (left untouched when the body is the same). `body` must already fit GitHub's
- * limit together with the marker. `ours`, our comments there as listed once by the
- * caller, saves a listing per comment when a PR gets many.
+ * limit together with the marker; it is posted without secrets (redactSecrets).
+ * `ours`, our comments there as listed once by the caller, saves a listing per
+ * comment when a PR gets many.
  */
 export async function upsertComment(
   octokit: Octokit,
@@ -33,7 +36,9 @@ export async function upsertComment(
   body: string,
   ours?: readonly ListedComment[],
 ): Promise<UpsertedComment> {
-  const full = `${marker}\n${body}`;
+  // Bodies quote generated code and its output, which may print a secret it found; a
+  // redacted secret can be longer than its value, so the body is fitted again.
+  const full = `${marker}\n${fitToLimit(redactSecrets(body), BODY_LIMIT - marker.length - 1)}`;
   const existing = ours ? ours.find((c) => c.body?.startsWith(marker)) : await findComment(octokit, where, marker);
   if (existing) {
     if (existing.body !== full)

@@ -1,3 +1,5 @@
+import { redactSecrets } from "../redact.js";
+import { COMMENT_LIMIT, fitToLimit } from "../report/fit-limit.js";
 import type { Octokit, RepositoryRef } from "./repository.js";
 
 export interface PullRequestSpec {
@@ -21,8 +23,10 @@ export interface UpsertedPullRequest {
  * person closed without merging stays closed. A merged one is history: the branch's
  * new commits get a new PR.
  */
-export async function upsertPullRequest(octokit: Octokit, repository: RepositoryRef, spec: PullRequestSpec): Promise<UpsertedPullRequest> {
+export async function upsertPullRequest(octokit: Octokit, repository: RepositoryRef, given: PullRequestSpec): Promise<UpsertedPullRequest> {
   const { owner, repo } = repository;
+  // The body reports on generated code, which may have printed a secret it found.
+  const spec = { ...given, title: redactSecrets(given.title), body: fitToLimit(redactSecrets(given.body), COMMENT_LIMIT) };
   let existing = await findPullRequest(octokit, repository, spec.head);
   if (!existing) {
     const closed = await findPullRequest(octokit, repository, spec.head, "closed");

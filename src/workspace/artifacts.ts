@@ -1,5 +1,6 @@
-import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { redactSecrets } from "../redact.js";
+import { mkdirNoLinks, writeFileNoFollow } from "./no-links.js";
 
 /**
  * Keeps every prompt, reply, proposed file and test result of a run for post-mortem
@@ -14,14 +15,18 @@ export class ArtifactStore {
     readonly runId: string,
   ) {}
 
-  /** Saves the files of one step and returns its directory. */
+  /**
+   * Saves the files of one step and returns its directory. Contents are redacted (they
+   * are the model's and generated code's words, which may quote a secret), and no link
+   * on the way is followed (OUTPUT_SYMLINK).
+   */
   async save(nodeId: string, step: string, files: Record<string, string | undefined>): Promise<string> {
     const n = (this.steps.get(nodeId) ?? 0) + 1;
     this.steps.set(nodeId, n);
-    const dir = join(this.root, ".rpg-forge", "runs", safe(this.runId), safe(nodeId), `${String(n).padStart(2, "0")}-${safe(step)}`);
-    await mkdir(dir, { recursive: true });
+    const rel = join(".rpg-forge", "runs", safe(this.runId), safe(nodeId), `${String(n).padStart(2, "0")}-${safe(step)}`);
+    const dir = await mkdirNoLinks(this.root, rel);
     for (const [name, content] of Object.entries(files)) {
-      if (content !== undefined) await writeFile(join(dir, safe(name)), content);
+      if (content !== undefined) await writeFileNoFollow(join(dir, safe(name)), redactSecrets(content));
     }
     return dir;
   }

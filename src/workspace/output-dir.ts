@@ -1,11 +1,17 @@
 import { access, constants, mkdir, stat } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { RpgForgeError } from "../errors.js";
 import { writeFileAtomic } from "./atomic-write.js";
+import { mkdirNoLinks, refuseLinks } from "./no-links.js";
 import type { PackageFiles } from "./package-files.js";
 
-/** Makes sure the output is a writable directory before any work, so a bad --out costs nothing. */
-export async function prepareOutputDir(path: string): Promise<void> {
+/**
+ * Makes sure the output is a writable directory before any work, so a bad --out costs
+ * nothing. `ownPaths` are the files and folders rpg-forge writes by path (checkpoint,
+ * report, artifacts): a symbolic link anywhere on their way is refused (OUTPUT_SYMLINK)
+ * before anything is written, since it would carry those writes out of the output.
+ */
+export async function prepareOutputDir(path: string, ownPaths: readonly string[] = []): Promise<void> {
   const info = await stat(path).catch(() => undefined);
   if (info && !info.isDirectory()) {
     throw new RpgForgeError(
@@ -15,6 +21,7 @@ export async function prepareOutputDir(path: string): Promise<void> {
       "pass --out a directory (it is created when missing)",
     );
   }
+  if (info) for (const own of ownPaths) await refuseLinks(path, own);
   try {
     await mkdir(path, { recursive: true });
     await access(path, constants.W_OK);
@@ -44,7 +51,12 @@ export async function scaffoldPackage(files: PackageFiles, packageDirs: readonly
   }
 }
 
-/** Writes a file that is ours (reports), outside the per-node snapshots; atomically, like every file we write. */
+/**
+ * Writes a file that is ours (reports), outside the per-node snapshots; atomically, like
+ * every file we write, and never through a link on its way (OUTPUT_SYMLINK).
+ */
 export async function writeOutputFile(root: string, rel: string, content: string): Promise<void> {
+  await mkdirNoLinks(root, dirname(rel));
+  await refuseLinks(root, rel);
   await writeFileAtomic(join(root, rel), content);
 }

@@ -1,0 +1,77 @@
+/**
+ * The one redactor for text that leaves rpg-forge's hands: prompts, the output of
+ * generated code, the checkpoint, artifacts, the report, comments and job summaries.
+ * In the foundation so that every layer can use it.
+ */
+
+/** Token formats worth catching even when they are not in our environment (pasted into a docstring, printed by a test). */
+const SECRET_PATTERNS: RegExp[] = [
+  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g,
+  /\bgh[pousr]_[A-Za-z0-9]{30,}\b/g,
+  /\bgithub_pat_[A-Za-z0-9_]{40,}\b/g,
+  /\bsk-(?:proj-)?[A-Za-z0-9_-]{20,}\b/g,
+  /\bAKIA[0-9A-Z]{16}\b/g,
+  /\bxox[abpr]-[A-Za-z0-9-]{10,}\b/g,
+];
+
+const SECRET_NAME = /TOKEN|KEY|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH/i;
+// Shorter values (flags, "true", a port) would blank out ordinary words.
+const MIN_SECRET_LENGTH = 8;
+
+type Secret = { name: string; forms: string[] };
+
+/**
+ * The values of secret-looking variables, longest first (a value that holds another is
+ * replaced whole), each with the forms it takes once escaped in XML (a JUnit report) or
+ * JSON (a test that dumps it), so that an escaped `&` or `"` does not let it through.
+ */
+function secretsOf(env: NodeJS.ProcessEnv): Secret[] {
+  const secrets: Secret[] = [];
+  for (const [name, value] of Object.entries(env)) {
+    if (!value || value.length < MIN_SECRET_LENGTH || !SECRET_NAME.test(name)) continue;
+    const xml = value.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+    const json = JSON.stringify(value).slice(1, -1);
+    secrets.push({ name, forms: [...new Set([value, xml, json])] });
+  }
+  return secrets.sort((a, b) => b.forms[0]!.length - a.forms[0]!.length);
+}
+
+function redactWith(text: string, secrets: readonly Secret[]): string {
+  let out = text;
+  for (const { name, forms } of secrets) {
+    for (const form of forms) if (out.includes(form)) out = out.split(form).join(`[redacted ${name}]`);
+  }
+  for (const pattern of SECRET_PATTERNS) out = out.replace(pattern, "[redacted token]");
+  return out;
+}
+
+/**
+ * Removes secrets from text: the values of this process's secret-looking environment
+ * variables (OPENAI_API_KEY, GITHUB_TOKEN, INPUT_GITHUB-TOKEN, ...), wherever they
+ * appear, and well-known token formats. Generated code can read them (a prompt quotes
+ * one, a test prints /proc/<parent>/environ), and whatever it prints ends up in
+ * files we commit and comments we post.
+ */
+export function redactSecrets(text: string, env: NodeJS.ProcessEnv = process.env): string {
+  return redactWith(text, secretsOf(env));
+}
+
+/** `redactSecrets` with the environment read once, for redacting many texts. */
+export function secretRedactor(env: NodeJS.ProcessEnv = process.env): (text: string) => string {
+  const secrets = secretsOf(env);
+  return (text) => redactWith(text, secrets);
+}
+
+/** `value` with every string in it (object keys aside) redacted: for JSON-shaped data such as the checkpoint. */
+export function redactDeep<T>(value: T, env: NodeJS.ProcessEnv = process.env): T {
+  const redact = secretRedactor(env);
+  const walk = (v: unknown): unknown => {
+    if (typeof v === "string") return redact(v);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v !== null && typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype) {
+      return Object.fromEntries(Object.entries(v).map(([k, inner]) => [k, walk(inner)]));
+    }
+    return v;
+  };
+  return walk(value) as T;
+}
