@@ -2165,9 +2165,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve6, reject) => {
+          return new Promise((resolve5, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve6(data);
+              return err ? reject(err) : resolve5(data);
             });
           });
         }
@@ -2205,12 +2205,12 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve6, reject) => {
+          return new Promise((resolve5, reject) => {
             this.destroy(err, (err2, data) => {
               return err2 ? (
                 /* istanbul ignore next: should never error */
                 reject(err2)
-              ) : resolve6(data);
+              ) : resolve5(data);
             });
           });
         }
@@ -4477,8 +4477,8 @@ var require_util2 = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise2 = new Promise((resolve6, reject) => {
-        res = resolve6;
+      const promise2 = new Promise((resolve5, reject) => {
+        res = resolve5;
         rej = reject;
       });
       return { promise: promise2, resolve: res, reject: rej };
@@ -5790,7 +5790,7 @@ var require_client_h1 = __commonJS({
       kResume,
       kHTTPContext
     } = require_symbols();
-    var constants7 = require_constants2();
+    var constants8 = require_constants2();
     var EMPTY_BUF = Buffer.alloc(0);
     var FastBuffer = Buffer[Symbol.species];
     var addListener = util2.addListener;
@@ -5865,7 +5865,7 @@ var require_client_h1 = __commonJS({
       constructor(client, socket, { exports: exports2 }) {
         assert2(Number.isFinite(client[kMaxHeadersSize]) && client[kMaxHeadersSize] > 0);
         this.llhttp = exports2;
-        this.ptr = this.llhttp.llhttp_alloc(constants7.TYPE.RESPONSE);
+        this.ptr = this.llhttp.llhttp_alloc(constants8.TYPE.RESPONSE);
         this.client = client;
         this.socket = socket;
         this.timeout = null;
@@ -5960,11 +5960,11 @@ var require_client_h1 = __commonJS({
             currentBufferRef = null;
           }
           const offset = llhttp.llhttp_get_error_pos(this.ptr) - currentBufferPtr;
-          if (ret !== constants7.ERROR.OK) {
+          if (ret !== constants8.ERROR.OK) {
             const body = data.subarray(offset);
-            if (ret === constants7.ERROR.PAUSED_UPGRADE) {
+            if (ret === constants8.ERROR.PAUSED_UPGRADE) {
               this.onUpgrade(body);
-            } else if (ret === constants7.ERROR.PAUSED) {
+            } else if (ret === constants8.ERROR.PAUSED) {
               this.paused = true;
               socket.unshift(body);
             } else {
@@ -5987,10 +5987,10 @@ var require_client_h1 = __commonJS({
         } finally {
           currentParser = null;
         }
-        if (ret === constants7.ERROR.OK) {
+        if (ret === constants8.ERROR.OK) {
           return null;
         }
-        if (ret === constants7.ERROR.PAUSED || ret === constants7.ERROR.PAUSED_UPGRADE) {
+        if (ret === constants8.ERROR.PAUSED || ret === constants8.ERROR.PAUSED_UPGRADE) {
           this.paused = true;
           return null;
         }
@@ -6007,7 +6007,7 @@ var require_client_h1 = __commonJS({
           const len = new Uint8Array(llhttp.memory.buffer, ptr).indexOf(0);
           message = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len).toString() + ")";
         }
-        return new HTTPParserError(message, constants7.ERROR[ret], data);
+        return new HTTPParserError(message, constants8.ERROR[ret], data);
       }
       destroy() {
         assert2(this.ptr != null);
@@ -6187,7 +6187,7 @@ var require_client_h1 = __commonJS({
           socket[kBlocking] = false;
           client[kResume]();
         }
-        return pause ? constants7.ERROR.PAUSED : 0;
+        return pause ? constants8.ERROR.PAUSED : 0;
       }
       onBody(buf) {
         const { client, socket, statusCode, maxResponseSize } = this;
@@ -6209,7 +6209,7 @@ var require_client_h1 = __commonJS({
         }
         this.bytesRead += buf.length;
         if (request2.onData(buf) === false) {
-          return constants7.ERROR.PAUSED;
+          return constants8.ERROR.PAUSED;
         }
       }
       onMessageComplete() {
@@ -6245,13 +6245,13 @@ var require_client_h1 = __commonJS({
         if (socket[kWriting]) {
           assert2(client[kRunning] === 0);
           util2.destroy(socket, new InformationalError("reset"));
-          return constants7.ERROR.PAUSED;
+          return constants8.ERROR.PAUSED;
         } else if (!shouldKeepAlive) {
           util2.destroy(socket, new InformationalError("reset"));
-          return constants7.ERROR.PAUSED;
+          return constants8.ERROR.PAUSED;
         } else if (socket[kReset] && client[kRunning] === 0) {
           util2.destroy(socket, new InformationalError("reset"));
-          return constants7.ERROR.PAUSED;
+          return constants8.ERROR.PAUSED;
         } else if (client[kPipelining] == null || client[kPipelining] === 1) {
           setImmediate(() => client[kResume]());
         } else {
@@ -6729,12 +6729,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve6, reject) => {
+      const waitForDrain = () => new Promise((resolve5, reject) => {
         assert2(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve6;
+          callback = resolve5;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -7404,12 +7404,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve6, reject) => {
+      const waitForDrain = () => new Promise((resolve5, reject) => {
         assert2(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve6;
+          callback = resolve5;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -7888,16 +7888,16 @@ var require_client = __commonJS({
         return this[kNeedDrain] < 2;
       }
       async [kClose]() {
-        return new Promise((resolve6) => {
+        return new Promise((resolve5) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve6;
+            this[kClosedResolve] = resolve5;
           } else {
-            resolve6(null);
+            resolve5(null);
           }
         });
       }
       async [kDestroy](err) {
-        return new Promise((resolve6) => {
+        return new Promise((resolve5) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request2 = requests[i];
@@ -7908,7 +7908,7 @@ var require_client = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve6(null);
+            resolve5(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -7959,7 +7959,7 @@ var require_client = __commonJS({
         });
       }
       try {
-        const socket = await new Promise((resolve6, reject) => {
+        const socket = await new Promise((resolve5, reject) => {
           client[kConnector]({
             host,
             hostname: hostname3,
@@ -7971,7 +7971,7 @@ var require_client = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve6(socket2);
+              resolve5(socket2);
             }
           });
         });
@@ -8307,8 +8307,8 @@ var require_pool_base = __commonJS({
         if (this[kQueue].isEmpty()) {
           await Promise.all(this[kClients].map((c3) => c3.close()));
         } else {
-          await new Promise((resolve6) => {
-            this[kClosedResolve] = resolve6;
+          await new Promise((resolve5) => {
+            this[kClosedResolve] = resolve5;
           });
         }
       }
@@ -9577,7 +9577,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return null;
         }
-        return await new Promise((resolve6, reject) => {
+        return await new Promise((resolve5, reject) => {
           if (this[kContentLength] > limit2) {
             this.destroy(new AbortError());
           }
@@ -9590,7 +9590,7 @@ var require_readable = __commonJS({
             if (signal?.aborted) {
               reject(signal.reason ?? new AbortError());
             } else {
-              resolve6(null);
+              resolve5(null);
             }
           }).on("error", noop4).on("data", function(chunk) {
             limit2 -= chunk.length;
@@ -9609,7 +9609,7 @@ var require_readable = __commonJS({
     }
     async function consume(stream, type) {
       assert2(!stream[kConsume]);
-      return new Promise((resolve6, reject) => {
+      return new Promise((resolve5, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -9626,7 +9626,7 @@ var require_readable = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve: resolve6,
+              resolve: resolve5,
               reject,
               length: 0,
               body: []
@@ -9696,18 +9696,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2) {
-      const { type, body, resolve: resolve6, stream, length } = consume2;
+      const { type, body, resolve: resolve5, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve6(chunksDecode(body, length));
+          resolve5(chunksDecode(body, length));
         } else if (type === "json") {
-          resolve6(JSON.parse(chunksDecode(body, length)));
+          resolve5(JSON.parse(chunksDecode(body, length)));
         } else if (type === "arrayBuffer") {
-          resolve6(chunksConcat(body, length).buffer);
+          resolve5(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve6(new Blob(body, { type: stream[kContentType] }));
+          resolve5(new Blob(body, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve6(chunksConcat(body, length));
+          resolve5(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -9964,9 +9964,9 @@ var require_api_request = __commonJS({
     };
     function request2(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve6, reject) => {
+        return new Promise((resolve5, reject) => {
           request2.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve6(data);
+            return err ? reject(err) : resolve5(data);
           });
         });
       }
@@ -10189,9 +10189,9 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve6, reject) => {
+        return new Promise((resolve5, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve6(data);
+            return err ? reject(err) : resolve5(data);
           });
         });
       }
@@ -10476,9 +10476,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve6, reject) => {
+        return new Promise((resolve5, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve6(data);
+            return err ? reject(err) : resolve5(data);
           });
         });
       }
@@ -10570,9 +10570,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve6, reject) => {
+        return new Promise((resolve5, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve6(data);
+            return err ? reject(err) : resolve5(data);
           });
         });
       }
@@ -12041,10 +12041,10 @@ var require_headers = __commonJS({
         const lowercaseName = isLowerCase ? name : name.toLowerCase();
         const exists2 = this[kHeadersMap].get(lowercaseName);
         if (exists2) {
-          const delimiter2 = lowercaseName === "cookie" ? "; " : ", ";
+          const delimiter3 = lowercaseName === "cookie" ? "; " : ", ";
           this[kHeadersMap].set(lowercaseName, {
             name: exists2.name,
-            value: `${exists2.value}${delimiter2}${value}`
+            value: `${exists2.value}${delimiter3}${value}`
           });
         } else {
           this[kHeadersMap].set(lowercaseName, { name, value });
@@ -14435,7 +14435,7 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url2 = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
-        return new Promise((resolve6, reject) => agent.dispatch(
+        return new Promise((resolve5, reject) => agent.dispatch(
           {
             path: url2.pathname + url2.search,
             origin: url2.origin,
@@ -14511,7 +14511,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
-              resolve6({
+              resolve5({
                 status,
                 statusText,
                 headersList,
@@ -14554,7 +14554,7 @@ var require_fetch = __commonJS({
               for (let i = 0; i < rawHeaders.length; i += 2) {
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
               }
-              resolve6({
+              resolve5({
                 status,
                 statusText: STATUS_CODES[status],
                 headersList,
@@ -18295,8 +18295,8 @@ var require_util8 = __commonJS({
       return true;
     }
     function delay(ms2) {
-      return new Promise((resolve6) => {
-        setTimeout(resolve6, ms2).unref();
+      return new Promise((resolve5) => {
+        setTimeout(resolve5, ms2).unref();
       });
     }
     module.exports = {
@@ -19363,8 +19363,8 @@ var require_common = __commonJS({
         }
         return debug2;
       }
-      function extend2(namespace, delimiter2) {
-        const newDebug = createDebug(this.namespace + (typeof delimiter2 === "undefined" ? ":" : delimiter2) + namespace);
+      function extend2(namespace, delimiter3) {
+        const newDebug = createDebug(this.namespace + (typeof delimiter3 === "undefined" ? ":" : delimiter3) + namespace);
         newDebug.log = this.log;
         return newDebug;
       }
@@ -19931,12 +19931,12 @@ var require_src2 = __commonJS({
     function check2(path2, isFile, isDirectory2) {
       log(`checking %s`, path2);
       try {
-        const stat6 = fs_1.statSync(path2);
-        if (stat6.isFile() && isFile) {
+        const stat7 = fs_1.statSync(path2);
+        if (stat7.isFile() && isFile) {
           log(`[OK] path represents a file`);
           return true;
         }
-        if (stat6.isDirectory() && isDirectory2) {
+        if (stat7.isDirectory() && isDirectory2) {
           log(`[OK] path represents a directory`);
           return true;
         }
@@ -20016,7 +20016,7 @@ var require_dist2 = __commonJS({
 });
 
 // src/action/main.ts
-import { isAbsolute as isAbsolute4, join as join11, relative as relative3 } from "node:path";
+import { isAbsolute as isAbsolute4, join as join13, relative as relative3 } from "node:path";
 
 // node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -20106,15 +20106,15 @@ function issueFileCommand(command, message) {
   });
 }
 function prepareKeyValueMessage(key, value) {
-  const delimiter2 = `ghadelimiter_${crypto2.randomUUID()}`;
+  const delimiter3 = `ghadelimiter_${crypto2.randomUUID()}`;
   const convertedValue = toCommandValue(value);
-  if (key.includes(delimiter2)) {
-    throw new Error(`Unexpected input: name should not contain the delimiter "${delimiter2}"`);
+  if (key.includes(delimiter3)) {
+    throw new Error(`Unexpected input: name should not contain the delimiter "${delimiter3}"`);
   }
-  if (convertedValue.includes(delimiter2)) {
-    throw new Error(`Unexpected input: value should not contain the delimiter "${delimiter2}"`);
+  if (convertedValue.includes(delimiter3)) {
+    throw new Error(`Unexpected input: value should not contain the delimiter "${delimiter3}"`);
   }
-  return `${key}<<${delimiter2}${os2.EOL}${convertedValue}${os2.EOL}${delimiter2}`;
+  return `${key}<<${delimiter3}${os2.EOL}${convertedValue}${os2.EOL}${delimiter3}`;
 }
 
 // node_modules/@actions/core/lib/core.js
@@ -20180,11 +20180,11 @@ import { EOL as EOL3 } from "os";
 import { constants, promises } from "fs";
 var __awaiter = function(thisArg, _arguments, P3, generator) {
   function adopt(value) {
-    return value instanceof P3 ? value : new P3(function(resolve6) {
-      resolve6(value);
+    return value instanceof P3 ? value : new P3(function(resolve5) {
+      resolve5(value);
     });
   }
-  return new (P3 || (P3 = Promise))(function(resolve6, reject) {
+  return new (P3 || (P3 = Promise))(function(resolve5, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -20200,7 +20200,7 @@ var __awaiter = function(thisArg, _arguments, P3, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve6(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve5(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -20532,7 +20532,8 @@ var RpgForgeError = class extends Error {
 };
 function formatProblemLine(code2, message, at2) {
   const where = at2.file ? ` (${at2.file}${at2.line !== void 0 ? `:${at2.line}${at2.column !== void 0 ? `:${at2.column}` : ""}` : ""})` : "";
-  return `${code2} ${at2.nodeId ?? "-"} ${at2.field ?? "-"}: ${message}${where}`;
+  const subject = at2.nodeId === void 0 && at2.field === void 0 ? "" : ` ${at2.nodeId ?? "-"} ${at2.field ?? "-"}`;
+  return `${code2}${subject}: ${message}${where}`;
 }
 
 // src/rpg/ids.ts
@@ -23746,8 +23747,8 @@ function emoji() {
 }
 var ipv4 = /^(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])$/;
 var ipv6 = /^(([0-9a-fA-F]{1,4}:){7}[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,7}:|([0-9a-fA-F]{1,4}:){1,6}:[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,5}(:[0-9a-fA-F]{1,4}){1,2}|([0-9a-fA-F]{1,4}:){1,4}(:[0-9a-fA-F]{1,4}){1,3}|([0-9a-fA-F]{1,4}:){1,3}(:[0-9a-fA-F]{1,4}){1,4}|([0-9a-fA-F]{1,4}:){1,2}(:[0-9a-fA-F]{1,4}){1,5}|[0-9a-fA-F]{1,4}:((:[0-9a-fA-F]{1,4}){1,6})|:((:[0-9a-fA-F]{1,4}){1,7}|:))$/;
-var mac = (delimiter2) => {
-  const escapedDelim = escapeRegex(delimiter2 ?? ":");
+var mac = (delimiter3) => {
+  const escapedDelim = escapeRegex(delimiter3 ?? ":");
   return new RegExp(`^(?:[0-9A-F]{2}${escapedDelim}){5}[0-9A-F]{2}$|^(?:[0-9a-f]{2}${escapedDelim}){5}[0-9a-f]{2}$`);
 };
 var cidrv4 = /^((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\/([0-9]|[1-2][0-9]|3[0-2])$/;
@@ -24716,10 +24717,10 @@ var $ZodCIDRv4 = /* @__PURE__ */ $constructor("$ZodCIDRv4", (inst, def) => {
   $ZodStringFormat.init(inst, def);
 });
 function isValidCIDRv6(value) {
-  const parts = value.split("/");
-  if (parts.length !== 2)
+  const parts2 = value.split("/");
+  if (parts2.length !== 2)
     return false;
-  const [address, prefix] = parts;
+  const [address, prefix] = parts2;
   if (!prefix)
     return false;
   const prefixNum = Number(prefix);
@@ -26803,7 +26804,7 @@ var recursive = /* @__PURE__ */ new WeakMap();
 var NONE = 0;
 var ASSUMED = 1;
 var PROVEN = 2;
-function isRecursive(inst, stack, resolve6) {
+function isRecursive(inst, stack, resolve5) {
   const cached3 = recursive.get(inst);
   if (cached3 !== void 0)
     return cached3 ? PROVEN : NONE;
@@ -26813,7 +26814,7 @@ function isRecursive(inst, stack, resolve6) {
   let result = NONE;
   const check2 = (child) => {
     if (result !== PROVEN && child?._zod) {
-      const answer = isRecursive(child, stack, resolve6);
+      const answer = isRecursive(child, stack, resolve5);
       if (answer > result)
         result = answer;
     }
@@ -26824,7 +26825,7 @@ function isRecursive(inst, stack, resolve6) {
       const desc = Object.getOwnPropertyDescriptor(sh, key);
       if (spread && !desc.enumerable)
         continue;
-      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve6) : NONE;
+      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve5) : NONE;
       if (child > answer)
         answer = child;
     }
@@ -26888,7 +26889,7 @@ function isRecursive(inst, stack, resolve6) {
       break;
     // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
     case "lazy": {
-      const inner = def._cachedInner ?? (resolve6 ? inst._zod.innerType : void 0);
+      const inner = def._cachedInner ?? (resolve5 ? inst._zod.innerType : void 0);
       merge3(inner ? isRecursive(inner, stack, false) : ASSUMED);
       break;
     }
@@ -37176,10 +37177,10 @@ function _readonly(Class2, innerType) {
   });
 }
 // @__NO_SIDE_EFFECTS__
-function _templateLiteral(Class2, parts, params) {
+function _templateLiteral(Class2, parts2, params) {
   return new Class2({
     type: "template_literal",
-    parts,
+    parts: parts2,
     ...normalizeParams(params)
   });
 }
@@ -37255,8 +37256,8 @@ function describe(description) {
   const ch = new $ZodCheck({ check: "describe" });
   ch._zod.onattach = [
     (inst) => {
-      const existing2 = globalRegistry.get(inst) ?? {};
-      globalRegistry.add(inst, { ...existing2, description });
+      const existing = globalRegistry.get(inst) ?? {};
+      globalRegistry.add(inst, { ...existing, description });
     }
   ];
   ch._zod.check = () => {
@@ -37268,8 +37269,8 @@ function meta(metadata) {
   const ch = new $ZodCheck({ check: "meta" });
   ch._zod.onattach = [
     (inst) => {
-      const existing2 = globalRegistry.get(inst) ?? {};
-      globalRegistry.add(inst, { ...existing2, ...metadata });
+      const existing = globalRegistry.get(inst) ?? {};
+      globalRegistry.add(inst, { ...existing, ...metadata });
     }
   ];
   ch._zod.check = () => {
@@ -37461,8 +37462,8 @@ function extractDefs(ctx, schema) {
   for (const entry of ctx.seen.entries()) {
     const id = ctx.metadataRegistry.get(entry[0])?.id;
     if (id) {
-      const existing2 = idToSchema.get(id);
-      if (existing2 && existing2 !== entry[0]) {
+      const existing = idToSchema.get(id);
+      if (existing && existing !== entry[0]) {
         throw new Error(`Duplicate schema id "${id}" detected during JSON Schema conversion. Two different schemas cannot share the same id when converted together.`);
       }
       idToSchema.set(id, entry[0]);
@@ -37592,15 +37593,15 @@ function foldObjects(members2) {
     for (const key in object2.properties) {
       if (Object.prototype.hasOwnProperty.call(properties, key))
         continue;
-      const parts = [];
+      const parts2 = [];
       for (const other of objects) {
         const part = other.properties?.[key] ?? undeclaredConstraint(other);
         if (part === null || part === void 0)
           continue;
-        if (!parts.some((seen) => JSON.stringify(seen) === JSON.stringify(part)))
-          parts.push(part);
+        if (!parts2.some((seen) => JSON.stringify(seen) === JSON.stringify(part)))
+          parts2.push(part);
       }
-      const merged = parts.length === 1 ? parts[0] : foldObjects(parts) ?? { allOf: parts };
+      const merged = parts2.length === 1 ? parts2[0] : foldObjects(parts2) ?? { allOf: parts2 };
       assignProp(properties, key, merged);
     }
     for (const key of object2.required ?? [])
@@ -37736,9 +37737,9 @@ function finalize(ctx, schema) {
           const allOf = json2?.allOf;
           if (!Array.isArray(allOf))
             continue;
-          const existing2 = carriers.get(allOf);
-          if (existing2)
-            existing2.push(json2);
+          const existing = carriers.get(allOf);
+          if (existing)
+            existing.push(json2);
           else
             carriers.set(allOf, [json2]);
         }
@@ -40332,10 +40333,10 @@ var ZodTemplateLiteral = /* @__PURE__ */ $constructor("ZodTemplateLiteral", (ins
   ZodType.init(inst, def);
   inst._zod.processJSONSchema = (ctx, json2, params) => templateLiteralProcessor(inst, ctx, json2, params);
 });
-function templateLiteral(parts, params) {
+function templateLiteral(parts2, params) {
   return new ZodTemplateLiteral({
     type: "template_literal",
-    parts,
+    parts: parts2,
     ...util_exports.normalizeParams(params)
   });
 }
@@ -40675,24 +40676,24 @@ function canonicalKey(value, seen) {
   seen.add(value);
   try {
     if (Array.isArray(value)) {
-      const parts2 = [];
+      const parts3 = [];
       for (const item of value) {
         const key = canonicalKey(item, seen);
         if (key === null)
           return null;
-        parts2.push(key);
+        parts3.push(key);
       }
-      return `a${parts2.length}:[${parts2.join(",")}]`;
+      return `a${parts3.length}:[${parts3.join(",")}]`;
     }
     const keys = Object.keys(value).sort();
-    const parts = [];
+    const parts2 = [];
     for (const k2 of keys) {
       const key = canonicalKey(value[k2], seen);
       if (key === null)
         return null;
-      parts.push(`${k2.length}:${k2}=${key}`);
+      parts2.push(`${k2.length}:${k2}=${key}`);
     }
-    return `o${parts.length}:{${parts.join(",")}}`;
+    return `o${parts2.length}:{${parts2.join(",")}}`;
   } finally {
     seen.delete(value);
   }
@@ -41507,7 +41508,7 @@ function checkShape(data) {
   const issues = [];
   const rpg = { nodes: [], edges: [], metadata: {} };
   if (!isRecord(data)) {
-    issues.push(rpgError("RPG_SCHEMA", `the file must hold a JSON object with a "nodes" array, not ${describe3(data)}`, { field: "-" }, []));
+    issues.push(rpgError("RPG_SCHEMA", `the file must hold a JSON object with a "nodes" array, not ${describe3(data)}`, {}, []));
     return { rpg, issues };
   }
   warnUnknownKeys(data, KNOWN_KEYS.root, [], void 0, issues);
@@ -41712,6 +41713,74 @@ function shortestCycleThrough(start, members2, graph) {
   return [start, start];
 }
 
+// src/rpg/id-characters.ts
+var CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+var CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g;
+var SHORT = { "\n": "\\n", "\r": "\\r", "	": "\\t" };
+var hasControlCharacter = (text) => CONTROL.test(text);
+function escapeControlCharacters(text) {
+  return text.replace(CONTROLS, (c3) => SHORT[c3] ?? `\\u${c3.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+function checkIdCharacters(rpg) {
+  const issues = [];
+  const check2 = (value, what, nodeId, field, pointer) => {
+    if (!hasControlCharacter(value)) return;
+    const code2 = value.match(CONTROL)[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
+    const at2 = nodeId === void 0 || hasControlCharacter(nodeId) ? { field } : { nodeId, field };
+    issues.push(
+      rpgError(
+        "RPG_ID_CONTROL_CHARACTER",
+        `${what} "${escapeControlCharacters(value)}" holds the control character U+${code2}; ids and references to them must be printable, since they are written into test files, branch names and terminals`,
+        field === "id" ? { ...at2, nodeId: escapeControlCharacters(value) } : at2,
+        pointer
+      )
+    );
+  };
+  rpg.nodes.forEach((node2, i) => {
+    check2(node2.id, "id", node2.id, "id", ["nodes", i, "id"]);
+    check2(node2.subgraph_id, "subgraph id", node2.id, "subgraph_id", ["nodes", i, "subgraph_id"]);
+    if (node2.parent_id !== void 0) check2(node2.parent_id, "parent_id", node2.id, "parent_id", ["nodes", i, "parent_id"]);
+    node2.dependencies.forEach((dep, j3) => check2(dep, "dependency", node2.id, `dependencies[${j3}]`, ["nodes", i, "dependencies", j3]));
+  });
+  rpg.edges.forEach((edge, i) => {
+    for (const end2 of ["source", "target"]) check2(edge[end2], `edge ${end2}`, void 0, `edges[${i}].${end2}`, ["edges", i, end2]);
+  });
+  rpg.subgraphs?.forEach((subgraph, i) => check2(subgraph.id, "subgraph id", void 0, `subgraphs[${i}].id`, ["subgraphs", i, "id"]));
+  return issues;
+}
+
+// src/rpg/stdlib-modules.ts
+var STDLIB_MODULE_NAMES = new Set(
+  `
+__future__ _abc _aix_support _android_support _ast _asyncio _bisect _blake2 _bootsubprocess _bz2 _codecs
+_codecs_cn _codecs_hk _codecs_iso2022 _codecs_jp _codecs_kr _codecs_tw _collections _collections_abc _colorize
+_compat_pickle _compression _contextvars _crypt _csv _ctypes _curses _curses_panel _datetime _dbm _decimal
+_elementtree _frozen_importlib _frozen_importlib_external _functools _gdbm _hashlib _heapq _imp
+_interpchannels _interpqueues _interpreters _io _ios_support _json _locale _lsprof _lzma _markupbase _md5 _msi
+_multibytecodec _multiprocessing _opcode _opcode_metadata _operator _osx_support _overlapped _pickle
+_posixshmem _posixsubprocess _py_abc _pydatetime _pydecimal _pyio _pylong _pyrepl _queue _random _scproxy
+_sha1 _sha2 _sha256 _sha3 _sha512 _signal _sitebuiltins _socket _sqlite3 _sre _ssl _stat _statistics _string
+_strptime _struct _suggestions _symtable _sysconfig _thread _threading_local _tkinter _tokenize _tracemalloc
+_typing _uuid _warnings _weakref _weakrefset _winapi _wmi _zoneinfo abc aifc antigravity argparse array ast
+asynchat asyncio asyncore atexit audioop base64 bdb binascii binhex bisect builtins bz2 cProfile calendar cgi
+cgitb chunk cmath cmd code codecs codeop collections colorsys compileall concurrent configparser contextlib
+contextvars copy copyreg crypt csv ctypes curses dataclasses datetime dbm decimal difflib dis distutils
+doctest email encodings ensurepip enum errno faulthandler fcntl filecmp fileinput fnmatch fractions ftplib
+functools gc genericpath getopt getpass gettext glob graphlib grp gzip hashlib heapq hmac html http idlelib
+imaplib imghdr imp importlib inspect io ipaddress itertools json keyword lib2to3 linecache locale logging lzma
+mailbox mailcap marshal math mimetypes mmap modulefinder msilib msvcrt multiprocessing netrc nis nntplib nt
+ntpath nturl2path numbers opcode operator optparse os ossaudiodev pathlib pdb pickle pickletools pipes pkgutil
+platform plistlib poplib posix posixpath pprint profile pstats pty pwd py_compile pyclbr pydoc pydoc_data
+pyexpat queue quopri random re readline reprlib resource rlcompleter runpy sched secrets select selectors
+shelve shlex shutil signal site smtpd smtplib sndhdr socket socketserver spwd sqlite3 sre_compile
+sre_constants sre_parse ssl stat statistics string stringprep struct subprocess sunau symtable sys sysconfig
+syslog tabnanny tarfile telnetlib tempfile termios textwrap this threading time timeit tkinter token tokenize
+tomllib trace traceback tracemalloc tty turtle turtledemo types typing unicodedata unittest urllib uu uuid
+venv warnings wave weakref webbrowser winreg winsound wsgiref xdrlib xml xmlrpc zipapp zipfile zipimport zlib
+zoneinfo
+`.trim().split(/\s+/)
+);
+
 // src/rpg/paths.ts
 var RESERVED_TOP_DIRS = /* @__PURE__ */ new Set(["tests", "docs", ".git", ".rpg-forge"]);
 var RESERVED_ROOT_FILES = /* @__PURE__ */ new Set(["setup.py", "conftest.py"]);
@@ -41796,6 +41865,22 @@ function checkImportPath(path2, kind) {
   }
   return problems;
 }
+var GATE_MODULES = new Set(
+  "pytest _pytest pluggy py iniconfig packaging exceptiongroup tomli pygments colorama sitecustomize usercustomize".split(" ")
+);
+function checkShadowing(path2, kind) {
+  const top = importSegments(path2, kind)[0];
+  if (top === void 0) return void 0;
+  let what;
+  if (/^rpg_forge(_|$)/.test(top)) what = "rpg-forge's own plugins (rpg_forge*)";
+  else if (GATE_MODULES.has(top)) what = top === "sitecustomize" || top === "usercustomize" ? "Python's start-up hook" : "pytest";
+  else if (STDLIB_MODULE_NAMES.has(top)) what = "the Python standard library";
+  else return void 0;
+  return {
+    code: "RPG_PATH_SHADOWS_MODULE",
+    message: `${path2} would be imported as the top-level module "${top}", a name of ${what} that the test run imports; put it inside the package, e.g. src/<package>/${top}${kind === "file" ? ".py" : "/"}`
+  };
+}
 function findModulePackageClashes(paths) {
   const modules = /* @__PURE__ */ new Map();
   const packages = /* @__PURE__ */ new Map();
@@ -41842,6 +41927,8 @@ function findModulePackageClashes(paths) {
 var LEAF_ONLY_TYPES = /* @__PURE__ */ new Set(["function", "class", "method", "async_function", "constant"]);
 var COMPOSITE_ONLY_TYPES = /* @__PURE__ */ new Set(["module", "package"]);
 function validateRpg(rpg) {
+  const unprintable = checkIdCharacters(rpg);
+  if (unprintable.length > 0) return unprintable;
   const issues = [];
   const firstIndex = /* @__PURE__ */ new Map();
   rpg.nodes.forEach((node2, i) => {
@@ -41927,8 +42014,13 @@ function validateRpg(rpg) {
     const pathProblems = checkFilePath(node2.file_path, kind);
     if (pathProblems.length === 0) {
       const key = `${kind}:${node2.file_path}`;
-      const found = importProblems.get(key) ?? checkImportPath(node2.file_path, kind);
-      importProblems.set(key, found);
+      let found = importProblems.get(key);
+      if (found === void 0) {
+        found = checkImportPath(node2.file_path, kind);
+        const shadow = found.length === 0 ? checkShadowing(node2.file_path, kind) : void 0;
+        if (shadow) found.push(shadow);
+        importProblems.set(key, found);
+      }
       pathProblems.push(...found);
       importable[i] = { path: node2.file_path, kind, composite: node2.node_type === "composite" };
     }
@@ -42057,6 +42149,9 @@ function checkParent(node2, parent, index, issues) {
 
 // src/rpg/load.ts
 function parseRpgText(text, file2) {
+  if (text.charCodeAt(0) === 65279) text = text.slice(1);
+  const tooDeep = nestingIssue(text, file2);
+  if (tooDeep) return { ok: false, issues: [tooDeep] };
   let data;
   try {
     data = JSON.parse(text);
@@ -42072,14 +42167,58 @@ function parseRpgText(text, file2) {
   return { ok: true, value: shape.rpg, warnings: issues };
 }
 async function loadRpgWithText(file2) {
-  let text;
+  let bytes;
   try {
-    text = await readFile(file2, "utf8");
+    bytes = await readFile(file2);
   } catch (error63) {
     const reason = error63.code === "ENOENT" ? "no such file" : error63.message;
     return { loaded: { ok: false, issues: [rpgError("RPG_UNREADABLE", `cannot read the RPG: ${reason}`, { file: file2 })] }, text: "" };
   }
+  let text;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    const line = firstBadUtf8Line(bytes);
+    const issue3 = rpgError("RPG_JSON_SYNTAX", `not valid JSON: line ${line} is not valid UTF-8 (save the file as UTF-8)`, { file: file2, line });
+    return { loaded: { ok: false, issues: [issue3] }, text: "" };
+  }
   return { loaded: parseRpgText(text, file2), text };
+}
+function firstBadUtf8Line(bytes) {
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  let line = 1;
+  for (let start = 0; start <= bytes.length; line++) {
+    const end2 = bytes.indexOf(10, start);
+    const stop = end2 < 0 ? bytes.length : end2;
+    try {
+      decoder.decode(bytes.subarray(start, stop));
+    } catch {
+      return line;
+    }
+    if (end2 < 0) break;
+    start = end2 + 1;
+  }
+  return line;
+}
+var MAX_DEPTH = 256;
+function nestingIssue(text, file2) {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c3 = text.charCodeAt(i);
+    if (inString) {
+      if (c3 === 92) i++;
+      else if (c3 === 34) inString = false;
+    } else if (c3 === 34) inString = true;
+    else if (c3 === 91 || c3 === 123) {
+      if (++depth > MAX_DEPTH) {
+        const { line, column } = lineIndex(text)(i);
+        const message = `not valid JSON: arrays and objects nest deeper than ${MAX_DEPTH} levels at line ${line}, column ${column}`;
+        return rpgError("RPG_JSON_SYNTAX", message, { file: file2, line, column });
+      }
+    } else if (c3 === 93 || c3 === 125) depth--;
+  }
+  return void 0;
 }
 function syntaxIssue(text, file2) {
   const errors = [];
@@ -42163,7 +42302,8 @@ function defaultBranchFromEvent(context) {
 import { randomUUID as randomUUID2 } from "node:crypto";
 
 // src/engine/generate.ts
-import { join as join9, resolve as resolve5 } from "node:path";
+import { existsSync as existsSync3 } from "node:fs";
+import { join as join11, resolve as resolve4 } from "node:path";
 
 // src/assembly/layout.ts
 function moduleOf(filePath) {
@@ -42195,9 +42335,9 @@ function packageDirectories(rpg) {
   const dirs = /* @__PURE__ */ new Set();
   for (const node2 of rpg.nodes) {
     if (node2.node_type !== "leaf") continue;
-    const parts = normalizePath(node2.file_path).split("/").slice(0, -1);
-    const start = parts[0] === "src" ? 2 : 1;
-    for (let i = start; i <= parts.length; i++) dirs.add(parts.slice(0, i).join("/"));
+    const parts2 = normalizePath(node2.file_path).split("/").slice(0, -1);
+    const start = parts2[0] === "src" ? 2 : 1;
+    for (let i = start; i <= parts2.length; i++) dirs.add(parts2.slice(0, i).join("/"));
   }
   return [...dirs].sort();
 }
@@ -42218,6 +42358,46 @@ function createRequestKeys() {
     }
   };
 }
+
+// src/report/markdown.ts
+function code(text) {
+  const line = text.replace(/\s+/g, " ");
+  if (line.trim() === "") return "` `";
+  const ticks = "`".repeat(longestRun(line, "`") + 1);
+  const pad = line.startsWith("`") || line.endsWith("`") ? " " : "";
+  return `${ticks}${pad}${line}${pad}${ticks}`;
+}
+function fenced(content, info2 = "") {
+  const ticks = "`".repeat(Math.max(3, longestRun(content, "`") + 1));
+  return `${ticks}${info2}
+${content.trimEnd()}
+${ticks}`;
+}
+function prose(text, max = 1e3) {
+  return escapeHtml(clip(text.replace(/\s+/g, " ").trim(), max).replace(/[\\`*_[\]~|]/g, "\\$&")).replace(/@(?=\w)/g, "@\u200B").replace(/:\/\//g, ":\u200B//").replace(/\bwww\./gi, (www) => `${www.slice(0, 3)}\u200B.`);
+}
+var details = (summary2, body) => [
+  "",
+  `<details><summary>${escapeHtml(summary2)}</summary>`,
+  "",
+  ...body,
+  "",
+  "</details>"
+];
+var row = (cells) => `| ${cells.map((c3) => c3.replace(/\|/g, "\\|")).join(" | ")} |`;
+var count = (n) => n.toLocaleString("en-US");
+function clip(text, max) {
+  if (text.length <= max) return text;
+  return `${dropHalfPair(text.slice(0, max - 1), "end")}\u2026`;
+}
+function dropHalfPair(text, at2) {
+  const unit = text.charCodeAt(at2 === "start" ? 0 : text.length - 1);
+  if (at2 === "end" && unit >= 55296 && unit <= 56319) return text.slice(0, -1);
+  if (at2 === "start" && unit >= 56320 && unit <= 57343) return text.slice(1);
+  return text;
+}
+var longestRun = (text, char) => (text.match(new RegExp(`${char}+`, "g")) ?? []).reduce((max, run5) => Math.max(max, run5.length), 0);
+var escapeHtml = (text) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 // src/report/mermaid.ts
 var MAX_EDGES = 450;
@@ -42272,7 +42452,7 @@ function renderSubgraphChart(plan) {
 `;
 }
 function label(text) {
-  return text.replace(/#/g, "#35;").replace(/"/g, "#quot;").replace(/</g, "#lt;").replace(/>/g, "#gt;").replace(/\s+/g, " ");
+  return text.replace(/[\u0000-\u0008\u000e-\u001f\u007f-\u009f]/g, "").replace(/#/g, "#35;").replace(/"/g, "#quot;").replace(/</g, "#lt;").replace(/>/g, "#gt;").replace(/`/g, "#96;").replace(/\s+/g, " ");
 }
 
 // src/report/generation-report.ts
@@ -42292,8 +42472,8 @@ function renderGenerationReport(input2) {
     "",
     `**Generated**: ${input2.generatedAt.toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC")}  `,
     `**Run**: ${input2.runId}  `,
-    `**RPG Input**: ${input2.rpgPath}  `,
-    `**Model**: ${input2.model}`,
+    `**RPG Input**: ${code(input2.rpgPath)}  `,
+    `**Model**: ${code(input2.model)}`,
     "",
     "```mermaid",
     renderMermaid(plan, { statusOf: (id) => checkpoint.nodes[id]?.status }).trimEnd(),
@@ -42313,7 +42493,7 @@ function renderGenerationReport(input2) {
     "|----------|-------|--------|--------|---------|-----------|",
     ...summary2.subgraphs.map((s) => {
       const rate = s.passed + s.failed === 0 ? "N/A (skipped)" : pct(s.passed, s.passed + s.failed);
-      return `| ${cell(s.id)} | ${s.total} | ${s.passed} | ${s.failed} | ${s.skipped} | ${rate} |`;
+      return `| ${cell(code(s.id))} | ${s.total} | ${s.passed} | ${s.failed} | ${s.skipped} | ${rate} |`;
     }),
     ""
   ];
@@ -42323,11 +42503,11 @@ function renderGenerationReport(input2) {
       const node2 = plan.nodes.get(f3.id);
       const blocked = summary2.skipped.filter((s) => s.blockedBy.includes(f3.id)).map((s) => s.id);
       lines.push(
-        `### ${f3.id}: ${node2?.name ?? "?"}`,
-        `- **Failure Reason**: ${oneLine(f3.reason)}`,
+        `### ${code(f3.id)}: ${code(node2?.name ?? "?")}`,
+        `- **Failure Reason**: ${prose(f3.reason)}`,
         `- **Debug Iterations**: ${f3.iterations}`
       );
-      if (blocked.length > 0) lines.push(`- **Skipped Because of It**: ${blocked.join(", ")}`);
+      if (blocked.length > 0) lines.push(`- **Skipped Because of It**: ${blocked.map(code).join(", ")}`);
       lines.push("");
     }
   }
@@ -42357,13 +42537,13 @@ function renderGenerationReport(input2) {
     lines.push("- \u2705 every generated Python file parses (checked before it was written)");
     if (c3.failed > 0) lines.push(`- \u26A0\uFE0F ${c3.failed} node${c3.failed === 1 ? "" : "s"} failed (see above)`);
     if (c3.skipped > 0) lines.push(`- \u26A0\uFE0F ${c3.skipped} node${c3.skipped === 1 ? "" : "s"} skipped (dependency failures)`);
-    for (const warning2 of input2.assembly.warnings) lines.push(`- \u26A0\uFE0F ${warning2}`);
+    for (const warning2 of input2.assembly.warnings) lines.push(`- \u26A0\uFE0F ${prose(warning2)}`);
     for (const { cycle, suggestion } of input2.assembly.importCycles)
-      lines.push(`- \u26A0\uFE0F circular import: ${cycle.join(" \u2192 ")}. ${suggestion}`);
+      lines.push(`- \u26A0\uFE0F circular import: ${cycle.map(code).join(" \u2192 ")}. ${prose(suggestion)}`);
     lines.push("");
   }
   if (input2.gitLog) {
-    lines.push("## Git History", "", "```", ...input2.gitLog.length > 0 ? input2.gitLog : ["(no commits yet)"], "```", "");
+    lines.push("## Git History", "", fenced(input2.gitLog.length > 0 ? input2.gitLog.join("\n") : "(no commits yet)"), "");
   }
   return `${lines.join("\n")}
 `;
@@ -42375,7 +42555,6 @@ function duration3(ms2) {
   return m2 < 60 ? `${m2} min ${s % 60} s` : `${Math.floor(m2 / 60)} h ${m2 % 60} min`;
 }
 var cell = (text) => text.replace(/\|/g, "\\|");
-var oneLine = (text) => text.replace(/\s+/g, " ").trim();
 
 // src/sandbox/python.ts
 import { execFile } from "node:child_process";
@@ -42395,33 +42574,95 @@ function findPythonSetup() {
   });
   return cached2;
 }
-var PROBE = "import site, sys; print(sys.executable); print(site.getuserbase() if site.ENABLE_USER_SITE else '')";
+var PROBE = "import sys; print(sys.executable)";
+var LAYOUT = String.raw`
+import json, os, site, sys
+import pytest
+user = site.getuserbase() if site.ENABLE_USER_SITE else None
+paths = [p for p in sys.path if p and os.path.isabs(p) and os.path.isdir(p)]
+inside = lambda p, root: os.path.realpath(p).startswith(os.path.realpath(root) + os.sep)
+dirs = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, os.path.dirname(os.path.realpath(sys.executable))]
+dirs += paths + [os.path.dirname(os.path.dirname(os.path.realpath(pytest.__file__)))]
+print(json.dumps({
+    "userSitePath": [p for p in paths if user and inside(p, user)],
+    "runtimeDirs": sorted(set(os.path.realpath(d) for d in dirs if os.path.isdir(d))),
+}))
+`;
 async function resolvePython() {
-  let lines;
+  let executable;
   try {
     const { stdout } = await run("python3", ["-c", PROBE], { timeout: PROBE_TIMEOUT_MS });
-    lines = stdout.split("\n").map((line) => line.trim());
+    executable = stdout.trim();
   } catch (error63) {
     throw new RpgForgeError("SANDBOX_NO_PYTHON", `python3 does not run: ${lastLineOf(error63)}`, {}, INSTALL_HINT, { cause: error63 });
   }
-  const [executable = "", userBase = ""] = lines;
   if (!isAbsolute(executable)) {
     throw new RpgForgeError("SANDBOX_NO_PYTHON", `python3 reports no usable sys.executable ("${executable}")`, {}, INSTALL_HINT);
   }
   try {
-    await run(executable, ["-m", "pytest", "--version"], { timeout: PROBE_TIMEOUT_MS });
+    const { stdout } = await run(executable, ["-c", LAYOUT], { timeout: PROBE_TIMEOUT_MS });
+    const layout = JSON.parse(stdout);
+    return { executable, ...layout };
   } catch (error63) {
     throw new RpgForgeError("SANDBOX_NO_PYTHON", `pytest does not run with ${executable}: ${lastLineOf(error63)}`, {}, INSTALL_HINT, {
       cause: error63
     });
   }
-  return { executable, userBase: isAbsolute(userBase) ? userBase : void 0 };
 }
 function lastLineOf(error63) {
   const { stderr, message } = error63;
   const text = stderr?.trim() || message || String(error63);
   const lines = text.split("\n").filter((line) => line.trim() !== "");
   return lines.at(-1) ?? text;
+}
+
+// src/redact.ts
+var SECRET_PATTERNS = [
+  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g,
+  /\bgh[pousr]_[A-Za-z0-9]{30,}\b/g,
+  /\bgithub_pat_[A-Za-z0-9_]{40,}\b/g,
+  /\bsk-(?:proj-)?[A-Za-z0-9_-]{20,}\b/g,
+  /\bAKIA[0-9A-Z]{16}\b/g,
+  /\bxox[abpr]-[A-Za-z0-9-]{10,}\b/g
+];
+var SECRET_NAME = /TOKEN|KEY|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH/i;
+var MIN_SECRET_LENGTH = 8;
+function secretsOf(env) {
+  const secrets = [];
+  for (const [name, value] of Object.entries(env)) {
+    if (!value || value.length < MIN_SECRET_LENGTH || !SECRET_NAME.test(name)) continue;
+    const xml = value.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+    const json2 = JSON.stringify(value).slice(1, -1);
+    secrets.push({ name, forms: [.../* @__PURE__ */ new Set([value, xml, json2])] });
+  }
+  return secrets.sort((a, b3) => b3.forms[0].length - a.forms[0].length);
+}
+function redactWith(text, secrets) {
+  let out = text;
+  for (const { name, forms } of secrets) {
+    for (const form of forms) if (out.includes(form)) out = out.split(form).join(`[redacted ${name}]`);
+  }
+  for (const pattern of SECRET_PATTERNS) out = out.replace(pattern, "[redacted token]");
+  return out;
+}
+function redactSecrets(text, env = process.env) {
+  return redactWith(text, secretsOf(env));
+}
+function secretRedactor(env = process.env) {
+  const secrets = secretsOf(env);
+  return (text) => redactWith(text, secrets);
+}
+function redactDeep(value, env = process.env) {
+  const redact = secretRedactor(env);
+  const walk = (v2) => {
+    if (typeof v2 === "string") return redact(v2);
+    if (Array.isArray(v2)) return v2.map(walk);
+    if (v2 !== null && typeof v2 === "object" && Object.getPrototypeOf(v2) === Object.prototype) {
+      return Object.fromEntries(Object.entries(v2).map(([k2, inner]) => [k2, walk(inner)]));
+    }
+    return v2;
+  };
+  return walk(value);
 }
 
 // src/rpg/requirements.ts
@@ -42438,12 +42679,12 @@ async function runPythonScript(python, script, input2 = "") {
   child.stderr.setEncoding("utf8").on("data", (d2) => stderr += d2);
   child.stdin.on("error", () => void 0);
   child.stdin.end(input2, "utf8");
-  const code2 = await new Promise((resolve6, reject) => {
+  const code2 = await new Promise((resolve5, reject) => {
     child.on(
       "error",
       (error63) => reject(new RpgForgeError("SANDBOX_NO_PYTHON", `${python} does not start: ${error63.message}`, {}, void 0, { cause: error63 }))
     );
-    child.on("close", resolve6);
+    child.on("close", resolve5);
   });
   if (code2 !== 0) {
     const said = stderr.trim().split("\n").at(-1) ?? "";
@@ -42475,10 +42716,9 @@ async function pluginsFor(python, requirements) {
 }
 
 // src/sandbox/pytest.ts
-import { constants as constants5 } from "node:fs";
-import { mkdir as mkdir2, mkdtemp, open as open3, realpath, stat as stat2, writeFile as writeFile2 } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { isAbsolute as isAbsolute2, join as join3, resolve as resolve2 } from "node:path";
+import { lstat as lstat2, mkdir as mkdir2, mkdtemp, realpath, stat as stat2, writeFile as writeFile2 } from "node:fs/promises";
+import { homedir, tmpdir } from "node:os";
+import { delimiter as delimiter2, isAbsolute as isAbsolute2, join as join3 } from "node:path";
 
 // src/sandbox/bwrap.ts
 import { execFile as execFile2 } from "node:child_process";
@@ -42488,10 +42728,12 @@ import { promisify as promisify2 } from "node:util";
 var run2 = promisify2(execFile2);
 var ISOLATION = ["--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--die-with-parent", "--new-session"];
 var BASE_FILE_SYSTEM = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
+var HIDDEN_DIRS = ["/home", "/root", "/opt", "/srv", "/mnt", "/media", "/run"];
 function bwrapArgs(layout) {
   const args = [...ISOLATION, ...BASE_FILE_SYSTEM];
-  args.push("--bind", layout.cwd, layout.cwd);
-  for (const path2 of layout.readOnly) args.push("--ro-bind", path2, path2);
+  for (const path2 of layout.hidden) args.push("--tmpfs", path2);
+  for (const path2 of layout.runtime) args.push("--ro-bind", path2, path2);
+  args.push("--ro-bind", layout.cwd, layout.cwd);
   args.push("--bind", layout.privateDir, layout.privateDir, "--ro-bind", layout.pluginDir, layout.pluginDir);
   args.push("--chdir", layout.cwd, "--clearenv");
   for (const [name, value] of Object.entries(layout.env)) args.push("--setenv", name, value);
@@ -42554,10 +42796,117 @@ function scrubbedEnv(source, home, tmp) {
   };
 }
 
+// src/sandbox/gate-bootstrap.ts
+var KEY_FD = 4;
+var REPORT_FD = 5;
+var SOURCE = `"""Written by rpg-forge: runs pytest and signs what it saw."""
+import posix as _posix
+import resource as _resource
+import sys as _sys
+
+for _name, _value in __LIMITS__:
+    _which = getattr(_resource, _name)
+    _hard = _resource.getrlimit(_which)[1]
+    if _hard != _resource.RLIM_INFINITY:
+        _value = min(_value, _hard)
+    _resource.setrlimit(_which, (_value, _value))
+
+_key = b""
+while True:
+    _chunk = _posix.read(${KEY_FD}, 256)
+    if not _chunk:
+        break
+    _key += _chunk
+_posix.close(${KEY_FD})
+# Processes the tests start must not inherit the report's pipe.
+_posix.set_inheritable(${REPORT_FD}, False)
+
+import _hashlib
+import importlib.util as _util
+import json as _json
+
+import pytest as _pytest
+
+_sign = _hashlib.hmac_digest
+_write = _posix.write
+_open = _posix.open
+_read = _posix.read
+_close = _posix.close
+_encode = _json.JSONEncoder(ensure_ascii=True, separators=(",", ":")).encode
+_JUNIT = __JUNIT__
+_MAX_JUNIT = 16 * 1024 * 1024
+
+
+def _load(name, path):
+    spec = _util.spec_from_file_location(name, path)
+    module = _util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _read_junit():
+    try:
+        fd = _open(_JUNIT, _posix.O_RDONLY | _posix.O_NOFOLLOW)
+    except OSError:
+        return None
+    data = b""
+    try:
+        while len(data) < _MAX_JUNIT:
+            chunk = _read(fd, 1 << 20)
+            if not chunk:
+                break
+            data += chunk
+    finally:
+        _close(fd)
+    return data.decode("utf-8", "replace")
+
+
+class _Verdict:
+    def __init__(self):
+        self.tests = {}
+        self.collect_errors = []
+
+    @_pytest.hookimpl(hookwrapper=True, trylast=True)
+    def pytest_sessionfinish(self, session, exitstatus):
+        yield
+        payload = _encode(
+            {
+                "exitstatus": int(exitstatus),
+                "tests": self.tests,
+                "collect_errors": self.collect_errors,
+                "junit": _read_junit(),
+            }
+        ).encode("ascii")
+        data = _sign(_key, payload, "sha256").hex().encode("ascii") + b"\\n" + payload
+        while data:
+            data = data[_write(${REPORT_FD}, data):]
+        _close(${REPORT_FD})
+
+    def pytest_collectreport(self, report):
+        if report.failed:
+            self.collect_errors.append(report.nodeid)
+
+    def pytest_runtest_logreport(self, report):
+        outcome = self.tests.get(report.nodeid)
+        if hasattr(report, "wasxfail") or report.skipped:
+            self.tests[report.nodeid] = "skipped"
+        elif report.failed:
+            self.tests[report.nodeid] = "failed" if report.when == "call" else "error"
+        elif report.when == "call" and outcome is None:
+            self.tests[report.nodeid] = "passed"
+
+
+_timeout = _load("rpg_forge_timeout", __TIMEOUT_PLUGIN__)
+_sys.exit(_pytest.main(__ARGS__, plugins=[_timeout, _Verdict()]))
+`;
+function gateBootstrapSource(settings) {
+  return SOURCE.replace("__LIMITS__", JSON.stringify(settings.limits)).replace("__JUNIT__", JSON.stringify(settings.junitPath)).replace("__TIMEOUT_PLUGIN__", JSON.stringify(settings.timeoutPluginPath)).replace("__ARGS__", JSON.stringify(settings.pytestArgs));
+}
+
 // src/sandbox/timeout-plugin.ts
 var TIMEOUT_PLUGIN_MODULE = "rpg_forge_timeout";
 var NODE_ID_PROPERTY = "rpg_forge_nodeid";
-var SOURCE = `"""Written by rpg-forge: fails a test that runs longer than its time limit."""
+var SOURCE2 = `"""Written by rpg-forge: fails a test that runs longer than its time limit."""
 import contextlib
 import signal
 
@@ -42612,7 +42961,7 @@ def pytest_runtest_teardown(item, nextitem):
         yield
 `;
 function timeoutPluginSource(limitMs) {
-  return SOURCE.replace("__LIMIT_S__", String(limitMs / 1e3)).replace("__NODE_ID_PROPERTY__", NODE_ID_PROPERTY);
+  return SOURCE2.replace("__LIMIT_S__", String(limitMs / 1e3)).replace("__NODE_ID_PROPERTY__", NODE_ID_PROPERTY);
 }
 
 // src/sandbox/junit.ts
@@ -42725,6 +43074,34 @@ function decodeEntities(text) {
   });
 }
 
+// src/sandbox/limits.ts
+var DEFAULT_LIMITS = { memoryMiB: 4096, fileSizeMiB: 64, processes: 1024, cpuSeconds: 600 };
+var LIMIT_FLAGS = {
+  memoryMiB: "--memory-limit",
+  fileSizeMiB: "--file-size-limit",
+  processes: "--process-limit",
+  cpuSeconds: "--cpu-limit"
+};
+function resolveLimits(given = {}) {
+  const limits = { ...DEFAULT_LIMITS };
+  for (const key of Object.keys(DEFAULT_LIMITS)) {
+    const value = given[key];
+    if (value === void 0) continue;
+    if (!Number.isInteger(value) || value <= 0) throw new RangeError(`${LIMIT_FLAGS[key]} must be a positive whole number, got ${value}`);
+    limits[key] = value;
+  }
+  return limits;
+}
+function rlimitPairs(limits) {
+  const MiB = 1024 * 1024;
+  return [
+    ["RLIMIT_AS", limits.memoryMiB * MiB],
+    ["RLIMIT_FSIZE", limits.fileSizeMiB * MiB],
+    ["RLIMIT_NPROC", limits.processes],
+    ["RLIMIT_CPU", limits.cpuSeconds]
+  ];
+}
+
 // src/sandbox/process-group.ts
 import { spawn as spawn2 } from "node:child_process";
 import { once } from "node:events";
@@ -42778,6 +43155,7 @@ function stripTerminalControls(text) {
 }
 
 // src/sandbox/process-group.ts
+var MAX_REPORT_BYTES = 100 * 1024 * 1024;
 var PIPE_DRAIN_MS = 2e3;
 async function runInOwnGroup(cmd) {
   const child = spawn2(cmd.command, cmd.args, {
@@ -42785,7 +43163,14 @@ async function runInOwnGroup(cmd) {
     env: cmd.env,
     detached: true,
     // setsid(): the child leads a new group we can kill as one
-    stdio: ["ignore", "pipe", "pipe", cmd.statusFd ? "pipe" : "ignore"]
+    stdio: [
+      "ignore",
+      "pipe",
+      "pipe",
+      cmd.statusFd ? "pipe" : "ignore",
+      cmd.secretInput ? "pipe" : "ignore",
+      cmd.reportFd ? "pipe" : "ignore"
+    ]
   });
   const exited = once(child, "exit");
   exited.catch(() => void 0);
@@ -42802,6 +43187,17 @@ async function runInOwnGroup(cmd) {
   const statusStream = child.stdio[3];
   statusStream?.setEncoding("utf8");
   statusStream?.on("data", (text) => status += text);
+  const secretStream = child.stdio[4];
+  secretStream?.on("error", () => void 0);
+  secretStream?.end(cmd.secretInput);
+  const reportChunks = [];
+  let reportBytes = 0;
+  const reportStream = child.stdio[5];
+  reportStream?.on("data", (chunk) => {
+    if (reportBytes >= MAX_REPORT_BYTES) return;
+    reportChunks.push(chunk);
+    reportBytes += chunk.length;
+  });
   let killedBy;
   const killGroup = () => {
     try {
@@ -42823,8 +43219,9 @@ async function runInOwnGroup(cmd) {
     const [code2, signal] = await exited;
     killGroup();
     const drained = await Promise.race([closed.then(() => true), sleep(PIPE_DRAIN_MS, false, { ref: false })]);
-    if (!drained) for (const stream of [child.stdout, child.stderr, statusStream]) stream?.destroy();
-    return { code: code2 ?? 128 + signalNumber(signal), killedBy, output: output2.toString(), status };
+    if (!drained) for (const stream of [child.stdout, child.stderr, statusStream, reportStream]) stream?.destroy();
+    const report = Buffer.concat(reportChunks);
+    return { code: code2 ?? 128 + signalNumber(signal), killedBy, output: output2.toString(), status, report };
   } finally {
     clearTimeout(timer);
     cmd.signal?.removeEventListener("abort", onAbort);
@@ -42853,51 +43250,110 @@ async function restorePermissions(dir) {
   }
 }
 
+// src/sandbox/signed-report.ts
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+var TestOutcome = external_exports.enum(["passed", "failed", "error", "skipped"]);
+var SignedPayload = external_exports.object({
+  exitstatus: external_exports.number().int(),
+  tests: external_exports.record(external_exports.string(), TestOutcome),
+  collect_errors: external_exports.array(external_exports.string()),
+  junit: external_exports.string().nullable()
+});
+function newReportKey() {
+  return randomBytes(32);
+}
+function verifySignedReport(data, key) {
+  if (data.length === 0) return { authentic: false, problem: "pytest ended without rpg-forge's signed report (it was cut short)" };
+  const newline = data.indexOf(10);
+  const mac3 = newline === 64 ? Buffer.from(data.subarray(0, 64).toString("ascii"), "hex") : Buffer.alloc(0);
+  const payload = data.subarray(newline + 1);
+  const expected = createHmac("sha256", key).update(payload).digest();
+  if (mac3.length !== expected.length || !timingSafeEqual(mac3, expected)) {
+    return { authentic: false, problem: "the report of the run does not carry rpg-forge's signature (something else wrote to it)" };
+  }
+  let parsed;
+  try {
+    parsed = SignedPayload.parse(JSON.parse(payload.toString("ascii")));
+  } catch {
+    return { authentic: false, problem: "the signed report of the run is malformed" };
+  }
+  return {
+    authentic: true,
+    exitStatus: parsed.exitstatus,
+    outcomes: new Map(Object.entries(parsed.tests)),
+    collectErrors: parsed.collect_errors,
+    junitXml: parsed.junit ?? void 0
+  };
+}
+
 // src/sandbox/pytest.ts
 var DEFAULT_PER_TEST_MS = 3e4;
 var STARTUP_GRACE_MS = 15e3;
 var TESTS_PER_FILE_TARGET = 10;
-var DEFAULT_READ_ONLY = [".git", ".github"];
-var MAX_REPORT_BYTES = 16 * 1024 * 1024;
 async function runPytest(run5) {
   const started = Date.now();
   const perTestMs = run5.perTestTimeoutMs ?? DEFAULT_PER_TEST_MS;
   if (!(perTestMs > 0 && Number.isFinite(perTestMs))) throw new RangeError(`perTestTimeoutMs must be positive, got ${perTestMs}`);
   const cwd = await packageDirectory2(run5.cwd);
-  const { executable: python, userBase } = await findPythonSetup();
+  const python = await findPythonSetup();
   const bwrap = run5.sandbox === "bwrap" ? await requireBwrap() : void 0;
-  if (run5.signal?.aborted) return { exitCode: -1, timedOut: false, output: "", tests: [], junitXml: void 0, durationMs: 0 };
+  const limits = resolveLimits(run5.limits);
+  if (run5.signal?.aborted) return notRun("the run was aborted before it started");
   const privateDir = await mkdtemp(join3(tmpdir(), "rpg-forge-pytest-"));
   try {
     const dirs = { home: join3(privateDir, "home"), tmp: join3(privateDir, "tmp"), plugin: join3(privateDir, "plugin") };
     for (const dir of Object.values(dirs)) await mkdir2(dir, { mode: 448 });
-    await writeFile2(join3(dirs.plugin, `${TIMEOUT_PLUGIN_MODULE}.py`), timeoutPluginSource(perTestMs));
-    const junitPath = join3(privateDir, "junit.xml");
-    const env = { ...scrubbedEnv(process.env, dirs.home, dirs.tmp), PYTHONPATH: dirs.plugin };
-    if (run5.plugins) env.PYTEST_DISABLE_PLUGIN_AUTOLOAD = "1";
-    if (userBase) env.PYTHONUSERBASE = userBase;
+    const timeoutPlugin = join3(dirs.plugin, `${TIMEOUT_PLUGIN_MODULE}.py`);
+    await writeFile2(timeoutPlugin, timeoutPluginSource(perTestMs));
     const pytestArgs = [
-      ...["-m", "pytest", ...run5.targets, "-q", "-p", "no:cacheprovider", "-p", TIMEOUT_PLUGIN_MODULE],
-      ...[`--junitxml=${junitPath}`, "-o", "junit_family=xunit2", "--color=no"],
+      ...[...run5.targets, "-q", "-p", "no:cacheprovider", `--junitxml=${join3(privateDir, "junit.xml")}`],
+      ...["-o", "junit_family=xunit2", "--color=no"],
       ...(run5.plugins ?? []).flatMap((plugin) => ["-p", plugin])
     ];
-    const common = { cwd, env, hardLimitMs: hardLimitMs(run5.targets, perTestMs), ...run5.signal ? { signal: run5.signal } : {} };
+    const bootstrap = join3(dirs.plugin, "rpg_forge_gate.py");
+    await writeFile2(
+      bootstrap,
+      gateBootstrapSource({
+        timeoutPluginPath: timeoutPlugin,
+        junitPath: join3(privateDir, "junit.xml"),
+        limits: rlimitPairs(limits),
+        pytestArgs
+      })
+    );
+    const env = { ...scrubbedEnv(process.env, dirs.home, dirs.tmp), PYTHONSAFEPATH: "1", PYTHONNOUSERSITE: "1" };
+    if (python.userSitePath.length > 0) env.PYTHONPATH = python.userSitePath.join(delimiter2);
+    if (run5.plugins) env.PYTEST_DISABLE_PLUGIN_AUTOLOAD = "1";
+    const interpreter = [python.executable, "-s", bootstrap];
+    const key = newReportKey();
+    const common = {
+      cwd,
+      env,
+      hardLimitMs: hardLimitMs(run5.targets, perTestMs),
+      secretInput: key,
+      reportFd: true,
+      ...run5.signal ? { signal: run5.signal } : {}
+    };
     const command = bwrap ? {
       command: bwrap,
       args: [
-        ...bwrapArgs({ cwd, readOnly: await existing(cwd, run5.readOnly), privateDir, pluginDir: dirs.plugin, env }),
-        python,
-        ...pytestArgs
+        ...bwrapArgs({ cwd, hidden: await hiddenDirs(), runtime: python.runtimeDirs, privateDir, pluginDir: dirs.plugin, env }),
+        ...interpreter
       ],
       statusFd: true
-    } : { command: python, args: pytestArgs };
+    } : { command: interpreter[0], args: interpreter.slice(1) };
     let exit;
     try {
       exit = await runInOwnGroup({ ...common, ...command });
     } catch (error63) {
-      throw new RpgForgeError("SANDBOX_START_FAILED", `could not start ${bwrap ?? python}: ${error63.message}`, {}, void 0, {
-        cause: error63
-      });
+      throw new RpgForgeError(
+        "SANDBOX_START_FAILED",
+        `could not start ${bwrap ?? python.executable}: ${error63.message}`,
+        {},
+        void 0,
+        {
+          cause: error63
+        }
+      );
     }
     if (bwrap && exit.killedBy === void 0 && !exit.status.includes('"exit-code"')) {
       throw new RpgForgeError(
@@ -42907,18 +43363,43 @@ async function runPytest(run5) {
         "bwrap passed its probe but failed on this run's mounts: check the path in the message, or choose the process sandbox"
       );
     }
-    const junitXml = await readReport(junitPath);
+    const exitCode = exit.killedBy ? -1 : exit.code;
+    let report = verifySignedReport(exit.report, key);
+    if (report.authentic && report.exitStatus !== exitCode) {
+      report = { authentic: false, problem: `pytest exited ${exitCode} after reporting exit status ${report.exitStatus}` };
+    }
+    const junitXml = report.authentic ? report.junitXml : void 0;
     return {
-      exitCode: exit.killedBy ? -1 : exit.code,
+      exitCode,
       timedOut: exit.killedBy === "time-limit",
       output: exit.output,
       tests: junitXml ? parseJUnitXml(junitXml) : [],
       junitXml,
+      report,
       durationMs: Date.now() - started
     };
   } finally {
     await removeTree(privateDir);
   }
+}
+function notRun(problem) {
+  return {
+    exitCode: -1,
+    timedOut: false,
+    output: "",
+    tests: [],
+    junitXml: void 0,
+    report: { authentic: false, problem },
+    durationMs: 0
+  };
+}
+async function hiddenDirs() {
+  const found = [];
+  for (const path2 of /* @__PURE__ */ new Set([...HIDDEN_DIRS, homedir()])) {
+    const info2 = await lstat2(path2).catch(() => void 0);
+    if (info2?.isDirectory() && path2 !== "/") found.push(path2);
+  }
+  return found;
 }
 async function chooseSandbox(requested) {
   if (requested === "process") return { kind: "process" };
@@ -42959,28 +43440,87 @@ async function packageDirectory2(cwd) {
     throw invalid("does not exist", error63);
   }
 }
-async function existing(cwd, readOnly = DEFAULT_READ_ONLY) {
-  const found = [];
-  for (const path2 of readOnly.map((p2) => resolve2(cwd, p2))) {
-    if (await stat2(path2).catch(() => void 0)) found.push(path2);
+
+// src/sandbox/redact-result.ts
+function redactPytestResult(result, env = process.env) {
+  const redact = secretRedactor(env);
+  const tests = result.tests.map((t2) => ({
+    ...t2,
+    name: redact(t2.name),
+    ...t2.message !== void 0 ? { message: redact(t2.message) } : {},
+    ...t2.details !== void 0 ? { details: redact(t2.details) } : {}
+  }));
+  const redacted = {
+    ...result,
+    output: redact(result.output),
+    junitXml: result.junitXml === void 0 ? void 0 : redact(result.junitXml),
+    tests
+  };
+  const report = result.report;
+  if (report && "junitXml" in report && typeof report.junitXml === "string") {
+    Object.assign(redacted, { report: { ...report, junitXml: redact(report.junitXml) } });
   }
-  return found;
+  return redacted;
 }
-async function readReport(path2) {
-  const handle = await open3(path2, constants5.O_RDONLY | constants5.O_NOFOLLOW).catch(() => void 0);
-  if (!handle) return void 0;
+
+// src/workspace/artifacts.ts
+import { join as join5 } from "node:path";
+
+// src/workspace/no-links.ts
+import { constants as constants5 } from "node:fs";
+import { lstat as lstat3, mkdir as mkdir3, open as open3 } from "node:fs/promises";
+import { join as join4 } from "node:path";
+function linkRefused(path2) {
+  return new RpgForgeError(
+    "OUTPUT_SYMLINK",
+    `${path2} is a symbolic link, and rpg-forge never writes through one`,
+    { file: path2 },
+    "remove the link: docs/ and .rpg-forge/ in the output hold rpg-forge's own files"
+  );
+}
+var partsOf = (rel) => rel.split(/[\\/]+/).filter((p2) => p2 !== "" && p2 !== ".");
+async function refuseLinks(root, rel) {
+  let path2 = root;
+  for (const part of partsOf(rel)) {
+    path2 = join4(path2, part);
+    const info2 = await lstat3(path2).catch(() => void 0);
+    if (!info2) return;
+    if (info2.isSymbolicLink()) throw linkRefused(path2);
+  }
+}
+async function mkdirNoLinks(root, rel) {
+  await mkdir3(root, { recursive: true });
+  let path2 = root;
+  for (const part of partsOf(rel)) {
+    path2 = join4(path2, part);
+    let info2 = await lstat3(path2).catch(() => void 0);
+    if (!info2) {
+      await mkdir3(path2).catch((error63) => {
+        if (error63.code !== "EEXIST") throw error63;
+      });
+      info2 = await lstat3(path2);
+    }
+    if (info2.isSymbolicLink()) throw linkRefused(path2);
+    if (!info2.isDirectory()) throw new Error(`ENOTDIR: not a directory, mkdir '${path2}'`);
+  }
+  return path2;
+}
+async function writeFileNoFollow(path2, content) {
+  let handle;
   try {
-    const buffer = Buffer.alloc(Math.min((await handle.stat()).size, MAX_REPORT_BYTES));
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, bytesRead).toString("utf8");
+    handle = await open3(path2, constants5.O_WRONLY | constants5.O_CREAT | constants5.O_TRUNC | constants5.O_NOFOLLOW, 420);
+  } catch (error63) {
+    if (error63.code === "ELOOP") throw linkRefused(path2);
+    throw error63;
+  }
+  try {
+    await handle.writeFile(content);
   } finally {
     await handle.close();
   }
 }
 
 // src/workspace/artifacts.ts
-import { mkdir as mkdir3, writeFile as writeFile3 } from "node:fs/promises";
-import { join as join4 } from "node:path";
 var ArtifactStore = class {
   constructor(root, runId) {
     this.root = root;
@@ -42989,14 +43529,18 @@ var ArtifactStore = class {
   root;
   runId;
   steps = /* @__PURE__ */ new Map();
-  /** Saves the files of one step and returns its directory. */
+  /**
+   * Saves the files of one step and returns its directory. Contents are redacted (they
+   * are the model's and generated code's words, which may quote a secret), and no link
+   * on the way is followed (OUTPUT_SYMLINK).
+   */
   async save(nodeId, step, files) {
     const n = (this.steps.get(nodeId) ?? 0) + 1;
     this.steps.set(nodeId, n);
-    const dir = join4(this.root, ".rpg-forge", "runs", safe(this.runId), safe(nodeId), `${String(n).padStart(2, "0")}-${safe(step)}`);
-    await mkdir3(dir, { recursive: true });
+    const rel = join5(".rpg-forge", "runs", safe(this.runId), safe(nodeId), `${String(n).padStart(2, "0")}-${safe(step)}`);
+    const dir = await mkdirNoLinks(this.root, rel);
     for (const [name, content] of Object.entries(files)) {
-      if (content !== void 0) await writeFile3(join4(dir, safe(name)), content);
+      if (content !== void 0) await writeFileNoFollow(join5(dir, safe(name)), redactSecrets(content));
     }
     return dir;
   }
@@ -43008,10 +43552,10 @@ function safe(segment) {
 
 // src/workspace/output-dir.ts
 import { access as access3, constants as constants6, mkdir as mkdir5, stat as stat3 } from "node:fs/promises";
-import { join as join5 } from "node:path";
+import { dirname as dirname2, join as join6 } from "node:path";
 
 // src/workspace/atomic-write.ts
-import { randomBytes } from "node:crypto";
+import { randomBytes as randomBytes2 } from "node:crypto";
 import { mkdir as mkdir4, open as open4, rename as rename2, unlink as unlink2 } from "node:fs/promises";
 import { dirname } from "node:path";
 async function writeFileAtomic(path2, content) {
@@ -43020,7 +43564,7 @@ async function writeFileAtomic(path2, content) {
 }
 async function stageFileAtomic(path2, content) {
   const dir = dirname(path2);
-  const temp = `${path2}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  const temp = `${path2}.${process.pid}.${randomBytes2(4).toString("hex")}.tmp`;
   const discard = () => unlink2(temp).catch(() => void 0);
   try {
     await mkdir4(dir, { recursive: true });
@@ -43061,7 +43605,7 @@ async function syncDirectory(dir) {
 }
 
 // src/workspace/output-dir.ts
-async function prepareOutputDir(path2) {
+async function prepareOutputDir(path2, ownPaths = []) {
   const info2 = await stat3(path2).catch(() => void 0);
   if (info2 && !info2.isDirectory()) {
     throw new RpgForgeError(
@@ -43071,6 +43615,7 @@ async function prepareOutputDir(path2) {
       "pass --out a directory (it is created when missing)"
     );
   }
+  if (info2) for (const own2 of ownPaths) await refuseLinks(path2, own2);
   try {
     await mkdir5(path2, { recursive: true });
     await access3(path2, constants6.W_OK);
@@ -43094,14 +43639,16 @@ async function scaffoldPackage(files, packageDirs) {
   }
 }
 async function writeOutputFile(root, rel, content) {
-  await writeFileAtomic(join5(root, rel), content);
+  await mkdirNoLinks(root, dirname2(rel));
+  await refuseLinks(root, rel);
+  await writeFileAtomic(join6(root, rel), content);
 }
 
 // src/workspace/git.ts
 import { existsSync as existsSync2 } from "node:fs";
 import { appendFile as appendFile2, copyFile as copyFile2, mkdir as mkdir6, mkdtemp as mkdtemp2, readFile as readFile3, rm as rm3 } from "node:fs/promises";
 import { tmpdir as tmpdir2 } from "node:os";
-import { dirname as dirname2, join as join6 } from "node:path";
+import { dirname as dirname3, join as join7 } from "node:path";
 
 // node_modules/@simple-git/args-pathspec/dist/index.mjs
 var t = /* @__PURE__ */ new WeakMap();
@@ -46552,7 +47099,14 @@ var ALLOWED_ENVIRONMENT = [
   "GIT_CONFIG_GLOBAL",
   "GIT_CONFIG_NOSYSTEM"
 ];
-var gitIn = (dir) => wo({ baseDir: dir, allowEnvironment: ALLOWED_ENVIRONMENT });
+var UNTRUSTED_REPOSITORY_CONFIG = ["core.hooksPath=/dev/null", "core.fsmonitor=false"];
+var gitIn = (dir) => wo({
+  baseDir: dir,
+  allowEnvironment: ALLOWED_ENVIRONMENT,
+  config: [...UNTRUSTED_REPOSITORY_CONFIG],
+  // simple-git refuses any -c core.hooksPath / core.fsmonitor; ours only turn them off.
+  unsafe: { allowUnsafeHooksPath: true, allowUnsafeFsMonitor: true }
+});
 var EXCLUDED = [".rpg-forge/", "__pycache__/", "*.py[cod]", ".pytest_cache/"];
 var GitRepository = class _GitRepository {
   constructor(dir, git, branch, base) {
@@ -46568,7 +47122,7 @@ var GitRepository = class _GitRepository {
   static async open(dir, options) {
     const git = gitIn(dir);
     await run3(() => git.version(), "GIT_UNAVAILABLE", "git does not run", "install git (apt-get install git)");
-    const isRepo = existsSync2(join6(dir, ".git"));
+    const isRepo = existsSync2(join7(dir, ".git"));
     if (!isRepo) {
       await run3(() => git.init(["--initial-branch", options.branch]), "GIT_FAILED", "git init failed");
       if (!await hasIdentity(git)) {
@@ -46578,11 +47132,11 @@ var GitRepository = class _GitRepository {
       }
     }
     await ensureIdentity(git, dir);
-    if (existsSync2(join6(dir, ".git", "index.lock"))) {
+    if (existsSync2(join7(dir, ".git", "index.lock"))) {
       throw new RpgForgeError(
         "GIT_LOCKED",
         "another git process holds .git/index.lock",
-        { file: join6(dir, ".git", "index.lock") },
+        { file: join7(dir, ".git", "index.lock") },
         "wait for it to finish, or remove the lock file if no git is running"
       );
     }
@@ -46617,7 +47171,7 @@ var GitRepository = class _GitRepository {
   }
   /** Commits exactly these paths (as they are now) and tags the commit; returns its sha. A tag already on this commit counts as done. */
   async commitPaths(paths, message, tag) {
-    const present = paths.filter((p2) => existsSync2(join6(this.dir, p2)));
+    const present = paths.filter((p2) => existsSync2(join7(this.dir, p2)));
     if (present.length === 0) return void 0;
     await run3(() => this.git.add(["--", ...present]), "GIT_FAILED", "git add failed");
     const staged = await this.git.diff(["--cached", "--name-only"]);
@@ -46644,8 +47198,8 @@ var GitRepository = class _GitRepository {
   async commitToBranch(branch, parents, paths, message) {
     const [first, ...others] = await this.independent(parents);
     if (!first) throw new RpgForgeError("GIT_FAILED", `no parent commit for the branch ${branch}`);
-    const scratch = await mkdtemp2(join6(tmpdir2(), "rpg-forge-branch-"));
-    const worktree = join6(scratch, "tree");
+    const scratch = await mkdtemp2(join7(tmpdir2(), "rpg-forge-branch-"));
+    const worktree = join7(scratch, "tree");
     try {
       await run3(() => this.git.raw(["worktree", "add", "--detach", worktree, first]), "GIT_FAILED", `cannot prepare the branch ${branch}`);
       const tree = gitIn(worktree);
@@ -46655,10 +47209,10 @@ var GitRepository = class _GitRepository {
           "GIT_FAILED",
           `cannot merge the bases of ${branch}`
         );
-      const present = paths.filter((p2) => existsSync2(join6(this.dir, p2)));
+      const present = paths.filter((p2) => existsSync2(join7(this.dir, p2)));
       for (const path2 of present) {
-        await mkdir6(dirname2(join6(worktree, path2)), { recursive: true });
-        await copyFile2(join6(this.dir, path2), join6(worktree, path2));
+        await mkdir6(dirname3(join7(worktree, path2)), { recursive: true });
+        await copyFile2(join7(this.dir, path2), join7(worktree, path2));
       }
       if (present.length > 0) await run3(() => tree.add(["--", ...present]), "GIT_FAILED", `git add failed on ${branch}`);
       const changed = (await tree.diff(["--cached", "--name-only", first])).trim() !== "";
@@ -46738,11 +47292,11 @@ async function ensureIdentity(git, dir) {
   }
 }
 async function excludeRunFiles(dir) {
-  const path2 = join6(dir, ".git", "info", "exclude");
+  const path2 = join7(dir, ".git", "info", "exclude");
   const current = await readFile3(path2, "utf8").catch(() => "");
   const missing = EXCLUDED.filter((e) => !current.split("\n").includes(e));
   if (missing.length === 0) return;
-  await mkdir6(join6(dir, ".git", "info"), { recursive: true });
+  await mkdir6(join7(dir, ".git", "info"), { recursive: true });
   await appendFile2(path2, `${current === "" || current.endsWith("\n") ? "" : "\n"}# rpg-forge
 ${missing.join("\n")}
 `);
@@ -46757,16 +47311,29 @@ async function run3(task, code2, what, hint) {
 }
 
 // src/workspace/package-files.ts
-import { lstat as lstat2, readFile as readFile4, realpath as realpath2, unlink as unlink3 } from "node:fs/promises";
-import { isAbsolute as isAbsolute3, join as join7, relative, sep } from "node:path";
+import { lstat as lstat4, readdir as readdir3, readFile as readFile4, realpath as realpath2, rm as rm4, unlink as unlink3 } from "node:fs/promises";
+import { isAbsolute as isAbsolute3, join as join8, relative, sep } from "node:path";
 var PROTECTED = [".git", ".github"];
 var PackageFiles = class _PackageFiles {
-  constructor(root) {
+  constructor(root, tracked, untracked = /* @__PURE__ */ new Set()) {
     this.root = root;
+    this.untracked = untracked;
+    this.ledger = tracked ? /* @__PURE__ */ new Map() : void 0;
   }
   root;
+  untracked;
+  ledger;
+  /** Writes and verify() take turns: a write half done is not tampering. */
+  turn = Promise.resolve();
   static async open(root) {
-    return new _PackageFiles(await realpath2(root));
+    return new _PackageFiles(await realpath2(root), false);
+  }
+  /** A tracked tree: every file under root is taken as it is now, except `untracked` (names at the root that are not the package's). */
+  static async openTracked(root, untracked = []) {
+    const files = new _PackageFiles(await realpath2(root), true, new Set(untracked));
+    const { entries } = await files.scan();
+    for (const [rel, kind] of entries) if (kind === "file") files.ledger.set(rel, await readFile4(join8(files.root, rel)));
+    return files;
   }
   /** The absolute path of `rel`, or WORKSPACE_PATH_REFUSED. */
   async resolve(rel) {
@@ -46774,15 +47341,15 @@ var PackageFiles = class _PackageFiles {
       throw new RpgForgeError("WORKSPACE_PATH_REFUSED", `refused to touch ${JSON.stringify(rel)}: ${why}`, { file: rel });
     };
     if (isAbsolute3(rel) || rel.includes("\\")) refuse("not a relative POSIX path");
-    const parts = rel.split("/").filter((p2) => p2 !== "" && p2 !== ".");
-    if (parts.length === 0 || parts.includes("..")) refuse("it leaves the package");
-    if (PROTECTED.includes(parts[0].toLowerCase())) refuse(`${parts[0]}/ is never written by generated code`);
-    const absolute = join7(this.root, ...parts);
+    const parts2 = rel.split("/").filter((p2) => p2 !== "" && p2 !== ".");
+    if (parts2.length === 0 || parts2.includes("..")) refuse("it leaves the package");
+    if (PROTECTED.includes(parts2[0].toLowerCase())) refuse(`${parts2[0]}/ is never written by generated code`);
+    const absolute = join8(this.root, ...parts2);
     if (relative(this.root, absolute).startsWith(`..${sep}`)) refuse("it leaves the package");
     let current = this.root;
-    for (const part of parts) {
-      current = join7(current, part);
-      const info2 = await lstat2(current).catch(() => void 0);
+    for (const part of parts2) {
+      current = join8(current, part);
+      const info2 = await lstat4(current).catch(() => void 0);
       if (!info2) break;
       if (info2.isSymbolicLink()) refuse(`${relative(this.root, current)} is a symbolic link`);
     }
@@ -46790,6 +47357,7 @@ var PackageFiles = class _PackageFiles {
   }
   async read(rel) {
     const path2 = await this.resolve(rel);
+    if (this.ledger) return this.ledger.get(parts(rel).join("/"))?.toString("utf8");
     try {
       return await readFile4(path2, "utf8");
     } catch (error63) {
@@ -46798,16 +47366,74 @@ var PackageFiles = class _PackageFiles {
     }
   }
   async write(rel, content) {
-    await writeFileAtomic(await this.resolve(rel), content);
+    const path2 = await this.resolve(rel);
+    await this.exclusive(async () => {
+      await writeFileAtomic(path2, content);
+      this.ledger?.set(parts(rel).join("/"), Buffer.from(content, "utf8"));
+    });
   }
   /** The first half of an atomic write: the bytes beside the target, put in place by `commit()`. */
   async stage(rel, content) {
     return stageFileAtomic(await this.resolve(rel), content);
   }
   async remove(rel) {
-    await unlink3(await this.resolve(rel)).catch((error63) => {
-      if (error63.code !== "ENOENT") throw error63;
+    const path2 = await this.resolve(rel);
+    await this.exclusive(async () => {
+      await unlink3(path2).catch((error63) => {
+        if (error63.code !== "ENOENT") throw error63;
+      });
+      this.ledger?.delete(parts(rel).join("/"));
     });
+  }
+  /**
+   * Compares a tracked tree with the bytes the engine knows, and puts it back: changed
+   * and removed files get their bytes again, anything added (files, links, folders
+   * holding no file of ours, `__pycache__`) is deleted. Undefined when nothing differed.
+   */
+  async verify() {
+    const ledger = this.ledger;
+    if (!ledger) throw new Error("verify() needs a tracked tree (PackageFiles.openTracked)");
+    return this.exclusive(async () => {
+      const { entries, folders } = await this.scan();
+      const found = { changed: [], added: [], removed: [] };
+      for (const [rel, kind] of entries) {
+        const known = ledger.get(rel);
+        if (kind !== "file" || known === void 0) found.added.push(rel);
+        else if (!known.equals(await readFile4(join8(this.root, rel)))) found.changed.push(rel);
+      }
+      for (const rel of ledger.keys()) if (!entries.has(rel)) found.removed.push(rel);
+      const strayFolders = folders.filter((dir) => ![...ledger.keys()].some((rel) => rel.startsWith(`${dir}/`)));
+      if (found.changed.length + found.added.length + found.removed.length === 0 && strayFolders.length === 0) return void 0;
+      for (const rel of found.added) await rm4(join8(this.root, rel), { recursive: true, force: true });
+      for (const dir of strayFolders) await rm4(join8(this.root, dir), { recursive: true, force: true });
+      for (const rel of [...found.changed, ...found.removed]) {
+        await rm4(join8(this.root, rel), { recursive: true, force: true });
+        await writeFileAtomic(join8(this.root, rel), ledger.get(rel));
+      }
+      return found.changed.length + found.added.length + found.removed.length === 0 ? void 0 : found;
+    });
+  }
+  /** Every entry under root (files, links, anything that is not a folder) by kind, and the folders, never following a link. */
+  async scan() {
+    const entries = /* @__PURE__ */ new Map();
+    const folders = [];
+    const walk = async (dir, prefix) => {
+      for (const entry of await readdir3(dir, { withFileTypes: true })) {
+        const rel = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
+        if (prefix === "" && this.untracked.has(entry.name)) continue;
+        if (entry.isDirectory()) {
+          folders.push(rel);
+          await walk(join8(dir, entry.name), rel);
+        } else entries.set(rel, entry.isFile() ? "file" : "other");
+      }
+    };
+    await walk(this.root, "");
+    return { entries, folders };
+  }
+  exclusive(work) {
+    const next = this.turn.then(work, work);
+    this.turn = next.catch(() => void 0);
+    return next;
   }
   /** Records the files a node may touch, so that a failed node can be undone to the byte. */
   async snapshot(rels) {
@@ -46816,6 +47442,9 @@ var PackageFiles = class _PackageFiles {
     return new FileSnapshot(this, saved);
   }
 };
+function parts(rel) {
+  return rel.split("/").filter((p2) => p2 !== "" && p2 !== ".");
+}
 var FileSnapshot = class {
   constructor(files, saved) {
     this.files = files;
@@ -46935,22 +47564,34 @@ var BatchedWriter = class {
 };
 
 // src/workspace/work-tree.ts
-import { copyFile as copyFile3, lstat as lstat3, mkdir as mkdir7, readdir as readdir3, rm as rm4, stat as stat4, writeFile as writeFile4 } from "node:fs/promises";
-import { join as join8, relative as relative2, resolve as resolve3, sep as sep2 } from "node:path";
-var defaultWorkTree = (outDir) => join8(outDir, ".rpg-forge", "work");
-var STAMP = ".rpg-forge-work-tree";
-var NOT_COPIED = /* @__PURE__ */ new Set([".git", ".rpg-forge", "__pycache__", ".pytest_cache", ".mypy_cache", ".tox", ".venv", "venv", "node_modules"]);
+import { copyFile as copyFile3, lstat as lstat5, mkdir as mkdir7, readdir as readdir4, rm as rm5, stat as stat4, writeFile as writeFile3 } from "node:fs/promises";
+import { join as join9, relative as relative2, resolve as resolve2, sep as sep2 } from "node:path";
+var defaultWorkTree = (outDir) => join9(outDir, ".rpg-forge", "work");
+var WORK_TREE_STAMP = ".rpg-forge-work-tree";
+var STAMP = WORK_TREE_STAMP;
+var NOT_COPIED = /* @__PURE__ */ new Set([
+  ".git",
+  ".github",
+  ".rpg-forge",
+  "__pycache__",
+  ".pytest_cache",
+  ".mypy_cache",
+  ".tox",
+  ".venv",
+  "venv",
+  "node_modules"
+]);
 async function createWorkTree(outDir, workDir) {
-  const out = resolve3(outDir);
-  const work = resolve3(workDir);
+  const out = resolve2(outDir);
+  const work = resolve2(workDir);
   if (out === work || !relative2(work, out).startsWith("..")) {
     throw new RpgForgeError("WORK_TREE_REFUSED", `the work tree ${work} would hold the output ${out}`, { file: work });
   }
   if (work.startsWith(`${out}${sep2}`)) {
     let path2 = out;
     for (const part of relative2(out, work).split(sep2)) {
-      path2 = join8(path2, part);
-      const info2 = await lstat3(path2).catch(() => void 0);
+      path2 = join9(path2, part);
+      const info2 = await lstat5(path2).catch(() => void 0);
       if (info2 && !info2.isDirectory())
         throw new RpgForgeError(
           "WORK_TREE_REFUSED",
@@ -46960,9 +47601,9 @@ async function createWorkTree(outDir, workDir) {
         );
     }
   }
-  const existing2 = await readdir3(work).catch(() => void 0);
-  if (existing2 !== void 0 && existing2.length > 0) {
-    if (!existing2.includes(STAMP)) {
+  const existing = await readdir4(work).catch(() => void 0);
+  if (existing !== void 0 && existing.length > 0) {
+    if (!existing.includes(STAMP)) {
       throw new RpgForgeError(
         "WORK_TREE_REFUSED",
         `the work tree ${work} exists and was not made by rpg-forge`,
@@ -46970,27 +47611,27 @@ async function createWorkTree(outDir, workDir) {
         "choose an empty or missing folder for the work tree"
       );
     }
-    await rm4(work, { recursive: true, force: true });
+    await rm5(work, { recursive: true, force: true });
   }
   await mkdir7(work, { recursive: true });
-  await writeFile4(join8(work, STAMP), "rpg-forge runs the TDD loop here; it is rebuilt from the output on every run.\n");
+  await writeFile3(join9(work, STAMP), "rpg-forge runs the TDD loop here; it is rebuilt from the output on every run.\n");
   await copyTree(out, work, work);
 }
 async function copyTree(from, to2, skip) {
-  for (const entry of await readdir3(from, { withFileTypes: true })) {
-    const source = join8(from, entry.name);
+  for (const entry of await readdir4(from, { withFileTypes: true })) {
+    const source = join9(from, entry.name);
     if (NOT_COPIED.has(entry.name) || source === skip) continue;
     if (entry.isDirectory()) {
-      await mkdir7(join8(to2, entry.name), { recursive: true });
-      await copyTree(source, join8(to2, entry.name), skip);
+      await mkdir7(join9(to2, entry.name), { recursive: true });
+      await copyTree(source, join9(to2, entry.name), skip);
     } else if (entry.isFile()) {
-      await copyFile3(source, join8(to2, entry.name));
+      await copyFile3(source, join9(to2, entry.name));
     }
   }
 }
 async function removeWorkTree(workDir) {
-  const info2 = await stat4(join8(workDir, STAMP)).catch(() => void 0);
-  if (info2) await rm4(workDir, { recursive: true, force: true });
+  const info2 = await stat4(join9(workDir, STAMP)).catch(() => void 0);
+  if (info2) await rm5(workDir, { recursive: true, force: true });
 }
 
 // src/engine/assemble.ts
@@ -47263,7 +47904,7 @@ async function importCycles(python, modules) {
   if (modules.size === 0) return [];
   const reply = await askImportScript(python, { mode: "graph", modules: Object.fromEntries(modules) });
   const known = new Set(modules.keys());
-  const packages = new Set([...known].flatMap((m2) => m2.split(".").map((_3, i, parts) => parts.slice(0, i).join("."))));
+  const packages = new Set([...known].flatMap((m2) => m2.split(".").map((_3, i, parts2) => parts2.slice(0, i).join("."))));
   const edges = /* @__PURE__ */ new Map();
   for (const [module, imports] of Object.entries(reply.modules)) {
     const targets = /* @__PURE__ */ new Map();
@@ -47291,8 +47932,8 @@ function resolveImport(importer, isPackage, found, known) {
 }
 function absoluteModule(importer, isPackage, found) {
   if (found.level === 0) return found.module;
-  const parts = importer.split(".");
-  const pkg = isPackage ? parts : parts.slice(0, -1);
+  const parts2 = importer.split(".");
+  const pkg = isPackage ? parts2 : parts2.slice(0, -1);
   if (found.level - 1 >= pkg.length) return void 0;
   const anchor2 = pkg.slice(0, pkg.length - (found.level - 1));
   return [...anchor2, ...found.module === "" ? [] : found.module.split(".")].join(".");
@@ -47387,7 +48028,7 @@ function consoleScripts(rpg, passed, projectName) {
   return entry ? { [projectName]: `${moduleOf(entry.file_path)}:main` } : {};
 }
 function renderPyproject(info2, dependencies, roots, scripts) {
-  const str2 = (s) => JSON.stringify(s);
+  const str2 = tomlString;
   const list = (items) => items.length === 0 ? "[]" : `[
 ${items.map((i) => `  ${str2(i)},`).join("\n")}
 ]`;
@@ -47415,13 +48056,23 @@ ${items.map((i) => `  ${str2(i)},`).join("\n")}
   lines.push("[tool.setuptools.packages.find]", `where = ${JSON.stringify(roots)}`, "");
   return lines.join("\n");
 }
+var TOML_SHORT_ESCAPES = { "\b": "\\b", "	": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r" };
+var LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+function tomlString(text) {
+  const wellFormed = text.replace(LONE_SURROGATE, "\uFFFD");
+  const escaped = wellFormed.replace(/[\u0000-\u001f\u007f"\\]/g, (c3) => {
+    if (c3 === '"' || c3 === "\\") return `\\${c3}`;
+    return TOML_SHORT_ESCAPES[c3] ?? `\\u${c3.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
+  });
+  return `"${escaped}"`;
+}
 
 // src/assembly/readme.ts
 function renderPackageReadme(rpg, info2, statusOf) {
   const leaves = rpg.nodes.filter((n) => n.node_type === "leaf");
   const passed = leaves.filter((n) => statusOf(n.id) === "passed");
   const lines = [`<!-- ${MARKER} from docs/rpg.json. -->`, `# ${info2.name}`, ""];
-  if (info2.description) lines.push(info2.description, "");
+  if (info2.description) lines.push(prose(info2.description, 5e3), "");
   lines.push(
     `Generated test-first by rpg-forge from the plan in [docs/rpg.json](docs/rpg.json): ${passed.length} of ${leaves.length} functions pass their tests; see [docs/generation_report.md](docs/generation_report.md).`,
     "",
@@ -47445,28 +48096,27 @@ function renderPackageReadme(rpg, info2, statusOf) {
   for (const subgraph of subgraphs) {
     const members2 = leaves.filter((n) => n.subgraph_id === subgraph.id);
     if (members2.length === 0) continue;
-    lines.push(`### ${subgraph.name}`, "");
-    if (subgraph.description) lines.push(subgraph.description, "");
+    lines.push(`### ${prose(subgraph.name, 200)}`, "");
+    if (subgraph.description) lines.push(prose(subgraph.description, 5e3), "");
     for (const node2 of members2) {
       const summary2 = node2.docstring.split("\n\n")[0].replace(/\s+/g, " ").trim();
       const status = statusOf(node2.id);
       const note2 = status === "passed" ? "" : ` _(not generated: ${status ?? "pending"})_`;
-      lines.push(`- \`${moduleOf(node2.file_path)}.${signatureOf(node2).replace(/^(def|class) /, "")}\`: ${summary2}${note2}`);
+      lines.push(`- ${code(`${moduleOf(node2.file_path)}.${signatureOf(node2).replace(/^(def|class) /, "")}`)}: ${prose(summary2)}${note2}`);
     }
     lines.push("");
   }
   const examples = passed.filter((n) => (n.examples ?? []).length > 0);
   if (examples.length > 0) {
-    lines.push("## Usage", "", "```python");
+    const usage = [];
     for (const node2 of examples) {
-      lines.push(
+      usage.push(
         `>>> from ${moduleOf(node2.file_path)} import ${node2.name}`,
         ...node2.examples.map((e) => e.startsWith(">>>") ? e : `>>> ${e}`),
         ""
       );
     }
-    if (lines[lines.length - 1] === "") lines.pop();
-    lines.push("```", "");
+    lines.push("## Usage", "", fenced(usage.join("\n"), "python"), "");
   }
   return `${lines.join("\n")}`;
 }
@@ -53392,11 +54042,11 @@ function planPromotedRootAnyOfDefinitionRenames(root, branch) {
 }
 function rewriteLocalRefsIntoPromotedRootAnyOfBranch(root, branchIndex, definitionRenames) {
   const rewriteRef = (ref) => {
-    const parts = parseLocalRef(ref);
-    if (parts === void 0 || parts[0] !== "anyOf" || parts[1] !== String(branchIndex)) {
+    const parts2 = parseLocalRef(ref);
+    if (parts2 === void 0 || parts2[0] !== "anyOf" || parts2[1] !== String(branchIndex)) {
       return ref;
     }
-    const promotedParts = parts.slice(2);
+    const promotedParts = parts2.slice(2);
     const definitionKeyword = promotedParts[0];
     if (promotedParts.length > 1 && (definitionKeyword === "$defs" || definitionKeyword === "definitions")) {
       const renamed = definitionRenames.get(definitionKeyword)?.get(promotedParts[1]);
@@ -53590,14 +54240,14 @@ function parseLocalRef(ref) {
   if (!pointer.startsWith("/")) {
     return void 0;
   }
-  const parts = [];
+  const parts2 = [];
   for (const encodedPart of pointer.slice(1).split("/")) {
     if (/~(?:[^01]|$)/.test(encodedPart)) {
       return void 0;
     }
-    parts.push(encodedPart.replace(/~1/g, "/").replace(/~0/g, "~"));
+    parts2.push(encodedPart.replace(/~1/g, "/").replace(/~0/g, "~"));
   }
-  return parts;
+  return parts2;
 }
 function resolvePointerPart(resolved, part) {
   if (Array.isArray(resolved)) {
@@ -53616,16 +54266,16 @@ function resolvePointerPart(resolved, part) {
   return resolved[part];
 }
 function resolveLocalRef(root, ref) {
-  const parts = parseLocalRef(ref);
-  if (parts === void 0) {
+  const parts2 = parseLocalRef(ref);
+  if (parts2 === void 0) {
     return void 0;
   }
   let resolved = root;
-  for (let index = 0; index < parts.length; ) {
+  for (let index = 0; index < parts2.length; ) {
     if (!isObject2(resolved)) {
       return void 0;
     }
-    const keyword = parts[index];
+    const keyword = parts2[index];
     if (JSON_SCHEMA_SINGLE_SCHEMA_KEYWORDS.includes(keyword)) {
       resolved = resolvePointerPart(resolved, keyword);
       index += 1;
@@ -53635,10 +54285,10 @@ function resolveLocalRef(root, ref) {
       resolved = resolvePointerPart(resolved, keyword);
       index += 1;
       if (Array.isArray(resolved)) {
-        if (index >= parts.length) {
+        if (index >= parts2.length) {
           return void 0;
         }
-        resolved = resolvePointerPart(resolved, parts[index]);
+        resolved = resolvePointerPart(resolved, parts2[index]);
         index += 1;
       }
       continue;
@@ -53646,10 +54296,10 @@ function resolveLocalRef(root, ref) {
     if (JSON_SCHEMA_MAP_SCHEMA_KEYWORDS.includes(keyword)) {
       const children = resolvePointerPart(resolved, keyword);
       index += 1;
-      if (!isObject2(children) || index >= parts.length) {
+      if (!isObject2(children) || index >= parts2.length) {
         return void 0;
       }
-      resolved = resolvePointerPart(children, parts[index]);
+      resolved = resolvePointerPart(children, parts2[index]);
       if (keyword === "dependencies" && !isSchemaDefinition(resolved)) {
         return void 0;
       }
@@ -53795,13 +54445,13 @@ function assertNoNestedSchemaIds(schema) {
   visit3(schema, []);
 }
 function refTargetsAllOfBranch(root, ref) {
-  const parts = parseLocalRef(ref);
-  if (parts === void 0) {
+  const parts2 = parseLocalRef(ref);
+  if (parts2 === void 0) {
     return false;
   }
   let resolved = root;
-  for (const [index, part] of parts.entries()) {
-    if (part === "allOf" && isObject2(resolved) && Array.isArray(resolved["allOf"]) && index < parts.length - 1) {
+  for (const [index, part] of parts2.entries()) {
+    if (part === "allOf" && isObject2(resolved) && Array.isArray(resolved["allOf"]) && index < parts2.length - 1) {
       return true;
     }
     resolved = resolvePointerPart(resolved, part);
@@ -53934,8 +54584,8 @@ function preserveDiscardedAllOfPropertyRefTargets(root, discardedPaths) {
       return;
     }
     if (typeof value.$ref === "string") {
-      const parts = parseLocalRef(value.$ref);
-      if (parts !== void 0 && discardedPaths.some((discardedPath) => parts.length >= discardedPath.length && discardedPath.every((part, index) => parts[index] === part))) {
+      const parts2 = parseLocalRef(value.$ref);
+      if (parts2 !== void 0 && discardedPaths.some((discardedPath) => parts2.length >= discardedPath.length && discardedPath.every((part, index) => parts2[index] === part))) {
         refsToPreserve.add(value.$ref);
       }
     }
@@ -54553,8 +55203,8 @@ async function assemblePackage(options) {
     written.push(rel);
   };
   for (const [rel, content] of renderInitFiles(passed, packageDirectories(rpg))) {
-    const existing2 = await files.read(rel);
-    await write(rel, content, existing2 !== void 0 && existing2.trim() !== "");
+    const existing = await files.read(rel);
+    await write(rel, content, existing !== void 0 && existing.trim() !== "");
   }
   const modules = /* @__PURE__ */ new Map();
   for (const node2 of passed) {
@@ -54597,16 +55247,17 @@ async function assemblePackage(options) {
   }
   return { warnings, written, importCycles: cycles, suite };
 }
-function mergedGitignore(existing2) {
-  const lines = (existing2 ?? "").split("\n").filter((l3, i, all) => l3 !== "" || i < all.length - 1);
+function mergedGitignore(existing) {
+  const lines = (existing ?? "").split("\n").filter((l3, i, all) => l3 !== "" || i < all.length - 1);
   const missing = GITIGNORE.filter((entry) => !lines.some((l3) => l3.trim() === entry));
-  if (missing.length === 0 && existing2 !== void 0) return existing2;
+  if (missing.length === 0 && existing !== void 0) return existing;
   return `${[...lines, ...lines.length > 0 ? [""] : [], "# Added by rpg-forge", ...missing].join("\n")}
 `;
 }
 
 // src/engine/checkpoint.ts
 import { readFile as readFile5, rename as rename3, stat as stat5 } from "node:fs/promises";
+import { basename as basename2, dirname as dirname4, join as join10 } from "node:path";
 var TestResultsSchema = external_exports.object({ passed: external_exports.int().min(0), failed: external_exports.int().min(0) });
 var FailureContextSchema = external_exports.object({
   failingTests: external_exports.array(external_exports.object({ name: external_exports.string(), message: external_exports.string() })),
@@ -54699,8 +55350,10 @@ function checkpointExistsError(path2) {
   );
 }
 async function writeCheckpoint(path2, checkpoint) {
+  const folder = dirname4(path2);
+  await refuseLinks(dirname4(folder), join10(basename2(folder), basename2(path2)));
   try {
-    await writeFileAtomic(path2, `${JSON.stringify(checkpoint, null, 2)}
+    await writeFileAtomic(path2, `${JSON.stringify(redactDeep(checkpoint), null, 2)}
 `);
   } catch (error63) {
     throw new RpgForgeError(
@@ -54724,7 +55377,7 @@ async function setCheckpointAside(path2, now) {
 }
 
 // src/engine/history.ts
-import { basename as basename2, dirname as dirname3, resolve as resolve4 } from "node:path";
+import { basename as basename3, dirname as dirname5, resolve as resolve3 } from "node:path";
 function ownedPaths(rpg, testFileOf, extra) {
   const paths = new Set(extra);
   for (const node2 of rpg.nodes) {
@@ -54778,27 +55431,53 @@ function subgraphCommitMessage(subgraph) {
 var subgraphTag = (runId, subgraphId) => `rpg/${runId}/${refSafe(subgraphId)}`;
 function rpgNameOf(rpg, rpgPath) {
   const name = rpg.metadata.name;
-  return typeof name === "string" && name ? name : basename2(dirname3(resolve4(rpgPath)));
+  return typeof name === "string" && name ? name : basename3(dirname5(resolve3(rpgPath)));
 }
 var runBranch = (rpgName) => `rpg-forge/${refSafe(rpgName)}`;
 
 // src/assembly/test-blocks.ts
-var begin = (nodeId) => `# --- rpg-forge tests: ${nodeId} ---`;
-var end = (nodeId) => `# --- end rpg-forge tests: ${nodeId} ---`;
+var begin = (encodedId) => `# --- rpg-forge tests: ${encodedId} ---`;
+var end = (encodedId) => `# --- end rpg-forge tests: ${encodedId} ---`;
+var PLAIN = /^[A-Za-z0-9._:/-]$/;
+function encodeNodeId(nodeId) {
+  let out = "";
+  for (const ch of nodeId) {
+    if (PLAIN.test(ch)) out += ch;
+    else if (/^[\uD800-\uDFFF]$/.test(ch)) out += `%u${ch.charCodeAt(0).toString(16).toUpperCase()}`;
+    else for (const byte of Buffer.from(ch, "utf8")) out += `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
+  }
+  return out;
+}
 function findTestBlock(source, nodeId) {
   const lines = source.split("\n");
-  const start = lines.indexOf(begin(nodeId));
-  const stop = lines.indexOf(end(nodeId), start + 1);
+  const encoded = encodeNodeId(nodeId);
+  const found = blockIn(lines, encoded);
+  if (found || encoded === nodeId || /[\r\n%]/.test(nodeId)) return found;
+  return blockIn(lines, nodeId);
+}
+function blockIn(lines, markerId) {
+  const start = lines.indexOf(begin(markerId));
+  const stop = lines.indexOf(end(markerId), start + 1);
   return start >= 0 && stop > start ? { start: start + 1, end: stop + 1 } : void 0;
 }
 function upsertTestBlock(source, nodeId, code2) {
-  const block = [begin(nodeId), code2.replace(/\s+$/, ""), end(nodeId)];
+  const encoded = encodeNodeId(nodeId);
+  const block = [begin(encoded), code2.replace(/\s+$/, ""), end(encoded)];
   const lines = source === "" ? [] : source.replace(/\n+$/, "").split("\n");
-  const existing2 = findTestBlock(source, nodeId);
-  if (existing2) lines.splice(existing2.start - 1, existing2.end - existing2.start + 1, ...block);
+  const existing = findTestBlock(source, nodeId);
+  if (existing) lines.splice(existing.start - 1, existing.end - existing.start + 1, ...block);
   else lines.push(...lines.length > 0 ? ["", ""] : [], ...block);
   return `${lines.join("\n")}
 `;
+}
+var MARKER_LIKE = /^\s*#.*rpg[\s_-]*forge[\s_-]*tests?\b/i;
+var OTHER_BREAKS = /[\v\f\x1c-\x1e\x85\u2028\u2029]/;
+function testMarkerLines(text) {
+  const hits = [];
+  text.split(/\r\n|\r|\n/).forEach((line, i) => {
+    if (line.split(OTHER_BREAKS).some((piece) => MARKER_LIKE.test(piece))) hits.push(i + 1);
+  });
+  return hits;
 }
 
 // src/llm/requests/node-context.ts
@@ -54909,31 +55588,14 @@ function testsPrompt(node2, rejection) {
     `- Cover the happy path, edge cases (empty input, boundaries, None where it makes sense) and the error cases the docstring names (use pytest.raises), and turn each of the node's examples into a test.`,
     `- Import the symbol as: from ${node2.module} import ${node2.name}`,
     `- Every top-level function or class you define must have a name containing "${node2.name}" (test functions: test_${node2.name}_...), so that it cannot clash with other nodes' tests in ${node2.testFile}. Only imports, functions and classes at top level.`,
-    `- The tests must fail against a stub that raises NotImplementedError and pass against a correct implementation. Compare floats with pytest.approx.`
+    `- The tests must fail against a stub that raises NotImplementedError and pass against a correct implementation. Compare floats with pytest.approx.`,
+    `- Each test asserts something (assert, pytest.raises, pytest.approx or pytest.warns). The package is read-only while the tests run: write files only under the tmp_path fixture. No autouse fixtures, pytest hooks or module-level setup: each node's tests run on their own.`
   ];
   if (rejection) lines.push("", "Your previous tests were not accepted:", quoted("rejection", rejection), "Write them again, fixing that.");
   return [...nodeMessages(node2), { role: "user", content: lines.join("\n") }];
 }
 
 // src/llm/redact.ts
-var SECRET_PATTERNS = [
-  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g,
-  /\bgh[pousr]_[A-Za-z0-9]{30,}\b/g,
-  /\bgithub_pat_[A-Za-z0-9_]{40,}\b/g,
-  /\bsk-(?:proj-)?[A-Za-z0-9_-]{20,}\b/g,
-  /\bAKIA[0-9A-Z]{16}\b/g,
-  /\bxox[abpr]-[A-Za-z0-9-]{10,}\b/g
-];
-var SECRET_NAME = /TOKEN|KEY|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH/i;
-function redactSecrets(text, env = process.env) {
-  let out = text;
-  for (const [name, value] of Object.entries(env)) {
-    if (!value || value.length < 8 || !SECRET_NAME.test(name)) continue;
-    out = out.split(value).join(`[redacted ${name}]`);
-  }
-  for (const pattern of SECRET_PATTERNS) out = out.replace(pattern, "[redacted token]");
-  return out;
-}
 function redactMessages(messages, env = process.env) {
   return messages.map((m2) => ({ ...m2, content: redactSecrets(m2.content, env) }));
 }
@@ -54944,15 +55606,15 @@ function estimateTokens(messages) {
 // src/workspace/python-edit.ts
 function replaceSymbol(source, outline, name, code2) {
   const lines = splitLines(source);
-  const existing2 = outline.find((s) => (s.kind === "def" || s.kind === "class") && s.name === name);
+  const existing = outline.find((s) => (s.kind === "def" || s.kind === "class") && s.name === name);
   const block = code2.replace(/\s+$/, "").split("\n");
-  if (!existing2) {
+  if (!existing) {
     while (lines.length > 0 && lines[lines.length - 1].trim() === "") lines.pop();
     const gap = lines.length > 0 ? ["", ""] : [];
     return `${[...lines, ...gap, ...block].join("\n")}
 `;
   }
-  lines.splice(existing2.start - 1, existing2.end - existing2.start + 1, ...block);
+  lines.splice(existing.start - 1, existing.end - existing.start + 1, ...block);
   return `${lines.join("\n").replace(/\n+$/, "")}
 `;
 }
@@ -54991,22 +55653,22 @@ function failureBrief(result, notes, root, outputChars = 6e3) {
   const lines = [`pytest exit code ${result.exitCode}${result.timedOut ? " (killed: the run exceeded its time limit)" : ""}.`];
   if (failing.length > 0) {
     lines.push(`Failing tests (${failing.length} of ${result.tests.length}):`);
-    for (const t2 of failing.slice(0, 20)) lines.push(`- ${t2.name}: ${oneLine2(t2.message ?? t2.status)}`);
+    for (const t2 of failing.slice(0, 20)) lines.push(`- ${t2.name}: ${oneLine(t2.message ?? t2.status)}`);
   }
   const output2 = stableOutput(result.output, root);
   if (outputChars > 0 && output2.trim() !== "") lines.push("", "pytest output (end):", tail(output2, outputChars));
   if (notes.length > 0) {
     lines.push("", "Earlier attempts:");
-    for (const n of notes) lines.push(`- ${n.label}: ${oneLine2(n.tried)} \u2192 ${oneLine2(n.outcome)}`);
+    for (const n of notes) lines.push(`- ${n.label}: ${oneLine(n.tried)} \u2192 ${oneLine(n.outcome)}`);
   }
-  return lines.join("\n");
+  return redactSecrets(lines.join("\n"));
 }
 function outcomeLine(result) {
   if (result.timedOut) return "timed out";
   const failing = result.tests.filter((t2) => t2.status === "failed" || t2.status === "error");
   if (failing.length === 0) return result.exitCode === 0 ? "all tests passed" : `pytest exit code ${result.exitCode}`;
   const names = failing.slice(0, 5).map((t2) => t2.name);
-  return `${failing.length} of ${result.tests.length} tests failed: ${names.join(", ")}${failing.length > 5 ? ", ..." : ""}`;
+  return redactSecrets(`${failing.length} of ${result.tests.length} tests failed: ${names.join(", ")}${failing.length > 5 ? ", ..." : ""}`);
 }
 function stableOutput(output2, root) {
   return output2.split(root.endsWith("/") ? root : `${root}/`).join("").replace(/ in \d+(?:\.\d+)?s(?= |\b)/g, "").replace(/\b0x[0-9a-f]{6,}\b/gi, "0x\u2026").replace(/\/[^\s'"]*rpg-forge-pytest-[^/\s'"]+/g, "<tmp>");
@@ -55015,9 +55677,550 @@ function tail(text, chars) {
   return text.length <= chars ? text.trimEnd() : `[... ${text.length - chars} characters cut ...]
 ${text.slice(-chars).trimEnd()}`;
 }
-function oneLine2(text) {
+function oneLine(text) {
   const line = text.replace(/\s+/g, " ").trim();
   return line.length > 300 ? `${line.slice(0, 297)}...` : line;
+}
+
+// src/review/review-script.ts
+var REVIEW_SCRIPT = String.raw`
+import ast, gc, json, re, sys
+
+gc.disable()  # the review makes no cycles to collect, and scanning a large tree over and over doubles its time
+
+I, X = "interpreter-access", "process-exit"
+BANNED = dict.fromkeys((
+    "_pytest pluggy builtins __builtin__ importlib ctypes _ctypes gc inspect runpy code codeop marshal _pickle "
+    "sys.modules sys._getframe sys._current_frames sys.settrace sys.setprofile sys.meta_path sys.path_hooks "
+    "sys.addaudithook pickle.load pickle.loads pickle.Unpickler types.FunctionType types.CodeType pytest.main").split(), I)
+BANNED.update(dict.fromkeys(["atexit", "signal", "_signal", "faulthandler", "sys.exit", "pytest.exit"] + [
+    m + "." + f for m in ("os", "posix", "nt")
+    for f in "_exit abort kill killpg execl execle execlp execlpe execv execve execvp execvpe".split()], X))
+WHY = {I: "reaches into the interpreter or the test runner", X: "can end or signal the process"}
+NAMES = dict(dict.fromkeys("__builtins__ __import__ eval exec compile breakpoint globals locals __loader__ __spec__".split(), I), exit=X, quit=X)
+ATTRS = frozenset(("__globals__ __builtins__ __code__ __closure__ __subclasses__ __bases__ __base__ __mro__ mro __loader__ "
+                   "__spec__ f_globals f_locals f_back f_builtins f_code gi_frame cr_frame ag_frame tb_frame pluginmanager").split())
+FUNCTOOLS = "wraps lru_cache cache cached_property total_ordering singledispatch singledispatchmethod".split()
+BARE = dict({n: "functools." + n for n in FUNCTOOLS}, dataclass="dataclasses.dataclass", field="dataclasses.field",
+            abstractmethod="abc.abstractmethod", contextmanager="contextlib.contextmanager",
+            asynccontextmanager="contextlib.asynccontextmanager", overload="typing.overload", final="typing.final",
+            auto="enum.auto", unique="enum.unique", fixture="pytest.fixture", mark="pytest.mark", param="pytest.param",
+            raises="pytest.raises", approx="pytest.approx", warns="pytest.warns")
+DECORATORS = {"staticmethod", "classmethod", "property", "dataclasses.dataclass", "abc.abstractmethod", "typing.overload",
+              "typing.final", "enum.unique", "contextlib.contextmanager", "contextlib.asynccontextmanager"} | {"functools." + n for n in FUNCTOOLS}
+# Calls that only build a value from their arguments; allowed with data arguments where values are (decorator
+# arguments, class-level assignments), so that parametrize([float("nan"), Decimal("1.5")]) needs no workaround.
+VALUES = {"range", "float", "int", "str", "bytes", "complex", "bool", "tuple", "list", "dict", "set", "frozenset",
+          "decimal.Decimal", "fractions.Fraction", "datetime.date", "datetime.datetime", "datetime.time", "datetime.timedelta"}
+CLASS_CALLS = VALUES | {"dataclasses.field", "enum.auto", "re.compile"}
+METACLASSES = {"type", "abc.ABCMeta", "enum.EnumMeta", "enum.EnumType"}
+COMPARISONS = {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"}
+MODULE_SETUP = {"setup_module", "teardown_module", "setUpModule", "tearDownModule", "setup_function", "teardown_function", "setup", "teardown"}
+FRAMEWORKS = {"pytest", "_pytest", "unittest", "mock"}
+ASSERTING = {"pytest.raises", "pytest.approx", "pytest.warns", "pytest.fail", "pytest.deprecated_call"}
+CONDITIONAL = {"pytest.mark.skipif", "pytest.mark.xfail"}
+NUMERIC_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod)
+TESTS_PATH = re.compile(r"(^|[\\/])tests([\\/]|$)|conftest|(^|[\\/])test_\w*\.py", re.I)
+DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def chain(n):
+    parts = []
+    while isinstance(n, ast.Attribute):
+        parts.append(n.attr)
+        n = n.value
+    return (parts + [n.id])[::-1] if isinstance(n, ast.Name) else None
+
+
+def numeric(n):
+    if isinstance(n, ast.Constant):
+        return type(n.value) in (int, float, complex, bool)
+    if isinstance(n, ast.UnaryOp):
+        return numeric(n.operand)
+    return isinstance(n, ast.BinOp) and isinstance(n.op, NUMERIC_OPS) and numeric(n.left) and numeric(n.right)
+
+
+def value(n, ops, call=None):
+    """Data: constants, (dotted) names, containers of data; with ops, operators on data; calls as call() decides."""
+    t = type(n)
+    if t in (ast.Constant, ast.Name):
+        return True
+    if t is ast.Attribute:
+        return chain(n) is not None
+    if t in (ast.Tuple, ast.List, ast.Set):
+        return all(value(e, ops, call) for e in n.elts)
+    if t is ast.Dict:
+        return all(value(e, ops, call) for e in n.keys + n.values if e is not None)
+    if t is ast.Starred:
+        return value(n.value, ops, call)
+    if t in (ast.UnaryOp, ast.BinOp) and numeric(n):
+        return True
+    if ops and t is ast.UnaryOp:
+        return value(n.operand, ops, call)
+    if ops and t is ast.BinOp:
+        return value(n.left, ops, call) and value(n.right, ops, call)
+    if ops and t is ast.BoolOp:
+        return all(value(e, ops, call) for e in n.values)
+    if ops and t is ast.Compare:
+        return all(value(e, ops, call) for e in [n.left] + n.comparators)
+    return t is ast.Call and call is not None and call(n)
+
+
+def typ(n):
+    """A type expression; a string one too (typing.get_type_hints evaluates it), read as the expression it holds."""
+    t = type(n)
+    if t is ast.Constant and isinstance(n.value, str):
+        try:
+            return typ(ast.parse(n.value.strip(), mode="eval").body)
+        except (SyntaxError, ValueError):
+            return False
+    if t in (ast.Constant, ast.Name):
+        return True
+    if t is ast.Attribute:
+        return chain(n) is not None
+    if t is ast.Subscript:
+        s = n.slice.value if type(n.slice).__name__ == "Index" else n.slice
+        items = s.elts if isinstance(s, ast.Tuple) else [s]
+        name = (chain(n.value) or [""])[-1]
+        if name == "Literal":  # Literal["a b"] holds values, Annotated[int, "meta"] metadata, not types
+            return all(value(e, False) for e in items)
+        if name == "Annotated":
+            return typ(items[0]) and all(value(e, False) for e in items[1:])
+        return chain(n.value) is not None and typ(s)
+    if t in (ast.Tuple, ast.List):
+        return all(typ(e) for e in n.elts)
+    return t is ast.BinOp and isinstance(n.op, ast.BitOr) and typ(n.left) and typ(n.right)
+
+
+def boolean(n):
+    """An expression that can only be a bool, never a string for pytest to eval."""
+    if isinstance(n, ast.Constant):
+        return isinstance(n.value, bool)
+    if isinstance(n, ast.BoolOp):
+        return all(boolean(e) for e in n.values)
+    return isinstance(n, ast.Compare) or isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not)
+
+
+def names_only(n):
+    if isinstance(n, (ast.Tuple, ast.List)):
+        return all(names_only(e) for e in n.elts)
+    return isinstance(n, ast.Name) or isinstance(n, ast.Starred) and isinstance(n.value, ast.Name)
+
+
+def snippet(n):
+    try:
+        text = ast.unparse(n).split("\n")[0]
+    except Exception:
+        text = type(n).__name__
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def scope_props(body):
+    """Names whose attributes may decorate: a property's setter/getter/deleter, a singledispatch's register."""
+    out = {}
+    for s in body:
+        for d in getattr(s, "decorator_list", ()):
+            p = chain(d.func if isinstance(d, ast.Call) else d) or [""]
+            if p == ["property"] or len(p) == 2 and p[1] in ("setter", "getter", "deleter"):
+                out[s.name] = ("setter", "getter", "deleter")
+            elif p[-1] in ("singledispatch", "singledispatchmethod"):
+                out[s.name] = ("register",)
+    return out
+
+
+class Review:
+    def __init__(self, tests):
+        self.tests, self.out, self.later, self.records = tests, [], [], []
+        self.imports, self.local, self.modules, self.part = {}, set(), set(), "code"
+
+    def add(self, rule, line, message):
+        self.out.append((rule, line, message, self.part))
+
+    def defer(self, fn, *args):
+        self.later.append((self.part, fn, args))
+
+    def known(self, parts):
+        """What a dotted name stands for, or None when the reply binds its root itself or ambiguously."""
+        if not parts or parts[0] in self.local or len(self.imports.get(parts[0], ())) > 1:
+            return None
+        root = next(iter(self.imports[parts[0]])) if parts[0] in self.imports else BARE.get(parts[0], parts[0])
+        return ".".join([root] + parts[1:])
+
+    def possible(self, parts):
+        """Everything a dotted name may stand for: through each import of its root, else as written or assumed.
+        A root the reply binds itself (a variable named signal) is taken for a module only below a module that
+        is not banned whole (os._exit), where no variable plausibly bears the name."""
+        root, rest = parts[0], parts[1:]
+        if root in self.imports:
+            return {".".join([t] + rest) for t in self.imports[root]}
+        if root in self.local and root in BANNED:
+            return set()
+        return {".".join(parts), ".".join([BARE.get(root, root)] + rest)}
+
+    def banned(self, dotted, line, shown=None):
+        bits = dotted.split(".")
+        for i in range(1, len(bits) + 1):
+            rule = BANNED.get(".".join(bits[:i]))
+            if rule:
+                said = '"%s"' % dotted if shown in (None, dotted) else '"%s" (%s)' % (shown, dotted)
+                self.add(rule, line, "%s %s" % (said, WHY[rule]))
+                return True
+        return False
+
+    def walk(self, part, tree):
+        self.part = part
+        stack = [(tree, None, None, {})]
+        while stack:
+            node, rec, scope, props = stack.pop()
+            kids = self.visit(node, rec, scope, props)
+            if kids is None:
+                kids = [(c, rec, None, props) for c in ast.iter_child_nodes(node)]
+            stack.extend(reversed(kids))
+
+    def visit(self, n, rec, scope, props):
+        t = type(n)
+        if t is ast.Module:
+            self.defer(self.body, n.body, "top-level-statement", True)
+            inner = scope_props(n.body)
+            return [(s, None, "module", inner) for s in n.body]
+        if t in (ast.Import, ast.ImportFrom):
+            return self.imported(n)
+        if t in DEFS or t is ast.Lambda:
+            return self.function(n, rec, scope, props)
+        if t is ast.ClassDef:
+            return self.klass(n, rec, scope, props)
+        if t is ast.Name:
+            if isinstance(n.ctx, ast.Store):
+                self.local.add(n.id)
+                if self.tests and n.id.startswith("pytest_"):
+                    self.add("pytest-hook", n.lineno, '"%s" is read by pytest as configuration' % n.id)
+            elif n.id in NAMES:
+                self.defer(self.name, n.id, n.lineno)
+            if rec:
+                rec[3].append([n.id])
+        elif t is ast.Attribute:
+            parts = chain(n)
+            if parts is None:
+                if n.attr in ATTRS:
+                    self.add(I, n.lineno, 'attribute "%s" %s' % (n.attr, WHY[I]))
+                return None
+            for a in parts[1:]:
+                if a in ATTRS:
+                    self.add(I, n.lineno, 'attribute "%s" %s' % (a, WHY[I]))
+            self.defer(self.dotted, parts, n.lineno)
+            if rec:
+                rec[3].append(parts)
+            return []
+        elif t is ast.Call:
+            self.call(n, rec)
+        elif t is ast.Raise and n.exc is not None and chain(n.exc):
+            self.defer(self.raised, chain(n.exc), n.lineno)
+        elif t is ast.Assert and rec:
+            rec[2] = True
+        elif t is ast.Expr and isinstance(n.value, ast.Constant):
+            return []
+        elif t is ast.Constant and isinstance(n.value, (str, bytes)):
+            text = n.value if isinstance(n.value, str) else n.value.decode("latin-1")
+            if text in ATTRS and text != "mro":
+                self.add(I, n.lineno, 'the string "%s" names an attribute that %s' % (text, WHY[I]))
+            if not self.tests and TESTS_PATH.search(text):
+                self.add("writes-tests", n.lineno, "the string %s points at the tests" % snippet(n))
+        return None
+
+    def imported(self, n):
+        line = n.lineno
+        if isinstance(n, ast.Import):
+            for a in n.names:
+                bound = a.asname or a.name.split(".")[0]
+                self.imports.setdefault(bound, set()).add(a.name if a.asname else bound)
+                self.modules.add(bound)
+                self.banned(a.name, line)
+                if not self.tests and a.name.split(".")[0] in FRAMEWORKS:
+                    self.add("test-framework-import", line, 'an implementation may not import "%s"' % a.name)
+            return []
+        mod = "." * n.level + (n.module or "")
+        if not self.tests and n.level == 0 and mod.split(".")[0] in FRAMEWORKS:
+            self.add("test-framework-import", line, 'an implementation may not import from "%s"' % mod)
+        for a in n.names:
+            if a.name == "*":
+                rule = BANNED.get(mod) or next((r for k, r in BANNED.items() if k.startswith(mod + ".")), None)
+                if rule and n.level == 0:
+                    self.add(rule, line, '"from %s import *" brings in names that %s' % (mod, WHY[rule]))
+                continue
+            self.imports.setdefault(a.asname or a.name, set()).add(mod + "." + a.name)
+            if n.level == 0:
+                self.banned(mod + "." + a.name, line)
+        return []
+
+    def function(self, n, rec, scope, props):
+        a = n.args
+        positional = getattr(a, "posonlyargs", []) + a.args
+        pairs = list(zip(positional[len(positional) - len(a.defaults):], a.defaults))
+        pairs += [(k, d) for k, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None]
+        what = "a lambda" if isinstance(n, ast.Lambda) else '"%s"' % n.name
+        for arg, d in pairs:
+            if not value(d, False):
+                self.add("default-not-literal", d.lineno, 'the default of "%s" in %s must be a literal or a name, not %s'
+                         % (arg.arg, what, snippet(d)))
+        for arg in positional + a.kwonlyargs + [a.vararg, a.kwarg]:
+            if arg is None:
+                continue
+            self.local.add(arg.arg)
+            if arg.annotation is not None and not typ(arg.annotation):
+                self.add("annotation-not-type", arg.annotation.lineno, 'the annotation of "%s" in %s runs code: %s'
+                         % (arg.arg, what, snippet(arg.annotation)))
+        if isinstance(n, ast.Lambda):
+            return None
+        self.local.add(n.name)
+        if n.returns is not None and not typ(n.returns):
+            self.add("annotation-not-type", n.returns.lineno, 'the return annotation of %s runs code: %s' % (what, snippet(n.returns)))
+        for d in n.decorator_list:
+            self.defer(self.decorator, d, props)
+        if self.tests and n.name.startswith("pytest_"):
+            self.add("pytest-hook", n.lineno, '%s would be called by pytest as a hook' % what)
+        if self.tests and scope == "module" and n.name in MODULE_SETUP:
+            self.add("module-setup", n.lineno, '%s runs around every test of the shared test file' % what)
+        body = n.body[1:] if n.body and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant) else n.body
+        if not self.tests and n.name in COMPARISONS and len(body) == 1 and isinstance(body[0], ast.Return) \
+                and isinstance(body[0].value, ast.Constant):
+            self.add("constant-comparison", n.lineno, '%s always returns %r' % (what, body[0].value.value))
+        inner = rec
+        if self.tests and scope in ("module", "testclass") and n.name.startswith("test"):
+            inner = [n.name, n.lineno, False, []]
+            self.records.append(inner)
+        outside = [(c, rec, None, props) for c in n.decorator_list + [a] + ([n.returns] if n.returns else [])]
+        own = scope_props(n.body)
+        return outside + [(s, inner, None, own) for s in n.body]
+
+    def klass(self, n, rec, scope, props):
+        self.local.add(n.name)
+        for d in n.decorator_list:
+            self.defer(self.decorator, d, props)
+        for b in n.bases:
+            if not typ(b):
+                self.add("class-header", b.lineno, 'the base %s of class "%s" runs code' % (snippet(b), n.name))
+        for k in n.keywords:
+            if k.arg == "metaclass":
+                self.defer(self.metaclass, n.name, k.value)
+            elif k.arg is None or not value(k.value, False):
+                self.add("class-header", k.value.lineno, 'the class keyword %s of "%s" must be a literal' % (k.arg or "**", n.name))
+        self.defer(self.body, n.body, "class-body-statement", False)
+        testclass = self.tests and scope in ("module", "testclass") and n.name.startswith("Test")
+        outside = [(c, rec, None, props) for c in n.decorator_list + n.bases + n.keywords]
+        own = scope_props(n.body)
+        return outside + [(s, rec, "testclass" if testclass else None, own) for s in n.body]
+
+    def call(self, n, rec):
+        for k in n.keywords:
+            if k.arg == "autouse" and not (isinstance(k.value, ast.Constant) and k.value.value is False):
+                self.add("autouse-fixture", k.value.lineno, "autouse fixtures run for tests that did not ask for them")
+        parts = chain(n.func)
+        if parts:
+            if rec and parts[-1].startswith("assert"):
+                rec[2] = True
+            self.defer(self.called, n, parts)
+
+    # Queued checks, run once every binding of the reply is known.
+
+    def name(self, name, line):
+        if name in NAMES and name not in self.imports:
+            self.add(NAMES[name], line, '"%s" %s' % (name, WHY[NAMES[name]]))
+
+    def dotted(self, parts, line):
+        self.name(parts[0], line)
+        shown = ".".join(parts)
+        for meaning in sorted(self.possible(parts)):
+            if self.banned(meaning, line, shown):
+                break
+        if "__dict__" in parts[1:] and parts[0] in self.modules:
+            self.add("dynamic-module-access", line, '"%s" reaches a module through its __dict__' % shown)
+
+    def raised(self, parts, line):
+        if self.possible(parts) & {"SystemExit", "builtins.SystemExit"}:
+            self.add(X, line, "raise SystemExit %s" % WHY[X])
+
+    def called(self, n, parts):
+        means, args, line = self.possible(parts), n.args, n.lineno
+        if means & {"getattr", "setattr", "delattr", "hasattr"} and len(args) >= 2:
+            target = chain(args[0])
+            if isinstance(args[1], ast.Constant) and isinstance(args[1].value, str):
+                if args[1].value in ATTRS:
+                    self.add(I, line, 'attribute "%s" %s' % (args[1].value, WHY[I]))
+                if target:
+                    self.dotted(target + [args[1].value], line)
+            elif target and target[0] in self.modules:
+                self.add("dynamic-module-access", line, '%s reaches into module "%s" by a computed name' % (parts[-1], ".".join(target)))
+        if "vars" in means:
+            if not args:
+                self.add(I, line, '"vars()" without an argument %s' % WHY[I])
+            elif (chain(args[0]) or [""])[0] in self.modules:
+                self.add("dynamic-module-access", line, '"vars(%s)" reaches a module through its namespace' % snippet(args[0]))
+        if means & {"SystemExit", "builtins.SystemExit"}:
+            self.add(X, line, "SystemExit %s" % WHY[X])
+        if means & CONDITIONAL:
+            conditions = args + [k.value for k in n.keywords if k.arg == "condition"]
+            if not all(boolean(c) for c in conditions):
+                self.add("string-condition", line, "the condition of %s may be a string, which pytest evaluates as code; "
+                         "write a comparison, not ... or True/False" % parts[-1])
+
+    def decorator(self, d, props):
+        call = d if isinstance(d, ast.Call) else None
+        parts = chain(call.func if call else d)
+        shown = ".".join(parts) if parts else snippet(d)
+        own = parts and len(parts) == 2 and parts[1] in props.get(parts[0], ())
+        known = self.known(parts)
+        if not own and not (known in DECORATORS or known and self.tests and (known == "pytest.fixture" or known.startswith("pytest.mark."))):
+            why = " (it is defined in the reply)" if parts and parts[0] in self.local else ""
+            return self.add("decorator-not-allowed", d.lineno, 'decorator "%s" is not allowed%s' % (shown, why))
+        if call and not (all(value(e, True, self.data_call) for e in call.args) and
+                         all(k.arg is not None and value(k.value, True, self.data_call) for k in call.keywords)):
+            self.add("decorator-arguments", d.lineno, 'the arguments of decorator "%s" must be data, not code' % shown)
+
+    def data_call(self, n):
+        known = self.known(chain(n.func))
+        return bool(known) and (known in VALUES or known == "pytest.param" or known.startswith("pytest.mark.")) and \
+            all(value(e, True, self.data_call) for e in n.args) and \
+            all(k.arg is not None and value(k.value, True, self.data_call) for k in n.keywords)
+
+    def class_call(self, n):
+        return self.known(chain(n.func)) in CLASS_CALLS and all(value(e, False) for e in n.args) and \
+            all(k.arg is not None and value(k.value, False) for k in n.keywords)
+
+    def metaclass(self, name, v):
+        if self.known(chain(v)) not in METACLASSES:
+            self.add("class-header", v.lineno, 'the metaclass %s of "%s" is not allowed' % (snippet(v), name))
+
+    def body(self, body, rule, module):
+        for s in body:
+            t = type(s)
+            if t in DEFS or t in (ast.ClassDef, ast.Pass) or module and t in (ast.Import, ast.ImportFrom):
+                continue
+            if t is ast.Expr and isinstance(s.value, ast.Constant):
+                continue
+            if t is ast.AnnAssign and not typ(s.annotation):
+                self.add("annotation-not-type", s.lineno, "the annotation %s runs code" % snippet(s.annotation))
+                continue
+            if t is ast.Assign and all(names_only(x) for x in s.targets) and value(s.value, False, self.class_call):
+                continue
+            if t is ast.AnnAssign and isinstance(s.target, ast.Name) and (s.value is None or value(s.value, False, self.class_call)):
+                continue
+            where = "at module level" if module else "in a class body"
+            self.add(rule, s.lineno, '"%s" would run at import %s; only defs, classes and assignments of literals may stand there'
+                     % (snippet(s), where))
+
+    def finish(self):
+        for part, fn, args in self.later:
+            self.part = part
+            fn(*args)
+        self.part = "code"
+        for name, line, ok, refs in self.records:
+            if not ok and not any(self.known(r) in ASSERTING for r in refs):
+                self.add("tests-must-test", line, 'test "%s" has no assert and no pytest.raises, approx or warns' % name)
+
+
+def review(request):
+    tests = request["kind"] == "tests"
+    trees, out = [], []
+    for part, source in request["parts"]:
+        try:
+            trees.append((part, ast.parse(source)))
+        except SyntaxError as e:
+            out.append(("syntax-error", e.lineno or 0, "does not parse: %s" % e.msg, part))
+        except ValueError as e:
+            out.append(("syntax-error", 0, "does not parse: %s" % e, part))
+    if out:
+        return out
+    r = Review(tests)
+    for part, tree in trees:
+        r.walk(part, tree)
+    r.finish()
+    return r.out
+
+
+def main():
+    request = json.loads(sys.stdin.buffer.read())
+    try:
+        found = review(request)
+    except (RecursionError, MemoryError):
+        found = [("unreviewable", 0, "the reply is nested too deeply to review", "code")]
+    except Exception as e:
+        found = [("unreviewable", 0, "the review failed: %s: %s" % (type(e).__name__, e), "code")]
+    order = {p: i for i, (p, _) in enumerate(request["parts"])}
+    found = sorted(set(found), key=lambda f: (order.get(f[3], 0), f[1], f[0], f[2]))
+    print(json.dumps({"findings": found[:100], "total": len(found)}))
+
+
+main()
+`;
+
+// src/review/text-checks.ts
+var MAX_REPLY_BYTES = 1e6;
+var LONE_SURROGATE2 = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+var CODING_COOKIE = /^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)/;
+var UTF8 = /^utf[-_]?8([-_].*)?$/i;
+function textFindings(parts2) {
+  const bytes = parts2.reduce((sum, p2) => sum + Buffer.byteLength(p2.source, "utf8"), 0);
+  if (bytes > MAX_REPLY_BYTES) {
+    const message = `the reply is ${bytes.toLocaleString("en-US")} bytes, over the limit of ${MAX_REPLY_BYTES.toLocaleString("en-US")}`;
+    return [{ rule: "reply-too-large", line: 0, message, part: "code" }];
+  }
+  const found = [];
+  for (const { name, source } of parts2) {
+    const lone = LONE_SURROGATE2.exec(source);
+    if (lone) {
+      const unit = lone[0].charCodeAt(0).toString(16);
+      found.push({
+        rule: "lone-surrogate",
+        line: lineAt(source, lone.index),
+        message: `a lone surrogate \\u${unit} is not text`,
+        part: name
+      });
+      continue;
+    }
+    for (const line of testMarkerLines(source))
+      found.push({ rule: "marker-forgery", line, message: "a line looks like an rpg-forge test-block marker", part: name });
+    source.split(/\r\n|\r|\n/).forEach((text, i) => {
+      const cookie = CODING_COOKIE.exec(text);
+      if (cookie && !UTF8.test(cookie[1]))
+        found.push({ rule: "coding-cookie", line: i + 1, message: `the coding comment would decode the file as ${cookie[1]}`, part: name });
+    });
+  }
+  return found;
+}
+function lineAt(source, index) {
+  return (source.slice(0, index).match(/\r\n|\r|\n/g) ?? []).length + 1;
+}
+
+// src/review/reply-review.ts
+var LISTED = 3;
+async function reviewImplementation(python, code2, imports) {
+  return review(python, "implementation", [
+    { name: "code", source: code2 },
+    { name: "imports", source: imports }
+  ]);
+}
+async function reviewTests(python, code2) {
+  return review(python, "tests", [{ name: "code", source: code2 }]);
+}
+async function review(python, kind, parts2) {
+  const early = textFindings(parts2);
+  if (early.length > 0) return refused(early, early.length);
+  const input2 = JSON.stringify({ kind, parts: parts2.map((p2) => [p2.name, p2.source]) });
+  const output2 = JSON.parse(await runPythonScript(python, REVIEW_SCRIPT, input2));
+  if (output2.total === 0) return { ok: true };
+  const findings = output2.findings.map(([rule, line, message, part]) => ({ rule, line, message, part }));
+  return refused(findings, output2.total);
+}
+function refused(findings, total) {
+  const listed = findings.slice(0, LISTED).map((f3) => {
+    const where = f3.line > 0 ? `line ${f3.line}: ` : "";
+    return `${f3.part === "imports" ? "imports " : ""}${where}${oneLine2(f3.message)} (${f3.rule})`;
+  });
+  const more = total > LISTED ? `; and ${total - LISTED} more` : "";
+  return { ok: false, findings, reason: `${listed.join("; ")}${more}` };
+}
+function oneLine2(text) {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ");
 }
 
 // src/engine/proposals.ts
@@ -55059,13 +56262,13 @@ function checkCode(node2, code2, imports) {
 }
 
 // src/engine/routes.ts
-function redGateRoute(result, testFile) {
+function redGateRoute(result, testFile, owned) {
   if (result.timedOut) return "broken";
   switch (result.exitCode) {
     case 1:
-      return "red";
+      return ownedTestsProblem(result, owned, "collected") === void 0 ? "red" : "broken";
     case 0:
-      return "vacuous";
+      return result.report.authentic ? "vacuous" : "broken";
     case 4:
     case 5:
       return "broken";
@@ -55075,13 +56278,37 @@ function redGateRoute(result, testFile) {
       return "environment";
   }
 }
-function greenGateRoute(result) {
+function greenGateRoute(result, testFile, owned) {
   if (result.timedOut) return "failing";
-  if (result.exitCode === 0) return "green";
-  if (result.exitCode === 1 || result.exitCode === 2) return "failing";
-  return "environment";
+  switch (result.exitCode) {
+    case 0:
+      return ownedTestsProblem(result, owned, "passed") === void 0 ? "green" : "failing";
+    case 1:
+    case 2:
+      return "failing";
+    case 4:
+      return collectionErrorIn(result, testFile) ? "failing" : "environment";
+    default:
+      return "environment";
+  }
+}
+function ownedTestsProblem(result, owned, required2) {
+  const report = result.report;
+  if (!report.authentic) return report.problem;
+  const missing = [];
+  const notPassed = [];
+  for (const id of owned) {
+    const cases = [...report.outcomes].filter(([test]) => test === id || test.startsWith(`${id}[`) || test.startsWith(`${id}::`));
+    if (cases.length === 0) missing.push(id);
+    for (const [test, outcome] of cases) if (outcome !== "passed") notPassed.push(`${test} ${outcome}`);
+  }
+  const short = (ids2) => ids2.map((id) => id.split("::").slice(1).join("::") || id).join(", ");
+  if (missing.length > 0) return `the run's report has no result for ${short(missing)}`;
+  if (required2 === "passed" && notPassed.length > 0) return `not every test passed: ${short(notPassed)}`;
+  return void 0;
 }
 function collectionErrorIn(result, testFile) {
+  if (result.report.authentic && result.report.collectErrors.includes(testFile)) return true;
   const moduleName = testFile.replace(/\.py$/, "").replace(/\//g, ".");
   return result.tests.some((t2) => t2.status === "error" && (t2.id.includes(testFile) || t2.id.includes(moduleName))) || result.output.includes(`ERROR collecting ${testFile}`);
 }
@@ -55095,7 +56322,7 @@ function createTddExecutor(setup) {
     const run5 = new NodeRun(setup, node2, testFile, implFile, context.signal);
     try {
       const outcome = await run5.execute().catch((error63) => {
-        if (error63 instanceof FinalRefusal) return run5.failed(error63.iterations, error63.message);
+        if (error63 instanceof FinalRefusal || error63 instanceof Tampered) return run5.failed(error63.iterations, error63.message);
         throw error63;
       });
       if (outcome.status !== "passed") await snapshot.restore();
@@ -55110,6 +56337,15 @@ function createTddExecutor(setup) {
 var FinalRefusal = class extends Error {
   constructor(message, iterations) {
     super(message);
+    this.iterations = iterations;
+  }
+  iterations;
+};
+var Tampered = class extends Error {
+  constructor(tampering, iterations) {
+    const list = (what, paths) => paths.length > 0 ? [`${what} ${paths.slice(0, 5).join(", ")}`] : [];
+    const found = [...list("changed", tampering.changed), ...list("added", tampering.added), ...list("removed", tampering.removed)];
+    super(`tampering: while the tests ran, something other than rpg-forge ${found.join("; ")} (undone)`);
     this.iterations = iterations;
   }
   iterations;
@@ -55136,6 +56372,8 @@ var NodeRun = class {
   testsCode = "";
   testAttempts = 0;
   lastCode;
+  /** The module with the node's stub in place: every proposal is applied to this, so an import a failed attempt added does not outlive it. */
+  baseline;
   async execute() {
     const red = await this.writeFailingTests();
     if (!red.ok) return this.failed(0, red.reason);
@@ -55150,10 +56388,10 @@ var NodeRun = class {
       const applied = proposal.ok ? await this.applyCode(proposal.imports, proposal.code) : proposal;
       if (applied.ok) {
         result = await this.runTests();
-        let route = greenGateRoute(result);
+        let route = greenGateRoute(result, this.testFile, this.testIds);
         if (route === "failing" && await this.addMissingImports(result)) {
           result = await this.runTests();
-          route = greenGateRoute(result);
+          route = greenGateRoute(result, this.testFile, this.testIds);
         }
         await this.setup.artifacts.save(this.node.id, `green-gate-${route}`, {
           [this.implFile.split("/").pop()]: await this.setup.files.read(this.implFile),
@@ -55162,7 +56400,7 @@ var NodeRun = class {
         });
         if (route === "green") return this.passed(iterations, result);
         if (route === "environment") return this.failed(iterations, `the test environment failed (pytest exit ${result.exitCode})`, result);
-        outcome = outcomeLine(result);
+        outcome = (result.exitCode === 0 ? ownedTestsProblem(result, this.testIds, "passed") : void 0) ?? outcomeLine(result);
       } else {
         outcome = `refused: ${applied.reason}`;
       }
@@ -55206,7 +56444,7 @@ var NodeRun = class {
         continue;
       }
       const result = await this.runTests();
-      const route = redGateRoute(result, this.testFile);
+      const route = redGateRoute(result, this.testFile, this.testIds);
       await this.setup.artifacts.save(this.node.id, `red-gate-${route}`, {
         "pytest-output.txt": result.output,
         "junit.xml": result.junitXml
@@ -55217,7 +56455,7 @@ var NodeRun = class {
           ok: false,
           reason: `the test environment failed at the red gate (pytest exit ${result.exitCode}): ${outcomeLine(result)}`
         };
-      rejection = route === "vacuous" ? "the tests passed against a stub that raises NotImplementedError, so they test nothing" : `the test file is broken (pytest exit ${result.exitCode}):
+      rejection = route === "vacuous" ? "the tests passed against a stub that raises NotImplementedError, so they test nothing" : `the test file is broken (pytest exit ${result.exitCode}${this.reportProblem(result)}):
 ${result.output.slice(-3e3)}`;
       this.notes.push({ label: `tests ${this.testAttempts}`, tried: "tests", outcome: rejection.split("\n")[0] });
     }
@@ -55228,6 +56466,8 @@ ${result.output.slice(-3e3)}`;
   }
   /** Writes the tests into the node's block and the stub into its file; the engine decides what is accepted. */
   async placeTests(code2) {
+    const reviewed = await reviewTests(this.setup.python, code2);
+    if (!reviewed.ok) return { ok: false, reason: `the review refused the tests: ${reviewed.reason}` };
     const current = await this.setup.files.read(this.testFile) ?? "";
     const others = await this.otherTestNames(current);
     const verdict = checkTests(this.node, this.testFile, await outlinePython(this.setup.python, code2), others);
@@ -55235,7 +56475,9 @@ ${result.output.slice(-3e3)}`;
     this.testIds = verdict.value;
     this.testsCode = code2;
     await this.setup.files.write(this.testFile, upsertTestBlock(current, this.node.id, code2));
+    this.baseline = void 0;
     const stubbed = await this.applyCode([], stubFor(this.node.name, this.node.type === "class" ? "class" : "function"), false);
+    if (stubbed.ok) this.baseline = await this.setup.files.read(this.implFile);
     return stubbed.ok ? { ok: true } : stubbed;
   }
   async otherTestNames(source) {
@@ -55249,9 +56491,13 @@ ${result.output.slice(-3e3)}`;
     const python = this.setup.python;
     const own2 = this.prompt.module;
     imports = imports.filter((line) => !new RegExp(`^from\\s+${own2.replace(/\./g, "\\.")}\\s+import\\b`).test(line.trim()));
+    if (proposed) {
+      const reviewed = await reviewImplementation(python, code2, imports.join("\n"));
+      if (!reviewed.ok) return { ok: false, reason: `the review refused the code: ${reviewed.reason}` };
+    }
     const verdict = checkCode(this.node, await outlinePython(python, code2), await outlinePython(python, imports.join("\n")));
     if (!verdict.ok) return verdict;
-    const before = await this.setup.files.read(this.implFile) ?? "";
+    const before = (proposed ? this.baseline : void 0) ?? await this.setup.files.read(this.implFile) ?? "";
     const outline = await outlinePython(python, before);
     if (!outline.ok)
       return { ok: false, reason: `${this.implFile} does not parse before the edit: line ${outline.line}: ${outline.message}` };
@@ -55291,6 +56537,7 @@ ${result.output.slice(-3e3)}`;
     for (const dep of this.setup.dependenciesOf(this.node)) if (names.includes(dep.name)) lines.push(...importFor(dep, this.node) ?? []);
     for (const name of names) if (await isStdlib(this.setup.python, name)) lines.push(`import ${name}`);
     if (lines.length === 0) return false;
+    if (!(await reviewImplementation(this.setup.python, this.lastCode ?? "", lines.join("\n"))).ok) return false;
     const source = await this.setup.files.read(this.implFile) ?? "";
     const organized = await organizeImports(this.setup.python, source, this.setup.localPackages, lines);
     if (!organized.changed || organized.reason !== void 0) return false;
@@ -55298,9 +56545,28 @@ ${result.output.slice(-3e3)}`;
     this.notes.push({ label: "imports", tried: `added ${lines.join("; ")}`, outcome: "tests run again" });
     return true;
   }
+  /**
+   * One gate run. Only the node's own block is in its test file while it runs, so no
+   * other node's tests are collected with it; afterwards the work tree must hold
+   * exactly what the engine wrote, or the node fails as tampering.
+   */
   async runTests() {
     this.throwIfAborted();
-    return this.setup.runTests(this.testIds, this.signal);
+    const files = this.setup.files;
+    const full = await files.read(this.testFile) ?? "";
+    await files.write(this.testFile, ownBlockOnly(full, this.node.id));
+    let tampering;
+    try {
+      const result = await this.setup.runTests(this.testIds, this.signal);
+      tampering = await files.verify();
+      if (!tampering) return result;
+    } finally {
+      await files.write(this.testFile, full);
+    }
+    throw new Tampered(tampering, this.iterations);
+  }
+  reportProblem(result) {
+    return result.report.authentic ? "" : `; ${result.report.problem}`;
   }
   /** Half-way through the debug loop, one diagnosis: the reason when the tests are what is wrong (and may be written again). */
   async testFault(result) {
@@ -55357,7 +56623,7 @@ ${result.output.slice(-3e3)}`;
     if (this.signal.aborted) throw this.signal.reason instanceof Error ? this.signal.reason : new Error("interrupted");
   }
   passed(iterations, result) {
-    const passed = result.tests.filter((t2) => t2.status === "passed").length;
+    const passed = result.report.authentic ? [...result.report.outcomes.values()].filter((o2) => o2 === "passed").length : 0;
     return { status: "passed", iterations, testResults: { passed, failed: 0 }, usage: this.usage };
   }
   failed(iterations, reason, result) {
@@ -55377,6 +56643,12 @@ ${result.output.slice(-3e3)}`;
     };
   }
 };
+function ownBlockOnly(source, nodeId) {
+  const block = findTestBlock(source, nodeId);
+  if (!block) return source;
+  return `${source.split("\n").slice(block.start - 1, block.end).join("\n")}
+`;
+}
 
 // src/engine/run-id.ts
 import { createHash as createHash2 } from "node:crypto";
@@ -55669,6 +56941,7 @@ async function runPlan(options) {
       }
       outcome = { status: "failed", iterations: 0, reason: `internal error: ${error63.message}` };
     }
+    outcome = redactDeep(outcome);
     if (outcome.status === "interrupted") {
       interrupted = true;
       await save();
@@ -55717,10 +56990,16 @@ async function openCheckpoint(options, now) {
     if (aside) options.onEvent?.({ type: "checkpoint-set-aside", path: aside });
     return { checkpoint: newCheckpoint(plan, runId, rpgSha256, now), resumed: false };
   }
-  const existing2 = await readCheckpoint(path2);
-  if (existing2 && options.mode === "new") throw checkpointExistsError(path2);
-  if (!existing2) return { checkpoint: newCheckpoint(plan, runId, rpgSha256, now), resumed: false };
-  return { checkpoint: existing2, resumed: true };
+  const existing = await readCheckpoint(path2);
+  if (existing && options.mode === "new") throw checkpointExistsError(path2);
+  if (!existing) return { checkpoint: newCheckpoint(plan, runId, rpgSha256, now), resumed: false };
+  return { checkpoint: existing, resumed: true };
+}
+function checkRequestedNodes(plan, checkpoint, request2) {
+  const unwritten = new Set(checkpoint?.pending_writes ?? []);
+  const known = { nodes: Object.fromEntries(Object.entries(checkpoint?.nodes ?? {}).filter(([id]) => !unwritten.has(id))) };
+  if (request2.only) onlyRange(request2.only, plan, known);
+  else startIndexOf(request2.startFromNode, plan, known);
 }
 function startIndexOf(startFromNode, plan, checkpoint) {
   if (startFromNode === void 0) return 0;
@@ -55814,6 +57093,7 @@ function emptyCounts() {
 // src/engine/generate.ts
 var CHECKPOINT_PATH = "docs/generation_checkpoint.json";
 var REPORT_PATH = "docs/generation_report.md";
+var OWN_WRITES = [CHECKPOINT_PATH, REPORT_PATH, "docs/rpg.json", ".rpg-forge/runs", ".rpg-forge/work"];
 var ASSEMBLED = [
   "pytest.ini",
   "pyproject.toml",
@@ -55829,8 +57109,14 @@ var ASSEMBLED = [
 async function generate(options) {
   const clock = options.clock ?? Date.now;
   const started = clock();
-  const outDir = resolve5(options.outDir);
-  await prepareOutputDir(outDir);
+  const outDir = resolve4(options.outDir);
+  const present = existsSync3(outDir);
+  if (present) await prepareOutputDir(outDir, OWN_WRITES);
+  const plan = buildPlan(options.rpg);
+  const checkpointPath = join11(outDir, CHECKPOINT_PATH);
+  const previous = present && options.mode !== "fresh" ? await readCheckpoint(checkpointPath) : void 0;
+  if (options.mode === "new" && previous !== void 0) throw checkpointExistsError(checkpointPath);
+  checkRequestedNodes(plan, previous, options);
   const python = await findPython();
   const sandbox = await chooseSandbox(options.sandbox);
   if (sandbox.warning) options.onNotice?.(sandbox.warning);
@@ -55838,11 +57124,9 @@ async function generate(options) {
     python,
     options.rpg.nodes.flatMap((n) => n.requirements ?? [])
   );
-  const plan = buildPlan(options.rpg);
+  await prepareOutputDir(outDir, OWN_WRITES);
   const testFileOf = testFileLookup(options.rpg);
   const rpgName = rpgNameOf(options.rpg, options.rpgPath);
-  const checkpointPath = join9(outDir, CHECKPOINT_PATH);
-  if (options.mode === "new" && await readCheckpoint(checkpointPath) !== void 0) throw checkpointExistsError(checkpointPath);
   const repo = options.git === false ? void 0 : await GitRepository.open(outDir, {
     branch: runBranch(rpgName),
     ownPaths: ownedPaths(options.rpg, testFileOf, ASSEMBLED),
@@ -55854,16 +57138,22 @@ async function generate(options) {
   await scaffoldPackage(output2, packageDirectories(options.rpg));
   const workDir = defaultWorkTree(outDir);
   await createWorkTree(outDir, workDir);
-  const files = await PackageFiles.open(workDir);
+  const files = await PackageFiles.openTracked(workDir, [WORK_TREE_STAMP]);
   const runId = makeRunId(new Date(started), options.rpgSha256);
-  const pytestIn = (cwd) => (targets, signal) => runPytest({
-    cwd,
-    targets: [...targets],
-    sandbox: sandbox.kind,
-    perTestTimeoutMs: options.perTestTimeoutMs,
-    plugins,
-    ...signal ? { signal } : {}
-  });
+  const pytestIn = (cwd) => async (targets, signal) => (
+    // What generated code printed leaves the sandbox here, for prompts, artifacts, test_results.xml and comments.
+    redactPytestResult(
+      await runPytest({
+        cwd,
+        targets: [...targets],
+        sandbox: sandbox.kind,
+        perTestTimeoutMs: options.perTestTimeoutMs,
+        limits: options.limits,
+        plugins,
+        ...signal ? { signal } : {}
+      })
+    )
+  );
   const setup = createTddSetup({
     rpg: options.rpg,
     plan,
@@ -55986,10 +57276,10 @@ async function generate(options) {
     assembly,
     gitLog: repo ? await repo.log() : void 0
   });
-  await writeOutputFile(outDir, REPORT_PATH, report);
+  await writeOutputFile(outDir, REPORT_PATH, redactSecrets(report));
   if (repo && assembly)
     await repo.commitPaths([.../* @__PURE__ */ new Set([...assembly.written, CHECKPOINT_PATH, REPORT_PATH])], "chore: assemble the package and its report");
-  return { summary: summary2, checkpoint, interrupted, runId, reportPath: join9(outDir, REPORT_PATH), checkpointPath, branch: repo?.branch };
+  return { summary: summary2, checkpoint, interrupted, runId, reportPath: join11(outDir, REPORT_PATH), checkpointPath, branch: repo?.branch };
 }
 
 // src/workspace/remote.ts
@@ -56007,7 +57297,10 @@ function remoteGit(dir, auth2) {
     });
   }
   return {
-    raw: async (args) => (await execFileAsync("git", ["-C", dir, ...args], { env, maxBuffer: 16 * 1024 * 1024 })).stdout
+    raw: async (args) => (await execFileAsync("git", ["-C", dir, ...UNTRUSTED_REPOSITORY_CONFIG.flatMap((c3) => ["-c", c3]), ...args], {
+      env,
+      maxBuffer: 16 * 1024 * 1024
+    })).stdout
   };
 }
 async function fetchRefs(dir, remote, refspecs, auth2) {
@@ -56046,12 +57339,12 @@ async function remoteCall(task, what, auth2) {
 }
 
 // src/engine/matrix.ts
-import { join as join10 } from "node:path";
+import { join as join12 } from "node:path";
 
 // src/engine/checkpoint-merge.ts
 var RANK = { passed: 5, failed: 4, skipped: 3, in_progress: 2, pending: 1 };
-function mergeCheckpoints(parts) {
-  const [first, ...rest] = parts;
+function mergeCheckpoints(parts2) {
+  const [first, ...rest] = parts2;
   if (!first) return void 0;
   const merged = structuredClone(first.checkpoint);
   delete merged.pending_writes;
@@ -56090,15 +57383,15 @@ async function fetchSubgraphBranches(dir, rpgName, auth2) {
 async function readSubgraphBranches(dir, plan, rpgName, only) {
   const present = new Set(await refsUnder(dir, `refs/heads/${subgraphBranchPrefix(rpgName)}`));
   const branches = /* @__PURE__ */ new Map();
-  const parts = [];
+  const parts2 = [];
   for (const subgraph of plan.subgraphs) {
     const branch = subgraphBranch(rpgName, subgraph.id);
     if (!present.has(branch) || only && !only.includes(subgraph.id)) continue;
     branches.set(subgraph.id, branch);
     const text = await readFileAt(dir, branch, CHECKPOINT_PATH);
-    if (text !== void 0) parts.push({ subgraphId: subgraph.id, checkpoint: parseCheckpoint(text, `${branch}:${CHECKPOINT_PATH}`) });
+    if (text !== void 0) parts2.push({ subgraphId: subgraph.id, checkpoint: parseCheckpoint(text, `${branch}:${CHECKPOINT_PATH}`) });
   }
-  return { branches, checkpoint: mergeCheckpoints(parts) };
+  return { branches, checkpoint: mergeCheckpoints(parts2) };
 }
 async function combineNeededBranches(dir, rpg, plan, rpgName, runBranch2, subgraphs) {
   const needed = [...new Set(plan.subgraphs.filter((s) => subgraphs.includes(s.id)).flatMap((s) => s.dependsOn))].filter(
@@ -56113,7 +57406,7 @@ async function combineNeededBranches(dir, rpg, plan, rpgName, runBranch2, subgra
     others.map(async (ref) => ({ ref, paths: (await filesAt(dir, ref)).filter((path2) => ours.has(path2)) }))
   );
   await checkoutWithFiles(dir, runBranch2, first, overlays);
-  if (checkpoint) await writeCheckpoint(join10(dir, CHECKPOINT_PATH), checkpoint);
+  if (checkpoint) await writeCheckpoint(join12(dir, CHECKPOINT_PATH), checkpoint);
   await commitFiles(
     dir,
     [.../* @__PURE__ */ new Set([...overlays.flatMap((o2) => o2.paths), CHECKPOINT_PATH])],
@@ -56121,46 +57414,6 @@ async function combineNeededBranches(dir, rpg, plan, rpgName, runBranch2, subgra
   );
   return { combined: [...branches.keys()], missing };
 }
-
-// src/report/markdown.ts
-function code(text) {
-  const line = text.replace(/\s+/g, " ");
-  if (line.trim() === "") return "` `";
-  const ticks = "`".repeat(longestRun(line, "`") + 1);
-  const pad = line.startsWith("`") || line.endsWith("`") ? " " : "";
-  return `${ticks}${pad}${line}${pad}${ticks}`;
-}
-function fenced(content, info2 = "") {
-  const ticks = "`".repeat(Math.max(3, longestRun(content, "`") + 1));
-  return `${ticks}${info2}
-${content.trimEnd()}
-${ticks}`;
-}
-function prose(text, max = 1e3) {
-  return escapeHtml(clip(text.replace(/\s+/g, " ").trim(), max).replace(/[\\`*_[\]~|]/g, "\\$&")).replace(/@(?=\w)/g, "@\u200B");
-}
-var details = (summary2, body) => [
-  "",
-  `<details><summary>${escapeHtml(summary2)}</summary>`,
-  "",
-  ...body,
-  "",
-  "</details>"
-];
-var row = (cells) => `| ${cells.map((c3) => c3.replace(/\|/g, "\\|")).join(" | ")} |`;
-var count = (n) => n.toLocaleString("en-US");
-function clip(text, max) {
-  if (text.length <= max) return text;
-  return `${dropHalfPair(text.slice(0, max - 1), "end")}\u2026`;
-}
-function dropHalfPair(text, at2) {
-  const unit = text.charCodeAt(at2 === "start" ? 0 : text.length - 1);
-  if (at2 === "end" && unit >= 55296 && unit <= 56319) return text.slice(0, -1);
-  if (at2 === "start" && unit >= 56320 && unit <= 57343) return text.slice(1);
-  return text;
-}
-var longestRun = (text, char) => (text.match(new RegExp(`${char}+`, "g")) ?? []).reduce((max, run5) => Math.max(max, run5.length), 0);
-var escapeHtml = (text) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 // src/report/fit-limit.ts
 var COMMENT_LIMIT = 65536;
@@ -56173,14 +57426,14 @@ function fitToLimit(markdown, limit2 = COMMENT_LIMIT) {
   const pieces = splitPieces(markdown);
   const render = (cap) => {
     let removed = 0;
-    const parts = pieces.map((piece) => {
+    const parts2 = pieces.map((piece) => {
       if (typeof piece === "string") return piece;
       const cut = cutTo(piece, cap);
       if (cut.text.length >= piece.text.length) return piece.text;
       removed += cut.removed;
       return cut.text;
     });
-    return { text: parts.join("\n"), removed };
+    return { text: parts2.join("\n"), removed };
   };
   let best = render(0);
   if (best.text.length <= budget) {
@@ -56489,12 +57742,12 @@ function commentMarker(kind, key) {
 var MARKER_PREFIX = "<!-- rpg-forge:";
 async function upsertComment(octokit, where, marker, body, ours) {
   const full = `${marker}
-${body}`;
-  const existing2 = ours ? ours.find((c3) => c3.body?.startsWith(marker)) : await findComment(octokit, where, marker);
-  if (existing2) {
-    if (existing2.body !== full)
-      await octokit.rest.issues.updateComment({ owner: where.owner, repo: where.repo, comment_id: existing2.id, body: full });
-    return { id: existing2.id, url: existing2.html_url, created: false };
+${fitToLimit(redactSecrets(body), BODY_LIMIT - marker.length - 1)}`;
+  const existing = ours ? ours.find((c3) => c3.body?.startsWith(marker)) : await findComment(octokit, where, marker);
+  if (existing) {
+    if (existing.body !== full)
+      await octokit.rest.issues.updateComment({ owner: where.owner, repo: where.repo, comment_id: existing.id, body: full });
+    return { id: existing.id, url: existing.html_url, created: false };
   }
   const { data } = await octokit.rest.issues.createComment({
     owner: where.owner,
@@ -56518,10 +57771,11 @@ async function findCommentsByPrefix(octokit, where, prefix) {
 }
 
 // src/github/pull-requests.ts
-async function upsertPullRequest(octokit, repository, spec) {
+async function upsertPullRequest(octokit, repository, given) {
   const { owner, repo } = repository;
-  let existing2 = await findPullRequest(octokit, repository, spec.head);
-  if (!existing2) {
+  const spec = { ...given, title: redactSecrets(given.title), body: fitToLimit(redactSecrets(given.body), COMMENT_LIMIT) };
+  let existing = await findPullRequest(octokit, repository, spec.head);
+  if (!existing) {
     const closed = await findPullRequest(octokit, repository, spec.head, "closed");
     if (closed && !closed.merged_at) return { number: closed.number, url: closed.html_url, created: false, closed: true };
     try {
@@ -56536,14 +57790,14 @@ async function upsertPullRequest(octokit, repository, spec) {
       return { number: data.number, url: data.html_url, created: true, closed: false };
     } catch (error63) {
       if (error63.status !== 422) throw error63;
-      existing2 = await findPullRequest(octokit, repository, spec.head);
-      if (!existing2) throw error63;
+      existing = await findPullRequest(octokit, repository, spec.head);
+      if (!existing) throw error63;
     }
   }
-  const changed = existing2.title !== spec.title || (existing2.body ?? "") !== spec.body || existing2.base.ref !== spec.base;
+  const changed = existing.title !== spec.title || (existing.body ?? "") !== spec.body || existing.base.ref !== spec.base;
   if (changed)
-    await octokit.rest.pulls.update({ owner, repo, pull_number: existing2.number, title: spec.title, body: spec.body, base: spec.base });
-  return { number: existing2.number, url: existing2.html_url, created: false, closed: false };
+    await octokit.rest.pulls.update({ owner, repo, pull_number: existing.number, title: spec.title, body: spec.body, base: spec.base });
+  return { number: existing.number, url: existing.html_url, created: false, closed: false };
 }
 async function findPullRequest(octokit, repository, head, state = "open") {
   const { owner, repo } = repository;
@@ -60684,9 +61938,13 @@ function createOctokit(token, baseUrl) {
   return new Octokit2({ auth: token, baseUrl: baseUrl.replace(/\/+$/, ""), userAgent: "rpg-forge" });
 }
 
+// src/llm/select.ts
+import { access as access4, constants as constants7, stat as stat6 } from "node:fs/promises";
+import { dirname as dirname7 } from "node:path";
+
 // src/llm/cassette.ts
 import { appendFile as appendFile3, mkdir as mkdir8, readFile as readFile6 } from "node:fs/promises";
-import { dirname as dirname4 } from "node:path";
+import { dirname as dirname6 } from "node:path";
 var UsageSchema = external_exports.object({
   prompt_tokens: external_exports.number().int().nonnegative(),
   completion_tokens: external_exports.number().int().nonnegative(),
@@ -60705,7 +61963,7 @@ async function loadCassette(file2) {
     text = await readFile6(file2, "utf8");
   } catch (error63) {
     const code2 = error63.code;
-    const what = code2 === "ENOENT" ? "the cassette file does not exist" : `the cassette file cannot be read (${code2 ?? error63.message})`;
+    const what = code2 === "ENOENT" ? "the cassette file does not exist" : code2 === "EISDIR" ? "the cassette is a directory, not a file" : `the cassette file cannot be read (${code2 ?? error63.message})`;
     throw new RpgForgeError("CASSETTE_NOT_FOUND", what, { file: file2 }, "record one with --record <file>, or check the path given to --replay", {
       cause: error63
     });
@@ -60720,6 +61978,14 @@ async function loadCassette(file2) {
     const entry = { line, promptSha256: parsed.prompt_sha256, response: parsed.response };
     if (parsed.usage) entry.usage = fromWireUsage(parsed.usage);
     entries.set(idOf(key), entry);
+  }
+  if (entries.size === 0) {
+    throw new RpgForgeError(
+      "CASSETTE_INVALID",
+      "the cassette is empty: it holds no recorded exchange",
+      { file: file2 },
+      "check the path given to --replay, or record a cassette with --record <file>"
+    );
   }
   return { file: file2, entries };
 }
@@ -60770,7 +62036,7 @@ function createRecordingProvider(inner, file2) {
   let writes = Promise.resolve();
   const append = (text) => {
     writes = writes.catch(() => void 0).then(async () => {
-      await mkdir8(dirname4(file2), { recursive: true });
+      await mkdir8(dirname6(file2), { recursive: true });
       await appendFile3(file2, text, "utf8");
     });
     return writes;
@@ -60926,7 +62192,7 @@ var safeJSON = (text) => {
 };
 
 // node_modules/openai/internal/utils/sleep.mjs
-var sleep2 = (ms2) => new Promise((resolve6) => setTimeout(resolve6, ms2));
+var sleep2 = (ms2) => new Promise((resolve5) => setTimeout(resolve5, ms2));
 
 // node_modules/openai/version.mjs
 var VERSION9 = "6.49.0";
@@ -61975,10 +63241,10 @@ var SSEDecoder = class {
     return null;
   }
 };
-function partition(str2, delimiter2) {
-  const index = str2.indexOf(delimiter2);
+function partition(str2, delimiter3) {
+  const index = str2.indexOf(delimiter3);
   if (index !== -1) {
-    return [str2.substring(0, index), delimiter2, str2.substring(index + delimiter2.length)];
+    return [str2.substring(0, index), delimiter3, str2.substring(index + delimiter3.length)];
   }
   return [str2, "", ""];
 }
@@ -62037,8 +63303,8 @@ function addRequestID(value, response) {
 var _APIPromise_client;
 var APIPromise = class _APIPromise extends Promise {
   constructor(client, responsePromise, parseResponse2 = defaultParseResponse) {
-    super((resolve6) => {
-      resolve6(null);
+    super((resolve5) => {
+      resolve5(null);
     });
     this.responsePromise = responsePromise;
     this.parseResponse = parseResponse2;
@@ -62667,32 +63933,32 @@ async function toFile(value, name, options) {
     name || (name = new URL(value.url).pathname.split(/[\\/]/).pop());
     return makeFile(await getBytes(blob), name, options);
   }
-  const parts = await getBytes(value);
+  const parts2 = await getBytes(value);
   name || (name = getName(value));
   if (!options?.type) {
-    const type = parts.find((part) => typeof part === "object" && "type" in part && part.type);
+    const type = parts2.find((part) => typeof part === "object" && "type" in part && part.type);
     if (typeof type === "string") {
       options = { ...options, type };
     }
   }
-  return makeFile(parts, name, options);
+  return makeFile(parts2, name, options);
 }
 async function getBytes(value) {
-  let parts = [];
+  let parts2 = [];
   if (typeof value === "string" || ArrayBuffer.isView(value) || // includes Uint8Array, Buffer, etc.
   value instanceof ArrayBuffer) {
-    parts.push(value);
+    parts2.push(value);
   } else if (isBlobLike(value)) {
-    parts.push(value instanceof Blob ? value : await value.arrayBuffer());
+    parts2.push(value instanceof Blob ? value : await value.arrayBuffer());
   } else if (isAsyncIterable(value)) {
     for await (const chunk of value) {
-      parts.push(...await getBytes(chunk));
+      parts2.push(...await getBytes(chunk));
     }
   } else {
     const constructor = value?.constructor?.name;
     throw new Error(`Unexpected data type: ${typeof value}${constructor ? `; constructor: ${constructor}` : ""}${propsForError(value)}`);
   }
-  return parts;
+  return parts2;
 }
 function propsForError(value) {
   if (typeof value !== "object" || value === null)
@@ -62828,12 +64094,12 @@ var EventStream = class {
     _EventStream_errored.set(this, false);
     _EventStream_aborted.set(this, false);
     _EventStream_catchingPromiseCreated.set(this, false);
-    __classPrivateFieldSet(this, _EventStream_connectedPromise, new Promise((resolve6, reject) => {
-      __classPrivateFieldSet(this, _EventStream_resolveConnectedPromise, resolve6, "f");
+    __classPrivateFieldSet(this, _EventStream_connectedPromise, new Promise((resolve5, reject) => {
+      __classPrivateFieldSet(this, _EventStream_resolveConnectedPromise, resolve5, "f");
       __classPrivateFieldSet(this, _EventStream_rejectConnectedPromise, reject, "f");
     }), "f");
-    __classPrivateFieldSet(this, _EventStream_endPromise, new Promise((resolve6, reject) => {
-      __classPrivateFieldSet(this, _EventStream_resolveEndPromise, resolve6, "f");
+    __classPrivateFieldSet(this, _EventStream_endPromise, new Promise((resolve5, reject) => {
+      __classPrivateFieldSet(this, _EventStream_resolveEndPromise, resolve5, "f");
       __classPrivateFieldSet(this, _EventStream_rejectEndPromise, reject, "f");
     }), "f");
     __classPrivateFieldGet(this, _EventStream_connectedPromise, "f").catch(() => {
@@ -62933,11 +64199,11 @@ var EventStream = class {
    *   const message = await stream.emitted('message') // rejects if the stream errors
    */
   emitted(event) {
-    return new Promise((resolve6, reject) => {
+    return new Promise((resolve5, reject) => {
       __classPrivateFieldSet(this, _EventStream_catchingPromiseCreated, true, "f");
       if (event !== "error")
         this.once("error", reject);
-      this.once(event, resolve6);
+      this.once(event, resolve5);
     });
   }
   /**
@@ -63020,8 +64286,8 @@ var EventStream = class {
         }
         if (ended)
           return Promise.resolve(doneResult());
-        return new Promise((resolve6, reject) => {
-          readQueue.push({ resolve: resolve6, reject });
+        return new Promise((resolve5, reject) => {
+          readQueue.push({ resolve: resolve5, reject });
         });
       },
       return: () => {
@@ -64112,7 +65378,7 @@ var ChatCompletionStream = class _ChatCompletionStream extends AbstractChatCompl
           if (done) {
             return { value: void 0, done: true };
           }
-          return new Promise((resolve6, reject) => readQueue.push({ resolve: resolve6, reject })).then((chunk2) => chunk2 ? { value: chunk2, done: false } : { value: void 0, done: true });
+          return new Promise((resolve5, reject) => readQueue.push({ resolve: resolve5, reject })).then((chunk2) => chunk2 ? { value: chunk2, done: false } : { value: void 0, done: true });
         }
         const chunk = pushQueue.shift();
         return { value: chunk, done: false };
@@ -64294,7 +65560,7 @@ var ChatCompletionStreamingRunner = class _ChatCompletionStreamingRunner extends
           if (done) {
             return { value: void 0, done: true };
           }
-          return new Promise((resolve6, reject) => readQueue.push({ resolve: resolve6, reject })).then((event2) => event2 ? { value: event2, done: false } : { value: void 0, done: true });
+          return new Promise((resolve5, reject) => readQueue.push({ resolve: resolve5, reject })).then((event2) => event2 ? { value: event2, done: false } : { value: void 0, done: true });
         }
         const event = pushQueue.shift();
         if (!event) {
@@ -67576,7 +68842,7 @@ var AssistantStream = class extends EventStream {
           if (done) {
             return { value: void 0, done: true };
           }
-          return new Promise((resolve6, reject) => readQueue.push({ resolve: resolve6, reject })).then((chunk2) => chunk2 ? { value: chunk2, done: false } : { value: void 0, done: true });
+          return new Promise((resolve5, reject) => readQueue.push({ resolve: resolve5, reject })).then((chunk2) => chunk2 ? { value: chunk2, done: false } : { value: void 0, done: true });
         }
         const chunk = pushQueue.shift();
         return { value: chunk, done: false };
@@ -69827,7 +71093,7 @@ var ResponseStream = class _ResponseStream extends EventStream {
           if (done) {
             return { value: void 0, done: true };
           }
-          return new Promise((resolve6, reject) => readQueue.push({ resolve: resolve6, reject })).then((event2) => event2 ? { value: event2, done: false } : { value: void 0, done: true });
+          return new Promise((resolve5, reject) => readQueue.push({ resolve: resolve5, reject })).then((event2) => event2 ? { value: event2, done: false } : { value: void 0, done: true });
         }
         const event = pushQueue.shift();
         return { value: event, done: false };
@@ -71546,8 +72812,39 @@ async function selectProvider(choice, env) {
     return { provider: createReplayProvider(cassette, { strict: choice.replayStrict === true }), model: `replay of ${choice.replay}` };
   }
   const config2 = resolveModelConfig(env, { model: choice.model });
+  if (choice.record) await checkRecordTarget(choice.record);
   const live = createOpenAiProvider(config2);
   return { provider: choice.record ? createRecordingProvider(live, choice.record) : live, model: config2.model };
+}
+async function checkRecordTarget(file2) {
+  const info2 = await stat6(file2).catch(() => void 0);
+  const refuse = (why, cause) => new RpgForgeError(
+    "CASSETTE_WRITE_FAILED",
+    `cannot record to the cassette: ${why}`,
+    { file: file2 },
+    "choose a file you can write to for --record",
+    {
+      cause
+    }
+  );
+  if (info2?.isDirectory()) throw refuse("it is a directory, not a file");
+  const target = info2 ? file2 : dirname7(file2);
+  if (!info2 && await stat6(target).catch(() => void 0) === void 0) return;
+  try {
+    await access4(target, constants7.W_OK);
+  } catch (error63) {
+    throw refuse(`${error63.code ?? error63.message}`, error63);
+  }
+}
+
+// src/report/terminal.ts
+var ESCAPE_SEQUENCES = (
+  // eslint-disable-next-line no-control-regex
+  /\u001b\[[0-?]*[ -/]*[@-~]|\u001b[\]PX^_][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[\s\S]?|\u009b[0-?]*[ -/]*[@-~]/g
+);
+var CONTROLS2 = /[\u0000-\u001f\u007f-\u009f]/g;
+function terminalLine(text) {
+  return text.replace(ESCAPE_SEQUENCES, "").replace(CONTROLS2, " ");
 }
 
 // src/report/progress.ts
@@ -71556,7 +72853,9 @@ var RESET_REASONS = {
   "not-in-rpg": "Dropped from the checkpoint (no longer in the RPG)",
   "not-written": "Regenerating nodes whose files were not written before the last run stopped"
 };
-function progressPrinter(write) {
+function progressPrinter(output2) {
+  const write = (text) => output2(`${terminalLine(text.replace(/\n$/, ""))}
+`);
   let total = 0;
   let done = 0;
   return (event) => {
@@ -71610,11 +72909,11 @@ function progressPrinter(write) {
         }
         break;
       case "subgraph-committed": {
-        const parts = [
+        const parts2 = [
           ...event.sha ? [`as ${event.sha.slice(0, 7)} (tag ${event.tag})`] : [],
           ...event.branch ? [`on branch ${event.branch}`] : []
         ];
-        write(`Committed subgraph ${event.subgraphId} ${parts.join(", ")}
+        write(`Committed subgraph ${event.subgraphId} ${parts2.join(", ")}
 `);
         break;
       }
@@ -71630,9 +72929,11 @@ var plural3 = (n, one, many) => `${n} ${n === 1 ? one : many}`;
 
 // src/action/summaries.ts
 function planSummary(plan, rpgPath) {
-  const rows = plan.subgraphs.map((s) => `| ${s.wave + 1} | ${s.id} | ${s.nodes.length} | ${s.dependsOn.join(", ") || "\u2014"} |`);
+  const rows = plan.subgraphs.map(
+    (s) => row([String(s.wave + 1), code(s.id), String(s.nodes.length), s.dependsOn.map(code).join(", ") || "\u2014"])
+  );
   return [
-    `## rpg-forge plan: ${rpgPath}`,
+    `## rpg-forge plan: ${code(rpgPath)}`,
     "",
     "```mermaid",
     renderMermaid(plan, {}).trimEnd(),
@@ -71646,13 +72947,13 @@ function planSummary(plan, rpgPath) {
 }
 function pullRequestTable(prs, plan) {
   if (prs.length === 0) return "";
-  const name = (id) => plan.subgraphs.find((s) => s.id === id)?.name ?? id;
+  const name = (id) => prose(plan.subgraphs.find((s) => s.id === id)?.name ?? id, 200);
   return [
     "## Pull requests",
     "",
     "| Subgraph | Pull request | Base |",
     "|----------|--------------|------|",
-    ...prs.map((pr2) => `| ${name(pr2.subgraphId)} | [#${pr2.number}](${pr2.url})${pr2.created ? " (new)" : ""} | \`${pr2.base}\` |`),
+    ...prs.map((pr2) => row([name(pr2.subgraphId), `[#${pr2.number}](${pr2.url})${pr2.created ? " (new)" : ""}`, code(pr2.base)])),
     "",
     ""
   ].join("\n");
@@ -71674,12 +72975,12 @@ async function finish(inputs, context, run5) {
   const count2 = (status) => leaves.filter((e) => e.status === status).length;
   const [passed, failed, skipped] = [count2("passed"), count2("failed"), count2("skipped")];
   const closed = run5.prs.filter((pr2) => pr2.closed);
-  const closedNote = closed.length === 0 ? "" : `Pull requests closed by a person stay closed; their branches were still updated: ${closed.map((pr2) => `#${pr2.number} (${pr2.subgraphId})`).join(", ")}.
+  const closedNote = closed.length === 0 ? "" : `Pull requests closed by a person stay closed; their branches were still updated: ${closed.map((pr2) => `#${pr2.number} (${code(pr2.subgraphId)})`).join(", ")}.
 
 `;
   if (run5.whole && inputs.githubToken && inputs.issue !== void 0) {
     const marker = commentMarker("run-report", run5.rpgPath);
-    const heading = `### rpg-forge: ${passed} of ${leaves.length} nodes pass (\`${run5.rpgPath}\`, run ${run5.runId})
+    const heading = `### rpg-forge: ${passed} of ${leaves.length} nodes pass (${code(run5.rpgPath)}, run ${run5.runId})
 
 `;
     await upsertComment(
@@ -71698,7 +72999,7 @@ async function finish(inputs, context, run5) {
   setOutput("failed", failed);
   setOutput("skipped", skipped);
   if (run5.branch) setOutput("branch", run5.branch);
-  await summary.addRaw(closedNote + pullRequestTable(run5.prs, run5.plan)).addRaw(run5.report).write();
+  await summary.addRaw(redactSecrets(closedNote + pullRequestTable(run5.prs, run5.plan))).addRaw(redactSecrets(run5.report)).write();
   info(`${passed} passed, ${failed} failed, ${skipped} skipped of ${leaves.length} nodes; ${open5.length} open pull request(s)`);
 }
 
@@ -71969,7 +73270,7 @@ async function run4() {
     if (inputs.githubToken) setSecret(inputs.githubToken);
     const context = await readContext();
     process.chdir(context.workspace);
-    const rpgFile = isAbsolute4(inputs.rpgPath) ? inputs.rpgPath : join11(context.workspace, inputs.rpgPath);
+    const rpgFile = isAbsolute4(inputs.rpgPath) ? inputs.rpgPath : join13(context.workspace, inputs.rpgPath);
     const rpgPath = relative3(context.workspace, rpgFile);
     const { loaded, text } = await loadRpgWithText(rpgFile);
     if (!loaded.ok) return await reportInvalidRpg(loaded.issues, rpgPath, inputs.githubToken, context);
