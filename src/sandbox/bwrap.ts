@@ -38,8 +38,6 @@ export interface BwrapLayout {
   runtime: string[];
   /** Our private run directory (HOME, TMPDIR, the JUnit report): the only writable place besides /tmp. */
   privateDir: string;
-  /** Where the timeout plugin lives: read-only, as everything of ours is. */
-  pluginDir: string;
   env: Record<string, string>;
 }
 
@@ -51,7 +49,7 @@ export function bwrapArgs(layout: BwrapLayout): string[] {
   // Mounted after the tmpfs mounts, so these show through them even when they live under /tmp or a home.
   // Read-only: what the engine ships is what it wrote, and the tests cannot change it (they get TMPDIR and tmp_path).
   args.push("--ro-bind", layout.cwd, layout.cwd);
-  args.push("--bind", layout.privateDir, layout.privateDir, "--ro-bind", layout.pluginDir, layout.pluginDir);
+  args.push("--bind", layout.privateDir, layout.privateDir);
   args.push("--chdir", layout.cwd, "--clearenv");
   for (const [name, value] of Object.entries(layout.env)) args.push("--setenv", name, value);
   // bwrap reports the command's exit status here only once the sandbox is up, which is how

@@ -2,9 +2,12 @@
 export const KEY_FD = 4;
 export const REPORT_FD = 5;
 
+/** The exit status of a run the guard ended: generated code reached for the interpreter's internals. */
+export const GUARD_EXIT = 86;
+
 export interface BootstrapSettings {
-  /** Where the timeout plugin's source is (loaded by path, never by module name). */
-  timeoutPluginPath: string;
+  /** The timeout plugin's source, loaded as a module of its own from this text (nothing on disk to rewrite). */
+  timeoutPluginSource: string;
   /** Where pytest's own --junitxml report goes; read back and signed at the end of the session. */
   junitPath: string;
   /** (resource name, value) pairs set with setrlimit before anything else. */
@@ -14,127 +17,216 @@ export interface BootstrapSettings {
 }
 
 /**
- * The interpreter the gate runs, `python -s bootstrap.py` with PYTHONSAFEPATH set. In
- * this order, before any generated code can run:
+ * The program the gate's interpreter runs (`python -s -c <it>`, PYTHONSAFEPATH set).
+ * It is passed on the command line, never written to disk, so a process left behind by
+ * an earlier gate (in process mode) has no file to rewrite. Before any generated code can
+ * run, it:
  * 1. sets the resource limits (hard and soft, so they cannot be raised again);
- * 2. reads the run's key from KEY_FD and closes it: the only copy left is in this
- *    module's memory, which the reviewed code has no way to reach (no `sys.modules`,
- *    `gc`, frames or `_pytest`: docs/review-rules.md);
- * 3. takes its own references to the functions it signs and writes with (posix,
- *    _hashlib), so that code patching `os.write` or `hmac` later changes nothing here;
- * 4. loads rpg-forge's plugins from their paths (a module in the package named like
- *    them cannot stand in for them) and runs pytest.
+ * 2. installs the guard, an audit hook (PEP 578) that ends the interpreter with
+ *    GUARD_EXIT when code of the package is on the stack and reaches for frames
+ *    (sys._getframe, tb_frame, gi_frame, tracing), the garbage collector's object lists,
+ *    ctypes, a function's code or the process's memory, other than through a short
+ *    list of library entry points that never hand a frame back (logging, warnings,
+ *    enum, namedtuple, the import system). Frames and object lists are the ways to the
+ *    verdict plugin's state; an audit hook cannot be removed;
+ * 3. reads the run's key from KEY_FD and closes it: the key then lives only in a
+ *    closure, and nothing of the gate is a global of `__main__`;
+ * 4. loads the timeout plugin from its source and runs pytest.
  * Its verdict plugin records every test's outcome itself, from the reports pytest hands
- * to every plugin, and at the very end of the session writes them with the exit status
- * and pytest's JUnit report to REPORT_FD, signed with HMAC-SHA256. Code that exits
- * early, kills the interpreter, or writes its own report leaves no valid signature;
- * code that overwrites the JUnit file changes nothing, since the copy that counts is the
- * one read after pytest wrote it.
+ * every plugin, and at the very end of the session writes them with the exit status and
+ * pytest's JUnit report to REPORT_FD, signed with HMAC-SHA256. Code that exits early,
+ * kills the interpreter, or writes its own report leaves no valid signature; code that
+ * overwrites the JUnit file changes nothing, since the copy that counts is the one read
+ * after pytest wrote it.
  */
-const SOURCE = `"""Written by rpg-forge: runs pytest and signs what it saw."""
-import posix as _posix
-import resource as _resource
-import sys as _sys
+const SOURCE = String.raw`
+def _gate(limits, junit_path, timeout_source, args):
+    import posix, resource, sys, sysconfig
 
-for _name, _value in __LIMITS__:
-    _which = getattr(_resource, _name)
-    _hard = _resource.getrlimit(_which)[1]
-    if _hard != _resource.RLIM_INFINITY:
-        _value = min(_value, _hard)
-    _resource.setrlimit(_which, (_value, _value))
+    for name, value in limits:
+        which = getattr(resource, name)
+        hard = resource.getrlimit(which)[1]
+        if hard != resource.RLIM_INFINITY:
+            value = min(value, hard)
+        resource.setrlimit(which, (value, value))
 
-_key = b""
-while True:
-    _chunk = _posix.read(${KEY_FD}, 256)
-    if not _chunk:
-        break
-    _key += _chunk
-_posix.close(${KEY_FD})
-# Processes the tests start must not inherit the report's pipe.
-_posix.set_inheritable(${REPORT_FD}, False)
+    write, exit_now, realpath, getframe = posix.write, posix._exit, __import__("os").path.realpath, sys._getframe
+    # stderr as it is before pytest captures it, for the guard's last word.
+    stderr = posix.dup(2)
+    posix.set_inheritable(stderr, False)
+    sep = "/"
+    root = realpath(posix.getcwd()) + sep
+    library = tuple(realpath(sysconfig.get_paths()[k]) + sep for k in ("stdlib", "platstdlib"))
+    runner = ("/_pytest/", "/pytest/", "/pluggy/", "/py/", "/iniconfig/")
+    frame_events = {"sys._getframe", "sys._current_frames", "sys.settrace", "sys.setprofile"}
+    frame_attributes = {"tb_frame", "gi_frame", "cr_frame", "ag_frame"}
+    always = ("gc.get_objects", "gc.get_referrers", "gc.get_referents", "code.__new__")
+    # (module file, function) pairs generated code may go through although they touch frames: none hands one back.
+    safe_entries = {
+        ("logging/__init__.py", "*"), ("warnings.py", "*"), ("enum.py", "*"), ("typing.py", "*"), ("collections/__init__.py", "namedtuple"),
+        ("dataclasses.py", "*"), ("abc.py", "*"), ("functools.py", "*"), ("contextlib.py", "*"),
+        ("traceback.py", "format_exc"), ("traceback.py", "format_exception"), ("traceback.py", "print_exc"),
+        ("traceback.py", "print_exception"), ("traceback.py", "format_tb"), ("traceback.py", "extract_tb"),
+    }
+    unsafe_functions = {"currentframe"}
+    busy = [False]
 
-import _hashlib
-import importlib.util as _util
-import json as _json
+    def watched(event, args):
+        if event in frame_events or event.startswith("ctypes.") or event in always:
+            return True
+        if event == "object.__getattr__":
+            return args[1] in frame_attributes
+        if event == "object.__setattr__":
+            return args[1] in ("__code__", "f_trace")
+        if event == "open":
+            path = args[0]
+            return isinstance(path, str) and path.startswith("/proc/") and path.endswith(("/mem", "/maps"))
+        return False
 
-import pytest as _pytest
+    def generated(filename):
+        return filename.startswith(root)
 
-_sign = _hashlib.hmac_digest
-_write = _posix.write
-_open = _posix.open
-_read = _posix.read
-_close = _posix.close
-_encode = _json.JSONEncoder(ensure_ascii=True, separators=(",", ":")).encode
-_JUNIT = __JUNIT__
-_MAX_JUNIT = 16 * 1024 * 1024
+    def safe_entry(frame):
+        code = frame.f_code
+        filename = code.co_filename
+        if code.co_name in unsafe_functions:
+            return False
+        if filename.startswith("<frozen importlib"):
+            return True
+        for base in library:
+            if filename.startswith(base):
+                rel = filename[len(base):]
+                return (rel, "*") in safe_entries or (rel, code.co_name) in safe_entries
+        # Third-party libraries the package depends on (site-packages), but never the test runner's own.
+        return "site-packages" in filename and not any(part in filename for part in runner)
 
+    def guard(event, args):
+        if busy[0] or not watched(event, args):
+            return
+        busy[0] = True
+        try:
+            frame = getframe(1)
+            callee = None
+            while frame is not None:
+                if generated(frame.f_code.co_filename):
+                    if callee is None or not safe_entry(callee):
+                        how = event if event.startswith(("sys.", "gc.", "ctypes", "code.", "open")) else "%s %s" % (event, args[1])
+                        where = "%s:%d" % (frame.f_code.co_filename[len(root):], frame.f_lineno)
+                        write(stderr, ("\nrpg-forge: %s reached for the interpreter's internals (%s); the run was ended\n" % (where, how)).encode())
+                        exit_now(${GUARD_EXIT})
+                    return
+                callee = frame
+                frame = frame.f_back
+        finally:
+            busy[0] = False
 
-def _load(name, path):
-    spec = _util.spec_from_file_location(name, path)
-    module = _util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    sys.addaudithook(guard)
 
-
-def _read_junit():
-    try:
-        fd = _open(_JUNIT, _posix.O_RDONLY | _posix.O_NOFOLLOW)
-    except OSError:
-        return None
-    data = b""
-    try:
-        while len(data) < _MAX_JUNIT:
-            chunk = _read(fd, 1 << 20)
+    def read_key():
+        key = b""
+        while True:
+            chunk = posix.read(${KEY_FD}, 256)
             if not chunk:
                 break
-            data += chunk
-    finally:
-        _close(fd)
-    return data.decode("utf-8", "replace")
+            key += chunk
+        posix.close(${KEY_FD})
+        return key
+
+    import _hashlib
+    import json
+    import types
+
+    import pytest
+
+    # The record lives in the frame of a suspended generator: reaching it takes gi_frame, a frame walk or the
+    # garbage collector, which the guard refuses. Every entry into it looks at the stack first (the tripwire):
+    # with code of the package on the stack, the guard ends the run, so generated code cannot feed it reports.
+    def recorder(key, junit_path, digest=_hashlib.hmac_digest, encode=json.JSONEncoder(ensure_ascii=True, separators=(",", ":")).encode):
+        tests = {}
+        collect_errors = []
+        while True:
+            kind, value = yield
+            getframe()
+            if kind == "collect":
+                collect_errors.append(value)
+            elif kind == "test":
+                nodeid, outcome = value
+                if outcome != "passed" or nodeid not in tests:
+                    tests[nodeid] = outcome
+            elif kind == "finish":
+                junit = read_junit(junit_path)
+                payload = encode({"exitstatus": value, "tests": tests, "collect_errors": collect_errors, "junit": junit}).encode("ascii")
+                data = digest(key, payload, "sha256").hex().encode("ascii") + b"\n" + payload
+                while data:
+                    data = data[write(${REPORT_FD}, data):]
+                posix.close(${REPORT_FD})
+                return
+
+    def read_junit(path):
+        try:
+            fd = posix.open(path, posix.O_RDONLY | posix.O_NOFOLLOW)
+        except OSError:
+            return None
+        data = b""
+        try:
+            while len(data) < 16 * 1024 * 1024:
+                chunk = posix.read(fd, 1 << 20)
+                if not chunk:
+                    break
+                data += chunk
+        finally:
+            posix.close(fd)
+        return data.decode("utf-8", "replace")
+
+    record = recorder(read_key(), junit_path)
+    next(record)
+    # Processes the tests start must not inherit the report's pipe.
+    posix.set_inheritable(${REPORT_FD}, False)
+
+    class Verdict:
+        @pytest.hookimpl(hookwrapper=True, trylast=True)
+        def pytest_sessionfinish(self, session, exitstatus):
+            yield
+            try:
+                record.send(("finish", int(exitstatus)))
+            except StopIteration:
+                pass
+
+        @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+        def pytest_runtest_call(self, item):
+            yield
+            # A test that swapped how tests run (pytest.Function.runtest, its own item's) passed nothing.
+            runs = getattr(type(item).runtest, "__code__", None)
+            if "runtest" in vars(item) or runs is None or "/_pytest/" not in runs.co_filename:
+                record.send(("test", (item.nodeid, "error")))
+
+        def pytest_collectreport(self, report):
+            if report.failed:
+                record.send(("collect", report.nodeid))
+
+        def pytest_runtest_logreport(self, report):
+            if hasattr(report, "wasxfail") or report.skipped:
+                outcome = "skipped"
+            elif report.failed:
+                outcome = "failed" if report.when == "call" else "error"
+            elif report.when == "call":
+                outcome = "passed"
+            else:
+                return
+            record.send(("test", (report.nodeid, outcome)))
+
+    timeout = types.ModuleType("rpg_forge_timeout")
+    exec(compile(timeout_source, "<rpg-forge timeout plugin>", "exec"), timeout.__dict__)
+    return pytest.main(args, plugins=[timeout, Verdict()])
 
 
-class _Verdict:
-    def __init__(self):
-        self.tests = {}
-        self.collect_errors = []
-
-    @_pytest.hookimpl(hookwrapper=True, trylast=True)
-    def pytest_sessionfinish(self, session, exitstatus):
-        yield
-        payload = _encode(
-            {
-                "exitstatus": int(exitstatus),
-                "tests": self.tests,
-                "collect_errors": self.collect_errors,
-                "junit": _read_junit(),
-            }
-        ).encode("ascii")
-        data = _sign(_key, payload, "sha256").hex().encode("ascii") + b"\\n" + payload
-        while data:
-            data = data[_write(${REPORT_FD}, data):]
-        _close(${REPORT_FD})
-
-    def pytest_collectreport(self, report):
-        if report.failed:
-            self.collect_errors.append(report.nodeid)
-
-    def pytest_runtest_logreport(self, report):
-        outcome = self.tests.get(report.nodeid)
-        if hasattr(report, "wasxfail") or report.skipped:
-            self.tests[report.nodeid] = "skipped"
-        elif report.failed:
-            self.tests[report.nodeid] = "failed" if report.when == "call" else "error"
-        elif report.when == "call" and outcome is None:
-            self.tests[report.nodeid] = "passed"
-
-
-_timeout = _load("rpg_forge_timeout", __TIMEOUT_PLUGIN__)
-_sys.exit(_pytest.main(__ARGS__, plugins=[_timeout, _Verdict()]))
+raise SystemExit(_gate(__LIMITS__, __JUNIT__, __TIMEOUT__, __ARGS__))
 `;
+
 /** Python source of the bootstrap for one run. Values go in as JSON, which is valid Python for strings, numbers and lists. */
 export function gateBootstrapSource(settings: BootstrapSettings): string {
   return SOURCE.replace("__LIMITS__", JSON.stringify(settings.limits))
     .replace("__JUNIT__", JSON.stringify(settings.junitPath))
-    .replace("__TIMEOUT_PLUGIN__", JSON.stringify(settings.timeoutPluginPath))
+    .replace("__TIMEOUT__", JSON.stringify(settings.timeoutPluginSource))
     .replace("__ARGS__", JSON.stringify(settings.pytestArgs));
 }

@@ -1,4 +1,4 @@
-import { lstat, mkdir, mkdtemp, realpath, stat, writeFile } from "node:fs/promises";
+import { lstat, mkdir, mkdtemp, realpath, stat } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { delimiter, isAbsolute, join } from "node:path";
 import { RpgForgeError } from "../errors.js";
@@ -11,7 +11,7 @@ import { runInOwnGroup, type GroupExit } from "./process-group.js";
 import { findPythonSetup } from "./python.js";
 import { removeTree } from "./remove-tree.js";
 import { newReportKey, verifySignedReport, type SignedReport } from "./signed-report.js";
-import { TIMEOUT_PLUGIN_MODULE, timeoutPluginSource } from "./timeout-plugin.js";
+import { timeoutPluginSource } from "./timeout-plugin.js";
 
 export type { TestCaseResult } from "./junit.js";
 
@@ -90,30 +90,26 @@ export async function runPytest(run: PytestRun): Promise<PytestResult> {
   // Private to this run: HOME and TMPDIR for the tests, our plugins, the JUnit report. Removed afterwards.
   const privateDir = await mkdtemp(join(tmpdir(), "rpg-forge-pytest-"));
   try {
-    const dirs = { home: join(privateDir, "home"), tmp: join(privateDir, "tmp"), plugin: join(privateDir, "plugin") };
+    const dirs = { home: join(privateDir, "home"), tmp: join(privateDir, "tmp") };
     for (const dir of Object.values(dirs)) await mkdir(dir, { mode: 0o700 });
-    const timeoutPlugin = join(dirs.plugin, `${TIMEOUT_PLUGIN_MODULE}.py`);
-    await writeFile(timeoutPlugin, timeoutPluginSource(perTestMs));
+    const junitPath = join(privateDir, "junit.xml");
     const pytestArgs = [
-      ...[...run.targets, "-q", "-p", "no:cacheprovider", `--junitxml=${join(privateDir, "junit.xml")}`],
+      ...[...run.targets, "-q", "-p", "no:cacheprovider", `--junitxml=${junitPath}`],
       ...["-o", "junit_family=xunit2", "--color=no"],
       ...(run.plugins ?? []).flatMap((plugin) => ["-p", plugin]),
     ];
-    const bootstrap = join(dirs.plugin, "rpg_forge_gate.py");
-    await writeFile(
-      bootstrap,
-      gateBootstrapSource({
-        timeoutPluginPath: timeoutPlugin,
-        junitPath: join(privateDir, "junit.xml"),
-        limits: rlimitPairs(limits),
-        pytestArgs,
-      }),
-    );
+    const bootstrap = gateBootstrapSource({
+      timeoutPluginSource: timeoutPluginSource(perTestMs),
+      junitPath,
+      limits: rlimitPairs(limits),
+      pytestArgs,
+    });
     const env: Record<string, string> = { ...scrubbedEnv(process.env, dirs.home, dirs.tmp), PYTHONSAFEPATH: "1", PYTHONNOUSERSITE: "1" };
     if (python.userSitePath.length > 0) env.PYTHONPATH = python.userSitePath.join(delimiter);
     if (run.plugins) env.PYTEST_DISABLE_PLUGIN_AUTOLOAD = "1";
-    // -s: no user site, so no .pth file of the user's runs at start-up; the bootstrap by path, so nothing in the package stands in for it.
-    const interpreter = [python.executable, "-s", bootstrap];
+    // -s: no user site, so no .pth file of the user's runs at start-up. The bootstrap goes on the
+    // command line: nothing on disk that a process left behind by an earlier run could rewrite.
+    const interpreter = [python.executable, "-s", "-c", bootstrap];
     const key = newReportKey();
     const common = {
       cwd,
@@ -126,10 +122,7 @@ export async function runPytest(run: PytestRun): Promise<PytestResult> {
     const command = bwrap
       ? {
           command: bwrap,
-          args: [
-            ...bwrapArgs({ cwd, hidden: await hiddenDirs(), runtime: python.runtimeDirs, privateDir, pluginDir: dirs.plugin, env }),
-            ...interpreter,
-          ],
+          args: [...bwrapArgs({ cwd, hidden: await hiddenDirs(), runtime: python.runtimeDirs, privateDir, env }), ...interpreter],
           statusFd: true,
         }
       : { command: interpreter[0]!, args: interpreter.slice(1) };

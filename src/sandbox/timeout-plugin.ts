@@ -1,6 +1,3 @@
-/** Module name of the plugin, loaded with `-p rpg_forge_timeout` from a directory on PYTHONPATH. */
-export const TIMEOUT_PLUGIN_MODULE = "rpg_forge_timeout";
-
 /** Name of the JUnit <property> that carries each test's exact pytest node id. */
 export const NODE_ID_PROPERTY = "rpg_forge_nodeid";
 

@@ -1,6 +1,7 @@
-import { describe, it } from "vitest";
+import { describe, it, type TestContext } from "vitest";
+import { GUARD_EXIT } from "../../src/sandbox/gate-bootstrap.js";
 import { runPytest } from "../../src/sandbox/pytest.js";
-import { makePackage, SANDBOXES } from "./package-dir.js";
+import { makePackage, SANDBOXES, SEND_OUT, sentOut } from "./package-dir.js";
 
 // The gate believes only rpg-forge's signed report. Each test here is code that games
 // the exit code or the JUnit report, as a model rewarded for "make the tests pass" would.
@@ -164,5 +165,132 @@ def test_big_memory():
       ["test_big_memory", "passed"],
     ]);
     expect(result.tests[0]!.details).toMatch(/File too large|EFBIG/);
+  });
+});
+
+// Code that reaches for the verdict plugin's state itself, as a security review did: with
+// the run's key in hand it signs a report of passes and leaves with exit code 0. The
+// review refuses each of these; the gate must hold without it.
+const WRONG_THEN = (attack: string): string => `import hmac, hashlib, json, os
+import pytest
+
+def forge(key):
+    tests = {"tests/test_attack.py::test_wrong": "passed", "tests/test_attack.py::test_also_wrong": "passed"}
+    payload = json.dumps({"exitstatus": 0, "tests": tests, "collect_errors": [], "junit": None}).encode()
+    os.write(5, hmac.new(key, payload, hashlib.sha256).hexdigest().encode() + b"\\n" + payload)
+    os._exit(0)
+
+def key_above(frame):
+    while frame is not None:
+        if "record" in frame.f_locals:
+            return frame.f_locals["record"].gi_frame.f_locals["key"]
+        frame = frame.f_back
+
+def attack(request):
+${attack}
+
+def test_wrong(request):
+    attack(request)
+    assert 1 + 1 == 3
+
+def test_also_wrong():
+    assert 2 + 2 == 5
+`;
+
+/** Each attack, and whether the guard is what stops it (it ends the run) or something else does. */
+const ATTACKS: [string, string, "guard" | "verdict"][] = [
+  [
+    "rebinding the bootstrap's globals",
+    "    import __main__ as m\n    m._encode = lambda d: '{}'\n    m._close = lambda fd: None",
+    "verdict",
+  ],
+  [
+    "walking frames from a traceback",
+    "    try:\n        1 / 0\n    except ZeroDivisionError as e:\n        forge(key_above(e.__traceback__.tb_frame))",
+    "guard",
+  ],
+  ["walking frames from sys._getframe", "    import sys\n    forge(key_above(sys._getframe()))", "guard"],
+  [
+    "a generator's frame, through the plugin manager",
+    "    for plugin in request.config.pluginmanager.get_plugins():\n        for cell in getattr(getattr(plugin, 'pytest_runtest_logreport', None), '__closure__', None) or []:\n            if hasattr(cell.cell_contents, 'gi_frame'):\n                forge(cell.cell_contents.gi_frame.f_locals['key'])",
+    "guard",
+  ],
+  [
+    "feeding the recorder through the plugin manager",
+    "    for plugin in request.config.pluginmanager.get_plugins():\n        for cell in getattr(getattr(plugin, 'pytest_runtest_logreport', None), '__closure__', None) or []:\n            if hasattr(cell.cell_contents, 'send'):\n                cell.cell_contents.send(('finish', 0))\n                os._exit(0)",
+    "guard",
+  ],
+  [
+    "the garbage collector",
+    "    import gc\n    for o in gc.get_objects():\n        if getattr(getattr(o, 'gi_code', None), 'co_name', '') == 'recorder':\n            forge(o.gi_frame.f_locals['key'])",
+    "guard",
+  ],
+  ["tracing", "    import sys\n    sys.settrace(lambda frame, event, arg: forge(key_above(frame)))\n    (lambda: None)()", "guard"],
+  ["ctypes", "    import ctypes\n    ctypes.pythonapi.Py_IncRef", "guard"],
+  ["swapping how tests run", "    pytest.Function.runtest = lambda self: None", "verdict"],
+];
+
+describe.concurrent.each(SANDBOXES)("the gate's guard in the %s sandbox", (sandbox) => {
+  const run = async (attack: string, test: Pick<TestContext, "onTestFinished">) => {
+    const cwd = makePackage(test, { "tests/test_attack.py": WRONG_THEN(attack) });
+    return runPytest({ cwd, targets: ["tests/test_attack.py"], sandbox });
+  };
+  const neverPassed = (result: Awaited<ReturnType<typeof runPytest>>): boolean =>
+    !result.report.authentic || [...result.report.outcomes.values()].every((o) => o !== "passed");
+
+  it.for(ATTACKS)("holds against %s", async ([, attack, stoppedBy], context) => {
+    const result = await run(attack, context);
+    context.expect(neverPassed(result)).toBe(true);
+    if (stoppedBy === "guard") context.expect(result.exitCode).toBe(GUARD_EXIT);
+  });
+
+  it("lets ordinary code log, format tracebacks and build enums, namedtuples and dataclasses", async ({ expect, onTestFinished }) => {
+    const cwd = makePackage(
+      { onTestFinished },
+      {
+        "tests/test_ordinary.py": `import collections, dataclasses, enum, logging, traceback, typing, warnings
+
+log = logging.getLogger("pkg")
+
+def test_ordinary(caplog):
+    log.warning("careful")
+    try:
+        1 / 0
+    except ZeroDivisionError:
+        log.exception("failed")
+        assert "ZeroDivisionError" in traceback.format_exc()
+    Point = collections.namedtuple("Point", "x y")
+    Colour = enum.Enum("Colour", "RED GREEN")
+    Pair = typing.NamedTuple("Pair", [("a", int)])
+    @dataclasses.dataclass
+    class Box:
+        size: int = dataclasses.field(default=1)
+    warnings.warn("deprecated", DeprecationWarning)
+    assert Point(1, 2).x == 1 and Colour.RED.value == 1 and Pair(1).a == 1 and Box().size == 1
+    assert "careful" in caplog.text
+`,
+      },
+    );
+    const result = await runPytest({ cwd, targets: ["tests/test_ordinary.py"], sandbox });
+    expect(result.report.authentic && Object.fromEntries(result.report.outcomes)).toEqual({
+      "tests/test_ordinary.py::test_ordinary": "passed",
+    });
+  });
+
+  it("says which line of the package reached for the interpreter's internals", async ({ expect, onTestFinished }) => {
+    const result = await run("    import sys\n    sys._getframe()", { onTestFinished });
+    expect(result.exitCode).toBe(GUARD_EXIT);
+    expect(result.output).toMatch(/rpg-forge: tests\/test_attack\.py:\d+ reached for the interpreter's internals \(sys\._getframe\)/);
+  });
+
+  it("puts none of its own code on disk for a process left behind to rewrite", async ({ expect, onTestFinished }) => {
+    const cwd = makePackage(
+      { onTestFinished },
+      {
+        "tests/test_look.py": `import os\n\ndef test_look():\n    private = os.path.dirname(os.environ["TMPDIR"])\n    ${SEND_OUT}(sorted(os.listdir(private)))\n`,
+      },
+    );
+    const result = await runPytest({ cwd, targets: ["tests/test_look.py"], sandbox });
+    expect(sentOut(result)).toEqual([["home", "tmp"]]);
   });
 });
