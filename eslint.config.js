@@ -43,7 +43,16 @@ export default tseslint.config(
     "the foundation (errors.ts, redact.ts, rpg/, plan/, config/) is pure: zod, js-yaml and node: built-ins only",
   ),
   layer(
-    ["src/llm/**", "src/sandbox/**", "src/review/**", "src/lsp/**", "src/localize/**", "src/workspace/**", "src/assembly/**", "src/report/**"],
+    [
+      "src/llm/**",
+      "src/sandbox/**",
+      "src/review/**",
+      "src/lsp/**",
+      "src/localize/**",
+      "src/workspace/**",
+      "src/assembly/**",
+      "src/report/**",
+    ],
     ["**/engine/**", "**/github/**", "**/cli/**", "**/action/**", "**/app/**", ...GITHUB_PACKAGES],
     "capabilities never know the engine or GitHub",
   ),
