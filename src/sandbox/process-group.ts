@@ -4,6 +4,7 @@ import { constants } from "node:os";
 import type { Readable, Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { CapturedOutput } from "./captured-output.js";
+import { killMarkedProcesses, RUN_MARK_VARIABLE } from "./marked-processes.js";
 
 export interface GroupCommand {
   command: string;
@@ -111,6 +112,9 @@ export async function runInOwnGroup(cmd: GroupCommand): Promise<GroupExit> {
   try {
     const [code, signal] = await exited;
     killGroup(); // stragglers: children the tests forked or started in the background
+    // And those that left the group with setsid(), found by the run's mark in their environment.
+    const mark = cmd.env[RUN_MARK_VARIABLE];
+    if (mark) await killMarkedProcesses(mark);
     const drained = await Promise.race([closed.then(() => true), sleep(PIPE_DRAIN_MS, false, { ref: false })]);
     if (!drained) for (const stream of [child.stdout, child.stderr, statusStream, reportStream]) stream?.destroy();
     const report = Buffer.concat(reportChunks);

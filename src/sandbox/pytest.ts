@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { lstat, mkdir, mkdtemp, realpath, stat } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { delimiter, isAbsolute, join } from "node:path";
@@ -7,6 +8,7 @@ import { scrubbedEnv } from "./env.js";
 import { gateBootstrapSource } from "./gate-bootstrap.js";
 import { parseJUnitXml, type TestCaseResult } from "./junit.js";
 import { resolveLimits, rlimitPairs, type ResourceLimits } from "./limits.js";
+import { RUN_MARK_VARIABLE } from "./marked-processes.js";
 import { runInOwnGroup, type GroupExit } from "./process-group.js";
 import { findPythonSetup } from "./python.js";
 import { removeTree } from "./remove-tree.js";
@@ -104,7 +106,12 @@ export async function runPytest(run: PytestRun): Promise<PytestResult> {
       limits: rlimitPairs(limits),
       pytestArgs,
     });
-    const env: Record<string, string> = { ...scrubbedEnv(process.env, dirs.home, dirs.tmp), PYTHONSAFEPATH: "1", PYTHONNOUSERSITE: "1" };
+    const env: Record<string, string> = {
+      ...scrubbedEnv(process.env, dirs.home, dirs.tmp),
+      PYTHONSAFEPATH: "1",
+      PYTHONNOUSERSITE: "1",
+      [RUN_MARK_VARIABLE]: randomUUID(),
+    };
     if (python.userSitePath.length > 0) env.PYTHONPATH = python.userSitePath.join(delimiter);
     if (run.plugins) env.PYTEST_DISABLE_PLUGIN_AUTOLOAD = "1";
     // -s: no user site, so no .pth file of the user's runs at start-up. The bootstrap goes on the

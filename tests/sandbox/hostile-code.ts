@@ -46,6 +46,7 @@ export const ALLOWED_KEYS = [
   "PYTHONPATH",
   "PYTHONSAFEPATH",
   "PYTHONNOUSERSITE",
+  "RPG_FORGE_RUN",
 ];
 
 /**
