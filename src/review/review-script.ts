@@ -3,7 +3,8 @@
  * run as `python3 -I -c` with `{"kind": "tests" | "implementation", "parts": [[name,
  * source], ...]}` on stdin and prints `{"findings": [[rule, line, message, part], ...],
  * "total": n}`. It only parses (ast.parse never executes the reply) and walks each tree
- * once; checks that need every binding of the reply (what `wraps` or `os` stands for)
+ * once (again only the bodies of comparison methods and of functions taking a restricted
+ * fixture); checks that need every binding of the reply (what `wraps` or `os` stands for)
  * are queued during the walk and run at its end. The rules are in docs/review-rules.md.
  */
 export const REVIEW_SCRIPT = String.raw`
@@ -15,14 +16,36 @@ I, X = "interpreter-access", "process-exit"
 BANNED = dict.fromkeys((
     "_pytest pluggy builtins __builtin__ importlib ctypes _ctypes gc inspect runpy code codeop marshal _pickle "
     "sys.modules sys._getframe sys._current_frames sys.settrace sys.setprofile sys.meta_path sys.path_hooks "
-    "sys.addaudithook pickle.load pickle.loads pickle.Unpickler types.FunctionType types.CodeType pytest.main").split(), I)
+    "sys.addaudithook pickle.load pickle.loads pickle.Unpickler types.FunctionType types.CodeType pytest.main __main__ "
+    "sys.exc_info sys.exception sys.last_traceback sys.last_value sys.last_exc traceback.walk_stack traceback.walk_tb").split(), I)
 BANNED.update(dict.fromkeys(["atexit", "signal", "_signal", "faulthandler", "sys.exit", "pytest.exit"] + [
     m + "." + f for m in ("os", "posix", "nt")
     for f in "_exit abort kill killpg execl execle execlp execlpe execv execve execvp execvpe".split()], X))
 WHY = {I: "reaches into the interpreter or the test runner", X: "can end or signal the process"}
-NAMES = dict(dict.fromkeys("__builtins__ __import__ eval exec compile breakpoint globals locals __loader__ __spec__".split(), I), exit=X, quit=X)
+NAMES = dict(dict.fromkeys("__builtins__ __import__ eval exec compile breakpoint globals locals __loader__ __spec__ __main__".split(), I),
+             exit=X, quit=X)
 ATTRS = frozenset(("__globals__ __builtins__ __code__ __closure__ __subclasses__ __bases__ __base__ __mro__ mro __loader__ "
-                   "__spec__ f_globals f_locals f_back f_builtins f_code gi_frame cr_frame ag_frame tb_frame pluginmanager").split())
+                   "__spec__ __main__ __self__ __traceback__ f_globals f_locals f_back f_builtins f_code gi_frame cr_frame "
+                   "ag_frame tb_frame pluginmanager").split())
+# A computed attribute name is refused when a literal part of it holds one of these (getattr(tb, "tb_" + "frame")); a
+# name with no such part stays allowed, so getattr(self, "visit_" + kind) is fine.
+DANGER = re.compile(r"__|modules|(f|tb|gi|cr|ag|co|func)_", re.I)
+NAMED_DANGER = re.compile(r"__|modules|^(f|tb|gi|cr|ag|co|func)_", re.I)  # the same, for a name known in full
+GETATTRS = {"getattr", "setattr", "delattr", "hasattr"}
+DUNDER_GETATTRS = {"__getattribute__", "__getattr__", "__setattr__", "__delattr__"}
+# Refused unless called directly by name: as a value (g = getattr, reduce(getattr, ...)) they hide their arguments.
+CALL_ONLY = {"getattr", "setattr", "delattr", "vars", "operator.attrgetter", "operator.methodcaller"}
+STRING_PATHS = re.compile(r"^(_pytest|pluggy)(\.|$)|^__main__\.")
+# Tests only: fixtures that hand out pytest's own objects (config, plugin manager, a pytester), and the fixtures
+# whose objects lead there, with what a test may use of them ("call": only called, "value": read).
+RUNNER_FIXTURES = {"pytestconfig", "record_testsuite_property", "pytester", "testdir"}
+RUNNER_ATTRS = {"_outcome", "_pyfuncitem", "_item", "_fixturemanager", "_request"}
+CAPTURE = {"readouterr": "call", "disabled": "call"}
+RESTRICTED = dict({c: CAPTURE for c in ("capsys", "capfd", "capsysbinary", "capfdbinary")},
+                  request={"param": "value", "node": "name", "getfixturevalue": "literal", "addfinalizer": "call"},
+                  caplog=dict(dict.fromkeys(("text", "records", "record_tuples", "messages"), "value"),
+                              clear="call", set_level="call", at_level="call"),
+                  cache=dict.fromkeys(("get", "set", "mkdir"), "call"))
 FUNCTOOLS = "wraps lru_cache cache cached_property total_ordering singledispatch singledispatchmethod".split()
 BARE = dict({n: "functools." + n for n in FUNCTOOLS}, dataclass="dataclasses.dataclass", field="dataclasses.field",
             abstractmethod="abc.abstractmethod", contextmanager="contextlib.contextmanager",
@@ -130,6 +153,32 @@ def names_only(n):
     return isinstance(n, ast.Name) or isinstance(n, ast.Starred) and isinstance(n.value, ast.Name)
 
 
+def fragments(n):
+    """The string constants of an expression, in source order: the literal parts of a computed name."""
+    out, stack = [], [n]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, ast.Constant) and isinstance(x.value, (str, bytes)):
+            out.append(x.value if isinstance(x.value, str) else x.value.decode("latin-1"))
+        stack.extend(reversed(list(ast.iter_child_nodes(x))))
+    return out
+
+
+def dangerous(n):
+    """A literal part (or the literal parts joined) of a computed attribute name that names something refused."""
+    parts = fragments(n)
+    return next((p for p in parts + ["".join(parts)] if DANGER.search(p)), None)
+
+
+def parents(fn):
+    out = {}
+    for s in fn.body:
+        for p in ast.walk(s):
+            for c in ast.iter_child_nodes(p):
+                out[c] = p
+    return out
+
+
 def snippet(n):
     try:
         text = ast.unparse(n).split("\n")[0]
@@ -155,6 +204,7 @@ class Review:
     def __init__(self, tests):
         self.tests, self.out, self.later, self.records = tests, [], [], []
         self.imports, self.local, self.modules, self.part = {}, set(), set(), "code"
+        self.callees = set()  # id() of every called expression: a name used otherwise is a value
 
     def add(self, rule, line, message):
         self.out.append((rule, line, message, self.part))
@@ -217,24 +267,32 @@ class Review:
                 self.local.add(n.id)
                 if self.tests and n.id.startswith("pytest_"):
                     self.add("pytest-hook", n.lineno, '"%s" is read by pytest as configuration' % n.id)
-            elif n.id in NAMES:
-                self.defer(self.name, n.id, n.lineno)
+            else:
+                if n.id in NAMES:
+                    self.defer(self.name, n.id, n.lineno)
+                if id(n) not in self.callees:
+                    self.defer(self.as_value, [n.id], n.lineno)
             if rec:
                 rec[3].append([n.id])
         elif t is ast.Attribute:
             parts = chain(n)
-            if parts is None:
-                if n.attr in ATTRS:
-                    self.add(I, n.lineno, 'attribute "%s" %s' % (n.attr, WHY[I]))
-                return None
-            for a in parts[1:]:
+            for a in parts[1:] if parts else [n.attr]:
                 if a in ATTRS:
                     self.add(I, n.lineno, 'attribute "%s" %s' % (a, WHY[I]))
+                if self.tests and a in RUNNER_ATTRS:
+                    self.add("runner-object", n.lineno, 'attribute "%s" leads to pytest\'s own objects' % a)
+            if not self.tests and isinstance(n.ctx, ast.Store) and n.attr in COMPARISONS:
+                self.add("constant-comparison", n.lineno, '"%s" sets a comparison method from outside its class' % snippet(n))
+            if parts is None:
+                return None
             self.defer(self.dotted, parts, n.lineno)
+            if id(n) not in self.callees:
+                self.defer(self.as_value, parts, n.lineno)
             if rec:
                 rec[3].append(parts)
             return []
         elif t is ast.Call:
+            self.callees.add(id(n.func))
             self.call(n, rec)
         elif t is ast.Raise and n.exc is not None and chain(n.exc):
             self.defer(self.raised, chain(n.exc), n.lineno)
@@ -244,8 +302,12 @@ class Review:
             return []
         elif t is ast.Constant and isinstance(n.value, (str, bytes)):
             text = n.value if isinstance(n.value, str) else n.value.decode("latin-1")
-            if text in ATTRS and text != "mro":
+            if text in ATTRS and text not in ("mro", "__main__"):
                 self.add(I, n.lineno, 'the string "%s" names an attribute that %s' % (text, WHY[I]))
+            if STRING_PATHS.match(text):
+                self.add(I, n.lineno, 'the string "%s" names a module that %s' % (snippet(n)[1:-1], WHY[I]))
+            if not self.tests and text in COMPARISONS:
+                self.add("constant-comparison", n.lineno, 'the string "%s" names a comparison method, to set it from outside' % text)
             if not self.tests and TESTS_PATH.search(text):
                 self.add("writes-tests", n.lineno, "the string %s points at the tests" % snippet(n))
         return None
@@ -307,6 +369,10 @@ class Review:
         if not self.tests and n.name in COMPARISONS and len(body) == 1 and isinstance(body[0], ast.Return) \
                 and isinstance(body[0].value, ast.Constant):
             self.add("constant-comparison", n.lineno, '%s always returns %r' % (what, body[0].value.value))
+        elif not self.tests and n.name in COMPARISONS:
+            self.comparison(n, positional, what)
+        if self.tests:
+            self.fixtures(n, positional + a.kwonlyargs, what)
         inner = rec
         if self.tests and scope in ("module", "testclass") and n.name.startswith("test"):
             inner = [n.name, n.lineno, False, []]
@@ -328,10 +394,56 @@ class Review:
             elif k.arg is None or not value(k.value, False):
                 self.add("class-header", k.value.lineno, 'the class keyword %s of "%s" must be a literal' % (k.arg or "**", n.name))
         self.defer(self.body, n.body, "class-body-statement", False)
+        for s in n.body if not self.tests else ():
+            targets = s.targets if isinstance(s, ast.Assign) else [s.target] if isinstance(s, ast.AnnAssign) and s.value else []
+            for x in targets:
+                if isinstance(x, ast.Name) and x.id in COMPARISONS and not (
+                        isinstance(s.value, ast.Constant) and s.value.value is None or (chain(s.value) or [""])[-1] in COMPARISONS):
+                    self.add("constant-comparison", s.lineno, '"%s" of "%s" is set to %s, not a method that compares'
+                             % (x.id, n.name, snippet(s.value)))
         testclass = self.tests and scope in ("module", "testclass") and n.name.startswith("Test")
         outside = [(c, rec, None, props) for c in n.decorator_list + n.bases + n.keywords]
         own = scope_props(n.body)
         return outside + [(s, rec, "testclass" if testclass else None, own) for s in n.body]
+
+    def comparison(self, n, positional, what):
+        """A comparison method that never looks at its own object compares nothing: return other == other."""
+        first = positional[0].arg if positional else n.args.vararg.arg if n.args.vararg else None
+        nodes = [x for s in n.body for x in ast.walk(s)]
+        if any(isinstance(x, ast.Name) and x.id == first for x in nodes):
+            return
+        if any(isinstance(x, ast.Return) and x.value is not None and not (
+                isinstance(x.value, ast.Constant) and x.value.value is None or chain(x.value) == ["NotImplemented"]) for x in nodes):
+            self.add("constant-comparison", n.lineno, '%s never uses "%s", so its answer does not depend on the object' % (what, first))
+
+    def fixtures(self, n, params, what):
+        """Tests only: pytest's own objects stay out of reach (request.config, caplog._item, capsys.request lead to
+        the plugin manager and rpg-forge's verdict plugin); the fixtures that hold them may be used only as listed."""
+        above = None
+        for arg in params:
+            if arg.arg in RUNNER_FIXTURES:
+                self.add("runner-object", arg.lineno, 'the fixture "%s" in %s is pytest\'s own object' % (arg.arg, what))
+            elif arg.arg in RESTRICTED:
+                above = above or parents(n)
+                for x, p in above.items():
+                    if isinstance(x, ast.Name) and x.id == arg.arg and not self.allowed_use(x, p, above.get(p), RESTRICTED[x.id]):
+                        use = snippet(p if isinstance(p, ast.Attribute) else x)
+                        allowed = sorted(k + ".name" if v == "name" else k for k, v in RESTRICTED[x.id].items())
+                        self.add("runner-object", x.lineno, '"%s" uses the fixture "%s" beyond %s' % (use, x.id, ", ".join(allowed)))
+
+    def allowed_use(self, x, p, grand, allowed):
+        if not (isinstance(p, ast.Attribute) and p.value is x and isinstance(x.ctx, ast.Load)):
+            return False
+        how = allowed.get(p.attr)
+        if how == "value":
+            return True
+        if how == "name":
+            return isinstance(grand, ast.Attribute) and grand.attr == "name"
+        called = isinstance(grand, ast.Call) and grand.func is p
+        if how == "literal":
+            return called and not grand.keywords and len(grand.args) == 1 and isinstance(grand.args[0], ast.Constant) \
+                and grand.args[0].value not in RUNNER_FIXTURES and grand.args[0].value not in RESTRICTED
+        return how == "call" and called
 
     def call(self, n, rec):
         for k in n.keywords:
@@ -342,6 +454,8 @@ class Review:
             if rec and parts[-1].startswith("assert"):
                 rec[2] = True
             self.defer(self.called, n, parts)
+        elif isinstance(n.func, ast.Attribute) and n.func.attr in DUNDER_GETATTRS and n.args:  # super().__getattribute__(name)
+            self.dunder_getattr(n.func.attr, None, n.args, n.lineno)
 
     # Queued checks, run once every binding of the reply is known.
 
@@ -362,17 +476,52 @@ class Review:
         if self.possible(parts) & {"SystemExit", "builtins.SystemExit"}:
             self.add(X, line, "raise SystemExit %s" % WHY[X])
 
+    def as_value(self, parts, line):
+        means = self.possible(parts) & CALL_ONLY
+        if means:
+            self.add(I, line, '"%s" (%s) used as a value, not called by name, hides what it reaches; call it directly'
+                     % (".".join(parts), sorted(means)[0]))
+
+    def attribute_by_name(self, fn, target, name, line):
+        """getattr and its kin: a literal name is checked like target.name; a computed one by its literal parts."""
+        if isinstance(name, ast.Constant) and isinstance(name.value, str):
+            if name.value in ATTRS:
+                self.add(I, line, 'attribute "%s" %s' % (name.value, WHY[I]))
+            if self.tests and name.value in RUNNER_ATTRS:
+                self.add("runner-object", line, 'attribute "%s" leads to pytest\'s own objects' % name.value)
+            if target:
+                self.dotted(target + [name.value], line)
+            return
+        bad = dangerous(name)
+        if bad is not None:
+            self.add(I, line, '%s with a computed name built from "%s" %s' % (fn, bad, WHY[I]))
+        elif target and target[0] in self.modules:
+            self.add("dynamic-module-access", line, '%s reaches into module "%s" by a computed name' % (fn, ".".join(target)))
+
+    def dunder_getattr(self, fn, receiver, args, line):
+        """object.__getattribute__(x, name) and x.__getattribute__(name), told apart by how many arguments they take."""
+        unbound = len(args) >= (3 if fn == "__setattr__" else 2)
+        self.attribute_by_name(fn, chain(args[0]) if unbound else receiver, args[1] if unbound else args[0], line)
+
+    def getter(self, fn, names, line):
+        """operator.attrgetter and methodcaller: only literal names, none near the interpreter's internals."""
+        for a in names:
+            literal = isinstance(a, ast.Constant) and isinstance(a.value, str)
+            bad = None if not literal else next((p for p in a.value.split(".") if NAMED_DANGER.search(p) or p in ATTRS), None)
+            if not literal or bad is not None:
+                said = "a computed name %s" % snippet(a) if not literal else '"%s"' % a.value
+                self.add(I, line, '%s of %s %s' % (fn, said, WHY[I]))
+
     def called(self, n, parts):
         means, args, line = self.possible(parts), n.args, n.lineno
-        if means & {"getattr", "setattr", "delattr", "hasattr"} and len(args) >= 2:
-            target = chain(args[0])
-            if isinstance(args[1], ast.Constant) and isinstance(args[1].value, str):
-                if args[1].value in ATTRS:
-                    self.add(I, line, 'attribute "%s" %s' % (args[1].value, WHY[I]))
-                if target:
-                    self.dotted(target + [args[1].value], line)
-            elif target and target[0] in self.modules:
-                self.add("dynamic-module-access", line, '%s reaches into module "%s" by a computed name' % (parts[-1], ".".join(target)))
+        if means & GETATTRS and len(args) >= 2:
+            self.attribute_by_name(parts[-1], chain(args[0]), args[1], line)
+        elif parts[-1] in DUNDER_GETATTRS and args:
+            self.dunder_getattr(parts[-1], parts[:-1] or None, args, line)
+        if "operator.attrgetter" in means:
+            self.getter("attrgetter", args + [k.value for k in n.keywords], line)
+        if "operator.methodcaller" in means:
+            self.getter("methodcaller", args[:1], line)
         if "vars" in means:
             if not args:
                 self.add(I, line, '"vars()" without an argument %s' % WHY[I])

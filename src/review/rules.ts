@@ -28,10 +28,12 @@ export const REVIEW_RULES = {
   "pytest-hook": "a function or variable named pytest_* (a hook or pytest_plugins)",
   "module-setup": "a module-level setup or teardown function (setup_module, setUpModule ...)",
   "tests-must-test": "a test function with no assert and no pytest.raises, approx or warns",
+  "runner-object": "a fixture that hands out pytest's own objects (pytestconfig ...), or request/caplog/capsys used beyond the listed uses",
   // Implementations only.
   "test-framework-import": "an import of pytest, unittest or mock",
   "writes-tests": "a string pointing under tests/ or naming conftest",
-  "constant-comparison": "a comparison method (__eq__, __lt__ ...) that only returns a constant",
+  "constant-comparison":
+    "a comparison method (__eq__, __lt__ ...) that returns a constant or never uses its object, or is set from outside",
 } as const;
 
 export type ReviewRule = keyof typeof REVIEW_RULES;

@@ -299,6 +299,122 @@ describe("ordinary tests", () => {
   });
 });
 
+describe("ordinary code near the rules the security review tightened", () => {
+  it("accepts getattr, setattr and hasattr with computed names in a visitor, proxies and a dataclass", async () => {
+    const code = py`
+      class Visitor:
+          def visit(self, node):
+              kind = type(node).__name__
+              method = getattr(self, "visit_" + kind, None) or getattr(self, f"visit_{kind.lower()}", self.generic)
+              return method(node)
+
+          def generic(self, node):
+              for name in node.fields:
+                  value = getattr(node, name)
+                  if hasattr(value, name):
+                      setattr(self, name, getattr(self, name, 0) + 1)
+              return vars(self)
+
+
+      class Proxy:
+          def __init__(self, inner):
+              object.__setattr__(self, "_inner", inner)
+
+          def __getattr__(self, name):
+              return getattr(self._inner, name)
+
+          def __setattr__(self, name, value):
+              super().__setattr__("_" + name, value)
+
+
+      @dataclasses.dataclass
+      class Row:
+          name: str = ""
+          tags: list = dataclasses.field(default_factory=list)
+
+          def as_dict(self):
+              return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+    `;
+    expectAccepted(await reviewImplementation(python, code, "import dataclasses"));
+  });
+
+  it("accepts logging, traceback printing, attrgetter and methodcaller with plain names", async () => {
+    const code = py`
+      def by_name(rows):
+          log = logging.getLogger(__name__)
+          log.info("sorting %d rows", len(rows))
+          try:
+              rows = sorted(rows, key=operator.attrgetter("name", "size.total"))
+          except TypeError as e:
+              log.exception("unsortable rows")
+              traceback.print_exc()
+              raise ValueError(str(e)) from e.with_traceback(None)
+          return list(map(operator.methodcaller("strip"), rows))
+    `;
+    expectAccepted(await reviewImplementation(python, code, "import logging\nimport operator\nimport traceback"));
+  });
+
+  it("accepts comparison methods that compare their own object, defer, or are borrowed", async () => {
+    const code = py`
+      def make_key():
+          class Key:
+              def __init__(self, value):
+                  self.value = value
+
+              def __eq__(self, other):
+                  if not isinstance(other, Key):
+                      return NotImplemented
+                  return self.value == other.value
+
+              def __lt__(self, other):
+                  return NotImplemented
+
+              def __gt__(self, other):
+                  raise TypeError("keys are not ordered")
+
+              __le__ = object.__le__
+              __ne__ = None
+              __hash__ = None
+
+          return Key
+    `;
+    expectAccepted(await reviewImplementation(python, code, ""));
+  });
+
+  it("accepts request.param, request.node.name, getfixturevalue, addfinalizer, caplog and capsys as documented", async () => {
+    const reply = py`
+      import logging
+
+      import pytest
+
+      from statkit.stats import mean
+
+
+      @pytest.fixture(params=[1, 2])
+      def mean_size(request):
+          request.addfinalizer(lambda: None)
+          assert request.getfixturevalue("tmp_path").exists()
+          return request.param
+
+
+      def test_mean_logs(mean_size, caplog, capsys, request, cache):
+          caplog.set_level(logging.INFO)
+          with caplog.at_level(logging.DEBUG, logger="statkit"):
+              print(request.node.name, mean([mean_size]))
+          assert caplog.records[0].levelname == "INFO"
+          assert "mean" in caplog.text and caplog.record_tuples and caplog.messages
+          caplog.clear()
+          out, err = capsys.readouterr()
+          with capsys.disabled():
+              pass
+          cache.set("statkit/last", 1)
+          assert cache.get("statkit/last", None) == 1
+          assert out.strip() != ""
+    `;
+    expectAccepted(await reviewTests(python, reply));
+  });
+});
+
 describe("the review itself", () => {
   it("reviews a large ordinary reply in well under a second", async () => {
     const one = (i: number) => `def test_mean_${i}():\n    assert mean([${i}, ${i}]) == ${i}\n\n`;

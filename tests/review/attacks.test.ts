@@ -363,3 +363,158 @@ describe("unparsable replies", () => {
     expect(result.ok ? "" : result.reason).toMatch(/^line 4: .*; line 5: .*; line 6: .*; and 1 more$/);
   });
 });
+
+// Replies a security review got past the review, each making a node pass with wrong code.
+describe("replies from the security review", () => {
+  it("refuses an implementation that imports __main__ and rebinds the gate's names", async () => {
+    const code = py`
+      def mean(xs):
+          m._encode = lambda *args: b"passed"
+          return 0
+    `;
+    const result = await implementation(code, "import __main__ as m");
+    expect(rulesOf(result)).toEqual(["interpreter-access"]);
+    expect(result.ok ? "" : result.reason).toContain('imports line 1: "__main__" reaches into the interpreter');
+  });
+
+  it.each([
+    ["import __main__", "import __main__\n\ndef test_mean():\n    assert __main__\n"],
+    ["from __main__ import", "from __main__ import _encode\n\ndef test_mean():\n    assert _encode\n"],
+    ["a __main__ attribute", "def test_mean(mean_module):\n    assert mean_module.__main__\n"],
+    ["a __main__ name from another node's import", "def test_mean():\n    __main__._encode = None\n    assert 1\n"],
+    ["a string path into __main__", "def test_mean(monkeypatch):\n    monkeypatch.setattr('__main__._encode', None)\n    assert 1\n"],
+  ])("refuses %s in tests", async (_what, reply) => {
+    expect(rulesOf(await tests(reply))).toEqual(["interpreter-access"]);
+  });
+
+  it("refuses walking frames from an exception with getattr and computed names", async () => {
+    const reply = py`
+      from statkit.stats import mean
+
+      def test_mean():
+          try:
+              1 / 0
+          except ZeroDivisionError as e:
+              tb = e.__traceback__
+              f = getattr(tb, "tb_" + "frame")
+              f = getattr(f, "f_" + "back")
+              f.f_locals["expected"] = mean([1])
+          assert mean([1]) == 1
+    `;
+    const result = await tests(reply);
+    expect(rulesOf(result)).toEqual(["interpreter-access"]);
+    expect(result.ok ? [] : result.findings.map((f) => f.line)).toEqual([7, 8, 9, 10]);
+  });
+
+  it.each([
+    [
+      "getattr of __traceback__ by parts",
+      "def mean(xs):\n    try:\n        1 / 0\n    except ZeroDivisionError as e:\n        return getattr(e, '__trace' + 'back__')\n",
+    ],
+    ["a name split so no part holds a prefix", "def mean(xs, tb):\n    return getattr(tb, 't' + 'b_fr' + 'ame')\n"],
+    ["an f-string name", "def mean(xs, f):\n    return getattr(f, f'f_{xs}')\n"],
+    ["object.__getattribute__", "def mean(xs, tb):\n    return object.__getattribute__(tb, 'tb_' + 'frame')\n"],
+    ["super().__getattribute__", "class Mean:\n    def value(self):\n        return super().__getattribute__('__glo' + 'bals__')\n"],
+    ["sys.exc_info", "def mean(xs):\n    try:\n        1 / 0\n    except ZeroDivisionError:\n        return sys.exc_info()[2]\n"],
+    ["traceback.walk_stack", "def mean(xs):\n    return [f for f, _ in traceback.walk_stack(None)]\n"],
+    ["a builtin's __self__ (the builtins module)", "def mean(xs):\n    return len.__self__\n"],
+  ])("refuses %s in an implementation", async (_what, code) => {
+    expect(rulesOf(await implementation(code, "import sys\nimport traceback"))).toEqual(["interpreter-access"]);
+  });
+
+  it("refuses operator.attrgetter with a computed name reaching sys.modules['__main__']", async () => {
+    const code = py`
+      def mean(xs):
+          attrgetter("mod" + "ules")(sys)["__ma" + "in__"]._encode = None
+          return sum(xs) / len(xs)
+    `;
+    const result = await implementation(code, "import sys\nfrom operator import attrgetter");
+    expect(rulesOf(result)).toEqual(["interpreter-access"]);
+    expect(result.ok ? "" : result.reason).toMatch(/^line 2: attrgetter of a computed name/);
+  });
+
+  it.each([
+    ["attrgetter of modules", "def mean(xs):\n    return operator.attrgetter('modules')(sys)\n"],
+    ["attrgetter of a frame attribute", "def mean(xs, e):\n    return operator.attrgetter('tb_frame.f_back')(e)\n"],
+    ["methodcaller of a dunder", "def mean(xs):\n    return operator.methodcaller('__getattribute__', 'modules')(sys)\n"],
+    ["methodcaller by a computed name", "def mean(xs, name):\n    return operator.methodcaller(name)(sys)\n"],
+    ["getattr aliased", "def mean(xs):\n    g = getattr\n    return g(sys, 'mod' + 'ules')\n"],
+    ["getattr passed to functools.reduce", "def mean(xs):\n    return functools.reduce(getattr, ['mod', 'ules'], sys)\n"],
+    ["vars passed to map", "def mean(xs):\n    return list(map(vars, [sys]))\n"],
+    ["attrgetter aliased", "def mean(xs):\n    get = operator.attrgetter\n    return get('x')(xs)\n"],
+  ])("refuses %s", async (_what, code) => {
+    expect(rulesOf(await implementation(code, "import functools\nimport operator\nimport sys"))).toEqual(["interpreter-access"]);
+  });
+
+  it("refuses tests reaching pytest's objects through request, caplog and capsys", async () => {
+    const reply = py`
+      from statkit.stats import mean
+
+      def test_mean(request, caplog, capsys):
+          manager = request.config
+          item = caplog._item
+          fixture_request = capsys.request
+          keep(request)
+          assert mean([1]) == 1
+    `;
+    const result = await tests(reply);
+    expect(rulesOf(result)).toEqual(["runner-object"]);
+    expect(result.ok ? [] : [...new Set(result.findings.map((f) => f.line))]).toEqual([4, 5, 6, 7]);
+  });
+
+  it.each([
+    ["pytestconfig", "def test_mean(pytestconfig):\n    assert pytestconfig\n"],
+    ["record_testsuite_property", "def test_mean(record_testsuite_property):\n    assert record_testsuite_property\n"],
+    ["pytester", "def test_mean(pytester):\n    assert pytester\n"],
+    [
+      "pytestconfig in a fixture",
+      "import pytest\n\n@pytest.fixture\ndef mean_config(pytestconfig):\n    return 1\n\ndef test_mean(mean_config):\n    assert mean_config\n",
+    ],
+    ["request.node beyond its name", "def test_mean(request):\n    assert request.node.config\n"],
+    [
+      "request returned from a fixture",
+      "import pytest\n\n@pytest.fixture\ndef req(request):\n    return request\n\ndef test_mean(req):\n    assert req\n",
+    ],
+    ["getfixturevalue of pytestconfig", "def test_mean(request):\n    assert request.getfixturevalue('pytestconfig')\n"],
+    ["getfixturevalue by a computed name", "def test_mean(request):\n    assert request.getfixturevalue('pytest' + 'config')\n"],
+    ["caplog.handler", "def test_mean(caplog):\n    assert caplog.handler\n"],
+    ["a capture method kept as a value", "def test_mean(capsys):\n    read = capsys.readouterr\n    assert read.__self__\n"],
+    ["getattr on request", "def test_mean(request):\n    assert getattr(request, 'config')\n"],
+    ["the cache fixture's config", "def test_mean(cache):\n    assert cache._config\n"],
+    [
+      "a unittest case's outcome",
+      "import unittest\n\nclass TestMean(unittest.TestCase):\n    def test_mean(self):\n        self.assertTrue(self._outcome.result)\n",
+    ],
+  ])("refuses %s", async (_what, reply) => {
+    expect(rulesOf(await tests(reply))).toContain("runner-object");
+  });
+
+  it("refuses an always-equal int subclass nested in the implementation", async () => {
+    const code = py`
+      def always(x):
+          class Always(int):
+              def __eq__(self, other):
+                  return other == other
+              __hash__ = int.__hash__
+          return Always(0)
+    `;
+    const result = await implementation(code);
+    expect(rulesOf(result)).toEqual(["constant-comparison"]);
+    expect(result.ok ? "" : result.reason).toBe(
+      'line 3: "__eq__" never uses "self", so its answer does not depend on the object (constant-comparison)',
+    );
+  });
+
+  it.each([
+    [
+      "a nested constant __ne__",
+      "def make():\n    class Never:\n        def __ne__(self, other):\n            return False\n    return Never()\n",
+    ],
+    ["a comparison set to a function of the reply", "def _always(a, b):\n    return True\n\nclass Always:\n    __eq__ = _always\n"],
+    ["a comparison set from outside the class", "def make(cls):\n    cls.__eq__ = lambda a, b: True\n    return cls\n"],
+    ["a comparison set with setattr", "def make(cls, fn):\n    setattr(cls, '__lt__', fn)\n    return cls\n"],
+    ["a comparison using only its other argument", "class Mean:\n    def __ge__(me, other):\n        return other is other\n"],
+  ])("refuses %s", async (_what, code) => {
+    expect(rulesOf(await implementation(code))).toEqual(["constant-comparison"]);
+  });
+});
