@@ -42299,7 +42299,7 @@ function defaultBranchFromEvent(context) {
 }
 
 // src/action/generate-mode.ts
-import { randomUUID as randomUUID2 } from "node:crypto";
+import { randomUUID as randomUUID3 } from "node:crypto";
 
 // src/engine/generate.ts
 import { existsSync as existsSync3 } from "node:fs";
@@ -42716,7 +42716,8 @@ async function pluginsFor(python, requirements) {
 }
 
 // src/sandbox/pytest.ts
-import { lstat as lstat2, mkdir as mkdir2, mkdtemp, realpath, stat as stat2, writeFile as writeFile2 } from "node:fs/promises";
+import { randomUUID as randomUUID2 } from "node:crypto";
+import { lstat as lstat2, mkdir as mkdir2, mkdtemp, realpath, stat as stat2 } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { delimiter as delimiter2, isAbsolute as isAbsolute2, join as join3 } from "node:path";
 
@@ -42734,7 +42735,7 @@ function bwrapArgs(layout) {
   for (const path2 of layout.hidden) args.push("--tmpfs", path2);
   for (const path2 of layout.runtime) args.push("--ro-bind", path2, path2);
   args.push("--ro-bind", layout.cwd, layout.cwd);
-  args.push("--bind", layout.privateDir, layout.privateDir, "--ro-bind", layout.pluginDir, layout.pluginDir);
+  args.push("--bind", layout.privateDir, layout.privateDir);
   args.push("--chdir", layout.cwd, "--clearenv");
   for (const [name, value] of Object.entries(layout.env)) args.push("--setenv", name, value);
   args.push("--json-status-fd", "3", "--");
@@ -42799,112 +42800,195 @@ function scrubbedEnv(source, home, tmp) {
 // src/sandbox/gate-bootstrap.ts
 var KEY_FD = 4;
 var REPORT_FD = 5;
-var SOURCE = `"""Written by rpg-forge: runs pytest and signs what it saw."""
-import posix as _posix
-import resource as _resource
-import sys as _sys
+var GUARD_EXIT = 86;
+var SOURCE = String.raw`
+def _gate(limits, junit_path, timeout_source, args):
+    import posix, resource, sys, sysconfig
 
-for _name, _value in __LIMITS__:
-    _which = getattr(_resource, _name)
-    _hard = _resource.getrlimit(_which)[1]
-    if _hard != _resource.RLIM_INFINITY:
-        _value = min(_value, _hard)
-    _resource.setrlimit(_which, (_value, _value))
+    for name, value in limits:
+        which = getattr(resource, name)
+        hard = resource.getrlimit(which)[1]
+        if hard != resource.RLIM_INFINITY:
+            value = min(value, hard)
+        resource.setrlimit(which, (value, value))
 
-_key = b""
-while True:
-    _chunk = _posix.read(${KEY_FD}, 256)
-    if not _chunk:
-        break
-    _key += _chunk
-_posix.close(${KEY_FD})
-# Processes the tests start must not inherit the report's pipe.
-_posix.set_inheritable(${REPORT_FD}, False)
+    write, exit_now, realpath, getframe = posix.write, posix._exit, __import__("os").path.realpath, sys._getframe
+    # stderr as it is before pytest captures it, for the guard's last word.
+    stderr = posix.dup(2)
+    posix.set_inheritable(stderr, False)
+    sep = "/"
+    root = realpath(posix.getcwd()) + sep
+    library = tuple(realpath(sysconfig.get_paths()[k]) + sep for k in ("stdlib", "platstdlib"))
+    runner = ("/_pytest/", "/pytest/", "/pluggy/", "/py/", "/iniconfig/")
+    frame_events = {"sys._getframe", "sys._current_frames", "sys.settrace", "sys.setprofile"}
+    frame_attributes = {"tb_frame", "gi_frame", "cr_frame", "ag_frame"}
+    always = ("gc.get_objects", "gc.get_referrers", "gc.get_referents", "code.__new__")
+    # (module file, function) pairs generated code may go through although they touch frames: none hands one back.
+    safe_entries = {
+        ("logging/__init__.py", "*"), ("warnings.py", "*"), ("enum.py", "*"), ("typing.py", "*"), ("collections/__init__.py", "namedtuple"),
+        ("dataclasses.py", "*"), ("abc.py", "*"), ("functools.py", "*"), ("contextlib.py", "*"),
+        ("traceback.py", "format_exc"), ("traceback.py", "format_exception"), ("traceback.py", "print_exc"),
+        ("traceback.py", "print_exception"), ("traceback.py", "format_tb"), ("traceback.py", "extract_tb"),
+    }
+    unsafe_functions = {"currentframe"}
+    busy = [False]
 
-import _hashlib
-import importlib.util as _util
-import json as _json
+    def watched(event, args):
+        if event in frame_events or event.startswith("ctypes.") or event in always:
+            return True
+        if event == "object.__getattr__":
+            return args[1] in frame_attributes
+        if event == "object.__setattr__":
+            return args[1] in ("__code__", "f_trace")
+        if event == "open":
+            path = args[0]
+            return isinstance(path, str) and path.startswith("/proc/") and path.endswith(("/mem", "/maps"))
+        return False
 
-import pytest as _pytest
+    def generated(filename):
+        return filename.startswith(root)
 
-_sign = _hashlib.hmac_digest
-_write = _posix.write
-_open = _posix.open
-_read = _posix.read
-_close = _posix.close
-_encode = _json.JSONEncoder(ensure_ascii=True, separators=(",", ":")).encode
-_JUNIT = __JUNIT__
-_MAX_JUNIT = 16 * 1024 * 1024
+    def safe_entry(frame):
+        code = frame.f_code
+        filename = code.co_filename
+        if code.co_name in unsafe_functions:
+            return False
+        if filename.startswith("<frozen importlib"):
+            return True
+        for base in library:
+            if filename.startswith(base):
+                rel = filename[len(base):]
+                return (rel, "*") in safe_entries or (rel, code.co_name) in safe_entries
+        # Third-party libraries the package depends on (site-packages), but never the test runner's own.
+        return "site-packages" in filename and not any(part in filename for part in runner)
 
+    def guard(event, args):
+        if busy[0] or not watched(event, args):
+            return
+        busy[0] = True
+        try:
+            frame = getframe(1)
+            callee = None
+            while frame is not None:
+                if generated(frame.f_code.co_filename):
+                    if callee is None or not safe_entry(callee):
+                        how = event if event.startswith(("sys.", "gc.", "ctypes", "code.", "open")) else "%s %s" % (event, args[1])
+                        where = "%s:%d" % (frame.f_code.co_filename[len(root):], frame.f_lineno)
+                        write(stderr, ("\nrpg-forge: %s reached for the interpreter's internals (%s); the run was ended\n" % (where, how)).encode())
+                        exit_now(${GUARD_EXIT})
+                    return
+                callee = frame
+                frame = frame.f_back
+        finally:
+            busy[0] = False
 
-def _load(name, path):
-    spec = _util.spec_from_file_location(name, path)
-    module = _util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    sys.addaudithook(guard)
 
-
-def _read_junit():
-    try:
-        fd = _open(_JUNIT, _posix.O_RDONLY | _posix.O_NOFOLLOW)
-    except OSError:
-        return None
-    data = b""
-    try:
-        while len(data) < _MAX_JUNIT:
-            chunk = _read(fd, 1 << 20)
+    def read_key():
+        key = b""
+        while True:
+            chunk = posix.read(${KEY_FD}, 256)
             if not chunk:
                 break
-            data += chunk
-    finally:
-        _close(fd)
-    return data.decode("utf-8", "replace")
+            key += chunk
+        posix.close(${KEY_FD})
+        return key
+
+    import _hashlib
+    import json
+    import types
+
+    import pytest
+
+    # The record lives in the frame of a suspended generator: reaching it takes gi_frame, a frame walk or the
+    # garbage collector, which the guard refuses. Every entry into it looks at the stack first (the tripwire):
+    # with code of the package on the stack, the guard ends the run, so generated code cannot feed it reports.
+    def recorder(key, junit_path, digest=_hashlib.hmac_digest, encode=json.JSONEncoder(ensure_ascii=True, separators=(",", ":")).encode):
+        tests = {}
+        collect_errors = []
+        while True:
+            kind, value = yield
+            getframe()
+            if kind == "collect":
+                collect_errors.append(value)
+            elif kind == "test":
+                nodeid, outcome = value
+                if outcome != "passed" or nodeid not in tests:
+                    tests[nodeid] = outcome
+            elif kind == "finish":
+                junit = read_junit(junit_path)
+                payload = encode({"exitstatus": value, "tests": tests, "collect_errors": collect_errors, "junit": junit}).encode("ascii")
+                data = digest(key, payload, "sha256").hex().encode("ascii") + b"\n" + payload
+                while data:
+                    data = data[write(${REPORT_FD}, data):]
+                posix.close(${REPORT_FD})
+                return
+
+    def read_junit(path):
+        try:
+            fd = posix.open(path, posix.O_RDONLY | posix.O_NOFOLLOW)
+        except OSError:
+            return None
+        data = b""
+        try:
+            while len(data) < 16 * 1024 * 1024:
+                chunk = posix.read(fd, 1 << 20)
+                if not chunk:
+                    break
+                data += chunk
+        finally:
+            posix.close(fd)
+        return data.decode("utf-8", "replace")
+
+    record = recorder(read_key(), junit_path)
+    next(record)
+    # Processes the tests start must not inherit the report's pipe.
+    posix.set_inheritable(${REPORT_FD}, False)
+
+    class Verdict:
+        @pytest.hookimpl(hookwrapper=True, trylast=True)
+        def pytest_sessionfinish(self, session, exitstatus):
+            yield
+            try:
+                record.send(("finish", int(exitstatus)))
+            except StopIteration:
+                pass
+
+        @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+        def pytest_runtest_call(self, item):
+            yield
+            # A test that swapped how tests run (pytest.Function.runtest, its own item's) passed nothing.
+            runs = getattr(type(item).runtest, "__code__", None)
+            if "runtest" in vars(item) or runs is None or "/_pytest/" not in runs.co_filename:
+                record.send(("test", (item.nodeid, "error")))
+
+        def pytest_collectreport(self, report):
+            if report.failed:
+                record.send(("collect", report.nodeid))
+
+        def pytest_runtest_logreport(self, report):
+            if hasattr(report, "wasxfail") or report.skipped:
+                outcome = "skipped"
+            elif report.failed:
+                outcome = "failed" if report.when == "call" else "error"
+            elif report.when == "call":
+                outcome = "passed"
+            else:
+                return
+            record.send(("test", (report.nodeid, outcome)))
+
+    timeout = types.ModuleType("rpg_forge_timeout")
+    exec(compile(timeout_source, "<rpg-forge timeout plugin>", "exec"), timeout.__dict__)
+    return pytest.main(args, plugins=[timeout, Verdict()])
 
 
-class _Verdict:
-    def __init__(self):
-        self.tests = {}
-        self.collect_errors = []
-
-    @_pytest.hookimpl(hookwrapper=True, trylast=True)
-    def pytest_sessionfinish(self, session, exitstatus):
-        yield
-        payload = _encode(
-            {
-                "exitstatus": int(exitstatus),
-                "tests": self.tests,
-                "collect_errors": self.collect_errors,
-                "junit": _read_junit(),
-            }
-        ).encode("ascii")
-        data = _sign(_key, payload, "sha256").hex().encode("ascii") + b"\\n" + payload
-        while data:
-            data = data[_write(${REPORT_FD}, data):]
-        _close(${REPORT_FD})
-
-    def pytest_collectreport(self, report):
-        if report.failed:
-            self.collect_errors.append(report.nodeid)
-
-    def pytest_runtest_logreport(self, report):
-        outcome = self.tests.get(report.nodeid)
-        if hasattr(report, "wasxfail") or report.skipped:
-            self.tests[report.nodeid] = "skipped"
-        elif report.failed:
-            self.tests[report.nodeid] = "failed" if report.when == "call" else "error"
-        elif report.when == "call" and outcome is None:
-            self.tests[report.nodeid] = "passed"
-
-
-_timeout = _load("rpg_forge_timeout", __TIMEOUT_PLUGIN__)
-_sys.exit(_pytest.main(__ARGS__, plugins=[_timeout, _Verdict()]))
+raise SystemExit(_gate(__LIMITS__, __JUNIT__, __TIMEOUT__, __ARGS__))
 `;
 function gateBootstrapSource(settings) {
-  return SOURCE.replace("__LIMITS__", JSON.stringify(settings.limits)).replace("__JUNIT__", JSON.stringify(settings.junitPath)).replace("__TIMEOUT_PLUGIN__", JSON.stringify(settings.timeoutPluginPath)).replace("__ARGS__", JSON.stringify(settings.pytestArgs));
+  return SOURCE.replace("__LIMITS__", JSON.stringify(settings.limits)).replace("__JUNIT__", JSON.stringify(settings.junitPath)).replace("__TIMEOUT__", JSON.stringify(settings.timeoutPluginSource)).replace("__ARGS__", JSON.stringify(settings.pytestArgs));
 }
 
 // src/sandbox/timeout-plugin.ts
-var TIMEOUT_PLUGIN_MODULE = "rpg_forge_timeout";
 var NODE_ID_PROPERTY = "rpg_forge_nodeid";
 var SOURCE2 = `"""Written by rpg-forge: fails a test that runs longer than its time limit."""
 import contextlib
@@ -43102,6 +43186,25 @@ function rlimitPairs(limits) {
   ];
 }
 
+// src/sandbox/marked-processes.ts
+import { readdir as readdir2, readFile as readFile3 } from "node:fs/promises";
+var RUN_MARK_VARIABLE = "RPG_FORGE_RUN";
+async function killMarkedProcesses(mark) {
+  const needle = Buffer.from(`${RUN_MARK_VARIABLE}=${mark}\0`);
+  const killed = [];
+  const pids = await readdir2("/proc").catch(() => []);
+  for (const pid of pids.filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid)) {
+    const environ = await readFile3(`/proc/${pid}/environ`).catch(() => void 0);
+    if (!environ?.includes(needle)) continue;
+    try {
+      process.kill(Number(pid), "SIGKILL");
+      killed.push(Number(pid));
+    } catch {
+    }
+  }
+  return killed;
+}
+
 // src/sandbox/process-group.ts
 import { spawn as spawn2 } from "node:child_process";
 import { once } from "node:events";
@@ -43218,6 +43321,8 @@ async function runInOwnGroup(cmd) {
   try {
     const [code2, signal] = await exited;
     killGroup();
+    const mark = cmd.env[RUN_MARK_VARIABLE];
+    if (mark) await killMarkedProcesses(mark);
     const drained = await Promise.race([closed.then(() => true), sleep(PIPE_DRAIN_MS, false, { ref: false })]);
     if (!drained) for (const stream of [child.stdout, child.stderr, statusStream, reportStream]) stream?.destroy();
     const report = Buffer.concat(reportChunks);
@@ -43232,7 +43337,7 @@ function signalNumber(signal) {
 }
 
 // src/sandbox/remove-tree.ts
-import { chmod as chmod2, readdir as readdir2, rm as rm2 } from "node:fs/promises";
+import { chmod as chmod2, readdir as readdir3, rm as rm2 } from "node:fs/promises";
 import { join as join2 } from "node:path";
 async function removeTree(dir) {
   try {
@@ -43244,7 +43349,7 @@ async function removeTree(dir) {
 }
 async function restorePermissions(dir) {
   await chmod2(dir, 448).catch(() => void 0);
-  const entries = await readdir2(dir, { withFileTypes: true }).catch(() => []);
+  const entries = await readdir3(dir, { withFileTypes: true }).catch(() => []);
   for (const entry of entries) {
     if (entry.isDirectory()) await restorePermissions(join2(dir, entry.name));
   }
@@ -43301,29 +43406,29 @@ async function runPytest(run5) {
   if (run5.signal?.aborted) return notRun("the run was aborted before it started");
   const privateDir = await mkdtemp(join3(tmpdir(), "rpg-forge-pytest-"));
   try {
-    const dirs = { home: join3(privateDir, "home"), tmp: join3(privateDir, "tmp"), plugin: join3(privateDir, "plugin") };
+    const dirs = { home: join3(privateDir, "home"), tmp: join3(privateDir, "tmp") };
     for (const dir of Object.values(dirs)) await mkdir2(dir, { mode: 448 });
-    const timeoutPlugin = join3(dirs.plugin, `${TIMEOUT_PLUGIN_MODULE}.py`);
-    await writeFile2(timeoutPlugin, timeoutPluginSource(perTestMs));
+    const junitPath = join3(privateDir, "junit.xml");
     const pytestArgs = [
-      ...[...run5.targets, "-q", "-p", "no:cacheprovider", `--junitxml=${join3(privateDir, "junit.xml")}`],
+      ...[...run5.targets, "-q", "-p", "no:cacheprovider", `--junitxml=${junitPath}`],
       ...["-o", "junit_family=xunit2", "--color=no"],
       ...(run5.plugins ?? []).flatMap((plugin) => ["-p", plugin])
     ];
-    const bootstrap = join3(dirs.plugin, "rpg_forge_gate.py");
-    await writeFile2(
-      bootstrap,
-      gateBootstrapSource({
-        timeoutPluginPath: timeoutPlugin,
-        junitPath: join3(privateDir, "junit.xml"),
-        limits: rlimitPairs(limits),
-        pytestArgs
-      })
-    );
-    const env = { ...scrubbedEnv(process.env, dirs.home, dirs.tmp), PYTHONSAFEPATH: "1", PYTHONNOUSERSITE: "1" };
+    const bootstrap = gateBootstrapSource({
+      timeoutPluginSource: timeoutPluginSource(perTestMs),
+      junitPath,
+      limits: rlimitPairs(limits),
+      pytestArgs
+    });
+    const env = {
+      ...scrubbedEnv(process.env, dirs.home, dirs.tmp),
+      PYTHONSAFEPATH: "1",
+      PYTHONNOUSERSITE: "1",
+      [RUN_MARK_VARIABLE]: randomUUID2()
+    };
     if (python.userSitePath.length > 0) env.PYTHONPATH = python.userSitePath.join(delimiter2);
     if (run5.plugins) env.PYTEST_DISABLE_PLUGIN_AUTOLOAD = "1";
-    const interpreter = [python.executable, "-s", bootstrap];
+    const interpreter = [python.executable, "-s", "-c", bootstrap];
     const key = newReportKey();
     const common = {
       cwd,
@@ -43335,10 +43440,7 @@ async function runPytest(run5) {
     };
     const command = bwrap ? {
       command: bwrap,
-      args: [
-        ...bwrapArgs({ cwd, hidden: await hiddenDirs(), runtime: python.runtimeDirs, privateDir, pluginDir: dirs.plugin, env }),
-        ...interpreter
-      ],
+      args: [...bwrapArgs({ cwd, hidden: await hiddenDirs(), runtime: python.runtimeDirs, privateDir, env }), ...interpreter],
       statusFd: true
     } : { command: interpreter[0], args: interpreter.slice(1) };
     let exit;
@@ -43646,7 +43748,7 @@ async function writeOutputFile(root, rel, content) {
 
 // src/workspace/git.ts
 import { existsSync as existsSync2 } from "node:fs";
-import { appendFile as appendFile2, copyFile as copyFile2, mkdir as mkdir6, mkdtemp as mkdtemp2, readFile as readFile3, rm as rm3 } from "node:fs/promises";
+import { appendFile as appendFile2, copyFile as copyFile2, mkdir as mkdir6, mkdtemp as mkdtemp2, readFile as readFile4, rm as rm3 } from "node:fs/promises";
 import { tmpdir as tmpdir2 } from "node:os";
 import { dirname as dirname3, join as join7 } from "node:path";
 
@@ -47293,7 +47395,7 @@ async function ensureIdentity(git, dir) {
 }
 async function excludeRunFiles(dir) {
   const path2 = join7(dir, ".git", "info", "exclude");
-  const current = await readFile3(path2, "utf8").catch(() => "");
+  const current = await readFile4(path2, "utf8").catch(() => "");
   const missing = EXCLUDED.filter((e) => !current.split("\n").includes(e));
   if (missing.length === 0) return;
   await mkdir6(join7(dir, ".git", "info"), { recursive: true });
@@ -47311,7 +47413,7 @@ async function run3(task, code2, what, hint) {
 }
 
 // src/workspace/package-files.ts
-import { lstat as lstat4, readdir as readdir3, readFile as readFile4, realpath as realpath2, rm as rm4, unlink as unlink3 } from "node:fs/promises";
+import { lstat as lstat4, readdir as readdir4, readFile as readFile5, realpath as realpath2, rm as rm4, unlink as unlink3 } from "node:fs/promises";
 import { isAbsolute as isAbsolute3, join as join8, relative, sep } from "node:path";
 var PROTECTED = [".git", ".github"];
 var PackageFiles = class _PackageFiles {
@@ -47332,7 +47434,7 @@ var PackageFiles = class _PackageFiles {
   static async openTracked(root, untracked = []) {
     const files = new _PackageFiles(await realpath2(root), true, new Set(untracked));
     const { entries } = await files.scan();
-    for (const [rel, kind] of entries) if (kind === "file") files.ledger.set(rel, await readFile4(join8(files.root, rel)));
+    for (const [rel, kind] of entries) if (kind === "file") files.ledger.set(rel, await readFile5(join8(files.root, rel)));
     return files;
   }
   /** The absolute path of `rel`, or WORKSPACE_PATH_REFUSED. */
@@ -47359,7 +47461,7 @@ var PackageFiles = class _PackageFiles {
     const path2 = await this.resolve(rel);
     if (this.ledger) return this.ledger.get(parts(rel).join("/"))?.toString("utf8");
     try {
-      return await readFile4(path2, "utf8");
+      return await readFile5(path2, "utf8");
     } catch (error63) {
       if (error63.code === "ENOENT") return void 0;
       throw error63;
@@ -47399,7 +47501,7 @@ var PackageFiles = class _PackageFiles {
       for (const [rel, kind] of entries) {
         const known = ledger.get(rel);
         if (kind !== "file" || known === void 0) found.added.push(rel);
-        else if (!known.equals(await readFile4(join8(this.root, rel)))) found.changed.push(rel);
+        else if (!known.equals(await readFile5(join8(this.root, rel)))) found.changed.push(rel);
       }
       for (const rel of ledger.keys()) if (!entries.has(rel)) found.removed.push(rel);
       const strayFolders = folders.filter((dir) => ![...ledger.keys()].some((rel) => rel.startsWith(`${dir}/`)));
@@ -47418,7 +47520,7 @@ var PackageFiles = class _PackageFiles {
     const entries = /* @__PURE__ */ new Map();
     const folders = [];
     const walk = async (dir, prefix) => {
-      for (const entry of await readdir3(dir, { withFileTypes: true })) {
+      for (const entry of await readdir4(dir, { withFileTypes: true })) {
         const rel = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
         if (prefix === "" && this.untracked.has(entry.name)) continue;
         if (entry.isDirectory()) {
@@ -47564,7 +47666,7 @@ var BatchedWriter = class {
 };
 
 // src/workspace/work-tree.ts
-import { copyFile as copyFile3, lstat as lstat5, mkdir as mkdir7, readdir as readdir4, rm as rm5, stat as stat4, writeFile as writeFile3 } from "node:fs/promises";
+import { copyFile as copyFile3, lstat as lstat5, mkdir as mkdir7, readdir as readdir5, rm as rm5, stat as stat4, writeFile as writeFile2 } from "node:fs/promises";
 import { join as join9, relative as relative2, resolve as resolve2, sep as sep2 } from "node:path";
 var defaultWorkTree = (outDir) => join9(outDir, ".rpg-forge", "work");
 var WORK_TREE_STAMP = ".rpg-forge-work-tree";
@@ -47601,7 +47703,7 @@ async function createWorkTree(outDir, workDir) {
         );
     }
   }
-  const existing = await readdir4(work).catch(() => void 0);
+  const existing = await readdir5(work).catch(() => void 0);
   if (existing !== void 0 && existing.length > 0) {
     if (!existing.includes(STAMP)) {
       throw new RpgForgeError(
@@ -47614,11 +47716,11 @@ async function createWorkTree(outDir, workDir) {
     await rm5(work, { recursive: true, force: true });
   }
   await mkdir7(work, { recursive: true });
-  await writeFile3(join9(work, STAMP), "rpg-forge runs the TDD loop here; it is rebuilt from the output on every run.\n");
+  await writeFile2(join9(work, STAMP), "rpg-forge runs the TDD loop here; it is rebuilt from the output on every run.\n");
   await copyTree(out, work, work);
 }
 async function copyTree(from, to2, skip) {
-  for (const entry of await readdir4(from, { withFileTypes: true })) {
+  for (const entry of await readdir5(from, { withFileTypes: true })) {
     const source = join9(from, entry.name);
     if (NOT_COPIED.has(entry.name) || source === skip) continue;
     if (entry.isDirectory()) {
@@ -55256,7 +55358,7 @@ function mergedGitignore(existing) {
 }
 
 // src/engine/checkpoint.ts
-import { readFile as readFile5, rename as rename3, stat as stat5 } from "node:fs/promises";
+import { readFile as readFile6, rename as rename3, stat as stat5 } from "node:fs/promises";
 import { basename as basename2, dirname as dirname4, join as join10 } from "node:path";
 var TestResultsSchema = external_exports.object({ passed: external_exports.int().min(0), failed: external_exports.int().min(0) });
 var FailureContextSchema = external_exports.object({
@@ -55302,7 +55404,7 @@ var AppendixBSchema = external_exports.record(external_exports.string(), Checkpo
 async function readCheckpoint(path2) {
   let text;
   try {
-    text = await readFile5(path2, "utf8");
+    text = await readFile6(path2, "utf8");
   } catch (error63) {
     if (error63.code === "ENOENT") return void 0;
     const hint = "check the file's permissions and that every folder on its path is a directory";
@@ -55692,14 +55794,36 @@ I, X = "interpreter-access", "process-exit"
 BANNED = dict.fromkeys((
     "_pytest pluggy builtins __builtin__ importlib ctypes _ctypes gc inspect runpy code codeop marshal _pickle "
     "sys.modules sys._getframe sys._current_frames sys.settrace sys.setprofile sys.meta_path sys.path_hooks "
-    "sys.addaudithook pickle.load pickle.loads pickle.Unpickler types.FunctionType types.CodeType pytest.main").split(), I)
+    "sys.addaudithook pickle.load pickle.loads pickle.Unpickler types.FunctionType types.CodeType pytest.main __main__ "
+    "sys.exc_info sys.exception sys.last_traceback sys.last_value sys.last_exc traceback.walk_stack traceback.walk_tb").split(), I)
 BANNED.update(dict.fromkeys(["atexit", "signal", "_signal", "faulthandler", "sys.exit", "pytest.exit"] + [
     m + "." + f for m in ("os", "posix", "nt")
     for f in "_exit abort kill killpg execl execle execlp execlpe execv execve execvp execvpe".split()], X))
 WHY = {I: "reaches into the interpreter or the test runner", X: "can end or signal the process"}
-NAMES = dict(dict.fromkeys("__builtins__ __import__ eval exec compile breakpoint globals locals __loader__ __spec__".split(), I), exit=X, quit=X)
+NAMES = dict(dict.fromkeys("__builtins__ __import__ eval exec compile breakpoint globals locals __loader__ __spec__ __main__".split(), I),
+             exit=X, quit=X)
 ATTRS = frozenset(("__globals__ __builtins__ __code__ __closure__ __subclasses__ __bases__ __base__ __mro__ mro __loader__ "
-                   "__spec__ f_globals f_locals f_back f_builtins f_code gi_frame cr_frame ag_frame tb_frame pluginmanager").split())
+                   "__spec__ __main__ __self__ __traceback__ f_globals f_locals f_back f_builtins f_code gi_frame cr_frame "
+                   "ag_frame tb_frame pluginmanager").split())
+# A computed attribute name is refused when a literal part of it holds one of these (getattr(tb, "tb_" + "frame")); a
+# name with no such part stays allowed, so getattr(self, "visit_" + kind) is fine.
+DANGER = re.compile(r"__|modules|(f|tb|gi|cr|ag|co|func)_", re.I)
+NAMED_DANGER = re.compile(r"__|modules|^(f|tb|gi|cr|ag|co|func)_", re.I)  # the same, for a name known in full
+GETATTRS = {"getattr", "setattr", "delattr", "hasattr"}
+DUNDER_GETATTRS = {"__getattribute__", "__getattr__", "__setattr__", "__delattr__"}
+# Refused unless called directly by name: as a value (g = getattr, reduce(getattr, ...)) they hide their arguments.
+CALL_ONLY = {"getattr", "setattr", "delattr", "vars", "operator.attrgetter", "operator.methodcaller"}
+STRING_PATHS = re.compile(r"^(_pytest|pluggy)(\.|$)|^__main__\.")
+# Tests only: fixtures that hand out pytest's own objects (config, plugin manager, a pytester), and the fixtures
+# whose objects lead there, with what a test may use of them ("call": only called, "value": read).
+RUNNER_FIXTURES = {"pytestconfig", "record_testsuite_property", "pytester", "testdir"}
+RUNNER_ATTRS = {"_outcome", "_pyfuncitem", "_item", "_fixturemanager", "_request"}
+CAPTURE = {"readouterr": "call", "disabled": "call"}
+RESTRICTED = dict({c: CAPTURE for c in ("capsys", "capfd", "capsysbinary", "capfdbinary")},
+                  request={"param": "value", "node": "name", "getfixturevalue": "literal", "addfinalizer": "call"},
+                  caplog=dict(dict.fromkeys(("text", "records", "record_tuples", "messages"), "value"),
+                              clear="call", set_level="call", at_level="call"),
+                  cache=dict.fromkeys(("get", "set", "mkdir"), "call"))
 FUNCTOOLS = "wraps lru_cache cache cached_property total_ordering singledispatch singledispatchmethod".split()
 BARE = dict({n: "functools." + n for n in FUNCTOOLS}, dataclass="dataclasses.dataclass", field="dataclasses.field",
             abstractmethod="abc.abstractmethod", contextmanager="contextlib.contextmanager",
@@ -55807,6 +55931,32 @@ def names_only(n):
     return isinstance(n, ast.Name) or isinstance(n, ast.Starred) and isinstance(n.value, ast.Name)
 
 
+def fragments(n):
+    """The string constants of an expression, in source order: the literal parts of a computed name."""
+    out, stack = [], [n]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, ast.Constant) and isinstance(x.value, (str, bytes)):
+            out.append(x.value if isinstance(x.value, str) else x.value.decode("latin-1"))
+        stack.extend(reversed(list(ast.iter_child_nodes(x))))
+    return out
+
+
+def dangerous(n):
+    """A literal part (or the literal parts joined) of a computed attribute name that names something refused."""
+    parts = fragments(n)
+    return next((p for p in parts + ["".join(parts)] if DANGER.search(p)), None)
+
+
+def parents(fn):
+    out = {}
+    for s in fn.body:
+        for p in ast.walk(s):
+            for c in ast.iter_child_nodes(p):
+                out[c] = p
+    return out
+
+
 def snippet(n):
     try:
         text = ast.unparse(n).split("\n")[0]
@@ -55832,6 +55982,7 @@ class Review:
     def __init__(self, tests):
         self.tests, self.out, self.later, self.records = tests, [], [], []
         self.imports, self.local, self.modules, self.part = {}, set(), set(), "code"
+        self.callees = set()  # id() of every called expression: a name used otherwise is a value
 
     def add(self, rule, line, message):
         self.out.append((rule, line, message, self.part))
@@ -55894,24 +56045,32 @@ class Review:
                 self.local.add(n.id)
                 if self.tests and n.id.startswith("pytest_"):
                     self.add("pytest-hook", n.lineno, '"%s" is read by pytest as configuration' % n.id)
-            elif n.id in NAMES:
-                self.defer(self.name, n.id, n.lineno)
+            else:
+                if n.id in NAMES:
+                    self.defer(self.name, n.id, n.lineno)
+                if id(n) not in self.callees:
+                    self.defer(self.as_value, [n.id], n.lineno)
             if rec:
                 rec[3].append([n.id])
         elif t is ast.Attribute:
             parts = chain(n)
-            if parts is None:
-                if n.attr in ATTRS:
-                    self.add(I, n.lineno, 'attribute "%s" %s' % (n.attr, WHY[I]))
-                return None
-            for a in parts[1:]:
+            for a in parts[1:] if parts else [n.attr]:
                 if a in ATTRS:
                     self.add(I, n.lineno, 'attribute "%s" %s' % (a, WHY[I]))
+                if self.tests and a in RUNNER_ATTRS:
+                    self.add("runner-object", n.lineno, 'attribute "%s" leads to pytest\'s own objects' % a)
+            if not self.tests and isinstance(n.ctx, ast.Store) and n.attr in COMPARISONS:
+                self.add("constant-comparison", n.lineno, '"%s" sets a comparison method from outside its class' % snippet(n))
+            if parts is None:
+                return None
             self.defer(self.dotted, parts, n.lineno)
+            if id(n) not in self.callees:
+                self.defer(self.as_value, parts, n.lineno)
             if rec:
                 rec[3].append(parts)
             return []
         elif t is ast.Call:
+            self.callees.add(id(n.func))
             self.call(n, rec)
         elif t is ast.Raise and n.exc is not None and chain(n.exc):
             self.defer(self.raised, chain(n.exc), n.lineno)
@@ -55921,8 +56080,12 @@ class Review:
             return []
         elif t is ast.Constant and isinstance(n.value, (str, bytes)):
             text = n.value if isinstance(n.value, str) else n.value.decode("latin-1")
-            if text in ATTRS and text != "mro":
+            if text in ATTRS and text not in ("mro", "__main__"):
                 self.add(I, n.lineno, 'the string "%s" names an attribute that %s' % (text, WHY[I]))
+            if STRING_PATHS.match(text):
+                self.add(I, n.lineno, 'the string "%s" names a module that %s' % (snippet(n)[1:-1], WHY[I]))
+            if not self.tests and text in COMPARISONS:
+                self.add("constant-comparison", n.lineno, 'the string "%s" names a comparison method, to set it from outside' % text)
             if not self.tests and TESTS_PATH.search(text):
                 self.add("writes-tests", n.lineno, "the string %s points at the tests" % snippet(n))
         return None
@@ -55984,6 +56147,10 @@ class Review:
         if not self.tests and n.name in COMPARISONS and len(body) == 1 and isinstance(body[0], ast.Return) \
                 and isinstance(body[0].value, ast.Constant):
             self.add("constant-comparison", n.lineno, '%s always returns %r' % (what, body[0].value.value))
+        elif not self.tests and n.name in COMPARISONS:
+            self.comparison(n, positional, what)
+        if self.tests:
+            self.fixtures(n, positional + a.kwonlyargs, what)
         inner = rec
         if self.tests and scope in ("module", "testclass") and n.name.startswith("test"):
             inner = [n.name, n.lineno, False, []]
@@ -56005,10 +56172,56 @@ class Review:
             elif k.arg is None or not value(k.value, False):
                 self.add("class-header", k.value.lineno, 'the class keyword %s of "%s" must be a literal' % (k.arg or "**", n.name))
         self.defer(self.body, n.body, "class-body-statement", False)
+        for s in n.body if not self.tests else ():
+            targets = s.targets if isinstance(s, ast.Assign) else [s.target] if isinstance(s, ast.AnnAssign) and s.value else []
+            for x in targets:
+                if isinstance(x, ast.Name) and x.id in COMPARISONS and not (
+                        isinstance(s.value, ast.Constant) and s.value.value is None or (chain(s.value) or [""])[-1] in COMPARISONS):
+                    self.add("constant-comparison", s.lineno, '"%s" of "%s" is set to %s, not a method that compares'
+                             % (x.id, n.name, snippet(s.value)))
         testclass = self.tests and scope in ("module", "testclass") and n.name.startswith("Test")
         outside = [(c, rec, None, props) for c in n.decorator_list + n.bases + n.keywords]
         own = scope_props(n.body)
         return outside + [(s, rec, "testclass" if testclass else None, own) for s in n.body]
+
+    def comparison(self, n, positional, what):
+        """A comparison method that never looks at its own object compares nothing: return other == other."""
+        first = positional[0].arg if positional else n.args.vararg.arg if n.args.vararg else None
+        nodes = [x for s in n.body for x in ast.walk(s)]
+        if any(isinstance(x, ast.Name) and x.id == first for x in nodes):
+            return
+        if any(isinstance(x, ast.Return) and x.value is not None and not (
+                isinstance(x.value, ast.Constant) and x.value.value is None or chain(x.value) == ["NotImplemented"]) for x in nodes):
+            self.add("constant-comparison", n.lineno, '%s never uses "%s", so its answer does not depend on the object' % (what, first))
+
+    def fixtures(self, n, params, what):
+        """Tests only: pytest's own objects stay out of reach (request.config, caplog._item, capsys.request lead to
+        the plugin manager and rpg-forge's verdict plugin); the fixtures that hold them may be used only as listed."""
+        above = None
+        for arg in params:
+            if arg.arg in RUNNER_FIXTURES:
+                self.add("runner-object", arg.lineno, 'the fixture "%s" in %s is pytest\'s own object' % (arg.arg, what))
+            elif arg.arg in RESTRICTED:
+                above = above or parents(n)
+                for x, p in above.items():
+                    if isinstance(x, ast.Name) and x.id == arg.arg and not self.allowed_use(x, p, above.get(p), RESTRICTED[x.id]):
+                        use = snippet(p if isinstance(p, ast.Attribute) else x)
+                        allowed = sorted(k + ".name" if v == "name" else k for k, v in RESTRICTED[x.id].items())
+                        self.add("runner-object", x.lineno, '"%s" uses the fixture "%s" beyond %s' % (use, x.id, ", ".join(allowed)))
+
+    def allowed_use(self, x, p, grand, allowed):
+        if not (isinstance(p, ast.Attribute) and p.value is x and isinstance(x.ctx, ast.Load)):
+            return False
+        how = allowed.get(p.attr)
+        if how == "value":
+            return True
+        if how == "name":
+            return isinstance(grand, ast.Attribute) and grand.attr == "name"
+        called = isinstance(grand, ast.Call) and grand.func is p
+        if how == "literal":
+            return called and not grand.keywords and len(grand.args) == 1 and isinstance(grand.args[0], ast.Constant) \
+                and grand.args[0].value not in RUNNER_FIXTURES and grand.args[0].value not in RESTRICTED
+        return how == "call" and called
 
     def call(self, n, rec):
         for k in n.keywords:
@@ -56019,6 +56232,8 @@ class Review:
             if rec and parts[-1].startswith("assert"):
                 rec[2] = True
             self.defer(self.called, n, parts)
+        elif isinstance(n.func, ast.Attribute) and n.func.attr in DUNDER_GETATTRS and n.args:  # super().__getattribute__(name)
+            self.dunder_getattr(n.func.attr, None, n.args, n.lineno)
 
     # Queued checks, run once every binding of the reply is known.
 
@@ -56039,17 +56254,52 @@ class Review:
         if self.possible(parts) & {"SystemExit", "builtins.SystemExit"}:
             self.add(X, line, "raise SystemExit %s" % WHY[X])
 
+    def as_value(self, parts, line):
+        means = self.possible(parts) & CALL_ONLY
+        if means:
+            self.add(I, line, '"%s" (%s) used as a value, not called by name, hides what it reaches; call it directly'
+                     % (".".join(parts), sorted(means)[0]))
+
+    def attribute_by_name(self, fn, target, name, line):
+        """getattr and its kin: a literal name is checked like target.name; a computed one by its literal parts."""
+        if isinstance(name, ast.Constant) and isinstance(name.value, str):
+            if name.value in ATTRS:
+                self.add(I, line, 'attribute "%s" %s' % (name.value, WHY[I]))
+            if self.tests and name.value in RUNNER_ATTRS:
+                self.add("runner-object", line, 'attribute "%s" leads to pytest\'s own objects' % name.value)
+            if target:
+                self.dotted(target + [name.value], line)
+            return
+        bad = dangerous(name)
+        if bad is not None:
+            self.add(I, line, '%s with a computed name built from "%s" %s' % (fn, bad, WHY[I]))
+        elif target and target[0] in self.modules:
+            self.add("dynamic-module-access", line, '%s reaches into module "%s" by a computed name' % (fn, ".".join(target)))
+
+    def dunder_getattr(self, fn, receiver, args, line):
+        """object.__getattribute__(x, name) and x.__getattribute__(name), told apart by how many arguments they take."""
+        unbound = len(args) >= (3 if fn == "__setattr__" else 2)
+        self.attribute_by_name(fn, chain(args[0]) if unbound else receiver, args[1] if unbound else args[0], line)
+
+    def getter(self, fn, names, line):
+        """operator.attrgetter and methodcaller: only literal names, none near the interpreter's internals."""
+        for a in names:
+            literal = isinstance(a, ast.Constant) and isinstance(a.value, str)
+            bad = None if not literal else next((p for p in a.value.split(".") if NAMED_DANGER.search(p) or p in ATTRS), None)
+            if not literal or bad is not None:
+                said = "a computed name %s" % snippet(a) if not literal else '"%s"' % a.value
+                self.add(I, line, '%s of %s %s' % (fn, said, WHY[I]))
+
     def called(self, n, parts):
         means, args, line = self.possible(parts), n.args, n.lineno
-        if means & {"getattr", "setattr", "delattr", "hasattr"} and len(args) >= 2:
-            target = chain(args[0])
-            if isinstance(args[1], ast.Constant) and isinstance(args[1].value, str):
-                if args[1].value in ATTRS:
-                    self.add(I, line, 'attribute "%s" %s' % (args[1].value, WHY[I]))
-                if target:
-                    self.dotted(target + [args[1].value], line)
-            elif target and target[0] in self.modules:
-                self.add("dynamic-module-access", line, '%s reaches into module "%s" by a computed name' % (parts[-1], ".".join(target)))
+        if means & GETATTRS and len(args) >= 2:
+            self.attribute_by_name(parts[-1], chain(args[0]), args[1], line)
+        elif parts[-1] in DUNDER_GETATTRS and args:
+            self.dunder_getattr(parts[-1], parts[:-1] or None, args, line)
+        if "operator.attrgetter" in means:
+            self.getter("attrgetter", args + [k.value for k in n.keywords], line)
+        if "operator.methodcaller" in means:
+            self.getter("methodcaller", args[:1], line)
         if "vars" in means:
             if not args:
                 self.add(I, line, '"vars()" without an argument %s' % WHY[I])
@@ -61943,7 +62193,7 @@ import { access as access4, constants as constants7, stat as stat6 } from "node:
 import { dirname as dirname7 } from "node:path";
 
 // src/llm/cassette.ts
-import { appendFile as appendFile3, mkdir as mkdir8, readFile as readFile6 } from "node:fs/promises";
+import { appendFile as appendFile3, mkdir as mkdir8, readFile as readFile7 } from "node:fs/promises";
 import { dirname as dirname6 } from "node:path";
 var UsageSchema = external_exports.object({
   prompt_tokens: external_exports.number().int().nonnegative(),
@@ -61960,7 +62210,7 @@ var idOf = (key) => JSON.stringify([key.nodeId, key.kind, key.attempt]);
 async function loadCassette(file2) {
   let text;
   try {
-    text = await readFile6(file2, "utf8");
+    text = await readFile7(file2, "utf8");
   } catch (error63) {
     const code2 = error63.code;
     const what = code2 === "ENOENT" ? "the cassette file does not exist" : code2 === "EISDIR" ? "the cassette is a directory, not a file" : `the cassette file cannot be read (${code2 ?? error63.message})`;
@@ -73004,7 +73254,7 @@ async function finish(inputs, context, run5) {
 }
 
 // src/action/generate-mode.ts
-import { readFile as readFile7 } from "node:fs/promises";
+import { readFile as readFile8 } from "node:fs/promises";
 var BOT = { name: "github-actions[bot]", email: "41898282+github-actions[bot]@users.noreply.github.com" };
 async function runGeneration(inputs, context, at2) {
   const { plan, rpgPath } = at2;
@@ -73032,7 +73282,7 @@ async function runGeneration(inputs, context, at2) {
   const { provider, model } = await selectProvider({ replay: inputs.replay || void 0, model: inputs.model || void 0 }, process.env);
   const started = Date.now();
   const notices = [];
-  const stop = randomUUID2();
+  const stop = randomUUID3();
   process.stdout.write(`::stop-commands::${stop}
 `);
   let result;
@@ -73104,7 +73354,7 @@ async function runGeneration(inputs, context, at2) {
   } else {
     warning("no github-token: branches were pushed, but no pull request was opened");
   }
-  const report = await readFile7(result.reportPath, "utf8");
+  const report = await readFile8(result.reportPath, "utf8");
   await finish(inputs, context, {
     plan,
     rpgPath,
