@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { appendFile, copyFile, mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
+import { appendFile, copyFile, mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { simpleGit, type SimpleGit } from "simple-git";
@@ -74,6 +74,9 @@ export class GitRepository {
     await run(() => git.version(), "GIT_UNAVAILABLE", "git does not run", "install git (apt-get install git)");
     const isRepo = existsSync(join(dir, ".git"));
     if (!isRepo) {
+      // Refused before `git init`, so that a refusal leaves the folder as it was.
+      const foreign = (await filesUnder(dir)).filter((path) => !(options.resuming && options.ownPaths.has(path)));
+      if (foreign.length > 0 && !options.allowDirty) throw dirtyError(dir, foreign);
       await run(() => git.init(["--initial-branch", options.branch]), "GIT_FAILED", "git init failed");
       // A repository we create is ours to sign: without an identity of the user's, its
       // commits are rpg-forge's (set in this repository only), so a first run on a
@@ -96,15 +99,7 @@ export class GitRepository {
     await excludeRunFiles(dir);
     const status = await run(() => git.status(), "GIT_FAILED", "git status failed");
     const dirty = status.files.map((f) => f.path).filter((path) => !(options.resuming && options.ownPaths.has(path)));
-    if (dirty.length > 0 && !options.allowDirty) {
-      const list = dirty.slice(0, 8).join(", ") + (dirty.length > 8 ? `, and ${dirty.length - 8} more` : "");
-      throw new RpgForgeError(
-        "GIT_DIRTY",
-        `the output has uncommitted changes: ${list}`,
-        { file: dir },
-        "commit or stash them, or pass --allow-dirty (rpg-forge commits only the files it writes)",
-      );
-    }
+    if (dirty.length > 0 && !options.allowDirty) throw dirtyError(dir, dirty);
     let head = (await git.revparse(["--verify", "--quiet", "HEAD"]).catch(() => "")).trim();
     if (!head) {
       // A first, empty commit gives every branch of the run a common base to start from.
@@ -361,4 +356,26 @@ async function run<T>(task: () => Promise<T>, code: "GIT_UNAVAILABLE" | "GIT_FAI
     const said = (error as Error).message.trim().split("\n").filter(Boolean).at(-1) ?? "";
     throw new RpgForgeError(code, `${what}: ${said}`, {}, hint, { cause: error });
   }
+}
+
+function dirtyError(dir: string, paths: readonly string[]): RpgForgeError {
+  const list = paths.slice(0, 8).join(", ") + (paths.length > 8 ? `, and ${paths.length - 8} more` : "");
+  return new RpgForgeError(
+    "GIT_DIRTY",
+    `the output has uncommitted changes: ${list}`,
+    { file: dir },
+    "commit or stash them, or pass --allow-dirty (rpg-forge commits only the files it writes)",
+  );
+}
+
+/** Every file below `dir` (POSIX paths relative to it), leaving out rpg-forge's own .rpg-forge/. */
+async function filesUnder(dir: string, prefix = ""): Promise<string[]> {
+  const found: string[] = [];
+  for (const entry of await readdir(join(dir, prefix), { withFileTypes: true })) {
+    const rel = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
+    if (rel === ".rpg-forge") continue;
+    if (entry.isDirectory()) found.push(...(await filesUnder(dir, rel)));
+    else found.push(rel);
+  }
+  return found;
 }

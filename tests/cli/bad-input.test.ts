@@ -119,6 +119,15 @@ describe("rpg-forge generate: bad input exits 2 and writes nothing", () => {
     expect(existsSync(out)).toBe(false);
   });
 
+  it("refuses a folder that is not a repository and holds files of someone else's, without a git init", async () => {
+    const out = tempDir();
+    writeFileSync(join(out, "notes.txt"), "mine\n");
+    const result = await runCli("generate", EXAMPLE, "--replay", "examples/statkit/cassette.jsonl", "--out", out);
+    expect(result.code).toBe(2);
+    expect(result.err).toMatch(/^GIT_DIRTY: the output has uncommitted changes: notes\.txt/m);
+    expect(readdirSync(out)).toEqual(["notes.txt"]);
+  });
+
   // Root reads every file whatever its mode, so there is nothing to refuse there.
   it.skipIf(process.getuid?.() === 0)("refuses a cassette it may not read", async () => {
     const cassette = file("secret.jsonl", "{}\n");

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { GitRepository, rollbackTo } from "../../src/workspace/git.js";
@@ -61,6 +61,19 @@ describe("GitRepository", () => {
       hint: expect.stringContaining("--allow-dirty"),
     });
     await expect(GitRepository.open(dir, { ...options, allowDirty: true })).resolves.toBeDefined();
+  });
+
+  it("refuses a folder that is not a repository and holds someone else's files without running git init", async () => {
+    const dir = tempDir();
+    write(dir, "notes.txt", "mine\n");
+    write(dir, "src/pkg/core.py", "x = 1\n");
+    await expect(GitRepository.open(dir, { ...options, resuming: true })).rejects.toMatchObject({
+      code: "GIT_DIRTY",
+      message: expect.stringContaining("notes.txt"),
+    });
+    expect(existsSync(join(dir, ".git"))).toBe(false);
+    await expect(GitRepository.open(dir, { ...options, allowDirty: true })).resolves.toBeDefined();
+    expect(existsSync(join(dir, ".git"))).toBe(true);
   });
 
   it("lets a resume start with its own uncommitted work, but not with someone else's", async () => {
