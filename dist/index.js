@@ -43748,7 +43748,7 @@ async function writeOutputFile(root, rel, content) {
 
 // src/workspace/git.ts
 import { existsSync as existsSync2 } from "node:fs";
-import { appendFile as appendFile2, copyFile as copyFile2, mkdir as mkdir6, mkdtemp as mkdtemp2, readFile as readFile4, rm as rm3 } from "node:fs/promises";
+import { appendFile as appendFile2, copyFile as copyFile2, mkdir as mkdir6, mkdtemp as mkdtemp2, readdir as readdir4, readFile as readFile4, rm as rm3 } from "node:fs/promises";
 import { tmpdir as tmpdir2 } from "node:os";
 import { dirname as dirname3, join as join7 } from "node:path";
 
@@ -47226,6 +47226,8 @@ var GitRepository = class _GitRepository {
     await run3(() => git.version(), "GIT_UNAVAILABLE", "git does not run", "install git (apt-get install git)");
     const isRepo = existsSync2(join7(dir, ".git"));
     if (!isRepo) {
+      const foreign = (await filesUnder(dir)).filter((path2) => !(options.resuming && options.ownPaths.has(path2)));
+      if (foreign.length > 0 && !options.allowDirty) throw dirtyError(dir, foreign);
       await run3(() => git.init(["--initial-branch", options.branch]), "GIT_FAILED", "git init failed");
       if (!await hasIdentity(git)) {
         await git.addConfig("user.name", "rpg-forge");
@@ -47245,15 +47247,7 @@ var GitRepository = class _GitRepository {
     await excludeRunFiles(dir);
     const status = await run3(() => git.status(), "GIT_FAILED", "git status failed");
     const dirty = status.files.map((f3) => f3.path).filter((path2) => !(options.resuming && options.ownPaths.has(path2)));
-    if (dirty.length > 0 && !options.allowDirty) {
-      const list = dirty.slice(0, 8).join(", ") + (dirty.length > 8 ? `, and ${dirty.length - 8} more` : "");
-      throw new RpgForgeError(
-        "GIT_DIRTY",
-        `the output has uncommitted changes: ${list}`,
-        { file: dir },
-        "commit or stash them, or pass --allow-dirty (rpg-forge commits only the files it writes)"
-      );
-    }
+    if (dirty.length > 0 && !options.allowDirty) throw dirtyError(dir, dirty);
     let head = (await git.revparse(["--verify", "--quiet", "HEAD"]).catch(() => "")).trim();
     if (!head) {
       await run3(
@@ -47411,9 +47405,28 @@ async function run3(task, code2, what, hint) {
     throw new RpgForgeError(code2, `${what}: ${said}`, {}, hint, { cause: error63 });
   }
 }
+function dirtyError(dir, paths) {
+  const list = paths.slice(0, 8).join(", ") + (paths.length > 8 ? `, and ${paths.length - 8} more` : "");
+  return new RpgForgeError(
+    "GIT_DIRTY",
+    `the output has uncommitted changes: ${list}`,
+    { file: dir },
+    "commit or stash them, or pass --allow-dirty (rpg-forge commits only the files it writes)"
+  );
+}
+async function filesUnder(dir, prefix = "") {
+  const found = [];
+  for (const entry of await readdir4(join7(dir, prefix), { withFileTypes: true })) {
+    const rel = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
+    if (rel === ".rpg-forge") continue;
+    if (entry.isDirectory()) found.push(...await filesUnder(dir, rel));
+    else found.push(rel);
+  }
+  return found;
+}
 
 // src/workspace/package-files.ts
-import { lstat as lstat4, readdir as readdir4, readFile as readFile5, realpath as realpath2, rm as rm4, unlink as unlink3 } from "node:fs/promises";
+import { lstat as lstat4, readdir as readdir5, readFile as readFile5, realpath as realpath2, rm as rm4, unlink as unlink3 } from "node:fs/promises";
 import { isAbsolute as isAbsolute3, join as join8, relative, sep } from "node:path";
 var PROTECTED = [".git", ".github"];
 var PackageFiles = class _PackageFiles {
@@ -47520,7 +47533,7 @@ var PackageFiles = class _PackageFiles {
     const entries = /* @__PURE__ */ new Map();
     const folders = [];
     const walk = async (dir, prefix) => {
-      for (const entry of await readdir4(dir, { withFileTypes: true })) {
+      for (const entry of await readdir5(dir, { withFileTypes: true })) {
         const rel = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
         if (prefix === "" && this.untracked.has(entry.name)) continue;
         if (entry.isDirectory()) {
@@ -47666,7 +47679,7 @@ var BatchedWriter = class {
 };
 
 // src/workspace/work-tree.ts
-import { copyFile as copyFile3, lstat as lstat5, mkdir as mkdir7, readdir as readdir5, rm as rm5, stat as stat4, writeFile as writeFile2 } from "node:fs/promises";
+import { copyFile as copyFile3, lstat as lstat5, mkdir as mkdir7, readdir as readdir6, rm as rm5, stat as stat4, writeFile as writeFile2 } from "node:fs/promises";
 import { join as join9, relative as relative2, resolve as resolve2, sep as sep2 } from "node:path";
 var defaultWorkTree = (outDir) => join9(outDir, ".rpg-forge", "work");
 var WORK_TREE_STAMP = ".rpg-forge-work-tree";
@@ -47703,7 +47716,7 @@ async function createWorkTree(outDir, workDir) {
         );
     }
   }
-  const existing = await readdir5(work).catch(() => void 0);
+  const existing = await readdir6(work).catch(() => void 0);
   if (existing !== void 0 && existing.length > 0) {
     if (!existing.includes(STAMP)) {
       throw new RpgForgeError(
@@ -47720,7 +47733,7 @@ async function createWorkTree(outDir, workDir) {
   await copyTree(out, work, work);
 }
 async function copyTree(from, to2, skip) {
-  for (const entry of await readdir5(from, { withFileTypes: true })) {
+  for (const entry of await readdir6(from, { withFileTypes: true })) {
     const source = join9(from, entry.name);
     if (NOT_COPIED.has(entry.name) || source === skip) continue;
     if (entry.isDirectory()) {
