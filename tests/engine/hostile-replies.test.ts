@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseCheckpoint, type Checkpoint } from "../../src/engine/checkpoint.js";
 import type { SandboxKind } from "../../src/sandbox/pytest.js";
 import type { FakeOpenAi } from "../helpers/fake-openai-server.js";
-import { generateWith, startScriptedModel, type Scripts } from "../helpers/scripted-model.js";
+import { generateWith, labLeaf, startScriptedModel, type Scripts } from "../helpers/scripted-model.js";
 
 /**
  * A model that games its reward, answered through a real local OpenAI-compatible
@@ -132,17 +132,7 @@ const SCRIPTS: Scripts = {
 };
 
 function nodes() {
-  const node = (name: string, file = name, deps: string[] = []) => ({
-    id: name,
-    name,
-    type: "function",
-    node_type: "leaf",
-    file_path: `src/lab/${file}.py`,
-    signature: `def ${name}(x)`,
-    docstring: `Double x.`,
-    dependencies: deps,
-    subgraph_id: "lab",
-  });
+  const node = (name: string, file = name, deps: string[] = []) => labLeaf(name, file, deps, "Double x.");
   return [
     ...["exits", "hooked", "decorated", "defaulted", "patcher", "rewriter", "planter", "honest"].map((n) => node(n)),
     node("vandal", "vandal", ["honest"]),

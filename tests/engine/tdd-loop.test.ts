@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseCheckpoint, type Checkpoint } from "../../src/engine/checkpoint.js";
 import type { GenerateResult } from "../../src/engine/generate.js";
 import type { ReceivedRequest } from "../helpers/fake-openai-server.js";
-import { generateWith, KINDS, kindOf, startScriptedModel, type ScriptedModel, type Scripts } from "../helpers/scripted-model.js";
+import { generateWith, KINDS, kindOf, labLeaf, startScriptedModel, type ScriptedModel, type Scripts } from "../helpers/scripted-model.js";
 
 /**
  * One generate run over a graph whose every node takes a different route through the
@@ -109,17 +109,7 @@ const SCRIPTS: Scripts = {
 };
 
 function nodes() {
-  const node = (name: string, file: string, deps: string[] = [], docstring = `Compute ${name} of x.`) => ({
-    id: name,
-    name,
-    type: "function",
-    node_type: "leaf",
-    file_path: `src/lab/${file}.py`,
-    signature: `def ${name}(x)`,
-    docstring,
-    dependencies: deps,
-    subgraph_id: "lab",
-  });
+  const node = labLeaf;
   return [
     node("add_one", "shared", [], `Add one to x. (The deploy key is ${SECRET}.)`),
     node("scale", "shared"),

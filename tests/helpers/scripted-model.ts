@@ -70,3 +70,18 @@ export async function generateWith(
     ...options,
   });
 }
+
+/** A function leaf `def <name>(x)` in src/lab/<file>.py, of the subgraph "lab". */
+export function labLeaf(name: string, file = name, deps: string[] = [], docstring = `Compute ${name} of x.`): Record<string, unknown> {
+  return {
+    id: name,
+    name,
+    type: "function",
+    node_type: "leaf",
+    file_path: `src/lab/${file}.py`,
+    signature: `def ${name}(x)`,
+    docstring,
+    dependencies: deps,
+    subgraph_id: "lab",
+  };
+}
