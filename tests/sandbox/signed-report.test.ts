@@ -186,6 +186,14 @@ def key_above(frame):
             return frame.f_locals["record"].gi_frame.f_locals["key"]
         frame = frame.f_back
 
+def key_after_guard_off(frame):
+    while frame is not None:
+        if "busy" in frame.f_locals:
+            frame.f_locals["busy"][0] = True
+        frame = frame.f_back
+    import sys
+    return key_above(sys._getframe())
+
 def attack(request):
 ${attack}
 
@@ -227,6 +235,16 @@ const ATTACKS: [string, string, "guard" | "verdict"][] = [
   ],
   ["tracing", "    import sys\n    sys.settrace(lambda frame, event, arg: forge(key_above(frame)))\n    (lambda: None)()", "guard"],
   ["ctypes", "    import ctypes\n    ctypes.pythonapi.Py_IncRef", "guard"],
+  [
+    "a signal handler, which is handed a frame: it switches the guard off first",
+    "    import signal\n    signal.signal(signal.SIGUSR1, lambda signum, frame: forge(key_after_guard_off(frame)))\n    os.kill(os.getpid(), signal.SIGUSR1)",
+    "guard",
+  ],
+  [
+    "a signal handler installed with the function the guarded one wraps",
+    "    import signal\n    for cell in signal.signal.__closure__ or []:\n        if callable(cell.cell_contents) and not hasattr(cell.cell_contents, 'send'):\n            cell.cell_contents(signal.SIGUSR1, lambda signum, frame: forge(key_after_guard_off(frame)))\n    os.kill(os.getpid(), signal.SIGUSR1)",
+    "verdict",
+  ],
   ["swapping how tests run", "    pytest.Function.runtest = lambda self: None", "verdict"],
 ];
 
