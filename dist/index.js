@@ -42884,6 +42884,26 @@ def _gate(limits, junit_path, timeout_source, args):
 
     sys.addaudithook(guard)
 
+    # A signal handler is handed the frame it interrupted, and installing one raises no audit event:
+    # installing one goes through a suspended generator (the original function out of reach in its
+    # frame) that looks at the stack first (the tripwire), as the record does.
+    import _signal, signal
+
+    def installer(install):
+        result = None
+        while True:
+            signalnum, handler = yield result
+            getframe()
+            result = install(signalnum, handler)
+
+    installing = installer(_signal.signal)
+    next(installing)
+
+    def guarded_signal(signalnum, handler):
+        return installing.send((signalnum, handler))
+
+    _signal.signal = signal.signal = guarded_signal
+
     def read_key():
         key = b""
         while True:
