@@ -1,8 +1,9 @@
 import { basename } from "node:path";
 import { importCycles, type ImportCycle } from "../assembly/imports.js";
-import { renderInitFiles } from "../assembly/init-files.js";
+import { moduleDocstrings, withModuleDocstring } from "../assembly/docstrings.js";
+import { packageApis, reexportOption, renderInitFile, renderInitWithCode, stripApiBlock } from "../assembly/init-files.js";
 import { moduleOf, packageDirectories, testFiles } from "../assembly/layout.js";
-import { isOurs } from "../assembly/owned-file.js";
+import { isOurInit, isOurs } from "../assembly/owned-file.js";
 import { consoleScripts, packageRoots, projectInfo, renderPyproject } from "../assembly/pyproject.js";
 import { renderPackageReadme } from "../assembly/readme.js";
 import { mergeRequirements, renderDevRequirements, renderRequirements } from "../assembly/requirements.js";
@@ -40,7 +41,8 @@ const GITIGNORE = ["__pycache__/", "*.py[cod]", ".pytest_cache/", "*.egg-info/",
 
 /**
  * Turns the generated modules into a package people can install and test (PRD epic
- * 4.6): __init__.py with __all__, pyproject.toml, requirements, a README, .gitignore,
+ * 4.6): module and package docstrings from the composites, __init__.py with the
+ * package's API in __all__ and __version__, pyproject.toml, requirements, a README, .gitignore,
  * docs/rpg.json with each node's status, and test_results.xml from one run of the
  * whole suite. Files a person wrote (no rpg-forge marker) are never overwritten.
  */
@@ -66,9 +68,39 @@ export async function assemblePackage(options: AssemblyOptions): Promise<Assembl
     written.push(rel);
   };
 
-  for (const [rel, content] of renderInitFiles(passed, packageDirectories(rpg))) {
+  // A docstring goes on top of a module's code, which stays byte for byte; one already there stays.
+  const docstringed = async (source: string, docstring: string): Promise<string> => {
+    const outline = await outlinePython(options.python, source);
+    return withModuleDocstring(source, docstring, outline.ok && outline.statements[0]?.kind === "docstring");
+  };
+  for (const [rel, docstring] of moduleDocstrings(rpg)) {
+    const source = await files.read(rel);
+    if (source === undefined) continue;
+    const content = await docstringed(source, docstring);
+    if (content !== source) await write(rel, content, false);
+  }
+  const reexport = reexportOption(rpg);
+  warnings.push(...reexport.warnings);
+  const api = packageApis(rpg, passed, packageDirectories(rpg), {
+    reexport: reexport.reexport,
+    version: info.version,
+    description: info.description,
+  });
+  warnings.push(...api.warnings);
+  for (const pkg of api.apis) {
+    const rel = `${pkg.dir}/__init__.py`;
     const existing = await files.read(rel);
-    await write(rel, content, existing !== undefined && existing.trim() !== "");
+    if (pkg.holdsCode) {
+      // The RPG placed leaves in this __init__.py: it is a module the loop generated, so it is
+      // ours, and its code is kept as it is, with the API appended.
+      const source = existing ?? "";
+      const content = renderInitWithCode(pkg, await docstringed(stripApiBlock(source), pkg.docstring));
+      if (content !== source) await write(rel, content, false);
+    } else if (isOurInit(existing)) {
+      await write(rel, renderInitFile(pkg), false);
+    } else {
+      warnings.push(`${rel} was not written by rpg-forge, so it was left as it is`);
+    }
   }
   const modules = new Map<string, string>();
   for (const node of passed) {

@@ -170,7 +170,18 @@ describe("rpg-forge generate on the shipped example, offline", () => {
       ["-c", "import statkit, statkit.stats as s; print(statkit.__all__, s.median([3, 1, 2]))"],
       { cwd: root, encoding: "utf8" },
     );
-    expect(use.stdout).toBe("['ensure_numbers', 'parse_number', 'parse_numbers'] 2.0\n");
+    expect(use.stdout).toBe(
+      "['ensure_numbers', 'mean', 'median', 'mode', 'parse_number', 'parse_numbers', 'percentile', 'std_dev', 'summarize', 'variance', 'z_scores'] 2.0\n",
+    );
+    // The planned API from the top-level package, its version and docstring from the RPG's metadata
+    // (python3 from PATH, the package from the src layout).
+    const api = spawnSync(
+      "python3",
+      ["-c", "import statkit; print(statkit.mean([1, 2, 3]), statkit.__version__, statkit.__doc__, sep='|')"],
+      { cwd: root, encoding: "utf8", env: { ...process.env, PYTHONPATH: join(out, "src") } },
+    );
+    expect(api.stderr).toBe("");
+    expect(api.stdout).toBe("2.0|0.1.0|Small descriptive statistics for lists of numbers, with parsing and plain-text reports.\n");
     const installed = spawnSync(join(venv, "bin/python"), ["-m", "pytest", "-q", "-p", "no:cacheprovider", out], {
       cwd: root,
       encoding: "utf8",
