@@ -42456,22 +42456,17 @@ function label(text) {
 }
 
 // src/report/generation-report.ts
+var RUN_DETAILS_MARKER = "<!-- rpg-forge:run-details: the rest changes with every run -->";
 function renderGenerationReport(input2) {
   const { summary: summary2, checkpoint, plan } = input2;
   const c3 = summary2.counts;
   const pct = (n, of = c3.total) => of === 0 ? "0%" : `${Math.round(n / of * 100)}%`;
   const entries = Object.values(checkpoint.nodes).filter((e) => e.node_type !== "composite");
   const tokens = entries.reduce((sum, e) => sum + (e.tokens?.total ?? 0), 0);
-  const tests = entries.reduce((acc, e) => ({ passed: acc.passed + e.test_results.passed, failed: acc.failed + e.test_results.failed }), {
-    passed: 0,
-    failed: 0
-  });
   const ran = entries.filter((e) => e.duration_ms !== void 0);
   const lines = [
     "# Code Generation Report",
     "",
-    `**Generated**: ${input2.generatedAt.toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC")}  `,
-    `**Run**: ${input2.runId}  `,
     `**RPG Input**: ${code(input2.rpgPath)}  `,
     `**Model**: ${code(input2.model)}`,
     "",
@@ -42511,26 +42506,13 @@ function renderGenerationReport(input2) {
       lines.push("");
     }
   }
-  lines.push(
-    "## Test Results",
-    "",
-    `- **Unit Tests**: ${tests.passed + tests.failed} run in the last attempt of each node, ${tests.passed} passing`,
-    "",
-    "## Performance",
-    "",
-    `- **Generation Time**: ${duration3(input2.elapsedMs)}`,
-    `- **Average Time per Generated Node**: ${ran.length === 0 ? "-" : duration3(ran.reduce((s, e) => s + e.duration_ms, 0) / ran.length)}`,
-    `- **Tokens**: ${tokens.toLocaleString("en-US")}`,
-    ""
-  );
+  lines.push("## Test Results", "", ...testResults(input2, entries), "");
   if (input2.assembly) {
     const suite = input2.assembly.suite;
     lines.push("## Repository Validation", "");
     if (suite) {
       const mark = suite.failed === 0 && suite.exitCode === 0 ? "\u2705" : "\u26A0\uFE0F";
-      lines.push(
-        `- ${mark} \`python3 -m pytest\` on the passed nodes' tests: ${suite.passed} of ${suite.total} passing (test_results.xml)`
-      );
+      lines.push(`- ${mark} package test suite: ${suite.passed} of ${suite.total} passing (see Test Results)`);
     } else {
       lines.push("- \u26A0\uFE0F no node passed, so there are no tests to run");
     }
@@ -42542,11 +42524,69 @@ function renderGenerationReport(input2) {
       lines.push(`- \u26A0\uFE0F circular import: ${cycle.map(code).join(" \u2192 ")}. ${prose(suggestion)}`);
     lines.push("");
   }
+  lines.push(
+    RUN_DETAILS_MARKER,
+    "",
+    "## Run",
+    "",
+    `- **Run**: ${input2.runId}`,
+    `- **Generated**: ${input2.generatedAt.toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC")}`,
+    "",
+    "## Performance",
+    "",
+    `- **Generation Time**: ${duration3(input2.elapsedMs)}`,
+    `- **Average Time per Generated Node**: ${ran.length === 0 ? "-" : duration3(ran.reduce((s, e) => s + e.duration_ms, 0) / ran.length)}`,
+    `- **Tokens**: ${tokens.toLocaleString("en-US")}`,
+    ""
+  );
   if (input2.gitLog) {
-    lines.push("## Git History", "", fenced(input2.gitLog.length > 0 ? input2.gitLog.join("\n") : "(no commits yet)"), "");
+    const log = historyWithFinalCommit(input2.gitLog, input2.finalCommit);
+    lines.push("## Git History", "", fenced(log.length > 0 ? log.join("\n") : "(no commits yet)"), "");
   }
   return `${lines.join("\n")}
 `;
+}
+function withoutRunDetails(report) {
+  const at2 = report.indexOf(`
+${RUN_DETAILS_MARKER}
+`);
+  if (at2 < 0) return report;
+  return `${report.slice(0, at2 + 1)}_The run id, timings and git history are in the job summary and in ${code("docs/generation_report.md")}._
+`;
+}
+function testResults(input2, entries) {
+  const sum = (status) => entries.filter((e) => e.status === status).reduce(
+    (acc, e) => ({ passed: acc.passed + e.test_results.passed, total: acc.total + e.test_results.passed + e.test_results.failed }),
+    {
+      passed: 0,
+      total: 0
+    }
+  );
+  const lines = [];
+  const suite = input2.assembly?.suite;
+  if (suite) {
+    lines.push(
+      `- **Package test suite**: ${suite.passed} of ${suite.total} passing (${code("python3 -m pytest")} on the assembled package, which holds the passed nodes' tests; test_results.xml)`
+    );
+  } else if (input2.assembly) {
+    lines.push("- **Package test suite**: none, since no node passed");
+  } else {
+    const passed = sum("passed");
+    lines.push(
+      `- **Passed nodes' tests**: ${passed.passed} of ${passed.total} passing, each node's at its last run (the package suite runs when the run completes)`
+    );
+  }
+  const failed = sum("failed");
+  if (failed.total > 0)
+    lines.push(`- **Failed nodes' tests**: ${failed.passed} of ${failed.total} passing at each node's last attempt (not in the package)`);
+  return lines;
+}
+function historyWithFinalCommit(log, finalCommit) {
+  if (finalCommit === void 0) return [...log];
+  const [top, ...rest] = log;
+  const head = top === void 0 ? void 0 : /\(HEAD -> ([^,)]+)(?:, )?/.exec(top);
+  const below = top === void 0 ? [] : [head ? top.replace(head[0], "(").replace(/ \(\)$/, "") : top];
+  return [`(this commit) ${finalCommit}${head ? ` (HEAD -> ${head[1]})` : ""}`, ...below, ...rest];
 }
 function duration3(ms2) {
   const s = Math.round(ms2 / 1e3);
@@ -48103,30 +48143,167 @@ async function isStdlib(python, module) {
   return (await stdlibNames(python)).has(module.split(".")[0]);
 }
 
+// src/assembly/docstrings.ts
+var ESCAPED = /[\u0000-\u0008\u000b-\u001f\u007f\\]|"(?="")|"$/g;
+var LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+function pythonDocstring(text) {
+  const body = text.replace(/\r\n?/g, "\n").replace(LONE_SURROGATE, "\uFFFD").trim().replace(ESCAPED, (c3) => c3 === "\\" || c3 === '"' ? `\\${c3}` : `\\x${c3.charCodeAt(0).toString(16).padStart(2, "0")}`);
+  return body.includes("\n") ? `"""${body}
+"""` : `"""${body}"""`;
+}
+function headerLength(source) {
+  let end2 = 0;
+  for (let line = 0; line < 2; line++) {
+    const next = source.indexOf("\n", end2);
+    const text = next === -1 ? source.slice(end2) : source.slice(end2, next);
+    const keep = line === 0 && text.startsWith("#!") || /^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+/.test(text);
+    if (!keep || next === -1) break;
+    end2 = next + 1;
+  }
+  return end2;
+}
+function withModuleDocstring(source, docstring, hasDocstring) {
+  if (hasDocstring || docstring.trim() === "") return source;
+  const at2 = headerLength(source);
+  const rest = source.slice(at2);
+  return `${source.slice(0, at2)}${pythonDocstring(docstring)}
+${rest === "" || rest.startsWith("\n") ? "" : "\n"}${rest}`;
+}
+function moduleDocstrings(rpg) {
+  const docs = /* @__PURE__ */ new Map();
+  for (const node2 of rpg.nodes) {
+    const path2 = normalizePath(node2.file_path);
+    if (node2.node_type !== "composite" || node2.type !== "module" || !path2.endsWith(".py") || path2.endsWith("/__init__.py")) continue;
+    if (node2.docstring.trim() !== "" && !docs.has(path2)) docs.set(path2, node2.docstring);
+  }
+  return docs;
+}
+function packageDocstrings(rpg) {
+  const docs = /* @__PURE__ */ new Map();
+  for (const node2 of rpg.nodes) {
+    if (node2.node_type !== "composite" || node2.type !== "package") continue;
+    const dir = packageDirectory(node2.file_path);
+    if (node2.docstring.trim() !== "" && !docs.has(dir)) docs.set(dir, node2.docstring);
+  }
+  return docs;
+}
+
 // src/assembly/owned-file.ts
 var MARKER = "Generated by rpg-forge";
 function isOurs(content) {
   return content === void 0 || content.includes(MARKER);
 }
+function isOurInit(content) {
+  return content === void 0 || content.trim() === "" || content.includes(MARKER);
+}
 
 // src/assembly/init-files.ts
-function renderInitFiles(passed, packageDirs) {
-  const files = /* @__PURE__ */ new Map();
-  for (const dir of packageDirs) {
-    const symbols = passed.filter(
-      (n) => n.node_type === "leaf" && !n.name.startsWith("_") && dirOf(n.file_path) === dir && !normalizePath(n.file_path).endsWith("/__init__.py")
-    ).map((n) => ({ module: moduleOf(n.file_path), name: n.name })).sort((a, b3) => a.module === b3.module ? a.name.localeCompare(b3.name) : a.module.localeCompare(b3.module));
-    const lines = [`"""The ${moduleOf(`${dir}/__init__.py`)} package. ${MARKER}."""`];
-    if (symbols.length > 0) {
-      const byModule = /* @__PURE__ */ new Map();
-      for (const s of symbols) byModule.set(s.module, [...byModule.get(s.module) ?? [], s.name]);
-      lines.push("", ...[...byModule].map(([module, names]) => `from ${module} import ${names.join(", ")}`));
-      lines.push("", `__all__ = [${symbols.map((s) => JSON.stringify(s.name)).join(", ")}]`);
+var byCodeUnit = (a, b3) => a < b3 ? -1 : a > b3 ? 1 : 0;
+function reexportOption(rpg) {
+  const value = rpg.metadata.reexport_subpackages;
+  if (value === void 0 || typeof value === "boolean") return { reexport: value !== false, warnings: [] };
+  return { reexport: true, warnings: [`the RPG's metadata "reexport_subpackages" is not true or false; subpackages are re-exported`] };
+}
+function packageApis(rpg, passed, packageDirs, options) {
+  const dirs = new Set(packageDirs);
+  const docstrings = packageDocstrings(rpg);
+  const warnings = [];
+  const apis = /* @__PURE__ */ new Map();
+  const origins = /* @__PURE__ */ new Map();
+  const ordered = [...packageDirs].sort((a, b3) => b3.split("/").length - a.split("/").length || byCodeUnit(a, b3));
+  for (const dir of ordered) {
+    const module = moduleOf(`${dir}/__init__.py`);
+    const found = /* @__PURE__ */ new Map();
+    const add = (name, from2, origin) => {
+      const seen = found.get(name) ?? [];
+      if (!seen.some((s) => s.origin === origin)) seen.push({ from: from2, origin });
+      found.set(name, seen);
+    };
+    let holdsCode = false;
+    for (const node2 of passed) {
+      if (node2.node_type !== "leaf" || dirOf(node2.file_path) !== dir) continue;
+      const own2 = moduleOf(node2.file_path);
+      if (normalizePath(node2.file_path).endsWith("/__init__.py")) holdsCode = true;
+      if (!node2.name.startsWith("_")) add(node2.name, own2, `${own2}.${node2.name}`);
     }
-    files.set(`${dir}/__init__.py`, `${lines.join("\n")}
-`);
+    if (options.reexport) {
+      for (const child of packageDirs) {
+        if (dirOf(child) === dir && apis.has(child)) {
+          const childApi = apis.get(child);
+          for (const name of childApi.all) add(name, childApi.module, origins.get(child).get(name));
+        }
+      }
+    }
+    const exported = /* @__PURE__ */ new Map();
+    const from = /* @__PURE__ */ new Map();
+    for (const [name, seen] of [...found].sort(([a], [b3]) => byCodeUnit(a, b3))) {
+      if (seen.length > 1) {
+        const where = seen.map((s) => s.origin).sort(byCodeUnit);
+        warnings.push(`${dir}/__init__.py exports no "${name}": it is defined in both ${where.join(" and ")}; import it from its module`);
+        continue;
+      }
+      exported.set(name, seen[0].origin);
+      if (seen[0].from !== module) from.set(seen[0].from, [...from.get(seen[0].from) ?? [], name]);
+    }
+    origins.set(dir, exported);
+    const topLevel = !dirs.has(dirOf(dir));
+    apis.set(dir, {
+      dir,
+      module,
+      docstring: docstrings.get(dir) ?? (topLevel && options.description.trim() !== "" ? options.description : `The ${module} package.`),
+      version: topLevel ? options.version : void 0,
+      imports: [...from].sort(([a], [b3]) => byCodeUnit(a, b3)).map(([m2, names]) => ({ from: m2, names })),
+      all: [...exported.keys()],
+      holdsCode
+    });
   }
-  return files;
+  return { apis: [...packageDirs].map((d2) => apis.get(d2)), warnings };
+}
+var INIT_HEADER = `# ${MARKER} from docs/rpg.json; edit the RPG and regenerate rather than this file.`;
+var API_BLOCK_HEADER = `# ${MARKER}: the package's API, from docs/rpg.json (rewritten on every assembly).`;
+function renderInitFile(api) {
+  const lines = [INIT_HEADER, pythonDocstring(api.docstring), ""];
+  const dunders = dunderLines(api);
+  if (dunders.length > 0) lines.push(...dunders, "");
+  if (api.imports.length > 0) lines.push(...importLines(api, ""), "");
+  return `${lines.join("\n").replace(/\n+$/, "")}
+`;
+}
+function renderInitWithCode(api, source) {
+  const code2 = stripApiBlock(source);
+  const imports = importLines(api, "  # noqa: E402");
+  const block = [API_BLOCK_HEADER, ...imports, ...dunderLines(api)];
+  if (block.length === 1) return code2;
+  return `${code2}${code2 === "" || code2.endsWith("\n") ? "" : "\n"}
+
+${block.join("\n")}
+`;
+}
+function stripApiBlock(source) {
+  const at2 = source.lastIndexOf(`
+
+
+${API_BLOCK_HEADER}
+`);
+  return at2 === -1 ? source : source.slice(0, at2 + 1);
+}
+function dunderLines(api) {
+  const lines = [];
+  if (api.all.length > 0) {
+    const quoted2 = api.all.map((n) => JSON.stringify(n));
+    const one = `__all__ = [${quoted2.join(", ")}]`;
+    lines.push(...one.length <= 99 ? [one] : ["__all__ = [", ...quoted2.map((q3) => `    ${q3},`), "]"]);
+  }
+  if (api.version !== void 0) lines.push(`__version__ = ${JSON.stringify(api.version)}`);
+  return lines;
+}
+function importLines(api, suffix) {
+  return api.imports.map(({ from, names }) => {
+    const one = `from ${from} import ${names.join(", ")}${suffix}`;
+    return one.length <= 99 ? one : `from ${from} import (${suffix}
+${names.map((n) => `    ${n},`).join("\n")}
+)`;
+  });
 }
 function dirOf(path2) {
   return normalizePath(path2).split("/").slice(0, -1).join("/");
@@ -48192,9 +48369,9 @@ ${items.map((i) => `  ${str2(i)},`).join("\n")}
   return lines.join("\n");
 }
 var TOML_SHORT_ESCAPES = { "\b": "\\b", "	": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r" };
-var LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+var LONE_SURROGATE2 = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 function tomlString(text) {
-  const wellFormed = text.replace(LONE_SURROGATE, "\uFFFD");
+  const wellFormed = text.replace(LONE_SURROGATE2, "\uFFFD");
   const escaped = wellFormed.replace(/[\u0000-\u001f\u007f"\\]/g, (c3) => {
     if (c3 === '"' || c3 === "\\") return `\\${c3}`;
     return TOML_SHORT_ESCAPES[c3] ?? `\\u${c3.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
@@ -55337,9 +55514,36 @@ async function assemblePackage(options) {
     await files.write(rel, content);
     written.push(rel);
   };
-  for (const [rel, content] of renderInitFiles(passed, packageDirectories(rpg))) {
+  const docstringed = async (source, docstring) => {
+    const outline = await outlinePython(options.python, source);
+    return withModuleDocstring(source, docstring, outline.ok && outline.statements[0]?.kind === "docstring");
+  };
+  for (const [rel, docstring] of moduleDocstrings(rpg)) {
+    const source = await files.read(rel);
+    if (source === void 0) continue;
+    const content = await docstringed(source, docstring);
+    if (content !== source) await write(rel, content, false);
+  }
+  const reexport = reexportOption(rpg);
+  warnings.push(...reexport.warnings);
+  const api = packageApis(rpg, passed, packageDirectories(rpg), {
+    reexport: reexport.reexport,
+    version: info2.version,
+    description: info2.description
+  });
+  warnings.push(...api.warnings);
+  for (const pkg of api.apis) {
+    const rel = `${pkg.dir}/__init__.py`;
     const existing = await files.read(rel);
-    await write(rel, content, existing !== void 0 && existing.trim() !== "");
+    if (pkg.holdsCode) {
+      const source = existing ?? "";
+      const content = renderInitWithCode(pkg, await docstringed(stripApiBlock(source), pkg.docstring));
+      if (content !== source) await write(rel, content, false);
+    } else if (isOurInit(existing)) {
+      await write(rel, renderInitFile(pkg), false);
+    } else {
+      warnings.push(`${rel} was not written by rpg-forge, so it was left as it is`);
+    }
   }
   const modules = /* @__PURE__ */ new Map();
   for (const node2 of passed) {
@@ -56438,7 +56642,7 @@ main()
 
 // src/review/text-checks.ts
 var MAX_REPLY_BYTES = 1e6;
-var LONE_SURROGATE2 = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+var LONE_SURROGATE3 = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 var CODING_COOKIE = /^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)/;
 var UTF8 = /^utf[-_]?8([-_].*)?$/i;
 function textFindings(parts2) {
@@ -56449,7 +56653,7 @@ function textFindings(parts2) {
   }
   const found = [];
   for (const { name, source } of parts2) {
-    const lone = LONE_SURROGATE2.exec(source);
+    const lone = LONE_SURROGATE3.exec(source);
     if (lone) {
       const unit = lone[0].charCodeAt(0).toString(16);
       found.push({
@@ -57557,7 +57761,9 @@ async function generate(options) {
     generatedAt: new Date(clock()),
     elapsedMs: clock() - started,
     assembly,
-    gitLog: repo ? await repo.log() : void 0
+    gitLog: repo ? await repo.log() : void 0,
+    // The commit below holds the report: its history must end on that commit, though it cannot know its hash.
+    finalCommit: repo && assembly ? "chore: assemble the package and its report" : void 0
   });
   await writeOutputFile(outDir, REPORT_PATH, redactSecrets(report));
   if (repo && assembly)
@@ -57875,7 +58081,7 @@ function renderPrBody(input2, limit2 = COMMENT_LIMIT) {
     );
   }
   lines.push("", fenced(subgraphChart(plan, subgraph, checkpoint).trimEnd(), "mermaid"));
-  lines.push("", "---", "", `Run ${code(input2.runId)} \xB7 RPG ${code(input2.rpgPath)} \xB7 base ${code(input2.baseBranch)}`);
+  lines.push("", "---", "", `RPG ${code(input2.rpgPath)} \xB7 base ${code(input2.baseBranch)}`);
   return fitToLimit(`${lines.join("\n")}
 `, limit2);
 }
@@ -57883,11 +58089,10 @@ function renderReportComment(input2, limit2 = COMMENT_LIMIT) {
   const { plan, checkpoint } = input2;
   const { subgraph, leaves } = scopeOf(input2);
   const everyLeaf = plan.order.filter((id) => isLeaf(input2, id));
-  const tokensOf = (ids2) => ids2.reduce((sum, id) => sum + (checkpoint.nodes[id]?.tokens?.total ?? 0), 0);
   const lines = [
     `### rpg-forge report: ${prose(subgraph.name)}`,
     "",
-    `Run ${code(input2.runId)} \xB7 model ${code(input2.model)} \xB7 RPG ${code(input2.rpgPath)}`,
+    `Model ${code(input2.model)} \xB7 RPG ${code(input2.rpgPath)}`,
     "",
     "| Scope | Nodes | Passed | Failed | Skipped | Pass rate |",
     "|---|---|---|---|---|---|",
@@ -57896,24 +58101,16 @@ function renderReportComment(input2, limit2 = COMMENT_LIMIT) {
     "",
     "_Pass rate: passed nodes of those generated (passed + failed); skipped nodes were never tried._",
     "",
-    "| Node | Symbol | Status | Debug iterations | Tests | Duration | Tokens |",
-    "|---|---|---|---|---|---|---|"
+    "| Node | Symbol | Status | Debug iterations | Tests (last run) |",
+    "|---|---|---|---|---|"
   ];
-  let ms2 = 0;
-  let timed = false;
   for (const id of leaves) {
     const entry = checkpoint.nodes[id];
-    ms2 += entry?.duration_ms ?? 0;
-    timed ||= entry?.duration_ms !== void 0;
-    const time3 = entry?.duration_ms === void 0 ? "\u2013" : duration3(entry.duration_ms);
-    const tokens = entry?.tokens ? count(entry.tokens.total) : "\u2013";
-    lines.push(row([code(id), code(plan.nodes.get(id)?.name ?? "?"), STATUS[entry?.status ?? "pending"], ...results(entry), time3, tokens]));
+    lines.push(row([code(id), code(plan.nodes.get(id)?.name ?? "?"), STATUS[entry?.status ?? "pending"], ...results(entry)]));
   }
   lines.push(
-    row(["**Subgraph total**", "", "", "", "", timed ? duration3(ms2) : "\u2013", count(tokensOf(leaves))]),
     "",
-    `- **Total elapsed (whole run)**: ${duration3(input2.elapsedMs)}`,
-    `- **Tokens (whole run)**: ${count(tokensOf(everyLeaf))}`
+    `_Run id, timings, tokens and git history are in the job summary and in ${code("docs/generation_report.md")}: they change with every run, so this comment leaves them out and a rerun that changes nothing leaves it as it is._`
   );
   const skipped = leaves.filter((id) => checkpoint.nodes[id]?.status === "skipped");
   if (skipped.length > 0) {
@@ -57950,7 +58147,7 @@ ${t2.message.replace(/^/gm, "    ")}`.trimEnd()).join("\n\n");
     const trail = context.attempts.map((a) => `- **${prose(a.label, 100)}**: ${prose(a.tried)} \u2192 ${prose(a.outcome)}`);
     lines.push(
       ...details(`Failing tests (${context.failingTests.length})`, [fenced(tests || "(none recorded)")]),
-      ...details("pytest output (end)", [fenced(context.output || "(no output)", "text")]),
+      ...details("pytest output (end)", [fenced(withoutTimings(context.output) || "(no output)", "text")]),
       ...details(`Attempts (${context.attempts.length}): diagnosis votes and localization trail`, trail.length > 0 ? trail : ["(none)"]),
       ...details("Last attempted code", [context.lastCode ? fenced(context.lastCode, "python") : "(no code was proposed)"])
     );
@@ -57966,11 +58163,15 @@ function renderPassedAgainComment(input2, nodeId) {
   return [
     `### \u2705 Node ${code(nodeId)} passes now: ${code(node2?.name ?? "?")}`,
     "",
-    `${code(node2?.file_path ?? "?")} passed in run ${code(input2.runId)} after ${plural2(entry?.retry_count ?? 0, "debug iteration")}${tests}.`,
+    `${code(node2?.file_path ?? "?")} passed after ${plural2(entry?.retry_count ?? 0, "debug iteration")}${tests}.`,
     "The failure report that was here is resolved.",
     ""
   ].join("\n");
 }
+function withoutTimings(output2) {
+  return output2.replace(PYTEST_TALLY, "$1$2");
+}
+var PYTEST_TALLY = /^((?:=+ )?(?:\d+ [a-z]+(?:, \d+ [a-z]+)*|no tests ran)) in \d+(?:\.\d+)?s(?: \(\d+:\d{2}:\d{2}\))?( =+)?$/gm;
 function scopeOf(input2) {
   const subgraph = input2.plan.subgraphs.find((s) => s.id === input2.subgraphId) ?? {
     id: input2.subgraphId,
@@ -58126,7 +58327,6 @@ async function publishSubgraphs(input2) {
       checkpoint: input2.checkpoint,
       subgraphId: subgraph.id,
       rpgPath: input2.rpgPath,
-      runId: input2.runId,
       dependencyPrs,
       baseBranch: base
     };
@@ -58145,7 +58345,7 @@ async function publishSubgraphs(input2) {
       input2.octokit,
       where,
       reportMarker,
-      renderReportComment({ ...render, model: input2.model, elapsedMs: input2.elapsedMs }, BODY_LIMIT - reportMarker.length - 1),
+      renderReportComment({ ...render, model: input2.model }, BODY_LIMIT - reportMarker.length - 1),
       ours
     );
     for (const nodeId of subgraph.nodes) {
@@ -73228,7 +73428,7 @@ function planSummary(plan, rpgPath) {
     ""
   ].join("\n");
 }
-function pullRequestTable(prs, plan) {
+function pullRequestTable(prs, plan, { markNew = true } = {}) {
   if (prs.length === 0) return "";
   const name = (id) => prose(plan.subgraphs.find((s) => s.id === id)?.name ?? id, 200);
   return [
@@ -73236,7 +73436,7 @@ function pullRequestTable(prs, plan) {
     "",
     "| Subgraph | Pull request | Base |",
     "|----------|--------------|------|",
-    ...prs.map((pr2) => row([name(pr2.subgraphId), `[#${pr2.number}](${pr2.url})${pr2.created ? " (new)" : ""}`, code(pr2.base)])),
+    ...prs.map((pr2) => row([name(pr2.subgraphId), `[#${pr2.number}](${pr2.url})${markNew && pr2.created ? " (new)" : ""}`, code(pr2.base)])),
     "",
     ""
   ].join("\n");
@@ -73263,14 +73463,15 @@ async function finish(inputs, context, run5) {
 `;
   if (run5.whole && inputs.githubToken && inputs.issue !== void 0) {
     const marker = commentMarker("run-report", run5.rpgPath);
-    const heading = `### rpg-forge: ${passed} of ${leaves.length} nodes pass (${code(run5.rpgPath)}, run ${run5.runId})
+    const heading = `### rpg-forge: ${passed} of ${leaves.length} nodes pass (${code(run5.rpgPath)})
 
 `;
+    const body = heading + closedNote + pullRequestTable(run5.prs, run5.plan, { markNew: false }) + withoutRunDetails(run5.report);
     await upsertComment(
       createOctokit(inputs.githubToken, context.apiUrl),
       { ...context.repository, issueNumber: inputs.issue },
       marker,
-      fitToLimit(heading + closedNote + pullRequestTable(run5.prs, run5.plan) + run5.report, BODY_LIMIT - marker.length - 1)
+      fitToLimit(body, BODY_LIMIT - marker.length - 1)
     );
   }
   const open5 = run5.prs.filter((pr2) => !pr2.closed);
@@ -73283,7 +73484,9 @@ async function finish(inputs, context, run5) {
   setOutput("skipped", skipped);
   if (run5.branch) setOutput("branch", run5.branch);
   await summary.addRaw(redactSecrets(closedNote + pullRequestTable(run5.prs, run5.plan))).addRaw(redactSecrets(run5.report)).write();
-  info(`${passed} passed, ${failed} failed, ${skipped} skipped of ${leaves.length} nodes; ${open5.length} open pull request(s)`);
+  info(
+    `run ${run5.runId}: ${passed} passed, ${failed} failed, ${skipped} skipped of ${leaves.length} nodes; ${open5.length} open pull request(s)`
+  );
 }
 
 // src/action/generate-mode.ts
@@ -73313,7 +73516,6 @@ async function runGeneration(inputs, context, at2) {
     await checkoutBranch(dir, runBranchName);
   }
   const { provider, model } = await selectProvider({ replay: inputs.replay || void 0, model: inputs.model || void 0 }, process.env);
-  const started = Date.now();
   const notices = [];
   const stop = randomUUID3();
   process.stdout.write(`::stop-commands::${stop}
@@ -73376,9 +73578,7 @@ async function runGeneration(inputs, context, at2) {
       plan,
       checkpoint,
       rpgPath,
-      runId: result.runId,
       model,
-      elapsedMs: Date.now() - started,
       baseBranch: inputs.baseBranch || defaultBranchFromEvent(context) || (await octokit.rest.repos.get({ ...context.repository })).data.default_branch,
       branches,
       retryCommand: (nodeId) => `gh workflow run ${shellWord(workflowFile(context))} -f mode=retry -f rpg-path=${shellWord(rpgPath)} -f nodes=${shellWord(nodeId)}`,

@@ -6,6 +6,7 @@ import { createOctokit } from "../github/repository.js";
 import type { Plan } from "../plan/plan.js";
 import { redactSecrets } from "../redact.js";
 import { fitToLimit } from "../report/fit-limit.js";
+import { withoutRunDetails } from "../report/generation-report.js";
 import { code } from "../report/markdown.js";
 import type { ActionContext } from "./context.js";
 import type { ActionInputs } from "./inputs.js";
@@ -16,6 +17,7 @@ export interface FinishedRun {
   rpgPath: string;
   checkpoint: Checkpoint;
   prs: PublishedPullRequest[];
+  /** docs/generation_report.md; the issue's comment leaves out its run details, the job summary shows all of it. */
   report: string;
   runId: string;
   /** The run branch, when this job pushed it. */
@@ -37,12 +39,14 @@ export async function finish(inputs: ActionInputs, context: ActionContext, run: 
   // Parallel wave jobs would race on one comment with partial counts; the report job writes it.
   if (run.whole && inputs.githubToken && inputs.issue !== undefined) {
     const marker = commentMarker("run-report", run.rpgPath);
-    const heading = `### rpg-forge: ${passed} of ${leaves.length} nodes pass (${code(run.rpgPath)}, run ${run.runId})\n\n`;
+    // Nothing that changes on every run (run id, timings, "new"), so a rerun that changes nothing leaves it as it is.
+    const heading = `### rpg-forge: ${passed} of ${leaves.length} nodes pass (${code(run.rpgPath)})\n\n`;
+    const body = heading + closedNote + pullRequestTable(run.prs, run.plan, { markNew: false }) + withoutRunDetails(run.report);
     await upsertComment(
       createOctokit(inputs.githubToken, context.apiUrl),
       { ...context.repository, issueNumber: inputs.issue },
       marker,
-      fitToLimit(heading + closedNote + pullRequestTable(run.prs, run.plan) + run.report, BODY_LIMIT - marker.length - 1),
+      fitToLimit(body, BODY_LIMIT - marker.length - 1),
     );
   }
   const open = run.prs.filter((pr) => !pr.closed);
@@ -59,5 +63,7 @@ export async function finish(inputs: ActionInputs, context: ActionContext, run: 
     .addRaw(redactSecrets(closedNote + pullRequestTable(run.prs, run.plan)))
     .addRaw(redactSecrets(run.report))
     .write();
-  core.info(`${passed} passed, ${failed} failed, ${skipped} skipped of ${leaves.length} nodes; ${open.length} open pull request(s)`);
+  core.info(
+    `run ${run.runId}: ${passed} passed, ${failed} failed, ${skipped} skipped of ${leaves.length} nodes; ${open.length} open pull request(s)`,
+  );
 }

@@ -53,7 +53,6 @@ export async function runGeneration(inputs: ActionInputs, context: ActionContext
   }
 
   const { provider, model } = await selectProvider({ replay: inputs.replay || undefined, model: inputs.model || undefined }, process.env);
-  const started = Date.now();
   const notices: string[] = [];
   // Node ids, test output and model text are not ours: while they are printed, the
   // runner must not take a line of theirs for a workflow command.
@@ -118,9 +117,7 @@ export async function runGeneration(inputs: ActionInputs, context: ActionContext
       plan,
       checkpoint,
       rpgPath,
-      runId: result.runId,
       model,
-      elapsedMs: Date.now() - started,
       baseBranch:
         inputs.baseBranch ||
         defaultBranchFromEvent(context) ||

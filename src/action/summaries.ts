@@ -22,8 +22,12 @@ export function planSummary(plan: Plan, rpgPath: string): string {
   ].join("\n");
 }
 
-/** The pull requests of a run, for the job summary and the issue's report; subgraph names are quoted inert. */
-export function pullRequestTable(prs: readonly PublishedPullRequest[], plan: Plan): string {
+/**
+ * The pull requests of a run, for the job summary and the issue's report; subgraph names are quoted inert.
+ * `markNew` marks the PRs this run opened: right in the job summary, but on the issue it would change the
+ * comment between the run that opened them and the next.
+ */
+export function pullRequestTable(prs: readonly PublishedPullRequest[], plan: Plan, { markNew = true } = {}): string {
   if (prs.length === 0) return "";
   const name = (id: string): string => prose(plan.subgraphs.find((s) => s.id === id)?.name ?? id, 200);
   return [
@@ -31,7 +35,7 @@ export function pullRequestTable(prs: readonly PublishedPullRequest[], plan: Pla
     "",
     "| Subgraph | Pull request | Base |",
     "|----------|--------------|------|",
-    ...prs.map((pr) => row([name(pr.subgraphId), `[#${pr.number}](${pr.url})${pr.created ? " (new)" : ""}`, code(pr.base)])),
+    ...prs.map((pr) => row([name(pr.subgraphId), `[#${pr.number}](${pr.url})${markNew && pr.created ? " (new)" : ""}`, code(pr.base)])),
     "",
     "",
   ].join("\n");

@@ -296,6 +296,8 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     elapsedMs: clock() - started,
     assembly,
     gitLog: repo ? await repo.log() : undefined,
+    // The commit below holds the report: its history must end on that commit, though it cannot know its hash.
+    finalCommit: repo && assembly ? "chore: assemble the package and its report" : undefined,
   });
   await writeOutputFile(outDir, REPORT_PATH, redactSecrets(report));
   if (repo && assembly)

@@ -19,9 +19,14 @@ export interface PublishInput {
   plan: Plan;
   checkpoint: Checkpoint;
   rpgPath: string;
-  runId: string;
   model: string;
-  elapsedMs: number;
+  /**
+   * @deprecated Not rendered: GitHub bodies carry nothing that changes on every run, so a rerun
+   * that changes nothing writes nothing (issue 13). Accepted until its last caller stops passing it.
+   */
+  runId?: string;
+  /** @deprecated Not rendered, as runId. */
+  elapsedMs?: number;
   /** The branch PRs of subgraphs that need no other subgraph's branch go to. */
   baseBranch: string;
   /** The pushed branch of each subgraph that has one (those with a passed node). */
@@ -79,7 +84,6 @@ export async function publishSubgraphs(input: PublishInput): Promise<PublishedPu
       checkpoint: input.checkpoint,
       subgraphId: subgraph.id,
       rpgPath: input.rpgPath,
-      runId: input.runId,
       dependencyPrs,
       baseBranch: base,
     };
@@ -100,7 +104,7 @@ export async function publishSubgraphs(input: PublishInput): Promise<PublishedPu
       input.octokit,
       where,
       reportMarker,
-      renderReportComment({ ...render, model: input.model, elapsedMs: input.elapsedMs }, BODY_LIMIT - reportMarker.length - 1),
+      renderReportComment({ ...render, model: input.model }, BODY_LIMIT - reportMarker.length - 1),
       ours,
     );
     for (const nodeId of subgraph.nodes) {

@@ -1,5 +1,5 @@
 import type { AssemblyResult } from "../engine/assemble.js";
-import type { Checkpoint } from "../engine/checkpoint.js";
+import type { Checkpoint, CheckpointEntry } from "../engine/checkpoint.js";
 import type { RunSummary } from "../engine/summary.js";
 import type { Plan } from "../plan/plan.js";
 import { code, fenced, prose } from "./markdown.js";
@@ -16,9 +16,22 @@ export interface ReportInput {
   elapsedMs: number;
   /** What assembly did; absent for an interrupted run. */
   assembly?: AssemblyResult | undefined;
-  /** The run's commits, newest first; absent without git. */
+  /** The run's commits, newest first (`git log --format="%h %s%d"`); absent without git. */
   gitLog?: string[] | undefined;
+  /**
+   * The subject of the commit that will hold this report, made after it is rendered, so that
+   * the history shows the head the run ends on; absent when no such commit follows.
+   */
+  finalCommit?: string | undefined;
 }
+
+/**
+ * The line before the report's run details (run id, clock, timings, git history), which
+ * change with every run: GitHub comments show the report up to it (withoutRunDetails).
+ * An HTML comment, so it does not show; quoted text cannot forge it, since `prose` and
+ * `code` keep it off the start of a line and fences hold only indented or fenced lines.
+ */
+export const RUN_DETAILS_MARKER = "<!-- rpg-forge:run-details: the rest changes with every run -->";
 
 /**
  * docs/generation_report.md: the PRD's appendix C (summary, per-subgraph table,
@@ -32,19 +45,10 @@ export function renderGenerationReport(input: ReportInput): string {
   const pct = (n: number, of = c.total): string => (of === 0 ? "0%" : `${Math.round((n / of) * 100)}%`);
   const entries = Object.values(checkpoint.nodes).filter((e) => e.node_type !== "composite");
   const tokens = entries.reduce((sum, e) => sum + (e.tokens?.total ?? 0), 0);
-  const tests = entries.reduce((acc, e) => ({ passed: acc.passed + e.test_results.passed, failed: acc.failed + e.test_results.failed }), {
-    passed: 0,
-    failed: 0,
-  });
   const ran = entries.filter((e) => e.duration_ms !== undefined);
   const lines = [
     "# Code Generation Report",
     "",
-    `**Generated**: ${input.generatedAt
-      .toISOString()
-      .replace("T", " ")
-      .replace(/\.\d+Z$/, " UTC")}  `,
-    `**Run**: ${input.runId}  `,
     `**RPG Input**: ${code(input.rpgPath)}  `,
     `**Model**: ${code(input.model)}`,
     "",
@@ -84,26 +88,13 @@ export function renderGenerationReport(input: ReportInput): string {
       lines.push("");
     }
   }
-  lines.push(
-    "## Test Results",
-    "",
-    `- **Unit Tests**: ${tests.passed + tests.failed} run in the last attempt of each node, ${tests.passed} passing`,
-    "",
-    "## Performance",
-    "",
-    `- **Generation Time**: ${duration(input.elapsedMs)}`,
-    `- **Average Time per Generated Node**: ${ran.length === 0 ? "-" : duration(ran.reduce((s, e) => s + e.duration_ms!, 0) / ran.length)}`,
-    `- **Tokens**: ${tokens.toLocaleString("en-US")}`,
-    "",
-  );
+  lines.push("## Test Results", "", ...testResults(input, entries), "");
   if (input.assembly) {
     const suite = input.assembly.suite;
     lines.push("## Repository Validation", "");
     if (suite) {
       const mark = suite.failed === 0 && suite.exitCode === 0 ? "✅" : "⚠️";
-      lines.push(
-        `- ${mark} \`python3 -m pytest\` on the passed nodes' tests: ${suite.passed} of ${suite.total} passing (test_results.xml)`,
-      );
+      lines.push(`- ${mark} package test suite: ${suite.passed} of ${suite.total} passing (see Test Results)`);
     } else {
       lines.push("- ⚠️ no node passed, so there are no tests to run");
     }
@@ -115,11 +106,85 @@ export function renderGenerationReport(input: ReportInput): string {
       lines.push(`- ⚠️ circular import: ${cycle.map(code).join(" → ")}. ${prose(suggestion)}`);
     lines.push("");
   }
+  lines.push(
+    RUN_DETAILS_MARKER,
+    "",
+    "## Run",
+    "",
+    `- **Run**: ${input.runId}`,
+    `- **Generated**: ${input.generatedAt
+      .toISOString()
+      .replace("T", " ")
+      .replace(/\.\d+Z$/, " UTC")}`,
+    "",
+    "## Performance",
+    "",
+    `- **Generation Time**: ${duration(input.elapsedMs)}`,
+    `- **Average Time per Generated Node**: ${ran.length === 0 ? "-" : duration(ran.reduce((s, e) => s + e.duration_ms!, 0) / ran.length)}`,
+    `- **Tokens**: ${tokens.toLocaleString("en-US")}`,
+    "",
+  );
   if (input.gitLog) {
+    const log = historyWithFinalCommit(input.gitLog, input.finalCommit);
     // Commit subjects carry subgraph names: the fence must be longer than any backtick run in them.
-    lines.push("## Git History", "", fenced(input.gitLog.length > 0 ? input.gitLog.join("\n") : "(no commits yet)"), "");
+    lines.push("## Git History", "", fenced(log.length > 0 ? log.join("\n") : "(no commits yet)"), "");
   }
   return `${lines.join("\n")}\n`;
+}
+
+/**
+ * The report as GitHub comments show it: without the run details, which change on every
+ * run and would make a rerun that changes nothing edit the comment all the same.
+ */
+export function withoutRunDetails(report: string): string {
+  const at = report.indexOf(`\n${RUN_DETAILS_MARKER}\n`);
+  if (at < 0) return report;
+  return `${report.slice(0, at + 1)}_The run id, timings and git history are in the job summary and in ${code("docs/generation_report.md")}._\n`;
+}
+
+/**
+ * The test figures, each labelled with what it counts: the package's suite (the passed nodes'
+ * tests, run together once the package is assembled) and, apart from it, the failed nodes'
+ * tests at their last attempt, which the package does not hold.
+ */
+function testResults(input: ReportInput, entries: CheckpointEntry[]): string[] {
+  const sum = (status: string) =>
+    entries
+      .filter((e) => e.status === status)
+      .reduce(
+        (acc, e) => ({ passed: acc.passed + e.test_results.passed, total: acc.total + e.test_results.passed + e.test_results.failed }),
+        {
+          passed: 0,
+          total: 0,
+        },
+      );
+  const lines: string[] = [];
+  const suite = input.assembly?.suite;
+  if (suite) {
+    lines.push(
+      `- **Package test suite**: ${suite.passed} of ${suite.total} passing (${code("python3 -m pytest")} on the assembled package, which holds the passed nodes' tests; test_results.xml)`,
+    );
+  } else if (input.assembly) {
+    lines.push("- **Package test suite**: none, since no node passed");
+  } else {
+    const passed = sum("passed");
+    lines.push(
+      `- **Passed nodes' tests**: ${passed.passed} of ${passed.total} passing, each node's at its last run (the package suite runs when the run completes)`,
+    );
+  }
+  const failed = sum("failed");
+  if (failed.total > 0)
+    lines.push(`- **Failed nodes' tests**: ${failed.passed} of ${failed.total} passing at each node's last attempt (not in the package)`);
+  return lines;
+}
+
+/** The log with the commit that will hold the report on top, carrying the branch's HEAD from the one below. */
+function historyWithFinalCommit(log: readonly string[], finalCommit: string | undefined): string[] {
+  if (finalCommit === undefined) return [...log];
+  const [top, ...rest] = log;
+  const head = top === undefined ? undefined : /\(HEAD -> ([^,)]+)(?:, )?/.exec(top);
+  const below = top === undefined ? [] : [head ? top.replace(head[0], "(").replace(/ \(\)$/, "") : top];
+  return [`(this commit) ${finalCommit}${head ? ` (HEAD -> ${head[1]})` : ""}`, ...below, ...rest];
 }
 
 export function duration(ms: number): string {

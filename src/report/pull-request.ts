@@ -2,7 +2,6 @@ import type { Checkpoint, CheckpointEntry, NodeStatus } from "../engine/checkpoi
 import type { Plan, PlannedSubgraph } from "../plan/plan.js";
 import { compareIds } from "../rpg/ids.js";
 import { COMMENT_LIMIT, fitToLimit } from "./fit-limit.js";
-import { duration } from "./generation-report.js";
 import { clip, code, count, details, fenced, prose, row } from "./markdown.js";
 import { renderMermaid } from "./mermaid.js";
 
@@ -12,13 +11,17 @@ export interface DependencyPr {
   url: string;
 }
 
+/**
+ * What a PR's title, body and comments are rendered from. It holds nothing that changes on every
+ * run (run id, clock, elapsed time), so a rerun that changes nothing renders the same text and
+ * writes nothing on GitHub (issue 13); those live in docs/generation_report.md and the job summary.
+ */
 export interface SubgraphPrInput {
   plan: Plan;
   checkpoint: Checkpoint;
   subgraphId: string;
   /** Path of rpg.json in the repository. */
   rpgPath: string;
-  runId: string;
   /** PRs of the subgraphs this one depends on (directly), when they have one. */
   dependencyPrs: DependencyPr[];
   /** The base branch this PR targets (the repository's base branch, or an upstream subgraph's branch when stacked). */
@@ -75,20 +78,24 @@ export function renderPrBody(input: SubgraphPrInput, limit = COMMENT_LIMIT): str
     );
   }
   lines.push("", fenced(subgraphChart(plan, subgraph, checkpoint).trimEnd(), "mermaid"));
-  lines.push("", "---", "", `Run ${code(input.runId)} · RPG ${code(input.rpgPath)} · base ${code(input.baseBranch)}`);
+  lines.push("", "---", "", `RPG ${code(input.rpgPath)} · base ${code(input.baseBranch)}`);
   return fitToLimit(`${lines.join("\n")}\n`, limit);
 }
 
-/** The run report for one subgraph's PR: its nodes with timings and tokens, and the whole run's counts. */
-export function renderReportComment(input: SubgraphPrInput & { model: string; elapsedMs: number }, limit = COMMENT_LIMIT): string {
+/**
+ * The run report for one subgraph's PR: its nodes with their results, and the whole run's counts.
+ * No run id, timing or token count: timings change on every run and tokens add up with every retry,
+ * so they would edit the comment of every PR on a rerun that changed nothing; the job summary and
+ * docs/generation_report.md have them.
+ */
+export function renderReportComment(input: SubgraphPrInput & { model: string }, limit = COMMENT_LIMIT): string {
   const { plan, checkpoint } = input;
   const { subgraph, leaves } = scopeOf(input);
   const everyLeaf = plan.order.filter((id) => isLeaf(input, id));
-  const tokensOf = (ids: string[]): number => ids.reduce((sum, id) => sum + (checkpoint.nodes[id]?.tokens?.total ?? 0), 0);
   const lines = [
     `### rpg-forge report: ${prose(subgraph.name)}`,
     "",
-    `Run ${code(input.runId)} · model ${code(input.model)} · RPG ${code(input.rpgPath)}`,
+    `Model ${code(input.model)} · RPG ${code(input.rpgPath)}`,
     "",
     "| Scope | Nodes | Passed | Failed | Skipped | Pass rate |",
     "|---|---|---|---|---|---|",
@@ -97,24 +104,16 @@ export function renderReportComment(input: SubgraphPrInput & { model: string; el
     "",
     "_Pass rate: passed nodes of those generated (passed + failed); skipped nodes were never tried._",
     "",
-    "| Node | Symbol | Status | Debug iterations | Tests | Duration | Tokens |",
-    "|---|---|---|---|---|---|---|",
+    "| Node | Symbol | Status | Debug iterations | Tests (last run) |",
+    "|---|---|---|---|---|",
   ];
-  let ms = 0;
-  let timed = false;
   for (const id of leaves) {
     const entry = checkpoint.nodes[id];
-    ms += entry?.duration_ms ?? 0;
-    timed ||= entry?.duration_ms !== undefined;
-    const time = entry?.duration_ms === undefined ? "–" : duration(entry.duration_ms);
-    const tokens = entry?.tokens ? count(entry.tokens.total) : "–";
-    lines.push(row([code(id), code(plan.nodes.get(id)?.name ?? "?"), STATUS[entry?.status ?? "pending"], ...results(entry), time, tokens]));
+    lines.push(row([code(id), code(plan.nodes.get(id)?.name ?? "?"), STATUS[entry?.status ?? "pending"], ...results(entry)]));
   }
   lines.push(
-    row(["**Subgraph total**", "", "", "", "", timed ? duration(ms) : "–", count(tokensOf(leaves))]),
     "",
-    `- **Total elapsed (whole run)**: ${duration(input.elapsedMs)}`,
-    `- **Tokens (whole run)**: ${count(tokensOf(everyLeaf))}`,
+    `_Run id, timings, tokens and git history are in the job summary and in ${code("docs/generation_report.md")}: they change with every run, so this comment leaves them out and a rerun that changes nothing leaves it as it is._`,
   );
   const skipped = leaves.filter((id) => checkpoint.nodes[id]?.status === "skipped");
   if (skipped.length > 0) {
@@ -153,7 +152,7 @@ export function renderFailedNodeComment(input: SubgraphPrInput, nodeId: string, 
     const trail = context.attempts.map((a) => `- **${prose(a.label, 100)}**: ${prose(a.tried)} → ${prose(a.outcome)}`);
     lines.push(
       ...details(`Failing tests (${context.failingTests.length})`, [fenced(tests || "(none recorded)")]),
-      ...details("pytest output (end)", [fenced(context.output || "(no output)", "text")]),
+      ...details("pytest output (end)", [fenced(withoutTimings(context.output) || "(no output)", "text")]),
       ...details(`Attempts (${context.attempts.length}): diagnosis votes and localization trail`, trail.length > 0 ? trail : ["(none)"]),
       ...details("Last attempted code", [context.lastCode ? fenced(context.lastCode, "python") : "(no code was proposed)"]),
     );
@@ -170,11 +169,21 @@ export function renderPassedAgainComment(input: SubgraphPrInput, nodeId: string)
   return [
     `### ✅ Node ${code(nodeId)} passes now: ${code(node?.name ?? "?")}`,
     "",
-    `${code(node?.file_path ?? "?")} passed in run ${code(input.runId)} after ${plural(entry?.retry_count ?? 0, "debug iteration")}${tests}.`,
+    `${code(node?.file_path ?? "?")} passed after ${plural(entry?.retry_count ?? 0, "debug iteration")}${tests}.`,
     "The failure report that was here is resolved.",
     "",
   ].join("\n");
 }
+
+/**
+ * pytest's closing tally ("1 failed, 3 passed in 0.02s") without its time, which differs on
+ * every run: the comment must read the same when the code and its results are the same.
+ */
+export function withoutTimings(output: string): string {
+  return output.replace(PYTEST_TALLY, "$1$2");
+}
+
+const PYTEST_TALLY = /^((?:=+ )?(?:\d+ [a-z]+(?:, \d+ [a-z]+)*|no tests ran)) in \d+(?:\.\d+)?s(?: \(\d+:\d{2}:\d{2}\))?( =+)?$/gm;
 
 function scopeOf(input: SubgraphPrInput): { subgraph: PlannedSubgraph; leaves: string[] } {
   const subgraph = input.plan.subgraphs.find((s) => s.id === input.subgraphId) ?? {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startGitHubStandIn, type GitHubStandIn } from "../helpers/github-stand-in.js";
+import { startGitHubStandIn, type GitHubStandIn, type StandInRequest } from "../helpers/github-stand-in.js";
 import { EXAMPLE, TOKEN, checkout, git, payload, remoteRefs, seedRemote } from "./fixtures.js";
 import { runAction, type ActionRun } from "./run-action.js";
 
@@ -14,10 +14,13 @@ let second: ActionRun;
 let retry: ActionRun;
 let firstHeads: Record<string, string>;
 let secondHeads: Record<string, string>;
+let issue: number;
+/** The requests each run made, in order. */
+const requestsOf = new Map<ActionRun, StandInRequest[]>();
 
 const checkoutAs = (name: string): string => checkout(root, remote, name);
 const remoteHeads = (): Record<string, string> => remoteRefs(remote);
-const inputs = {
+const inputs: Record<string, string> = {
   "rpg-path": "rpg.json",
   mode: "generate",
   "github-token": TOKEN,
@@ -32,13 +35,23 @@ beforeAll(async () => {
   standIn = await startGitHubStandIn({ owner: "octo", repo: "statkit" });
   const env = { GITHUB_REPOSITORY: "octo/statkit", GITHUB_API_URL: standIn.url, GITHUB_SERVER_URL: "https://github.com" };
   const event = { name: "push", payload: payload("push") };
-  first = await runAction({ workspace: checkoutAs("run-1"), runnerDir: join(root, "runner-1"), inputs, event, env });
+  // The run report goes on an issue too, so that its comment is held to the same rule as the PRs'.
+  issue = standIn.addIssue({ title: "Generate statkit" });
+  inputs.issue = String(issue);
+  const runRecorded = async (options: Parameters<typeof runAction>[0]): Promise<ActionRun> => {
+    const from = standIn.requests.length;
+    const run = await runAction(options);
+    requestsOf.set(run, standIn.requests.slice(from));
+    return run;
+  };
+  first = await runRecorded({ workspace: checkoutAs("run-1"), runnerDir: join(root, "runner-1"), inputs, event, env });
   firstHeads = remoteHeads();
-  second = await runAction({ workspace: checkoutAs("run-2"), runnerDir: join(root, "runner-2"), inputs, event, env });
+  // The same input and, from the cassette, the same model replies: the same result.
+  second = await runRecorded({ workspace: checkoutAs("run-2"), runnerDir: join(root, "runner-2"), inputs, event, env });
   secondHeads = remoteHeads();
   // A person closes the report PR before the retry: it must stay closed, and get no second PR.
   standIn.pulls[2]!.state = "closed";
-  retry = await runAction({
+  retry = await runRecorded({
     workspace: checkoutAs("run-3"),
     runnerDir: join(root, "runner-3"),
     inputs: { ...inputs, mode: "retry" },
@@ -112,28 +125,49 @@ describe("the Action, run as the runner runs dist/index.js", () => {
     const report = standIn.pulls[2]!;
     const on = (n: number) => standIn.comments.filter((c) => c.issue_number === n);
     for (const pr of standIn.pulls) expect(on(pr.number).filter((c) => c.body.includes("rpg-forge:report:"))).toHaveLength(1);
+    expect(on(issue).filter((c) => c.body.includes("rpg-forge:run-report:"))).toHaveLength(1);
     const failed = on(report.number).filter((c) => c.body.includes("rpg-forge:failed-node:"));
     expect(failed).toHaveLength(1);
     expect(failed[0]!.body).toContain("report.format_number");
     expect(failed[0]!.body).toContain("gh workflow run rpg-generate.yml -f mode=retry -f rpg-path=rpg.json -f nodes=report.format_number");
-    expect(standIn.comments).toHaveLength(4);
+    expect(standIn.comments).toHaveLength(5);
   });
 
-  it("updates the same PRs and edits the comments in place on a rerun, moving each branch forward", () => {
-    const creates = standIn.requests.filter((r) => r.method === "POST" && /\/pulls$/.test(r.path));
+  it("writes nothing on GitHub on a rerun that changes nothing, and moves each branch forward", () => {
+    const writes = (run: ActionRun) => requestsOf.get(run)!.filter((r) => r.method !== "GET");
+    const creates = writes(first).filter((r) => r.method === "POST" && /\/pulls$/.test(r.path));
     expect(creates).toHaveLength(3);
-    // The rerun's PR bodies name its run: each open PR is edited, not opened again.
-    const prEdits = standIn.requests.filter((r) => r.method === "PATCH" && /\/pulls\/\d+$/.test(r.path));
-    expect(new Set(prEdits.map((r) => r.path)).size).toBe(3);
-    const edits = standIn.requests.filter((r) => r.method === "PATCH" && /\/issues\/comments\/\d+$/.test(r.path));
-    expect(edits.length).toBeGreaterThan(0);
-    const after = remoteHeads();
+    // PR titles and bodies, the report and failed-node comments and the issue's run report carry no
+    // run id, clock or duration: the second run finds each as it would write it, and leaves it.
+    expect(writes(second).map((r) => `${r.method} ${r.path}`)).toEqual([]);
+    expect(requestsOf.get(second)!.some((r) => r.operationId === "issues/list-comments")).toBe(true);
+    const after = secondHeads;
     for (const branch of ["validation", "stats", "report"]) {
       const ref = `refs/heads/rpg/statkit/${branch}`;
       expect(after[ref]).not.toBe(firstHeads[ref]);
       // Fast-forward: the first run's commit is an ancestor of the second's.
       expect(() => git(remote, "merge-base", "--is-ancestor", firstHeads[ref]!, after[ref]!)).not.toThrow();
     }
+  });
+
+  it("posts the run report on the issue without what changes on every run, and keeps it in the job summary", () => {
+    const onIssue = standIn.comments.filter((c) => c.issue_number === issue);
+    expect(onIssue).toHaveLength(1);
+    const body = onIssue[0]!.body;
+    expect(body).toContain("### rpg-forge: 11 of 14 nodes pass (`rpg.json`)");
+    expect(body).toContain("- **Package test suite**: 54 of 54 passing");
+    expect(body).not.toMatch(/\d{8}T\d{6}Z|Generation Time|Git History|\(new\)/);
+    expect(second.summary).toMatch(/- \*\*Run\*\*: \d{8}T\d{6}Z-[0-9a-f]{8}/);
+    expect(second.summary).toContain("## Git History");
+  });
+
+  it("reports the history up to the commit that holds the report", () => {
+    const head = git(remote, "log", "-1", "--format=%s", "rpg-forge/statkit");
+    const report = git(remote, "show", "rpg-forge/statkit:docs/generation_report.md");
+    const history = report.split("## Git History\n\n```\n")[1]!;
+    expect(history.split("\n")[0]).toBe(`(this commit) ${head} (HEAD -> rpg-forge/statkit)`);
+    const below = git(remote, "log", "-1", "--format=%h %s", "rpg-forge/statkit~1");
+    expect(history.split("\n")[1]).toMatch(new RegExp(`^${below.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} \\(tag: `));
   });
 
   it("retries the failed node on top of the run branch, into the same PRs and comments", () => {
@@ -150,7 +184,12 @@ describe("the Action, run as the runner runs dist/index.js", () => {
     expect(retry.summary).toContain(
       `Pull requests closed by a person stay closed; their branches were still updated: #${standIn.pulls[2]!.number} (\`report\`)`,
     );
-    expect(standIn.comments).toHaveLength(4);
+    // Its nodes fail and pass as before; only the issue's report changes, to name the closed PR.
+    const writes = requestsOf.get(retry)!.filter((r) => r.method !== "GET");
+    const issueComment = standIn.comments.find((c) => c.issue_number === issue)!;
+    expect(writes.map((r) => `${r.method} ${r.path}`)).toEqual([`PATCH /repos/octo/statkit/issues/comments/${issueComment.id}`]);
+    expect(issueComment.body).toContain("Pull requests closed by a person stay closed");
+    expect(standIn.comments).toHaveLength(5);
   });
 
   it("makes only requests GitHub's REST description has, with their required fields", () => {

@@ -3,7 +3,7 @@ import type { Checkpoint, CheckpointEntry } from "../../src/engine/checkpoint.js
 import { summarize } from "../../src/engine/summary.js";
 import { buildPlan } from "../../src/plan/plan.js";
 import { parseRpgText } from "../../src/rpg/load.js";
-import { renderGenerationReport } from "../../src/report/generation-report.js";
+import { RUN_DETAILS_MARKER, renderGenerationReport, withoutRunDetails, type ReportInput } from "../../src/report/generation-report.js";
 import { renderMermaid } from "../../src/report/mermaid.js";
 import { HOSTILE, HOSTILE_TEXT, livePayloads } from "../helpers/live-markdown.js";
 import { leaf, rpgDoc, text } from "../helpers/rpg.js";
@@ -53,7 +53,7 @@ const checkpoint: Checkpoint = {
   },
 };
 
-function report(): string {
+function report(overrides: Partial<ReportInput> = {}): string {
   return renderGenerationReport({
     plan,
     checkpoint,
@@ -70,8 +70,21 @@ function report(): string {
       suite: { exitCode: 0, passed: 1, failed: 0, total: 1 },
     },
     gitLog: ["abc1234 feat: complete ```", HOSTILE.tag, "```", HOSTILE.comment],
+    ...overrides,
   });
 }
+
+// The statkit example's figures: the passed nodes hold 54 tests, all passing in the package's suite; the failed node's last attempt ran 4, 3 passing.
+const counted: Checkpoint = {
+  ...checkpoint,
+  nodes: {
+    ok: entry("passed", { test_results: { passed: 54, failed: 0 } }),
+    [failedId]: entry("failed", { failure_reason: "1 of 4 tests failed", test_results: { passed: 3, failed: 1 } }),
+    [skippedId]: entry("skipped", { blocked_by: [failedId], test_results: { passed: 0, failed: 0 } }),
+  },
+};
+const suite = { exitCode: 0, passed: 54, failed: 0, total: 54 };
+const section = (markdown: string, heading: string): string => markdown.split(`## ${heading}\n\n`)[1]!.split("\n\n")[0]!;
 
 describe("docs/generation_report.md", () => {
   it("quotes ids, names, reasons, warnings and commit subjects inert", () => {
@@ -92,5 +105,81 @@ describe("docs/generation_report.md", () => {
     const chart = renderMermaid(plan);
     expect(chart).not.toMatch(/`|<img|<!--/);
     expect(chart).toContain("#lt;img src=x#gt; #96;x#96;");
+  });
+});
+
+describe("the report's test figures", () => {
+  const full = report({
+    checkpoint: counted,
+    summary: summarize(counted),
+    assembly: { warnings: [], written: [], importCycles: [], suite },
+  });
+
+  it("states the package suite's figure once, and the failed nodes' tests apart with a label saying what they count", () => {
+    expect(section(full, "Test Results").split("\n")).toEqual([
+      "- **Package test suite**: 54 of 54 passing (`python3 -m pytest` on the assembled package, which holds the passed nodes' tests; test_results.xml)",
+      "- **Failed nodes' tests**: 3 of 4 passing at each node's last attempt (not in the package)",
+    ]);
+    expect(section(full, "Repository Validation")).toContain("- ✅ package test suite: 54 of 54 passing (see Test Results)");
+    // No sum over both, which no test run ever reported.
+    expect(full).not.toMatch(/\b58\b|\b57\b/);
+  });
+
+  it("counts the passed nodes' own runs when the run ended before the package suite ran", () => {
+    const interrupted = report({ checkpoint: counted, summary: summarize(counted), assembly: undefined });
+    expect(section(interrupted, "Test Results")).toMatch(/^- \*\*Passed nodes' tests\*\*: 54 of 54 passing, each node's at its last run/);
+  });
+});
+
+describe("the report's run details", () => {
+  it("keeps run id, clock, timings and git history after the marker, and GitHub's copy leaves them out", () => {
+    const markdown = report({
+      runId: "20261123T133256Z-a75233d3",
+      generatedAt: new Date(Date.UTC(2026, 10, 23, 13, 33, 13)),
+      elapsedMs: 17_000,
+    });
+    const [before, after] = markdown.split(RUN_DETAILS_MARKER);
+    expect(after).toContain("- **Run**: 20261123T133256Z-a75233d3");
+    expect(after).toContain("- **Generated**: 2026-11-23 13:33:13 UTC");
+    expect(after).toContain("- **Generation Time**: 17 s");
+    expect(after).toContain("## Git History");
+    expect(before).not.toMatch(/20261123|2026-11-23|Generation Time|Git History/);
+
+    const onGitHub = withoutRunDetails(markdown);
+    expect(onGitHub.startsWith(before!)).toBe(true);
+    expect(onGitHub).not.toContain(RUN_DETAILS_MARKER);
+    expect(onGitHub).toMatch(/_The run id, timings and git history are in the job summary and in `docs\/generation_report\.md`\._\n$/);
+    expect(withoutRunDetails(report({ runId: "other", generatedAt: new Date(1e12), elapsedMs: 99_000 }))).toBe(onGitHub);
+    expectBalanced(onGitHub);
+  });
+
+  it("cannot be cut short by quoted text that spells the marker", () => {
+    const forged = {
+      ...counted,
+      nodes: { ...counted.nodes, [failedId]: { ...counted.nodes[failedId]!, failure_reason: `x\n${RUN_DETAILS_MARKER}\n` } },
+    };
+    const markdown = report({ checkpoint: forged, summary: summarize(forged) });
+    expect(markdown.split(`\n${RUN_DETAILS_MARKER}\n`)).toHaveLength(2);
+    expect(withoutRunDetails(markdown)).toContain("## Repository Validation");
+  });
+
+  it("ends the git history on the commit that holds the report, which takes over HEAD", () => {
+    const gitLog = [
+      "a608ee9 feat: complete Reports (HEAD -> rpg-forge/statkit, tag: rpg/r/report)",
+      "07a49ac feat: complete Input validation (tag: rpg/r/validation)",
+    ];
+    const markdown = report({ gitLog, finalCommit: "chore: assemble the package and its report" });
+    expect(section(markdown, "Git History")).toBe(
+      [
+        "```",
+        "(this commit) chore: assemble the package and its report (HEAD -> rpg-forge/statkit)",
+        "a608ee9 feat: complete Reports (tag: rpg/r/report)",
+        "07a49ac feat: complete Input validation (tag: rpg/r/validation)",
+        "```",
+      ].join("\n"),
+    );
+    const bare = report({ gitLog: ["a608ee9 feat: x (HEAD -> rpg-forge/statkit)"], finalCommit: "chore: y" });
+    expect(section(bare, "Git History")).toBe("```\n(this commit) chore: y (HEAD -> rpg-forge/statkit)\na608ee9 feat: x\n```");
+    expect(section(report({ gitLog, finalCommit: undefined }), "Git History")).toContain(gitLog[0]);
   });
 });

@@ -97,7 +97,6 @@ const input = (overrides: Partial<SubgraphPrInput> = {}): SubgraphPrInput => ({
   checkpoint: checkpointWith(context),
   subgraphId: "core",
   rpgPath: "specs/rpg.json",
-  runId: "run-7",
   dependencyPrs: [{ subgraphId: "io", number: 12, url: "https://github.com/o/r/pull/12" }],
   baseBranch: "main",
   ...overrides,
@@ -125,7 +124,7 @@ describe("renderPrBody", () => {
     expect(body).toMatch(/^## Core logic\n/);
     expect(body).toContain("Subgraph `core` of the Repository Planning Graph `specs/rpg.json`: 3 nodes in 1 file, 1 of 3 passing");
     expect(body).toContain("> Parses and computes.");
-    expect(body).toContain("Run `run-7` · RPG `specs/rpg.json` · base `main`");
+    expect(body).toContain("RPG `specs/rpg.json` · base `main`");
   });
 
   it("links the pull requests of the subgraphs it depends on, and names those without one", () => {
@@ -154,7 +153,7 @@ describe("renderPrBody", () => {
   });
 
   it("quotes paths whose backticks would end a code span", () => {
-    expect(renderPrBody(input({ rpgPath: "specs/`odd`.json" }))).toContain("Run `run-7` · RPG ``specs/`odd`.json`` · base `main`");
+    expect(renderPrBody(input({ rpgPath: "specs/`odd`.json" }))).toContain("RPG ``specs/`odd`.json`` · base `main`");
   });
 
   it("keeps a pipe in a node id from splitting its table row", () => {
@@ -172,21 +171,30 @@ describe("renderPrBody", () => {
 });
 
 describe("renderReportComment", () => {
-  const report = renderReportComment({ ...input(), model: "gpt-4o", elapsedMs: 125_000 });
+  const report = renderReportComment({ ...input(), model: "gpt-4o" });
 
   it("counts this subgraph and the whole run, with pass rates over the generated nodes", () => {
     expect(report).toContain("| Subgraph `core` | 3 | 1 | 1 | 1 | 50% |");
     expect(report).toContain("| Whole run | 5 | 2 | 1 | 2 | 67% |");
   });
 
-  it("shows timings and tokens per node and in total, with the model and run", () => {
-    expect(report).toContain("| `b` | `parse` | ✅ passed | 0 | 3 passed, 0 failed | 2 s | 1,200 |");
-    expect(report).toContain("| `c` | `compute` | ❌ failed | 3 | 1 passed, 2 failed | 1 min 5 s | 4,000 |");
-    expect(report).toContain("| `d` | `summarize` | ⏭️ skipped | – | – | – | – |");
-    expect(report).toContain("| **Subgraph total** |  |  |  |  | 1 min 7 s | 5,200 |");
-    expect(report).toContain("- **Total elapsed (whole run)**: 2 min 5 s");
-    expect(report).toContain("- **Tokens (whole run)**: 5,700");
-    expect(report).toContain("Run `run-7` · model `gpt-4o`");
+  it("shows each node's result, with the model", () => {
+    expect(report).toContain("| `b` | `parse` | ✅ passed | 0 | 3 passed, 0 failed |");
+    expect(report).toContain("| `c` | `compute` | ❌ failed | 3 | 1 passed, 2 failed |");
+    expect(report).toContain("| `d` | `summarize` | ⏭️ skipped | – | – |");
+    expect(report).toContain("Model `gpt-4o` · RPG `specs/rpg.json`");
+  });
+
+  it("leaves out what changes on every run (run id, durations, tokens), and says where to find it", () => {
+    // Node c took 65 s and 4,000 tokens in this checkpoint: neither may show.
+    expect(report).not.toMatch(/\b\d+ s\b|\bmin\b|elapsed|4,000|[Tt]okens \(|\| Tokens/);
+    expect(report).toContain("_Run id, timings, tokens and git history are in the job summary and in `docs/generation_report.md`");
+    const retried = checkpointWith(context);
+    for (const entry of Object.values(retried.nodes)) {
+      if (entry.duration_ms !== undefined) entry.duration_ms *= 3;
+      if (entry.tokens) entry.tokens = { ...entry.tokens, total: entry.tokens.total * 2 };
+    }
+    expect(renderReportComment({ ...input({ checkpoint: retried }), model: "gpt-4o" })).toBe(report);
   });
 
   it("lists what blocked each skipped node", () => {
@@ -229,6 +237,17 @@ describe("renderFailedNodeComment", () => {
     expect(outside).not.toContain("<b>");
   });
 
+  it("leaves out pytest's timing, so the same failure renders the same comment on a rerun", () => {
+    const tally = (line: string) =>
+      renderFailedNodeComment(input({ checkpoint: checkpointWith({ ...context, output: `..F.\n${line}` }) }), "c", retry);
+    expect(tally("1 failed, 3 passed in 0.02s")).toContain("..F.\n1 failed, 3 passed\n");
+    expect(tally("1 failed, 3 passed in 0.31s")).toBe(tally("1 failed, 3 passed in 0.02s"));
+    expect(tally("==== 2 failed, 1 warning in 65.20s (0:01:05) ====")).toContain("\n==== 2 failed, 1 warning ====\n");
+    expect(tally("no tests ran in 0.01s")).toContain("\nno tests ran\n");
+    // Only pytest's tally: a test's own words about time stay.
+    expect(tally("E   assert 'done in 0.5s' == 'x'")).toContain("E   assert 'done in 0.5s' == 'x'");
+  });
+
   it("shows HTML from the model as text and does not mention users", () => {
     expect(comment).toContain("add @\u200bproperty &lt;details&gt;");
     expect(comment).not.toContain("@property");
@@ -249,7 +268,7 @@ describe("renderPassedAgainComment", () => {
     passed.nodes.c = entry("core", { retry_count: 2, test_results: { passed: 3, failed: 0 } });
     const text = renderPassedAgainComment(input({ checkpoint: passed }), "c");
     expect(text).toMatch(/^### ✅ Node `c` passes now: `compute`\n/);
-    expect(text).toContain("passed in run `run-7` after 2 debug iterations, 3 tests passing.");
+    expect(text).toContain("passed after 2 debug iterations, 3 tests passing.");
   });
 });
 
