@@ -135,10 +135,15 @@ export function renderInitWithCode(api: PackageApi, source: string): string {
   return `${code}${code === "" || code.endsWith("\n") ? "" : "\n"}\n\n${block.join("\n")}\n`;
 }
 
-/** `source` without the API block an earlier assembly appended (and the blank lines before it). */
+/**
+ * `source` without the API block an earlier assembly appended (and the blank lines before it).
+ * The block holds no blank line, so it ends at the first one: code a resumed run added after it stays.
+ */
 export function stripApiBlock(source: string): string {
   const at = source.lastIndexOf(`\n\n\n${API_BLOCK_HEADER}\n`);
-  return at === -1 ? source : source.slice(0, at + 1);
+  if (at === -1) return source;
+  const blank = source.indexOf("\n\n", at + 3);
+  return source.slice(0, at + 1) + (blank === -1 ? "" : source.slice(blank + 1));
 }
 
 function dunderLines(api: PackageApi): string[] {

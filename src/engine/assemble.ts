@@ -73,7 +73,10 @@ export async function assemblePackage(options: AssemblyOptions): Promise<Assembl
     const outline = await outlinePython(options.python, source);
     return withModuleDocstring(source, docstring, outline.ok && outline.statements[0]?.kind === "docstring");
   };
+  // Only modules the loop wrote (a passed leaf lives there): any other file at that path is a person's.
+  const generatedModules = new Set(passed.map((n) => normalizePath(n.file_path)));
   for (const [rel, docstring] of moduleDocstrings(rpg)) {
+    if (!generatedModules.has(rel)) continue;
     const source = await files.read(rel);
     if (source === undefined) continue;
     const content = await docstringed(source, docstring);

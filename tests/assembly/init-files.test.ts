@@ -110,6 +110,10 @@ describe("an __init__.py that holds generated code", () => {
       ].join("\n"),
     );
     expect(stripApiBlock(once)).toBe(code);
+    // A node a resumed run appended after the block keeps its code; the block moves below it.
+    const later = "\n\ndef added():\n    return 2\n";
+    expect(stripApiBlock(`${once}${later}`)).toBe(`${code}${later}`);
+    expect(renderInitWithCode(api, `${once}${later}`)).toBe(`${code}${later}${once.slice(code.length)}`);
     expect(renderInitWithCode(api, once)).toBe(once);
     expect((await outlinePython(await findPython(), once)).ok).toBe(true);
   });

@@ -42,8 +42,9 @@ const CODE: Record<string, string> = {
   "src/other/mod.py": "def x():\n    return 0\n",
 };
 
-async function assemble(root: string) {
-  const checkpoint = { nodes: Object.fromEntries(rpg.nodes.map((n) => [n.id, { status: "passed" }])) } as unknown as Checkpoint;
+const allPassed = { nodes: Object.fromEntries(rpg.nodes.map((n) => [n.id, { status: "passed" }])) } as unknown as Checkpoint;
+
+async function assemble(root: string, checkpoint = allPassed) {
   return assemblePackage({
     rpg,
     checkpoint,
@@ -101,6 +102,14 @@ describe("assemblePackage: what is ours", () => {
     await assemble(root);
     expect(read(root, "src/pkg/core.py")).toBe(`"""Core helpers."""\n\n${CODE["src/pkg/core.py"]}`);
     expect(read(root, "src/pkg/sub/maths.py")).toBe(CODE["src/pkg/sub/maths.py"]);
+  });
+
+  it("leaves a module file no passed leaf lives in as it is, docstring or not", async () => {
+    const mine = "def spare():\n    return 3\n";
+    const root = scaffold({ "src/pkg/core.py": mine });
+    const checkpoint = { nodes: { "pkg.core.twice": { status: "failed" } } } as unknown as Checkpoint;
+    await assemble(root, checkpoint);
+    expect(read(root, "src/pkg/core.py")).toBe(mine);
   });
 
   it("never overwrites an __init__.py a person wrote, and says so", async () => {
