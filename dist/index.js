@@ -48285,7 +48285,9 @@ function stripApiBlock(source) {
 
 ${API_BLOCK_HEADER}
 `);
-  return at2 === -1 ? source : source.slice(0, at2 + 1);
+  if (at2 === -1) return source;
+  const blank = source.indexOf("\n\n", at2 + 3);
+  return source.slice(0, at2 + 1) + (blank === -1 ? "" : source.slice(blank + 1));
 }
 function dunderLines(api) {
   const lines = [];
@@ -55518,7 +55520,9 @@ async function assemblePackage(options) {
     const outline = await outlinePython(options.python, source);
     return withModuleDocstring(source, docstring, outline.ok && outline.statements[0]?.kind === "docstring");
   };
+  const generatedModules = new Set(passed.map((n) => normalizePath(n.file_path)));
   for (const [rel, docstring] of moduleDocstrings(rpg)) {
+    if (!generatedModules.has(rel)) continue;
     const source = await files.read(rel);
     if (source === void 0) continue;
     const content = await docstringed(source, docstring);
