@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { closedPortUrl, errorReply, startScriptedOpenAi, type FakeOpenAi } from "../helpers/fake-openai-server.js";
 import { runCli } from "../helpers/cli.js";
@@ -157,9 +157,9 @@ describe("rpg-forge generate on the shipped example, offline", () => {
     expect(pytest.status).toBe(0);
 
     // A real package: pip installs it into a virtual environment, and it imports from anywhere.
-    // Debian's python3 has setuptools and wheel, so this works offline (no build isolation).
+    // Offline (no build isolation) it needs a python3 from PATH whose own site has setuptools and wheel.
     const venv = join(root, "venv");
-    expect(spawnSync("/usr/bin/python3", ["-m", "venv", "--system-site-packages", venv]).status).toBe(0);
+    expect(spawnSync(packagingPython(), ["-m", "venv", "--system-site-packages", venv]).status).toBe(0);
     const pip = spawnSync(join(venv, "bin/pip"), ["install", "-q", "--no-build-isolation", "--no-deps", "--no-index", "-e", out], {
       encoding: "utf8",
     });
@@ -300,3 +300,16 @@ describe("rpg-forge generate --record, --replay and --replay-strict", () => {
     expect(existsSync(join(dir, "out/src/mini/twice.py"))).toBe(false);
   }, 120_000);
 });
+
+/**
+ * The first python3 on PATH that can build a package offline: setuptools and wheel in its
+ * own site, the one a `--system-site-packages` venv sees (not the user site, which a venv
+ * leaves out). Debian's python3 with python3-setuptools and python3-wheel is one.
+ */
+function packagingPython(): string {
+  const candidates = (process.env.PATH ?? "").split(delimiter).map((dir) => join(dir, "python3"));
+  const found = candidates.find((python) => spawnSync(python, ["-s", "-c", "import setuptools, venv, wheel"]).status === 0);
+  if (!found)
+    throw new Error("no python3 on PATH has setuptools and wheel outside the user site (apt-get install python3-setuptools python3-wheel)");
+  return found;
+}
