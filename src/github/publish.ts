@@ -20,13 +20,6 @@ export interface PublishInput {
   checkpoint: Checkpoint;
   rpgPath: string;
   model: string;
-  /**
-   * @deprecated Not rendered: GitHub bodies carry nothing that changes on every run, so a rerun
-   * that changes nothing writes nothing (issue 13). Accepted until its last caller stops passing it.
-   */
-  runId?: string;
-  /** @deprecated Not rendered, as runId. */
-  elapsedMs?: number;
   /** The branch PRs of subgraphs that need no other subgraph's branch go to. */
   baseBranch: string;
   /** The pushed branch of each subgraph that has one (those with a passed node). */

@@ -150,7 +150,6 @@ describe("a secret that generated code prints", () => {
       checkpoint: result.checkpoint,
       subgraphId: "mini",
       rpgPath: "rpg.json",
-      runId: result.runId,
       dependencyPrs: [],
       baseBranch: "main",
     };
@@ -166,9 +165,7 @@ describe("a secret that generated code prints", () => {
         plan,
         checkpoint: result.checkpoint,
         rpgPath: "rpg.json",
-        runId: result.runId,
         model: "fake-model",
-        elapsedMs: 1000,
         baseBranch: "main",
         branches: new Map([["mini", "rpg/rpg/mini"]]),
         retryCommand: () => "gh workflow run retry",
