@@ -245,6 +245,36 @@ const ATTACKS: [string, string, "guard" | "verdict"][] = [
     "    import signal\n    for cell in signal.signal.__closure__ or []:\n        if callable(cell.cell_contents) and not hasattr(cell.cell_contents, 'send'):\n            cell.cell_contents(signal.SIGUSR1, lambda signum, frame: forge(key_after_guard_off(frame)))\n    os.kill(os.getpid(), signal.SIGUSR1)",
     "verdict",
   ],
+  [
+    "a logging.Formatter walking attributes from a traceback, with no frame of its own",
+    "    try:\n        1 / 0\n    except ZeroDivisionError as e:\n        import ast, logging\n        record = logging.makeLogRecord({'e': e})\n        for n in range(1, 80):\n            fmt = '{e.__traceback__.tb_frame' + '.f_back' * n + '.f_locals[record].gi_frame.f_locals[key]}'\n            try:\n                forge(ast.literal_eval(logging.Formatter(fmt, style='{', validate=False).format(record)))\n            except (KeyError, AttributeError):\n                continue",
+    "guard",
+  ],
+  [
+    "a worker thread, reading the record's frame",
+    "    from concurrent.futures import ThreadPoolExecutor\n    for plugin in request.config.pluginmanager.get_plugins():\n        for cell in getattr(getattr(plugin, 'pytest_runtest_logreport', None), '__closure__', None) or []:\n            if hasattr(cell.cell_contents, 'gi_frame'):\n                frame = ThreadPoolExecutor(1).submit(getattr, cell.cell_contents, 'gi_frame').result()\n                forge(frame.f_locals['key'])",
+    "guard",
+  ],
+  [
+    "a worker thread, feeding the recorder",
+    "    import threading\n    for plugin in request.config.pluginmanager.get_plugins():\n        for cell in getattr(getattr(plugin, 'pytest_runtest_logreport', None), '__closure__', None) or []:\n            if hasattr(cell.cell_contents, 'send'):\n                t = threading.Thread(target=cell.cell_contents.send, args=(('finish', 0),))\n                t.start()\n                t.join()\n                os._exit(0)",
+    "guard",
+  ],
+  [
+    "code compiled under a library's file name",
+    "    import logging, sys\n    code = compile('import sys\\nf = sys._getframe()', logging.__file__, 'exec')\n    scope = {}\n    exec(code, scope)\n    forge(key_above(scope['f']))",
+    "guard",
+  ],
+  [
+    "a library wrapper calling getattr for it",
+    "    import functools\n    try:\n        1 / 0\n    except ZeroDivisionError as e:\n        forge(key_above(functools.singledispatch(getattr)(e.__traceback__, 'tb_frame')))",
+    "guard",
+  ],
+  [
+    "an annotation evaluated by typing",
+    "    import typing\n    def f(x: \"__import__('sys')._getframe()\"): pass\n    forge(key_above(typing.get_type_hints(f)['x']))",
+    "guard",
+  ],
   ["swapping how tests run", "    pytest.Function.runtest = lambda self: None", "verdict"],
 ];
 
@@ -280,6 +310,9 @@ def test_ordinary(caplog):
     Point = collections.namedtuple("Point", "x y")
     Colour = enum.Enum("Colour", "RED GREEN")
     Pair = typing.NamedTuple("Pair", [("a", int)])
+    Later = typing.List["Point"]
+    import ast
+    assert isinstance(ast.parse("x = 1"), ast.Module) and Later is not None
     @dataclasses.dataclass
     class Box:
         size: int = dataclasses.field(default=1)
