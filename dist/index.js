@@ -42842,6 +42842,97 @@ var KEY_FD = 4;
 var REPORT_FD = 5;
 var GUARD_EXIT = 86;
 var SOURCE = String.raw`
+def guard_for(root, protected, getframe, end_run, sysconfig, os):
+    """The guard: an audit hook (PEP 578), built here so that nothing outside it holds its state."""
+    library = tuple(os.path.realpath(sysconfig.get_paths()[k]) + "/" for k in ("stdlib", "platstdlib"))
+    runner = ("/_pytest/", "/pytest/", "/pluggy/", "/py/", "/iniconfig/")
+    # Refused with code of the package anywhere on the stack, whoever raises them.
+    hard = ("gc.get_objects", "gc.get_referrers", "gc.get_referents", "code.__new__", "sys.settrace", "sys.setprofile")
+    # Refused unless what raised them is one of these: building classes, parsing (ast, typing's forward
+    # references, traceback's carets), and the import system.
+    compiling = ("compile", "exec")
+    raisers = {
+        "compile": {"collections/__init__.py", "dataclasses.py", "ast.py", "typing.py"},
+        "exec": {"collections/__init__.py", "dataclasses.py"},
+    }
+    # Refused unless the package reached them through a library function that hands no frame back.
+    soft = ("sys._getframe", "sys._current_frames")
+    frame_attributes = {"tb_frame", "gi_frame", "cr_frame", "ag_frame"}
+    safe_entries = {
+        ("logging/__init__.py", name) for name in ("debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log")
+    } | {
+        ("warnings.py", "*"), ("enum.py", "*"), ("typing.py", "*"), ("collections/__init__.py", "namedtuple"), ("dataclasses.py", "*"),
+        ("abc.py", "*"), ("traceback.py", "format_exc"), ("traceback.py", "format_exception"), ("traceback.py", "print_exc"),
+        ("traceback.py", "print_exception"), ("traceback.py", "format_tb"), ("traceback.py", "extract_tb"),
+    }
+    busy = [False]
+
+    def kind_of(event, args):
+        if event in hard or event.startswith("ctypes."):
+            return "hard"
+        if event == "object.__setattr__":
+            return "hard" if args[1] in ("__code__", "f_trace") else None
+        if event == "open":
+            path = args[0]
+            return "hard" if isinstance(path, str) and path.startswith("/proc/") and path.endswith(("/mem", "/maps")) else None
+        if event in compiling:
+            return event
+        if event in soft or event == "object.__getattr__" and args[1] in frame_attributes:
+            return "soft"
+        return None
+
+    def in_library(filename):
+        for base in library:
+            if filename.startswith(base):
+                return filename[len(base):]
+        return None
+
+    def safe_entry(frame):
+        code = frame.f_code
+        filename = code.co_filename
+        if filename.startswith("<frozen importlib"):
+            return True
+        rel = in_library(filename)
+        if rel is not None:
+            return (rel, "*") in safe_entries or (rel, code.co_name) in safe_entries
+        # Third-party libraries the package depends on (site-packages), but never the test runner's own.
+        return "site-packages" in filename and not any(part in filename for part in runner)
+
+    def refused(kind, raiser):
+        callee = None
+        frame = raiser
+        while frame is not None:
+            if frame.f_code.co_filename.startswith(root):
+                if kind == "hard" or callee is None:
+                    return frame
+                if kind in compiling:
+                    name = raiser.f_code.co_filename
+                    return None if name.startswith("<frozen importlib") or in_library(name) in raisers[kind] else frame
+                return None if safe_entry(callee) else frame
+            callee = frame
+            frame = frame.f_back
+        return None
+
+    def guard(event, args):
+        if busy[0]:
+            return
+        if event == "object.__getattr__" and id(args[0]) in protected:
+            end_run("something reached for the frame of rpg-forge's own record (%s)" % args[1])
+        kind = kind_of(event, args)
+        if kind is None:
+            return
+        busy[0] = True
+        try:
+            culprit = refused(kind, getframe(1))
+            if culprit is not None:
+                how = event if event.startswith(("sys.", "gc.", "ctypes", "code.", "open", "compile", "exec")) else "%s %s" % (event, args[1])
+                end_run("%s:%d reached for the interpreter's internals (%s)" % (culprit.f_code.co_filename[len(root):], culprit.f_lineno, how))
+        finally:
+            busy[0] = False
+
+    return guard
+
+
 def _gate(limits, junit_path, timeout_source, args):
     import posix, resource, sys, sysconfig
 
@@ -42852,97 +42943,17 @@ def _gate(limits, junit_path, timeout_source, args):
             value = min(value, hard)
         resource.setrlimit(which, (value, value))
 
-    write, exit_now, realpath, getframe = posix.write, posix._exit, __import__("os").path.realpath, sys._getframe
+    import _thread, os
+
+    getframe, main_thread = sys._getframe, _thread.get_ident()
+    write, exit_now = posix.write, posix._exit
     # stderr as it is before pytest captures it, for the guard's last word.
     stderr = posix.dup(2)
     posix.set_inheritable(stderr, False)
-    sep = "/"
-    root = realpath(posix.getcwd()) + sep
-    library = tuple(realpath(sysconfig.get_paths()[k]) + sep for k in ("stdlib", "platstdlib"))
-    runner = ("/_pytest/", "/pytest/", "/pluggy/", "/py/", "/iniconfig/")
-    frame_events = {"sys._getframe", "sys._current_frames", "sys.settrace", "sys.setprofile"}
-    frame_attributes = {"tb_frame", "gi_frame", "cr_frame", "ag_frame"}
-    always = ("gc.get_objects", "gc.get_referrers", "gc.get_referents", "code.__new__")
-    # (module file, function) pairs generated code may go through although they touch frames: none hands one back.
-    safe_entries = {
-        ("logging/__init__.py", "*"), ("warnings.py", "*"), ("enum.py", "*"), ("typing.py", "*"), ("collections/__init__.py", "namedtuple"),
-        ("dataclasses.py", "*"), ("abc.py", "*"), ("functools.py", "*"), ("contextlib.py", "*"),
-        ("traceback.py", "format_exc"), ("traceback.py", "format_exception"), ("traceback.py", "print_exc"),
-        ("traceback.py", "print_exception"), ("traceback.py", "format_tb"), ("traceback.py", "extract_tb"),
-    }
-    unsafe_functions = {"currentframe"}
-    busy = [False]
 
-    def watched(event, args):
-        if event in frame_events or event.startswith("ctypes.") or event in always:
-            return True
-        if event == "object.__getattr__":
-            return args[1] in frame_attributes
-        if event == "object.__setattr__":
-            return args[1] in ("__code__", "f_trace")
-        if event == "open":
-            path = args[0]
-            return isinstance(path, str) and path.startswith("/proc/") and path.endswith(("/mem", "/maps"))
-        return False
-
-    def generated(filename):
-        return filename.startswith(root)
-
-    def safe_entry(frame):
-        code = frame.f_code
-        filename = code.co_filename
-        if code.co_name in unsafe_functions:
-            return False
-        if filename.startswith("<frozen importlib"):
-            return True
-        for base in library:
-            if filename.startswith(base):
-                rel = filename[len(base):]
-                return (rel, "*") in safe_entries or (rel, code.co_name) in safe_entries
-        # Third-party libraries the package depends on (site-packages), but never the test runner's own.
-        return "site-packages" in filename and not any(part in filename for part in runner)
-
-    def guard(event, args):
-        if busy[0] or not watched(event, args):
-            return
-        busy[0] = True
-        try:
-            frame = getframe(1)
-            callee = None
-            while frame is not None:
-                if generated(frame.f_code.co_filename):
-                    if callee is None or not safe_entry(callee):
-                        how = event if event.startswith(("sys.", "gc.", "ctypes", "code.", "open")) else "%s %s" % (event, args[1])
-                        where = "%s:%d" % (frame.f_code.co_filename[len(root):], frame.f_lineno)
-                        write(stderr, ("\nrpg-forge: %s reached for the interpreter's internals (%s); the run was ended\n" % (where, how)).encode())
-                        exit_now(${GUARD_EXIT})
-                    return
-                callee = frame
-                frame = frame.f_back
-        finally:
-            busy[0] = False
-
-    sys.addaudithook(guard)
-
-    # A signal handler is handed the frame it interrupted, and installing one raises no audit event:
-    # installing one goes through a suspended generator (the original function out of reach in its
-    # frame) that looks at the stack first (the tripwire), as the record does.
-    import _signal, signal
-
-    def installer(install):
-        result = None
-        while True:
-            signalnum, handler = yield result
-            getframe()
-            result = install(signalnum, handler)
-
-    installing = installer(_signal.signal)
-    next(installing)
-
-    def guarded_signal(signalnum, handler):
-        return installing.send((signalnum, handler))
-
-    _signal.signal = signal.signal = guarded_signal
+    def end_run(why):
+        write(stderr, ("\nrpg-forge: %s; the run was ended\n" % why).encode())
+        exit_now(${GUARD_EXIT})
 
     def read_key():
         key = b""
@@ -42954,21 +42965,17 @@ def _gate(limits, junit_path, timeout_source, args):
         posix.close(${KEY_FD})
         return key
 
-    import _hashlib
-    import json
-    import types
-
-    import pytest
-
-    # The record lives in the frame of a suspended generator: reaching it takes gi_frame, a frame walk or the
-    # garbage collector, which the guard refuses. Every entry into it looks at the stack first (the tripwire):
-    # with code of the package on the stack, the guard ends the run, so generated code cannot feed it reports.
-    def recorder(key, junit_path, digest=_hashlib.hmac_digest, encode=json.JSONEncoder(ensure_ascii=True, separators=(",", ":")).encode):
+    # The record and the key live in the frame of a suspended generator; the guard refuses that frame to
+    # everyone. Every entry into it looks at the stack (the tripwire: with code of the package on it, the
+    # guard ends the run) and must come from the main thread, where pytest calls its hooks.
+    def recorder(key, digest, encode):
         tests = {}
         collect_errors = []
         while True:
             kind, value = yield
             getframe()
+            if _thread.get_ident() != main_thread:
+                end_run("the verdict's record was fed from another thread")
             if kind == "collect":
                 collect_errors.append(value)
             elif kind == "test":
@@ -42983,6 +42990,31 @@ def _gate(limits, junit_path, timeout_source, args):
                     data = data[write(${REPORT_FD}, data):]
                 posix.close(${REPORT_FD})
                 return
+
+    # A signal handler is handed the frame it interrupted, and installing one raises no audit event:
+    # installing one goes through a generator too (the original function out of reach in its frame).
+    import _hashlib, _signal, json, signal, types
+
+    def installer(install):
+        result = None
+        while True:
+            signalnum, handler = yield result
+            getframe()
+            result = install(signalnum, handler)
+
+    record = recorder(read_key(), _hashlib.hmac_digest, json.JSONEncoder(ensure_ascii=True, separators=(",", ":")).encode)
+    next(record)
+    installing = installer(_signal.signal)
+    next(installing)
+    # Bound to no name here: the guard's state is out of reach of anyone who finds this frame.
+    sys.addaudithook(guard_for(os.path.realpath(posix.getcwd()) + "/", {id(record), id(installing)}, getframe, end_run, sysconfig, os))
+
+    def guarded_signal(signalnum, handler):
+        return installing.send((signalnum, handler))
+
+    _signal.signal = signal.signal = guarded_signal
+    # Processes the tests start must not inherit the report's pipe.
+    posix.set_inheritable(${REPORT_FD}, False)
 
     def read_junit(path):
         try:
@@ -43000,10 +43032,7 @@ def _gate(limits, junit_path, timeout_source, args):
             posix.close(fd)
         return data.decode("utf-8", "replace")
 
-    record = recorder(read_key(), junit_path)
-    next(record)
-    # Processes the tests start must not inherit the report's pipe.
-    posix.set_inheritable(${REPORT_FD}, False)
+    import pytest
 
     class Verdict:
         @pytest.hookimpl(hookwrapper=True, trylast=True)
