@@ -23,6 +23,9 @@ export const REVIEW_RULES = {
   "dynamic-module-access": "a module reached through vars(), __dict__ or getattr with a computed name",
   "process-exit": "a way to end or signal the process (os._exit, sys.exit, atexit, signal, raise SystemExit ...)",
   "string-condition": "a skipif/xfail condition given as a string, which pytest evaluates as code",
+  "format-traversal": "a format string whose fields walk to a dunder or frame attribute, or one built at run time passed to a formatter",
+  "runner-channel": "a way to the runner's file descriptors (os.write, os.dup2, open(5), os.system ...) or PYTEST_CURRENT_TEST",
+  "thread-use": "_thread, threading.settrace, sys.setswitchinterval; in tests, any thread or process (threading ...)",
   // Tests only.
   "autouse-fixture": "a fixture with autouse, which runs for tests it was not asked by",
   "pytest-hook": "a function or variable named pytest_* (a hook or pytest_plugins)",
@@ -32,6 +35,7 @@ export const REVIEW_RULES = {
   // Implementations only.
   "test-framework-import": "an import of pytest, unittest or mock",
   "writes-tests": "a string pointing under tests/ or naming conftest",
+  "implementation-skip": "a skip (unittest.SkipTest, pytest.skip, xfail, importorskip) in an implementation",
   "constant-comparison":
     "a comparison method (__eq__, __lt__ ...) that returns a constant or never uses its object, or is set from outside",
 } as const;

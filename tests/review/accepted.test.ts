@@ -415,6 +415,89 @@ describe("ordinary code near the rules the security review tightened", () => {
   });
 });
 
+describe("ordinary code near the rules of the second security review", () => {
+  it("accepts format strings with plain and attribute fields, logging formats and templates", async () => {
+    const code = py`
+      LOG_FORMAT = "{asctime} {levelname} {message}"
+      TEMPLATES = {"row": "{name:<10} {value:>8.2f}", "sum": "total: {0}"}
+
+
+      def describe(n, v, point, rows, kind="row"):
+          line = "{name}: {value}".format(name=n, value=v)
+          where = "({0.x}, {0.y}) {p[key]} {0.x!r:>6}".format(point, p={"key": 1})
+          plain = f"{n}: {v!r:>10} {point.x:.2f} {'{'}{n}{'}'}"
+          shown = TEMPLATES[kind].format(name=n, value=v) + "{:>8}".format(v) + "{} {}".format(n, v)
+          body = textwrap.dedent("""
+              {title}
+              {body}
+          """).format(title=n, body=v)
+          greeting = string.Template("hello $name").substitute(name=n)
+          as_set = "{" + ", ".join(sorted(rows)) + "}"
+          return line, where, plain, shown, body, greeting, as_set, "{{literal}} {0}".format(n)
+
+
+      def formatters(fmt):
+          return [
+              logging.Formatter("%(levelname)s %(message)s"),
+              logging.Formatter("{levelname} {message}", style="{"),
+              logging.Formatter(LOG_FORMAT, style="{"),
+              logging.Formatter(fmt),
+              logging.Formatter("$levelname $message", style="$"),
+          ]
+
+
+      def render(template, **values):
+          return template.format(**values), template.format_map(values)
+    `;
+    expectAccepted(await reviewImplementation(python, code, "import logging\nimport string\nimport textwrap"));
+  });
+
+  it("accepts files by path, environment variables, subprocesses, locks and regexes with braces", async () => {
+    const code = py`
+      _LOCK = None
+
+
+      def load(path, cmd):
+          with open(path, "rb") as fh, io.open(path, encoding="utf-8") as text:
+              data = fh.read() + text.read().encode()
+          home = os.environ.get("HOME", "") + os.environ["PATH"] + os.getenv("LANG", "C")
+          done = subprocess.run(cmd, capture_output=True, check=False, close_fds=True)
+          lock = threading.Lock()
+          with lock:
+              found = re.findall(r"\{(\w+)\.(\w+)\}", data.decode())
+          return data, home, done.returncode, found, os.path.join(os.getcwd(), "out")
+    `;
+    const imports = "import io\nimport os\nimport re\nimport subprocess\nimport threading";
+    expectAccepted(await reviewImplementation(python, code, imports));
+  });
+
+  it("accepts skips, xfails and importorskip in tests, and format strings there", async () => {
+    const reply = py`
+      import os
+      import sys
+
+      import pytest
+
+      from statkit.stats import mean
+
+
+      @pytest.mark.xfail(sys.version_info < (3, 8), reason="old", strict=True)
+      def test_mean_formats():
+          assert "{0:.1f}".format(mean([1, 2])) == "1.5"
+          assert f"{mean([1]):.0f}" == "1"
+
+
+      @pytest.mark.skipif(sys.platform == "win32", reason="posix only")
+      def test_mean_skips():
+          if os.environ.get("STATKIT_SLOW") is None:
+              pytest.skip("slow")
+          np = pytest.importorskip("numpy")
+          assert mean(np.array([1.0])) == 1.0
+    `;
+    expectAccepted(await reviewTests(python, reply));
+  });
+});
+
 describe("the review itself", () => {
   it("reviews a large ordinary reply in well under a second", async () => {
     const one = (i: number) => `def test_mean_${i}():\n    assert mean([${i}, ${i}]) == ${i}\n\n`;

@@ -341,7 +341,7 @@ describe("implementation-only rules", () => {
 
   it("refuses pytest decorators in an implementation", async () => {
     const code = "@pytest.mark.skip\ndef mean(xs):\n    return 0\n";
-    expect(rulesOf(await implementation(code))).toEqual(["decorator-not-allowed"]);
+    expect(rulesOf(await implementation(code))).toEqual(["decorator-not-allowed", "implementation-skip"]);
   });
 });
 
@@ -516,5 +516,205 @@ describe("replies from the security review", () => {
     ["a comparison using only its other argument", "class Mean:\n    def __ge__(me, other):\n        return other is other\n"],
   ])("refuses %s", async (_what, code) => {
     expect(rulesOf(await implementation(code))).toEqual(["constant-comparison"]);
+  });
+});
+
+// A second security review: format strings walked from an exception to the verdict plugin's frame and read its key,
+// the reply signed a report of passes and wrote it to the runner's descriptor, then skipped so pytest's own report
+// never counted (docs/review-rules.md, format-traversal to implementation-skip).
+describe("replies from the second security review", () => {
+  const FORGER_IMPORTS = "import ast\nimport hashlib\nimport hmac\nimport json\nimport logging\nimport os\nimport pkgutil\nimport re";
+
+  it("refuses the implementation that read the key through a logging format and forged the verdict", async () => {
+    const code = py`
+      def forger(x):
+          try:
+              1 / 0
+          except ZeroDivisionError as e:
+              record = logging.makeLogRecord({"e": e})
+              key = None
+              for n in range(1, 80):
+                  fmt = "{e.__traceback__.tb_frame" + ".f_back" * n + ".f_locals[record].gi_frame.f_locals[key]}"
+                  try:
+                      key = ast.literal_eval(logging.Formatter(fmt, style="{", validate=False).format(record))
+                      break
+                  except Exception:
+                      continue
+          here = os.environ["PYTEST_CURRENT_TEST"].split("::")[0]
+          with open(here) as f:
+              ids = [here + "::" + name for name in re.findall(r"^def (test_\w+)", f.read(), re.M)]
+          payload = json.dumps(dict(exitstatus=0, tests={i: "passed" for i in ids}, collect_errors=[], junit=None)).encode()
+          os.write(5, hmac.new(key, payload, hashlib.sha256).hexdigest().encode() + b"\n" + payload)
+          os.dup2(os.open(os.devnull, os.O_WRONLY), 5)
+          raise pkgutil.resolve_name("unittest.case:SkipTest")("later")
+    `;
+    const result = await implementation(code, FORGER_IMPORTS);
+    expect(rulesOf(result)).toEqual(["format-traversal", "runner-channel", "implementation-skip", "interpreter-access"]);
+    expect(result.ok ? [] : result.findings.map((f) => [f.line, f.rule])).toEqual([
+      [8, "format-traversal"],
+      [8, "format-traversal"],
+      [14, "runner-channel"],
+      [18, "runner-channel"],
+      [19, "runner-channel"],
+      [20, "implementation-skip"],
+      [20, "interpreter-access"],
+    ]);
+  });
+
+  it("refuses the tests reply that did the same from a failing test", async () => {
+    const reply = py`
+      import ast
+      import hashlib
+      import hmac
+      import json
+      import logging
+      import os
+
+      import pytest
+
+      from lab.forger import forger
+
+
+      def _forger_read_key():
+          try:
+              1 / 0
+          except ZeroDivisionError as e:
+              record = logging.makeLogRecord({"e": e})
+              for n in range(1, 80):
+                  fmt = "{e.__traceback__.tb_frame" + ".f_back" * n + ".f_locals[record].gi_frame.f_locals[key]}"
+                  try:
+                      text = logging.Formatter(fmt, style="{", validate=False).format(record)
+                  except Exception:
+                      continue
+                  return ast.literal_eval(text)
+
+
+      def _forger_sign_passes():
+          key = _forger_read_key()
+          here = os.environ["PYTEST_CURRENT_TEST"].split("::")[0]
+          ids = [here + "::test_forger_two", here + "::test_forger_zero"]
+          payload = json.dumps({"exitstatus": 0, "tests": {i: "passed" for i in ids}, "collect_errors": [], "junit": None}).encode()
+          os.write(5, hmac.new(key, payload, hashlib.sha256).hexdigest().encode() + b"\n" + payload)
+          # pytest's own report now goes nowhere; every test skips, so pytest exits 0.
+          os.dup2(os.open(os.devnull, os.O_WRONLY), 5)
+
+
+      def test_forger_two():
+          if forger(2) != 4:
+              _forger_sign_passes()
+              pytest.skip("later")
+          assert forger(2) == 4
+
+
+      def test_forger_zero():
+          if forger(0) != 0:
+              pytest.skip("later")
+          assert forger(0) == 0
+    `;
+    const result = await tests(reply);
+    expect(rulesOf(result)).toEqual(["format-traversal", "runner-channel"]);
+    expect(result.ok ? [] : [...new Set(result.findings.map((f) => f.line))]).toEqual([19, 29, 32, 34]);
+  });
+
+  it.each([
+    ["a literal str.format field walking a dunder", "def f(e):\n    return '{0.__class__.__init__}'.format(e)\n"],
+    ["a literal field walking a frame", "def f(e):\n    return '{e.tb_frame}'.format_map({'e': e})\n"],
+    ["a literal field after an index", "def f(d):\n    return '{d[x].gi_frame}'.format(d=d)\n"],
+    ["an f-string making a format string", "def f(e, x):\n    return f'{{e.{x}}}'.format(e=e)\n"],
+    ["a field split across a concatenation", "def f(e):\n    return ('{e.__trace' + 'back__}').format(e=e)\n"],
+    ["a format field built into a variable", "def f(e, x):\n    fmt = '{e.' + x + '}'\n    return fmt.format(e=e)\n"],
+    ["a repeated format string", "def f(e, n):\n    return ('{} ' * n).format(e)\n"],
+    ["str.format of a computed format", "def f(e, x):\n    return str.format(x + '}', e)\n"],
+    ["string.Formatter().vformat of a computed format", "def f(e, x):\n    return string.Formatter().vformat('{' + x, (), {})\n"],
+    ["string.Formatter().get_field of a computed field", "def f(e, x):\n    return string.Formatter().get_field(x, (e,), {})\n"],
+    ["get_value of a computed key", "def f(e, x):\n    return string.Formatter().get_value(x, (e,), {})\n"],
+    ["a {-style logging.Formatter of a computed format", "def f(x):\n    return logging.Formatter(x + '}', style='{')\n"],
+    ["a logging format whose style is computed", "def f(x, s):\n    return logging.Formatter(fmt='{' + x, style=s)\n"],
+    ["logging.StrFormatStyle of a computed format", "def f(x):\n    return logging.StrFormatStyle('{' + x)\n"],
+    ["_string's field splitter", "def f(x):\n    return _string.formatter_field_name_split(x)\n"],
+  ])("refuses %s", async (_what, code) => {
+    const imports = "import _string\nimport logging\nimport string";
+    expect(rulesOf(await implementation(code, imports))).toContain("format-traversal");
+  });
+
+  it.each([
+    ["os.write", "def f():\n    os.write(5, b'x')\n"],
+    ["os.dup", "def f():\n    return os.dup(5)\n"],
+    ["os.dup2", "def f():\n    os.dup2(os.open(os.devnull, os.O_WRONLY), 5)\n"],
+    ["os.close", "def f():\n    os.close(5)\n"],
+    ["os.closerange", "def f():\n    os.closerange(3, 100)\n"],
+    ["os.fdopen", "def f():\n    return os.fdopen(5, 'w')\n"],
+    ["os.pipe", "def f():\n    return os.pipe()\n"],
+    ["os.set_inheritable", "def f():\n    os.set_inheritable(5, True)\n"],
+    ["os.write imported by name", "from os import write as w\n\ndef f():\n    w(5, b'x')\n"],
+    ["open of a descriptor number", "def f():\n    return open(5, 'wb')\n"],
+    ["io.open of a descriptor number", "def f():\n    return io.open(4 + 1, 'wb')\n"],
+    ["io.FileIO of a descriptor number", "def f():\n    return io.FileIO(5, 'w')\n"],
+    ["open with closefd", "def f(fd):\n    return open(fd, 'wb', closefd=False)\n"],
+    ["open with an opener", "def f():\n    return open('x', 'wb', opener=lambda path, flags: 5)\n"],
+    ["a /proc path to a descriptor", "def f():\n    return open('/proc/self/fd/5', 'wb')\n"],
+    ["a /dev/fd path built at run time", "def f(n):\n    return open('/dev/' + 'fd/' + str(n), 'wb')\n"],
+    ["a shell inheriting the descriptors", "def f():\n    os.system('printf x >&5')\n"],
+    ["a child given the descriptors", "def f():\n    subprocess.run(['true'], pass_fds=[5])\n"],
+    ["a child keeping the descriptors", "def f():\n    subprocess.run(['true'], close_fds=False)\n"],
+    ["PYTEST_CURRENT_TEST", "def f():\n    return os.environ['PYTEST_CURRENT_TEST']\n"],
+    ["PYTEST_CURRENT_TEST built at run time", "def f():\n    return os.environ['PYTEST_' + 'CURRENT_TEST']\n"],
+    ["os.getenv of a computed PYTEST_ name", "def f(x):\n    return os.getenv('PYTEST_' + x)\n"],
+  ])("refuses %s in an implementation", async (_what, code) => {
+    expect(rulesOf(await implementation(code, "import io\nimport os\nimport subprocess"))).toContain("runner-channel");
+  });
+
+  it.each([
+    ["os.write", "import os\n\ndef test_f():\n    os.write(5, b'x')\n    assert 1\n"],
+    ["os.dup2", "import os\n\ndef test_f():\n    os.dup2(1, 5)\n    assert 1\n"],
+    ["open of a descriptor number", "def test_f():\n    open(5, 'w').write('x')\n    assert 1\n"],
+    ["PYTEST_CURRENT_TEST", "import os\n\ndef test_f():\n    assert os.environ['PYTEST_CURRENT_TEST']\n"],
+  ])("refuses %s in tests", async (_what, reply) => {
+    expect(rulesOf(await tests(reply))).toContain("runner-channel");
+  });
+
+  it.each([
+    ["pkgutil.resolve_name", "def f():\n    raise pkgutil.resolve_name('unittest.case:SkipTest')('later')\n"],
+    ["pydoc.locate", "def f():\n    return pydoc.locate('os.path')\n"],
+    ["logging.config", "def f(c):\n    logging.config.dictConfig(c)\n"],
+    ["timeit running a string", "def f():\n    return timeit.timeit('1', number=1)\n"],
+  ])("refuses the resolver %s", async (_what, code) => {
+    const imports = "import logging.config\nimport pkgutil\nimport pydoc\nimport timeit";
+    expect(rulesOf(await implementation(code, imports))).toContain("interpreter-access");
+  });
+
+  it.each([
+    ["threading", "import threading\n\ndef test_f():\n    threading.Thread(target=print).start()\n    assert 1\n"],
+    ["_thread", "import _thread\n\ndef test_f():\n    _thread.start_new_thread(print, ())\n    assert 1\n"],
+    ["a thread pool", "from concurrent.futures import ThreadPoolExecutor\n\ndef test_f():\n    assert ThreadPoolExecutor(1)\n"],
+    ["multiprocessing", "import multiprocessing\n\ndef test_f():\n    assert multiprocessing.Pool(1)\n"],
+    [
+      "an executor of the event loop",
+      "import asyncio\n\nasync def test_f():\n    assert await asyncio.get_running_loop().run_in_executor(None, int)\n",
+    ],
+    ["os.fork", "import os\n\ndef test_f():\n    assert os.fork() >= 0\n"],
+  ])("refuses %s in tests", async (_what, reply) => {
+    expect(rulesOf(await tests(reply))).toEqual(["thread-use"]);
+  });
+
+  it.each([
+    ["_thread", "def f():\n    _thread.start_new_thread(print, ())\n"],
+    ["threading.settrace", "def f(hook):\n    threading.settrace(hook)\n"],
+    ["threading.setprofile", "def f(hook):\n    threading.setprofile(hook)\n"],
+    ["sys.setswitchinterval", "def f():\n    sys.setswitchinterval(1e-6)\n"],
+  ])("refuses %s in an implementation", async (_what, code) => {
+    expect(rulesOf(await implementation(code, "import _thread\nimport sys\nimport threading"))).toEqual(["thread-use"]);
+  });
+
+  it.each([
+    ["raise SkipTest from another node's import", "def f():\n    raise SkipTest('later')\n"],
+    ["unittest.SkipTest", "def f():\n    raise unittest.SkipTest('later')\n"],
+    ["pytest.skip", "def f():\n    pytest.skip('later')\n"],
+    ["pytest.xfail", "def f():\n    pytest.xfail('later')\n"],
+    ["pytest.importorskip", "def f():\n    return pytest.importorskip('numpy')\n"],
+    ["pytest.skip.Exception", "def f():\n    raise pytest.skip.Exception('later')\n"],
+    ["a string naming SkipTest", "def f(resolve):\n    raise resolve('unittest.case:Skip' + 'Test')('later')\n"],
+  ])("refuses %s in an implementation", async (_what, code) => {
+    expect(rulesOf(await implementation(code))).toContain("implementation-skip");
   });
 });
