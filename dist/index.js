@@ -56069,7 +56069,44 @@ BANNED = dict.fromkeys((
 BANNED.update(dict.fromkeys(["atexit", "signal", "_signal", "faulthandler", "sys.exit", "pytest.exit"] + [
     m + "." + f for m in ("os", "posix", "nt")
     for f in "_exit abort kill killpg execl execle execlp execlpe execv execve execvp execvpe".split()], X))
-WHY = {I: "reaches into the interpreter or the test runner", X: "can end or signal the process"}
+# Resolvers that import a module and walk attributes from a string ("unittest.case:SkipTest", "ext://sys.modules"),
+# and modules that run a string as code or trace the interpreter: importlib by another name.
+BANNED.update(dict.fromkeys((
+    "pkgutil.resolve_name pkgutil.get_loader pkgutil.find_loader pkgutil.get_importer pydoc zipimport imp logging.config "
+    "timeit.timeit timeit.repeat timeit.Timer timeit.main profile cProfile pdb bdb trace doctest typing.ForwardRef").split(), I))
+F, C, T, S = "format-traversal", "runner-channel", "thread-use", "implementation-skip"
+BANNED["_string"] = F  # formatter_field_name_split: str.format's attribute walk by hand
+# Tracing threads or starving the test's own thread; _thread starts threads no one joins.
+BANNED.update(dict.fromkeys(["_thread", "threading.settrace", "threading.setprofile", "threading.settrace_all_threads",
+                             "threading.setprofile_all_threads", "sys.setswitchinterval"], T))
+# The runner's file descriptors (the verdict channel is one): write to, duplicate or close one, or start a child that
+# inherits them (a shell's "printf ... >&5"). Opening one by number is checked at the call (OPENERS).
+BANNED.update(dict.fromkeys(["pty"] + [
+    m + "." + f for m in ("os", "posix", "nt")
+    for f in ("write writev pwrite pwritev sendfile dup dup2 close closerange fdopen pipe pipe2 set_inheritable openpty "
+              "login_tty system popen spawnl spawnle spawnlp spawnlpe spawnv spawnve spawnvp spawnvpe posix_spawn "
+              "posix_spawnp").split()], C))
+# Tests only: a worker thread or process runs code with no test on its stack, where nothing of the test is to blame.
+TESTS_BANNED = dict.fromkeys("threading concurrent.futures multiprocessing asyncio.to_thread os.fork os.forkpty".split(), T)
+# Implementations only: a skip is the tests' to decide; an implementation that skips its tests hides a wrong answer.
+IMPL_BANNED = dict.fromkeys((
+    "SkipTest unittest.SkipTest unittest.case unittest.skip unittest.skipIf unittest.skipUnless unittest.expectedFailure "
+    "pytest.skip pytest.skipif pytest.xfail pytest.importorskip pytest.mark.skip pytest.mark.skipif pytest.mark.xfail").split(), S)
+SPLIT_BANS = {k for k in {**TESTS_BANNED, **IMPL_BANNED} if "." not in k}
+WHY = {I: "reaches into the interpreter or the test runner", X: "can end or signal the process",
+       C: "reaches the test runner's file descriptors or which test runs", T: "runs code away from the test (a thread, "
+       "a process) or traces threads", S: "skips tests, which is for the tests to decide, not the implementation",
+       F: "walks attributes through a format string"}
+# Format strings: an attribute of a {field} that is a dunder or a frame's walks from an argument to the interpreter's
+# internals ("{e.__traceback__.tb_frame.f_back}"), as getattr would.
+FIELD = re.compile(r"\{([^{}!:]*)")
+INDEX = re.compile(r"\[[^\]]*\]?")
+FIELD_DANGER = re.compile(r"__|^(f|tb|gi|cr|ag|co|func)_", re.I)
+BUILT_FIELD = re.compile(r"\{[^{}!:\s\"']*[.\[]")  # a field with an attribute or an index, in a string built at run time
+FORMAT_METHODS = {"format", "format_map", "vformat"}
+OPENERS = {"open", "io.open", "_io.open", "io.FileIO", "_io.FileIO", "codecs.open"}
+ENVIRON_GETS = {"os.getenv", "os.environ.get", "os.environ.pop", "os.environ.setdefault", "os.getenvb", "os.environb.get"}
+FD_PATH = re.compile(r"/(proc/[^/]*|dev)/fd(/|$)")
 NAMES = dict(dict.fromkeys("__builtins__ __import__ eval exec compile breakpoint globals locals __loader__ __spec__ __main__".split(), I),
              exit=X, quit=X)
 ATTRS = frozenset(("__globals__ __builtins__ __code__ __closure__ __subclasses__ __bases__ __base__ __mro__ mro __loader__ "
@@ -56218,6 +56255,46 @@ def dangerous(n):
     return next((p for p in parts + ["".join(parts)] if DANGER.search(p)), None)
 
 
+def field_danger(text):
+    """The first {field} of a format string with an attribute that is a dunder or a frame's, as (field, attribute).
+    A part of a string built at run time may begin inside a field (".f_locals[key]}"): the text before a first "}"
+    counts as a field too."""
+    text = text.replace("{{", "").replace("}}", "")
+    fields = [m.group(1) for m in FIELD.finditer(text)]
+    close, start = text.find("}"), text.find("{")
+    if close >= 0 and not 0 <= start < close:
+        fields.append(text[:close])
+    for field in fields:
+        for attr in INDEX.sub("", field).split(".")[1:]:
+            if FIELD_DANGER.search(attr):
+                return field, attr
+    return None
+
+
+def variable(n):
+    """A name, a dotted name or a subscript of one: a format string the review cannot see, allowed as ordinary."""
+    return isinstance(n, (ast.Name, ast.Attribute, ast.Subscript)) and chain(n.value if isinstance(n, ast.Subscript) else n) is not None
+
+
+def literal_text(n):
+    """A string the reply wrote out: a constant, a call on constants ("...".strip(), textwrap.dedent("...")), a choice
+    between such. Its text is checked where it stands."""
+    if isinstance(n, ast.Constant):
+        return True
+    if isinstance(n, (ast.IfExp, ast.BoolOp)):
+        return all(literal_text(e) or variable(e) for e in ([n.body, n.orelse] if isinstance(n, ast.IfExp) else n.values))
+    if isinstance(n, ast.Call):
+        receiver = n.func.value if isinstance(n.func, ast.Attribute) and chain(n.func) is None else None
+        return (receiver is None or literal_text(receiver)) and all(isinstance(a, ast.Constant) for a in n.args) and \
+            all(isinstance(k.value, ast.Constant) for k in n.keywords)
+    return False
+
+
+def built(n):
+    """A format string computed at run time: concatenated, repeated, %-formatted, an f-string, joined ..."""
+    return n is not None and not literal_text(n) and not variable(n)
+
+
 def parents(fn):
     out = {}
     for s in fn.body:
@@ -56253,6 +56330,8 @@ class Review:
         self.tests, self.out, self.later, self.records = tests, [], [], []
         self.imports, self.local, self.modules, self.part = {}, set(), set(), "code"
         self.callees = set()  # id() of every called expression: a name used otherwise is a value
+        self.bans = {**BANNED, **(TESTS_BANNED if tests else IMPL_BANNED)}
+        self.inner = set()  # id() of the strings built inside another, checked with it
 
     def add(self, rule, line, message):
         self.out.append((rule, line, message, self.part))
@@ -56274,14 +56353,14 @@ class Review:
         root, rest = parts[0], parts[1:]
         if root in self.imports:
             return {".".join([t] + rest) for t in self.imports[root]}
-        if root in self.local and root in BANNED:
+        if root in self.local and root in self.bans:
             return set()
         return {".".join(parts), ".".join([BARE.get(root, root)] + rest)}
 
     def banned(self, dotted, line, shown=None):
         bits = dotted.split(".")
         for i in range(1, len(bits) + 1):
-            rule = BANNED.get(".".join(bits[:i]))
+            rule = self.bans.get(".".join(bits[:i]))
             if rule:
                 said = '"%s"' % dotted if shown in (None, dotted) else '"%s" (%s)' % (shown, dotted)
                 self.add(rule, line, "%s %s" % (said, WHY[rule]))
@@ -56320,6 +56399,8 @@ class Review:
                     self.defer(self.name, n.id, n.lineno)
                 if id(n) not in self.callees:
                     self.defer(self.as_value, [n.id], n.lineno)
+                if n.id in SPLIT_BANS:  # raise SkipTest from another node's import
+                    self.defer(self.dotted, [n.id], n.lineno)
             if rec:
                 rec[3].append([n.id])
         elif t is ast.Attribute:
@@ -56329,6 +56410,8 @@ class Review:
                     self.add(I, n.lineno, 'attribute "%s" %s' % (a, WHY[I]))
                 if self.tests and a in RUNNER_ATTRS:
                     self.add("runner-object", n.lineno, 'attribute "%s" leads to pytest\'s own objects' % a)
+            if self.tests and n.attr == "run_in_executor":
+                self.add(T, n.lineno, '"%s" %s' % (snippet(n), WHY[T]))
             if not self.tests and isinstance(n.ctx, ast.Store) and n.attr in COMPARISONS:
                 self.add("constant-comparison", n.lineno, '"%s" sets a comparison method from outside its class' % snippet(n))
             if parts is None:
@@ -56346,6 +56429,11 @@ class Review:
             self.defer(self.raised, chain(n.exc), n.lineno)
         elif t is ast.Assert and rec:
             rec[2] = True
+        elif t in (ast.BinOp, ast.JoinedStr) and id(n) not in self.inner:
+            self.built_string(n)
+        elif t is ast.Subscript and chain(n.value) and chain(n.value)[-1] in ("environ", "environb") \
+                and not isinstance(n.slice, ast.Constant):
+            self.defer(self.environ_key, chain(n.value), n.slice, n.lineno)
         elif t is ast.Expr and isinstance(n.value, ast.Constant):
             return []
         elif t is ast.Constant and isinstance(n.value, (str, bytes)):
@@ -56358,7 +56446,46 @@ class Review:
                 self.add("constant-comparison", n.lineno, 'the string "%s" names a comparison method, to set it from outside' % text)
             if not self.tests and TESTS_PATH.search(text):
                 self.add("writes-tests", n.lineno, "the string %s points at the tests" % snippet(n))
+            if isinstance(n.value, str):
+                for rule, message in self.string_findings(text):
+                    self.add(rule, n.lineno, "the string %s %s" % (snippet(n), message))
         return None
+
+    def string_findings(self, text):
+        """What a string's text gives away, written out or built at run time: a format field walking to a dunder or a
+        frame, the variable naming the running test, a path to a file descriptor, a skip."""
+        out = []
+        danger = field_danger(text)
+        if danger:
+            out.append((F, 'has the format field "%s", whose attribute "%s" is a dunder or a frame\'s' % danger))
+        if "PYTEST_CURRENT_TEST" in text.upper():
+            out.append((C, "names PYTEST_CURRENT_TEST, which tells which test runs"))
+        if FD_PATH.search(text):
+            out.append((C, "is a path to a file descriptor, one of the runner's"))
+        if not self.tests and "SKIPTEST" in text.upper():
+            out.append((S, "names SkipTest; %s" % WHY[S]))
+        return out
+
+    def built_string(self, n):
+        """A string built at run time, checked as the text its literal parts make when joined in order, so that
+        "{e.__trace" + "back__}" and "PYTEST_" + "CURRENT_TEST" are read whole."""
+        parts, stack = [], [n]
+        while stack:
+            x = stack.pop()
+            if isinstance(x, (ast.BinOp, ast.JoinedStr)):
+                self.inner.add(id(x))
+            if isinstance(x, ast.Constant) and isinstance(x.value, str):
+                parts.append(x.value)
+            stack.extend(reversed(list(ast.iter_child_nodes(x))))
+        if not parts:
+            return
+        text = "".join(parts)
+        alone = {rule for p in parts for rule, _ in self.string_findings(p)}
+        for rule, message in self.string_findings(text):
+            if rule not in alone:
+                self.add(rule, n.lineno, "a string built at run time %s" % message)
+        if F not in alone and BUILT_FIELD.search(text.replace("{{", "").replace("}}", "")):
+            self.add(F, n.lineno, "a format field with an attribute or an index is built at run time: %s" % snippet(n))
 
     def imported(self, n):
         line = n.lineno
@@ -56376,7 +56503,7 @@ class Review:
             self.add("test-framework-import", line, 'an implementation may not import from "%s"' % mod)
         for a in n.names:
             if a.name == "*":
-                rule = BANNED.get(mod) or next((r for k, r in BANNED.items() if k.startswith(mod + ".")), None)
+                rule = self.bans.get(mod) or next((r for k, r in self.bans.items() if k.startswith(mod + ".")), None)
                 if rule and n.level == 0:
                     self.add(rule, line, '"from %s import *" brings in names that %s' % (mod, WHY[rule]))
                 continue
@@ -56497,6 +56624,24 @@ class Review:
         for k in n.keywords:
             if k.arg == "autouse" and not (isinstance(k.value, ast.Constant) and k.value.value is False):
                 self.add("autouse-fixture", k.value.lineno, "autouse fixtures run for tests that did not ask for them")
+        for k in n.keywords:
+            if k.arg == "pass_fds" or k.arg == "close_fds" and not (isinstance(k.value, ast.Constant) and k.value.value is True):
+                self.add(C, k.value.lineno, "%s= hands the runner's file descriptors to a child process" % k.arg)
+            if k.arg == "style" and not (isinstance(k.value, ast.Constant) and k.value.value in ("%", "$")):
+                given = n.args[:1] + [x.value for x in n.keywords if x.arg in ("fmt", "format")]
+                if given and built(given[0]):
+                    self.add(F, n.lineno, 'a "{" style format built at run time, whose fields may walk any attribute')
+        if isinstance(n.func, ast.Attribute) and n.func.attr in FORMAT_METHODS:
+            receiver = n.func.value
+            fmt = n.args[0] if n.args and (n.func.attr == "vformat" or chain(receiver) == ["str"] or isinstance(receiver, ast.Call)
+                                           and (chain(receiver.func) or [""])[-1] == "Formatter") else receiver
+            if built(fmt):
+                self.add(F, n.lineno, "%s() of a format string built at run time, whose fields may walk any attribute; "
+                         "write the format string out" % n.func.attr)
+        if isinstance(n.func, ast.Attribute) and n.func.attr in ("get_field", "get_value") and len(n.args) == 3:
+            name = n.args[0]
+            if not (isinstance(name, ast.Constant) and isinstance(name.value, str) and not field_danger("{%s}" % name.value)):
+                self.add(F, n.lineno, "%s() of the field %s %s" % (n.func.attr, snippet(name), WHY[F]))
         parts = chain(n.func)
         if parts:
             if rec and parts[-1].startswith("assert"):
@@ -56523,6 +56668,13 @@ class Review:
     def raised(self, parts, line):
         if self.possible(parts) & {"SystemExit", "builtins.SystemExit"}:
             self.add(X, line, "raise SystemExit %s" % WHY[X])
+
+    def environ_key(self, parts, key, line):
+        """os.environ[...] and os.getenv(...) of a computed name with PYTEST_CURRENT_TEST's parts in it."""
+        if any(m.split(".")[-1] in ("environ", "environb") or m in ENVIRON_GETS for m in self.possible(parts)):
+            text = "".join(fragments(key)).upper()
+            if "PYTEST" in text or "CURRENT" in text:
+                self.add(C, line, "an environment variable read by a computed name %s %s" % (snippet(key), WHY[C]))
 
     def as_value(self, parts, line):
         means = self.possible(parts) & CALL_ONLY
@@ -56577,6 +56729,14 @@ class Review:
                 self.add("dynamic-module-access", line, '"vars(%s)" reaches a module through its namespace' % snippet(args[0]))
         if means & {"SystemExit", "builtins.SystemExit"}:
             self.add(X, line, "SystemExit %s" % WHY[X])
+        if means & OPENERS:
+            first = (args[:1] + [k.value for k in n.keywords if k.arg == "file"] + [None])[0]
+            if first is not None and numeric(first) or any(k.arg in ("closefd", "opener") for k in n.keywords):
+                self.add(C, line, '"%s" opens a file descriptor by number, which may be one of the runner\'s' % snippet(n))
+        if means & ENVIRON_GETS and args:
+            self.environ_key(parts, args[0], line)
+        if "logging.StrFormatStyle" in means and args and built(args[0]):
+            self.add(F, line, 'a "{" style format built at run time, whose fields may walk any attribute')
         if means & CONDITIONAL:
             conditions = args + [k.value for k in n.keywords if k.arg == "condition"]
             if not all(boolean(c) for c in conditions):
