@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { moduleDocstrings, pythonDocstring } from "../assembly/docstrings.js";
 import { packageDirectories, testFileLookup } from "../assembly/layout.js";
 import type { ModelProvider } from "../llm/provider.js";
 import { createRequestKeys } from "../llm/request-keys.js";
@@ -153,6 +154,11 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   await createWorkTree(outDir, workDir);
   // Tracked: the engine keeps the bytes of every file it wrote there, ships those, and checks the tree after every gate.
   const files = await PackageFiles.openTracked(workDir, [WORK_TREE_STAMP]);
+  // A module starts as its composite's docstring, so the code tested below it is the code that ships:
+  // assembly then finds the docstring there and changes nothing in a node's module.
+  for (const [rel, docstring] of moduleDocstrings(options.rpg)) {
+    if ((await files.read(rel)) === undefined) await files.write(rel, `${pythonDocstring(docstring)}\n`);
+  }
   const runId = makeRunId(new Date(started), options.rpgSha256);
   const pytestIn =
     (cwd: string) =>
