@@ -42305,6 +42305,51 @@ import { randomUUID as randomUUID3 } from "node:crypto";
 import { existsSync as existsSync3 } from "node:fs";
 import { join as join11, resolve as resolve4 } from "node:path";
 
+// src/assembly/docstrings.ts
+var ESCAPED = /[\u0000-\u0008\u000b-\u001f\u007f\\]|"(?="")|"$/g;
+var LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+function pythonDocstring(text) {
+  const body = text.replace(/\r\n?/g, "\n").replace(LONE_SURROGATE, "\uFFFD").trim().replace(ESCAPED, (c3) => c3 === "\\" || c3 === '"' ? `\\${c3}` : `\\x${c3.charCodeAt(0).toString(16).padStart(2, "0")}`);
+  return body.includes("\n") ? `"""${body}
+"""` : `"""${body}"""`;
+}
+function headerLength(source) {
+  let end2 = 0;
+  for (let line = 0; line < 2; line++) {
+    const next = source.indexOf("\n", end2);
+    const text = next === -1 ? source.slice(end2) : source.slice(end2, next);
+    const keep = line === 0 && text.startsWith("#!") || /^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+/.test(text);
+    if (!keep || next === -1) break;
+    end2 = next + 1;
+  }
+  return end2;
+}
+function withModuleDocstring(source, docstring, hasDocstring) {
+  if (hasDocstring || docstring.trim() === "") return source;
+  const at2 = headerLength(source);
+  const rest = source.slice(at2);
+  return `${source.slice(0, at2)}${pythonDocstring(docstring)}
+${rest === "" || rest.startsWith("\n") ? "" : "\n"}${rest}`;
+}
+function moduleDocstrings(rpg) {
+  const docs = /* @__PURE__ */ new Map();
+  for (const node2 of rpg.nodes) {
+    const path2 = normalizePath(node2.file_path);
+    if (node2.node_type !== "composite" || node2.type !== "module" || !path2.endsWith(".py") || path2.endsWith("/__init__.py")) continue;
+    if (node2.docstring.trim() !== "" && !docs.has(path2)) docs.set(path2, node2.docstring);
+  }
+  return docs;
+}
+function packageDocstrings(rpg) {
+  const docs = /* @__PURE__ */ new Map();
+  for (const node2 of rpg.nodes) {
+    if (node2.node_type !== "composite" || node2.type !== "package") continue;
+    const dir = packageDirectory(node2.file_path);
+    if (node2.docstring.trim() !== "" && !docs.has(dir)) docs.set(dir, node2.docstring);
+  }
+  return docs;
+}
+
 // src/assembly/layout.ts
 function moduleOf(filePath) {
   const path2 = normalizePath(filePath).replace(/^src\//, "").replace(/\.py$/, "");
@@ -48170,51 +48215,6 @@ function stdlibNames(python) {
 }
 async function isStdlib(python, module) {
   return (await stdlibNames(python)).has(module.split(".")[0]);
-}
-
-// src/assembly/docstrings.ts
-var ESCAPED = /[\u0000-\u0008\u000b-\u001f\u007f\\]|"(?="")|"$/g;
-var LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-function pythonDocstring(text) {
-  const body = text.replace(/\r\n?/g, "\n").replace(LONE_SURROGATE, "\uFFFD").trim().replace(ESCAPED, (c3) => c3 === "\\" || c3 === '"' ? `\\${c3}` : `\\x${c3.charCodeAt(0).toString(16).padStart(2, "0")}`);
-  return body.includes("\n") ? `"""${body}
-"""` : `"""${body}"""`;
-}
-function headerLength(source) {
-  let end2 = 0;
-  for (let line = 0; line < 2; line++) {
-    const next = source.indexOf("\n", end2);
-    const text = next === -1 ? source.slice(end2) : source.slice(end2, next);
-    const keep = line === 0 && text.startsWith("#!") || /^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+/.test(text);
-    if (!keep || next === -1) break;
-    end2 = next + 1;
-  }
-  return end2;
-}
-function withModuleDocstring(source, docstring, hasDocstring) {
-  if (hasDocstring || docstring.trim() === "") return source;
-  const at2 = headerLength(source);
-  const rest = source.slice(at2);
-  return `${source.slice(0, at2)}${pythonDocstring(docstring)}
-${rest === "" || rest.startsWith("\n") ? "" : "\n"}${rest}`;
-}
-function moduleDocstrings(rpg) {
-  const docs = /* @__PURE__ */ new Map();
-  for (const node2 of rpg.nodes) {
-    const path2 = normalizePath(node2.file_path);
-    if (node2.node_type !== "composite" || node2.type !== "module" || !path2.endsWith(".py") || path2.endsWith("/__init__.py")) continue;
-    if (node2.docstring.trim() !== "" && !docs.has(path2)) docs.set(path2, node2.docstring);
-  }
-  return docs;
-}
-function packageDocstrings(rpg) {
-  const docs = /* @__PURE__ */ new Map();
-  for (const node2 of rpg.nodes) {
-    if (node2.node_type !== "composite" || node2.type !== "package") continue;
-    const dir = packageDirectory(node2.file_path);
-    if (node2.docstring.trim() !== "" && !docs.has(dir)) docs.set(dir, node2.docstring);
-  }
-  return docs;
 }
 
 // src/assembly/owned-file.ts
@@ -57819,6 +57819,10 @@ async function generate(options) {
   const workDir = defaultWorkTree(outDir);
   await createWorkTree(outDir, workDir);
   const files = await PackageFiles.openTracked(workDir, [WORK_TREE_STAMP]);
+  for (const [rel, docstring] of moduleDocstrings(options.rpg)) {
+    if (await files.read(rel) === void 0) await files.write(rel, `${pythonDocstring(docstring)}
+`);
+  }
   const runId = makeRunId(new Date(started), options.rpgSha256);
   const pytestIn = (cwd) => async (targets, signal) => (
     // What generated code printed leaves the sandbox here, for prompts, artifacts, test_results.xml and comments.
