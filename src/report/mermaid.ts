@@ -9,6 +9,8 @@ export interface MermaidOptions {
    * render Mermaid text over 50,000 characters or with more than 500 edges.
    */
   maxNodes?: number;
+  /** Above this many arrows, likewise (default MAX_EDGES, for GitHub's renderer). */
+  maxEdges?: number;
 }
 
 /** GitHub's Mermaid renderer gives up above 500 edges; keep a margin. */
@@ -29,7 +31,7 @@ const STATUS_STYLES: Record<NodeStatus, string> = {
  */
 export function renderMermaid(plan: Plan, options: MermaidOptions = {}): string {
   const edges = [...plan.dependencies.values()].reduce((sum, deps) => sum + deps.length, 0);
-  if (plan.order.length > (options.maxNodes ?? 150) || edges > MAX_EDGES) return renderSubgraphChart(plan);
+  if (plan.order.length > (options.maxNodes ?? 150) || edges > (options.maxEdges ?? MAX_EDGES)) return renderSubgraphChart(plan);
   const key = new Map(plan.order.map((id, i) => [id, `n${i}`]));
   const lines = ["flowchart TD"];
   plan.subgraphs.forEach((subgraph, s) => {
