@@ -42455,7 +42455,7 @@ var STATUS_STYLES = {
 };
 function renderMermaid(plan, options = {}) {
   const edges = [...plan.dependencies.values()].reduce((sum, deps) => sum + deps.length, 0);
-  if (plan.order.length > (options.maxNodes ?? 150) || edges > MAX_EDGES) return renderSubgraphChart(plan);
+  if (plan.order.length > (options.maxNodes ?? 150) || edges > (options.maxEdges ?? MAX_EDGES)) return renderSubgraphChart(plan);
   const key = new Map(plan.order.map((id, i) => [id, `n${i}`]));
   const lines = ["flowchart TD"];
   plan.subgraphs.forEach((subgraph, s) => {
