@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import { access, constants } from "node:fs/promises";
 import { delimiter, join } from "node:path";
+import { STATUS_FD } from "./process-group.js";
 import { promisify } from "node:util";
 
 const run = promisify(execFile);
@@ -54,7 +55,7 @@ export function bwrapArgs(layout: BwrapLayout): string[] {
   for (const [name, value] of Object.entries(layout.env)) args.push("--setenv", name, value);
   // bwrap reports the command's exit status here only once the sandbox is up, which is how
   // we tell its own setup failures (exit 1) from pytest's exit 1. The sandbox cannot write it.
-  args.push("--json-status-fd", "3", "--");
+  args.push("--json-status-fd", String(STATUS_FD), "--");
   return args;
 }
 

@@ -1,6 +1,9 @@
-/** File descriptors the bootstrap is handed: the key to read once, and the pipe for the signed report. */
-export const KEY_FD = 4;
-export const REPORT_FD = 5;
+import { REPORT_FD, SECRET_FD } from "./process-group.js";
+
+/** The most of pytest's JUnit report the signed report carries. */
+export const MAX_JUNIT_BYTES = 16 * 1024 * 1024;
+/** The signed report carries the JUnit report as escaped JSON (up to six bytes a byte), the outcomes and the signature. */
+export const MAX_SIGNED_REPORT_BYTES = 6 * MAX_JUNIT_BYTES + 4 * 1024 * 1024;
 
 /** The exit status of a run the guard ended: generated code reached for the interpreter's internals. */
 export const GUARD_EXIT = 86;
@@ -22,16 +25,18 @@ export interface BootstrapSettings {
  * an earlier gate (in process mode) has no file to rewrite. Before any generated code can
  * run, it:
  * 1. sets the resource limits (hard and soft, so they cannot be raised again);
- * 2. installs the guard, an audit hook (PEP 578) that ends the interpreter with
- *    GUARD_EXIT when code of the package is on the stack and reaches for frames
- *    (sys._getframe, tb_frame, gi_frame, tracing), the garbage collector's object lists,
- *    ctypes, a function's code or the process's memory, other than through a short
- *    list of library entry points that never hand a frame back (logging, warnings,
- *    enum, namedtuple, the import system). Frames and object lists are the ways to the
- *    verdict plugin's state; an audit hook cannot be removed;
- * 3. reads the run's key from KEY_FD and closes it: the key then lives only in a
- *    closure, and nothing of the gate is a global of `__main__`;
- * 4. loads the timeout plugin from its source and runs pytest.
+ * 2. reads the run's key from SECRET_FD and closes it; the key and the record of outcomes
+ *    then live only in the frame of a suspended generator, and nothing of the gate is a
+ *    global of `__main__`;
+ * 3. installs the guard (guard_for), an audit hook (PEP 578) that ends the interpreter
+ *    with GUARD_EXIT: whenever anything reads the frame of the gate's own generators;
+ *    with code of the package on the stack, when it reaches the garbage collector's
+ *    object lists, ctypes, tracing, new code objects or the process's memory, compiles
+ *    or runs code other than through the import system, namedtuple, dataclasses or a
+ *    parser, or reaches for frames other than through library functions that hand none
+ *    back. An audit hook cannot be removed;
+ * 4. replaces signal.signal (a handler is handed a frame) by one that checks the stack;
+ * 5. loads the timeout plugin from its source and runs pytest.
  * Its verdict plugin records every test's outcome itself, from the reports pytest hands
  * every plugin, and at the very end of the session writes them with the exit status and
  * pytest's JUnit report to REPORT_FD, signed with HMAC-SHA256. Code that exits early,
@@ -156,11 +161,11 @@ def _gate(limits, junit_path, timeout_source, args):
     def read_key():
         key = b""
         while True:
-            chunk = posix.read(${KEY_FD}, 256)
+            chunk = posix.read(${SECRET_FD}, 256)
             if not chunk:
                 break
             key += chunk
-        posix.close(${KEY_FD})
+        posix.close(${SECRET_FD})
         return key
 
     # The record and the key live in the frame of a suspended generator; the guard refuses that frame to
@@ -221,7 +226,7 @@ def _gate(limits, junit_path, timeout_source, args):
             return None
         data = b""
         try:
-            while len(data) < 16 * 1024 * 1024:
+            while len(data) < ${MAX_JUNIT_BYTES}:
                 chunk = posix.read(fd, 1 << 20)
                 if not chunk:
                     break

@@ -14,12 +14,12 @@ export interface GroupCommand {
   /** Wall-clock limit; when it passes, the whole process group is killed. */
   hardLimitMs: number;
   signal?: AbortSignal;
-  /** Opens fd 3 as a pipe whose text is returned as `status` (for bwrap's --json-status-fd). */
+  /** Opens STATUS_FD as a pipe whose text is returned as `status` (for bwrap's --json-status-fd). */
   statusFd?: boolean;
-  /** Written to fd 4, which is then closed: how the gate's key reaches the child without argv, env or a file. */
+  /** Written to SECRET_FD, which is then closed: how the gate's key reaches the child without argv, env or a file. */
   secretInput?: Buffer;
-  /** Opens fd 5 as a pipe whose bytes are returned as `report` (the gate's signed report). */
-  reportFd?: boolean;
+  /** When given, opens REPORT_FD as a pipe whose bytes, up to this many, are returned as `report` (the gate's signed report). */
+  maxReportBytes?: number;
 }
 
 export interface GroupExit {
@@ -29,12 +29,14 @@ export interface GroupExit {
   killedBy: "time-limit" | "abort" | undefined;
   output: string;
   status: string;
-  /** What arrived on fd 5, cut at MAX_REPORT_BYTES. */
+  /** What arrived on REPORT_FD, cut at maxReportBytes. */
   report: Buffer;
 }
 
-// The signed report carries the JUnit report (at most 16 MiB) as JSON, so up to six times that escaped.
-const MAX_REPORT_BYTES = 100 * 1024 * 1024;
+/** The child's descriptors beyond stdio, in the order of spawn's stdio array. */
+export const STATUS_FD = 3;
+export const SECRET_FD = 4;
+export const REPORT_FD = 5;
 
 // After the leader exits, its pipes close once every process holding them is gone. A
 // process that escaped the group (setsid) can hold them open indefinitely; we stop
@@ -52,13 +54,14 @@ export async function runInOwnGroup(cmd: GroupCommand): Promise<GroupExit> {
     cwd: cmd.cwd,
     env: cmd.env,
     detached: true, // setsid(): the child leads a new group we can kill as one
+    // Indexes STATUS_FD, SECRET_FD and REPORT_FD.
     stdio: [
       "ignore",
       "pipe",
       "pipe",
       cmd.statusFd ? "pipe" : "ignore",
       cmd.secretInput ? "pipe" : "ignore",
-      cmd.reportFd ? "pipe" : "ignore",
+      cmd.maxReportBytes ? "pipe" : "ignore",
     ],
   });
   const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
@@ -75,17 +78,17 @@ export async function runInOwnGroup(cmd: GroupCommand): Promise<GroupExit> {
   capture(child.stdout);
   capture(child.stderr);
   let status = "";
-  const statusStream = child.stdio[3] as Readable | null | undefined;
+  const statusStream = child.stdio[STATUS_FD] as Readable | null | undefined;
   statusStream?.setEncoding("utf8");
   statusStream?.on("data", (text: string) => (status += text));
-  const secretStream = child.stdio[4] as Writable | null | undefined;
+  const secretStream = child.stdio[SECRET_FD] as Writable | null | undefined;
   secretStream?.on("error", () => undefined); // a child that dies before reading it
   secretStream?.end(cmd.secretInput);
   const reportChunks: Buffer[] = [];
   let reportBytes = 0;
-  const reportStream = (child.stdio as unknown as (Readable | null | undefined)[])[5];
+  const reportStream = (child.stdio as unknown as (Readable | null | undefined)[])[REPORT_FD];
   reportStream?.on("data", (chunk: Buffer) => {
-    if (reportBytes >= MAX_REPORT_BYTES) return;
+    if (reportBytes >= (cmd.maxReportBytes ?? 0)) return;
     reportChunks.push(chunk);
     reportBytes += chunk.length;
   });

@@ -5,7 +5,7 @@ import { delimiter, isAbsolute, join } from "node:path";
 import { RpgForgeError } from "../errors.js";
 import { bwrapArgs, findBwrap, HIDDEN_DIRS, probeBwrap } from "./bwrap.js";
 import { scrubbedEnv } from "./env.js";
-import { gateBootstrapSource } from "./gate-bootstrap.js";
+import { gateBootstrapSource, MAX_SIGNED_REPORT_BYTES } from "./gate-bootstrap.js";
 import { parseJUnitXml, type TestCaseResult } from "./junit.js";
 import { resolveLimits, rlimitPairs, type ResourceLimits } from "./limits.js";
 import { RUN_MARK_VARIABLE } from "./marked-processes.js";
@@ -123,7 +123,7 @@ export async function runPytest(run: PytestRun): Promise<PytestResult> {
       env,
       hardLimitMs: hardLimitMs(run.targets, perTestMs),
       secretInput: key,
-      reportFd: true,
+      maxReportBytes: MAX_SIGNED_REPORT_BYTES,
       ...(run.signal ? { signal: run.signal } : {}),
     };
     const command = bwrap
