@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { branchesWorthAPullRequest } from "../../src/action/generate-mode.js";
-import type { Checkpoint, CheckpointEntry } from "../../src/engine/checkpoint.js";
 import { buildPlan } from "../../src/plan/plan.js";
 import { parseRpgText } from "../../src/rpg/load.js";
 import { leaf, rpgDoc, text } from "../helpers/rpg.js";
+import { checkpointEntry, checkpointOf } from "../helpers/checkpoint.js";
 
 describe("which subgraphs get a pull request", () => {
   it("only those with a passed node and a branch, however an earlier run left them", () => {
@@ -18,21 +18,7 @@ describe("which subgraphs get a pull request", () => {
       "rpg.json",
     );
     if (!loaded.ok) throw new Error("invalid");
-    const entry = (status: CheckpointEntry["status"]): CheckpointEntry => ({
-      status,
-      timestamp: "t",
-      test_results: { passed: 0, failed: 0 },
-      retry_count: 0,
-      attempts: [],
-    });
-    const checkpoint: Checkpoint = {
-      version: 1,
-      run_id: "r",
-      rpg_sha256: "",
-      created_at: "t",
-      updated_at: "t",
-      nodes: { a1: entry("passed"), b1: entry("failed"), c1: entry("passed") },
-    };
+    const checkpoint = checkpointOf({ a1: checkpointEntry("passed"), b1: checkpointEntry("failed"), c1: checkpointEntry("passed") });
     // b's branch is from an earlier run in which b1 passed; c has no branch yet.
     const branches = branchesWorthAPullRequest(buildPlan(loaded.value), checkpoint, "pkg", new Set(["rpg/pkg/a", "rpg/pkg/b"]));
     expect([...branches]).toEqual([["a", "rpg/pkg/a"]]);

@@ -5,6 +5,7 @@ import { writeCheckpoint } from "../../src/engine/checkpoint.js";
 import { runCli } from "../helpers/cli.js";
 import { leaf, rpgDoc, text } from "../helpers/rpg.js";
 import { useTempDirs } from "../helpers/temp-dir.js";
+import { checkpointEntry, checkpointOf } from "../helpers/checkpoint.js";
 
 const tempDir = useTempDirs();
 // Control characters other than the newline.
@@ -177,15 +178,9 @@ describe("terminal output quoting the RPG", () => {
 
   it("prints a model's failure reason in status as one plain line", async () => {
     const path = join(tempDir(), "cp.json");
-    const node = { timestamp: "t", test_results: { passed: 0, failed: 1 }, attempts: [], subgraph_id: "core", node_type: "leaf" as const };
-    await writeCheckpoint(path, {
-      version: 1,
-      run_id: "r",
-      rpg_sha256: "",
-      created_at: "t",
-      updated_at: "t",
-      nodes: { a: { ...node, status: "failed", retry_count: 8, failure_reason: `I refuse.${hostile}\nb passed` } },
-    });
+    const failure_reason = `I refuse.${hostile}\nb passed`;
+    const a = checkpointEntry("failed", { test_results: { passed: 0, failed: 1 }, subgraph_id: "core", retry_count: 8, failure_reason });
+    await writeCheckpoint(path, checkpointOf({ a }));
     const result = await runCli("status", path);
     expect(result.code).toBe(0);
     expect(result.out).toContain("  a [core] after 8 debug iterations: I refuse. Core b passed\n");

@@ -5,6 +5,7 @@ import { runCli, spawnCli } from "../helpers/cli.js";
 import { leaf, rpgDoc, text } from "../helpers/rpg.js";
 import { useTempDirs } from "../helpers/temp-dir.js";
 import { writeCheckpoint } from "../../src/engine/checkpoint.js";
+import { checkpointEntry, checkpointOf } from "../helpers/checkpoint.js";
 
 const tempDir = useTempDirs();
 
@@ -107,28 +108,14 @@ describe("rpg-forge plan", () => {
 describe("rpg-forge status", () => {
   it("shows counts per subgraph and the failed nodes", async () => {
     const path = join(tempDir(), "cp.json");
-    const entry = (status: "passed" | "failed" | "skipped", subgraph: string, extra = {}) => ({
-      status,
-      timestamp: "t",
-      test_results: { passed: 0, failed: 0 },
-      retry_count: 0,
-      attempts: [],
-      subgraph_id: subgraph,
-      node_type: "leaf" as const,
-      ...extra,
-    });
-    await writeCheckpoint(path, {
-      version: 1,
-      run_id: "r",
-      rpg_sha256: "",
-      created_at: "t",
-      updated_at: "t",
-      nodes: {
-        a: entry("passed", "io"),
-        b: entry("failed", "core", { retry_count: 8, failure_reason: "AssertionError: expected 5.0, got nan" }),
-        c: entry("skipped", "core", { blocked_by: ["b"] }),
-      },
-    });
+    await writeCheckpoint(
+      path,
+      checkpointOf({
+        a: checkpointEntry("passed", { subgraph_id: "io" }),
+        b: checkpointEntry("failed", { subgraph_id: "core", retry_count: 8, failure_reason: "AssertionError: expected 5.0, got nan" }),
+        c: checkpointEntry("skipped", { subgraph_id: "core", blocked_by: ["b"] }),
+      }),
+    );
     const result = await runCli("status", path);
     expect(result.code).toBe(0);
     expect(result.out).toContain("3 nodes: 1 passed (33%), 1 failed, 1 skipped, 0 not yet generated");

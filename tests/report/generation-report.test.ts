@@ -8,6 +8,7 @@ import { renderMermaid } from "../../src/report/mermaid.js";
 import { HOSTILE, HOSTILE_TEXT, livePayloads } from "../helpers/live-markdown.js";
 import { leaf, rpgDoc, text } from "../helpers/rpg.js";
 import { expectBalanced } from "./markdown-structure.js";
+import { checkpointEntry, checkpointOf } from "../helpers/checkpoint.js";
 
 // Ids are any printable text; subgraph names are free text; reasons and warnings are the model's and pytest's words.
 const failedId = `f ${HOSTILE.mention} ${HOSTILE.link}`;
@@ -30,28 +31,13 @@ const loaded = parseRpgText(
 if (!loaded.ok) throw new Error(JSON.stringify(loaded.issues));
 const plan = buildPlan(loaded.value);
 
-const entry = (status: CheckpointEntry["status"], extra: Partial<CheckpointEntry> = {}): CheckpointEntry => ({
-  status,
-  timestamp: "t",
-  test_results: { passed: 1, failed: 0 },
-  retry_count: 2,
-  attempts: [],
-  subgraph_id: subgraphId,
-  node_type: "leaf",
-  ...extra,
+const entry = (status: CheckpointEntry["status"], extra: Partial<CheckpointEntry> = {}): CheckpointEntry =>
+  checkpointEntry(status, { test_results: { passed: 1, failed: 0 }, retry_count: 2, subgraph_id: subgraphId, ...extra });
+const checkpoint: Checkpoint = checkpointOf({
+  ok: entry("passed"),
+  [failedId]: entry("failed", { failure_reason: `I cannot do that. ${HOSTILE_TEXT}\n\n# Heading\n<details>` }),
+  [skippedId]: entry("skipped", { blocked_by: [failedId] }),
 });
-const checkpoint: Checkpoint = {
-  version: 1,
-  run_id: "r",
-  rpg_sha256: "",
-  created_at: "t",
-  updated_at: "t",
-  nodes: {
-    ok: entry("passed"),
-    [failedId]: entry("failed", { failure_reason: `I cannot do that. ${HOSTILE_TEXT}\n\n# Heading\n<details>` }),
-    [skippedId]: entry("skipped", { blocked_by: [failedId] }),
-  },
-};
 
 function report(overrides: Partial<ReportInput> = {}): string {
   return renderGenerationReport({
