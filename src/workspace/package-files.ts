@@ -120,7 +120,16 @@ export class PackageFiles {
         else if (!known.equals(await readFile(join(this.root, rel)))) found.changed.push(rel);
       }
       for (const rel of ledger.keys()) if (!entries.has(rel)) found.removed.push(rel);
-      const strayFolders = folders.filter((dir) => ![...ledger.keys()].some((rel) => rel.startsWith(`${dir}/`)));
+      // Every folder on the way to a file of ours; the others hold nothing the engine wrote.
+      const held = new Set(
+        [...ledger.keys()].flatMap((rel) =>
+          rel
+            .split("/")
+            .slice(0, -1)
+            .map((_, i, parts) => parts.slice(0, i + 1).join("/")),
+        ),
+      );
+      const strayFolders = folders.filter((dir) => !held.has(dir));
       if (found.changed.length + found.added.length + found.removed.length === 0 && strayFolders.length === 0) return undefined;
       for (const rel of found.added) await rm(join(this.root, rel), { recursive: true, force: true });
       for (const dir of strayFolders) await rm(join(this.root, dir), { recursive: true, force: true });

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PackageFiles } from "../../src/workspace/package-files.js";
@@ -40,5 +40,39 @@ describe("PackageFiles", () => {
     await snapshot.restore();
     expect(readFileSync(join(root, "src", "a.py"), "utf8")).toBe("def a():\n    return 1\n");
     expect(existsSync(join(root, "tests", "test_a.py"))).toBe(false);
+  });
+});
+
+describe("a tracked tree", () => {
+  it("answers reads from the bytes it was given or wrote, and finds and undoes every other change", async () => {
+    const root = tempDir();
+    mkdirSync(join(root, "src/pkg"), { recursive: true });
+    writeFileSync(join(root, "src/pkg/core.py"), "x = 1\n");
+    writeFileSync(join(root, ".stamp"), "ours\n");
+    const files = await PackageFiles.openTracked(root, [".stamp"]);
+    await files.write("tests/test_core.py", "def test_x():\n    assert True\n");
+    expect(await files.verify()).toBeUndefined();
+
+    writeFileSync(join(root, "src/pkg/core.py"), "x = 2\n");
+    writeFileSync(join(root, "tests/conftest.py"), "planted\n");
+    mkdirSync(join(root, "src/pkg/__pycache__"));
+    writeFileSync(join(root, "src/pkg/__pycache__/core.pyc"), "bytecode");
+    mkdirSync(join(root, "empty"));
+    symlinkSync("/etc/passwd", join(root, "src/link.py"));
+    rmSync(join(root, "tests/test_core.py"));
+    writeFileSync(join(root, ".stamp"), "not the package's\n");
+    expect(await files.read("src/pkg/core.py")).toBe("x = 1\n");
+
+    expect(await files.verify()).toEqual({
+      changed: ["src/pkg/core.py"],
+      added: expect.arrayContaining(["tests/conftest.py", "src/pkg/__pycache__/core.pyc", "src/link.py"]),
+      removed: ["tests/test_core.py"],
+    });
+    expect(readFileSync(join(root, "src/pkg/core.py"), "utf8")).toBe("x = 1\n");
+    expect(readFileSync(join(root, "tests/test_core.py"), "utf8")).toContain("def test_x");
+    for (const gone of ["tests/conftest.py", "src/pkg/__pycache__", "src/link.py", "empty"])
+      expect(existsSync(join(root, gone))).toBe(false);
+    expect(readFileSync(join(root, ".stamp"), "utf8")).toBe("not the package's\n");
+    expect(await files.verify()).toBeUndefined();
   });
 });
