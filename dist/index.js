@@ -42808,8 +42808,163 @@ import { delimiter as delimiter2, isAbsolute as isAbsolute2, join as join3 } fro
 
 // src/sandbox/bwrap.ts
 import { execFile as execFile2 } from "node:child_process";
-import { access as access2, constants as constants3 } from "node:fs/promises";
+import { access as access2, constants as constants4 } from "node:fs/promises";
 import { delimiter, join } from "node:path";
+
+// src/sandbox/process-group.ts
+import { spawn as spawn2 } from "node:child_process";
+import { once } from "node:events";
+import { constants as constants3 } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
+
+// src/sandbox/captured-output.ts
+var CapturedOutput = class {
+  constructor(headChars = 4e4, tailChars = 6e4) {
+    this.headChars = headChars;
+    this.tailChars = tailChars;
+  }
+  headChars;
+  tailChars;
+  head = "";
+  tail = [];
+  tailLength = 0;
+  seen = 0;
+  append(text) {
+    this.seen += text.length;
+    const room = this.headChars - this.head.length;
+    if (room > 0) {
+      this.head += text.slice(0, room);
+      text = text.slice(room);
+    }
+    if (text === "") return;
+    this.tail.push(text);
+    this.tailLength += text.length;
+    if (this.tailLength > 2 * this.tailChars) this.compactTail();
+  }
+  /** The kept text with terminal control sequences removed, and a line saying how much was cut. */
+  toString() {
+    this.compactTail();
+    const tail2 = this.tail.join("");
+    const cut = this.seen - this.head.length - tail2.length;
+    const marker = cut > 0 ? `
+[... ${cut} characters of output cut here ...]
+` : "";
+    return stripTerminalControls(this.head) + marker + stripTerminalControls(tail2);
+  }
+  compactTail() {
+    const joined = this.tail.join("").slice(-this.tailChars);
+    this.tail = joined === "" ? [] : [joined];
+    this.tailLength = joined.length;
+  }
+};
+var ESCAPE_SEQUENCE = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[ -/]*[0-~])/g;
+var OTHER_CONTROLS = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g;
+function stripTerminalControls(text) {
+  return text.replace(ESCAPE_SEQUENCE, "").replace(OTHER_CONTROLS, "");
+}
+
+// src/sandbox/marked-processes.ts
+import { readdir as readdir2, readFile as readFile3 } from "node:fs/promises";
+var RUN_MARK_VARIABLE = "RPG_FORGE_RUN";
+async function killMarkedProcesses(mark) {
+  const needle = Buffer.from(`${RUN_MARK_VARIABLE}=${mark}\0`);
+  const killed = [];
+  const pids = await readdir2("/proc").catch(() => []);
+  for (const pid of pids.filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid)) {
+    const environ = await readFile3(`/proc/${pid}/environ`).catch(() => void 0);
+    if (!environ?.includes(needle)) continue;
+    try {
+      process.kill(Number(pid), "SIGKILL");
+      killed.push(Number(pid));
+    } catch {
+    }
+  }
+  return killed;
+}
+
+// src/sandbox/process-group.ts
+var STATUS_FD = 3;
+var SECRET_FD = 4;
+var REPORT_FD = 5;
+var PIPE_DRAIN_MS = 2e3;
+async function runInOwnGroup(cmd) {
+  const child = spawn2(cmd.command, cmd.args, {
+    cwd: cmd.cwd,
+    env: cmd.env,
+    detached: true,
+    // setsid(): the child leads a new group we can kill as one
+    // Indexes STATUS_FD, SECRET_FD and REPORT_FD.
+    stdio: [
+      "ignore",
+      "pipe",
+      "pipe",
+      cmd.statusFd ? "pipe" : "ignore",
+      cmd.secretInput ? "pipe" : "ignore",
+      cmd.maxReportBytes ? "pipe" : "ignore"
+    ]
+  });
+  const exited = once(child, "exit");
+  exited.catch(() => void 0);
+  const closed = once(child, "close").catch(() => void 0);
+  await once(child, "spawn");
+  const output2 = new CapturedOutput();
+  const capture = (stream) => {
+    stream?.setEncoding("utf8");
+    stream?.on("data", (text) => output2.append(text));
+  };
+  capture(child.stdout);
+  capture(child.stderr);
+  let status = "";
+  const statusStream = child.stdio[STATUS_FD];
+  statusStream?.setEncoding("utf8");
+  statusStream?.on("data", (text) => status += text);
+  const secretStream = child.stdio[SECRET_FD];
+  secretStream?.on("error", () => void 0);
+  secretStream?.end(cmd.secretInput);
+  const reportChunks = [];
+  let reportBytes = 0;
+  const reportStream = child.stdio[REPORT_FD];
+  reportStream?.on("data", (chunk) => {
+    if (reportBytes >= (cmd.maxReportBytes ?? 0)) return;
+    reportChunks.push(chunk);
+    reportBytes += chunk.length;
+  });
+  let killedBy;
+  const killGroup = () => {
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {
+    }
+  };
+  const timer = setTimeout(() => {
+    killedBy ??= "time-limit";
+    killGroup();
+  }, cmd.hardLimitMs);
+  const onAbort = () => {
+    killedBy ??= "abort";
+    killGroup();
+  };
+  cmd.signal?.addEventListener("abort", onAbort, { once: true });
+  if (cmd.signal?.aborted) onAbort();
+  try {
+    const [code2, signal] = await exited;
+    killGroup();
+    const mark = cmd.env[RUN_MARK_VARIABLE];
+    if (mark) await killMarkedProcesses(mark);
+    const drained = await Promise.race([closed.then(() => true), sleep(PIPE_DRAIN_MS, false, { ref: false })]);
+    if (!drained) for (const stream of [child.stdout, child.stderr, statusStream, reportStream]) stream?.destroy();
+    const report = Buffer.concat(reportChunks);
+    return { code: code2 ?? 128 + signalNumber(signal), killedBy, output: output2.toString(), status, report };
+  } finally {
+    clearTimeout(timer);
+    cmd.signal?.removeEventListener("abort", onAbort);
+  }
+}
+function signalNumber(signal) {
+  return signal ? constants3.signals[signal] ?? 0 : 0;
+}
+
+// src/sandbox/bwrap.ts
 import { promisify as promisify2 } from "node:util";
 var run2 = promisify2(execFile2);
 var ISOLATION = ["--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--die-with-parent", "--new-session"];
@@ -42823,7 +42978,7 @@ function bwrapArgs(layout) {
   args.push("--bind", layout.privateDir, layout.privateDir);
   args.push("--chdir", layout.cwd, "--clearenv");
   for (const [name, value] of Object.entries(layout.env)) args.push("--setenv", name, value);
-  args.push("--json-status-fd", "3", "--");
+  args.push("--json-status-fd", String(STATUS_FD), "--");
   return args;
 }
 var located;
@@ -42832,7 +42987,7 @@ function findBwrap() {
     for (const dir of (process.env.PATH ?? "").split(delimiter)) {
       if (dir === "") continue;
       const candidate = join(dir, "bwrap");
-      if (await access2(candidate, constants3.X_OK).then(
+      if (await access2(candidate, constants4.X_OK).then(
         () => true,
         () => false
       ))
@@ -42883,8 +43038,8 @@ function scrubbedEnv(source, home, tmp) {
 }
 
 // src/sandbox/gate-bootstrap.ts
-var KEY_FD = 4;
-var REPORT_FD = 5;
+var MAX_JUNIT_BYTES = 16 * 1024 * 1024;
+var MAX_SIGNED_REPORT_BYTES = 6 * MAX_JUNIT_BYTES + 4 * 1024 * 1024;
 var GUARD_EXIT = 86;
 var SOURCE = String.raw`
 def guard_for(root, protected, getframe, end_run, sysconfig, os):
@@ -43003,11 +43158,11 @@ def _gate(limits, junit_path, timeout_source, args):
     def read_key():
         key = b""
         while True:
-            chunk = posix.read(${KEY_FD}, 256)
+            chunk = posix.read(${SECRET_FD}, 256)
             if not chunk:
                 break
             key += chunk
-        posix.close(${KEY_FD})
+        posix.close(${SECRET_FD})
         return key
 
     # The record and the key live in the frame of a suspended generator; the guard refuses that frame to
@@ -43068,7 +43223,7 @@ def _gate(limits, junit_path, timeout_source, args):
             return None
         data = b""
         try:
-            while len(data) < 16 * 1024 * 1024:
+            while len(data) < ${MAX_JUNIT_BYTES}:
                 chunk = posix.read(fd, 1 << 20)
                 if not chunk:
                     break
@@ -43320,156 +43475,6 @@ function rlimitPairs(limits) {
   ];
 }
 
-// src/sandbox/marked-processes.ts
-import { readdir as readdir2, readFile as readFile3 } from "node:fs/promises";
-var RUN_MARK_VARIABLE = "RPG_FORGE_RUN";
-async function killMarkedProcesses(mark) {
-  const needle = Buffer.from(`${RUN_MARK_VARIABLE}=${mark}\0`);
-  const killed = [];
-  const pids = await readdir2("/proc").catch(() => []);
-  for (const pid of pids.filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid)) {
-    const environ = await readFile3(`/proc/${pid}/environ`).catch(() => void 0);
-    if (!environ?.includes(needle)) continue;
-    try {
-      process.kill(Number(pid), "SIGKILL");
-      killed.push(Number(pid));
-    } catch {
-    }
-  }
-  return killed;
-}
-
-// src/sandbox/process-group.ts
-import { spawn as spawn2 } from "node:child_process";
-import { once } from "node:events";
-import { constants as constants4 } from "node:os";
-import { setTimeout as sleep } from "node:timers/promises";
-
-// src/sandbox/captured-output.ts
-var CapturedOutput = class {
-  constructor(headChars = 4e4, tailChars = 6e4) {
-    this.headChars = headChars;
-    this.tailChars = tailChars;
-  }
-  headChars;
-  tailChars;
-  head = "";
-  tail = [];
-  tailLength = 0;
-  seen = 0;
-  append(text) {
-    this.seen += text.length;
-    const room = this.headChars - this.head.length;
-    if (room > 0) {
-      this.head += text.slice(0, room);
-      text = text.slice(room);
-    }
-    if (text === "") return;
-    this.tail.push(text);
-    this.tailLength += text.length;
-    if (this.tailLength > 2 * this.tailChars) this.compactTail();
-  }
-  /** The kept text with terminal control sequences removed, and a line saying how much was cut. */
-  toString() {
-    this.compactTail();
-    const tail2 = this.tail.join("");
-    const cut = this.seen - this.head.length - tail2.length;
-    const marker = cut > 0 ? `
-[... ${cut} characters of output cut here ...]
-` : "";
-    return stripTerminalControls(this.head) + marker + stripTerminalControls(tail2);
-  }
-  compactTail() {
-    const joined = this.tail.join("").slice(-this.tailChars);
-    this.tail = joined === "" ? [] : [joined];
-    this.tailLength = joined.length;
-  }
-};
-var ESCAPE_SEQUENCE = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[ -/]*[0-~])/g;
-var OTHER_CONTROLS = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g;
-function stripTerminalControls(text) {
-  return text.replace(ESCAPE_SEQUENCE, "").replace(OTHER_CONTROLS, "");
-}
-
-// src/sandbox/process-group.ts
-var MAX_REPORT_BYTES = 100 * 1024 * 1024;
-var PIPE_DRAIN_MS = 2e3;
-async function runInOwnGroup(cmd) {
-  const child = spawn2(cmd.command, cmd.args, {
-    cwd: cmd.cwd,
-    env: cmd.env,
-    detached: true,
-    // setsid(): the child leads a new group we can kill as one
-    stdio: [
-      "ignore",
-      "pipe",
-      "pipe",
-      cmd.statusFd ? "pipe" : "ignore",
-      cmd.secretInput ? "pipe" : "ignore",
-      cmd.reportFd ? "pipe" : "ignore"
-    ]
-  });
-  const exited = once(child, "exit");
-  exited.catch(() => void 0);
-  const closed = once(child, "close").catch(() => void 0);
-  await once(child, "spawn");
-  const output2 = new CapturedOutput();
-  const capture = (stream) => {
-    stream?.setEncoding("utf8");
-    stream?.on("data", (text) => output2.append(text));
-  };
-  capture(child.stdout);
-  capture(child.stderr);
-  let status = "";
-  const statusStream = child.stdio[3];
-  statusStream?.setEncoding("utf8");
-  statusStream?.on("data", (text) => status += text);
-  const secretStream = child.stdio[4];
-  secretStream?.on("error", () => void 0);
-  secretStream?.end(cmd.secretInput);
-  const reportChunks = [];
-  let reportBytes = 0;
-  const reportStream = child.stdio[5];
-  reportStream?.on("data", (chunk) => {
-    if (reportBytes >= MAX_REPORT_BYTES) return;
-    reportChunks.push(chunk);
-    reportBytes += chunk.length;
-  });
-  let killedBy;
-  const killGroup = () => {
-    try {
-      process.kill(-child.pid, "SIGKILL");
-    } catch {
-    }
-  };
-  const timer = setTimeout(() => {
-    killedBy ??= "time-limit";
-    killGroup();
-  }, cmd.hardLimitMs);
-  const onAbort = () => {
-    killedBy ??= "abort";
-    killGroup();
-  };
-  cmd.signal?.addEventListener("abort", onAbort, { once: true });
-  if (cmd.signal?.aborted) onAbort();
-  try {
-    const [code2, signal] = await exited;
-    killGroup();
-    const mark = cmd.env[RUN_MARK_VARIABLE];
-    if (mark) await killMarkedProcesses(mark);
-    const drained = await Promise.race([closed.then(() => true), sleep(PIPE_DRAIN_MS, false, { ref: false })]);
-    if (!drained) for (const stream of [child.stdout, child.stderr, statusStream, reportStream]) stream?.destroy();
-    const report = Buffer.concat(reportChunks);
-    return { code: code2 ?? 128 + signalNumber(signal), killedBy, output: output2.toString(), status, report };
-  } finally {
-    clearTimeout(timer);
-    cmd.signal?.removeEventListener("abort", onAbort);
-  }
-}
-function signalNumber(signal) {
-  return signal ? constants4.signals[signal] ?? 0 : 0;
-}
-
 // src/sandbox/remove-tree.ts
 import { chmod as chmod2, readdir as readdir3, rm as rm2 } from "node:fs/promises";
 import { join as join2 } from "node:path";
@@ -43569,7 +43574,7 @@ async function runPytest(run5) {
       env,
       hardLimitMs: hardLimitMs(run5.targets, perTestMs),
       secretInput: key,
-      reportFd: true,
+      maxReportBytes: MAX_SIGNED_REPORT_BYTES,
       ...run5.signal ? { signal: run5.signal } : {}
     };
     const command = bwrap ? {
@@ -47651,7 +47656,12 @@ var PackageFiles = class _PackageFiles {
         else if (!known.equals(await readFile5(join8(this.root, rel)))) found.changed.push(rel);
       }
       for (const rel of ledger.keys()) if (!entries.has(rel)) found.removed.push(rel);
-      const strayFolders = folders.filter((dir) => ![...ledger.keys()].some((rel) => rel.startsWith(`${dir}/`)));
+      const held = new Set(
+        [...ledger.keys()].flatMap(
+          (rel) => rel.split("/").slice(0, -1).map((_3, i, parts2) => parts2.slice(0, i + 1).join("/"))
+        )
+      );
+      const strayFolders = folders.filter((dir) => !held.has(dir));
       if (found.changed.length + found.added.length + found.removed.length === 0 && strayFolders.length === 0) return void 0;
       for (const rel of found.added) await rm4(join8(this.root, rel), { recursive: true, force: true });
       for (const dir of strayFolders) await rm4(join8(this.root, dir), { recursive: true, force: true });
