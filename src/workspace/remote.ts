@@ -66,6 +66,58 @@ export async function pushRefs(dir: string, remote: string, refspecs: readonly s
   await remoteCall(() => remoteGit(dir, auth).raw(["push", "--atomic", "--porcelain", remote, ...refspecs]), `git push ${remote}`, auth);
 }
 
+/** A branch to set on the remote, and where it must be now for that to happen. */
+export interface BranchUpdate {
+  branch: string;
+  sha: string;
+  /** The remote branch's current commit as last seen; undefined: it must not exist yet. */
+  expected: string | undefined;
+}
+
+/**
+ * Sets the branches all together or not at all, each under a lease: git replaces a
+ * remote branch (fast-forward or not) only when it still is where we saw it, so a
+ * person's push in between is never overwritten. The explicit `<ref>:<expect>` form is
+ * the one git documents as stable; a matching lease already allows a non-fast-forward,
+ * so no `+` (git documents --force as turning lease checks off). An empty expect means
+ * "must not exist". A branch already at `sha` is up to date and passes whatever its lease.
+ */
+export async function pushBranches(dir: string, remote: string, updates: readonly BranchUpdate[], auth?: RemoteAuth): Promise<void> {
+  if (updates.length === 0) return;
+  const leases = updates.map((u) => `--force-with-lease=refs/heads/${u.branch}:${u.expected ?? ""}`);
+  const refspecs = updates.map((u) => `${u.sha}:refs/heads/${u.branch}`);
+  try {
+    await remoteCall(
+      () => remoteGit(dir, auth).raw(["push", "--atomic", "--porcelain", ...leases, remote, ...refspecs]),
+      `git push ${remote}`,
+      auth,
+    );
+  } catch (error) {
+    const refused = refusedBranches(((error as Error).cause as { stdout?: string } | undefined)?.stdout ?? "");
+    if (refused.length === 0) throw error;
+    const stale = refused.every((r) => r.reason.includes("stale info"));
+    throw new RpgForgeError(
+      "GIT_FAILED",
+      `git push ${remote} refused ${refused.map((r) => `${r.branch} (${r.reason})`).join(", ")}; no branch was pushed`,
+      {},
+      stale ? "someone pushed to the branch since it was read: fetch it and run again" : "a branch protection rule or hook may refuse it",
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * The branches `push --porcelain` reports as refused for their own reason: "!\t<from>:<to>\t<summary> (<reason>)".
+ * Under --atomic the others say "atomic push failed", which is not their fault.
+ */
+function refusedBranches(porcelain: string): { branch: string; reason: string }[] {
+  return porcelain.split("\n").flatMap((line) => {
+    const match = /^!\t[^\t]*:refs\/heads\/([^\t]+)\t(.*)$/.exec(line);
+    if (!match || match[2]!.includes("atomic push failed")) return [];
+    return [{ branch: match[1]!, reason: match[2]!.replace(/^\[([^\]]*)\] \((.*)\)$/, "$1: $2") }];
+  });
+}
+
 async function remoteCall(task: () => Promise<string>, what: string, auth: RemoteAuth | undefined): Promise<string> {
   try {
     return await task();
