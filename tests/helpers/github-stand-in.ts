@@ -9,7 +9,8 @@
  * This file is the public entry; the parts live in github-stand-in/: description.ts loads and indexes the
  * REST description and validates requests against it, server.ts is the HTTP server, handlers.ts keeps the
  * repository's state and implements the operations, shapes.ts renders that state into GitHub's response
- * shapes, and types.ts holds the public types.
+ * shapes, and types.ts holds the public types. With the `remote` option, remote.ts runs git on the bare
+ * repository the test pushes to (branch tips, merges in a throwaway clone) and merge.ts implements pulls/merge.
  */
 
 export { startGitHubStandIn } from "./github-stand-in/server.js";

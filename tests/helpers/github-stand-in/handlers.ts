@@ -1,5 +1,7 @@
 import { createHash } from "node:crypto";
 import type { JsonObject, Operation } from "./description.js";
+import { mergePull } from "./merge.js";
+import type { Remote } from "./remote.js";
 import { createShapes, legacyNodeId, type Site } from "./shapes.js";
 import type { BranchRef, GitHubStandIn, StandInUser, StoredComment, StoredIssue, StoredPull } from "./types.js";
 
@@ -38,8 +40,18 @@ export type RepositoryState = Pick<GitHubStandIn, "pulls" | "issues" | "comments
   handlers: Record<string, (call: Call) => Reply>;
 };
 
+export interface GitSide {
+  /** Undefined: shas are made up from branch names and pulls/merge is not implemented. */
+  remote?: Remote;
+  deleteBranchOnMerge: boolean;
+}
+
 /** `now` gives GitHub's timestamps: ISO 8601 without milliseconds. */
-export function createRepositoryState(site: Site, now: () => string): RepositoryState {
+export function createRepositoryState(
+  site: Site,
+  now: () => string,
+  { remote, deleteBranchOnMerge }: GitSide = { deleteBranchOnMerge: false },
+): RepositoryState {
   const { api, owner, repoApi, repoHtml, actor } = site;
   const pulls: StoredPull[] = [];
   const issues: StoredIssue[] = [];
@@ -49,7 +61,23 @@ export function createRepositoryState(site: Site, now: () => string): Repository
   const { repoJson, pullJson, commentJson } = createShapes(site, { pulls, issues, comments });
 
   const headLabel = (ref: string) => `${owner}:${ref}`;
-  const branch = (ref: string): BranchRef => ({ ref, label: headLabel(ref), sha: createHash("sha1").update(ref).digest("hex") });
+  const branch = (ref: string, tips?: Map<string, string>): BranchRef => ({
+    ref,
+    label: headLabel(ref),
+    sha: tips?.get(ref) ?? createHash("sha1").update(ref).digest("hex"),
+  });
+  /**
+   * Moves open pull requests to their branches' current tips. A closed one keeps the shas it was closed with,
+   * and so does one whose branch is gone, as on GitHub.
+   */
+  const refresh = (list: StoredPull[]): Map<string, string> => {
+    const tips = remote?.tips() ?? new Map<string, string>();
+    for (const p of list.filter((o) => o.state === "open")) {
+      p.head.sha = tips.get(p.head.ref) ?? p.head.sha;
+      p.base.sha = tips.get(p.base.ref) ?? p.base.sha;
+    }
+    return tips;
+  };
   const pullByNumber = (value: string | undefined) => pulls.find((p) => p.number === Number(value));
   const issueExists = (n: number) => pulls.some((p) => p.number === n) || issues.some((i) => i.number === n);
   const commentById = (value: string | undefined) => comments.find((c) => c.id === Number(value));
@@ -59,6 +87,10 @@ export function createRepositoryState(site: Site, now: () => string): Repository
     validationFailed(operation, [
       { resource: "PullRequest", code: "custom", message: `A pull request already exists for ${headLabel(head)}.` },
     ]);
+  const invalid = (operation: Operation, field: "head" | "base") =>
+    validationFailed(operation, [{ resource: "PullRequest", field, code: "invalid" }]);
+  const noCommitsBetween = (operation: Operation, base: string, head: string) =>
+    validationFailed(operation, [{ resource: "PullRequest", code: "custom", message: `No commits between ${base} and ${head}` }]);
 
   function addComment(comment: { issue_number: number; body: string; user?: StandInUser }): StoredComment {
     if (!issueExists(comment.issue_number)) throw new Error(`stand-in: there is no issue or pull request #${comment.issue_number}`);
@@ -103,6 +135,7 @@ export function createRepositoryState(site: Site, now: () => string): Repository
       const { state = "open", head, base, sort = "created", direction } = call.query;
       // GitHub silently ignores a head filter without the "owner:" prefix and lists every PR.
       const [headOwner, headRef] = head?.includes(":") ? [head.slice(0, head.indexOf(":")), head.slice(head.indexOf(":") + 1)] : [];
+      refresh(pulls);
       const key = (p: StoredPull) => (sort === "updated" ? p.updated_at : p.created_at);
       const sign = (direction ?? (sort === "created" ? "desc" : "asc")) === "asc" ? 1 : -1;
       const found = pulls
@@ -121,9 +154,7 @@ export function createRepositoryState(site: Site, now: () => string): Repository
       const rawHead = String(call.body.head);
       const base = String(call.body.base);
       const colon = rawHead.indexOf(":");
-      if (colon >= 0 && rawHead.slice(0, colon).toLowerCase() !== owner.toLowerCase()) {
-        return validationFailed(call.operation, [{ resource: "PullRequest", field: "head", code: "invalid" }]);
-      }
+      if (colon >= 0 && rawHead.slice(0, colon).toLowerCase() !== owner.toLowerCase()) return invalid(call.operation, "head");
       const head = rawHead.slice(colon + 1);
       if (call.body.issue !== undefined) {
         return validationFailed(call.operation, [
@@ -132,10 +163,14 @@ export function createRepositoryState(site: Site, now: () => string): Repository
       }
       if (title === undefined)
         return validationFailed(call.operation, [{ resource: "PullRequest", field: "title", code: "missing_field" }]);
-      if (head === base)
-        return validationFailed(call.operation, [
-          { resource: "PullRequest", code: "custom", message: `No commits between ${base} and ${head}` },
-        ]);
+      if (head === base) return noCommitsBetween(call.operation, base, head);
+      const tips = remote?.tips();
+      if (remote && tips) {
+        const [headSha, baseSha] = [tips.get(head), tips.get(base)];
+        if (!headSha) return invalid(call.operation, "head");
+        if (!baseSha) return invalid(call.operation, "base");
+        if (remote.contains(baseSha, headSha)) return noCommitsBetween(call.operation, base, head);
+      }
       if (duplicateOf({ head, base })) return alreadyExists(call.operation, head);
       const number = ++lastNumber;
       const id = 1_500_000_000 + number;
@@ -148,14 +183,17 @@ export function createRepositoryState(site: Site, now: () => string): Repository
         body: body ?? null,
         state: "open",
         draft: draft ?? false,
-        head: branch(head),
-        base: branch(base),
+        head: branch(head, tips),
+        base: branch(base, tips),
         html_url: `${repoHtml}/pull/${number}`,
         url: `${repoApi}/pulls/${number}`,
         user: actor,
         created_at: stamp,
         updated_at: stamp,
         closed_at: null,
+        merged_at: null,
+        merge_commit_sha: null,
+        merged_by: null,
       };
       pulls.push(pull);
       return { status: 201, body: pullJson(pull, true), headers: { location: pull.url } };
@@ -163,13 +201,25 @@ export function createRepositoryState(site: Site, now: () => string): Repository
 
     "pulls/get": (call) => {
       const pull = pullByNumber(call.params.pull_number);
-      return pull ? { status: 200, body: pullJson(pull, true) } : notFound(call.operation.docsUrl);
+      if (!pull) return notFound(call.operation.docsUrl);
+      refresh([pull]);
+      return { status: 200, body: pullJson(pull, true) };
     },
 
     "pulls/update": (call) => {
       const pull = pullByNumber(call.params.pull_number);
       if (!pull) return notFound(call.operation.docsUrl);
       const change = call.body as { title?: string; body?: string; base?: string; state?: "open" | "closed" };
+      if (change.state === "open" && pull.merged_at !== null) {
+        return validationFailed(call.operation, [
+          {
+            resource: "PullRequest",
+            code: "custom",
+            field: "state",
+            message: "state cannot be changed. The pull request cannot be reopened.",
+          },
+        ]);
+      }
       if (
         change.state === "open" &&
         pull.state === "closed" &&
@@ -177,10 +227,12 @@ export function createRepositoryState(site: Site, now: () => string): Repository
       ) {
         return alreadyExists(call.operation, pull.head.ref);
       }
+      const tips = refresh([pull]);
+      if (remote && change.base !== undefined && !tips.has(change.base)) return invalid(call.operation, "base");
       const before = JSON.stringify(pull);
       if (change.title !== undefined) pull.title = change.title;
       if (change.body !== undefined) pull.body = change.body;
-      if (change.base !== undefined) pull.base = branch(change.base);
+      if (change.base !== undefined) pull.base = branch(change.base, tips);
       if (change.state !== undefined && change.state !== pull.state) {
         pull.state = change.state;
         pull.closed_at = change.state === "closed" ? now() : null;
@@ -188,6 +240,14 @@ export function createRepositoryState(site: Site, now: () => string): Repository
       if (JSON.stringify(pull) !== before) pull.updated_at = now();
       return { status: 200, body: pullJson(pull, true) };
     },
+
+    ...(remote && {
+      "pulls/merge": (call: Call) => {
+        const pull = pullByNumber(call.params.pull_number);
+        if (!pull) return notFound(call.operation.docsUrl);
+        return mergePull({ remote, owner, actor, now, deleteBranchOnMerge, pulls, refresh, branch }, pull, call);
+      },
+    }),
 
     "issues/list-comments": (call) => {
       const number = Number(call.params.issue_number);

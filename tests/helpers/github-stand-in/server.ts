@@ -2,6 +2,7 @@ import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { loadOperations, matchOperation, type JsonObject } from "./description.js";
 import { createRepositoryState, DOCS, notFound, type Reply } from "./handlers.js";
+import { openRemote } from "./remote.js";
 import type { GitHubStandIn, GitHubStandInOptions, StandInRequest, StandInUser } from "./types.js";
 
 /**
@@ -23,6 +24,8 @@ export async function startGitHubStandIn(options: GitHubStandInOptions = {}): Pr
     clock()
       .toISOString()
       .replace(/\.\d{3}Z$/, "Z");
+  // Opened before listening, so a path that is no bare repository fails the test's setup, not a later merge.
+  const remote = options.remote === undefined ? undefined : openRemote(options.remote);
   const requests: StandInRequest[] = [];
   const violations: string[] = [];
   let served = 0;
@@ -72,6 +75,7 @@ export async function startGitHubStandIn(options: GitHubStandInOptions = {}): Pr
   const state = createRepositoryState(
     { api, owner, repo, repoApi: `${api}/repos/${owner}/${repo}`, repoHtml: `https://github.com/${owner}/${repo}`, actor },
     now,
+    { remote, deleteBranchOnMerge: options.deleteBranchOnMerge ?? false },
   );
 
   function send(res: ServerResponse, reply: Reply): void {

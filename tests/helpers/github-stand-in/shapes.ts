@@ -183,8 +183,8 @@ export function createShapes({ api, owner, repo, repoApi, repoHtml, actor }: Sit
       created_at: p.created_at,
       updated_at: p.updated_at,
       closed_at: p.closed_at,
-      merged_at: null,
-      merge_commit_sha: null,
+      merged_at: p.merged_at,
+      merge_commit_sha: p.merge_commit_sha,
       assignee: null,
       assignees: [],
       requested_reviewers: [],
@@ -200,7 +200,8 @@ export function createShapes({ api, owner, repo, repoApi, repoHtml, actor }: Sit
     // GitHub computes mergeability in the background; right after a write it reports null/"unknown".
     const mergeability = { mergeable: null, rebaseable: null, mergeable_state: "unknown" };
     const counts = { comments: commentCount(p.number), review_comments: 0, commits: 1, additions: 0, deletions: 0, changed_files: 0 };
-    return { ...simple, merged: false, merged_by: null, maintainer_can_modify: false, ...mergeability, ...counts };
+    const merge = { merged: p.merged_at !== null, merged_by: p.merged_by && userJson(p.merged_by) };
+    return { ...simple, ...merge, maintainer_can_modify: false, ...mergeability, ...counts };
   };
   const commentJson = (c: StoredComment) => ({
     id: c.id,

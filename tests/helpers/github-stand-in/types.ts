@@ -43,6 +43,10 @@ export interface StoredPull {
   created_at: string;
   updated_at: string;
   closed_at: string | null;
+  /** Set together by pulls/merge; `merged` in the JSON is derived from merged_at, so the two never disagree. */
+  merged_at: string | null;
+  merge_commit_sha: string | null;
+  merged_by: StandInUser | null;
 }
 
 export interface StoredIssue {
@@ -76,8 +80,17 @@ export interface GitHubStandInOptions {
   repo?: string;
   /** Who the token belongs to: author of created PRs and comments. Default github-actions[bot], as with GITHUB_TOKEN. */
   actor?: StandInUser;
-  /** The clock for created_at/updated_at. Default the real one. */
+  /** The clock for created_at, updated_at, merged_at and merge commits' dates. Default the real one. */
   now?: () => Date;
+  /**
+   * The path of a bare git repository the test pushes branches to. Given, pull requests report their branches'
+   * real tips, pulls/create refuses a head or base that is not there, and pulls/merge merges, squashes or rebases
+   * for real and pushes the base branch back. Without it shas are made up from branch names and pulls/merge is
+   * not implemented (404).
+   */
+  remote?: string;
+  /** GitHub's "Automatically delete head branches" setting: a merge deletes the head branch and retargets PRs based on it. Default false. */
+  deleteBranchOnMerge?: boolean;
 }
 
 export interface GitHubStandIn {
