@@ -55,6 +55,22 @@ export function upsertTestBlock(source: string, nodeId: string, code: string): s
   return `${lines.join("\n")}\n`;
 }
 
+/** The file without these nodes' blocks (and the blank lines that set them apart); the rest keeps its bytes. */
+export function withoutTestBlocks(source: string, nodeIds: readonly string[]): string {
+  let out = source;
+  for (const id of nodeIds) {
+    const block = findTestBlock(out, id);
+    if (!block) continue;
+    const lines = out.replace(/\n+$/, "").split("\n");
+    let start = block.start - 1;
+    while (start > 0 && lines[start - 1]!.trim() === "") start--;
+    lines.splice(start, block.end - start);
+    while (lines.length > 0 && lines[0]!.trim() === "") lines.shift();
+    out = lines.length === 0 ? "" : `${lines.join("\n")}\n`;
+  }
+  return out;
+}
+
 // Any comment line naming "rpg-forge tests", however spaced or cased: stricter than
 // findTestBlock's exact match on purpose, so that near misses are refused too.
 const MARKER_LIKE = /^\s*#.*rpg[\s_-]*forge[\s_-]*tests?\b/i;

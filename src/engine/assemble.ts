@@ -16,14 +16,16 @@ import { outlinePython } from "../workspace/python-outline.js";
 import type { Checkpoint } from "./checkpoint.js";
 import { localPackagesOf } from "./tdd-setup.js";
 
+/** Where assembly reads the package and writes what it derives: the output itself, or a snapshot laid over it. */
+export type PackageView = Pick<PackageFiles, "root" | "read" | "write">;
+
 export interface AssemblyOptions {
   rpg: Rpg;
   checkpoint: Checkpoint;
-  files: PackageFiles;
+  files: PackageView;
   python: string;
-  runId: string;
   model: string;
-  generatedAt: Date;
+  /** Runs the assembled package's suite (the passed nodes' test files). */
   runTests(targets: readonly string[]): Promise<PytestResult>;
 }
 
@@ -35,16 +37,30 @@ export interface AssemblyResult {
   importCycles: ImportCycle[];
   /** The whole suite, run once more after assembly; undefined when no node passed. */
   suite: { exitCode: number; passed: number; failed: number; total: number } | undefined;
+  /** pytest's JUnit report of that run: test_results.xml, a run artifact (its timings change on every run). */
+  junitXml: string | undefined;
 }
 
-const GITIGNORE = ["__pycache__/", "*.py[cod]", ".pytest_cache/", "*.egg-info/", "build/", "dist/", ".venv/", ".rpg-forge/"];
+const GITIGNORE = [
+  "__pycache__/",
+  "*.py[cod]",
+  ".pytest_cache/",
+  "*.egg-info/",
+  "build/",
+  "dist/",
+  ".venv/",
+  ".rpg-forge/",
+  "test_results.xml",
+];
 
 /**
  * Turns the generated modules into a package people can install and test (PRD epic
  * 4.6): module and package docstrings from the composites, __init__.py with the
- * package's API in __all__ and __version__, pyproject.toml, requirements, a README, .gitignore,
- * docs/rpg.json with each node's status, and test_results.xml from one run of the
- * whole suite. Files a person wrote (no rpg-forge marker) are never overwritten.
+ * package's API in __all__ and __version__, pyproject.toml, requirements, a README, .gitignore
+ * and docs/rpg.json with each node's status, then one run of the whole suite. Everything it
+ * writes is derived from the checkpoint and the modules alone (no run id, clock or timing), so
+ * that the same package assembles to the same bytes. Files a person wrote (no rpg-forge
+ * marker) are never overwritten.
  */
 export async function assemblePackage(options: AssemblyOptions): Promise<AssemblyResult> {
   const { rpg, checkpoint, files } = options;
@@ -125,7 +141,7 @@ export async function assemblePackage(options: AssemblyOptions): Promise<Assembl
     ...rpg,
     metadata: {
       ...rpg.metadata,
-      generation: { run_id: options.runId, model: options.model, generated_at: options.generatedAt.toISOString() },
+      generation: { model: options.model },
     },
     nodes: rpg.nodes.map((n) => ({ ...n, status: statusOf(n.id) ?? "pending" })),
   };
@@ -133,9 +149,10 @@ export async function assemblePackage(options: AssemblyOptions): Promise<Assembl
 
   const suiteFiles = [...new Set(passed.map((n) => testFiles(rpg).get(n.id)!))].sort();
   let suite: AssemblyResult["suite"];
+  let junitXml: string | undefined;
   if (suiteFiles.length > 0) {
     const result = await options.runTests(suiteFiles);
-    if (result.junitXml) await write("test_results.xml", result.junitXml, false);
+    junitXml = result.junitXml;
     const failed = result.tests.filter((t) => t.status === "failed" || t.status === "error").length;
     suite = {
       exitCode: result.exitCode,
@@ -144,7 +161,7 @@ export async function assemblePackage(options: AssemblyOptions): Promise<Assembl
       total: result.tests.length,
     };
   }
-  return { warnings, written, importCycles: cycles, suite };
+  return { warnings, written, importCycles: cycles, suite, junitXml };
 }
 
 /** The user's .gitignore with the entries a generated package needs added at the end. */

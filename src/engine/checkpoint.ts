@@ -142,7 +142,7 @@ export async function writeCheckpoint(path: string, checkpoint: Checkpoint): Pro
   const folder = dirname(path);
   await refuseLinks(dirname(folder), join(basename(folder), basename(path)));
   try {
-    await writeFileAtomic(path, `${JSON.stringify(redactDeep(checkpoint), null, 2)}\n`);
+    await writeFileAtomic(path, checkpointText(checkpoint));
   } catch (error) {
     throw new RpgForgeError(
       "CHECKPOINT_WRITE_FAILED",
@@ -152,6 +152,11 @@ export async function writeCheckpoint(path: string, checkpoint: Checkpoint): Pro
       { cause: error },
     );
   }
+}
+
+/** The checkpoint as its file holds it: committed and pushed, so without secrets. */
+export function checkpointText(checkpoint: Checkpoint): string {
+  return `${JSON.stringify(redactDeep(checkpoint), null, 2)}\n`;
 }
 
 /** Moves a checkpoint out of the way instead of deleting it, so that starting fresh loses nothing. Returns where it went. */

@@ -6,44 +6,45 @@ import type { ModelProvider } from "../llm/provider.js";
 import { createRequestKeys } from "../llm/request-keys.js";
 import { buildPlan } from "../plan/plan.js";
 import type { Rpg } from "../rpg/schema.js";
-import { renderGenerationReport } from "../report/generation-report.js";
+import { committedReport, renderGenerationReport } from "../report/generation-report.js";
 import { findPython } from "../sandbox/python.js";
 import { redactSecrets } from "../redact.js";
 import { pluginsFor } from "../sandbox/pytest-plugins.js";
 import type { ResourceLimits } from "../sandbox/limits.js";
 import { chooseSandbox, runPytest, type PytestResult, type SandboxKind } from "../sandbox/pytest.js";
 import { redactPytestResult } from "../sandbox/redact-result.js";
-import { ArtifactStore } from "../workspace/artifacts.js";
-import { prepareOutputDir, scaffoldPackage, writeOutputFile } from "../workspace/output-dir.js";
+import { ArtifactStore, saveRunFile } from "../workspace/artifacts.js";
+import { existingFiles, prepareOutputDir, scaffoldPackage, writeOutputFile } from "../workspace/output-dir.js";
 import { GitRepository } from "../workspace/git.js";
 import { PackageFiles } from "../workspace/package-files.js";
 import { BatchedWriter } from "../workspace/batched-writer.js";
-import { createWorkTree, defaultWorkTree, removeWorkTree, WORK_TREE_STAMP } from "../workspace/work-tree.js";
+import { buildStack, type StackResult } from "../workspace/stack.js";
+import { createWorkTree, defaultWorkTree, layOver, removeWorkTree, WORK_TREE_STAMP } from "../workspace/work-tree.js";
 import { normalizePath } from "../rpg/paths.js";
-import { assemblePackage, type AssemblyResult } from "./assemble.js";
 import { checkpointExistsError, readCheckpoint, type Checkpoint } from "./checkpoint.js";
 import type { RunEventListener } from "./events.js";
-import {
-  closurePaths,
-  isComplete,
-  ownedPaths,
-  rpgNameOf,
-  runBranch,
-  subgraphBranch,
-  subgraphCommitMessage,
-  subgraphPaths,
-  subgraphTag,
-} from "./history.js";
+import { ownedPaths, rpgNameOf, runBranch, subgraphBranch } from "./history.js";
+import { runLevels, stackOwnedPaths } from "./pr-stack.js";
 import { createTddExecutor } from "./node-machine.js";
 import { makeRunId } from "./run-id.js";
 import { checkRequestedNodes, runPlan, type RunOptions } from "./run.js";
+import { ASSEMBLED, CHECKPOINT_PATH, REPORT_PATH, TEST_RESULTS_PATH } from "./output-paths.js";
+import { buildSnapshot, writeSnapshot, type Snapshot } from "./snapshot.js";
+import { SubgraphCommits } from "./subgraph-commits.js";
 import { summarize, type RunSummary } from "./summary.js";
 import { createTddSetup } from "./tdd-setup.js";
 
-export const CHECKPOINT_PATH = "docs/generation_checkpoint.json";
-export const REPORT_PATH = "docs/generation_report.md";
+export { CHECKPOINT_PATH, REPORT_PATH };
 /** What rpg-forge writes in the output by path rather than through PackageFiles: no link may sit on their way. */
-const OWN_WRITES = [CHECKPOINT_PATH, REPORT_PATH, "docs/rpg.json", ".rpg-forge/runs", ".rpg-forge/work"];
+const OWN_WRITES = [
+  CHECKPOINT_PATH,
+  REPORT_PATH,
+  TEST_RESULTS_PATH,
+  "docs/rpg.json",
+  ".rpg-forge/runs",
+  ".rpg-forge/work",
+  ".rpg-forge/snapshot",
+];
 
 export interface GenerateOptions {
   rpg: Rpg;
@@ -91,21 +92,9 @@ export interface GenerateResult {
   checkpointPath: string;
   /** The branch the run committed to; undefined without git. */
   branch: string | undefined;
+  /** The PR branches (branchPerSubgraph): one level per subgraph with a passed node, in merge order. */
+  stack?: StackResult | undefined;
 }
-
-/** Files assembly writes besides the nodes' own, for git to know as rpg-forge's. */
-const ASSEMBLED = [
-  "pytest.ini",
-  "pyproject.toml",
-  "README.md",
-  "requirements.txt",
-  "requirements-dev.txt",
-  ".gitignore",
-  "test_results.xml",
-  "docs/rpg.json",
-  CHECKPOINT_PATH,
-  REPORT_PATH,
-];
 
 /**
  * `generate` for every edge: checks the output and the tools before any work, runs
@@ -135,6 +124,8 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     options.rpg.nodes.flatMap((n) => n.requirements ?? []),
   );
   await prepareOutputDir(outDir, OWN_WRITES);
+  // What the output held before the run is never removed by it, in a commit or on disk: a file at a module's path may be a person's.
+  const preexisting = await existingFiles(outDir);
   const testFileOf = testFileLookup(options.rpg);
   const rpgName = rpgNameOf(options.rpg, options.rpgPath);
   const repo =
@@ -142,7 +133,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       ? undefined
       : await GitRepository.open(outDir, {
           branch: runBranch(rpgName),
-          ownPaths: ownedPaths(options.rpg, testFileOf, ASSEMBLED),
+          ownPaths: ownedPaths(options.rpg, testFileOf, [...ASSEMBLED, TEST_RESULTS_PATH]),
           resuming: options.mode !== "new",
           allowDirty: options.allowDirty === true,
           ...(options.onNotice ? { onNotice: options.onNotice } : {}),
@@ -216,81 +207,57 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   }
   if (options.onEvent) runOptions.onEvent = options.onEvent;
   if (options.signal) runOptions.signal = options.signal;
-  const committed = new Set<string>();
   const visited = new Set(runOptions.scope ?? plan.order);
-  const byId = new Map(plan.subgraphs.map((s) => [s.id, s]));
-  const commitCompleted = async (checkpoint: Checkpoint): Promise<void> => {
-    if (!repo) return;
-    // A dependency is settled once committed, or when this run will not complete it
-    // (matrix mode: a subgraph of another job whose nodes did not pass).
-    const settled = (dep: string): boolean =>
-      committed.has(dep) || (!isComplete(byId.get(dep)!, checkpoint) && !byId.get(dep)!.nodes.some((id) => visited.has(id)));
-    // In wave order, and only after what a subgraph depends on: history then reads
-    // like the plan, each commit holding code whose imports are already committed.
-    for (const subgraph of plan.subgraphs) {
-      if (committed.has(subgraph.id) || !isComplete(subgraph, checkpoint)) continue;
-      if (!subgraph.dependsOn.every(settled)) continue;
-      committed.add(subgraph.id);
-      if (!subgraph.nodes.some((id) => checkpoint.nodes[id]?.status === "passed")) continue;
-      const tag = subgraphTag(runId, subgraph.id);
-      const pathsOf = (s: typeof subgraph): string[] => subgraphPaths(s, plan, options.rpg, checkpoint, testFileOf, CHECKPOINT_PATH);
-      const message = subgraphCommitMessage(subgraph);
-      const sha = await repo.commitPaths(pathsOf(subgraph), message, tag);
-      let branch: string | undefined;
-      if (options.branchPerSubgraph) {
-        branch = subgraphBranch(rpgName, subgraph.id);
-        const own = await repo.branchHead(branch);
-        const needs = (await Promise.all(subgraph.dependsOn.map((dep) => repo.branchHead(subgraphBranch(rpgName, dep))))).filter(
-          (s): s is string => s !== undefined,
-        );
-        const parents = [...new Set([...(own ? [own] : []), ...needs])];
-        const base = options.branchBase ?? repo.base;
-        const moved = await repo.commitToBranch(
-          branch,
-          parents.length > 0 ? parents : [base],
-          closurePaths(subgraph, plan, pathsOf),
-          message,
-        );
-        if (!moved) branch = undefined;
-      }
-      if (sha || branch)
-        options.onEvent?.({
-          type: "subgraph-committed",
-          subgraphId: subgraph.id,
-          ...(sha ? { sha, tag } : {}),
-          ...(branch ? { branch } : {}),
-        });
-    }
-  };
-  runOptions.afterNode = (_id, checkpoint) => commitCompleted(checkpoint);
-  let assembly: AssemblyResult | undefined;
+  const snapshotDir = join(outDir, ".rpg-forge", "snapshot");
+  const snapshotOf = async (subgraphs: ReadonlySet<string>, checkpoint: Checkpoint) =>
+    buildSnapshot({
+      rpg: options.rpg,
+      plan,
+      checkpoint,
+      output,
+      subgraphs,
+      python,
+      model: options.model,
+      testFileOf,
+      preexisting,
+      // A snapshot's suite runs in a fresh copy of the output with the snapshot laid over it: generated code never runs in the output.
+      runTests: async (files, targets) => {
+        await createWorkTree(outDir, snapshotDir);
+        await layOver(snapshotDir, files);
+        return pytestIn(snapshotDir)(targets);
+      },
+      renderReport: (projected, assembly) =>
+        redactSecrets(
+          committedReport({
+            plan,
+            checkpoint: projected,
+            summary: summarize(projected),
+            rpgPath: options.rpgPath,
+            model: options.model,
+            assembly,
+          }),
+        ),
+    });
+  const history = new SubgraphCommits({ plan, repo, runId, visited, snapshotOf, onEvent: options.onEvent, onNotice: options.onNotice });
+  runOptions.afterNode = (_id, checkpoint) => history.commitCompleted(checkpoint);
+  let final: Snapshot | undefined;
   let run: Awaited<ReturnType<typeof runPlan>>;
   try {
     run = await runPlan(runOptions);
-    if (!run.interrupted) await commitCompleted(run.checkpoint);
     // An interrupted run assembles nothing: the package is finished by the resume.
     if (!run.interrupted) {
-      assembly = await assemblePackage({
-        rpg: options.rpg,
-        checkpoint: run.checkpoint,
-        files: output,
-        python,
-        runId,
-        model: options.model,
-        generatedAt: new Date(clock()),
-        // The whole suite runs once more, in a fresh copy of the assembled output: generated code never runs in the output.
-        runTests: async (targets) => {
-          await createWorkTree(outDir, workDir);
-          return pytestIn(workDir)(targets);
-        },
-      });
-      for (const warning of assembly.warnings) options.onNotice?.(warning);
+      final = await history.finish(run.checkpoint);
+      for (const warning of final.assembly.warnings) options.onNotice?.(warning);
+      await writeSnapshot(output, final.files);
+      if (final.assembly.junitXml) await writeOutputFile(outDir, TEST_RESULTS_PATH, final.assembly.junitXml);
     }
   } finally {
     await removeWorkTree(workDir);
+    await removeWorkTree(snapshotDir);
   }
   const { checkpoint, interrupted } = run;
   const summary = summarize(checkpoint);
+  // The run's own report, with what changes on every run (run id, timings, tokens, history); the committed one leaves those out.
   const report = renderGenerationReport({
     plan,
     checkpoint,
@@ -300,13 +267,27 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     model: options.model,
     generatedAt: new Date(clock()),
     elapsedMs: clock() - started,
-    assembly,
+    assembly: final?.assembly,
     gitLog: repo ? await repo.log() : undefined,
-    // The commit below holds the report: its history must end on that commit, though it cannot know its hash.
-    finalCommit: repo && assembly ? "chore: assemble the package and its report" : undefined,
   });
-  await writeOutputFile(outDir, REPORT_PATH, redactSecrets(report));
-  if (repo && assembly)
-    await repo.commitPaths([...new Set([...assembly.written, CHECKPOINT_PATH, REPORT_PATH])], "chore: assemble the package and its report");
-  return { summary, checkpoint, interrupted, runId, reportPath: join(outDir, REPORT_PATH), checkpointPath, branch: repo?.branch };
+  const reportPath = await saveRunFile(outDir, runId, "generation_report.md", report);
+  let stack: StackResult | undefined;
+  const hasPassed = (subgraphId: string): boolean =>
+    plan.subgraphs.find((s) => s.id === subgraphId)!.nodes.some((id) => checkpoint.nodes[id]?.status === "passed");
+  if (repo && options.branchPerSubgraph && !interrupted && options.subgraphs) {
+    // Matrix mode: each job's subgraph branch holds everything the job had, for the next wave's jobs to build on.
+    const head = await repo.head();
+    for (const { subgraphId } of history.commits)
+      if (options.subgraphs.includes(subgraphId) && hasPassed(subgraphId))
+        await repo.pointBranch(subgraphBranch(rpgName, subgraphId), head);
+  } else if (repo && options.branchPerSubgraph && !interrupted) {
+    const base = options.branchBase ?? repo.base;
+    stack = await buildStack({
+      dir: outDir,
+      base,
+      levels: runLevels(plan, rpgName, history.commits, hasPassed),
+      owned: await stackOwnedPaths(outDir, base, options.rpg),
+    });
+  }
+  return { summary, checkpoint, interrupted, runId, reportPath, checkpointPath, branch: repo?.branch, stack };
 }

@@ -1,6 +1,6 @@
 import { basename, dirname, resolve } from "node:path";
 import { packageDirectories } from "../assembly/layout.js";
-import type { Plan, PlannedSubgraph } from "../plan/plan.js";
+import type { PlannedSubgraph } from "../plan/plan.js";
 import { normalizePath } from "../rpg/paths.js";
 import { refSafe } from "../rpg/ref-names.js";
 import type { Rpg } from "../rpg/schema.js";
@@ -24,48 +24,6 @@ export function isComplete(subgraph: PlannedSubgraph, checkpoint: Checkpoint): b
     const status = checkpoint.nodes[id]?.status;
     return status === "passed" || status === "failed" || status === "skipped";
   });
-}
-
-/**
- * What a completed subgraph's commit holds: the modules and test files of its passed
- * nodes, the package scaffolding, and the checkpoint (which travels with the branch).
- * A failed node's files were restored, so nothing of it is in them.
- */
-export function subgraphPaths(
-  subgraph: PlannedSubgraph,
-  plan: Plan,
-  rpg: Rpg,
-  checkpoint: Checkpoint,
-  testFileOf: (id: string) => string,
-  checkpointPath: string,
-): string[] {
-  const paths = new Set<string>(["pytest.ini", checkpointPath]);
-  for (const dir of packageDirectories(rpg)) paths.add(`${dir}/__init__.py`);
-  for (const id of subgraph.nodes) {
-    const node = plan.nodes.get(id)!;
-    if (node.node_type !== "leaf" || checkpoint.nodes[id]?.status !== "passed") continue;
-    paths.add(normalizePath(node.file_path));
-    paths.add(testFileOf(id));
-  }
-  return [...paths].sort();
-}
-
-/** A subgraph's files and those of every subgraph it needs, directly or not: what its own branch holds. */
-export function closurePaths(subgraph: PlannedSubgraph, plan: Plan, pathsOf: (s: PlannedSubgraph) => string[]): string[] {
-  const byId = new Map(plan.subgraphs.map((s) => [s.id, s]));
-  const seen = new Set<string>();
-  const queue = [subgraph.id];
-  const paths = new Set<string>();
-  for (let head = 0; head < queue.length; head++) {
-    const id = queue[head]!;
-    if (seen.has(id)) continue;
-    seen.add(id);
-    const s = byId.get(id);
-    if (!s) continue;
-    for (const path of pathsOf(s)) paths.add(path);
-    queue.push(...s.dependsOn);
-  }
-  return [...paths].sort();
 }
 
 /** The branch of one subgraph's work: what the Action turns into one pull request. */

@@ -96,7 +96,8 @@ export function skipDownstream(failedId: string, plan: Plan, checkpoint: Checkpo
   return skipped;
 }
 
-function pendingEntry(node: RpgNode, now: string): CheckpointEntry {
+/** A node's entry before anything was tried. */
+export function pendingEntry(node: RpgNode, now: string): CheckpointEntry {
   return {
     status: "pending",
     timestamp: now,

@@ -18,11 +18,6 @@ export interface ReportInput {
   assembly?: AssemblyResult | undefined;
   /** The run's commits, newest first (`git log --format="%h %s%d"`); absent without git. */
   gitLog?: string[] | undefined;
-  /**
-   * The subject of the commit that will hold this report, made after it is rendered, so that
-   * the history shows the head the run ends on; absent when no such commit follows.
-   */
-  finalCommit?: string | undefined;
 }
 
 /**
@@ -31,6 +26,9 @@ export interface ReportInput {
  * An HTML comment, so it does not show; quoted text cannot forge it, since `prose` and
  * `code` keep it off the start of a line and fences hold only indented or fenced lines.
  */
+/** What stands in for the run details where they are left out. */
+export const RUN_DETAILS_NOTE = `_The run id, timings, tokens and git history change with every run: they are in the job summary and in the run's own report, ${code(".rpg-forge/runs/<run>/generation_report.md")} where it ran._`;
+
 export const RUN_DETAILS_MARKER = "<!-- rpg-forge:run-details: the rest changes with every run -->";
 
 /**
@@ -125,11 +123,19 @@ export function renderGenerationReport(input: ReportInput): string {
     "",
   );
   if (input.gitLog) {
-    const log = historyWithFinalCommit(input.gitLog, input.finalCommit);
+    const log = input.gitLog;
     // Commit subjects carry subgraph names: the fence must be longer than any backtick run in them.
     lines.push("## Git History", "", fenced(log.length > 0 ? log.join("\n") : "(no commits yet)"), "");
   }
   return `${lines.join("\n")}\n`;
+}
+
+/**
+ * docs/generation_report.md as committed: the report of the state the commit holds, without
+ * the run details, so that the same package has the same report whichever run made it.
+ */
+export function committedReport(input: Omit<ReportInput, "runId" | "generatedAt" | "elapsedMs" | "gitLog">): string {
+  return withoutRunDetails(renderGenerationReport({ ...input, runId: "", generatedAt: new Date(0), elapsedMs: 0 }));
 }
 
 /**
@@ -139,7 +145,7 @@ export function renderGenerationReport(input: ReportInput): string {
 export function withoutRunDetails(report: string): string {
   const at = report.indexOf(`\n${RUN_DETAILS_MARKER}\n`);
   if (at < 0) return report;
-  return `${report.slice(0, at + 1)}_The run id, timings and git history are in the job summary and in ${code("docs/generation_report.md")}._\n`;
+  return `${report.slice(0, at + 1)}${RUN_DETAILS_NOTE}\n`;
 }
 
 /**
@@ -176,15 +182,6 @@ function testResults(input: ReportInput, entries: CheckpointEntry[]): string[] {
   if (failed.total > 0)
     lines.push(`- **Failed nodes' tests**: ${failed.passed} of ${failed.total} passing at each node's last attempt (not in the package)`);
   return lines;
-}
-
-/** The log with the commit that will hold the report on top, carrying the branch's HEAD from the one below. */
-function historyWithFinalCommit(log: readonly string[], finalCommit: string | undefined): string[] {
-  if (finalCommit === undefined) return [...log];
-  const [top, ...rest] = log;
-  const head = top === undefined ? undefined : /\(HEAD -> ([^,)]+)(?:, )?/.exec(top);
-  const below = top === undefined ? [] : [head ? top.replace(head[0], "(").replace(/ \(\)$/, "") : top];
-  return [`(this commit) ${finalCommit}${head ? ` (HEAD -> ${head[1]})` : ""}`, ...below, ...rest];
 }
 
 export function duration(ms: number): string {

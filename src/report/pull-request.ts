@@ -3,6 +3,7 @@ import type { Plan, PlannedSubgraph } from "../plan/plan.js";
 import { compareIds } from "../rpg/ids.js";
 import { COMMENT_LIMIT, fitToLimit } from "./fit-limit.js";
 import { clip, code, count, details, fenced, prose, row } from "./markdown.js";
+import { RUN_DETAILS_NOTE } from "./generation-report.js";
 import { renderMermaid } from "./mermaid.js";
 
 export interface DependencyPr {
@@ -24,8 +25,18 @@ export interface SubgraphPrInput {
   rpgPath: string;
   /** PRs of the subgraphs this one depends on (directly), when they have one. */
   dependencyPrs: DependencyPr[];
-  /** The base branch this PR targets (the repository's base branch, or an upstream subgraph's branch when stacked). */
+  /** The base branch this PR targets (the repository's base branch, or the branch of the PR before it in the merge order). */
   baseBranch: string;
+  /**
+   * The PRs of the run in the order they are merged (the stack, decision 0012), this one among
+   * them; each with its number once it has one. Absent when the PRs are not stacked (matrix mode).
+   */
+  mergeOrder?: MergeOrderEntry[] | undefined;
+}
+
+export interface MergeOrderEntry {
+  subgraphId: string;
+  number?: number | undefined;
 }
 
 const STATUS: Record<NodeStatus, string> = {
@@ -62,7 +73,9 @@ export function renderPrBody(input: SubgraphPrInput, limit = COMMENT_LIMIT): str
   if (subgraph.description) lines.push("", `> ${prose(subgraph.description)}`);
   const deps = dependencyLines(input, subgraph);
   if (deps.length > 0) lines.push("", "**Depends on**", "", ...deps);
-  if (subgraph.dependsOn.length > 0 && input.baseBranch.startsWith(SUBGRAPH_BRANCH_PREFIX)) {
+  if (input.mergeOrder) {
+    lines.push("", ...mergeOrderLines(input, input.mergeOrder));
+  } else if (subgraph.dependsOn.length > 0 && input.baseBranch.startsWith(SUBGRAPH_BRANCH_PREFIX)) {
     lines.push(
       "",
       `**Stacked:** this pull request targets ${code(input.baseBranch)}, the branch of a subgraph it depends on, ` +
@@ -111,10 +124,7 @@ export function renderReportComment(input: SubgraphPrInput & { model: string }, 
     const entry = checkpoint.nodes[id];
     lines.push(row([code(id), code(plan.nodes.get(id)?.name ?? "?"), STATUS[entry?.status ?? "pending"], ...results(entry)]));
   }
-  lines.push(
-    "",
-    `_Run id, timings, tokens and git history are in the job summary and in ${code("docs/generation_report.md")}: they change with every run, so this comment leaves them out and a rerun that changes nothing leaves it as it is._`,
-  );
+  lines.push("", RUN_DETAILS_NOTE);
   const skipped = leaves.filter((id) => checkpoint.nodes[id]?.status === "skipped");
   if (skipped.length > 0) {
     lines.push("", "#### Skipped nodes", "");
@@ -227,6 +237,29 @@ function results(entry: CheckpointEntry | undefined): [string, string] {
   return [String(entry.retry_count), `${entry.test_results.passed} passed, ${entry.test_results.failed} failed`];
 }
 
+/**
+ * Where this PR stands in the merge order. Merged in this order, with any merge method, the
+ * PRs give the whole package; each targets the branch of the one before it, so its diff is
+ * only its own, and rpg-forge's next run retargets the rest once one is merged.
+ */
+function mergeOrderLines(input: SubgraphPrInput, order: readonly MergeOrderEntry[]): string[] {
+  const at = order.findIndex((e) => e.subgraphId === input.subgraphId);
+  const name = (e: MergeOrderEntry) => `${e.number === undefined ? "" : `#${e.number} `}${code(e.subgraphId)}`;
+  const steps = order.map((e, i) => (i === at ? `**${name(e)} (this one)**` : name(e)));
+  const before = order.slice(0, at);
+  const lines = [`**Merge order:** ${at + 1} of ${order.length}: ${steps.join(" → ")}`, ""];
+  if (before.length === 0) {
+    lines.push(`Merge this one first, into ${code(input.baseBranch)}.`);
+  } else {
+    lines.push(
+      `This pull request targets ${code(input.baseBranch)}, the branch of the one before it, so its diff shows only this subgraph's changes. ` +
+        `Merge ${before.map(name).join(", then ")} first; rpg-forge's next run then moves this one onto the base branch.`,
+    );
+  }
+  lines.push("Every branch of the stack is a working package of what it holds, with its own tests.");
+  return lines;
+}
+
 function dependencyLines(input: SubgraphPrInput, subgraph: PlannedSubgraph): string[] {
   const prs = new Map(input.dependencyPrs.map((pr) => [pr.subgraphId, pr]));
   const rank = new Map(input.plan.subgraphs.map((s, i) => [s.id, i]));
@@ -248,3 +281,18 @@ function subgraphChart(plan: Plan, subgraph: PlannedSubgraph, checkpoint: Checkp
 }
 
 const plural = (n: number, noun: string): string => `${count(n)} ${noun}${n === 1 ? "" : "s"}`;
+
+/** On a PR whose branch rpg-forge left alone: why, and what to do (Renovate's rule: never force-push over a person). */
+export function renderHeldComment(branch: string, reason: "edited" | "below-edited", head: string | undefined): string {
+  const why =
+    reason === "edited"
+      ? `someone pushed to ${code(branch)}${head ? ` (its head is ${code(head.slice(0, 12))})` : ""}`
+      : "a branch below it in the merge order has commits of a person's";
+  return [
+    "### rpg-forge left this branch as it is",
+    "",
+    `rpg-forge rebuilds the branches of its pull requests after every run and merge, but ${why}, and it never force-pushes over a person's work.`,
+    "",
+    "Merge the pull requests in their order as they are, or drop the commits that are not rpg-forge's and run it again to have it restack this one.",
+  ].join("\n");
+}

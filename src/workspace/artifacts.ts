@@ -32,6 +32,14 @@ export class ArtifactStore {
   }
 }
 
+/** A file of the run as a whole (its report), beside the nodes' folders; returns its path. */
+export async function saveRunFile(root: string, runId: string, name: string, content: string): Promise<string> {
+  const dir = await mkdirNoLinks(root, join(".rpg-forge", "runs", safe(runId)));
+  const path = join(dir, safe(name));
+  await writeFileNoFollow(path, redactSecrets(content));
+  return path;
+}
+
 /** Node ids are free text; a path segment must not be able to climb out or hide. */
 function safe(segment: string): string {
   const cleaned = segment.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "_");

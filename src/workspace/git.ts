@@ -1,7 +1,8 @@
+import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { appendFile, copyFile, mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { simpleGit, type SimpleGit } from "simple-git";
 import { RpgForgeError } from "../errors.js";
 
@@ -40,8 +41,29 @@ const gitIn = (dir: string): SimpleGit =>
     unsafe: { allowUnsafeHooksPath: true, allowUnsafeFsMonitor: true },
   });
 
+/**
+ * git run directly, for plumbing that needs its own index (GIT_INDEX_FILE), which
+ * simple-git will not pass. The environment is the allowed variables and PATH/HOME only.
+ */
+export function plumbing(dir: string, extraEnv: Record<string, string> = {}) {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...extraEnv };
+  for (const name of ALLOWED_ENVIRONMENT) if (process.env[name] !== undefined) env[name] = process.env[name];
+  return (args: readonly string[], input?: string): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const child = execFile(
+        "git",
+        ["-C", dir, ...UNTRUSTED_REPOSITORY_CONFIG.flatMap((c) => ["-c", c]), ...args],
+        { env, maxBuffer: 256 * 1024 * 1024, encoding: "utf8" },
+        (error, stdout, stderr) => (error ? reject(Object.assign(error, { message: stderr || error.message })) : resolve(stdout)),
+      );
+      // A git that does not read its input closes the pipe: that is not an error of the call.
+      child.stdin?.on("error", () => undefined);
+      child.stdin?.end(input ?? "");
+    });
+}
+
 /** What generated code and its runs leave that never belongs in a commit. */
-const EXCLUDED = [".rpg-forge/", "__pycache__/", "*.py[cod]", ".pytest_cache/"];
+const EXCLUDED = [".rpg-forge/", "__pycache__/", "*.py[cod]", ".pytest_cache/", "test_results.xml"];
 
 export interface RepositoryOptions {
   /** The branch the run's commits go to; created from the current HEAD when missing. */
@@ -119,77 +141,56 @@ export class GitRepository {
     return new GitRepository(dir, git, options.branch, base);
   }
 
-  /** Commits exactly these paths (as they are now) and tags the commit; returns its sha. A tag already on this commit counts as done. */
-  async commitPaths(paths: readonly string[], message: string, tag?: string): Promise<string | undefined> {
-    const present = paths.filter((p) => existsSync(join(this.dir, p)));
-    if (present.length === 0) return undefined;
-    await run(() => this.git.add(["--", ...present]), "GIT_FAILED", "git add failed");
-    const staged = await this.git.diff(["--cached", "--name-only"]);
-    if (staged.trim() === "") return undefined;
-    await run(() => this.git.commit(message, [], { "--no-verify": null }), "GIT_FAILED", "git commit failed");
-    const sha = (await this.git.revparse(["HEAD"])).trim();
-    if (tag) await run(() => this.git.raw(["tag", "--force", tag, sha]), "GIT_FAILED", `git tag ${tag} failed`);
-    return sha;
-  }
-
-  /** The commit a branch points at, if the branch exists. */
-  async branchHead(branch: string): Promise<string | undefined> {
-    const sha = await this.git.revparse(["--verify", "--quiet", `refs/heads/${branch}`]).catch(() => "");
-    return sha.trim() || undefined;
-  }
-
   /**
-   * Commits `paths`, as they are in the work tree, onto `branch` without touching the
-   * work tree: in a temporary worktree on the first parent, with the other parents
-   * merged in by strategy "ours" (their files come from `paths`, which include them),
-   * so no merge can conflict. The branch is created or moved to the new commit.
-   * Parents another parent already contains are dropped, and nothing is committed
-   * when nothing would change: a rerun with the same code leaves the branch as it is.
-   * Returns the new commit, or undefined when there was nothing to commit.
+   * Commits these files, as given, on top of HEAD, and tags the commit; null removes a
+   * file. The work tree is not touched (it may hold later nodes' files): the tree is built
+   * in an index of its own, and the branch's index is then set to the new commit. Returns
+   * undefined when the tree would not change.
    */
-  async commitToBranch(branch: string, parents: readonly string[], paths: readonly string[], message: string): Promise<string | undefined> {
-    const [first, ...others] = await this.independent(parents);
-    if (!first) throw new RpgForgeError("GIT_FAILED", `no parent commit for the branch ${branch}`);
-    const scratch = await mkdtemp(join(tmpdir(), "rpg-forge-branch-"));
-    const worktree = join(scratch, "tree");
+  async commitFiles(files: ReadonlyMap<string, string | null>, message: string, tag?: string): Promise<string | undefined> {
+    const scratch = await mkdtemp(join(tmpdir(), "rpg-forge-index-"));
+    const git = plumbing(this.dir, { GIT_INDEX_FILE: join(scratch, "index") });
     try {
-      await run(() => this.git.raw(["worktree", "add", "--detach", worktree, first]), "GIT_FAILED", `cannot prepare the branch ${branch}`);
-      const tree = gitIn(worktree);
-      if (others.length > 0)
-        await run(
-          () => tree.raw(["merge", "-s", "ours", "--no-ff", "--no-commit", ...others]),
-          "GIT_FAILED",
-          `cannot merge the bases of ${branch}`,
-        );
-      const present = paths.filter((p) => existsSync(join(this.dir, p)));
-      for (const path of present) {
-        await mkdir(dirname(join(worktree, path)), { recursive: true });
-        await copyFile(join(this.dir, path), join(worktree, path));
-      }
-      if (present.length > 0) await run(() => tree.add(["--", ...present]), "GIT_FAILED", `git add failed on ${branch}`);
-      const changed = (await tree.diff(["--cached", "--name-only", first])).trim() !== "";
-      if (others.length === 0 && !changed) return undefined;
-      await run(() => tree.commit(message, [], { "--allow-empty": null, "--no-verify": null }), "GIT_FAILED", `cannot commit to ${branch}`);
-      const sha = (await tree.revparse(["HEAD"])).trim();
-      await run(() => this.git.raw(["branch", "--force", branch, sha]), "GIT_FAILED", `cannot move the branch ${branch}`);
+      const head = (await git(["rev-parse", "HEAD"])).trim();
+      await git(["read-tree", head]);
+      const paths = [...files.keys()].sort();
+      const written = paths.filter((p) => files.get(p) !== null);
+      await Promise.all(written.map((p, i) => writeFile(join(scratch, `blob-${i}`), files.get(p)!)));
+      const blobs =
+        written.length === 0
+          ? []
+          : (await git(["hash-object", "-w", "--stdin-paths"], written.map((_, i) => join(scratch, `blob-${i}`)).join("\n") + "\n"))
+              .trim()
+              .split("\n");
+      const removed = paths.filter((p) => files.get(p) === null).map((p) => `0 ${"0".repeat(40)}\t${p}`);
+      const info = [...removed, ...written.map((p, i) => `100644 ${blobs[i]}\t${p}`)];
+      await git(["update-index", "--index-info"], `${info.join("\n")}\n`);
+      const tree = (await git(["write-tree"])).trim();
+      if (tree === (await git(["rev-parse", `${head}^{tree}`])).trim()) return undefined;
+      const sha = (await git(["commit-tree", tree, "-p", head, "-F", "-"], message)).trim();
+      await git(["update-ref", "-m", message, `refs/heads/${this.branch}`, sha, head]);
+      await run(() => this.git.raw(["reset", "--quiet"]), "GIT_FAILED", "git reset failed");
+      if (tag) await run(() => this.git.raw(["tag", "--force", tag, sha]), "GIT_FAILED", `git tag ${tag} failed`);
       return sha;
+    } catch (error) {
+      if (error instanceof RpgForgeError) throw error;
+      const said = (error as Error).message.trim().split("\n").filter(Boolean).at(-1) ?? "";
+      throw new RpgForgeError("GIT_FAILED", `cannot commit "${message.split("\n")[0]}": ${said}`, { file: this.dir }, undefined, {
+        cause: error,
+      });
     } finally {
-      await this.git.raw(["worktree", "remove", "--force", worktree]).catch(() => undefined);
       await rm(scratch, { recursive: true, force: true });
     }
   }
 
-  /** The parents none of the others contains, in the order given. */
-  private async independent(parents: readonly string[]): Promise<string[]> {
-    if (parents.length < 2) return [...parents];
-    const out = await run(() => this.git.raw(["merge-base", "--independent", ...parents]), "GIT_FAILED", "git merge-base failed");
-    const keep = new Set(
-      out
-        .split("\n")
-        .map((l) => l.trim())
-        .filter(Boolean),
-    );
-    return parents.filter((p) => keep.has(p));
+  /** The commit HEAD is on. */
+  async head(): Promise<string> {
+    return (await run(() => this.git.revparse(["HEAD"]), "GIT_FAILED", "git rev-parse HEAD failed")).trim();
+  }
+
+  /** Creates or moves a branch (not the one checked out) to a commit. */
+  async pointBranch(branch: string, sha: string): Promise<void> {
+    await run(() => this.git.raw(["branch", "--force", branch, sha]), "GIT_FAILED", `cannot move the branch ${branch}`);
   }
 
   /** The run's commits, newest first, one line each: for the report. */
@@ -206,6 +207,30 @@ export async function refsUnder(dir: string, prefix: string): Promise<string[]> 
     .split("\n")
     .filter(Boolean)
     .map((ref) => ref.replace(/^refs\/(heads|tags)\//, ""));
+}
+
+/** The commit each local ref under a prefix points at, by short name. */
+export async function branchHeads(dir: string, prefix: string): Promise<Map<string, string>> {
+  const out = await run(
+    () => gitIn(dir).raw(["for-each-ref", "--format=%(refname) %(objectname)", prefix]),
+    "GIT_FAILED",
+    "git for-each-ref failed",
+  );
+  return new Map(
+    out
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => {
+        const [ref = "", sha = ""] = line.split(" ");
+        return [ref.replace(/^refs\/(heads|tags)\//, ""), sha];
+      }),
+  );
+}
+
+/** Lays the files of `ref` that `wanted` names over the work tree (staged, not committed); the rest stays. */
+export async function takeFiles(dir: string, ref: string, wanted: (path: string) => boolean): Promise<void> {
+  const paths = (await filesAt(dir, ref)).filter(wanted);
+  if (paths.length > 0) await run(() => gitIn(dir).checkout([ref, "--", ...paths]), "GIT_FAILED", `cannot take the files of ${ref}`);
 }
 
 /** Switches the work tree to a branch (a retry continues where the run branch left off). */
@@ -234,7 +259,8 @@ export async function filesAt(dir: string, ref: string): Promise<string[]> {
 /**
  * Puts the work tree on `branch`, made from `first`, with the named files of other
  * refs laid over it (matrix mode: the code of every subgraph branch a subgraph
- * needs). The caller commits the result.
+ * needs). The other refs are merged in by strategy "ours", so the commit the caller
+ * makes descends from every branch it took files from. The caller commits the result.
  */
 export async function checkoutWithFiles(
   dir: string,
@@ -244,16 +270,23 @@ export async function checkoutWithFiles(
 ): Promise<void> {
   const git = gitIn(dir);
   await run(() => git.checkout(["-B", branch, first]), "GIT_FAILED", `cannot start ${branch} from ${first}`);
+  if (overlays.length > 0)
+    await run(
+      () => git.raw(["merge", "-s", "ours", "--no-ff", "--no-commit", ...overlays.map((o) => o.ref)]),
+      "GIT_FAILED",
+      `cannot merge ${overlays.map((o) => o.ref).join(", ")} into ${branch}`,
+    );
   for (const { ref, paths } of overlays) {
     if (paths.length > 0) await run(() => git.checkout([ref, "--", ...paths]), "GIT_FAILED", `cannot take the files of ${ref}`);
   }
 }
 
-/** Commits these paths as they are (the index is otherwise as it was). */
+/** Commits these paths as they are (the index is otherwise as it was); a merge under way is committed even with nothing staged. */
 export async function commitFiles(dir: string, paths: readonly string[], message: string): Promise<void> {
   const git = gitIn(dir);
   await run(() => git.add(["--", ...paths]), "GIT_FAILED", "git add failed");
-  if ((await git.diff(["--cached", "--name-only"])).trim() === "") return;
+  const merging = existsSync(join(dir, ".git", "MERGE_HEAD"));
+  if (!merging && (await git.diff(["--cached", "--name-only"])).trim() === "") return;
   await run(() => git.commit(message, [], { "--no-verify": null }), "GIT_FAILED", "git commit failed");
 }
 

@@ -1,5 +1,5 @@
-import { access, constants, mkdir, stat } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { access, constants, mkdir, readdir, stat } from "node:fs/promises";
+import { dirname, join, relative, sep } from "node:path";
 import { RpgForgeError } from "../errors.js";
 import { writeFileAtomic } from "./atomic-write.js";
 import { mkdirNoLinks, refuseLinks } from "./no-links.js";
@@ -59,4 +59,17 @@ export async function writeOutputFile(root: string, rel: string, content: string
   await mkdirNoLinks(root, dirname(rel));
   await refuseLinks(root, rel);
   await writeFileAtomic(join(root, rel), content);
+}
+
+/** Every file under the output (POSIX paths relative to it), leaving out .git/ and rpg-forge's own .rpg-forge/. */
+export async function existingFiles(outDir: string): Promise<Set<string>> {
+  const entries = await readdir(outDir, { recursive: true, withFileTypes: true });
+  const files = new Set<string>();
+  for (const entry of entries) {
+    if (!entry.isFile()) continue;
+    const rel = relative(outDir, join(entry.parentPath, entry.name)).split(sep).join("/");
+    if (rel.startsWith(".git/") || rel.startsWith(".rpg-forge/")) continue;
+    files.add(rel);
+  }
+  return files;
 }

@@ -1,3 +1,4 @@
+import { PackageFiles } from "./package-files.js";
 import { copyFile, lstat, mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { join, relative, resolve, sep } from "node:path";
 import { RpgForgeError } from "../errors.js";
@@ -81,6 +82,15 @@ async function copyTree(from: string, to: string, skip: string): Promise<void> {
     } else if (entry.isFile()) {
       await copyFile(source, join(to, entry.name));
     }
+  }
+}
+
+/** Sets files of a work tree of ours as given (null removes one): a snapshot laid over a copy of the output. */
+export async function layOver(workDir: string, files: ReadonlyMap<string, string | null>): Promise<void> {
+  const tree = await PackageFiles.open(workDir);
+  for (const [rel, content] of files) {
+    if (content === null) await tree.remove(rel);
+    else await tree.write(rel, content);
   }
 }
 

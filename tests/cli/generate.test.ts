@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import type { Checkpoint } from "../../src/engine/checkpoint.js";
 import { closedPortUrl, errorReply, startScriptedOpenAi, type FakeOpenAi } from "../helpers/fake-openai-server.js";
 import { runCli } from "../helpers/cli.js";
 import { useTempDirs } from "../helpers/temp-dir.js";
@@ -139,9 +140,11 @@ describe("rpg-forge generate on the shipped example, offline", () => {
       "--branch-per-subgraph",
     );
     expect(result.code).toBe(1);
-    expect(result.out).toBe(
-      `11 passed, 1 failed, 2 skipped of 14 nodes; report: ${join(out, "docs/generation_report.md")}; branch rpg-forge/statkit\n`,
-    );
+    // The run's own report (run id, timings, history) is the run's; the committed one describes the package.
+    const reportPath = join(out, ".rpg-forge/runs", /runs\/([^/]+)\//.exec(result.out)?.[1] ?? "?", "generation_report.md");
+    expect(result.out).toBe(`11 passed, 1 failed, 2 skipped of 14 nodes; report: ${reportPath}; branch rpg-forge/statkit\n`);
+    expect(readFileSync(reportPath, "utf8")).toContain("## Git History");
+    expect(readFileSync(join(out, "docs/generation_report.md"), "utf8")).not.toContain("## Git History");
     const lines = result.err.split("\n");
     expect(lines.filter((l) => /^\[\s*\d+\/14\] [✓✗-] /.test(l))).toHaveLength(14);
     expect(result.err).toContain("✓ stats.median passed (1 fix,");
@@ -194,12 +197,11 @@ describe("rpg-forge generate on the shipped example, offline", () => {
     const exported = JSON.parse(readFileSync(join(out, "docs/rpg.json"), "utf8")) as { nodes: { id: string; status: string }[] };
     expect(exported.nodes.find((n) => n.id === "report.format_number")!.status).toBe("failed");
 
-    // Its history, read with git itself: a commit and a tag per subgraph in wave order,
-    // then the assembly; nothing of the failed node in any commit; a clean work tree.
+    // Its history, read with git itself: a commit and a tag per subgraph in wave order, each
+    // the package as it stands then; nothing of the failed node in any commit; a clean work tree.
     const git = (...args: string[]): string => spawnSync("git", args, { cwd: out, encoding: "utf8" }).stdout.trim();
     expect(git("branch", "--show-current")).toBe("rpg-forge/statkit");
     expect(git("log", "--format=%s").split("\n")).toEqual([
-      "chore: assemble the package and its report",
       "feat: complete Reports (nodes report.format_number-report.describe_text)",
       "feat: complete Statistics (nodes stats.mean-stats.z_scores)",
       "feat: complete Input validation (nodes validation.ensure_numbers-validation.parse_numbers)",
@@ -208,27 +210,35 @@ describe("rpg-forge generate on the shipped example, offline", () => {
     const tags = git("tag", "--list", "rpg/*").split("\n");
     expect(tags.map((t) => t.replace(/^rpg\/[^/]+\//, "")).sort()).toEqual(["report", "stats", "validation"]);
     const statsTag = tags.find((t) => t.endsWith("/stats"))!;
-    // (validation and stats complete at the same node, so the checkpoint changed in validation's commit only)
-    expect(git("show", "--name-only", "--format=", statsTag).split("\n").sort()).toEqual([
+    const statsCommit = [
+      "README.md",
+      "docs/generation_checkpoint.json",
+      "docs/generation_report.md",
+      "docs/rpg.json",
+      "src/statkit/__init__.py",
+      "src/statkit/stats/__init__.py",
       "src/statkit/stats/descriptive.py",
       "src/statkit/stats/spread.py",
       "tests/test_descriptive.py",
       "tests/test_spread.py",
-    ]);
+    ];
+    expect(git("show", "--name-only", "--format=", statsTag).split("\n").sort()).toEqual(statsCommit);
+    // A true snapshot: its checkpoint and report know nothing yet of the Reports subgraph.
+    const statsCheckpoint = JSON.parse(git("show", `${statsTag}:docs/generation_checkpoint.json`)) as Checkpoint;
+    expect(statsCheckpoint.nodes["report.summarize"]!.status).toBe("pending");
+    expect(statsCheckpoint.nodes["stats.median"]!.status).toBe("passed");
+    expect(git("show", `${statsTag}:docs/generation_report.md`)).toContain("- **Not Yet Generated**: 4");
     expect(git("log", "--all", "--format=", "--name-only")).not.toContain("report/format.py");
-    // One branch per subgraph, each on top of what it needs: stats adds only its own files to validation.
+    // One branch per subgraph, stacked in the merge order: stats adds only its own files to validation.
     expect(git("branch", "--list", "rpg/*", "--format=%(refname:short)").split("\n")).toEqual([
       "rpg/statkit/report",
       "rpg/statkit/stats",
       "rpg/statkit/validation",
     ]);
-    expect(git("diff", "--name-only", "rpg/statkit/validation", "rpg/statkit/stats").split("\n")).toEqual([
-      "src/statkit/stats/descriptive.py",
-      "src/statkit/stats/spread.py",
-      "tests/test_descriptive.py",
-      "tests/test_spread.py",
-    ]);
-    expect(git("merge-base", "--is-ancestor", "rpg/statkit/stats", "rpg/statkit/report") === "").toBe(true);
+    expect(git("diff", "--name-only", "rpg/statkit/validation", "rpg/statkit/stats").split("\n")).toEqual(statsCommit);
+    expect(git("rev-parse", "rpg/statkit/stats^")).toBe(git("rev-parse", "rpg/statkit/validation"));
+    expect(git("rev-parse", "rpg/statkit/report^")).toBe(git("rev-parse", "rpg/statkit/stats"));
+    expect(git("diff", "rpg/statkit/report", "rpg-forge/statkit")).toBe("");
     expect(git("status", "--porcelain")).toBe("");
   }, 300_000);
 });

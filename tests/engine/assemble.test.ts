@@ -50,9 +50,7 @@ async function assemble(root: string, checkpoint = allPassed) {
     checkpoint,
     files: await PackageFiles.open(root),
     python: await findPython(),
-    runId: "run-1",
     model: "m",
-    generatedAt: new Date("2026-11-22T10:00:00Z"),
     runTests: async () => ({ exitCode: 0, tests: [], junitXml: undefined }) as unknown as PytestResult,
   });
 }

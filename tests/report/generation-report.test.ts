@@ -3,7 +3,14 @@ import type { Checkpoint, CheckpointEntry } from "../../src/engine/checkpoint.js
 import { summarize } from "../../src/engine/summary.js";
 import { buildPlan } from "../../src/plan/plan.js";
 import { parseRpgText } from "../../src/rpg/load.js";
-import { RUN_DETAILS_MARKER, renderGenerationReport, withoutRunDetails, type ReportInput } from "../../src/report/generation-report.js";
+import {
+  RUN_DETAILS_MARKER,
+  RUN_DETAILS_NOTE,
+  committedReport,
+  renderGenerationReport,
+  withoutRunDetails,
+  type ReportInput,
+} from "../../src/report/generation-report.js";
 import { renderMermaid } from "../../src/report/mermaid.js";
 import { HOSTILE, HOSTILE_TEXT, livePayloads } from "../helpers/live-markdown.js";
 import { leaf, rpgDoc, text } from "../helpers/rpg.js";
@@ -54,6 +61,7 @@ function report(overrides: Partial<ReportInput> = {}): string {
       written: [],
       importCycles: [{ cycle: ["pkg.a", `pkg.${HOSTILE.tag}`, "pkg.a"], suggestion: `move it ${HOSTILE.link}` }],
       suite: { exitCode: 0, passed: 1, failed: 0, total: 1 },
+      junitXml: undefined,
     },
     gitLog: ["abc1234 feat: complete ```", HOSTILE.tag, "```", HOSTILE.comment],
     ...overrides,
@@ -98,7 +106,7 @@ describe("the report's test figures", () => {
   const full = report({
     checkpoint: counted,
     summary: summarize(counted),
-    assembly: { warnings: [], written: [], importCycles: [], suite },
+    assembly: { warnings: [], written: [], importCycles: [], suite, junitXml: undefined },
   });
 
   it("states the package suite's figure once, and the failed nodes' tests apart with a label saying what they count", () => {
@@ -134,7 +142,7 @@ describe("the report's run details", () => {
     const onGitHub = withoutRunDetails(markdown);
     expect(onGitHub.startsWith(before!)).toBe(true);
     expect(onGitHub).not.toContain(RUN_DETAILS_MARKER);
-    expect(onGitHub).toMatch(/_The run id, timings and git history are in the job summary and in `docs\/generation_report\.md`\._\n$/);
+    expect(onGitHub.endsWith(`${RUN_DETAILS_NOTE}\n`)).toBe(true);
     expect(withoutRunDetails(report({ runId: "other", generatedAt: new Date(1e12), elapsedMs: 99_000 }))).toBe(onGitHub);
     expectBalanced(onGitHub);
   });
@@ -149,23 +157,20 @@ describe("the report's run details", () => {
     expect(withoutRunDetails(markdown)).toContain("## Repository Validation");
   });
 
-  it("ends the git history on the commit that holds the report, which takes over HEAD", () => {
+  it("ends the git history on the head the run ended on: nothing is committed after the report", () => {
     const gitLog = [
       "a608ee9 feat: complete Reports (HEAD -> rpg-forge/statkit, tag: rpg/r/report)",
       "07a49ac feat: complete Input validation (tag: rpg/r/validation)",
     ];
-    const markdown = report({ gitLog, finalCommit: "chore: assemble the package and its report" });
-    expect(section(markdown, "Git History")).toBe(
-      [
-        "```",
-        "(this commit) chore: assemble the package and its report (HEAD -> rpg-forge/statkit)",
-        "a608ee9 feat: complete Reports (tag: rpg/r/report)",
-        "07a49ac feat: complete Input validation (tag: rpg/r/validation)",
-        "```",
-      ].join("\n"),
+    expect(section(report({ gitLog }), "Git History")).toBe(["```", ...gitLog, "```"].join("\n"));
+  });
+
+  it("commits a report without the run's details, the same for the same state whichever run made it", () => {
+    const committed = committedReport({ plan, checkpoint, summary: summarize(checkpoint), rpgPath: "rpg.json", model: "m" });
+    expect(committed).not.toMatch(/Generation Time|Git History|## Run\b/);
+    expect(committed).toContain(RUN_DETAILS_NOTE);
+    expect(committed).toBe(
+      committedReport({ plan, checkpoint: structuredClone(checkpoint), summary: summarize(checkpoint), rpgPath: "rpg.json", model: "m" }),
     );
-    const bare = report({ gitLog: ["a608ee9 feat: x (HEAD -> rpg-forge/statkit)"], finalCommit: "chore: y" });
-    expect(section(bare, "Git History")).toBe("```\n(this commit) chore: y (HEAD -> rpg-forge/statkit)\na608ee9 feat: x\n```");
-    expect(section(report({ gitLog, finalCommit: undefined }), "Git History")).toContain(gitLog[0]);
   });
 });

@@ -1,3 +1,4 @@
+import { RUN_DETAILS_NOTE } from "../../src/report/generation-report.js";
 import { describe, expect, it } from "vitest";
 import type { Checkpoint, CheckpointEntry } from "../../src/engine/checkpoint.js";
 import { buildPlan } from "../../src/plan/plan.js";
@@ -188,7 +189,7 @@ describe("renderReportComment", () => {
   it("leaves out what changes on every run (run id, durations, tokens), and says where to find it", () => {
     // Node c took 65 s and 4,000 tokens in this checkpoint: neither may show.
     expect(report).not.toMatch(/\b\d+ s\b|\bmin\b|elapsed|4,000|[Tt]okens \(|\| Tokens/);
-    expect(report).toContain("_Run id, timings, tokens and git history are in the job summary and in `docs/generation_report.md`");
+    expect(report).toContain(RUN_DETAILS_NOTE);
     const retried = checkpointWith(context);
     for (const entry of Object.values(retried.nodes)) {
       if (entry.duration_ms !== undefined) entry.duration_ms *= 3;

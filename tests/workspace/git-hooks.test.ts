@@ -1,3 +1,4 @@
+import { buildStack } from "../../src/workspace/stack.js";
 import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -67,10 +68,16 @@ describe("git never runs the output repository's hooks or fsmonitor", () => {
     });
     mkdirSync(join(dir, "src"));
     writeFileSync(join(dir, "src/a.py"), "A = 1\n");
-    const sha = await repo.commitPaths(["src/a.py"], "feat: complete a", "rpg/run-1/a");
+    const sha = await repo.commitFiles(new Map([["src/a.py", "A = 1\n"]]), "feat: complete a", "rpg/run-1/a");
     expect(sha).toMatch(/^[0-9a-f]{40}$/);
     writeFileSync(join(dir, "src/b.py"), "B = 1\n");
-    expect(await repo.commitToBranch("rpg/mini/b", [repo.base], ["src/a.py", "src/b.py"], "feat: complete b")).toMatch(/^[0-9a-f]{40}$/);
+    const stack = await buildStack({
+      dir,
+      base: repo.base,
+      levels: [{ branch: "rpg/mini/b", source: sha!, message: "feat: complete b" }],
+      owned: () => true,
+    });
+    expect(stack.levels[0]!.sha).toMatch(/^[0-9a-f]{40}$/);
     await commitFiles(dir, ["src/b.py"], "chore: b");
     await checkoutBranch(dir, "rpg/mini/b");
     await checkoutBranch(dir, "rpg-forge/mini");

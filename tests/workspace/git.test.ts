@@ -27,13 +27,35 @@ describe("GitRepository", () => {
     write(dir, ".rpg-forge/runs/r/n/01-tests-1/exchanges.json", "{}");
     write(dir, "src/pkg/core.py", "def f():\n    return 1\n");
     expect(git(dir, "status", "--porcelain", "-uall")).toBe("?? src/pkg/core.py");
-    const sha = await repo.commitPaths(["src/pkg/core.py", "missing.py"], "feat: complete Core (nodes a-b)", "rpg/run-1/core");
+    const files = new Map([["src/pkg/core.py", "def f():\n    return 1\n"]]);
+    const sha = await repo.commitFiles(files, "feat: complete Core (nodes a-b)", "rpg/run-1/core");
     expect(git(dir, "log", "--format=%H %s").split("\n")).toEqual([
       `${sha} feat: complete Core (nodes a-b)`,
       expect.stringMatching(/ chore: start rpg-forge run$/),
     ]);
     expect(git(dir, "tag", "--points-at", "HEAD")).toBe("rpg/run-1/core");
-    expect(await repo.commitPaths(["src/pkg/core.py"], "nothing changed")).toBeUndefined();
+    expect(git(dir, "status", "--porcelain", "-uall")).toBe("");
+    expect(await repo.commitFiles(files, "nothing changed")).toBeUndefined();
+  });
+
+  it("commits the files as given, not as the work tree has them, and leaves the work tree alone", async () => {
+    const dir = tempDir();
+    const repo = await GitRepository.open(dir, options);
+    write(dir, "src/pkg/core.py", "one = 1\ntwo = 2\n");
+    await repo.commitFiles(
+      new Map([
+        ["src/pkg/core.py", "one = 1\n"],
+        ["src/pkg/gone.py", "x = 0\n"],
+      ]),
+      "first",
+    );
+    await repo.commitFiles(new Map([["src/pkg/gone.py", null]]), "second");
+    expect(git(dir, "show", "HEAD:src/pkg/core.py")).toBe("one = 1");
+    expect(git(dir, "ls-tree", "-r", "--name-only", "HEAD")).toBe("src/pkg/core.py");
+    expect(git(dir, "show", "--name-status", "--format=", "HEAD")).toBe("D\tsrc/pkg/gone.py");
+    expect(readFileSync(join(dir, "src/pkg/core.py"), "utf8")).toBe("one = 1\ntwo = 2\n");
+    // The index follows the branch: only the work tree's own change shows.
+    expect(git(dir, "status", "--porcelain", "-uall")).toBe("M src/pkg/core.py"); // (trimmed: " M", changed in the work tree only)
   });
 
   it("branches off an existing history and names the run's commits in its log", async () => {
@@ -44,7 +66,7 @@ describe("GitRepository", () => {
     git(dir, "commit", "-qm", "initial");
     const repo = await GitRepository.open(dir, options);
     write(dir, "src/pkg/core.py", "x = 1\n");
-    await repo.commitPaths(["src/pkg/core.py"], "feat: complete Core (nodes a-a)", "rpg/r/core");
+    await repo.commitFiles(new Map([["src/pkg/core.py", "x = 1\n"]]), "feat: complete Core (nodes a-a)", "rpg/r/core");
     expect(git(dir, "branch", "--show-current")).toBe("rpg-forge/pkg");
     expect(await repo.log()).toEqual([
       expect.stringMatching(/^[0-9a-f]{7,} feat: complete Core \(nodes a-a\) \(HEAD -> rpg-forge\/pkg, tag: rpg\/r\/core\)$/),
@@ -120,64 +142,6 @@ describe("a repository rpg-forge creates", () => {
   });
 });
 
-describe("branches per subgraph", () => {
-  it("builds a subgraph's branch on a merge of the branches it needs, without touching the work tree", async () => {
-    const dir = tempDir();
-    const repo = await GitRepository.open(dir, options);
-    write(dir, "src/pkg/a.py", "a = 1\n");
-    write(dir, "src/pkg/b.py", "b = 2\n");
-    write(dir, "src/pkg/c.py", "c = 3\n");
-    const a = (await repo.commitToBranch("rpg/pkg/a", [repo.base], ["src/pkg/a.py"], "feat: complete a (nodes a-a)"))!;
-    const b = (await repo.commitToBranch("rpg/pkg/b", [repo.base], ["src/pkg/b.py"], "feat: complete b (nodes b-b)"))!;
-    const c = (await repo.commitToBranch(
-      "rpg/pkg/c",
-      [a, b],
-      ["src/pkg/a.py", "src/pkg/b.py", "src/pkg/c.py"],
-      "feat: complete c (nodes c-c)",
-    ))!;
-    expect(git(dir, "rev-list", "--parents", "-n", "1", c).split(" ").slice(1)).toEqual([a, b]);
-    expect(git(dir, "ls-tree", "-r", "--name-only", "rpg/pkg/c").split("\n")).toEqual(["src/pkg/a.py", "src/pkg/b.py", "src/pkg/c.py"]);
-    expect(git(dir, "diff", "--name-only", "rpg/pkg/a", "rpg/pkg/c")).toBe("src/pkg/b.py\nsrc/pkg/c.py");
-    // The run's own branch and files are as they were, and no scratch worktree is left.
-    expect(git(dir, "branch", "--show-current")).toBe("rpg-forge/pkg");
-    expect(git(dir, "status", "--porcelain", "-uall").split("\n").sort()).toEqual([
-      "?? src/pkg/a.py",
-      "?? src/pkg/b.py",
-      "?? src/pkg/c.py",
-    ]);
-    expect(git(dir, "worktree", "list").split("\n")).toHaveLength(1);
-  });
-
-  it("puts a rerun's commit on top of the branch it updates", async () => {
-    const dir = tempDir();
-    const repo = await GitRepository.open(dir, options);
-    write(dir, "src/pkg/a.py", "a = 1\n");
-    const first = await repo.commitToBranch("rpg/pkg/a", [repo.base], ["src/pkg/a.py"], "first");
-    write(dir, "src/pkg/a.py", "a = 2\n");
-    const second = await repo.commitToBranch("rpg/pkg/a", [(await repo.branchHead("rpg/pkg/a"))!], ["src/pkg/a.py"], "second");
-    expect(git(dir, "rev-parse", `${second}^`)).toBe(first);
-    expect(git(dir, "show", "rpg/pkg/a:src/pkg/a.py")).toBe("a = 2");
-  });
-
-  it("leaves a branch as it is when nothing would change, and merges only parents it does not contain", async () => {
-    const dir = tempDir();
-    const repo = await GitRepository.open(dir, options);
-    write(dir, "src/pkg/a.py", "a = 1\n");
-    write(dir, "src/pkg/b.py", "b = 2\n");
-    const a = (await repo.commitToBranch("rpg/pkg/a", [repo.base], ["src/pkg/a.py"], "a"))!;
-    const b = (await repo.commitToBranch("rpg/pkg/b", [a], ["src/pkg/a.py", "src/pkg/b.py"], "b"))!;
-    // The same code again: no commit, the branch stays.
-    expect(await repo.commitToBranch("rpg/pkg/b", [b, a], ["src/pkg/a.py", "src/pkg/b.py"], "b again")).toBeUndefined();
-    expect(git(dir, "rev-parse", "rpg/pkg/b")).toBe(b);
-    // a moved on: b's branch takes it in with one merge, b's own head first.
-    write(dir, "src/pkg/a.py", "a = 10\n");
-    const a2 = (await repo.commitToBranch("rpg/pkg/a", [a], ["src/pkg/a.py"], "a2"))!;
-    const merged = (await repo.commitToBranch("rpg/pkg/b", [b, a2], ["src/pkg/a.py", "src/pkg/b.py"], "b on a2"))!;
-    expect(git(dir, "rev-list", "--parents", "-n", "1", merged).split(" ").slice(1)).toEqual([b, a2]);
-    expect(git(dir, "show", "rpg/pkg/b:src/pkg/a.py")).toBe("a = 10");
-  });
-});
-
 describe("rollback", () => {
   async function history(dir: string): Promise<void> {
     const repo = await GitRepository.open(dir, options);
@@ -186,10 +150,14 @@ describe("rollback", () => {
       ["core", "b = 2\n"],
     ]) {
       write(dir, `src/pkg/${subgraph}.py`, content!);
-      await repo.commitPaths([`src/pkg/${subgraph}.py`], `feat: complete ${subgraph} (nodes x-y)`, `rpg/run-1/${subgraph}`);
+      await repo.commitFiles(
+        new Map([[`src/pkg/${subgraph}.py`, content!]]),
+        `feat: complete ${subgraph} (nodes x-y)`,
+        `rpg/run-1/${subgraph}`,
+      );
     }
     write(dir, "pyproject.toml", "[project]\n");
-    await repo.commitPaths(["pyproject.toml"], "chore: assemble the package and its report");
+    await repo.commitFiles(new Map([["pyproject.toml", "[project]\n"]]), "chore: record the run");
   }
 
   it("goes back to the last completed subgraph, stashing uncommitted work instead of losing it", async () => {
