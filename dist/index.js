@@ -20016,7 +20016,7 @@ var require_dist2 = __commonJS({
 });
 
 // src/action/main.ts
-import { isAbsolute as isAbsolute4, join as join13, relative as relative3 } from "node:path";
+import { isAbsolute as isAbsolute4, join as join14, relative as relative4 } from "node:path";
 
 // node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -20310,8 +20310,8 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addRaw(text, addEOL = false) {
-    this._buffer += text;
+  addRaw(text2, addEOL = false) {
+    this._buffer += text2;
     return addEOL ? this.addEOL() : this;
   }
   /**
@@ -20407,10 +20407,10 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addHeading(text, level) {
+  addHeading(text2, level) {
     const tag = `h${level}`;
     const allowedTag = ["h1", "h2", "h3", "h4", "h5", "h6"].includes(tag) ? tag : "h1";
-    const element = this.wrap(allowedTag, text);
+    const element = this.wrap(allowedTag, text2);
     return this.addRaw(element).addEOL();
   }
   /**
@@ -20439,9 +20439,9 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addQuote(text, cite) {
+  addQuote(text2, cite) {
     const attrs = Object.assign({}, cite && { cite });
-    const element = this.wrap("blockquote", text, attrs);
+    const element = this.wrap("blockquote", text2, attrs);
     return this.addRaw(element).addEOL();
   }
   /**
@@ -20452,8 +20452,8 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addLink(text, href) {
-    const element = this.wrap("a", text, { href });
+  addLink(text2, href) {
+    const element = this.wrap("a", text2, { href });
     return this.addRaw(element).addEOL();
   }
 };
@@ -20767,14 +20767,14 @@ function wavesOf(subgraphDeps) {
 import { readFile } from "node:fs/promises";
 
 // node_modules/jsonc-parser/lib/esm/impl/scanner.js
-function createScanner(text, ignoreTrivia = false) {
-  const len = text.length;
+function createScanner(text2, ignoreTrivia = false) {
+  const len = text2.length;
   let pos = 0, value = "", tokenOffset = 0, token = 16, lineNumber = 0, lineStartOffset = 0, tokenLineStartOffset = 0, prevTokenLineStartOffset = 0, scanError = 0;
   function scanHexDigits(count2, exact) {
     let digits = 0;
     let value2 = 0;
     while (digits < count2 || !exact) {
-      let ch = text.charCodeAt(pos);
+      let ch = text2.charCodeAt(pos);
       if (ch >= 48 && ch <= 57) {
         value2 = value2 * 16 + ch - 48;
       } else if (ch >= 65 && ch <= 70) {
@@ -20801,35 +20801,35 @@ function createScanner(text, ignoreTrivia = false) {
   }
   function scanNumber() {
     let start = pos;
-    if (text.charCodeAt(pos) === 48) {
+    if (text2.charCodeAt(pos) === 48) {
       pos++;
     } else {
       pos++;
-      while (pos < text.length && isDigit(text.charCodeAt(pos))) {
+      while (pos < text2.length && isDigit(text2.charCodeAt(pos))) {
         pos++;
       }
     }
-    if (pos < text.length && text.charCodeAt(pos) === 46) {
+    if (pos < text2.length && text2.charCodeAt(pos) === 46) {
       pos++;
-      if (pos < text.length && isDigit(text.charCodeAt(pos))) {
+      if (pos < text2.length && isDigit(text2.charCodeAt(pos))) {
         pos++;
-        while (pos < text.length && isDigit(text.charCodeAt(pos))) {
+        while (pos < text2.length && isDigit(text2.charCodeAt(pos))) {
           pos++;
         }
       } else {
         scanError = 3;
-        return text.substring(start, pos);
+        return text2.substring(start, pos);
       }
     }
     let end2 = pos;
-    if (pos < text.length && (text.charCodeAt(pos) === 69 || text.charCodeAt(pos) === 101)) {
+    if (pos < text2.length && (text2.charCodeAt(pos) === 69 || text2.charCodeAt(pos) === 101)) {
       pos++;
-      if (pos < text.length && text.charCodeAt(pos) === 43 || text.charCodeAt(pos) === 45) {
+      if (pos < text2.length && text2.charCodeAt(pos) === 43 || text2.charCodeAt(pos) === 45) {
         pos++;
       }
-      if (pos < text.length && isDigit(text.charCodeAt(pos))) {
+      if (pos < text2.length && isDigit(text2.charCodeAt(pos))) {
         pos++;
-        while (pos < text.length && isDigit(text.charCodeAt(pos))) {
+        while (pos < text2.length && isDigit(text2.charCodeAt(pos))) {
           pos++;
         }
         end2 = pos;
@@ -20837,30 +20837,30 @@ function createScanner(text, ignoreTrivia = false) {
         scanError = 3;
       }
     }
-    return text.substring(start, end2);
+    return text2.substring(start, end2);
   }
   function scanString() {
     let result = "", start = pos;
     while (true) {
       if (pos >= len) {
-        result += text.substring(start, pos);
+        result += text2.substring(start, pos);
         scanError = 2;
         break;
       }
-      const ch = text.charCodeAt(pos);
+      const ch = text2.charCodeAt(pos);
       if (ch === 34) {
-        result += text.substring(start, pos);
+        result += text2.substring(start, pos);
         pos++;
         break;
       }
       if (ch === 92) {
-        result += text.substring(start, pos);
+        result += text2.substring(start, pos);
         pos++;
         if (pos >= len) {
           scanError = 2;
           break;
         }
-        const ch2 = text.charCodeAt(pos++);
+        const ch2 = text2.charCodeAt(pos++);
         switch (ch2) {
           case 34:
             result += '"';
@@ -20902,7 +20902,7 @@ function createScanner(text, ignoreTrivia = false) {
       }
       if (ch >= 0 && ch <= 31) {
         if (isLineBreak(ch)) {
-          result += text.substring(start, pos);
+          result += text2.substring(start, pos);
           scanError = 2;
           break;
         } else {
@@ -20923,19 +20923,19 @@ function createScanner(text, ignoreTrivia = false) {
       tokenOffset = len;
       return token = 17;
     }
-    let code2 = text.charCodeAt(pos);
+    let code2 = text2.charCodeAt(pos);
     if (isWhiteSpace(code2)) {
       do {
         pos++;
         value += String.fromCharCode(code2);
-        code2 = text.charCodeAt(pos);
+        code2 = text2.charCodeAt(pos);
       } while (isWhiteSpace(code2));
       return token = 15;
     }
     if (isLineBreak(code2)) {
       pos++;
       value += String.fromCharCode(code2);
-      if (code2 === 13 && text.charCodeAt(pos) === 10) {
+      if (code2 === 13 && text2.charCodeAt(pos) === 10) {
         pos++;
         value += "\n";
       }
@@ -20971,31 +20971,31 @@ function createScanner(text, ignoreTrivia = false) {
       // comments
       case 47:
         const start = pos - 1;
-        if (text.charCodeAt(pos + 1) === 47) {
+        if (text2.charCodeAt(pos + 1) === 47) {
           pos += 2;
           while (pos < len) {
-            if (isLineBreak(text.charCodeAt(pos))) {
+            if (isLineBreak(text2.charCodeAt(pos))) {
               break;
             }
             pos++;
           }
-          value = text.substring(start, pos);
+          value = text2.substring(start, pos);
           return token = 12;
         }
-        if (text.charCodeAt(pos + 1) === 42) {
+        if (text2.charCodeAt(pos + 1) === 42) {
           pos += 2;
           const safeLength = len - 1;
           let commentClosed = false;
           while (pos < safeLength) {
-            const ch = text.charCodeAt(pos);
-            if (ch === 42 && text.charCodeAt(pos + 1) === 47) {
+            const ch = text2.charCodeAt(pos);
+            if (ch === 42 && text2.charCodeAt(pos + 1) === 47) {
               pos += 2;
               commentClosed = true;
               break;
             }
             pos++;
             if (isLineBreak(ch)) {
-              if (ch === 13 && text.charCodeAt(pos) === 10) {
+              if (ch === 13 && text2.charCodeAt(pos) === 10) {
                 pos++;
               }
               lineNumber++;
@@ -21006,7 +21006,7 @@ function createScanner(text, ignoreTrivia = false) {
             pos++;
             scanError = 1;
           }
-          value = text.substring(start, pos);
+          value = text2.substring(start, pos);
           return token = 13;
         }
         value += String.fromCharCode(code2);
@@ -21016,7 +21016,7 @@ function createScanner(text, ignoreTrivia = false) {
       case 45:
         value += String.fromCharCode(code2);
         pos++;
-        if (pos === len || !isDigit(text.charCodeAt(pos))) {
+        if (pos === len || !isDigit(text2.charCodeAt(pos))) {
           return token = 16;
         }
       // found a minus, followed by a number so
@@ -21038,10 +21038,10 @@ function createScanner(text, ignoreTrivia = false) {
       default:
         while (pos < len && isUnknownContentCharacter(code2)) {
           pos++;
-          code2 = text.charCodeAt(pos);
+          code2 = text2.charCodeAt(pos);
         }
         if (tokenOffset !== pos) {
-          value = text.substring(tokenOffset, pos);
+          value = text2.substring(tokenOffset, pos);
           switch (value) {
             case "true":
               return token = 8;
@@ -21224,7 +21224,7 @@ var ParseOptions;
     allowTrailingComma: false
   };
 })(ParseOptions || (ParseOptions = {}));
-function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
+function parseTree(text2, errors = [], options = ParseOptions.DEFAULT) {
   let currentParent = { type: "array", offset: -1, length: -1, children: [], parent: void 0 };
   function ensurePropertyComplete(endOffset) {
     if (currentParent.type === "property") {
@@ -21262,11 +21262,11 @@ function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
       onValue({ type: getNodeType(value), offset, length, parent: currentParent, value });
       ensurePropertyComplete(offset + length);
     },
-    onSeparator: (sep4, offset, length) => {
+    onSeparator: (sep5, offset, length) => {
       if (currentParent.type === "property") {
-        if (sep4 === ":") {
+        if (sep5 === ":") {
           currentParent.colonOffset = offset;
-        } else if (sep4 === ",") {
+        } else if (sep5 === ",") {
           ensurePropertyComplete(offset);
         }
       }
@@ -21275,7 +21275,7 @@ function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
       errors.push({ error: error63, offset, length });
     }
   };
-  visit(text, visitor, options);
+  visit(text2, visitor, options);
   const result = currentParent.children[0];
   if (result) {
     delete result.parent;
@@ -21313,8 +21313,8 @@ function findNodeAtLocation(root, path2) {
   }
   return node2;
 }
-function visit(text, visitor, options = ParseOptions.DEFAULT) {
-  const _scanner = createScanner(text, false);
+function visit(text2, visitor, options = ParseOptions.DEFAULT) {
+  const _scanner = createScanner(text2, false);
   const _jsonPath = [];
   let suppressedCallbacks = 0;
   function toNoArgVisit(visitFunction) {
@@ -31087,8 +31087,8 @@ function ko_default() {
 }
 
 // node_modules/zod/v4/locales/lt.js
-var capitalizeFirstCharacter = (text) => {
-  return text.charAt(0).toUpperCase() + text.slice(1);
+var capitalizeFirstCharacter = (text2) => {
+  return text2.charAt(0).toUpperCase() + text2.slice(1);
 };
 function getUnitTypeFromNumber(number4) {
   const abs = Math.abs(number4);
@@ -41565,10 +41565,10 @@ function checkElement(schema, raw, pointer, knownKeys, nodeId, issues) {
   }
   return void 0;
 }
-function codeOf(problem, raw, pointer, relative4) {
-  if (problem.code === "invalid_type") return valueAt(raw, relative4) === void 0 ? "RPG_MISSING_FIELD" : "RPG_FIELD_TYPE";
+function codeOf(problem, raw, pointer, relative5) {
+  if (problem.code === "invalid_type") return valueAt(raw, relative5) === void 0 ? "RPG_MISSING_FIELD" : "RPG_FIELD_TYPE";
   if (problem.code === "invalid_value") {
-    const isEdgeType = pointer[0] === "edges" && relative4.length === 1 && relative4[0] === "type";
+    const isEdgeType = pointer[0] === "edges" && relative5.length === 1 && relative5[0] === "type";
     return isEdgeType ? "RPG_UNKNOWN_EDGE_TYPE" : "RPG_INVALID_VALUE";
   }
   return "RPG_SCHEMA";
@@ -41628,8 +41628,8 @@ function describe3(value) {
 }
 
 // src/rpg/ref-names.ts
-function refSafe(text) {
-  const safe2 = text.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/\.{2,}/g, ".").replace(/^[-.]+|[-.]+$/g, "").replace(/\.lock$/, "-lock");
+function refSafe(text2) {
+  const safe2 = text2.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/\.{2,}/g, ".").replace(/^[-.]+|[-.]+$/g, "").replace(/\.lock$/, "-lock");
   return safe2 === "" ? "unnamed" : safe2;
 }
 
@@ -41717,9 +41717,9 @@ function shortestCycleThrough(start, members2, graph) {
 var CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 var CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g;
 var SHORT = { "\n": "\\n", "\r": "\\r", "	": "\\t" };
-var hasControlCharacter = (text) => CONTROL.test(text);
-function escapeControlCharacters(text) {
-  return text.replace(CONTROLS, (c3) => SHORT[c3] ?? `\\u${c3.charCodeAt(0).toString(16).padStart(4, "0")}`);
+var hasControlCharacter = (text2) => CONTROL.test(text2);
+function escapeControlCharacters(text2) {
+  return text2.replace(CONTROLS, (c3) => SHORT[c3] ?? `\\u${c3.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 function checkIdCharacters(rpg) {
   const issues = [];
@@ -42148,20 +42148,20 @@ function checkParent(node2, parent, index, issues) {
 }
 
 // src/rpg/load.ts
-function parseRpgText(text, file2) {
-  if (text.charCodeAt(0) === 65279) text = text.slice(1);
-  const tooDeep = nestingIssue(text, file2);
+function parseRpgText(text2, file2) {
+  if (text2.charCodeAt(0) === 65279) text2 = text2.slice(1);
+  const tooDeep = nestingIssue(text2, file2);
   if (tooDeep) return { ok: false, issues: [tooDeep] };
   let data;
   try {
-    data = JSON.parse(text);
+    data = JSON.parse(text2);
   } catch {
-    return { ok: false, issues: [syntaxIssue(text, file2)] };
+    return { ok: false, issues: [syntaxIssue(text2, file2)] };
   }
   const shape = checkShape(data);
   const issues = [...shape.issues];
   if (!issues.some((i) => i.severity === "error")) issues.push(...validateRpg(shape.rpg));
-  locate(issues, text, file2);
+  locate(issues, text2, file2);
   const errors = issues.filter((i) => i.severity === "error");
   if (errors.length > 0) return { ok: false, issues };
   return { ok: true, value: shape.rpg, warnings: issues };
@@ -42174,15 +42174,15 @@ async function loadRpgWithText(file2) {
     const reason = error63.code === "ENOENT" ? "no such file" : error63.message;
     return { loaded: { ok: false, issues: [rpgError("RPG_UNREADABLE", `cannot read the RPG: ${reason}`, { file: file2 })] }, text: "" };
   }
-  let text;
+  let text2;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    text2 = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
     const line = firstBadUtf8Line(bytes);
     const issue3 = rpgError("RPG_JSON_SYNTAX", `not valid JSON: line ${line} is not valid UTF-8 (save the file as UTF-8)`, { file: file2, line });
     return { loaded: { ok: false, issues: [issue3] }, text: "" };
   }
-  return { loaded: parseRpgText(text, file2), text };
+  return { loaded: parseRpgText(text2, file2), text: text2 };
 }
 function firstBadUtf8Line(bytes) {
   const decoder = new TextDecoder("utf-8", { fatal: true });
@@ -42201,18 +42201,18 @@ function firstBadUtf8Line(bytes) {
   return line;
 }
 var MAX_DEPTH = 256;
-function nestingIssue(text, file2) {
+function nestingIssue(text2, file2) {
   let depth = 0;
   let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c3 = text.charCodeAt(i);
+  for (let i = 0; i < text2.length; i++) {
+    const c3 = text2.charCodeAt(i);
     if (inString) {
       if (c3 === 92) i++;
       else if (c3 === 34) inString = false;
     } else if (c3 === 34) inString = true;
     else if (c3 === 91 || c3 === 123) {
       if (++depth > MAX_DEPTH) {
-        const { line, column } = lineIndex(text)(i);
+        const { line, column } = lineIndex(text2)(i);
         const message = `not valid JSON: arrays and objects nest deeper than ${MAX_DEPTH} levels at line ${line}, column ${column}`;
         return rpgError("RPG_JSON_SYNTAX", message, { file: file2, line, column });
       }
@@ -42220,22 +42220,22 @@ function nestingIssue(text, file2) {
   }
   return void 0;
 }
-function syntaxIssue(text, file2) {
+function syntaxIssue(text2, file2) {
   const errors = [];
-  parseTree2(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  parseTree2(text2, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
   const first = errors[0];
-  const offset = first?.offset ?? text.length;
-  const { line, column } = lineIndex(text)(offset);
+  const offset = first?.offset ?? text2.length;
+  const { line, column } = lineIndex(text2)(offset);
   const what = first ? describeParseError(printParseErrorCode(first.error)) : "unexpected content";
   return rpgError("RPG_JSON_SYNTAX", `not valid JSON: ${what} at line ${line}, column ${column}`, { file: file2, line, column });
 }
 function describeParseError(code2) {
   return code2.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase();
 }
-function locate(issues, text, file2) {
+function locate(issues, text2, file2) {
   if (issues.length === 0) return;
-  const root = parseTree2(text);
-  const lineAndColumn = lineIndex(text);
+  const root = parseTree2(text2);
+  const lineAndColumn = lineIndex(text2);
   for (const issue3 of issues) {
     issue3.at.file = file2;
     if (!root || !issue3.pointer) continue;
@@ -42251,9 +42251,9 @@ function locate(issues, text, file2) {
     issue3.at.column = column;
   }
 }
-function lineIndex(text) {
+function lineIndex(text2) {
   const starts = [0];
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) starts.push(i + 1);
+  for (let i = 0; i < text2.length; i++) if (text2.charCodeAt(i) === 10) starts.push(i + 1);
   return (offset) => {
     let lo = 0;
     let hi = starts.length - 1;
@@ -42297,19 +42297,22 @@ function workflowFile(context) {
 function defaultBranchFromEvent(context) {
   return context.event.repository?.default_branch;
 }
+async function baseBranchOf(inputs, context, octokit) {
+  return inputs.baseBranch || defaultBranchFromEvent(context) || (await octokit.rest.repos.get({ ...context.repository })).data.default_branch;
+}
 
 // src/action/generate-mode.ts
 import { randomUUID as randomUUID3 } from "node:crypto";
 
 // src/engine/generate.ts
 import { existsSync as existsSync3 } from "node:fs";
-import { join as join11, resolve as resolve4 } from "node:path";
+import { join as join12, resolve as resolve4 } from "node:path";
 
 // src/assembly/docstrings.ts
 var ESCAPED = /[\u0000-\u0008\u000b-\u001f\u007f\\]|"(?="")|"$/g;
 var LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-function pythonDocstring(text) {
-  const body = text.replace(/\r\n?/g, "\n").replace(LONE_SURROGATE, "\uFFFD").trim().replace(ESCAPED, (c3) => c3 === "\\" || c3 === '"' ? `\\${c3}` : `\\x${c3.charCodeAt(0).toString(16).padStart(2, "0")}`);
+function pythonDocstring(text2) {
+  const body = text2.replace(/\r\n?/g, "\n").replace(LONE_SURROGATE, "\uFFFD").trim().replace(ESCAPED, (c3) => c3 === "\\" || c3 === '"' ? `\\${c3}` : `\\x${c3.charCodeAt(0).toString(16).padStart(2, "0")}`);
   return body.includes("\n") ? `"""${body}
 """` : `"""${body}"""`;
 }
@@ -42317,8 +42320,8 @@ function headerLength(source) {
   let end2 = 0;
   for (let line = 0; line < 2; line++) {
     const next = source.indexOf("\n", end2);
-    const text = next === -1 ? source.slice(end2) : source.slice(end2, next);
-    const keep = line === 0 && text.startsWith("#!") || /^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+/.test(text);
+    const text2 = next === -1 ? source.slice(end2) : source.slice(end2, next);
+    const keep = line === 0 && text2.startsWith("#!") || /^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+/.test(text2);
     if (!keep || next === -1) break;
     end2 = next + 1;
   }
@@ -42405,8 +42408,8 @@ function createRequestKeys() {
 }
 
 // src/report/markdown.ts
-function code(text) {
-  const line = text.replace(/\s+/g, " ");
+function code(text2) {
+  const line = text2.replace(/\s+/g, " ");
   if (line.trim() === "") return "` `";
   const ticks = "`".repeat(longestRun(line, "`") + 1);
   const pad = line.startsWith("`") || line.endsWith("`") ? " " : "";
@@ -42418,8 +42421,8 @@ function fenced(content, info2 = "") {
 ${content.trimEnd()}
 ${ticks}`;
 }
-function prose(text, max = 1e3) {
-  return escapeHtml(clip(text.replace(/\s+/g, " ").trim(), max).replace(/[\\`*_[\]~|]/g, "\\$&")).replace(/@(?=\w)/g, "@\u200B").replace(/:\/\//g, ":\u200B//").replace(/\bwww\./gi, (www) => `${www.slice(0, 3)}\u200B.`);
+function prose(text2, max = 1e3) {
+  return escapeHtml(clip(text2.replace(/\s+/g, " ").trim(), max).replace(/[\\`*_[\]~|]/g, "\\$&")).replace(/@(?=\w)/g, "@\u200B").replace(/:\/\//g, ":\u200B//").replace(/\bwww\./gi, (www) => `${www.slice(0, 3)}\u200B.`);
 }
 var details = (summary2, body) => [
   "",
@@ -42431,18 +42434,18 @@ var details = (summary2, body) => [
 ];
 var row = (cells) => `| ${cells.map((c3) => c3.replace(/\|/g, "\\|")).join(" | ")} |`;
 var count = (n) => n.toLocaleString("en-US");
-function clip(text, max) {
-  if (text.length <= max) return text;
-  return `${dropHalfPair(text.slice(0, max - 1), "end")}\u2026`;
+function clip(text2, max) {
+  if (text2.length <= max) return text2;
+  return `${dropHalfPair(text2.slice(0, max - 1), "end")}\u2026`;
 }
-function dropHalfPair(text, at2) {
-  const unit = text.charCodeAt(at2 === "start" ? 0 : text.length - 1);
-  if (at2 === "end" && unit >= 55296 && unit <= 56319) return text.slice(0, -1);
-  if (at2 === "start" && unit >= 56320 && unit <= 57343) return text.slice(1);
-  return text;
+function dropHalfPair(text2, at2) {
+  const unit = text2.charCodeAt(at2 === "start" ? 0 : text2.length - 1);
+  if (at2 === "end" && unit >= 55296 && unit <= 56319) return text2.slice(0, -1);
+  if (at2 === "start" && unit >= 56320 && unit <= 57343) return text2.slice(1);
+  return text2;
 }
-var longestRun = (text, char) => (text.match(new RegExp(`${char}+`, "g")) ?? []).reduce((max, run5) => Math.max(max, run5.length), 0);
-var escapeHtml = (text) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+var longestRun = (text2, char) => (text2.match(new RegExp(`${char}+`, "g")) ?? []).reduce((max, run5) => Math.max(max, run5.length), 0);
+var escapeHtml = (text2) => text2.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 // src/report/mermaid.ts
 var MAX_EDGES = 450;
@@ -42496,11 +42499,12 @@ function renderSubgraphChart(plan) {
   return `${lines.join("\n")}
 `;
 }
-function label(text) {
-  return text.replace(/[\u0000-\u0008\u000e-\u001f\u007f-\u009f]/g, "").replace(/#/g, "#35;").replace(/"/g, "#quot;").replace(/</g, "#lt;").replace(/>/g, "#gt;").replace(/`/g, "#96;").replace(/\s+/g, " ");
+function label(text2) {
+  return text2.replace(/[\u0000-\u0008\u000e-\u001f\u007f-\u009f]/g, "").replace(/#/g, "#35;").replace(/"/g, "#quot;").replace(/</g, "#lt;").replace(/>/g, "#gt;").replace(/`/g, "#96;").replace(/\s+/g, " ");
 }
 
 // src/report/generation-report.ts
+var RUN_DETAILS_NOTE = `_The run id, timings, tokens and git history change with every run: they are in the job summary and in the run's own report, ${code(".rpg-forge/runs/<run>/generation_report.md")} where it ran._`;
 var RUN_DETAILS_MARKER = "<!-- rpg-forge:run-details: the rest changes with every run -->";
 function renderGenerationReport(input2) {
   const { summary: summary2, checkpoint, plan } = input2;
@@ -42585,18 +42589,21 @@ function renderGenerationReport(input2) {
     ""
   );
   if (input2.gitLog) {
-    const log = historyWithFinalCommit(input2.gitLog, input2.finalCommit);
+    const log = input2.gitLog;
     lines.push("## Git History", "", fenced(log.length > 0 ? log.join("\n") : "(no commits yet)"), "");
   }
   return `${lines.join("\n")}
 `;
+}
+function committedReport(input2) {
+  return withoutRunDetails(renderGenerationReport({ ...input2, runId: "", generatedAt: /* @__PURE__ */ new Date(0), elapsedMs: 0 }));
 }
 function withoutRunDetails(report) {
   const at2 = report.indexOf(`
 ${RUN_DETAILS_MARKER}
 `);
   if (at2 < 0) return report;
-  return `${report.slice(0, at2 + 1)}_The run id, timings and git history are in the job summary and in ${code("docs/generation_report.md")}._
+  return `${report.slice(0, at2 + 1)}${RUN_DETAILS_NOTE}
 `;
 }
 function testResults(input2, entries) {
@@ -42626,20 +42633,13 @@ function testResults(input2, entries) {
     lines.push(`- **Failed nodes' tests**: ${failed.passed} of ${failed.total} passing at each node's last attempt (not in the package)`);
   return lines;
 }
-function historyWithFinalCommit(log, finalCommit) {
-  if (finalCommit === void 0) return [...log];
-  const [top, ...rest] = log;
-  const head = top === void 0 ? void 0 : /\(HEAD -> ([^,)]+)(?:, )?/.exec(top);
-  const below = top === void 0 ? [] : [head ? top.replace(head[0], "(").replace(/ \(\)$/, "") : top];
-  return [`(this commit) ${finalCommit}${head ? ` (HEAD -> ${head[1]})` : ""}`, ...below, ...rest];
-}
 function duration3(ms2) {
   const s = Math.round(ms2 / 1e3);
   if (s < 60) return `${s} s`;
   const m2 = Math.floor(s / 60);
   return m2 < 60 ? `${m2} min ${s % 60} s` : `${Math.floor(m2 / 60)} h ${m2 % 60} min`;
 }
-var cell = (text) => text.replace(/\|/g, "\\|");
+var cell = (text2) => text2.replace(/\|/g, "\\|");
 
 // src/sandbox/python.ts
 import { execFile } from "node:child_process";
@@ -42696,9 +42696,9 @@ async function resolvePython() {
 }
 function lastLineOf(error63) {
   const { stderr, message } = error63;
-  const text = stderr?.trim() || message || String(error63);
-  const lines = text.split("\n").filter((line) => line.trim() !== "");
-  return lines.at(-1) ?? text;
+  const text2 = stderr?.trim() || message || String(error63);
+  const lines = text2.split("\n").filter((line) => line.trim() !== "");
+  return lines.at(-1) ?? text2;
 }
 
 // src/redact.ts
@@ -42722,20 +42722,20 @@ function secretsOf(env) {
   }
   return secrets.sort((a, b3) => b3.forms[0].length - a.forms[0].length);
 }
-function redactWith(text, secrets) {
-  let out = text;
+function redactWith(text2, secrets) {
+  let out = text2;
   for (const { name, forms } of secrets) {
     for (const form of forms) if (out.includes(form)) out = out.split(form).join(`[redacted ${name}]`);
   }
   for (const pattern of SECRET_PATTERNS) out = out.replace(pattern, "[redacted token]");
   return out;
 }
-function redactSecrets(text, env = process.env) {
-  return redactWith(text, secretsOf(env));
+function redactSecrets(text2, env = process.env) {
+  return redactWith(text2, secretsOf(env));
 }
 function secretRedactor(env = process.env) {
   const secrets = secretsOf(env);
-  return (text) => redactWith(text, secrets);
+  return (text2) => redactWith(text2, secrets);
 }
 function redactDeep(value, env = process.env) {
   const redact = secretRedactor(env);
@@ -42829,16 +42829,16 @@ var CapturedOutput = class {
   tail = [];
   tailLength = 0;
   seen = 0;
-  append(text) {
-    this.seen += text.length;
+  append(text2) {
+    this.seen += text2.length;
     const room = this.headChars - this.head.length;
     if (room > 0) {
-      this.head += text.slice(0, room);
-      text = text.slice(room);
+      this.head += text2.slice(0, room);
+      text2 = text2.slice(room);
     }
-    if (text === "") return;
-    this.tail.push(text);
-    this.tailLength += text.length;
+    if (text2 === "") return;
+    this.tail.push(text2);
+    this.tailLength += text2.length;
     if (this.tailLength > 2 * this.tailChars) this.compactTail();
   }
   /** The kept text with terminal control sequences removed, and a line saying how much was cut. */
@@ -42859,8 +42859,8 @@ var CapturedOutput = class {
 };
 var ESCAPE_SEQUENCE = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[ -/]*[0-~])/g;
 var OTHER_CONTROLS = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g;
-function stripTerminalControls(text) {
-  return text.replace(ESCAPE_SEQUENCE, "").replace(OTHER_CONTROLS, "");
+function stripTerminalControls(text2) {
+  return text2.replace(ESCAPE_SEQUENCE, "").replace(OTHER_CONTROLS, "");
 }
 
 // src/sandbox/marked-processes.ts
@@ -42910,14 +42910,14 @@ async function runInOwnGroup(cmd) {
   const output2 = new CapturedOutput();
   const capture = (stream) => {
     stream?.setEncoding("utf8");
-    stream?.on("data", (text) => output2.append(text));
+    stream?.on("data", (text2) => output2.append(text2));
   };
   capture(child.stdout);
   capture(child.stderr);
   let status = "";
   const statusStream = child.stdio[STATUS_FD];
   statusStream?.setEncoding("utf8");
-  statusStream?.on("data", (text) => status += text);
+  statusStream?.on("data", (text2) => status += text2);
   const secretStream = child.stdio[SECRET_FD];
   secretStream?.on("error", () => void 0);
   secretStream?.end(cmd.secretInput);
@@ -43368,7 +43368,7 @@ function toTestCase(element) {
   result.status = first.status;
   const message = first.c.attrs.message;
   if (message) result.message = message;
-  const details2 = outcomes.map(({ c: c3 }) => c3.text.trim()).filter((text) => text !== "").join("\n\n");
+  const details2 = outcomes.map(({ c: c3 }) => c3.text.trim()).filter((text2) => text2 !== "").join("\n\n");
   if (details2) result.details = details2;
   return result;
 }
@@ -43387,9 +43387,9 @@ var ATTRIBUTE = /\s*([^\s=/>]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/y;
 function parseXml(xml) {
   const roots = [];
   const open5 = [];
-  const addText = (text) => {
+  const addText = (text2) => {
     const current = open5.at(-1);
-    if (current) current.text += text;
+    if (current) current.text += text2;
   };
   let pos = 0;
   while (pos < xml.length) {
@@ -43439,8 +43439,8 @@ function skipPast(xml, terminator, from) {
   return end2 < 0 ? xml.length : end2 + terminator.length;
 }
 var NAMED_ENTITIES = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'" };
-function decodeEntities(text) {
-  return text.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|[a-zA-Z]+);/g, (entity, body) => {
+function decodeEntities(text2) {
+  return text2.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|[a-zA-Z]+);/g, (entity, body) => {
     if (!body.startsWith("#")) return NAMED_ENTITIES[body] ?? entity;
     const code2 = body[1] === "x" ? Number.parseInt(body.slice(2), 16) : Number.parseInt(body.slice(1), 10);
     return code2 <= 1114111 ? String.fromCodePoint(code2) : entity;
@@ -43786,14 +43786,20 @@ var ArtifactStore = class {
     return dir;
   }
 };
+async function saveRunFile(root, runId, name, content) {
+  const dir = await mkdirNoLinks(root, join5(".rpg-forge", "runs", safe(runId)));
+  const path2 = join5(dir, safe(name));
+  await writeFileNoFollow(path2, redactSecrets(content));
+  return path2;
+}
 function safe(segment) {
   const cleaned = segment.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "_");
   return cleaned === "" ? "_" : cleaned.slice(0, 120);
 }
 
 // src/workspace/output-dir.ts
-import { access as access3, constants as constants6, mkdir as mkdir5, stat as stat3 } from "node:fs/promises";
-import { dirname as dirname2, join as join6 } from "node:path";
+import { access as access3, constants as constants6, mkdir as mkdir5, readdir as readdir4, stat as stat3 } from "node:fs/promises";
+import { dirname as dirname2, join as join6, relative, sep } from "node:path";
 
 // src/workspace/atomic-write.ts
 import { randomBytes as randomBytes2 } from "node:crypto";
@@ -43884,12 +43890,24 @@ async function writeOutputFile(root, rel, content) {
   await refuseLinks(root, rel);
   await writeFileAtomic(join6(root, rel), content);
 }
+async function existingFiles(outDir) {
+  const entries = await readdir4(outDir, { recursive: true, withFileTypes: true });
+  const files = /* @__PURE__ */ new Set();
+  for (const entry of entries) {
+    if (!entry.isFile()) continue;
+    const rel = relative(outDir, join6(entry.parentPath, entry.name)).split(sep).join("/");
+    if (rel.startsWith(".git/") || rel.startsWith(".rpg-forge/")) continue;
+    files.add(rel);
+  }
+  return files;
+}
 
 // src/workspace/git.ts
+import { execFile as execFile3 } from "node:child_process";
 import { existsSync as existsSync2 } from "node:fs";
-import { appendFile as appendFile2, copyFile as copyFile2, mkdir as mkdir6, mkdtemp as mkdtemp2, readdir as readdir4, readFile as readFile4, rm as rm3 } from "node:fs/promises";
+import { appendFile as appendFile2, mkdir as mkdir6, mkdtemp as mkdtemp2, readdir as readdir5, readFile as readFile4, rm as rm3, writeFile as writeFile2 } from "node:fs/promises";
 import { tmpdir as tmpdir2 } from "node:os";
-import { dirname as dirname3, join as join7 } from "node:path";
+import { join as join7 } from "node:path";
 
 // node_modules/@simple-git/args-pathspec/dist/index.mjs
 var t = /* @__PURE__ */ new WeakMap();
@@ -47348,7 +47366,21 @@ var gitIn = (dir) => wo({
   // simple-git refuses any -c core.hooksPath / core.fsmonitor; ours only turn them off.
   unsafe: { allowUnsafeHooksPath: true, allowUnsafeFsMonitor: true }
 });
-var EXCLUDED = [".rpg-forge/", "__pycache__/", "*.py[cod]", ".pytest_cache/"];
+function plumbing(dir, extraEnv = {}) {
+  const env = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...extraEnv };
+  for (const name of ALLOWED_ENVIRONMENT) if (process.env[name] !== void 0) env[name] = process.env[name];
+  return (args, input2) => new Promise((resolve5, reject) => {
+    const child = execFile3(
+      "git",
+      ["-C", dir, ...UNTRUSTED_REPOSITORY_CONFIG.flatMap((c3) => ["-c", c3]), ...args],
+      { env, maxBuffer: 256 * 1024 * 1024, encoding: "utf8" },
+      (error63, stdout, stderr) => error63 ? reject(Object.assign(error63, { message: stderr || error63.message })) : resolve5(stdout)
+    );
+    child.stdin?.on("error", () => void 0);
+    child.stdin?.end(input2 ?? "");
+  });
+}
+var EXCLUDED = [".rpg-forge/", "__pycache__/", "*.py[cod]", ".pytest_cache/", "test_results.xml"];
 var GitRepository = class _GitRepository {
   constructor(dir, git, branch, base) {
     this.dir = dir;
@@ -47404,71 +47436,50 @@ var GitRepository = class _GitRepository {
     }
     return new _GitRepository(dir, git, options.branch, base);
   }
-  /** Commits exactly these paths (as they are now) and tags the commit; returns its sha. A tag already on this commit counts as done. */
-  async commitPaths(paths, message, tag) {
-    const present = paths.filter((p2) => existsSync2(join7(this.dir, p2)));
-    if (present.length === 0) return void 0;
-    await run3(() => this.git.add(["--", ...present]), "GIT_FAILED", "git add failed");
-    const staged = await this.git.diff(["--cached", "--name-only"]);
-    if (staged.trim() === "") return void 0;
-    await run3(() => this.git.commit(message, [], { "--no-verify": null }), "GIT_FAILED", "git commit failed");
-    const sha = (await this.git.revparse(["HEAD"])).trim();
-    if (tag) await run3(() => this.git.raw(["tag", "--force", tag, sha]), "GIT_FAILED", `git tag ${tag} failed`);
-    return sha;
-  }
-  /** The commit a branch points at, if the branch exists. */
-  async branchHead(branch) {
-    const sha = await this.git.revparse(["--verify", "--quiet", `refs/heads/${branch}`]).catch(() => "");
-    return sha.trim() || void 0;
-  }
   /**
-   * Commits `paths`, as they are in the work tree, onto `branch` without touching the
-   * work tree: in a temporary worktree on the first parent, with the other parents
-   * merged in by strategy "ours" (their files come from `paths`, which include them),
-   * so no merge can conflict. The branch is created or moved to the new commit.
-   * Parents another parent already contains are dropped, and nothing is committed
-   * when nothing would change: a rerun with the same code leaves the branch as it is.
-   * Returns the new commit, or undefined when there was nothing to commit.
+   * Commits these files, as given, on top of HEAD, and tags the commit; null removes a
+   * file. The work tree is not touched (it may hold later nodes' files): the tree is built
+   * in an index of its own, and the branch's index is then set to the new commit. Returns
+   * undefined when the tree would not change.
    */
-  async commitToBranch(branch, parents, paths, message) {
-    const [first, ...others] = await this.independent(parents);
-    if (!first) throw new RpgForgeError("GIT_FAILED", `no parent commit for the branch ${branch}`);
-    const scratch = await mkdtemp2(join7(tmpdir2(), "rpg-forge-branch-"));
-    const worktree = join7(scratch, "tree");
+  async commitFiles(files, message, tag) {
+    const scratch = await mkdtemp2(join7(tmpdir2(), "rpg-forge-index-"));
+    const git = plumbing(this.dir, { GIT_INDEX_FILE: join7(scratch, "index") });
     try {
-      await run3(() => this.git.raw(["worktree", "add", "--detach", worktree, first]), "GIT_FAILED", `cannot prepare the branch ${branch}`);
-      const tree = gitIn(worktree);
-      if (others.length > 0)
-        await run3(
-          () => tree.raw(["merge", "-s", "ours", "--no-ff", "--no-commit", ...others]),
-          "GIT_FAILED",
-          `cannot merge the bases of ${branch}`
-        );
-      const present = paths.filter((p2) => existsSync2(join7(this.dir, p2)));
-      for (const path2 of present) {
-        await mkdir6(dirname3(join7(worktree, path2)), { recursive: true });
-        await copyFile2(join7(this.dir, path2), join7(worktree, path2));
-      }
-      if (present.length > 0) await run3(() => tree.add(["--", ...present]), "GIT_FAILED", `git add failed on ${branch}`);
-      const changed = (await tree.diff(["--cached", "--name-only", first])).trim() !== "";
-      if (others.length === 0 && !changed) return void 0;
-      await run3(() => tree.commit(message, [], { "--allow-empty": null, "--no-verify": null }), "GIT_FAILED", `cannot commit to ${branch}`);
-      const sha = (await tree.revparse(["HEAD"])).trim();
-      await run3(() => this.git.raw(["branch", "--force", branch, sha]), "GIT_FAILED", `cannot move the branch ${branch}`);
+      const head = (await git(["rev-parse", "HEAD"])).trim();
+      await git(["read-tree", head]);
+      const paths = [...files.keys()].sort();
+      const written = paths.filter((p2) => files.get(p2) !== null);
+      await Promise.all(written.map((p2, i) => writeFile2(join7(scratch, `blob-${i}`), files.get(p2))));
+      const blobs = written.length === 0 ? [] : (await git(["hash-object", "-w", "--stdin-paths"], written.map((_3, i) => join7(scratch, `blob-${i}`)).join("\n") + "\n")).trim().split("\n");
+      const removed = paths.filter((p2) => files.get(p2) === null).map((p2) => `0 ${"0".repeat(40)}	${p2}`);
+      const info2 = [...removed, ...written.map((p2, i) => `100644 ${blobs[i]}	${p2}`)];
+      await git(["update-index", "--index-info"], `${info2.join("\n")}
+`);
+      const tree = (await git(["write-tree"])).trim();
+      if (tree === (await git(["rev-parse", `${head}^{tree}`])).trim()) return void 0;
+      const sha = (await git(["commit-tree", tree, "-p", head, "-F", "-"], message)).trim();
+      await git(["update-ref", "-m", message, `refs/heads/${this.branch}`, sha, head]);
+      await run3(() => this.git.raw(["reset", "--quiet"]), "GIT_FAILED", "git reset failed");
+      if (tag) await run3(() => this.git.raw(["tag", "--force", tag, sha]), "GIT_FAILED", `git tag ${tag} failed`);
       return sha;
+    } catch (error63) {
+      if (error63 instanceof RpgForgeError) throw error63;
+      const said = error63.message.trim().split("\n").filter(Boolean).at(-1) ?? "";
+      throw new RpgForgeError("GIT_FAILED", `cannot commit "${message.split("\n")[0]}": ${said}`, { file: this.dir }, void 0, {
+        cause: error63
+      });
     } finally {
-      await this.git.raw(["worktree", "remove", "--force", worktree]).catch(() => void 0);
       await rm3(scratch, { recursive: true, force: true });
     }
   }
-  /** The parents none of the others contains, in the order given. */
-  async independent(parents) {
-    if (parents.length < 2) return [...parents];
-    const out = await run3(() => this.git.raw(["merge-base", "--independent", ...parents]), "GIT_FAILED", "git merge-base failed");
-    const keep = new Set(
-      out.split("\n").map((l3) => l3.trim()).filter(Boolean)
-    );
-    return parents.filter((p2) => keep.has(p2));
+  /** The commit HEAD is on. */
+  async head() {
+    return (await run3(() => this.git.revparse(["HEAD"]), "GIT_FAILED", "git rev-parse HEAD failed")).trim();
+  }
+  /** Creates or moves a branch (not the one checked out) to a commit. */
+  async pointBranch(branch, sha) {
+    await run3(() => this.git.raw(["branch", "--force", branch, sha]), "GIT_FAILED", `cannot move the branch ${branch}`);
   }
   /** The run's commits, newest first, one line each: for the report. */
   async log() {
@@ -47480,8 +47491,22 @@ async function refsUnder(dir, prefix) {
   const out = await run3(() => gitIn(dir).raw(["for-each-ref", "--format=%(refname)", prefix]), "GIT_FAILED", "git for-each-ref failed");
   return out.split("\n").filter(Boolean).map((ref) => ref.replace(/^refs\/(heads|tags)\//, ""));
 }
-async function checkoutBranch(dir, branch) {
-  await run3(() => gitIn(dir).checkout([branch]), "GIT_FAILED", `cannot switch to the branch ${branch}`);
+async function branchHeads(dir, prefix) {
+  const out = await run3(
+    () => gitIn(dir).raw(["for-each-ref", "--format=%(refname) %(objectname)", prefix]),
+    "GIT_FAILED",
+    "git for-each-ref failed"
+  );
+  return new Map(
+    out.split("\n").filter(Boolean).map((line) => {
+      const [ref = "", sha = ""] = line.split(" ");
+      return [ref.replace(/^refs\/(heads|tags)\//, ""), sha];
+    })
+  );
+}
+async function takeFiles(dir, ref, wanted) {
+  const paths = (await filesAt(dir, ref)).filter(wanted);
+  if (paths.length > 0) await run3(() => gitIn(dir).checkout([ref, "--", ...paths]), "GIT_FAILED", `cannot take the files of ${ref}`);
 }
 async function readFileAt(dir, ref, path2) {
   return gitIn(dir).show([`${ref}:${path2}`]).catch(() => void 0);
@@ -47496,6 +47521,12 @@ async function filesAt(dir, ref) {
 async function checkoutWithFiles(dir, branch, first, overlays) {
   const git = gitIn(dir);
   await run3(() => git.checkout(["-B", branch, first]), "GIT_FAILED", `cannot start ${branch} from ${first}`);
+  if (overlays.length > 0)
+    await run3(
+      () => git.raw(["merge", "-s", "ours", "--no-ff", "--no-commit", ...overlays.map((o2) => o2.ref)]),
+      "GIT_FAILED",
+      `cannot merge ${overlays.map((o2) => o2.ref).join(", ")} into ${branch}`
+    );
   for (const { ref, paths } of overlays) {
     if (paths.length > 0) await run3(() => git.checkout([ref, "--", ...paths]), "GIT_FAILED", `cannot take the files of ${ref}`);
   }
@@ -47503,7 +47534,8 @@ async function checkoutWithFiles(dir, branch, first, overlays) {
 async function commitFiles(dir, paths, message) {
   const git = gitIn(dir);
   await run3(() => git.add(["--", ...paths]), "GIT_FAILED", "git add failed");
-  if ((await git.diff(["--cached", "--name-only"])).trim() === "") return;
+  const merging = existsSync2(join7(dir, ".git", "MERGE_HEAD"));
+  if (!merging && (await git.diff(["--cached", "--name-only"])).trim() === "") return;
   await run3(() => git.commit(message, [], { "--no-verify": null }), "GIT_FAILED", "git commit failed");
 }
 var identity = (git) => git.raw(["-c", "user.useConfigOnly=true", "var", "GIT_COMMITTER_IDENT"]);
@@ -47555,7 +47587,7 @@ function dirtyError(dir, paths) {
 }
 async function filesUnder(dir, prefix = "") {
   const found = [];
-  for (const entry of await readdir4(join7(dir, prefix), { withFileTypes: true })) {
+  for (const entry of await readdir5(join7(dir, prefix), { withFileTypes: true })) {
     const rel = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
     if (rel === ".rpg-forge") continue;
     if (entry.isDirectory()) found.push(...await filesUnder(dir, rel));
@@ -47565,8 +47597,8 @@ async function filesUnder(dir, prefix = "") {
 }
 
 // src/workspace/package-files.ts
-import { lstat as lstat4, readdir as readdir5, readFile as readFile5, realpath as realpath2, rm as rm4, unlink as unlink3 } from "node:fs/promises";
-import { isAbsolute as isAbsolute3, join as join8, relative, sep } from "node:path";
+import { lstat as lstat4, readdir as readdir6, readFile as readFile5, realpath as realpath2, rm as rm4, unlink as unlink3 } from "node:fs/promises";
+import { isAbsolute as isAbsolute3, join as join8, relative as relative2, sep as sep2 } from "node:path";
 var PROTECTED = [".git", ".github"];
 var PackageFiles = class _PackageFiles {
   constructor(root, tracked, untracked = /* @__PURE__ */ new Set()) {
@@ -47599,13 +47631,13 @@ var PackageFiles = class _PackageFiles {
     if (parts2.length === 0 || parts2.includes("..")) refuse("it leaves the package");
     if (PROTECTED.includes(parts2[0].toLowerCase())) refuse(`${parts2[0]}/ is never written by generated code`);
     const absolute = join8(this.root, ...parts2);
-    if (relative(this.root, absolute).startsWith(`..${sep}`)) refuse("it leaves the package");
+    if (relative2(this.root, absolute).startsWith(`..${sep2}`)) refuse("it leaves the package");
     let current = this.root;
     for (const part of parts2) {
       current = join8(current, part);
       const info2 = await lstat4(current).catch(() => void 0);
       if (!info2) break;
-      if (info2.isSymbolicLink()) refuse(`${relative(this.root, current)} is a symbolic link`);
+      if (info2.isSymbolicLink()) refuse(`${relative2(this.root, current)} is a symbolic link`);
     }
     return absolute;
   }
@@ -47648,7 +47680,7 @@ var PackageFiles = class _PackageFiles {
     const ledger = this.ledger;
     if (!ledger) throw new Error("verify() needs a tracked tree (PackageFiles.openTracked)");
     return this.exclusive(async () => {
-      const { entries, folders } = await this.scan();
+      const { entries, folders: folders2 } = await this.scan();
       const found = { changed: [], added: [], removed: [] };
       for (const [rel, kind] of entries) {
         const known = ledger.get(rel);
@@ -47661,7 +47693,7 @@ var PackageFiles = class _PackageFiles {
           (rel) => rel.split("/").slice(0, -1).map((_3, i, parts2) => parts2.slice(0, i + 1).join("/"))
         )
       );
-      const strayFolders = folders.filter((dir) => !held.has(dir));
+      const strayFolders = folders2.filter((dir) => !held.has(dir));
       if (found.changed.length + found.added.length + found.removed.length === 0 && strayFolders.length === 0) return void 0;
       for (const rel of found.added) await rm4(join8(this.root, rel), { recursive: true, force: true });
       for (const dir of strayFolders) await rm4(join8(this.root, dir), { recursive: true, force: true });
@@ -47675,19 +47707,19 @@ var PackageFiles = class _PackageFiles {
   /** Every entry under root (files, links, anything that is not a folder) by kind, and the folders, never following a link. */
   async scan() {
     const entries = /* @__PURE__ */ new Map();
-    const folders = [];
+    const folders2 = [];
     const walk = async (dir, prefix) => {
-      for (const entry of await readdir5(dir, { withFileTypes: true })) {
+      for (const entry of await readdir6(dir, { withFileTypes: true })) {
         const rel = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
         if (prefix === "" && this.untracked.has(entry.name)) continue;
         if (entry.isDirectory()) {
-          folders.push(rel);
+          folders2.push(rel);
           await walk(join8(dir, entry.name), rel);
         } else entries.set(rel, entry.isFile() ? "file" : "other");
       }
     };
     await walk(this.root, "");
-    return { entries, folders };
+    return { entries, folders: folders2 };
   }
   exclusive(work) {
     const next = this.turn.then(work, work);
@@ -47822,10 +47854,249 @@ var BatchedWriter = class {
   }
 };
 
+// src/workspace/stack.ts
+import { execFile as execFile4 } from "node:child_process";
+import { mkdtemp as mkdtemp3, rm as rm5 } from "node:fs/promises";
+import { tmpdir as tmpdir3 } from "node:os";
+import { join as join9 } from "node:path";
+var STACK_BRANCH_TRAILER = "Rpg-Forge-Branch";
+var STACK_TREE_TRAILER = "Rpg-Forge-Tree";
+function stackMessage(message, branch, tree) {
+  return `${message.trimEnd()}
+
+${STACK_TREE_TRAILER}: ${tree}
+${STACK_BRANCH_TRAILER}: ${branch}
+`;
+}
+function isStackCommit(commit, branch) {
+  const lastParagraph = commit.message.trimEnd().split(/\n[ \t]*\n/).at(-1) ?? "";
+  const lines = lastParagraph.split("\n").map((line) => line.trim());
+  return lines.includes(`${STACK_BRANCH_TRAILER}: ${branch}`) && lines.includes(`${STACK_TREE_TRAILER}: ${commit.tree}`);
+}
+async function buildStack(options) {
+  const branches = options.levels.map((level) => level.branch);
+  const twice = branches.find((branch, i) => branches.indexOf(branch) !== i);
+  if (twice !== void 0) throw new RpgForgeError("GIT_FAILED", `the branch ${twice} is named by two levels of the stack`);
+  const scratch = await mkdtemp3(join9(tmpdir3(), "rpg-forge-stack-"));
+  const git = plumbing2(options.dir, join9(scratch, "index"));
+  try {
+    const [base, ...sources] = await resolveCommits(git, [options.base, ...options.levels.map((level) => level.source)]);
+    if (base === void 0) throw new RpgForgeError("GIT_FAILED", `the base ${options.base} of the stack is not a commit`);
+    const heads = await branchHeads2(git, branches);
+    const commits = await readCommits(git, [...new Set(heads.values())]);
+    const checkedOut = await checkedOutBranches(git);
+    const tree = await LevelTree.start(git, base, options.owned);
+    const result = { levels: [], held: [] };
+    const moves = [];
+    let parent = base;
+    for (const [i, level] of options.levels.entries()) {
+      const { branch } = level;
+      const head = heads.get(branch);
+      if (result.held.length > 0) {
+        result.held.push({ branch, head, reason: "below-edited" });
+        continue;
+      }
+      const current = head === void 0 ? void 0 : commits.get(head);
+      if (head !== void 0 && !(current && isStackCommit(current, branch))) {
+        result.held.push({ branch, head, reason: "edited" });
+        continue;
+      }
+      const source = sources[i];
+      if (source === void 0) throw new RpgForgeError("GIT_FAILED", `the source ${level.source} of the branch ${branch} is not a commit`);
+      const wanted = await tree.apply(source, branch);
+      if (current && current.tree === wanted && current.parents.length === 1 && current.parents[0] === parent) {
+        result.levels.push({ branch, sha: head, previous: head, change: "unchanged", forced: false });
+        parent = head;
+        continue;
+      }
+      const where = checkedOut.get(branch);
+      if (where !== void 0)
+        throw new RpgForgeError("GIT_FAILED", `the branch ${branch} is checked out in ${where}, so rpg-forge will not move it`, {
+          file: where
+        });
+      const message = stackMessage(level.message, branch, wanted);
+      const sha = text(
+        await call(branch, "cannot commit", () => git(["commit-tree", "--no-gpg-sign", wanted, "-p", parent, "-F", "-"], message))
+      );
+      const forced = head !== void 0 && !await isAncestor(git, head, sha, branch);
+      result.levels.push({ branch, sha, previous: head, change: head === void 0 ? "created" : "updated", forced });
+      moves.push(head === void 0 ? `create refs/heads/${branch} ${sha}` : `update refs/heads/${branch} ${sha} ${head}`);
+      parent = sha;
+    }
+    if (moves.length > 0)
+      await call(
+        void 0,
+        "cannot move the stack's branches",
+        () => git(["update-ref", "-m", "rpg-forge: stack", "--stdin"], moves.join("\n") + "\n")
+      );
+    return result;
+  } finally {
+    await rm5(scratch, { recursive: true, force: true });
+  }
+}
+var PASSED_ENVIRONMENT = /^(PATH|HOME|GIT_(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)|GIT_CONFIG_GLOBAL|GIT_CONFIG_NOSYSTEM)$/;
+function plumbing2(dir, indexFile) {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => PASSED_ENVIRONMENT.test(key)));
+  env.GIT_INDEX_FILE = indexFile;
+  const config2 = [...UNTRUSTED_REPOSITORY_CONFIG, "core.splitIndex=false"].flatMap((c3) => ["-c", c3]);
+  return (args, input2) => new Promise((resolve5, reject) => {
+    const child = execFile4(
+      "git",
+      ["-C", dir, ...config2, ...args],
+      { env, encoding: "buffer", maxBuffer: 1024 * 1024 * 1024 },
+      (error63, stdout, stderr) => error63 ? reject(Object.assign(error63, { stderr: stderr.toString() })) : resolve5(stdout)
+    );
+    child.stdin?.on("error", () => void 0);
+    child.stdin?.end(input2 ?? "");
+  });
+}
+var text = (out) => out.toString("utf8").trim();
+async function call(branch, what, task) {
+  try {
+    return await task();
+  } catch (error63) {
+    const failure2 = error63;
+    const said = (failure2.stderr || failure2.message).trim().split("\n").filter(Boolean).at(-1) ?? "";
+    const subject = branch === void 0 ? what : `${what} (branch ${branch})`;
+    throw new RpgForgeError("GIT_FAILED", `${subject}: ${said}`, {}, void 0, { cause: error63 });
+  }
+}
+async function resolveCommits(git, names) {
+  const bad = names.find((name) => /[\n\0]/.test(name) || name === "");
+  if (bad !== void 0) throw new RpgForgeError("GIT_FAILED", `${JSON.stringify(bad)} is not a commit name`);
+  const out = await call(
+    void 0,
+    "cannot resolve the stack's commits",
+    () => git(["cat-file", "--batch-check=%(objectname)"], names.map((name) => `${name}^{commit}`).join("\n") + "\n")
+  );
+  return out.toString("utf8").split("\n").slice(0, names.length).map((line) => /^[0-9a-f]{40,64}$/.test(line) ? line : void 0);
+}
+async function branchHeads2(git, branches) {
+  if (branches.length === 0) return /* @__PURE__ */ new Map();
+  const refs = branches.map((branch) => `refs/heads/${branch}`);
+  const out = await call(
+    void 0,
+    "cannot list the stack's branches",
+    () => git(["for-each-ref", "--format=%(objectname) %(refname)", ...refs])
+  );
+  const wanted = new Set(refs);
+  const heads = /* @__PURE__ */ new Map();
+  for (const line of text(out).split("\n")) {
+    const [sha = "", ref = ""] = line.split(" ");
+    if (wanted.has(ref)) heads.set(ref.slice("refs/heads/".length), sha);
+  }
+  return heads;
+}
+async function readCommits(git, shas) {
+  const commits = /* @__PURE__ */ new Map();
+  if (shas.length === 0) return commits;
+  const out = await call(void 0, "cannot read the stack's branch heads", () => git(["cat-file", "--batch"], shas.join("\n") + "\n"));
+  for (let at2 = 0; at2 < out.length; ) {
+    const eol = out.indexOf(10, at2);
+    const [sha = "", type = "", size = ""] = out.toString("utf8", at2, eol).split(" ");
+    at2 = eol + 1;
+    if (type === "missing" || size === "") continue;
+    const body = out.toString("utf8", at2, at2 + Number(size));
+    at2 += Number(size) + 1;
+    if (type !== "commit") continue;
+    const end2 = body.indexOf("\n\n");
+    const headers = (end2 < 0 ? body : body.slice(0, end2)).split("\n");
+    commits.set(sha, {
+      tree: headers.find((h3) => h3.startsWith("tree "))?.slice(5) ?? "",
+      parents: headers.filter((h3) => h3.startsWith("parent ")).map((h3) => h3.slice(7)),
+      message: end2 < 0 ? "" : body.slice(end2 + 2)
+    });
+  }
+  return commits;
+}
+async function checkedOutBranches(git) {
+  const out = await call(void 0, "cannot list the worktrees", () => git(["worktree", "list", "--porcelain"]));
+  const found = /* @__PURE__ */ new Map();
+  let path2 = "";
+  for (const line of out.toString("utf8").split("\n")) {
+    if (line.startsWith("worktree ")) path2 = line.slice("worktree ".length);
+    else if (line.startsWith("branch refs/heads/")) found.set(line.slice("branch refs/heads/".length), path2);
+  }
+  return found;
+}
+async function isAncestor(git, ancestor, of, branch) {
+  const answer = git(["merge-base", "--is-ancestor", ancestor, of]).then(
+    () => true,
+    (error63) => error63.code === 1 ? false : Promise.reject(error63)
+  );
+  return call(branch, "cannot compare the old and new heads", () => answer);
+}
+async function listTree(git, commit, branch) {
+  const out = await call(branch, `cannot list the files of ${commit}`, () => git(["ls-tree", "-r", "-z", "--full-tree", commit]));
+  const entries = /* @__PURE__ */ new Map();
+  for (const record2 of out.toString("utf8").split("\0")) {
+    const tab = record2.indexOf("	");
+    if (tab > 0) entries.set(record2.slice(tab + 1), record2.slice(0, tab));
+  }
+  return entries;
+}
+var LevelTree = class _LevelTree {
+  constructor(git, entries, owned, foreignFiles, foreignFolders, zero) {
+    this.git = git;
+    this.entries = entries;
+    this.owned = owned;
+    this.foreignFiles = foreignFiles;
+    this.foreignFolders = foreignFolders;
+    this.zero = zero;
+  }
+  git;
+  entries;
+  owned;
+  foreignFiles;
+  foreignFolders;
+  zero;
+  static async start(git, base, owned) {
+    const entries = await listTree(git, base, void 0);
+    const foreignFiles = new Set([...entries.keys()].filter((path2) => !owned(path2)));
+    const foreignFolders = new Set([...foreignFiles].flatMap(folders));
+    await call(void 0, `cannot read the tree of ${base}`, () => git(["read-tree", base]));
+    return new _LevelTree(git, entries, owned, foreignFiles, foreignFolders, "0".repeat(base.length));
+  }
+  /** Sets the owned paths as they are in `source`; returns the resulting tree. */
+  async apply(source, branch) {
+    const wanted = new Map([...await listTree(this.git, source, branch)].filter(([path2]) => this.owned(path2)));
+    const removals = [];
+    const additions = [];
+    for (const path2 of this.entries.keys()) {
+      if (this.owned(path2) && !wanted.has(path2)) {
+        removals.push(`0 ${this.zero}	${path2}`);
+        this.entries.delete(path2);
+      }
+    }
+    for (const [path2, entry] of wanted) {
+      if (this.entries.get(path2) === entry) continue;
+      const clash = this.foreignFolders.has(path2) ? path2 : folders(path2).find((folder) => this.foreignFiles.has(folder));
+      if (clash !== void 0)
+        throw new RpgForgeError("GIT_FAILED", `the branch ${branch} would write ${path2}, which clashes with the base's own ${clash}`, {
+          file: path2
+        });
+      additions.push(`${entry}	${path2}`);
+      this.entries.set(path2, entry);
+    }
+    const changes = [...removals, ...additions];
+    if (changes.length > 0)
+      await call(
+        branch,
+        "cannot stage the level's files",
+        () => this.git(["update-index", "-z", "--index-info"], changes.join("\0") + "\0")
+      );
+    return text(await call(branch, "cannot write the level's tree", () => this.git(["write-tree"])));
+  }
+};
+function folders(path2) {
+  const parts2 = path2.split("/");
+  return parts2.slice(1).map((_3, i) => parts2.slice(0, i + 1).join("/"));
+}
+
 // src/workspace/work-tree.ts
-import { copyFile as copyFile3, lstat as lstat5, mkdir as mkdir7, readdir as readdir6, rm as rm5, stat as stat4, writeFile as writeFile2 } from "node:fs/promises";
-import { join as join9, relative as relative2, resolve as resolve2, sep as sep2 } from "node:path";
-var defaultWorkTree = (outDir) => join9(outDir, ".rpg-forge", "work");
+import { copyFile as copyFile2, lstat as lstat5, mkdir as mkdir7, readdir as readdir7, rm as rm6, stat as stat4, writeFile as writeFile3 } from "node:fs/promises";
+import { join as join10, relative as relative3, resolve as resolve2, sep as sep3 } from "node:path";
+var defaultWorkTree = (outDir) => join10(outDir, ".rpg-forge", "work");
 var WORK_TREE_STAMP = ".rpg-forge-work-tree";
 var STAMP = WORK_TREE_STAMP;
 var NOT_COPIED = /* @__PURE__ */ new Set([
@@ -47843,13 +48114,13 @@ var NOT_COPIED = /* @__PURE__ */ new Set([
 async function createWorkTree(outDir, workDir) {
   const out = resolve2(outDir);
   const work = resolve2(workDir);
-  if (out === work || !relative2(work, out).startsWith("..")) {
+  if (out === work || !relative3(work, out).startsWith("..")) {
     throw new RpgForgeError("WORK_TREE_REFUSED", `the work tree ${work} would hold the output ${out}`, { file: work });
   }
-  if (work.startsWith(`${out}${sep2}`)) {
+  if (work.startsWith(`${out}${sep3}`)) {
     let path2 = out;
-    for (const part of relative2(out, work).split(sep2)) {
-      path2 = join9(path2, part);
+    for (const part of relative3(out, work).split(sep3)) {
+      path2 = join10(path2, part);
       const info2 = await lstat5(path2).catch(() => void 0);
       if (info2 && !info2.isDirectory())
         throw new RpgForgeError(
@@ -47860,7 +48131,7 @@ async function createWorkTree(outDir, workDir) {
         );
     }
   }
-  const existing = await readdir6(work).catch(() => void 0);
+  const existing = await readdir7(work).catch(() => void 0);
   if (existing !== void 0 && existing.length > 0) {
     if (!existing.includes(STAMP)) {
       throw new RpgForgeError(
@@ -47870,31 +48141,269 @@ async function createWorkTree(outDir, workDir) {
         "choose an empty or missing folder for the work tree"
       );
     }
-    await rm5(work, { recursive: true, force: true });
+    await rm6(work, { recursive: true, force: true });
   }
   await mkdir7(work, { recursive: true });
-  await writeFile2(join9(work, STAMP), "rpg-forge runs the TDD loop here; it is rebuilt from the output on every run.\n");
+  await writeFile3(join10(work, STAMP), "rpg-forge runs the TDD loop here; it is rebuilt from the output on every run.\n");
   await copyTree(out, work, work);
 }
 async function copyTree(from, to2, skip) {
-  for (const entry of await readdir6(from, { withFileTypes: true })) {
-    const source = join9(from, entry.name);
+  for (const entry of await readdir7(from, { withFileTypes: true })) {
+    const source = join10(from, entry.name);
     if (NOT_COPIED.has(entry.name) || source === skip) continue;
     if (entry.isDirectory()) {
-      await mkdir7(join9(to2, entry.name), { recursive: true });
-      await copyTree(source, join9(to2, entry.name), skip);
+      await mkdir7(join10(to2, entry.name), { recursive: true });
+      await copyTree(source, join10(to2, entry.name), skip);
     } else if (entry.isFile()) {
-      await copyFile3(source, join9(to2, entry.name));
+      await copyFile2(source, join10(to2, entry.name));
     }
   }
 }
+async function layOver(workDir, files) {
+  const tree = await PackageFiles.open(workDir);
+  for (const [rel, content] of files) {
+    if (content === null) await tree.remove(rel);
+    else await tree.write(rel, content);
+  }
+}
 async function removeWorkTree(workDir) {
-  const info2 = await stat4(join9(workDir, STAMP)).catch(() => void 0);
-  if (info2) await rm5(workDir, { recursive: true, force: true });
+  const info2 = await stat4(join10(workDir, STAMP)).catch(() => void 0);
+  if (info2) await rm6(workDir, { recursive: true, force: true });
 }
 
-// src/engine/assemble.ts
-import { basename } from "node:path";
+// src/engine/checkpoint.ts
+import { readFile as readFile6, rename as rename3, stat as stat5 } from "node:fs/promises";
+import { basename, dirname as dirname3, join as join11 } from "node:path";
+var TestResultsSchema = external_exports.object({ passed: external_exports.int().min(0), failed: external_exports.int().min(0) });
+var FailureContextSchema = external_exports.object({
+  failingTests: external_exports.array(external_exports.object({ name: external_exports.string(), message: external_exports.string() })),
+  output: external_exports.string().describe("The end of pytest's output."),
+  lastCode: external_exports.string().optional().describe("The last implementation the model proposed."),
+  attempts: external_exports.array(external_exports.object({ label: external_exports.string(), tried: external_exports.string(), outcome: external_exports.string() }))
+});
+var TokensSchema = external_exports.object({ prompt: external_exports.int().min(0), completion: external_exports.int().min(0), total: external_exports.int().min(0) });
+var AttemptSchema = external_exports.object({
+  run_id: external_exports.string(),
+  started_at: external_exports.string(),
+  finished_at: external_exports.string().optional(),
+  status: NodeStatusSchema.optional(),
+  iterations: external_exports.int().min(0).optional(),
+  failure_reason: external_exports.string().optional()
+});
+var CheckpointEntrySchema = external_exports.object({
+  status: NodeStatusSchema,
+  timestamp: external_exports.string(),
+  test_results: TestResultsSchema.default({ passed: 0, failed: 0 }),
+  retry_count: external_exports.int().min(0).default(0),
+  failure_reason: external_exports.string().optional(),
+  blocked_by: external_exports.array(external_exports.string()).optional().describe("For skipped nodes: the failed ancestors that blocked them."),
+  subgraph_id: external_exports.string().optional(),
+  node_type: external_exports.enum(["leaf", "composite"]).optional(),
+  spec_sha256: external_exports.string().optional().describe("Hash of the node as planned; a changed node is regenerated on resume."),
+  attempts: external_exports.array(AttemptSchema).default([]),
+  tokens: TokensSchema.optional().describe("Tokens the model used for this node, summed over its attempts."),
+  duration_ms: external_exports.int().min(0).optional(),
+  failure_context: FailureContextSchema.optional()
+});
+var CheckpointSchema = external_exports.object({
+  version: external_exports.literal(1),
+  run_id: external_exports.string(),
+  rpg_sha256: external_exports.string(),
+  created_at: external_exports.string(),
+  updated_at: external_exports.string(),
+  nodes: external_exports.record(external_exports.string(), CheckpointEntrySchema),
+  pending_writes: external_exports.array(external_exports.string()).optional().describe("Passed nodes whose files were still buffered in the work tree; a resume regenerates them.")
+});
+var AppendixBSchema = external_exports.record(external_exports.string(), CheckpointEntrySchema.omit({ attempts: true }).extend({ attempts: external_exports.unknown().optional() }));
+async function readCheckpoint(path2) {
+  let text2;
+  try {
+    text2 = await readFile6(path2, "utf8");
+  } catch (error63) {
+    if (error63.code === "ENOENT") return void 0;
+    const hint = "check the file's permissions and that every folder on its path is a directory";
+    throw new RpgForgeError("CHECKPOINT_UNREADABLE", `cannot read the checkpoint: ${error63.message}`, { file: path2 }, hint, {
+      cause: error63
+    });
+  }
+  return parseCheckpoint(text2, path2);
+}
+function parseCheckpoint(text2, path2) {
+  const corrupt = (why, cause) => new RpgForgeError(
+    "CHECKPOINT_CORRUPT",
+    `the checkpoint is corrupt: ${why}`,
+    { file: path2 },
+    "pass --fresh to start again; the old file is kept beside it as <name>.previous-<time>",
+    { cause }
+  );
+  let data;
+  try {
+    data = JSON.parse(text2);
+  } catch (error63) {
+    throw corrupt("not valid JSON", error63);
+  }
+  const current = CheckpointSchema.safeParse(data);
+  if (current.success) return current.data;
+  if (typeof data === "object" && data !== null && !("version" in data)) {
+    const legacy = AppendixBSchema.safeParse(data);
+    if (legacy.success) return fromAppendixB(legacy.data);
+  }
+  const first = current.error.issues[0];
+  throw corrupt(`${first.path.join(".") || "(root)"}: ${first.message}`, current.error);
+}
+function fromAppendixB(entries) {
+  const stamps = Object.values(entries).map((e) => e.timestamp).sort();
+  const nodes = {};
+  for (const [id, entry] of Object.entries(entries)) nodes[id] = { ...entry, attempts: [] };
+  return { version: 1, run_id: "imported", rpg_sha256: "", created_at: stamps[0] ?? "", updated_at: stamps.at(-1) ?? "", nodes };
+}
+function checkpointExistsError(path2) {
+  return new RpgForgeError(
+    "CHECKPOINT_EXISTS",
+    "a checkpoint from an earlier run exists",
+    { file: path2 },
+    "pass --resume to continue it, or --fresh to set it aside and start again"
+  );
+}
+async function writeCheckpoint(path2, checkpoint) {
+  const folder = dirname3(path2);
+  await refuseLinks(dirname3(folder), join11(basename(folder), basename(path2)));
+  try {
+    await writeFileAtomic(path2, checkpointText(checkpoint));
+  } catch (error63) {
+    throw new RpgForgeError(
+      "CHECKPOINT_WRITE_FAILED",
+      `cannot write the checkpoint: ${error63.message}`,
+      { file: path2 },
+      "check that the output directory is writable and the disk has room",
+      { cause: error63 }
+    );
+  }
+}
+function checkpointText(checkpoint) {
+  return `${JSON.stringify(redactDeep(checkpoint), null, 2)}
+`;
+}
+async function setCheckpointAside(path2, now) {
+  try {
+    await stat5(path2);
+  } catch {
+    return void 0;
+  }
+  const aside = `${path2}.previous-${now.toISOString().replace(/[:.]/g, "-")}`;
+  await rename3(path2, aside);
+  return aside;
+}
+
+// src/engine/history.ts
+import { basename as basename2, dirname as dirname4, resolve as resolve3 } from "node:path";
+function ownedPaths(rpg, testFileOf, extra) {
+  const paths = new Set(extra);
+  for (const node2 of rpg.nodes) {
+    if (node2.node_type !== "leaf") continue;
+    paths.add(normalizePath(node2.file_path));
+    paths.add(testFileOf(node2.id));
+  }
+  for (const dir of packageDirectories(rpg)) paths.add(`${dir}/__init__.py`);
+  return paths;
+}
+function isComplete(subgraph, checkpoint) {
+  return subgraph.nodes.every((id) => {
+    const status = checkpoint.nodes[id]?.status;
+    return status === "passed" || status === "failed" || status === "skipped";
+  });
+}
+var subgraphBranch = (rpgName, subgraphId) => `${subgraphBranchPrefix(rpgName)}${refSafe(subgraphId)}`;
+var subgraphBranchPrefix = (rpgName) => `rpg/${refSafe(rpgName)}/`;
+function subgraphCommitMessage(subgraph) {
+  const first = subgraph.nodes[0] ?? "";
+  const last = subgraph.nodes.at(-1) ?? "";
+  return `feat: complete ${subgraph.name} (nodes ${first === last ? first : `${first}-${last}`})`;
+}
+var subgraphTag = (runId, subgraphId) => `rpg/${runId}/${refSafe(subgraphId)}`;
+function rpgNameOf(rpg, rpgPath) {
+  const name = rpg.metadata.name;
+  return typeof name === "string" && name ? name : basename2(dirname4(resolve3(rpgPath)));
+}
+var runBranch = (rpgName) => `rpg-forge/${refSafe(rpgName)}`;
+
+// src/assembly/owned-file.ts
+var MARKER = "Generated by rpg-forge";
+function isOurs(content) {
+  return content === void 0 || content.includes(MARKER);
+}
+function isOurInit(content) {
+  return content === void 0 || content.trim() === "" || content.includes(MARKER);
+}
+
+// src/engine/output-paths.ts
+var CHECKPOINT_PATH = "docs/generation_checkpoint.json";
+var REPORT_PATH = "docs/generation_report.md";
+var PYTEST_INI = "pytest.ini";
+var ASSEMBLED = [
+  PYTEST_INI,
+  "pyproject.toml",
+  "README.md",
+  "requirements.txt",
+  "requirements-dev.txt",
+  ".gitignore",
+  "docs/rpg.json",
+  CHECKPOINT_PATH,
+  REPORT_PATH
+];
+var TEST_RESULTS_PATH = "test_results.xml";
+
+// src/engine/pr-stack.ts
+var SHARED_WITH_PEOPLE = /* @__PURE__ */ new Set(["README.md", "pyproject.toml", "requirements.txt", "requirements-dev.txt", "pytest.ini"]);
+async function stackOwnedPaths(dir, base, rpg) {
+  const owned = ownedPaths(rpg, testFileLookup(rpg), ASSEMBLED);
+  for (const path2 of SHARED_WITH_PEOPLE) {
+    if (!isOurs(await readFileAt(dir, base, path2))) owned.delete(path2);
+  }
+  return (path2) => owned.has(path2);
+}
+function runLevels(plan, rpgName, commits, hasPassed) {
+  return commits.filter(({ subgraphId }) => hasPassed(subgraphId)).map(({ subgraphId, sha }) => ({
+    branch: subgraphBranch(rpgName, subgraphId),
+    source: sha,
+    message: subgraphCommitMessage(plan.subgraphs.find((s) => s.id === subgraphId))
+  }));
+}
+async function restackBranches(options) {
+  const { dir, plan, rpgName, base } = options;
+  const present = new Set(await refsUnder(dir, `refs/heads/${subgraphBranchPrefix(rpgName)}`));
+  const existing = plan.subgraphs.filter((s) => present.has(subgraphBranch(rpgName, s.id)));
+  const baseCheckpoint = await readFileAt(dir, base, CHECKPOINT_PATH);
+  let mergedUpTo = -1;
+  for (const [i, subgraph] of existing.entries()) {
+    const own2 = await readFileAt(dir, subgraphBranch(rpgName, subgraph.id), CHECKPOINT_PATH);
+    if (own2 !== void 0 && own2 === baseCheckpoint) mergedUpTo = i;
+  }
+  const remaining = existing.slice(mergedUpTo + 1);
+  const stack = await buildStack({
+    dir,
+    base,
+    levels: remaining.map((s) => ({
+      branch: subgraphBranch(rpgName, s.id),
+      source: subgraphBranch(rpgName, s.id),
+      message: subgraphCommitMessage(s)
+    })),
+    owned: await stackOwnedPaths(dir, base, options.rpg)
+  });
+  return { subgraphs: remaining.map((s) => s.id), merged: existing.slice(0, mergedUpTo + 1).map((s) => s.id), stack };
+}
+async function topOfStack(dir, plan, rpgName) {
+  const present = new Set(await refsUnder(dir, `refs/heads/${subgraphBranchPrefix(rpgName)}`));
+  return plan.subgraphs.map((s) => subgraphBranch(rpgName, s.id)).filter((b3) => present.has(b3)).at(-1);
+}
+function stackBranches(plan, rpgName, stack) {
+  const inStack = new Set([...stack.levels, ...stack.held].map((l3) => l3.branch));
+  const subgraphs = plan.subgraphs.filter((s) => inStack.has(subgraphBranch(rpgName, s.id))).map((s) => s.id);
+  return { branches: new Map(subgraphs.map((id) => [id, subgraphBranch(rpgName, id)])), stack: subgraphs };
+}
+function subgraphOfBranch(plan, rpgName, branch) {
+  return plan.subgraphs.find((s) => subgraphBranch(rpgName, s.id) === branch)?.id ?? branch;
+}
 
 // src/workspace/python-outline.ts
 var OUTLINE_SCRIPT = String.raw`
@@ -48055,11 +48564,11 @@ async function askImportScript(python, request2) {
 var GROUP_ORDER = ["future", "stdlib", "third_party", "local"];
 async function organizeImports(python, source, localPackages, extra = []) {
   const unchanged = (reason) => ({ source, changed: false, ...reason === void 0 ? {} : { reason } });
-  const text = source.replace(/\r\n/g, "\n");
+  const text2 = source.replace(/\r\n/g, "\n");
   const wanted = extra.map((line) => line.trim()).filter((line) => line !== "");
-  const scan = await askImportScript(python, { mode: "block", source: text, extra: wanted });
+  const scan = await askImportScript(python, { mode: "block", source: text2, extra: wanted });
   if (!scan.ok) return unchanged(`imports not organized: ${scan.message}`);
-  const lines = text === "" ? [] : text.replace(/\n$/, "").split("\n");
+  const lines = text2 === "" ? [] : text2.replace(/\n$/, "").split("\n");
   const firstStatement = scan.imports[0]?.start ?? (scan.next.start || lines.length + 1);
   const headEnd = scan.docstringEnd > 0 ? scan.docstringEnd : headerEnd(lines, firstStatement - 1);
   const units = unitsOf(lines, headEnd, scan.imports);
@@ -48097,8 +48606,8 @@ function unitsOf(lines, headEnd, imports) {
       if (content.startsWith("#")) comments.push(content);
       else if (content !== "") return `line ${line} sits in the import block but is neither an import nor a comment`;
     }
-    const text = statement.shared ? statement.segment : lines.slice(statement.start - 1, statement.end).join("\n");
-    units.push({ statement, comments, text });
+    const text2 = statement.shared ? statement.segment : lines.slice(statement.start - 1, statement.end).join("\n");
+    units.push({ statement, comments, text: text2 });
     line = Math.max(line, statement.end + 1);
   }
   return units;
@@ -48227,306 +48736,64 @@ async function isStdlib(python, module) {
   return (await stdlibNames(python)).has(module.split(".")[0]);
 }
 
-// src/assembly/owned-file.ts
-var MARKER = "Generated by rpg-forge";
-function isOurs(content) {
-  return content === void 0 || content.includes(MARKER);
-}
-function isOurInit(content) {
-  return content === void 0 || content.trim() === "" || content.includes(MARKER);
-}
-
-// src/assembly/init-files.ts
-var byCodeUnit = (a, b3) => a < b3 ? -1 : a > b3 ? 1 : 0;
-function reexportOption(rpg) {
-  const value = rpg.metadata.reexport_subpackages;
-  if (value === void 0 || typeof value === "boolean") return { reexport: value !== false, warnings: [] };
-  return { reexport: true, warnings: [`the RPG's metadata "reexport_subpackages" is not true or false; subpackages are re-exported`] };
-}
-function packageApis(rpg, passed, packageDirs, options) {
-  const dirs = new Set(packageDirs);
-  const docstrings = packageDocstrings(rpg);
-  const warnings = [];
-  const apis = /* @__PURE__ */ new Map();
-  const origins = /* @__PURE__ */ new Map();
-  const ordered = [...packageDirs].sort((a, b3) => b3.split("/").length - a.split("/").length || byCodeUnit(a, b3));
-  for (const dir of ordered) {
-    const module = moduleOf(`${dir}/__init__.py`);
-    const found = /* @__PURE__ */ new Map();
-    const add = (name, from2, origin) => {
-      const seen = found.get(name) ?? [];
-      if (!seen.some((s) => s.origin === origin)) seen.push({ from: from2, origin });
-      found.set(name, seen);
-    };
-    let holdsCode = false;
-    for (const node2 of passed) {
-      if (node2.node_type !== "leaf" || dirOf(node2.file_path) !== dir) continue;
-      const own2 = moduleOf(node2.file_path);
-      if (normalizePath(node2.file_path).endsWith("/__init__.py")) holdsCode = true;
-      if (!node2.name.startsWith("_")) add(node2.name, own2, `${own2}.${node2.name}`);
-    }
-    if (options.reexport) {
-      for (const child of packageDirs) {
-        if (dirOf(child) === dir && apis.has(child)) {
-          const childApi = apis.get(child);
-          for (const name of childApi.all) add(name, childApi.module, origins.get(child).get(name));
-        }
-      }
-    }
-    const exported = /* @__PURE__ */ new Map();
-    const from = /* @__PURE__ */ new Map();
-    for (const [name, seen] of [...found].sort(([a], [b3]) => byCodeUnit(a, b3))) {
-      if (seen.length > 1) {
-        const where = seen.map((s) => s.origin).sort(byCodeUnit);
-        warnings.push(`${dir}/__init__.py exports no "${name}": it is defined in both ${where.join(" and ")}; import it from its module`);
-        continue;
-      }
-      exported.set(name, seen[0].origin);
-      if (seen[0].from !== module) from.set(seen[0].from, [...from.get(seen[0].from) ?? [], name]);
-    }
-    origins.set(dir, exported);
-    const topLevel = !dirs.has(dirOf(dir));
-    apis.set(dir, {
-      dir,
-      module,
-      docstring: docstrings.get(dir) ?? (topLevel && options.description.trim() !== "" ? options.description : `The ${module} package.`),
-      version: topLevel ? options.version : void 0,
-      imports: [...from].sort(([a], [b3]) => byCodeUnit(a, b3)).map(([m2, names]) => ({ from: m2, names })),
-      all: [...exported.keys()],
-      holdsCode
-    });
+// src/assembly/test-blocks.ts
+var begin = (encodedId) => `# --- rpg-forge tests: ${encodedId} ---`;
+var end = (encodedId) => `# --- end rpg-forge tests: ${encodedId} ---`;
+var PLAIN = /^[A-Za-z0-9._:/-]$/;
+function encodeNodeId(nodeId) {
+  let out = "";
+  for (const ch of nodeId) {
+    if (PLAIN.test(ch)) out += ch;
+    else if (/^[\uD800-\uDFFF]$/.test(ch)) out += `%u${ch.charCodeAt(0).toString(16).toUpperCase()}`;
+    else for (const byte of Buffer.from(ch, "utf8")) out += `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
   }
-  return { apis: [...packageDirs].map((d2) => apis.get(d2)), warnings };
+  return out;
 }
-var INIT_HEADER = `# ${MARKER} from docs/rpg.json; edit the RPG and regenerate rather than this file.`;
-var API_BLOCK_HEADER = `# ${MARKER}: the package's API, from docs/rpg.json (rewritten on every assembly).`;
-function renderInitFile(api) {
-  const lines = [INIT_HEADER, pythonDocstring(api.docstring), ""];
-  const dunders = dunderLines(api);
-  if (dunders.length > 0) lines.push(...dunders, "");
-  if (api.imports.length > 0) lines.push(...importLines(api, ""), "");
-  return `${lines.join("\n").replace(/\n+$/, "")}
+function findTestBlock(source, nodeId) {
+  const lines = source.split("\n");
+  const encoded = encodeNodeId(nodeId);
+  const found = blockIn(lines, encoded);
+  if (found || encoded === nodeId || /[\r\n%]/.test(nodeId)) return found;
+  return blockIn(lines, nodeId);
+}
+function blockIn(lines, markerId) {
+  const start = lines.indexOf(begin(markerId));
+  const stop = lines.indexOf(end(markerId), start + 1);
+  return start >= 0 && stop > start ? { start: start + 1, end: stop + 1 } : void 0;
+}
+function upsertTestBlock(source, nodeId, code2) {
+  const encoded = encodeNodeId(nodeId);
+  const block = [begin(encoded), code2.replace(/\s+$/, ""), end(encoded)];
+  const lines = source === "" ? [] : source.replace(/\n+$/, "").split("\n");
+  const existing = findTestBlock(source, nodeId);
+  if (existing) lines.splice(existing.start - 1, existing.end - existing.start + 1, ...block);
+  else lines.push(...lines.length > 0 ? ["", ""] : [], ...block);
+  return `${lines.join("\n")}
 `;
 }
-function renderInitWithCode(api, source) {
-  const code2 = stripApiBlock(source);
-  const imports = importLines(api, "  # noqa: E402");
-  const block = [API_BLOCK_HEADER, ...imports, ...dunderLines(api)];
-  if (block.length === 1) return code2;
-  return `${code2}${code2 === "" || code2.endsWith("\n") ? "" : "\n"}
-
-${block.join("\n")}
+function withoutTestBlocks(source, nodeIds) {
+  let out = source;
+  for (const id of nodeIds) {
+    const block = findTestBlock(out, id);
+    if (!block) continue;
+    const lines = out.replace(/\n+$/, "").split("\n");
+    let start = block.start - 1;
+    while (start > 0 && lines[start - 1].trim() === "") start--;
+    lines.splice(start, block.end - start);
+    while (lines.length > 0 && lines[0].trim() === "") lines.shift();
+    out = lines.length === 0 ? "" : `${lines.join("\n")}
 `;
-}
-function stripApiBlock(source) {
-  const at2 = source.lastIndexOf(`
-
-
-${API_BLOCK_HEADER}
-`);
-  if (at2 === -1) return source;
-  const blank = source.indexOf("\n\n", at2 + 3);
-  return source.slice(0, at2 + 1) + (blank === -1 ? "" : source.slice(blank + 1));
-}
-function dunderLines(api) {
-  const lines = [];
-  if (api.all.length > 0) {
-    const quoted2 = api.all.map((n) => JSON.stringify(n));
-    const one = `__all__ = [${quoted2.join(", ")}]`;
-    lines.push(...one.length <= 99 ? [one] : ["__all__ = [", ...quoted2.map((q3) => `    ${q3},`), "]"]);
   }
-  if (api.version !== void 0) lines.push(`__version__ = ${JSON.stringify(api.version)}`);
-  return lines;
+  return out;
 }
-function importLines(api, suffix) {
-  return api.imports.map(({ from, names }) => {
-    const one = `from ${from} import ${names.join(", ")}${suffix}`;
-    return one.length <= 99 ? one : `from ${from} import (${suffix}
-${names.map((n) => `    ${n},`).join("\n")}
-)`;
+var MARKER_LIKE = /^\s*#.*rpg[\s_-]*forge[\s_-]*tests?\b/i;
+var OTHER_BREAKS = /[\v\f\x1c-\x1e\x85\u2028\u2029]/;
+function testMarkerLines(text2) {
+  const hits = [];
+  text2.split(/\r\n|\r|\n/).forEach((line, i) => {
+    if (line.split(OTHER_BREAKS).some((piece) => MARKER_LIKE.test(piece))) hits.push(i + 1);
   });
-}
-function dirOf(path2) {
-  return normalizePath(path2).split("/").slice(0, -1).join("/");
-}
-
-// src/assembly/pyproject.ts
-function projectInfo(rpg, fallbackName) {
-  const warnings = [];
-  const meta3 = rpg.metadata;
-  let name = typeof meta3.name === "string" ? meta3.name : "";
-  if (!name) {
-    name = fallbackName;
-    warnings.push(`the RPG's metadata has no "name"; the project is called "${name}" after the output directory`);
-  }
-  name = name.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[-_.]+|[-_.]+$/g, "") || "generated-package";
-  let version2 = typeof meta3.version === "string" ? meta3.version : "";
-  if (!version2) {
-    version2 = "0.1.0";
-    warnings.push(`the RPG's metadata has no "version"; using 0.1.0`);
-  }
-  const description = typeof meta3.description === "string" ? meta3.description : "";
-  if (!description) warnings.push(`the RPG's metadata has no "description"; the README and pyproject.toml have none`);
-  return { name, version: version2, description, warnings };
-}
-function packageRoots(rpg) {
-  const roots = /* @__PURE__ */ new Set();
-  for (const node2 of rpg.nodes) roots.add(normalizePath(node2.file_path).startsWith("src/") ? "src" : ".");
-  return [...roots].sort();
-}
-function consoleScripts(rpg, passed, projectName) {
-  const entry = rpg.nodes.find(
-    (n) => n.node_type === "leaf" && n.name === "main" && passed.has(n.id) && /(^|\/)(cli|__main__)\.py$/.test(normalizePath(n.file_path))
-  );
-  return entry ? { [projectName]: `${moduleOf(entry.file_path)}:main` } : {};
-}
-function renderPyproject(info2, dependencies, roots, scripts) {
-  const str2 = tomlString;
-  const list = (items) => items.length === 0 ? "[]" : `[
-${items.map((i) => `  ${str2(i)},`).join("\n")}
-]`;
-  const lines = [
-    `# ${MARKER} from docs/rpg.json; edit the RPG and regenerate rather than this file.`,
-    "[build-system]",
-    'requires = ["setuptools>=64"]',
-    'build-backend = "setuptools.build_meta"',
-    "",
-    "[project]",
-    `name = ${str2(info2.name)}`,
-    `version = ${str2(info2.version)}`,
-    `description = ${str2(info2.description)}`,
-    'readme = "README.md"',
-    'requires-python = ">=3.9"',
-    `dependencies = ${list(dependencies)}`,
-    "",
-    "[project.optional-dependencies]",
-    'dev = ["pytest>=7"]',
-    ""
-  ];
-  if (Object.keys(scripts).length > 0) {
-    lines.push("[project.scripts]", ...Object.entries(scripts).map(([name, target]) => `${str2(name)} = ${str2(target)}`), "");
-  }
-  lines.push("[tool.setuptools.packages.find]", `where = ${JSON.stringify(roots)}`, "");
-  return lines.join("\n");
-}
-var TOML_SHORT_ESCAPES = { "\b": "\\b", "	": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r" };
-var LONE_SURROGATE2 = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-function tomlString(text) {
-  const wellFormed = text.replace(LONE_SURROGATE2, "\uFFFD");
-  const escaped = wellFormed.replace(/[\u0000-\u001f\u007f"\\]/g, (c3) => {
-    if (c3 === '"' || c3 === "\\") return `\\${c3}`;
-    return TOML_SHORT_ESCAPES[c3] ?? `\\u${c3.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
-  });
-  return `"${escaped}"`;
-}
-
-// src/assembly/readme.ts
-function renderPackageReadme(rpg, info2, statusOf) {
-  const leaves = rpg.nodes.filter((n) => n.node_type === "leaf");
-  const passed = leaves.filter((n) => statusOf(n.id) === "passed");
-  const lines = [`<!-- ${MARKER} from docs/rpg.json. -->`, `# ${info2.name}`, ""];
-  if (info2.description) lines.push(prose(info2.description, 5e3), "");
-  lines.push(
-    `Generated test-first by rpg-forge from the plan in [docs/rpg.json](docs/rpg.json): ${passed.length} of ${leaves.length} functions pass their tests; see [docs/generation_report.md](docs/generation_report.md).`,
-    "",
-    "## Install",
-    "",
-    "```sh",
-    "pip install -e .",
-    "```",
-    "",
-    "## Test",
-    "",
-    "```sh",
-    "pip install -r requirements-dev.txt",
-    "python -m pytest",
-    "```",
-    "",
-    "## Modules",
-    ""
-  );
-  const subgraphs = rpg.subgraphs ?? [...new Set(leaves.map((n) => n.subgraph_id))].map((id) => ({ id, name: id, description: void 0 }));
-  for (const subgraph of subgraphs) {
-    const members2 = leaves.filter((n) => n.subgraph_id === subgraph.id);
-    if (members2.length === 0) continue;
-    lines.push(`### ${prose(subgraph.name, 200)}`, "");
-    if (subgraph.description) lines.push(prose(subgraph.description, 5e3), "");
-    for (const node2 of members2) {
-      const summary2 = node2.docstring.split("\n\n")[0].replace(/\s+/g, " ").trim();
-      const status = statusOf(node2.id);
-      const note2 = status === "passed" ? "" : ` _(not generated: ${status ?? "pending"})_`;
-      lines.push(`- ${code(`${moduleOf(node2.file_path)}.${signatureOf(node2).replace(/^(def|class) /, "")}`)}: ${prose(summary2)}${note2}`);
-    }
-    lines.push("");
-  }
-  const examples = passed.filter((n) => (n.examples ?? []).length > 0);
-  if (examples.length > 0) {
-    const usage = [];
-    for (const node2 of examples) {
-      usage.push(
-        `>>> from ${moduleOf(node2.file_path)} import ${node2.name}`,
-        ...node2.examples.map((e) => e.startsWith(">>>") ? e : `>>> ${e}`),
-        ""
-      );
-    }
-    lines.push("## Usage", "", fenced(usage.join("\n"), "python"), "");
-  }
-  return `${lines.join("\n")}`;
-}
-
-// src/assembly/requirements.ts
-function mergeRequirements(declared, scanned) {
-  const byName = /* @__PURE__ */ new Map();
-  for (const requirement of declared) {
-    const name = normalizeDistribution(distributionOf(requirement));
-    if (name && !byName.has(name)) byName.set(name, requirement.trim());
-  }
-  for (const [distribution, version2] of scanned) {
-    const name = normalizeDistribution(distribution);
-    if (byName.has(name)) continue;
-    byName.set(name, version2 ? `${distribution}${versionRange(version2)}` : distribution);
-  }
-  return [...byName.values()].sort((a, b3) => normalizeDistribution(a).localeCompare(normalizeDistribution(b3)));
-}
-function versionRange(version2) {
-  const [major, minor] = version2.split(".").map((p2) => Number.parseInt(p2, 10));
-  if (major === void 0 || Number.isNaN(major)) return "";
-  return `>=${major}.${Number.isNaN(minor ?? Number.NaN) ? 0 : minor},<${major + 1}`;
-}
-function renderRequirements(requirements) {
-  return [`# ${MARKER}: the packages the generated code imports.`, ...requirements, ""].join("\n");
-}
-function renderDevRequirements() {
-  return [`# ${MARKER}: what the tests need on top of requirements.txt.`, "-r requirements.txt", "pytest>=7", ""].join("\n");
-}
-
-// src/assembly/third-party.ts
-var DISTRIBUTIONS = String.raw`
-import importlib.metadata as m, json, sys
-wanted = json.loads(sys.stdin.read())
-provided = m.packages_distributions()
-out = {}
-for module in wanted:
-    for dist in provided.get(module, []):
-        try:
-            out[module] = [dist, m.version(dist)]
-        except m.PackageNotFoundError:
-            out[module] = [dist, None]
-        break
-print(json.dumps(out))
-`;
-async function thirdPartyImports(python, modules, localPackages) {
-  const graph = await askImportScript(python, { mode: "graph", modules: Object.fromEntries(modules) });
-  const tops = /* @__PURE__ */ new Set();
-  for (const imports of Object.values(graph.modules)) {
-    for (const imp of imports ?? []) if (imp.level === 0 && imp.module) tops.add(imp.module.split(".")[0]);
-  }
-  const candidates = [];
-  for (const top of [...tops].sort())
-    if (!localPackages.includes(top) && top !== "__future__" && !await isStdlib(python, top)) candidates.push(top);
-  if (candidates.length === 0) return /* @__PURE__ */ new Map();
-  const found = JSON.parse(await runPythonScript(python, DISTRIBUTIONS, JSON.stringify(candidates)));
-  return new Map(candidates.map((module) => [found[module]?.[0] ?? module, found[module]?.[1] ?? void 0]));
+  return hits;
 }
 
 // node_modules/openai/internal/errors.mjs
@@ -55483,385 +55750,6 @@ function strictJsonSchema(schema) {
   }
 }
 
-// src/engine/tdd-setup.ts
-function createTddSetup(options) {
-  const testFileOf = testFileLookup(options.rpg);
-  const schemas = /* @__PURE__ */ new Map();
-  return {
-    provider: options.provider,
-    keys: options.keys,
-    files: options.files,
-    artifacts: options.artifacts,
-    python: options.python,
-    runTests: options.runTests,
-    maxIterations: options.maxIterations ?? 8,
-    maxTestAttempts: options.maxTestAttempts ?? 3,
-    tokenBudget: options.tokenBudget ?? 24e3,
-    testFileOf,
-    dependenciesOf: (node2) => (options.plan.dependencies.get(node2.id) ?? []).map((id) => options.plan.nodes.get(id)).filter((n) => n.node_type === "leaf"),
-    localPackages: localPackagesOf(options.rpg),
-    promptContext: (node2) => promptContext(node2, options.plan, testFileOf),
-    jsonSchemaOf: (schema) => {
-      let json2 = schemas.get(schema);
-      if (!json2) schemas.set(schema, json2 = strictJsonSchema(schema));
-      return json2;
-    }
-  };
-}
-function localPackagesOf(rpg) {
-  return [...new Set(rpg.nodes.map((n) => moduleOf(n.file_path).split(".")[0]))].sort();
-}
-function promptContext(node2, plan, testFileOf) {
-  const dependencies = (plan.dependencies.get(node2.id) ?? []).map((id) => plan.nodes.get(id)).filter((dep) => dep.node_type === "leaf").map((dep) => ({
-    name: dep.name,
-    module: moduleOf(dep.file_path),
-    signature: signatureOf(dep),
-    summary: dep.docstring.split("\n\n")[0].trim()
-  }));
-  return {
-    id: node2.id,
-    name: node2.name,
-    type: node2.type,
-    module: moduleOf(node2.file_path),
-    filePath: node2.file_path,
-    testFile: testFileOf(node2.id),
-    signature: signatureOf(node2),
-    docstring: node2.docstring,
-    examples: node2.examples ?? [],
-    requirements: node2.requirements ?? [],
-    dependencies
-  };
-}
-
-// src/engine/assemble.ts
-var GITIGNORE = ["__pycache__/", "*.py[cod]", ".pytest_cache/", "*.egg-info/", "build/", "dist/", ".venv/", ".rpg-forge/"];
-async function assemblePackage(options) {
-  const { rpg, checkpoint, files } = options;
-  const statusOf = (id) => checkpoint.nodes[id]?.status;
-  const passed = rpg.nodes.filter((n) => n.node_type === "leaf" && statusOf(n.id) === "passed");
-  const passedIds = new Set(passed.map((n) => n.id));
-  const info2 = projectInfo(rpg, basename(files.root));
-  const warnings = [...info2.warnings];
-  const written = [];
-  const write = async (rel, content, owned = true) => {
-    if (owned && !isOurs(await files.read(rel))) {
-      warnings.push(`${rel} was not written by rpg-forge, so it was left as it is`);
-      return;
-    }
-    if (rel.endsWith(".py")) {
-      const outline = await outlinePython(options.python, content);
-      if (!outline.ok) throw new Error(`assembly produced ${rel} that does not parse (line ${outline.line}: ${outline.message})`);
-    }
-    await files.write(rel, content);
-    written.push(rel);
-  };
-  const docstringed = async (source, docstring) => {
-    const outline = await outlinePython(options.python, source);
-    return withModuleDocstring(source, docstring, outline.ok && outline.statements[0]?.kind === "docstring");
-  };
-  const generatedModules = new Set(passed.map((n) => normalizePath(n.file_path)));
-  for (const [rel, docstring] of moduleDocstrings(rpg)) {
-    if (!generatedModules.has(rel)) continue;
-    const source = await files.read(rel);
-    if (source === void 0) continue;
-    const content = await docstringed(source, docstring);
-    if (content !== source) await write(rel, content, false);
-  }
-  const reexport = reexportOption(rpg);
-  warnings.push(...reexport.warnings);
-  const api = packageApis(rpg, passed, packageDirectories(rpg), {
-    reexport: reexport.reexport,
-    version: info2.version,
-    description: info2.description
-  });
-  warnings.push(...api.warnings);
-  for (const pkg of api.apis) {
-    const rel = `${pkg.dir}/__init__.py`;
-    const existing = await files.read(rel);
-    if (pkg.holdsCode) {
-      const source = existing ?? "";
-      const content = renderInitWithCode(pkg, await docstringed(stripApiBlock(source), pkg.docstring));
-      if (content !== source) await write(rel, content, false);
-    } else if (isOurInit(existing)) {
-      await write(rel, renderInitFile(pkg), false);
-    } else {
-      warnings.push(`${rel} was not written by rpg-forge, so it was left as it is`);
-    }
-  }
-  const modules = /* @__PURE__ */ new Map();
-  for (const node2 of passed) {
-    const source = await files.read(normalizePath(node2.file_path));
-    if (source !== void 0) modules.set(moduleOf(node2.file_path), source);
-  }
-  const local = localPackagesOf(rpg);
-  const requirements = mergeRequirements(
-    passed.flatMap((n) => n.requirements ?? []),
-    await thirdPartyImports(options.python, modules, local)
-  );
-  const cycles = await importCycles(options.python, modules);
-  await write("pyproject.toml", renderPyproject(info2, requirements, packageRoots(rpg), consoleScripts(rpg, passedIds, info2.name)));
-  await write("requirements.txt", renderRequirements(requirements));
-  await write("requirements-dev.txt", renderDevRequirements());
-  await write("README.md", renderPackageReadme(rpg, info2, statusOf));
-  await write(".gitignore", mergedGitignore(await files.read(".gitignore")), false);
-  const exported = {
-    ...rpg,
-    metadata: {
-      ...rpg.metadata,
-      generation: { run_id: options.runId, model: options.model, generated_at: options.generatedAt.toISOString() }
-    },
-    nodes: rpg.nodes.map((n) => ({ ...n, status: statusOf(n.id) ?? "pending" }))
-  };
-  await write("docs/rpg.json", `${JSON.stringify(exported, null, 2)}
-`, false);
-  const suiteFiles = [...new Set(passed.map((n) => testFiles(rpg).get(n.id)))].sort();
-  let suite;
-  if (suiteFiles.length > 0) {
-    const result = await options.runTests(suiteFiles);
-    if (result.junitXml) await write("test_results.xml", result.junitXml, false);
-    const failed = result.tests.filter((t2) => t2.status === "failed" || t2.status === "error").length;
-    suite = {
-      exitCode: result.exitCode,
-      passed: result.tests.filter((t2) => t2.status === "passed").length,
-      failed,
-      total: result.tests.length
-    };
-  }
-  return { warnings, written, importCycles: cycles, suite };
-}
-function mergedGitignore(existing) {
-  const lines = (existing ?? "").split("\n").filter((l3, i, all) => l3 !== "" || i < all.length - 1);
-  const missing = GITIGNORE.filter((entry) => !lines.some((l3) => l3.trim() === entry));
-  if (missing.length === 0 && existing !== void 0) return existing;
-  return `${[...lines, ...lines.length > 0 ? [""] : [], "# Added by rpg-forge", ...missing].join("\n")}
-`;
-}
-
-// src/engine/checkpoint.ts
-import { readFile as readFile6, rename as rename3, stat as stat5 } from "node:fs/promises";
-import { basename as basename2, dirname as dirname4, join as join10 } from "node:path";
-var TestResultsSchema = external_exports.object({ passed: external_exports.int().min(0), failed: external_exports.int().min(0) });
-var FailureContextSchema = external_exports.object({
-  failingTests: external_exports.array(external_exports.object({ name: external_exports.string(), message: external_exports.string() })),
-  output: external_exports.string().describe("The end of pytest's output."),
-  lastCode: external_exports.string().optional().describe("The last implementation the model proposed."),
-  attempts: external_exports.array(external_exports.object({ label: external_exports.string(), tried: external_exports.string(), outcome: external_exports.string() }))
-});
-var TokensSchema = external_exports.object({ prompt: external_exports.int().min(0), completion: external_exports.int().min(0), total: external_exports.int().min(0) });
-var AttemptSchema = external_exports.object({
-  run_id: external_exports.string(),
-  started_at: external_exports.string(),
-  finished_at: external_exports.string().optional(),
-  status: NodeStatusSchema.optional(),
-  iterations: external_exports.int().min(0).optional(),
-  failure_reason: external_exports.string().optional()
-});
-var CheckpointEntrySchema = external_exports.object({
-  status: NodeStatusSchema,
-  timestamp: external_exports.string(),
-  test_results: TestResultsSchema.default({ passed: 0, failed: 0 }),
-  retry_count: external_exports.int().min(0).default(0),
-  failure_reason: external_exports.string().optional(),
-  blocked_by: external_exports.array(external_exports.string()).optional().describe("For skipped nodes: the failed ancestors that blocked them."),
-  subgraph_id: external_exports.string().optional(),
-  node_type: external_exports.enum(["leaf", "composite"]).optional(),
-  spec_sha256: external_exports.string().optional().describe("Hash of the node as planned; a changed node is regenerated on resume."),
-  attempts: external_exports.array(AttemptSchema).default([]),
-  tokens: TokensSchema.optional().describe("Tokens the model used for this node, summed over its attempts."),
-  duration_ms: external_exports.int().min(0).optional(),
-  failure_context: FailureContextSchema.optional()
-});
-var CheckpointSchema = external_exports.object({
-  version: external_exports.literal(1),
-  run_id: external_exports.string(),
-  rpg_sha256: external_exports.string(),
-  created_at: external_exports.string(),
-  updated_at: external_exports.string(),
-  nodes: external_exports.record(external_exports.string(), CheckpointEntrySchema),
-  pending_writes: external_exports.array(external_exports.string()).optional().describe("Passed nodes whose files were still buffered in the work tree; a resume regenerates them.")
-});
-var AppendixBSchema = external_exports.record(external_exports.string(), CheckpointEntrySchema.omit({ attempts: true }).extend({ attempts: external_exports.unknown().optional() }));
-async function readCheckpoint(path2) {
-  let text;
-  try {
-    text = await readFile6(path2, "utf8");
-  } catch (error63) {
-    if (error63.code === "ENOENT") return void 0;
-    const hint = "check the file's permissions and that every folder on its path is a directory";
-    throw new RpgForgeError("CHECKPOINT_UNREADABLE", `cannot read the checkpoint: ${error63.message}`, { file: path2 }, hint, {
-      cause: error63
-    });
-  }
-  return parseCheckpoint(text, path2);
-}
-function parseCheckpoint(text, path2) {
-  const corrupt = (why, cause) => new RpgForgeError(
-    "CHECKPOINT_CORRUPT",
-    `the checkpoint is corrupt: ${why}`,
-    { file: path2 },
-    "pass --fresh to start again; the old file is kept beside it as <name>.previous-<time>",
-    { cause }
-  );
-  let data;
-  try {
-    data = JSON.parse(text);
-  } catch (error63) {
-    throw corrupt("not valid JSON", error63);
-  }
-  const current = CheckpointSchema.safeParse(data);
-  if (current.success) return current.data;
-  if (typeof data === "object" && data !== null && !("version" in data)) {
-    const legacy = AppendixBSchema.safeParse(data);
-    if (legacy.success) return fromAppendixB(legacy.data);
-  }
-  const first = current.error.issues[0];
-  throw corrupt(`${first.path.join(".") || "(root)"}: ${first.message}`, current.error);
-}
-function fromAppendixB(entries) {
-  const stamps = Object.values(entries).map((e) => e.timestamp).sort();
-  const nodes = {};
-  for (const [id, entry] of Object.entries(entries)) nodes[id] = { ...entry, attempts: [] };
-  return { version: 1, run_id: "imported", rpg_sha256: "", created_at: stamps[0] ?? "", updated_at: stamps.at(-1) ?? "", nodes };
-}
-function checkpointExistsError(path2) {
-  return new RpgForgeError(
-    "CHECKPOINT_EXISTS",
-    "a checkpoint from an earlier run exists",
-    { file: path2 },
-    "pass --resume to continue it, or --fresh to set it aside and start again"
-  );
-}
-async function writeCheckpoint(path2, checkpoint) {
-  const folder = dirname4(path2);
-  await refuseLinks(dirname4(folder), join10(basename2(folder), basename2(path2)));
-  try {
-    await writeFileAtomic(path2, `${JSON.stringify(redactDeep(checkpoint), null, 2)}
-`);
-  } catch (error63) {
-    throw new RpgForgeError(
-      "CHECKPOINT_WRITE_FAILED",
-      `cannot write the checkpoint: ${error63.message}`,
-      { file: path2 },
-      "check that the output directory is writable and the disk has room",
-      { cause: error63 }
-    );
-  }
-}
-async function setCheckpointAside(path2, now) {
-  try {
-    await stat5(path2);
-  } catch {
-    return void 0;
-  }
-  const aside = `${path2}.previous-${now.toISOString().replace(/[:.]/g, "-")}`;
-  await rename3(path2, aside);
-  return aside;
-}
-
-// src/engine/history.ts
-import { basename as basename3, dirname as dirname5, resolve as resolve3 } from "node:path";
-function ownedPaths(rpg, testFileOf, extra) {
-  const paths = new Set(extra);
-  for (const node2 of rpg.nodes) {
-    if (node2.node_type !== "leaf") continue;
-    paths.add(normalizePath(node2.file_path));
-    paths.add(testFileOf(node2.id));
-  }
-  for (const dir of packageDirectories(rpg)) paths.add(`${dir}/__init__.py`);
-  return paths;
-}
-function isComplete(subgraph, checkpoint) {
-  return subgraph.nodes.every((id) => {
-    const status = checkpoint.nodes[id]?.status;
-    return status === "passed" || status === "failed" || status === "skipped";
-  });
-}
-function subgraphPaths(subgraph, plan, rpg, checkpoint, testFileOf, checkpointPath) {
-  const paths = /* @__PURE__ */ new Set(["pytest.ini", checkpointPath]);
-  for (const dir of packageDirectories(rpg)) paths.add(`${dir}/__init__.py`);
-  for (const id of subgraph.nodes) {
-    const node2 = plan.nodes.get(id);
-    if (node2.node_type !== "leaf" || checkpoint.nodes[id]?.status !== "passed") continue;
-    paths.add(normalizePath(node2.file_path));
-    paths.add(testFileOf(id));
-  }
-  return [...paths].sort();
-}
-function closurePaths(subgraph, plan, pathsOf) {
-  const byId = new Map(plan.subgraphs.map((s) => [s.id, s]));
-  const seen = /* @__PURE__ */ new Set();
-  const queue = [subgraph.id];
-  const paths = /* @__PURE__ */ new Set();
-  for (let head = 0; head < queue.length; head++) {
-    const id = queue[head];
-    if (seen.has(id)) continue;
-    seen.add(id);
-    const s = byId.get(id);
-    if (!s) continue;
-    for (const path2 of pathsOf(s)) paths.add(path2);
-    queue.push(...s.dependsOn);
-  }
-  return [...paths].sort();
-}
-var subgraphBranch = (rpgName, subgraphId) => `${subgraphBranchPrefix(rpgName)}${refSafe(subgraphId)}`;
-var subgraphBranchPrefix = (rpgName) => `rpg/${refSafe(rpgName)}/`;
-function subgraphCommitMessage(subgraph) {
-  const first = subgraph.nodes[0] ?? "";
-  const last = subgraph.nodes.at(-1) ?? "";
-  return `feat: complete ${subgraph.name} (nodes ${first === last ? first : `${first}-${last}`})`;
-}
-var subgraphTag = (runId, subgraphId) => `rpg/${runId}/${refSafe(subgraphId)}`;
-function rpgNameOf(rpg, rpgPath) {
-  const name = rpg.metadata.name;
-  return typeof name === "string" && name ? name : basename3(dirname5(resolve3(rpgPath)));
-}
-var runBranch = (rpgName) => `rpg-forge/${refSafe(rpgName)}`;
-
-// src/assembly/test-blocks.ts
-var begin = (encodedId) => `# --- rpg-forge tests: ${encodedId} ---`;
-var end = (encodedId) => `# --- end rpg-forge tests: ${encodedId} ---`;
-var PLAIN = /^[A-Za-z0-9._:/-]$/;
-function encodeNodeId(nodeId) {
-  let out = "";
-  for (const ch of nodeId) {
-    if (PLAIN.test(ch)) out += ch;
-    else if (/^[\uD800-\uDFFF]$/.test(ch)) out += `%u${ch.charCodeAt(0).toString(16).toUpperCase()}`;
-    else for (const byte of Buffer.from(ch, "utf8")) out += `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
-  }
-  return out;
-}
-function findTestBlock(source, nodeId) {
-  const lines = source.split("\n");
-  const encoded = encodeNodeId(nodeId);
-  const found = blockIn(lines, encoded);
-  if (found || encoded === nodeId || /[\r\n%]/.test(nodeId)) return found;
-  return blockIn(lines, nodeId);
-}
-function blockIn(lines, markerId) {
-  const start = lines.indexOf(begin(markerId));
-  const stop = lines.indexOf(end(markerId), start + 1);
-  return start >= 0 && stop > start ? { start: start + 1, end: stop + 1 } : void 0;
-}
-function upsertTestBlock(source, nodeId, code2) {
-  const encoded = encodeNodeId(nodeId);
-  const block = [begin(encoded), code2.replace(/\s+$/, ""), end(encoded)];
-  const lines = source === "" ? [] : source.replace(/\n+$/, "").split("\n");
-  const existing = findTestBlock(source, nodeId);
-  if (existing) lines.splice(existing.start - 1, existing.end - existing.start + 1, ...block);
-  else lines.push(...lines.length > 0 ? ["", ""] : [], ...block);
-  return `${lines.join("\n")}
-`;
-}
-var MARKER_LIKE = /^\s*#.*rpg[\s_-]*forge[\s_-]*tests?\b/i;
-var OTHER_BREAKS = /[\v\f\x1c-\x1e\x85\u2028\u2029]/;
-function testMarkerLines(text) {
-  const hits = [];
-  text.split(/\r\n|\r|\n/).forEach((line, i) => {
-    if (line.split(OTHER_BREAKS).some((piece) => MARKER_LIKE.test(piece))) hits.push(i + 1);
-  });
-  return hits;
-}
-
 // src/llm/requests/node-context.ts
 var SYSTEM = `You are the code generator of rpg-forge. You write Python 3.11 for one node of a Repository Planning Graph at a time, test-first, and pytest decides whether your work is accepted.
 
@@ -55892,9 +55780,9 @@ ${JSON.stringify(data, null, 2).replace(/<\//g, "<\\/")}
 </node>` }
   ];
 }
-function quoted(label2, text) {
+function quoted(label2, text2) {
   return `<${label2}>
-${text.replace(/<\/?[a-z_]+>/g, (tag) => tag.replace("<", "\u2039"))}
+${text2.replace(/<\/?[a-z_]+>/g, (tag) => tag.replace("<", "\u2039"))}
 </${label2}>`;
 }
 
@@ -56055,12 +55943,12 @@ function outcomeLine(result) {
 function stableOutput(output2, root) {
   return output2.split(root.endsWith("/") ? root : `${root}/`).join("").replace(/ in \d+(?:\.\d+)?s(?= |\b)/g, "").replace(/\b0x[0-9a-f]{6,}\b/gi, "0x\u2026").replace(/\/[^\s'"]*rpg-forge-pytest-[^/\s'"]+/g, "<tmp>");
 }
-function tail(text, chars) {
-  return text.length <= chars ? text.trimEnd() : `[... ${text.length - chars} characters cut ...]
-${text.slice(-chars).trimEnd()}`;
+function tail(text2, chars) {
+  return text2.length <= chars ? text2.trimEnd() : `[... ${text2.length - chars} characters cut ...]
+${text2.slice(-chars).trimEnd()}`;
 }
-function oneLine(text) {
-  const line = text.replace(/\s+/g, " ").trim();
+function oneLine(text2) {
+  const line = text2.replace(/\s+/g, " ").trim();
   return line.length > 300 ? `${line.slice(0, 297)}...` : line;
 }
 
@@ -56845,7 +56733,7 @@ main()
 
 // src/review/text-checks.ts
 var MAX_REPLY_BYTES = 1e6;
-var LONE_SURROGATE3 = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+var LONE_SURROGATE2 = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 var CODING_COOKIE = /^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)/;
 var UTF8 = /^utf[-_]?8([-_].*)?$/i;
 function textFindings(parts2) {
@@ -56856,7 +56744,7 @@ function textFindings(parts2) {
   }
   const found = [];
   for (const { name, source } of parts2) {
-    const lone = LONE_SURROGATE3.exec(source);
+    const lone = LONE_SURROGATE2.exec(source);
     if (lone) {
       const unit = lone[0].charCodeAt(0).toString(16);
       found.push({
@@ -56869,8 +56757,8 @@ function textFindings(parts2) {
     }
     for (const line of testMarkerLines(source))
       found.push({ rule: "marker-forgery", line, message: "a line looks like an rpg-forge test-block marker", part: name });
-    source.split(/\r\n|\r|\n/).forEach((text, i) => {
-      const cookie = CODING_COOKIE.exec(text);
+    source.split(/\r\n|\r|\n/).forEach((text2, i) => {
+      const cookie = CODING_COOKIE.exec(text2);
       if (cookie && !UTF8.test(cookie[1]))
         found.push({ rule: "coding-cookie", line: i + 1, message: `the coding comment would decode the file as ${cookie[1]}`, part: name });
     });
@@ -56909,8 +56797,8 @@ function refused(findings, total) {
   const more = total > LISTED ? `; and ${total - LISTED} more` : "";
   return { ok: false, findings, reason: `${listed.join("; ")}${more}` };
 }
-function oneLine2(text) {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ");
+function oneLine2(text2) {
+  return text2.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ");
 }
 
 // src/engine/proposals.ts
@@ -57342,8 +57230,8 @@ function ownBlockOnly(source, nodeId) {
 
 // src/engine/run-id.ts
 import { createHash as createHash2 } from "node:crypto";
-function rpgHash(text) {
-  return createHash2("sha256").update(text).digest("hex");
+function rpgHash(text2) {
+  return createHash2("sha256").update(text2).digest("hex");
 }
 function makeRunId(startedAt, rpgSha256) {
   const stamp = startedAt.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
@@ -57748,6 +57636,802 @@ function ancestorsOf(id, plan) {
   return plan.order.filter((n) => seen.has(n));
 }
 
+// src/assembly/init-files.ts
+var byCodeUnit = (a, b3) => a < b3 ? -1 : a > b3 ? 1 : 0;
+function reexportOption(rpg) {
+  const value = rpg.metadata.reexport_subpackages;
+  if (value === void 0 || typeof value === "boolean") return { reexport: value !== false, warnings: [] };
+  return { reexport: true, warnings: [`the RPG's metadata "reexport_subpackages" is not true or false; subpackages are re-exported`] };
+}
+function packageApis(rpg, passed, packageDirs, options) {
+  const dirs = new Set(packageDirs);
+  const docstrings = packageDocstrings(rpg);
+  const warnings = [];
+  const apis = /* @__PURE__ */ new Map();
+  const origins = /* @__PURE__ */ new Map();
+  const ordered = [...packageDirs].sort((a, b3) => b3.split("/").length - a.split("/").length || byCodeUnit(a, b3));
+  for (const dir of ordered) {
+    const module = moduleOf(`${dir}/__init__.py`);
+    const found = /* @__PURE__ */ new Map();
+    const add = (name, from2, origin) => {
+      const seen = found.get(name) ?? [];
+      if (!seen.some((s) => s.origin === origin)) seen.push({ from: from2, origin });
+      found.set(name, seen);
+    };
+    let holdsCode = false;
+    for (const node2 of passed) {
+      if (node2.node_type !== "leaf" || dirOf(node2.file_path) !== dir) continue;
+      const own2 = moduleOf(node2.file_path);
+      if (normalizePath(node2.file_path).endsWith("/__init__.py")) holdsCode = true;
+      if (!node2.name.startsWith("_")) add(node2.name, own2, `${own2}.${node2.name}`);
+    }
+    if (options.reexport) {
+      for (const child of packageDirs) {
+        if (dirOf(child) === dir && apis.has(child)) {
+          const childApi = apis.get(child);
+          for (const name of childApi.all) add(name, childApi.module, origins.get(child).get(name));
+        }
+      }
+    }
+    const exported = /* @__PURE__ */ new Map();
+    const from = /* @__PURE__ */ new Map();
+    for (const [name, seen] of [...found].sort(([a], [b3]) => byCodeUnit(a, b3))) {
+      if (seen.length > 1) {
+        const where = seen.map((s) => s.origin).sort(byCodeUnit);
+        warnings.push(`${dir}/__init__.py exports no "${name}": it is defined in both ${where.join(" and ")}; import it from its module`);
+        continue;
+      }
+      exported.set(name, seen[0].origin);
+      if (seen[0].from !== module) from.set(seen[0].from, [...from.get(seen[0].from) ?? [], name]);
+    }
+    origins.set(dir, exported);
+    const topLevel = !dirs.has(dirOf(dir));
+    apis.set(dir, {
+      dir,
+      module,
+      docstring: docstrings.get(dir) ?? (topLevel && options.description.trim() !== "" ? options.description : `The ${module} package.`),
+      version: topLevel ? options.version : void 0,
+      imports: [...from].sort(([a], [b3]) => byCodeUnit(a, b3)).map(([m2, names]) => ({ from: m2, names })),
+      all: [...exported.keys()],
+      holdsCode
+    });
+  }
+  return { apis: [...packageDirs].map((d2) => apis.get(d2)), warnings };
+}
+var INIT_HEADER = `# ${MARKER} from docs/rpg.json; edit the RPG and regenerate rather than this file.`;
+var API_BLOCK_HEADER = `# ${MARKER}: the package's API, from docs/rpg.json (rewritten on every assembly).`;
+function renderInitFile(api) {
+  const lines = [INIT_HEADER, pythonDocstring(api.docstring), ""];
+  const dunders = dunderLines(api);
+  if (dunders.length > 0) lines.push(...dunders, "");
+  if (api.imports.length > 0) lines.push(...importLines(api, ""), "");
+  return `${lines.join("\n").replace(/\n+$/, "")}
+`;
+}
+function renderInitWithCode(api, source) {
+  const code2 = stripApiBlock(source);
+  const imports = importLines(api, "  # noqa: E402");
+  const block = [API_BLOCK_HEADER, ...imports, ...dunderLines(api)];
+  if (block.length === 1) return code2;
+  return `${code2}${code2 === "" || code2.endsWith("\n") ? "" : "\n"}
+
+${block.join("\n")}
+`;
+}
+function stripApiBlock(source) {
+  const at2 = source.lastIndexOf(`
+
+
+${API_BLOCK_HEADER}
+`);
+  if (at2 === -1) return source;
+  const blank = source.indexOf("\n\n", at2 + 3);
+  return source.slice(0, at2 + 1) + (blank === -1 ? "" : source.slice(blank + 1));
+}
+function dunderLines(api) {
+  const lines = [];
+  if (api.all.length > 0) {
+    const quoted2 = api.all.map((n) => JSON.stringify(n));
+    const one = `__all__ = [${quoted2.join(", ")}]`;
+    lines.push(...one.length <= 99 ? [one] : ["__all__ = [", ...quoted2.map((q3) => `    ${q3},`), "]"]);
+  }
+  if (api.version !== void 0) lines.push(`__version__ = ${JSON.stringify(api.version)}`);
+  return lines;
+}
+function importLines(api, suffix) {
+  return api.imports.map(({ from, names }) => {
+    const one = `from ${from} import ${names.join(", ")}${suffix}`;
+    return one.length <= 99 ? one : `from ${from} import (${suffix}
+${names.map((n) => `    ${n},`).join("\n")}
+)`;
+  });
+}
+function dirOf(path2) {
+  return normalizePath(path2).split("/").slice(0, -1).join("/");
+}
+
+// src/assembly/module-subset.ts
+var SUBSET_SCRIPT = String.raw`
+import ast, json, re, sys
+
+DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+IMPORTS = (ast.Import, ast.ImportFrom)
+# A shebang or an encoding cookie only works on lines 1-2: it never belongs to a definition below.
+COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+")
+
+def start_of(node):
+    return min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+
+def annotation_names(expr, into):
+    # "Frame" as an annotation names Frame: parse the string instead of ignoring it.
+    for n in ast.walk(expr):
+        if isinstance(n, ast.Constant) and isinstance(n.value, str):
+            try:
+                into.update(m.id for m in ast.walk(ast.parse(n.value, mode="eval")) if isinstance(m, ast.Name))
+            except SyntaxError:
+                pass
+
+def names_in(node, into):
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name):
+            into.add(n.id)
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            into.update(n.names)
+        if isinstance(n, ast.arg) and n.annotation is not None:
+            annotation_names(n.annotation, into)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.returns is not None:
+            annotation_names(n.returns, into)
+        elif isinstance(n, ast.AnnAssign):
+            annotation_names(n.annotation, into)
+
+def dunder_all_names(node, into):
+    if any(isinstance(n, ast.Name) and n.id == "__all__" for n in ast.walk(node)):
+        into.update(n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str))
+
+def bound_name(node, alias):
+    if isinstance(node, ast.Import):
+        return alias.asname or alias.name.split(".")[0]
+    return None if alias.name == "*" else (alias.asname or alias.name)
+
+def line_bytes(line):
+    return line.encode("utf-8", "surrogatepass")
+
+def newline_of(line):
+    return line[len(line.rstrip("\r\n")):]
+
+def rewritten(node, kept, multiline, newline):
+    names = [a.name + (" as " + a.asname if a.asname else "") for a in kept]
+    if isinstance(node, ast.Import):
+        return "import " + ", ".join(names)
+    head = "from " + "." * node.level + (node.module or "") + " import "
+    if multiline and len(names) > 1:
+        return head + "(" + newline + "".join("    " + n + "," + newline for n in names) + ")"
+    return head + ", ".join(names)
+
+def subset(req):
+    source, remove = req["source"], set(req["remove"])
+    try:
+        body = ast.parse(source).body
+    except SyntaxError as e:
+        return {"ok": False, "line": e.lineno or 0, "message": e.msg}
+    targets = [i for i, n in enumerate(body) if isinstance(n, DEFS) and n.name in remove]
+    if not targets:
+        return {"ok": True, "changed": False}
+    lines = re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z", source)
+    assert "".join(lines) == source
+    covered = set()
+    for n in body:
+        covered.update(range(start_of(n), n.end_lineno + 1))
+
+    def comments_above(i, start):
+        # Contiguous column-0 comment lines right above a statement, after the one before it.
+        prev_end = body[i - 1].end_lineno if i > 0 else 0
+        while start - 1 > prev_end and lines[start - 2].startswith("#"):
+            if start - 1 <= 2 and (lines[start - 2].startswith("#!") or COOKIE.match(lines[start - 2])):
+                break
+            start -= 1
+        return start
+
+    removed = set()
+    removed_refs, kept_refs = set(), set()
+    for i in targets:
+        node = body[i]
+        names_in(node, removed_refs)
+        start, end = comments_above(i, start_of(node)), node.end_lineno
+        # Indented comments after the last statement of the body are still the body's.
+        next_start = start_of(body[i + 1]) if i + 1 < len(body) else len(lines) + 1
+        for j in range(end + 1, next_start):
+            text = lines[j - 1]
+            if re.match(r"[ \t]+#", text):
+                end = j
+            elif text.strip() != "":
+                break
+        removed.update(range(start, end + 1))
+    for i, node in enumerate(body):
+        if i not in targets:
+            names_in(node, kept_refs)
+            dunder_all_names(node, kept_refs)
+
+    replaced = {}
+    for i, node in enumerate(body):
+        if not isinstance(node, IMPORTS) or (isinstance(node, ast.ImportFrom) and node.module == "__future__"):
+            continue
+        def dropped(alias):
+            name = bound_name(node, alias)
+            return name is not None and name in removed_refs and name not in kept_refs
+        kept = [a for a in node.names if not dropped(a)]
+        if len(kept) == len(node.names):
+            continue
+        first, last = lines[node.lineno - 1], lines[node.end_lineno - 1]
+        prefix = line_bytes(first)[: node.col_offset].decode("utf-8", "surrogatepass")
+        rest = line_bytes(last)[node.end_col_offset :].decode("utf-8", "surrogatepass")
+        # Sharing a line with another statement (import os; import sys), it cannot go by whole lines: it stays.
+        if prefix.strip() != "" or rest.strip().startswith(";"):
+            continue
+        if not kept:
+            removed.update(range(comments_above(i, node.lineno), node.end_lineno + 1))
+        else:
+            multiline = node.end_lineno > node.lineno
+            replaced[node.lineno] = (node.end_lineno, prefix + rewritten(node, kept, multiline, newline_of(last) or "\n") + rest)
+
+    # Each line is kept text, removed, or a blank line between top-level statements (a gap).
+    entries = []
+    number = 1
+    while number <= len(lines):
+        if number in replaced:
+            end, text = replaced[number]
+            entries.append(("keep", text))
+            number = end + 1
+            continue
+        text = lines[number - 1]
+        if number in removed:
+            entries.append(("removed", text))
+        elif number not in covered and text.strip() == "":
+            entries.append(("gap", text))
+        else:
+            entries.append(("keep", text))
+        number += 1
+
+    # A run of gaps and removed lines between kept text closes up to the wider of the gaps on either
+    # side of what went, at most two blank lines (PEP 8); at the start or end of the file, to nothing.
+    out = []
+    i = 0
+    while i < len(entries):
+        if entries[i][0] == "keep":
+            out.append(entries[i][1])
+            i += 1
+            continue
+        j = i
+        while j < len(entries) and entries[j][0] != "keep":
+            j += 1
+        run = entries[i:j]
+        kinds = [k for k, _ in run]
+        if "removed" not in kinds:
+            out.extend(t for _, t in run)
+        elif i > 0 and j < len(entries):
+            first_cut = kinds.index("removed")
+            last_cut = len(kinds) - 1 - kinds[::-1].index("removed")
+            before, after = [t for _, t in run[:first_cut]], [t for _, t in run[last_cut + 1 :]]
+            out.extend((before if len(before) >= len(after) else after)[:2])
+        i = j
+    result = "".join(out)
+    if result and not result.endswith(("\n", "\r")):
+        result += newline_of(lines[0]) or "\n"
+    try:
+        ast.parse(result)
+    except SyntaxError as e:
+        return {"ok": False, "line": e.lineno or 0, "message": "the module without them would not parse: " + e.msg}
+    return {"ok": True, "changed": result != source, "source": result}
+
+request = json.loads(sys.stdin.buffer.read().decode("utf-8"))
+print(json.dumps(subset(request)))
+`;
+async function withoutSymbols(python, source, remove) {
+  if (remove.length === 0) return source;
+  const reply = JSON.parse(await runPythonScript(python, SUBSET_SCRIPT, JSON.stringify({ source, remove })));
+  if (!reply.ok) throw new Error(`withoutSymbols(${remove.join(", ")}) on a module that fails at line ${reply.line}: ${reply.message}`);
+  return reply.changed ? reply.source : source;
+}
+
+// src/engine/assemble.ts
+import { basename as basename3 } from "node:path";
+
+// src/assembly/pyproject.ts
+function projectInfo(rpg, fallbackName) {
+  const warnings = [];
+  const meta3 = rpg.metadata;
+  let name = typeof meta3.name === "string" ? meta3.name : "";
+  if (!name) {
+    name = fallbackName;
+    warnings.push(`the RPG's metadata has no "name"; the project is called "${name}" after the output directory`);
+  }
+  name = name.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[-_.]+|[-_.]+$/g, "") || "generated-package";
+  let version2 = typeof meta3.version === "string" ? meta3.version : "";
+  if (!version2) {
+    version2 = "0.1.0";
+    warnings.push(`the RPG's metadata has no "version"; using 0.1.0`);
+  }
+  const description = typeof meta3.description === "string" ? meta3.description : "";
+  if (!description) warnings.push(`the RPG's metadata has no "description"; the README and pyproject.toml have none`);
+  return { name, version: version2, description, warnings };
+}
+function packageRoots(rpg) {
+  const roots = /* @__PURE__ */ new Set();
+  for (const node2 of rpg.nodes) roots.add(normalizePath(node2.file_path).startsWith("src/") ? "src" : ".");
+  return [...roots].sort();
+}
+function consoleScripts(rpg, passed, projectName) {
+  const entry = rpg.nodes.find(
+    (n) => n.node_type === "leaf" && n.name === "main" && passed.has(n.id) && /(^|\/)(cli|__main__)\.py$/.test(normalizePath(n.file_path))
+  );
+  return entry ? { [projectName]: `${moduleOf(entry.file_path)}:main` } : {};
+}
+function renderPyproject(info2, dependencies, roots, scripts) {
+  const str2 = tomlString;
+  const list = (items) => items.length === 0 ? "[]" : `[
+${items.map((i) => `  ${str2(i)},`).join("\n")}
+]`;
+  const lines = [
+    `# ${MARKER} from docs/rpg.json; edit the RPG and regenerate rather than this file.`,
+    "[build-system]",
+    'requires = ["setuptools>=64"]',
+    'build-backend = "setuptools.build_meta"',
+    "",
+    "[project]",
+    `name = ${str2(info2.name)}`,
+    `version = ${str2(info2.version)}`,
+    `description = ${str2(info2.description)}`,
+    'readme = "README.md"',
+    'requires-python = ">=3.9"',
+    `dependencies = ${list(dependencies)}`,
+    "",
+    "[project.optional-dependencies]",
+    'dev = ["pytest>=7"]',
+    ""
+  ];
+  if (Object.keys(scripts).length > 0) {
+    lines.push("[project.scripts]", ...Object.entries(scripts).map(([name, target]) => `${str2(name)} = ${str2(target)}`), "");
+  }
+  lines.push("[tool.setuptools.packages.find]", `where = ${JSON.stringify(roots)}`, "");
+  return lines.join("\n");
+}
+var TOML_SHORT_ESCAPES = { "\b": "\\b", "	": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r" };
+var LONE_SURROGATE3 = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+function tomlString(text2) {
+  const wellFormed = text2.replace(LONE_SURROGATE3, "\uFFFD");
+  const escaped = wellFormed.replace(/[\u0000-\u001f\u007f"\\]/g, (c3) => {
+    if (c3 === '"' || c3 === "\\") return `\\${c3}`;
+    return TOML_SHORT_ESCAPES[c3] ?? `\\u${c3.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
+  });
+  return `"${escaped}"`;
+}
+
+// src/assembly/readme.ts
+function renderPackageReadme(rpg, info2, statusOf) {
+  const leaves = rpg.nodes.filter((n) => n.node_type === "leaf");
+  const passed = leaves.filter((n) => statusOf(n.id) === "passed");
+  const lines = [`<!-- ${MARKER} from docs/rpg.json. -->`, `# ${info2.name}`, ""];
+  if (info2.description) lines.push(prose(info2.description, 5e3), "");
+  lines.push(
+    `Generated test-first by rpg-forge from the plan in [docs/rpg.json](docs/rpg.json): ${passed.length} of ${leaves.length} functions pass their tests; see [docs/generation_report.md](docs/generation_report.md).`,
+    "",
+    "## Install",
+    "",
+    "```sh",
+    "pip install -e .",
+    "```",
+    "",
+    "## Test",
+    "",
+    "```sh",
+    "pip install -r requirements-dev.txt",
+    "python -m pytest",
+    "```",
+    "",
+    "## Modules",
+    ""
+  );
+  const subgraphs = rpg.subgraphs ?? [...new Set(leaves.map((n) => n.subgraph_id))].map((id) => ({ id, name: id, description: void 0 }));
+  for (const subgraph of subgraphs) {
+    const members2 = leaves.filter((n) => n.subgraph_id === subgraph.id);
+    if (members2.length === 0) continue;
+    lines.push(`### ${prose(subgraph.name, 200)}`, "");
+    if (subgraph.description) lines.push(prose(subgraph.description, 5e3), "");
+    for (const node2 of members2) {
+      const summary2 = node2.docstring.split("\n\n")[0].replace(/\s+/g, " ").trim();
+      const status = statusOf(node2.id);
+      const note2 = status === "passed" ? "" : ` _(not generated: ${status ?? "pending"})_`;
+      lines.push(`- ${code(`${moduleOf(node2.file_path)}.${signatureOf(node2).replace(/^(def|class) /, "")}`)}: ${prose(summary2)}${note2}`);
+    }
+    lines.push("");
+  }
+  const examples = passed.filter((n) => (n.examples ?? []).length > 0);
+  if (examples.length > 0) {
+    const usage = [];
+    for (const node2 of examples) {
+      usage.push(
+        `>>> from ${moduleOf(node2.file_path)} import ${node2.name}`,
+        ...node2.examples.map((e) => e.startsWith(">>>") ? e : `>>> ${e}`),
+        ""
+      );
+    }
+    lines.push("## Usage", "", fenced(usage.join("\n"), "python"), "");
+  }
+  return `${lines.join("\n")}`;
+}
+
+// src/assembly/requirements.ts
+function mergeRequirements(declared, scanned) {
+  const byName = /* @__PURE__ */ new Map();
+  for (const requirement of declared) {
+    const name = normalizeDistribution(distributionOf(requirement));
+    if (name && !byName.has(name)) byName.set(name, requirement.trim());
+  }
+  for (const [distribution, version2] of scanned) {
+    const name = normalizeDistribution(distribution);
+    if (byName.has(name)) continue;
+    byName.set(name, version2 ? `${distribution}${versionRange(version2)}` : distribution);
+  }
+  return [...byName.values()].sort((a, b3) => normalizeDistribution(a).localeCompare(normalizeDistribution(b3)));
+}
+function versionRange(version2) {
+  const [major, minor] = version2.split(".").map((p2) => Number.parseInt(p2, 10));
+  if (major === void 0 || Number.isNaN(major)) return "";
+  return `>=${major}.${Number.isNaN(minor ?? Number.NaN) ? 0 : minor},<${major + 1}`;
+}
+function renderRequirements(requirements) {
+  return [`# ${MARKER}: the packages the generated code imports.`, ...requirements, ""].join("\n");
+}
+function renderDevRequirements() {
+  return [`# ${MARKER}: what the tests need on top of requirements.txt.`, "-r requirements.txt", "pytest>=7", ""].join("\n");
+}
+
+// src/assembly/third-party.ts
+var DISTRIBUTIONS = String.raw`
+import importlib.metadata as m, json, sys
+wanted = json.loads(sys.stdin.read())
+provided = m.packages_distributions()
+out = {}
+for module in wanted:
+    for dist in provided.get(module, []):
+        try:
+            out[module] = [dist, m.version(dist)]
+        except m.PackageNotFoundError:
+            out[module] = [dist, None]
+        break
+print(json.dumps(out))
+`;
+async function thirdPartyImports(python, modules, localPackages) {
+  const graph = await askImportScript(python, { mode: "graph", modules: Object.fromEntries(modules) });
+  const tops = /* @__PURE__ */ new Set();
+  for (const imports of Object.values(graph.modules)) {
+    for (const imp of imports ?? []) if (imp.level === 0 && imp.module) tops.add(imp.module.split(".")[0]);
+  }
+  const candidates = [];
+  for (const top of [...tops].sort())
+    if (!localPackages.includes(top) && top !== "__future__" && !await isStdlib(python, top)) candidates.push(top);
+  if (candidates.length === 0) return /* @__PURE__ */ new Map();
+  const found = JSON.parse(await runPythonScript(python, DISTRIBUTIONS, JSON.stringify(candidates)));
+  return new Map(candidates.map((module) => [found[module]?.[0] ?? module, found[module]?.[1] ?? void 0]));
+}
+
+// src/engine/tdd-setup.ts
+function createTddSetup(options) {
+  const testFileOf = testFileLookup(options.rpg);
+  const schemas = /* @__PURE__ */ new Map();
+  return {
+    provider: options.provider,
+    keys: options.keys,
+    files: options.files,
+    artifacts: options.artifacts,
+    python: options.python,
+    runTests: options.runTests,
+    maxIterations: options.maxIterations ?? 8,
+    maxTestAttempts: options.maxTestAttempts ?? 3,
+    tokenBudget: options.tokenBudget ?? 24e3,
+    testFileOf,
+    dependenciesOf: (node2) => (options.plan.dependencies.get(node2.id) ?? []).map((id) => options.plan.nodes.get(id)).filter((n) => n.node_type === "leaf"),
+    localPackages: localPackagesOf(options.rpg),
+    promptContext: (node2) => promptContext(node2, options.plan, testFileOf),
+    jsonSchemaOf: (schema) => {
+      let json2 = schemas.get(schema);
+      if (!json2) schemas.set(schema, json2 = strictJsonSchema(schema));
+      return json2;
+    }
+  };
+}
+function localPackagesOf(rpg) {
+  return [...new Set(rpg.nodes.map((n) => moduleOf(n.file_path).split(".")[0]))].sort();
+}
+function promptContext(node2, plan, testFileOf) {
+  const dependencies = (plan.dependencies.get(node2.id) ?? []).map((id) => plan.nodes.get(id)).filter((dep) => dep.node_type === "leaf").map((dep) => ({
+    name: dep.name,
+    module: moduleOf(dep.file_path),
+    signature: signatureOf(dep),
+    summary: dep.docstring.split("\n\n")[0].trim()
+  }));
+  return {
+    id: node2.id,
+    name: node2.name,
+    type: node2.type,
+    module: moduleOf(node2.file_path),
+    filePath: node2.file_path,
+    testFile: testFileOf(node2.id),
+    signature: signatureOf(node2),
+    docstring: node2.docstring,
+    examples: node2.examples ?? [],
+    requirements: node2.requirements ?? [],
+    dependencies
+  };
+}
+
+// src/engine/assemble.ts
+var GITIGNORE = [
+  "__pycache__/",
+  "*.py[cod]",
+  ".pytest_cache/",
+  "*.egg-info/",
+  "build/",
+  "dist/",
+  ".venv/",
+  ".rpg-forge/",
+  "test_results.xml"
+];
+async function assemblePackage(options) {
+  const { rpg, checkpoint, files } = options;
+  const statusOf = (id) => checkpoint.nodes[id]?.status;
+  const passed = rpg.nodes.filter((n) => n.node_type === "leaf" && statusOf(n.id) === "passed");
+  const passedIds = new Set(passed.map((n) => n.id));
+  const info2 = projectInfo(rpg, basename3(files.root));
+  const warnings = [...info2.warnings];
+  const written = [];
+  const write = async (rel, content, owned = true) => {
+    if (owned && !isOurs(await files.read(rel))) {
+      warnings.push(`${rel} was not written by rpg-forge, so it was left as it is`);
+      return;
+    }
+    if (rel.endsWith(".py")) {
+      const outline = await outlinePython(options.python, content);
+      if (!outline.ok) throw new Error(`assembly produced ${rel} that does not parse (line ${outline.line}: ${outline.message})`);
+    }
+    await files.write(rel, content);
+    written.push(rel);
+  };
+  const docstringed = async (source, docstring) => {
+    const outline = await outlinePython(options.python, source);
+    return withModuleDocstring(source, docstring, outline.ok && outline.statements[0]?.kind === "docstring");
+  };
+  const generatedModules = new Set(passed.map((n) => normalizePath(n.file_path)));
+  for (const [rel, docstring] of moduleDocstrings(rpg)) {
+    if (!generatedModules.has(rel)) continue;
+    const source = await files.read(rel);
+    if (source === void 0) continue;
+    const content = await docstringed(source, docstring);
+    if (content !== source) await write(rel, content, false);
+  }
+  const reexport = reexportOption(rpg);
+  warnings.push(...reexport.warnings);
+  const api = packageApis(rpg, passed, packageDirectories(rpg), {
+    reexport: reexport.reexport,
+    version: info2.version,
+    description: info2.description
+  });
+  warnings.push(...api.warnings);
+  for (const pkg of api.apis) {
+    const rel = `${pkg.dir}/__init__.py`;
+    const existing = await files.read(rel);
+    if (pkg.holdsCode) {
+      const source = existing ?? "";
+      const content = renderInitWithCode(pkg, await docstringed(stripApiBlock(source), pkg.docstring));
+      if (content !== source) await write(rel, content, false);
+    } else if (isOurInit(existing)) {
+      await write(rel, renderInitFile(pkg), false);
+    } else {
+      warnings.push(`${rel} was not written by rpg-forge, so it was left as it is`);
+    }
+  }
+  const modules = /* @__PURE__ */ new Map();
+  for (const node2 of passed) {
+    const source = await files.read(normalizePath(node2.file_path));
+    if (source !== void 0) modules.set(moduleOf(node2.file_path), source);
+  }
+  const local = localPackagesOf(rpg);
+  const requirements = mergeRequirements(
+    passed.flatMap((n) => n.requirements ?? []),
+    await thirdPartyImports(options.python, modules, local)
+  );
+  const cycles = await importCycles(options.python, modules);
+  await write("pyproject.toml", renderPyproject(info2, requirements, packageRoots(rpg), consoleScripts(rpg, passedIds, info2.name)));
+  await write("requirements.txt", renderRequirements(requirements));
+  await write("requirements-dev.txt", renderDevRequirements());
+  await write("README.md", renderPackageReadme(rpg, info2, statusOf));
+  await write(".gitignore", mergedGitignore(await files.read(".gitignore")), false);
+  const exported = {
+    ...rpg,
+    metadata: {
+      ...rpg.metadata,
+      generation: { model: options.model }
+    },
+    nodes: rpg.nodes.map((n) => ({ ...n, status: statusOf(n.id) ?? "pending" }))
+  };
+  await write("docs/rpg.json", `${JSON.stringify(exported, null, 2)}
+`, false);
+  const suiteFiles = [...new Set(passed.map((n) => testFiles(rpg).get(n.id)))].sort();
+  let suite;
+  let junitXml;
+  if (suiteFiles.length > 0) {
+    const result = await options.runTests(suiteFiles);
+    junitXml = result.junitXml;
+    const failed = result.tests.filter((t2) => t2.status === "failed" || t2.status === "error").length;
+    suite = {
+      exitCode: result.exitCode,
+      passed: result.tests.filter((t2) => t2.status === "passed").length,
+      failed,
+      total: result.tests.length
+    };
+  }
+  return { warnings, written, importCycles: cycles, suite, junitXml };
+}
+function mergedGitignore(existing) {
+  const lines = (existing ?? "").split("\n").filter((l3, i, all) => l3 !== "" || i < all.length - 1);
+  const missing = GITIGNORE.filter((entry) => !lines.some((l3) => l3.trim() === entry));
+  if (missing.length === 0 && existing !== void 0) return existing;
+  return `${[...lines, ...lines.length > 0 ? [""] : [], "# Added by rpg-forge", ...missing].join("\n")}
+`;
+}
+
+// src/engine/snapshot.ts
+function projectCheckpoint(checkpoint, plan, subgraphs) {
+  const nodes = {};
+  let updated = checkpoint.created_at;
+  let runId = checkpoint.run_id;
+  let latestStart = "";
+  for (const id of plan.order) {
+    const node2 = plan.nodes.get(id);
+    const entry = checkpoint.nodes[id];
+    if (!entry || !subgraphs.has(node2.subgraph_id)) {
+      nodes[id] = pendingEntry(node2, checkpoint.created_at);
+      continue;
+    }
+    nodes[id] = structuredClone(entry);
+    if (entry.timestamp > updated) updated = entry.timestamp;
+    for (const attempt of entry.attempts) if (attempt.started_at > latestStart) [latestStart, runId] = [attempt.started_at, attempt.run_id];
+  }
+  return { version: 1, run_id: runId, rpg_sha256: checkpoint.rpg_sha256, created_at: checkpoint.created_at, updated_at: updated, nodes };
+}
+async function writeSnapshot(output2, files) {
+  for (const [rel, content] of files) {
+    const current = await output2.read(rel);
+    if (content === null && current !== void 0) await output2.remove(rel);
+    else if (content !== null && content !== current) await output2.write(rel, content);
+  }
+}
+async function buildSnapshot(input2) {
+  const { rpg, plan, output: output2 } = input2;
+  const checkpoint = projectCheckpoint(input2.checkpoint, plan, input2.subgraphs);
+  const passedNow = (id) => input2.checkpoint.nodes[id]?.status === "passed";
+  const kept = (id) => checkpoint.nodes[id]?.status === "passed";
+  const files = /* @__PURE__ */ new Map();
+  const decide = (path2, content) => {
+    if (content !== void 0) files.set(path2, content);
+    else if (!input2.preexisting.has(path2)) files.set(path2, null);
+  };
+  const byModule = /* @__PURE__ */ new Map();
+  const byTestFile = /* @__PURE__ */ new Map();
+  for (const node2 of rpg.nodes) {
+    if (node2.node_type !== "leaf") continue;
+    const side = kept(node2.id) ? "keep" : passedNow(node2.id) ? "drop" : void 0;
+    for (const [map2, path2, value] of [
+      [byModule, normalizePath(node2.file_path), node2.name],
+      [byTestFile, input2.testFileOf(node2.id), node2.id]
+    ]) {
+      const entry = map2.get(path2) ?? { keep: [], drop: [] };
+      map2.set(path2, entry);
+      if (side) entry[side].push(value);
+    }
+  }
+  for (const [path2, { keep, drop }] of byModule) {
+    const source = keep.length > 0 ? await output2.read(path2) : void 0;
+    const code2 = source === void 0 ? void 0 : path2.endsWith("/__init__.py") ? stripApiBlock(source) : source;
+    decide(path2, code2 === void 0 ? void 0 : await withoutSymbols(input2.python, code2, drop));
+  }
+  for (const [path2, { keep, drop }] of byTestFile) {
+    const source = keep.length > 0 ? await output2.read(path2) : void 0;
+    decide(path2, source === void 0 ? void 0 : withoutTestBlocks(source, drop));
+  }
+  const ini = await output2.read(PYTEST_INI);
+  if (ini !== void 0) files.set(PYTEST_INI, ini);
+  const view = {
+    root: output2.root,
+    read: async (rel) => files.has(rel) ? files.get(rel) ?? void 0 : output2.read(rel),
+    write: async (rel, content) => void files.set(rel, content)
+  };
+  const assembly = await assemblePackage({
+    rpg,
+    checkpoint,
+    files: view,
+    python: input2.python,
+    model: input2.model,
+    runTests: (targets) => input2.runTests(files, targets)
+  });
+  files.set(CHECKPOINT_PATH, checkpointText(checkpoint));
+  files.set(REPORT_PATH, input2.renderReport(checkpoint, assembly));
+  return { files, checkpoint, assembly };
+}
+
+// src/engine/subgraph-commits.ts
+var SubgraphCommits = class {
+  constructor(options) {
+    this.options = options;
+  }
+  options;
+  done = /* @__PURE__ */ new Set();
+  next = 0;
+  cached;
+  /** Subgraphs whose snapshot failed its suite: their code waits for the next commit. */
+  waiting = [];
+  commits = [];
+  /** Commits every subgraph whose turn has come. Called after each node. */
+  async commitCompleted(checkpoint) {
+    const { plan, repo } = this.options;
+    while (this.next < plan.subgraphs.length) {
+      const subgraph = plan.subgraphs[this.next];
+      if (!isComplete(subgraph, checkpoint)) {
+        if (subgraph.nodes.some((id) => this.options.visited.has(id))) return;
+        this.next++;
+        continue;
+      }
+      this.next++;
+      this.done.add(subgraph.id);
+      if (!repo) continue;
+      const snapshot = await this.snapshot(checkpoint);
+      const suite = snapshot.assembly.suite;
+      if (suite && (suite.exitCode !== 0 || suite.failed > 0)) {
+        this.options.onNotice?.(
+          `the package up to subgraph ${subgraph.id} fails ${suite.failed} of its ${suite.total} tests without the later subgraphs' code, so it is committed with the next subgraph`
+        );
+        this.waiting.push(subgraph);
+        continue;
+      }
+      this.waiting = [];
+      const passed = subgraph.nodes.some((id) => checkpoint.nodes[id]?.status === "passed");
+      const message = passed ? subgraphCommitMessage(subgraph) : `chore: record ${subgraph.name} (no node passed)`;
+      const tag = subgraphTag(this.options.runId, subgraph.id);
+      const sha = await repo.commitFiles(snapshot.files, message, tag);
+      if (!sha) continue;
+      this.commits.push({ subgraphId: subgraph.id, sha });
+      this.options.onEvent?.({ type: "subgraph-committed", subgraphId: subgraph.id, sha, tag });
+    }
+  }
+  /**
+   * The package once the run is over: every completed subgraph. Whatever no subgraph
+   * commit holds yet (a subgraph that rode along to the end) gets a last commit.
+   */
+  async finish(checkpoint) {
+    await this.commitCompleted(checkpoint);
+    const snapshot = await this.snapshot(checkpoint);
+    const { repo } = this.options;
+    const last = this.waiting.at(-1);
+    if (repo && last) {
+      const tag = subgraphTag(this.options.runId, last.id);
+      const sha = await repo.commitFiles(snapshot.files, subgraphCommitMessage(last), tag);
+      if (sha) {
+        this.commits.push({ subgraphId: last.id, sha });
+        this.options.onEvent?.({ type: "subgraph-committed", subgraphId: last.id, sha, tag });
+      }
+    } else if (repo) {
+      await repo.commitFiles(snapshot.files, "chore: record the run");
+    }
+    return snapshot;
+  }
+  /** The subgraphs done so far, as one snapshot; the same state is built once. */
+  async snapshot(checkpoint) {
+    const key = JSON.stringify([[...this.done], checkpoint.nodes]);
+    if (this.cached?.key !== key) this.cached = { key, snapshot: await this.options.snapshotOf(new Set(this.done), checkpoint) };
+    return this.cached.snapshot;
+  }
+};
+
 // src/engine/summary.ts
 function summarize(checkpoint) {
   const counts = emptyCounts();
@@ -57781,20 +58465,14 @@ function emptyCounts() {
 }
 
 // src/engine/generate.ts
-var CHECKPOINT_PATH = "docs/generation_checkpoint.json";
-var REPORT_PATH = "docs/generation_report.md";
-var OWN_WRITES = [CHECKPOINT_PATH, REPORT_PATH, "docs/rpg.json", ".rpg-forge/runs", ".rpg-forge/work"];
-var ASSEMBLED = [
-  "pytest.ini",
-  "pyproject.toml",
-  "README.md",
-  "requirements.txt",
-  "requirements-dev.txt",
-  ".gitignore",
-  "test_results.xml",
-  "docs/rpg.json",
+var OWN_WRITES = [
   CHECKPOINT_PATH,
-  REPORT_PATH
+  REPORT_PATH,
+  TEST_RESULTS_PATH,
+  "docs/rpg.json",
+  ".rpg-forge/runs",
+  ".rpg-forge/work",
+  ".rpg-forge/snapshot"
 ];
 async function generate(options) {
   const clock = options.clock ?? Date.now;
@@ -57803,7 +58481,7 @@ async function generate(options) {
   const present = existsSync3(outDir);
   if (present) await prepareOutputDir(outDir, OWN_WRITES);
   const plan = buildPlan(options.rpg);
-  const checkpointPath = join11(outDir, CHECKPOINT_PATH);
+  const checkpointPath = join12(outDir, CHECKPOINT_PATH);
   const previous = present && options.mode !== "fresh" ? await readCheckpoint(checkpointPath) : void 0;
   if (options.mode === "new" && previous !== void 0) throw checkpointExistsError(checkpointPath);
   checkRequestedNodes(plan, previous, options);
@@ -57815,11 +58493,12 @@ async function generate(options) {
     options.rpg.nodes.flatMap((n) => n.requirements ?? [])
   );
   await prepareOutputDir(outDir, OWN_WRITES);
+  const preexisting = await existingFiles(outDir);
   const testFileOf = testFileLookup(options.rpg);
   const rpgName = rpgNameOf(options.rpg, options.rpgPath);
   const repo = options.git === false ? void 0 : await GitRepository.open(outDir, {
     branch: runBranch(rpgName),
-    ownPaths: ownedPaths(options.rpg, testFileOf, ASSEMBLED),
+    ownPaths: ownedPaths(options.rpg, testFileOf, [...ASSEMBLED, TEST_RESULTS_PATH]),
     resuming: options.mode !== "new",
     allowDirty: options.allowDirty === true,
     ...options.onNotice ? { onNotice: options.onNotice } : {}
@@ -57889,72 +58568,50 @@ async function generate(options) {
   }
   if (options.onEvent) runOptions.onEvent = options.onEvent;
   if (options.signal) runOptions.signal = options.signal;
-  const committed = /* @__PURE__ */ new Set();
   const visited = new Set(runOptions.scope ?? plan.order);
-  const byId = new Map(plan.subgraphs.map((s) => [s.id, s]));
-  const commitCompleted = async (checkpoint2) => {
-    if (!repo) return;
-    const settled = (dep) => committed.has(dep) || !isComplete(byId.get(dep), checkpoint2) && !byId.get(dep).nodes.some((id) => visited.has(id));
-    for (const subgraph of plan.subgraphs) {
-      if (committed.has(subgraph.id) || !isComplete(subgraph, checkpoint2)) continue;
-      if (!subgraph.dependsOn.every(settled)) continue;
-      committed.add(subgraph.id);
-      if (!subgraph.nodes.some((id) => checkpoint2.nodes[id]?.status === "passed")) continue;
-      const tag = subgraphTag(runId, subgraph.id);
-      const pathsOf = (s) => subgraphPaths(s, plan, options.rpg, checkpoint2, testFileOf, CHECKPOINT_PATH);
-      const message = subgraphCommitMessage(subgraph);
-      const sha = await repo.commitPaths(pathsOf(subgraph), message, tag);
-      let branch;
-      if (options.branchPerSubgraph) {
-        branch = subgraphBranch(rpgName, subgraph.id);
-        const own2 = await repo.branchHead(branch);
-        const needs = (await Promise.all(subgraph.dependsOn.map((dep) => repo.branchHead(subgraphBranch(rpgName, dep))))).filter(
-          (s) => s !== void 0
-        );
-        const parents = [.../* @__PURE__ */ new Set([...own2 ? [own2] : [], ...needs])];
-        const base = options.branchBase ?? repo.base;
-        const moved = await repo.commitToBranch(
-          branch,
-          parents.length > 0 ? parents : [base],
-          closurePaths(subgraph, plan, pathsOf),
-          message
-        );
-        if (!moved) branch = void 0;
-      }
-      if (sha || branch)
-        options.onEvent?.({
-          type: "subgraph-committed",
-          subgraphId: subgraph.id,
-          ...sha ? { sha, tag } : {},
-          ...branch ? { branch } : {}
-        });
-    }
-  };
-  runOptions.afterNode = (_id, checkpoint2) => commitCompleted(checkpoint2);
-  let assembly;
+  const snapshotDir = join12(outDir, ".rpg-forge", "snapshot");
+  const snapshotOf = async (subgraphs, checkpoint2) => buildSnapshot({
+    rpg: options.rpg,
+    plan,
+    checkpoint: checkpoint2,
+    output: output2,
+    subgraphs,
+    python,
+    model: options.model,
+    testFileOf,
+    preexisting,
+    // A snapshot's suite runs in a fresh copy of the output with the snapshot laid over it: generated code never runs in the output.
+    runTests: async (files2, targets) => {
+      await createWorkTree(outDir, snapshotDir);
+      await layOver(snapshotDir, files2);
+      return pytestIn(snapshotDir)(targets);
+    },
+    renderReport: (projected, assembly) => redactSecrets(
+      committedReport({
+        plan,
+        checkpoint: projected,
+        summary: summarize(projected),
+        rpgPath: options.rpgPath,
+        model: options.model,
+        assembly
+      })
+    )
+  });
+  const history = new SubgraphCommits({ plan, repo, runId, visited, snapshotOf, onEvent: options.onEvent, onNotice: options.onNotice });
+  runOptions.afterNode = (_id, checkpoint2) => history.commitCompleted(checkpoint2);
+  let final;
   let run5;
   try {
     run5 = await runPlan(runOptions);
-    if (!run5.interrupted) await commitCompleted(run5.checkpoint);
     if (!run5.interrupted) {
-      assembly = await assemblePackage({
-        rpg: options.rpg,
-        checkpoint: run5.checkpoint,
-        files: output2,
-        python,
-        runId,
-        model: options.model,
-        generatedAt: new Date(clock()),
-        // The whole suite runs once more, in a fresh copy of the assembled output: generated code never runs in the output.
-        runTests: async (targets) => {
-          await createWorkTree(outDir, workDir);
-          return pytestIn(workDir)(targets);
-        }
-      });
-      for (const warning2 of assembly.warnings) options.onNotice?.(warning2);
+      final = await history.finish(run5.checkpoint);
+      for (const warning2 of final.assembly.warnings) options.onNotice?.(warning2);
+      await writeSnapshot(output2, final.files);
+      if (final.assembly.junitXml) await writeOutputFile(outDir, TEST_RESULTS_PATH, final.assembly.junitXml);
     }
   } finally {
     await removeWorkTree(workDir);
+    await removeWorkTree(snapshotDir);
   }
   const { checkpoint, interrupted } = run5;
   const summary2 = summarize(checkpoint);
@@ -57967,21 +58624,33 @@ async function generate(options) {
     model: options.model,
     generatedAt: new Date(clock()),
     elapsedMs: clock() - started,
-    assembly,
-    gitLog: repo ? await repo.log() : void 0,
-    // The commit below holds the report: its history must end on that commit, though it cannot know its hash.
-    finalCommit: repo && assembly ? "chore: assemble the package and its report" : void 0
+    assembly: final?.assembly,
+    gitLog: repo ? await repo.log() : void 0
   });
-  await writeOutputFile(outDir, REPORT_PATH, redactSecrets(report));
-  if (repo && assembly)
-    await repo.commitPaths([.../* @__PURE__ */ new Set([...assembly.written, CHECKPOINT_PATH, REPORT_PATH])], "chore: assemble the package and its report");
-  return { summary: summary2, checkpoint, interrupted, runId, reportPath: join11(outDir, REPORT_PATH), checkpointPath, branch: repo?.branch };
+  const reportPath = await saveRunFile(outDir, runId, "generation_report.md", report);
+  let stack;
+  const hasPassed = (subgraphId) => plan.subgraphs.find((s) => s.id === subgraphId).nodes.some((id) => checkpoint.nodes[id]?.status === "passed");
+  if (repo && options.branchPerSubgraph && !interrupted && options.subgraphs) {
+    const head = await repo.head();
+    for (const { subgraphId } of history.commits)
+      if (options.subgraphs.includes(subgraphId) && hasPassed(subgraphId))
+        await repo.pointBranch(subgraphBranch(rpgName, subgraphId), head);
+  } else if (repo && options.branchPerSubgraph && !interrupted) {
+    const base = options.branchBase ?? repo.base;
+    stack = await buildStack({
+      dir: outDir,
+      base,
+      levels: runLevels(plan, rpgName, history.commits, hasPassed),
+      owned: await stackOwnedPaths(outDir, base, options.rpg)
+    });
+  }
+  return { summary: summary2, checkpoint, interrupted, runId, reportPath, checkpointPath, branch: repo?.branch, stack };
 }
 
 // src/workspace/remote.ts
-import { execFile as execFile3 } from "node:child_process";
+import { execFile as execFile5 } from "node:child_process";
 import { promisify as promisify3 } from "node:util";
-var execFileAsync = promisify3(execFile3);
+var execFileAsync = promisify3(execFile5);
 function remoteGit(dir, auth2) {
   const env = { ...process.env, GIT_TERMINAL_PROMPT: "0" };
   if (auth2) {
@@ -58003,17 +58672,39 @@ async function fetchRefs(dir, remote, refspecs, auth2) {
   if (refspecs.length === 0) return;
   await remoteCall(() => remoteGit(dir, auth2).raw(["fetch", "--no-tags", "--force", remote, ...refspecs]), `git fetch ${remote}`, auth2);
 }
-async function remoteHasBranch(dir, remote, branch, auth2) {
-  const out = await remoteCall(
-    () => remoteGit(dir, auth2).raw(["ls-remote", "--heads", remote, `refs/heads/${branch}`]),
-    `git ls-remote ${remote}`,
-    auth2
-  );
-  return out.trim() !== "";
-}
 async function pushRefs(dir, remote, refspecs, auth2) {
   if (refspecs.length === 0) return;
   await remoteCall(() => remoteGit(dir, auth2).raw(["push", "--atomic", "--porcelain", remote, ...refspecs]), `git push ${remote}`, auth2);
+}
+async function pushBranches(dir, remote, updates, auth2) {
+  if (updates.length === 0) return;
+  const leases = updates.map((u2) => `--force-with-lease=refs/heads/${u2.branch}:${u2.expected ?? ""}`);
+  const refspecs = updates.map((u2) => `${u2.sha}:refs/heads/${u2.branch}`);
+  try {
+    await remoteCall(
+      () => remoteGit(dir, auth2).raw(["push", "--atomic", "--porcelain", ...leases, remote, ...refspecs]),
+      `git push ${remote}`,
+      auth2
+    );
+  } catch (error63) {
+    const refused2 = refusedBranches(error63.cause?.stdout ?? "");
+    if (refused2.length === 0) throw error63;
+    const stale = refused2.every((r2) => r2.reason.includes("stale info"));
+    throw new RpgForgeError(
+      "GIT_FAILED",
+      `git push ${remote} refused ${refused2.map((r2) => `${r2.branch} (${r2.reason})`).join(", ")}; no branch was pushed`,
+      {},
+      stale ? "someone pushed to the branch since it was read: fetch it and run again" : "a branch protection rule or hook may refuse it",
+      { cause: error63 }
+    );
+  }
+}
+function refusedBranches(porcelain) {
+  return porcelain.split("\n").flatMap((line) => {
+    const match = /^!\t[^\t]*:refs\/heads\/([^\t]+)\t(.*)$/.exec(line);
+    if (!match || match[2].includes("atomic push failed")) return [];
+    return [{ branch: match[1], reason: match[2].replace(/^\[([^\]]*)\] \((.*)\)$/, "$1: $2") }];
+  });
 }
 async function remoteCall(task, what, auth2) {
   try {
@@ -58035,7 +58726,7 @@ async function remoteCall(task, what, auth2) {
 }
 
 // src/engine/matrix.ts
-import { join as join12 } from "node:path";
+import { join as join13 } from "node:path";
 
 // src/engine/checkpoint-merge.ts
 var RANK = { passed: 5, failed: 4, skipped: 3, in_progress: 2, pending: 1 };
@@ -58084,8 +58775,8 @@ async function readSubgraphBranches(dir, plan, rpgName, only) {
     const branch = subgraphBranch(rpgName, subgraph.id);
     if (!present.has(branch) || only && !only.includes(subgraph.id)) continue;
     branches.set(subgraph.id, branch);
-    const text = await readFileAt(dir, branch, CHECKPOINT_PATH);
-    if (text !== void 0) parts2.push({ subgraphId: subgraph.id, checkpoint: parseCheckpoint(text, `${branch}:${CHECKPOINT_PATH}`) });
+    const text2 = await readFileAt(dir, branch, CHECKPOINT_PATH);
+    if (text2 !== void 0) parts2.push({ subgraphId: subgraph.id, checkpoint: parseCheckpoint(text2, `${branch}:${CHECKPOINT_PATH}`) });
   }
   return { branches, checkpoint: mergeCheckpoints(parts2) };
 }
@@ -58102,7 +58793,7 @@ async function combineNeededBranches(dir, rpg, plan, rpgName, runBranch2, subgra
     others.map(async (ref) => ({ ref, paths: (await filesAt(dir, ref)).filter((path2) => ours.has(path2)) }))
   );
   await checkoutWithFiles(dir, runBranch2, first, overlays);
-  if (checkpoint) await writeCheckpoint(join12(dir, CHECKPOINT_PATH), checkpoint);
+  if (checkpoint) await writeCheckpoint(join13(dir, CHECKPOINT_PATH), checkpoint);
   await commitFiles(
     dir,
     [.../* @__PURE__ */ new Set([...overlays.flatMap((o2) => o2.paths), CHECKPOINT_PATH])],
@@ -58183,44 +58874,44 @@ function splitPieces(markdown) {
   return pieces;
 }
 function cutTo(piece, cap) {
-  const { text } = piece;
+  const { text: text2 } = piece;
   if (piece.keep === "lines") {
-    const lines = text.split("\n");
+    const lines = text2.split("\n");
     let used = -1;
     let kept = 0;
     while (kept < lines.length && used + 1 + lines[kept].length <= cap) used += 1 + lines[kept++].length;
     const head2 = lines.slice(0, kept).join("\n");
-    const marker = `_(${count(text.length - head2.length)} characters cut)_`;
+    const marker = `_(${count(text2.length - head2.length)} characters cut)_`;
     return { text: `${head2}
 
 ${marker}
-`, removed: text.length - head2.length };
+`, removed: text2.length - head2.length };
   }
   if (piece.keep === "tail") {
-    const start = text.length - cap;
-    let tail2 = text.slice(start);
+    const start = text2.length - cap;
+    let tail2 = text2.slice(start);
     const newline2 = tail2.indexOf("\n");
-    if (text[start - 1] !== "\n" && newline2 >= 0 && newline2 < SNAP) tail2 = tail2.slice(newline2 + 1);
+    if (text2[start - 1] !== "\n" && newline2 >= 0 && newline2 < SNAP) tail2 = tail2.slice(newline2 + 1);
     tail2 = dropHalfPair(tail2, "start");
-    const removed2 = text.length - tail2.length;
+    const removed2 = text2.length - tail2.length;
     return { text: `[... ${count(removed2)} characters cut ...]${tail2 ? `
 ${tail2}` : ""}`, removed: removed2 };
   }
-  let head = text.slice(0, cap);
+  let head = text2.slice(0, cap);
   const newline = head.lastIndexOf("\n");
-  if (text[cap] !== "\n" && newline >= 0 && head.length - newline < SNAP) head = head.slice(0, newline);
+  if (text2[cap] !== "\n" && newline >= 0 && head.length - newline < SNAP) head = head.slice(0, newline);
   head = dropHalfPair(head, "end");
-  const removed = text.length - head.length;
+  const removed = text2.length - head.length;
   return { text: `${head ? `${head}
 ` : ""}[... ${count(removed)} characters cut ...]`, removed };
 }
-function cutLines(text, budget) {
+function cutLines(text2, budget) {
   const kept = [];
   let length = 0;
   let fence;
   let depth = 0;
   let closing = "";
-  for (const line of text.split("\n")) {
+  for (const line of text2.split("\n")) {
     let nextFence = fence;
     let nextDepth = depth;
     if (fence) nextFence = closesFence(line, fence) ? void 0 : fence;
@@ -58233,7 +58924,7 @@ ${nextFence.marker}` : ""}${"\n</details>".repeat(nextDepth)}`;
     kept.push(line);
     [length, fence, depth, closing] = [length + added, nextFence, nextDepth, nextClosing];
   }
-  return { text: kept.join("\n") + closing, removed: text.length - length };
+  return { text: kept.join("\n") + closing, removed: text2.length - length };
 }
 function fenceOpening(line) {
   const match = /^[ \t]*(`{3,}|~{3,})(.*)$/.exec(line);
@@ -58273,7 +58964,9 @@ function renderPrBody(input2, limit2 = COMMENT_LIMIT) {
   if (subgraph.description) lines.push("", `> ${prose(subgraph.description)}`);
   const deps = dependencyLines(input2, subgraph);
   if (deps.length > 0) lines.push("", "**Depends on**", "", ...deps);
-  if (subgraph.dependsOn.length > 0 && input2.baseBranch.startsWith(SUBGRAPH_BRANCH_PREFIX)) {
+  if (input2.mergeOrder) {
+    lines.push("", ...mergeOrderLines(input2, input2.mergeOrder));
+  } else if (subgraph.dependsOn.length > 0 && input2.baseBranch.startsWith(SUBGRAPH_BRANCH_PREFIX)) {
     lines.push(
       "",
       `**Stacked:** this pull request targets ${code(input2.baseBranch)}, the branch of a subgraph it depends on, so its diff shows only this subgraph's changes. Merge the pull requests above first.`
@@ -58315,10 +59008,7 @@ function renderReportComment(input2, limit2 = COMMENT_LIMIT) {
     const entry = checkpoint.nodes[id];
     lines.push(row([code(id), code(plan.nodes.get(id)?.name ?? "?"), STATUS[entry?.status ?? "pending"], ...results(entry)]));
   }
-  lines.push(
-    "",
-    `_Run id, timings, tokens and git history are in the job summary and in ${code("docs/generation_report.md")}: they change with every run, so this comment leaves them out and a rerun that changes nothing leaves it as it is._`
-  );
+  lines.push("", RUN_DETAILS_NOTE);
   const skipped = leaves.filter((id) => checkpoint.nodes[id]?.status === "skipped");
   if (skipped.length > 0) {
     lines.push("", "#### Skipped nodes", "");
@@ -58406,6 +59096,22 @@ function results(entry) {
   if (entry?.status !== "passed" && entry?.status !== "failed") return ["\u2013", "\u2013"];
   return [String(entry.retry_count), `${entry.test_results.passed} passed, ${entry.test_results.failed} failed`];
 }
+function mergeOrderLines(input2, order) {
+  const at2 = order.findIndex((e) => e.subgraphId === input2.subgraphId);
+  const name = (e) => `${e.number === void 0 ? "" : `#${e.number} `}${code(e.subgraphId)}`;
+  const steps = order.map((e, i) => i === at2 ? `**${name(e)} (this one)**` : name(e));
+  const before = order.slice(0, at2);
+  const lines = [`**Merge order:** ${at2 + 1} of ${order.length}: ${steps.join(" \u2192 ")}`, ""];
+  if (before.length === 0) {
+    lines.push(`Merge this one first, into ${code(input2.baseBranch)}.`);
+  } else {
+    lines.push(
+      `This pull request targets ${code(input2.baseBranch)}, the branch of the one before it, so its diff shows only this subgraph's changes. Merge ${before.map(name).join(", then ")} first; rpg-forge's next run then moves this one onto the base branch.`
+    );
+  }
+  lines.push("Every branch of the stack is a working package of what it holds, with its own tests.");
+  return lines;
+}
 function dependencyLines(input2, subgraph) {
   const prs = new Map(input2.dependencyPrs.map((pr2) => [pr2.subgraphId, pr2]));
   const rank = new Map(input2.plan.subgraphs.map((s, i) => [s.id, i]));
@@ -58424,6 +59130,16 @@ function subgraphChart(plan, subgraph, checkpoint) {
   return renderMermaid(narrowed, { statusOf: (id) => checkpoint.nodes[id]?.status });
 }
 var plural2 = (n, noun) => `${count(n)} ${noun}${n === 1 ? "" : "s"}`;
+function renderHeldComment(branch, reason, head) {
+  const why = reason === "edited" ? `someone pushed to ${code(branch)}${head ? ` (its head is ${code(head.slice(0, 12))})` : ""}` : "a branch below it in the merge order has commits of a person's";
+  return [
+    "### rpg-forge left this branch as it is",
+    "",
+    `rpg-forge rebuilds the branches of its pull requests after every run and merge, but ${why}, and it never force-pushes over a person's work.`,
+    "",
+    "Merge the pull requests in their order as they are, or drop the commits that are not rpg-forge's and run it again to have it restack this one."
+  ].join("\n");
+}
 
 // src/github/comments.ts
 var BODY_LIMIT = 65536;
@@ -58506,6 +59222,7 @@ async function findPullRequest(octokit, repository, head, state = "open") {
 
 // src/github/publish.ts
 var FAILED = "failed-node";
+var HELD = "held-branch";
 async function publishSubgraphs(input2) {
   const published = /* @__PURE__ */ new Map();
   for (const subgraph of input2.plan.subgraphs) {
@@ -58535,7 +59252,8 @@ async function publishSubgraphs(input2) {
       subgraphId: subgraph.id,
       rpgPath: input2.rpgPath,
       dependencyPrs,
-      baseBranch: base
+      baseBranch: base,
+      mergeOrder: input2.stack?.map((id) => ({ subgraphId: id, number: published.get(id)?.number }))
     };
     const pr2 = await upsertPullRequest(input2.octokit, input2.repository, {
       head,
@@ -58547,6 +59265,8 @@ async function publishSubgraphs(input2) {
     if (pr2.closed) continue;
     const where = { ...input2.repository, issueNumber: pr2.number };
     const ours = await findCommentsByPrefix(input2.octokit, where, MARKER_PREFIX);
+    const heldBecause = input2.held?.get(subgraph.id);
+    if (heldBecause !== void 0) await upsertComment(input2.octokit, where, commentMarker(HELD, subgraph.id), heldBecause, ours);
     const reportMarker = commentMarker("report", subgraph.id);
     await upsertComment(
       input2.octokit,
@@ -58569,6 +59289,10 @@ async function publishSubgraphs(input2) {
   return [...published.values()].filter((pr2) => !input2.only || input2.only.has(pr2.subgraphId));
 }
 function baseOf(subgraph, input2) {
+  if (input2.stack) {
+    const below = input2.stack[input2.stack.indexOf(subgraph.id) - 1];
+    return below === void 0 ? input2.baseBranch : input2.branches.get(below);
+  }
   const upstream = subgraph.dependsOn.filter((id) => input2.branches.has(id));
   return subgraph.dependsOn.length === 1 && upstream.length === 1 ? input2.branches.get(upstream[0]) : input2.baseBranch;
 }
@@ -59429,8 +60153,8 @@ var convertMarkedBigIntsReviver = (key, value, context, userReviver) => {
   if (!hasUserReviver) return value;
   return userReviver(key, value, context);
 };
-var JSONParseV2 = (text, reviver) => {
-  return JSON.parse(text, (key, value, context) => {
+var JSONParseV2 = (text2, reviver) => {
+  return JSON.parse(text2, (key, value, context) => {
     const isNumber = typeof value === "number";
     const isOutOfBounds = value > Number.MAX_SAFE_INTEGER || value < Number.MIN_SAFE_INTEGER;
     const isBigNumber = isNumber && isOutOfBounds;
@@ -59488,8 +60212,8 @@ var applyReviverIteratively = (parsed, userReviver) => {
   }
   return rootHolder[""];
 };
-var serializeBigInts = (text) => {
-  return text.replace(
+var serializeBigInts = (text2) => {
+  return text2.replace(
     stringsOrLargeNumbers,
     (match, digits, fractional, exponential) => {
       const isString = match[0] === '"';
@@ -59503,18 +60227,18 @@ var serializeBigInts = (text) => {
     }
   );
 };
-var JSONParse = (text, reviver) => {
-  if (!text) return originalParse(text, reviver);
+var JSONParse = (text2, reviver) => {
+  if (!text2) return originalParse(text2, reviver);
   try {
-    if (isContextSourceSupported()) return JSONParseV2(text, reviver);
-    const serializedData = serializeBigInts(text);
+    if (isContextSourceSupported()) return JSONParseV2(text2, reviver);
+    const serializedData = serializeBigInts(text2);
     return originalParse(
       serializedData,
       (key, value, context) => convertMarkedBigIntsReviver(key, value, context, reviver)
     );
   } catch (error63) {
     if (error63 instanceof RangeError) {
-      const serializedData = serializeBigInts(text);
+      const serializedData = serializeBigInts(text2);
       const parsed = originalParse(serializedData);
       return applyReviverIteratively(parsed, reviver);
     }
@@ -59682,12 +60406,12 @@ async function getResponseData(response) {
   }
   const mimetype = parse5(contentType);
   if (isJSONResponse(mimetype)) {
-    let text = "";
+    let text2 = "";
     try {
-      text = await response.text();
-      return JSONParse(text);
+      text2 = await response.text();
+      return JSONParse(text2);
     } catch (err) {
-      return text;
+      return text2;
     }
   } else if (mimetype.type.startsWith("text/") || // `application/octet-stream` is the canonical "arbitrary binary" type
   // (RFC 2046) and must never be decoded as text, even when the response
@@ -59855,8 +60579,8 @@ function withCustomRequest(customRequest) {
 
 // node_modules/@octokit/auth-token/dist-bundle/index.js
 var b64url = "(?:[a-zA-Z0-9_-]+)";
-var sep3 = "\\.";
-var jwtRE = new RegExp(`^${b64url}${sep3}${b64url}${sep3}${b64url}$`);
+var sep4 = "\\.";
+var jwtRE = new RegExp(`^${b64url}${sep4}${b64url}${sep4}${b64url}$`);
 var isJWT = jwtRE.test.bind(jwtRE);
 async function auth(token) {
   const isApp = isJWT(token);
@@ -62630,11 +63354,11 @@ function createOctokit(token, baseUrl) {
 
 // src/llm/select.ts
 import { access as access4, constants as constants7, stat as stat6 } from "node:fs/promises";
-import { dirname as dirname7 } from "node:path";
+import { dirname as dirname6 } from "node:path";
 
 // src/llm/cassette.ts
 import { appendFile as appendFile3, mkdir as mkdir8, readFile as readFile7 } from "node:fs/promises";
-import { dirname as dirname6 } from "node:path";
+import { dirname as dirname5 } from "node:path";
 var UsageSchema = external_exports.object({
   prompt_tokens: external_exports.number().int().nonnegative(),
   completion_tokens: external_exports.number().int().nonnegative(),
@@ -62648,9 +63372,9 @@ var CassetteLineSchema = external_exports.object({
 });
 var idOf = (key) => JSON.stringify([key.nodeId, key.kind, key.attempt]);
 async function loadCassette(file2) {
-  let text;
+  let text2;
   try {
-    text = await readFile7(file2, "utf8");
+    text2 = await readFile7(file2, "utf8");
   } catch (error63) {
     const code2 = error63.code;
     const what = code2 === "ENOENT" ? "the cassette file does not exist" : code2 === "EISDIR" ? "the cassette is a directory, not a file" : `the cassette file cannot be read (${code2 ?? error63.message})`;
@@ -62659,7 +63383,7 @@ async function loadCassette(file2) {
     });
   }
   const entries = /* @__PURE__ */ new Map();
-  const lines = text.split("\n");
+  const lines = text2.split("\n");
   for (const [index, raw] of lines.entries()) {
     const line = index + 1;
     if (!raw.trim()) continue;
@@ -62724,10 +63448,10 @@ function createReplayProvider(cassette, options = {}) {
 }
 function createRecordingProvider(inner, file2) {
   let writes = Promise.resolve();
-  const append = (text) => {
+  const append = (text2) => {
     writes = writes.catch(() => void 0).then(async () => {
-      await mkdir8(dirname6(file2), { recursive: true });
-      await appendFile3(file2, text, "utf8");
+      await mkdir8(dirname5(file2), { recursive: true });
+      await appendFile3(file2, text2, "utf8");
     });
     return writes;
   };
@@ -62873,9 +63597,9 @@ var validatePositiveInteger = (name, n) => {
   }
   return n;
 };
-var safeJSON = (text) => {
+var safeJSON = (text2) => {
   try {
-    return JSON.parse(text);
+    return JSON.parse(text2);
   } catch (err) {
     return void 0;
   }
@@ -63967,8 +64691,8 @@ async function defaultParseResponse(client, props) {
       const json2 = await response.json();
       return addRequestID(json2, response);
     }
-    const text = await response.text();
-    return text;
+    const text2 = await response.text();
+    return text2;
   })();
   loggerFor(client).debug(`[${requestLogID}] response parsed`, formatRequestDetails({
     retryOfRequestLogID,
@@ -73363,7 +74087,7 @@ var REQUEST_STATUSES = /* @__PURE__ */ new Set([400, 413, 422]);
 function mapOpenAiError(error63, facts, signal) {
   if (error63 instanceof APIUserAbortError || signal?.aborted) throw signal?.reason ?? error63;
   if (!(error63 instanceof APIError)) throw error63;
-  const clean = (text) => redactKey(text, facts.apiKey);
+  const clean = (text2) => redactKey(text2, facts.apiKey);
   const cause = { cause: redactedCopy(error63, facts.apiKey) };
   const retried = facts.maxRetries === 1 ? "after 1 retry" : `after ${facts.maxRetries} retries`;
   if (error63 instanceof APIConnectionTimeoutError) {
@@ -73407,8 +74131,8 @@ function mapOpenAiError(error63, facts, signal) {
     cause
   );
 }
-function redactKey(text, apiKey) {
-  return apiKey.length >= 4 ? text.split(apiKey).join("[redacted]") : text;
+function redactKey(text2, apiKey) {
+  return apiKey.length >= 4 ? text2.split(apiKey).join("[redacted]") : text2;
 }
 function serverMessage(error63) {
   const body = error63.error;
@@ -73456,8 +74180,8 @@ function createOpenAiProvider(options) {
     description: `${facts.model} at ${facts.baseURL}`,
     async complete(request2, signal) {
       let completion;
-      const call = new AbortController();
-      const forward = () => call.abort(signal?.reason);
+      const call2 = new AbortController();
+      const forward = () => call2.abort(signal?.reason);
       signal?.addEventListener("abort", forward, { once: true });
       if (signal?.aborted) forward();
       try {
@@ -73468,7 +74192,7 @@ function createOpenAiProvider(options) {
             response_format: { type: "json_schema", json_schema: { name: request2.schemaName, schema: request2.jsonSchema, strict: true } },
             ...request2.temperature !== void 0 ? { temperature: request2.temperature } : {}
           },
-          { signal: call.signal }
+          { signal: call2.signal }
         );
       } catch (error63) {
         return mapOpenAiError(error63, facts, signal);
@@ -73518,7 +74242,7 @@ async function checkRecordTarget(file2) {
     }
   );
   if (info2?.isDirectory()) throw refuse("it is a directory, not a file");
-  const target = info2 ? file2 : dirname7(file2);
+  const target = info2 ? file2 : dirname6(file2);
   if (!info2 && await stat6(target).catch(() => void 0) === void 0) return;
   try {
     await access4(target, constants7.W_OK);
@@ -73533,8 +74257,8 @@ var ESCAPE_SEQUENCES = (
   /\u001b\[[0-?]*[ -/]*[@-~]|\u001b[\]PX^_][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[\s\S]?|\u009b[0-?]*[ -/]*[@-~]/g
 );
 var CONTROLS2 = /[\u0000-\u001f\u007f-\u009f]/g;
-function terminalLine(text) {
-  return text.replace(ESCAPE_SEQUENCES, "").replace(CONTROLS2, " ");
+function terminalLine(text2) {
+  return text2.replace(ESCAPE_SEQUENCES, "").replace(CONTROLS2, " ");
 }
 
 // src/report/progress.ts
@@ -73544,7 +74268,7 @@ var RESET_REASONS = {
   "not-written": "Regenerating nodes whose files were not written before the last run stopped"
 };
 function progressPrinter(output2) {
-  const write = (text) => output2(`${terminalLine(text.replace(/\n$/, ""))}
+  const write = (text2) => output2(`${terminalLine(text2.replace(/\n$/, ""))}
 `);
   let total = 0;
   let done = 0;
@@ -73616,6 +74340,34 @@ function progressPrinter(output2) {
   };
 }
 var plural3 = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+
+// src/action/push-stack.ts
+async function pushStack(dir, plan, rpgName, built, remoteHeads, auth2) {
+  const { branches, stack } = stackBranches(plan, rpgName, built);
+  const held = /* @__PURE__ */ new Map();
+  for (const level of built.held) {
+    held.set(subgraphOfBranch(plan, rpgName, level.branch), renderHeldComment(level.branch, level.reason, level.head));
+    const why = level.reason === "edited" ? "a person pushed to it" : "a branch below it in the stack has a person's commits";
+    warning(`${level.branch} was left as it is: ${why}`);
+  }
+  const changed = built.levels.filter((l3) => l3.change !== "unchanged");
+  await pushBranches(
+    dir,
+    "origin",
+    changed.map((l3) => ({ branch: l3.branch, sha: l3.sha, expected: remoteHeads.get(l3.branch) })),
+    auth2
+  );
+  return { branches, stack, held };
+}
+
+// src/action/bot-identity.ts
+var BOT = { name: "github-actions[bot]", email: "41898282+github-actions[bot]@users.noreply.github.com" };
+function useBotIdentity(env = process.env) {
+  env.GIT_AUTHOR_NAME ??= BOT.name;
+  env.GIT_AUTHOR_EMAIL ??= BOT.email;
+  env.GIT_COMMITTER_NAME ??= BOT.name;
+  env.GIT_COMMITTER_EMAIL ??= BOT.email;
+}
 
 // src/action/summaries.ts
 function planSummary(plan, rpgPath) {
@@ -73698,7 +74450,6 @@ async function finish(inputs, context, run5) {
 
 // src/action/generate-mode.ts
 import { readFile as readFile8 } from "node:fs/promises";
-var BOT = { name: "github-actions[bot]", email: "41898282+github-actions[bot]@users.noreply.github.com" };
 async function runGeneration(inputs, context, at2) {
   const { plan, rpgPath } = at2;
   const dir = context.workspace;
@@ -73707,20 +74458,16 @@ async function runGeneration(inputs, context, at2) {
   const rpgName = rpgNameOf(at2.rpg, at2.rpgFile);
   const runBranchName = runBranch(rpgName);
   const matrix = inputs.subgraphs.length > 0 ? checkSubgraphs(plan, inputs.subgraphs) : void 0;
-  process.env.GIT_AUTHOR_NAME ??= BOT.name;
-  process.env.GIT_AUTHOR_EMAIL ??= BOT.email;
-  process.env.GIT_COMMITTER_NAME ??= BOT.name;
-  process.env.GIT_COMMITTER_EMAIL ??= BOT.email;
+  useBotIdentity();
   await fetchSubgraphBranches(dir, rpgName, auth2);
+  const remoteHeads = await branchHeads(dir, `refs/heads/${subgraphBranchPrefix(rpgName)}`);
   const base = await headOf(dir);
   if (matrix) {
     const { missing } = await combineNeededBranches(dir, at2.rpg, plan, rpgName, runBranchName, matrix);
     for (const id of missing) warning(`subgraph ${id} has no branch (no node of it passed); the nodes that need it will be skipped`);
-  } else if (inputs.mode !== "generate") {
-    if (!await remoteHasBranch(dir, "origin", runBranchName, auth2))
-      throw new Error(`mode ${inputs.mode} continues an earlier run, but origin has no branch ${runBranchName}; run mode generate first`);
-    await fetchRefs(dir, "origin", [`+refs/heads/${runBranchName}:refs/heads/${runBranchName}`], auth2);
-    await checkoutBranch(dir, runBranchName);
+  } else {
+    const top = await topOfStack(dir, plan, rpgName);
+    if (top) await takeFiles(dir, top, await stackOwnedPaths(dir, base, at2.rpg));
   }
   const { provider, model } = await selectProvider({ replay: inputs.replay || void 0, model: inputs.model || void 0 }, process.env);
   const notices = [];
@@ -73757,25 +74504,36 @@ async function runGeneration(inputs, context, at2) {
   }
   const { checkpoint } = result;
   const mine = (id) => !matrix || matrix.includes(id);
-  const branches = branchesWorthAPullRequest(
-    plan,
-    checkpoint,
-    rpgName,
-    new Set(await refsUnder(dir, `refs/heads/${subgraphBranchPrefix(rpgName)}`))
-  );
   const ownTags = new Set(plan.subgraphs.filter((s) => mine(s.id)).map((s) => subgraphTag(result.runId, s.id)));
   const tags = (await refsUnder(dir, `refs/tags/rpg/${result.runId}/`)).filter((tag) => ownTags.has(tag));
-  await pushRefs(
-    dir,
-    "origin",
-    [
-      ...[...branches].filter(([id]) => mine(id)).map(([, b3]) => `refs/heads/${b3}:refs/heads/${b3}`),
-      ...tags.map((t2) => `refs/tags/${t2}:refs/tags/${t2}`),
-      // In matrix mode each job holds a part of the run; the report job puts the parts together.
-      ...matrix ? [] : [`+refs/heads/${runBranchName}:refs/heads/${runBranchName}`]
-    ],
-    auth2
-  );
+  let branches;
+  let stack;
+  let held = /* @__PURE__ */ new Map();
+  if (matrix) {
+    branches = branchesWorthAPullRequest(
+      plan,
+      checkpoint,
+      rpgName,
+      new Set(await refsUnder(dir, `refs/heads/${subgraphBranchPrefix(rpgName)}`))
+    );
+    await pushRefs(
+      dir,
+      "origin",
+      [
+        ...[...branches].filter(([id]) => mine(id)).map(([, b3]) => `+refs/heads/${b3}:refs/heads/${b3}`),
+        ...tags.map((t2) => `refs/tags/${t2}:refs/tags/${t2}`)
+      ],
+      auth2
+    );
+  } else {
+    ({ branches, stack, held } = await pushStack(dir, plan, rpgName, result.stack, remoteHeads, auth2));
+    await pushRefs(
+      dir,
+      "origin",
+      [...tags.map((t2) => `refs/tags/${t2}:refs/tags/${t2}`), `+refs/heads/${runBranchName}:refs/heads/${runBranchName}`],
+      auth2
+    );
+  }
   let prs = [];
   if (token) {
     const octokit = createOctokit(token, context.apiUrl);
@@ -73786,10 +74544,11 @@ async function runGeneration(inputs, context, at2) {
       checkpoint,
       rpgPath,
       model,
-      baseBranch: inputs.baseBranch || defaultBranchFromEvent(context) || (await octokit.rest.repos.get({ ...context.repository })).data.default_branch,
+      baseBranch: await baseBranchOf(inputs, context, octokit),
       branches,
       retryCommand: (nodeId) => `gh workflow run ${shellWord(workflowFile(context))} -f mode=retry -f rpg-path=${shellWord(rpgPath)} -f nodes=${shellWord(nodeId)}`,
-      ...matrix ? { only: new Set(matrix) } : {}
+      ...matrix ? { only: new Set(matrix) } : {},
+      ...stack ? { stack, held } : {}
     });
   } else {
     warning("no github-token: branches were pushed, but no pull request was opened");
@@ -73815,8 +74574,8 @@ function branchesWorthAPullRequest(plan, checkpoint, rpgName, localBranches) {
   }
   return branches;
 }
-function shellWord(text) {
-  return /^[A-Za-z0-9._/:=@%+-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+function shellWord(text2) {
+  return /^[A-Za-z0-9._/:=@%+-]+$/.test(text2) ? text2 : `'${text2.replace(/'/g, `'\\''`)}'`;
 }
 function checkSubgraphs(plan, subgraphs) {
   const unknown2 = subgraphs.filter((id) => !plan.subgraphs.some((s) => s.id === id));
@@ -73825,9 +74584,9 @@ function checkSubgraphs(plan, subgraphs) {
 }
 
 // src/action/inputs.ts
-var MODES = ["generate", "retry", "revise", "plan", "report"];
-var ids = external_exports.string().transform((text) => text.split(/[\s,]+/).filter(Boolean)).pipe(external_exports.array(external_exports.string()));
-var positive = (name, fallback) => external_exports.string().transform((text) => text.trim() === "" ? fallback : Number(text)).pipe(
+var MODES = ["generate", "retry", "revise", "plan", "report", "restack"];
+var ids = external_exports.string().transform((text2) => text2.split(/[\s,]+/).filter(Boolean)).pipe(external_exports.array(external_exports.string()));
+var positive = (name, fallback) => external_exports.string().transform((text2) => text2.trim() === "" ? fallback : Number(text2)).pipe(
   external_exports.number({ error: `${name} must be a whole number` }).int(`${name} must be a whole number`).min(1, `${name} must be at least 1`)
 );
 var ActionInputsSchema = external_exports.object({
@@ -73840,7 +74599,7 @@ var ActionInputsSchema = external_exports.object({
   concurrency: positive("concurrency", 1),
   baseBranch: external_exports.string(),
   githubToken: external_exports.string(),
-  issue: external_exports.string().transform((text) => text.trim() === "" ? void 0 : Number(text)).pipe(
+  issue: external_exports.string().transform((text2) => text2.trim() === "" ? void 0 : Number(text2)).pipe(
     external_exports.number({ error: "issue must be an issue number" }).int("issue must be an issue number").positive("issue must be an issue number").optional()
   ),
   replay: external_exports.string(),
@@ -73953,6 +74712,60 @@ async function runReport(inputs, context, at2) {
   });
 }
 
+// src/action/restack-mode.ts
+async function runRestack(inputs, context, at2) {
+  const { plan, rpgPath } = at2;
+  const dir = context.workspace;
+  const token = inputs.githubToken;
+  const auth2 = token ? { serverUrl: context.serverUrl, token } : void 0;
+  const rpgName = rpgNameOf(at2.rpg, at2.rpgFile);
+  useBotIdentity();
+  await fetchSubgraphBranches(dir, rpgName, auth2);
+  const remoteHeads = await branchHeads(dir, "refs/heads/");
+  const restacked = await restackBranches({ dir, rpg: at2.rpg, plan, rpgName, base: await headOf(dir) });
+  const pushed = await pushStack(dir, plan, rpgName, restacked.stack, remoteHeads, auth2);
+  const top = pushed.stack.at(-1);
+  if (restacked.merged.length > 0) info(`merged into the base already: ${restacked.merged.join(", ")}`);
+  if (top === void 0) {
+    info("no pull request of this RPG is left to restack");
+    await summary.addRaw(`Every pull request of ${code(rpgPath)} is merged; nothing to restack.
+`).write();
+    return;
+  }
+  let prs = [];
+  if (token) {
+    const branch = subgraphBranch(rpgName, top);
+    const text2 = await readFileAt(dir, branch, CHECKPOINT_PATH);
+    if (text2 === void 0) throw new Error(`${branch} holds no ${CHECKPOINT_PATH}: it was not made by rpg-forge`);
+    const exported = JSON.parse(await readFileAt(dir, branch, "docs/rpg.json") ?? "{}");
+    const octokit = createOctokit(token, context.apiUrl);
+    prs = await publishSubgraphs({
+      octokit,
+      repository: context.repository,
+      plan,
+      checkpoint: parseCheckpoint(text2, `${branch}:${CHECKPOINT_PATH}`),
+      rpgPath,
+      model: exported.metadata?.generation?.model ?? (inputs.model || "unknown"),
+      baseBranch: await baseBranchOf(inputs, context, octokit),
+      branches: pushed.branches,
+      retryCommand: (nodeId) => `gh workflow run ${shellWord(workflowFile(context))} -f mode=retry -f rpg-path=${shellWord(rpgPath)} -f nodes=${shellWord(nodeId)}`,
+      stack: pushed.stack,
+      held: pushed.held
+    });
+  }
+  const open5 = prs.filter((pr2) => !pr2.closed);
+  setOutput(
+    "pull-requests",
+    JSON.stringify(Object.fromEntries(open5.map((pr2) => [pr2.subgraphId, { number: pr2.number, url: pr2.url }])))
+  );
+  const moved = restacked.stack.levels.filter((l3) => l3.change !== "unchanged").map((l3) => code(l3.branch));
+  await summary.addRaw(
+    `Restacked ${code(rpgPath)}: ${moved.length > 0 ? `moved ${moved.join(", ")} onto the base` : "every branch was in place"}${restacked.merged.length > 0 ? `; merged already: ${restacked.merged.map(code).join(", ")}` : ""}.
+
+`
+  ).addRaw(pullRequestTable(prs, plan)).write();
+}
+
 // src/action/main.ts
 async function run4() {
   try {
@@ -73960,16 +74773,17 @@ async function run4() {
     if (inputs.githubToken) setSecret(inputs.githubToken);
     const context = await readContext();
     process.chdir(context.workspace);
-    const rpgFile = isAbsolute4(inputs.rpgPath) ? inputs.rpgPath : join13(context.workspace, inputs.rpgPath);
-    const rpgPath = relative3(context.workspace, rpgFile);
-    const { loaded, text } = await loadRpgWithText(rpgFile);
+    const rpgFile = isAbsolute4(inputs.rpgPath) ? inputs.rpgPath : join14(context.workspace, inputs.rpgPath);
+    const rpgPath = relative4(context.workspace, rpgFile);
+    const { loaded, text: text2 } = await loadRpgWithText(rpgFile);
     if (!loaded.ok) return await reportInvalidRpg(loaded.issues, rpgPath, inputs.githubToken, context);
     for (const warning2 of loaded.warnings) warning(warning2.message, annotation(warning2, rpgPath));
     const plan = buildPlan(loaded.value);
     setPlanOutputs(plan);
-    const rpg = { rpg: loaded.value, rpgFile, rpgPath, text, plan };
+    const rpg = { rpg: loaded.value, rpgFile, rpgPath, text: text2, plan };
     if (inputs.mode === "plan") await summary.addRaw(planSummary(plan, rpgPath)).write();
     else if (inputs.mode === "report") await runReport(inputs, context, rpg);
+    else if (inputs.mode === "restack") await runRestack(inputs, context, rpg);
     else await runGeneration(inputs, context, rpg);
   } catch (error63) {
     if (error63 instanceof RpgForgeError) {

@@ -1,8 +1,9 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import type { RepositoryRef } from "../github/repository.js";
+import type { Octokit, RepositoryRef } from "../github/repository.js";
 import type { Plan } from "../plan/plan.js";
 import type { Rpg } from "../rpg/schema.js";
+import type { ActionInputs } from "./inputs.js";
 
 /** What the runner tells the Action about where it runs (GITHUB_* variables and the event). */
 export interface ActionContext {
@@ -58,4 +59,11 @@ export interface RpgAtHand {
   rpgPath: string;
   text: string;
   plan: Plan;
+}
+
+/** The branch PRs go to: the input, else the repository's default branch (from the event, or asked of the API). */
+export async function baseBranchOf(inputs: Pick<ActionInputs, "baseBranch">, context: ActionContext, octokit: Octokit): Promise<string> {
+  return (
+    inputs.baseBranch || defaultBranchFromEvent(context) || (await octokit.rest.repos.get({ ...context.repository })).data.default_branch
+  );
 }

@@ -10,15 +10,15 @@ import { selectProvider } from "../llm/select.js";
 import type { Checkpoint } from "../engine/checkpoint.js";
 import type { Plan } from "../plan/plan.js";
 import { progressPrinter } from "../report/progress.js";
-import { checkoutBranch, headOf, refsUnder } from "../workspace/git.js";
-import { fetchRefs, pushRefs, remoteHasBranch, type RemoteAuth } from "../workspace/remote.js";
-import { defaultBranchFromEvent, workflowFile, type ActionContext, type RpgAtHand } from "./context.js";
+import { branchHeads, headOf, refsUnder, takeFiles } from "../workspace/git.js";
+import { pushRefs, type RemoteAuth } from "../workspace/remote.js";
+import { stackOwnedPaths, topOfStack } from "../engine/pr-stack.js";
+import { pushStack } from "./push-stack.js";
+import { useBotIdentity } from "./bot-identity.js";
+import { baseBranchOf, workflowFile, type ActionContext, type RpgAtHand } from "./context.js";
 import { finish } from "./finish.js";
 import type { ActionInputs } from "./inputs.js";
 import { readFile } from "node:fs/promises";
-
-/** Who commits in the runner when the workflow set no identity: GitHub's own bot, as actions do. */
-const BOT = { name: "github-actions[bot]", email: "41898282+github-actions[bot]@users.noreply.github.com" };
 
 /**
  * Modes generate, retry and revise: prepare the checkout, run the engine, push, and
@@ -33,23 +33,21 @@ export async function runGeneration(inputs: ActionInputs, context: ActionContext
   const rpgName = rpgNameOf(at.rpg, at.rpgFile);
   const runBranchName = runBranch(rpgName);
   const matrix = inputs.subgraphs.length > 0 ? checkSubgraphs(plan, inputs.subgraphs) : undefined;
-  process.env.GIT_AUTHOR_NAME ??= BOT.name;
-  process.env.GIT_AUTHOR_EMAIL ??= BOT.email;
-  process.env.GIT_COMMITTER_NAME ??= BOT.name;
-  process.env.GIT_COMMITTER_EMAIL ??= BOT.email;
+  useBotIdentity();
 
-  // Reruns build on the branches earlier runs pushed, so each PR's branch moves forward.
+  // Reruns build on the branches earlier runs pushed; what origin had is the lease each push checks.
   await fetchSubgraphBranches(dir, rpgName, auth);
+  const remoteHeads = await branchHeads(dir, `refs/heads/${subgraphBranchPrefix(rpgName)}`);
   // A subgraph branch that does not exist yet starts from the base the workflow checked out.
   const base = await headOf(dir);
   if (matrix) {
     const { missing } = await combineNeededBranches(dir, at.rpg, plan, rpgName, runBranchName, matrix);
     for (const id of missing) core.warning(`subgraph ${id} has no branch (no node of it passed); the nodes that need it will be skipped`);
-  } else if (inputs.mode !== "generate") {
-    if (!(await remoteHasBranch(dir, "origin", runBranchName, auth)))
-      throw new Error(`mode ${inputs.mode} continues an earlier run, but origin has no branch ${runBranchName}; run mode generate first`);
-    await fetchRefs(dir, "origin", [`+refs/heads/${runBranchName}:refs/heads/${runBranchName}`], auth);
-    await checkoutBranch(dir, runBranchName);
+  } else {
+    // The open PRs hold the work so far: the files of the top of their stack are laid over
+    // the base, so the run resumes from them (merged ones are in the base already).
+    const top = await topOfStack(dir, plan, rpgName);
+    if (top) await takeFiles(dir, top, await stackOwnedPaths(dir, base, at.rpg));
   }
 
   const { provider, model } = await selectProvider({ replay: inputs.replay || undefined, model: inputs.model || undefined }, process.env);
@@ -88,25 +86,37 @@ export async function runGeneration(inputs: ActionInputs, context: ActionContext
 
   const { checkpoint } = result;
   const mine = (id: string): boolean => !matrix || matrix.includes(id);
-  const branches = branchesWorthAPullRequest(
-    plan,
-    checkpoint,
-    rpgName,
-    new Set(await refsUnder(dir, `refs/heads/${subgraphBranchPrefix(rpgName)}`)),
-  );
   const ownTags = new Set(plan.subgraphs.filter((s) => mine(s.id)).map((s) => subgraphTag(result.runId, s.id)));
   const tags = (await refsUnder(dir, `refs/tags/rpg/${result.runId}/`)).filter((tag) => ownTags.has(tag));
-  await pushRefs(
-    dir,
-    "origin",
-    [
-      ...[...branches].filter(([id]) => mine(id)).map(([, b]) => `refs/heads/${b}:refs/heads/${b}`),
-      ...tags.map((t) => `refs/tags/${t}:refs/tags/${t}`),
-      // In matrix mode each job holds a part of the run; the report job puts the parts together.
-      ...(matrix ? [] : [`+refs/heads/${runBranchName}:refs/heads/${runBranchName}`]),
-    ],
-    auth,
-  );
+  let branches: Map<string, string>;
+  let stack: string[] | undefined;
+  let held = new Map<string, string>();
+  if (matrix) {
+    branches = branchesWorthAPullRequest(
+      plan,
+      checkpoint,
+      rpgName,
+      new Set(await refsUnder(dir, `refs/heads/${subgraphBranchPrefix(rpgName)}`)),
+    );
+    // Each wave job's branch holds what the job had; the next wave builds on it, whatever it held before.
+    await pushRefs(
+      dir,
+      "origin",
+      [
+        ...[...branches].filter(([id]) => mine(id)).map(([, b]) => `+refs/heads/${b}:refs/heads/${b}`),
+        ...tags.map((t) => `refs/tags/${t}:refs/tags/${t}`),
+      ],
+      auth,
+    );
+  } else {
+    ({ branches, stack, held } = await pushStack(dir, plan, rpgName, result.stack!, remoteHeads, auth));
+    await pushRefs(
+      dir,
+      "origin",
+      [...tags.map((t) => `refs/tags/${t}:refs/tags/${t}`), `+refs/heads/${runBranchName}:refs/heads/${runBranchName}`],
+      auth,
+    );
+  }
 
   let prs: PublishedPullRequest[] = [];
   if (token) {
@@ -118,14 +128,12 @@ export async function runGeneration(inputs: ActionInputs, context: ActionContext
       checkpoint,
       rpgPath,
       model,
-      baseBranch:
-        inputs.baseBranch ||
-        defaultBranchFromEvent(context) ||
-        (await octokit.rest.repos.get({ ...context.repository })).data.default_branch,
+      baseBranch: await baseBranchOf(inputs, context, octokit),
       branches,
       retryCommand: (nodeId) =>
         `gh workflow run ${shellWord(workflowFile(context))} -f mode=retry -f rpg-path=${shellWord(rpgPath)} -f nodes=${shellWord(nodeId)}`,
       ...(matrix ? { only: new Set(matrix) } : {}),
+      ...(stack ? { stack, held } : {}),
     });
   } else {
     core.warning("no github-token: branches were pushed, but no pull request was opened");

@@ -1,7 +1,7 @@
 import * as core from "@actions/core";
 import { z } from "zod";
 
-export const MODES = ["generate", "retry", "revise", "plan", "report"] as const;
+export const MODES = ["generate", "retry", "revise", "plan", "report", "restack"] as const;
 
 const ids = z
   .string()

@@ -8,6 +8,7 @@ import { runGeneration } from "./generate-mode.js";
 import { readInputs } from "./inputs.js";
 import { annotation, reportInvalidRpg } from "./invalid-rpg.js";
 import { runReport } from "./report-mode.js";
+import { runRestack } from "./restack-mode.js";
 import { planSummary, waves } from "./summaries.js";
 
 /**
@@ -32,6 +33,7 @@ export async function run(): Promise<void> {
     const rpg = { rpg: loaded.value, rpgFile, rpgPath, text, plan };
     if (inputs.mode === "plan") await core.summary.addRaw(planSummary(plan, rpgPath)).write();
     else if (inputs.mode === "report") await runReport(inputs, context, rpg);
+    else if (inputs.mode === "restack") await runRestack(inputs, context, rpg);
     else await runGeneration(inputs, context, rpg);
   } catch (error) {
     if (error instanceof RpgForgeError) {

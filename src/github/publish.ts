@@ -28,6 +28,14 @@ export interface PublishInput {
   retryCommand: (nodeId: string) => string;
   /** Publish only these subgraphs (matrix mode); the PRs of the others are looked up, for links. */
   only?: ReadonlySet<string>;
+  /**
+   * The subgraphs of the stack, in merge order (decision 0012): each PR targets the branch
+   * of the one before it, the first the base branch. Absent in matrix mode, where a PR is
+   * stacked on the one subgraph it needs, if just one.
+   */
+  stack?: readonly string[];
+  /** Branches rpg-forge left as they are because a person pushed to them (or to one below): said in a comment on their PR. */
+  held?: ReadonlyMap<string, string>;
 }
 
 export interface PublishedPullRequest {
@@ -41,6 +49,7 @@ export interface PublishedPullRequest {
 }
 
 const FAILED = "failed-node";
+const HELD = "held-branch";
 
 /**
  * One PR per subgraph with a branch, in wave order so that each PR can link the PRs
@@ -79,6 +88,7 @@ export async function publishSubgraphs(input: PublishInput): Promise<PublishedPu
       rpgPath: input.rpgPath,
       dependencyPrs,
       baseBranch: base,
+      mergeOrder: input.stack?.map((id) => ({ subgraphId: id, number: published.get(id)?.number })),
     };
     const pr = await upsertPullRequest(input.octokit, input.repository, {
       head,
@@ -92,6 +102,8 @@ export async function publishSubgraphs(input: PublishInput): Promise<PublishedPu
 
     // One listing per PR serves every comment written on it.
     const ours = await findCommentsByPrefix(input.octokit, where, MARKER_PREFIX);
+    const heldBecause = input.held?.get(subgraph.id);
+    if (heldBecause !== undefined) await upsertComment(input.octokit, where, commentMarker(HELD, subgraph.id), heldBecause, ours);
     const reportMarker = commentMarker("report", subgraph.id);
     await upsertComment(
       input.octokit,
@@ -115,6 +127,10 @@ export async function publishSubgraphs(input: PublishInput): Promise<PublishedPu
 }
 
 function baseOf(subgraph: PlannedSubgraph, input: PublishInput): string {
+  if (input.stack) {
+    const below = input.stack[input.stack.indexOf(subgraph.id) - 1];
+    return below === undefined ? input.baseBranch : input.branches.get(below)!;
+  }
   const upstream = subgraph.dependsOn.filter((id) => input.branches.has(id));
   return subgraph.dependsOn.length === 1 && upstream.length === 1 ? input.branches.get(upstream[0]!)! : input.baseBranch;
 }

@@ -101,18 +101,20 @@ describe("the Action, run as the runner runs dist/index.js", () => {
     expect(git(remote, "show", "rpg/statkit/report:docs/generation_checkpoint.json")).toContain('"report.format_number"');
   });
 
-  it("opens one PR per subgraph, stacked on the branch it needs when it needs one, and links them", () => {
+  it("opens one PR per subgraph, stacked in the merge order its body states, and links them", () => {
     // (The report PR was closed by "a person" before the retry; see below.)
     const prs = standIn.pulls.map((pr) => ({ head: pr.head.ref, base: pr.base.ref }));
     expect(prs).toEqual([
       { head: "rpg/statkit/validation", base: "main" },
       { head: "rpg/statkit/stats", base: "rpg/statkit/validation" },
-      // report needs stats and validation: it goes to main and links both.
-      { head: "rpg/statkit/report", base: "main" },
+      { head: "rpg/statkit/report", base: "rpg/statkit/stats" },
     ]);
-    const [validation, stats] = standIn.pulls;
-    expect(standIn.pulls[2]!.body).toContain(`#${stats!.number}`);
-    expect(standIn.pulls[2]!.body).toContain(`#${validation!.number}`);
+    const [validation, stats, report] = standIn.pulls;
+    expect(validation!.body).toContain("**Merge order:** 1 of 3: **`validation` (this one)** → `stats` → `report`");
+    expect(report!.body).toContain(
+      `**Merge order:** 3 of 3: #${validation!.number} \`validation\` → #${stats!.number} \`stats\` → **\`report\` (this one)**`,
+    );
+    expect(report!.body).toContain(`Merge #${validation!.number} \`validation\`, then #${stats!.number} \`stats\` first`);
     expect(stats!.body).toContain(`#${validation!.number}`);
     expect(JSON.parse(first.outputs["pull-requests"]!)).toEqual({
       validation: { number: validation!.number, url: validation!.html_url },
@@ -133,7 +135,7 @@ describe("the Action, run as the runner runs dist/index.js", () => {
     expect(standIn.comments).toHaveLength(5);
   });
 
-  it("writes nothing on GitHub on a rerun that changes nothing, and moves each branch forward", () => {
+  it("writes nothing on GitHub on a rerun that changes nothing, and leaves the branches whose work did not change", () => {
     const writes = (run: ActionRun) => requestsOf.get(run)!.filter((r) => r.method !== "GET");
     const creates = writes(first).filter((r) => r.method === "POST" && /\/pulls$/.test(r.path));
     expect(creates).toHaveLength(3);
@@ -141,13 +143,11 @@ describe("the Action, run as the runner runs dist/index.js", () => {
     // run id, clock or duration: the second run finds each as it would write it, and leaves it.
     expect(writes(second).map((r) => `${r.method} ${r.path}`)).toEqual([]);
     expect(requestsOf.get(second)!.some((r) => r.operationId === "issues/list-comments")).toBe(true);
-    const after = secondHeads;
-    for (const branch of ["validation", "stats", "report"]) {
-      const ref = `refs/heads/rpg/statkit/${branch}`;
-      expect(after[ref]).not.toBe(firstHeads[ref]);
-      // Fast-forward: the first run's commit is an ancestor of the second's.
-      expect(() => git(remote, "merge-base", "--is-ancestor", firstHeads[ref]!, after[ref]!)).not.toThrow();
-    }
+    const head = (branch: string) => `refs/heads/rpg/statkit/${branch}`;
+    expect(secondHeads[head("validation")]).toBe(firstHeads[head("validation")]);
+    expect(secondHeads[head("stats")]).toBe(firstHeads[head("stats")]);
+    // The report's failed node was tried again: its checkpoint records the attempt, on the same stack.
+    expect(git(remote, "rev-parse", `${secondHeads[head("report")]}^`)).toBe(secondHeads[head("stats")]);
   });
 
   it("posts the run report on the issue without what changes on every run, and keeps it in the job summary", () => {
@@ -161,23 +161,24 @@ describe("the Action, run as the runner runs dist/index.js", () => {
     expect(second.summary).toContain("## Git History");
   });
 
-  it("reports the history up to the commit that holds the report", () => {
-    const head = git(remote, "log", "-1", "--format=%s", "rpg-forge/statkit");
-    const report = git(remote, "show", "rpg-forge/statkit:docs/generation_report.md");
-    const history = report.split("## Git History\n\n```\n")[1]!;
-    expect(history.split("\n")[0]).toBe(`(this commit) ${head} (HEAD -> rpg-forge/statkit)`);
-    const below = git(remote, "log", "-1", "--format=%h %s", "rpg-forge/statkit~1");
-    expect(history.split("\n")[1]).toMatch(new RegExp(`^${below.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} \\(tag: `));
+  it("reports the run's history up to the head it pushed, in the job summary; the committed report has no run details", () => {
+    const head = git(remote, "log", "-1", "--format=%h %s", "rpg-forge/statkit");
+    const history = retry.summary.split("## Git History\n\n```\n")[1]!;
+    expect(history.split("\n")[0]).toBe(
+      `${head} (HEAD -> rpg-forge/statkit, tag: ${git(remote, "tag", "--points-at", "rpg-forge/statkit")})`,
+    );
+    expect(git(remote, "show", "rpg-forge/statkit:docs/generation_report.md")).not.toMatch(/Git History|Generation Time|\d{8}T\d{6}Z/);
   });
 
-  it("retries the failed node on top of the run branch, into the same PRs and comments", () => {
+  it("retries the failed node on top of the open PRs' work, into the same PRs and comments", () => {
     expect(retry.code).toBe(0);
     expect(retry.stdout).toMatch(/Resuming run .*: 3 of \d+ nodes to generate/);
     expect(retry.outputs).toMatchObject({ passed: "11", failed: "1", skipped: "2" });
     const after = remoteHeads();
     const run = "refs/heads/rpg-forge/statkit";
     expect(after[run]).not.toBe(secondHeads[run]);
-    expect(() => git(remote, "merge-base", "--is-ancestor", secondHeads[run]!, after[run]!)).not.toThrow();
+    // The run branch records this run: from the base, a commit per subgraph.
+    expect(git(remote, "log", "--format=%s", `main..${run}`).split("\n")).toHaveLength(3);
     expect(standIn.pulls).toHaveLength(3);
     expect(standIn.pulls[2]!.state).toBe("closed");
     expect(Object.keys(JSON.parse(retry.outputs["pull-requests"]!) as object).sort()).toEqual(["stats", "validation"]);

@@ -112,7 +112,9 @@ beforeAll(async () => {
 });
 
 interface Scenario {
-  event: "push" | "workflow_dispatch";
+  event: "push" | "workflow_dispatch" | "pull_request";
+  /** The closed pull request of a pull_request event. */
+  pullRequest?: { merged: boolean; head: string; base: string };
   inputs?: Record<string, string | boolean>;
   vars?: Record<string, string>;
   /** What the plan job's action reports. */
@@ -130,7 +132,14 @@ function contextsOf(s: Scenario) {
     Object.entries(declared).map(([name, spec]) => [name, asMap(spec)["default"] ?? (asMap(spec)["type"] === "boolean" ? false : "")]),
   );
   return {
-    github: { event_name: s.event, ref: "refs/heads/main", ref_name: "main" },
+    github: {
+      event_name: s.event,
+      ref: s.pullRequest ? "refs/pull/7/merge" : "refs/heads/main",
+      ref_name: s.pullRequest ? "7/merge" : "main",
+      event: s.pullRequest
+        ? { pull_request: { merged: s.pullRequest.merged, head: { ref: s.pullRequest.head }, base: { ref: s.pullRequest.base } } }
+        : {},
+    },
     inputs: s.event === "workflow_dispatch" ? { ...defaults, ...s.inputs } : {},
     vars: s.vars ?? {},
     secrets: { OPENAI_API_KEY: "sk-test" },
@@ -240,7 +249,11 @@ describe("triggers", () => {
     expect(Object.keys(inputs).sort()).toEqual(
       ["base-branch", "issue", "matrix", "max-iterations", "mode", "model", "nodes", "rpg-path", "subgraphs"].sort(),
     );
-    expect(inputs["mode"]).toMatchObject({ type: "choice", options: ["generate", "retry", "revise", "plan"], default: "generate" });
+    expect(inputs["mode"]).toMatchObject({
+      type: "choice",
+      options: ["generate", "retry", "revise", "plan", "restack"],
+      default: "generate",
+    });
     expect(inputs["matrix"]).toMatchObject({ type: "boolean", default: false });
   });
 });
@@ -280,7 +293,7 @@ describe("permissions and secrets", () => {
     }
   });
 
-  it.each(["generate", "retry", "revise", "plan"])("gives the model key to a step only when it generates (mode %s)", (mode) => {
+  it.each(["generate", "retry", "revise", "plan", "restack"])("gives the model key to a step only when it generates (mode %s)", (mode) => {
     const contexts = { ...contextsOf({ event: "workflow_dispatch", inputs: { mode } }), matrix: { subgraph: "core" } };
     for (const [id, step] of allSteps().filter(([, s]) => s["uses"] === ACTION)) {
       const stepMode = resolve(asMap(step["with"])["mode"], contexts);
@@ -321,6 +334,25 @@ describe("one job, or a plan and waves of jobs", () => {
     expect(ran(simulate({ event: "push", waves: WAVES }))).toEqual(["generate"]);
   });
 
+  it.each<[string, Scenario["pullRequest"], string[]]>([
+    ["merged into the base", { merged: true, head: "rpg/statkit/validation", base: "main" }, ["restack"]],
+    ["closed without merging", { merged: false, head: "rpg/statkit/validation", base: "main" }, []],
+    ["a person's, merged", { merged: true, head: "feature/docs", base: "main" }, []],
+  ])("restacks, and only restacks, when a pull request of rpg-forge's is merged: %s", (_what, pullRequest, expected) => {
+    for (const vars of [{}, { RPG_FORGE_MATRIX: "true" }])
+      expect(ran(simulate({ event: "pull_request", pullRequest, vars, waves: WAVES }))).toEqual(expected);
+  });
+
+  it("restacks the base branch the pull request was merged into, without the model's key", () => {
+    const pullRequest = { merged: true, head: "rpg/statkit/validation", base: "trunk" };
+    const contexts = contextsOf({ event: "pull_request", pullRequest });
+    const [checkout, step] = stepsOf("restack");
+    expect(resolve(asMap(checkout!["with"])["ref"], contexts)).toBe("trunk");
+    expect(asMap(step!["with"])).toMatchObject({ mode: "restack" });
+    expect(resolve(asMap(step!["with"])["base-branch"], contexts)).toBe("trunk");
+    expect(step!["env"]).toBeUndefined();
+  });
+
   it.each<Scenario>([
     { event: "push", vars: { RPG_FORGE_MATRIX: "true" } },
     { event: "workflow_dispatch", inputs: { matrix: true } },
@@ -336,7 +368,7 @@ describe("one job, or a plan and waves of jobs", () => {
   });
 
   it("chains the wave jobs by needs, each a matrix over its own wave that does not cancel its siblings", () => {
-    expect(Object.keys(jobs())).toEqual(["generate", ...MATRIX_JOBS]);
+    expect(Object.keys(jobs())).toEqual(["generate", ...MATRIX_JOBS, "restack"]);
     for (let i = 1; i <= 4; i++) {
       const wave = job(`wave-${i}`);
       expect(wave["needs"]).toEqual(i === 1 ? ["plan"] : ["plan", `wave-${i - 1}`]);

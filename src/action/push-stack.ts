@@ -1,0 +1,44 @@
+import * as core from "@actions/core";
+import { stackBranches, subgraphOfBranch } from "../engine/pr-stack.js";
+import type { Plan } from "../plan/plan.js";
+import { renderHeldComment } from "../report/pull-request.js";
+import { pushBranches, type RemoteAuth } from "../workspace/remote.js";
+import type { StackResult } from "../workspace/stack.js";
+
+export interface PushedStack {
+  /** The stack's branches by subgraph, held ones included: each has a PR. */
+  branches: Map<string, string>;
+  /** Its subgraphs in merge order. */
+  stack: string[];
+  /** The comment for each held level's PR, by subgraph. */
+  held: Map<string, string>;
+}
+
+/**
+ * Pushes the levels that changed, all or none, each under a lease on what origin had when
+ * the run fetched it: a branch someone moved since is refused, never overwritten.
+ */
+export async function pushStack(
+  dir: string,
+  plan: Plan,
+  rpgName: string,
+  built: StackResult,
+  remoteHeads: ReadonlyMap<string, string>,
+  auth: RemoteAuth | undefined,
+): Promise<PushedStack> {
+  const { branches, stack } = stackBranches(plan, rpgName, built);
+  const held = new Map<string, string>();
+  for (const level of built.held) {
+    held.set(subgraphOfBranch(plan, rpgName, level.branch), renderHeldComment(level.branch, level.reason, level.head));
+    const why = level.reason === "edited" ? "a person pushed to it" : "a branch below it in the stack has a person's commits";
+    core.warning(`${level.branch} was left as it is: ${why}`);
+  }
+  const changed = built.levels.filter((l) => l.change !== "unchanged");
+  await pushBranches(
+    dir,
+    "origin",
+    changed.map((l) => ({ branch: l.branch, sha: l.sha, expected: remoteHeads.get(l.branch) })),
+    auth,
+  );
+  return { branches, stack, held };
+}
