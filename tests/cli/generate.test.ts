@@ -1,11 +1,12 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Checkpoint } from "../../src/engine/checkpoint.js";
 import { closedPortUrl, errorReply, startScriptedOpenAi, type FakeOpenAi } from "../helpers/fake-openai-server.js";
 import { runCli } from "../helpers/cli.js";
 import { useTempDirs } from "../helpers/temp-dir.js";
+import { packagingPython } from "../helpers/python-venv.js";
 
 const tempDir = useTempDirs();
 const EXAMPLE = "examples/statkit/rpg.json";
@@ -310,16 +311,3 @@ describe("rpg-forge generate --record, --replay and --replay-strict", () => {
     expect(existsSync(join(dir, "out/src/mini/twice.py"))).toBe(false);
   }, 120_000);
 });
-
-/**
- * The first python3 on PATH that can build a package offline: setuptools and wheel in its
- * own site, the one a `--system-site-packages` venv sees (not the user site, which a venv
- * leaves out). Debian's python3 with python3-setuptools and python3-wheel is one.
- */
-function packagingPython(): string {
-  const candidates = (process.env.PATH ?? "").split(delimiter).map((dir) => join(dir, "python3"));
-  const found = candidates.find((python) => spawnSync(python, ["-s", "-c", "import setuptools, venv, wheel"]).status === 0);
-  if (!found)
-    throw new Error("no python3 on PATH has setuptools and wheel outside the user site (apt-get install python3-setuptools python3-wheel)");
-  return found;
-}

@@ -339,7 +339,7 @@ describe("one job, or a plan and waves of jobs", () => {
     ["closed without merging", { merged: false, head: "rpg/statkit/validation", base: "main" }, []],
     ["a person's, merged", { merged: true, head: "feature/docs", base: "main" }, []],
   ])("restacks, and only restacks, when a pull request of rpg-forge's is merged: %s", (_what, pullRequest, expected) => {
-    for (const vars of [{}, { RPG_FORGE_MATRIX: "true" }])
+    for (const vars of [{}, { RPG_FORGE_MATRIX: "true" }] as Record<string, string>[])
       expect(ran(simulate({ event: "pull_request", pullRequest, vars, waves: WAVES }))).toEqual(expected);
   });
 

@@ -1,0 +1,96 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startGitHubStandIn } from "../helpers/github-stand-in.js";
+import { createVenv, type Venv } from "../helpers/python-venv.js";
+import { git } from "./fixtures.js";
+import {
+  actionRun,
+  eachBranchAlone,
+  inMergeOrder,
+  installAndTest,
+  mergeAll,
+  seedRemoteWith,
+  type MergeMethod,
+  type MergedRun,
+} from "./stack-merging.js";
+
+// Subgraphs in a diamond (base; left and right on it; top on both), left and right sharing src/dia/voice.py,
+// and right's node generated before left's: the merges a DAG of PRs could not survive.
+const GRAPH = { dir: fileURLToPath(new URL("../fixtures/diamond/", import.meta.url)), module: "dia" };
+const ORDER = ["rpg/dia/base", "rpg/dia/left", "rpg/dia/right", "rpg/dia/top"];
+
+let root: string;
+let remote: string;
+let venv: Venv;
+let opened: { head: string; base: string }[];
+let alone: number[];
+const results = new Map<MergeMethod, MergedRun>();
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), "rpg-forge-diamond-"));
+  remote = seedRemoteWith(root, GRAPH);
+  venv = createVenv(join(root, "venv"));
+  const standIn = await startGitHubStandIn({ owner: "octo", repo: "statkit", remote });
+  try {
+    await actionRun(root, remote, standIn, { mode: "generate", replay: join(GRAPH.dir, "cassette.jsonl"), concurrency: "3" });
+    opened = inMergeOrder(standIn.pulls).map((p) => ({ head: p.head.ref, base: p.base.ref }));
+  } finally {
+    await standIn.close();
+  }
+  alone = eachBranchAlone(root, remote, ORDER, GRAPH.module, venv);
+  // Squash with GitHub deleting merged branches (it retargets the PRs stacked on them itself); the others without.
+  for (const method of ["merge", "squash", "rebase"] as const)
+    results.set(method, await mergeAll(root, remote, method, method === "squash"));
+}, 300_000);
+
+afterAll(() => {
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+describe("the PRs of a diamond of subgraphs, two sharing a module", () => {
+  it("are one stack in the plan's order, each on the one before", () => {
+    expect(opened).toEqual([
+      { head: ORDER[0], base: "main" },
+      { head: ORDER[1], base: ORDER[0] },
+      { head: ORDER[2], base: ORDER[1] },
+      { head: ORDER[3], base: ORDER[2] },
+    ]);
+  });
+
+  it("each hold exactly their subgraph's code: left's branch has shout, not whisper, though whisper was generated first", () => {
+    const voice = (branch: string) => git(remote, "show", `${branch}:src/dia/voice.py`);
+    expect(voice(ORDER[1]!)).toMatch(/def shout/);
+    expect(voice(ORDER[1]!)).not.toMatch(/whisper/);
+    expect(git(remote, "show", `${ORDER[1]}:tests/test_voice.py`)).not.toMatch(/whisper/);
+    expect(voice(ORDER[2]!)).toMatch(/def whisper[\s\S]*def shout|def shout[\s\S]*def whisper/);
+    expect(git(remote, "show", `${ORDER[0]}:src/dia/__init__.py`)).toContain('__all__ = ["clean"]');
+  });
+
+  it("are each a package that installs and passes its own tests", () => {
+    expect(alone).toEqual([1, 2, 3, 4]);
+  });
+
+  it.each(["merge", "squash", "rebase"] as const)(
+    "merge in the stated order by %s without a conflict, each diff only its own",
+    (method) => {
+      const run = results.get(method)!;
+      expect(run.merged.map((m) => m.head)).toEqual(ORDER);
+      const own = (m: MergedRun["merged"][number]) => m.diff.filter((f) => f.startsWith("src/dia/") && !f.endsWith("__init__.py"));
+      expect(run.merged.map(own)).toEqual([["src/dia/base.py"], ["src/dia/voice.py"], ["src/dia/voice.py"], ["src/dia/top.py"]]);
+      for (const m of run.merged) expect(m.diff).not.toContain(".github/workflows/ci.yml");
+    },
+  );
+
+  it.each(["merge", "squash", "rebase"] as const)("leave main, merged by %s, the whole package, installed and passing", (method) => {
+    const { main } = results.get(method)!;
+    expect(installAndTest(venv, main, root, GRAPH.module)).toBe(4);
+    expect(readFileSync(join(main, "README.md"), "utf8")).toContain("# Ours");
+    const checkpoint = JSON.parse(readFileSync(join(main, "docs/generation_checkpoint.json"), "utf8")) as {
+      nodes: Record<string, { status: string }>;
+    };
+    expect(Object.values(checkpoint.nodes).map((n) => n.status)).toEqual(["passed", "passed", "passed", "passed"]);
+  });
+});
