@@ -5,13 +5,16 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGitHubStandIn } from "../helpers/github-stand-in.js";
 import { createVenv, type Venv } from "../helpers/python-venv.js";
-import { git } from "./fixtures.js";
+import { TOKEN, git } from "./fixtures.js";
+import { Octokit } from "@octokit/rest";
 import {
   actionRun,
+  copyWithPulls,
   eachBranchAlone,
   inMergeOrder,
   installAndTest,
   mergeAll,
+  personPushes,
   seedRemoteWith,
   type MergeMethod,
   type MergedRun,
@@ -93,4 +96,36 @@ describe("the PRs of a diamond of subgraphs, two sharing a module", () => {
     };
     expect(Object.values(checkpoint.nodes).map((n) => n.status)).toEqual(["passed", "passed", "passed", "passed"]);
   });
+
+  it("never force-pushes a branch a person pushed to, nor the ones above it, and says so on its PR", async () => {
+    const { remote: copy, standIn } = await copyWithPulls(root, remote, "person");
+    try {
+      const theirs = personPushes(root, copy, ORDER[2]!, "src/dia/voice.py");
+      const topBefore = git(copy, "rev-parse", ORDER[3]!);
+      // The base PR is merged (squash): everything above it is restacked, except what a person touched.
+      const gh = new Octokit({ auth: TOKEN, baseUrl: standIn.url, log: { debug() {}, info() {}, warn() {}, error() {} } });
+      const [first] = inMergeOrder(standIn.pulls);
+      await gh.rest.pulls.merge({ owner: "octo", repo: "statkit", pull_number: first!.number, merge_method: "squash" });
+      const restack = await actionRun(root, copy, standIn, { mode: "restack" });
+      expect(restack.stdout).toContain(`::warning::${ORDER[2]} was left as it is: a person pushed to it`);
+      expect(git(copy, "rev-parse", ORDER[2]!)).toBe(theirs);
+      expect(git(copy, "rev-parse", ORDER[3]!)).toBe(topBefore);
+      // left, below the person's branch, moved onto main.
+      expect(git(copy, "rev-parse", `${ORDER[1]}^`)).toBe(git(copy, "rev-parse", "main"));
+      const rightPr = standIn.pulls.find((p) => p.head.ref === ORDER[2])!;
+      const said = standIn.comments.filter(
+        (c) => c.issue_number === rightPr.number && c.body.includes("rpg-forge left this branch as it is"),
+      );
+      expect(said).toHaveLength(1);
+      expect(said[0]!.body).toContain(`someone pushed to \`${ORDER[2]}\` (its head is \`${theirs.slice(0, 12)}\`)`);
+      const topPr = standIn.pulls.find((p) => p.head.ref === ORDER[3])!;
+      expect(standIn.comments.some((c) => c.issue_number === topPr.number && c.body.includes("a branch below it"))).toBe(true);
+      // Said once: a second restack finds the comments as they are.
+      const before = standIn.comments.length;
+      await actionRun(root, copy, standIn, { mode: "restack" });
+      expect(standIn.comments).toHaveLength(before);
+    } finally {
+      await standIn.close();
+    }
+  }, 120_000);
 });

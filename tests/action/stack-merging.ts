@@ -131,3 +131,22 @@ export function eachBranchAlone(root: string, remote: string, branches: readonly
     return installAndTest(venv, dir, root, module);
   });
 }
+
+/** A person's commit on top of a PR branch, pushed to the remote: what rpg-forge must never force-push over. */
+export function personPushes(root: string, remote: string, branch: string, file: string): string {
+  const dir = join(root, `person-${branch.replace(/\//g, "-")}`);
+  execFileSync("git", ["clone", "--quiet", "--branch", branch, remote, dir]);
+  writeFileSync(join(dir, file), "# A note of mine.\n", { flag: "a" });
+  git(dir, "-c", "user.name=Ada", "-c", "user.email=ada@example.com", "commit", "--quiet", "-am", "a fix of mine");
+  git(dir, "push", "--quiet", "origin", branch);
+  return git(dir, "rev-parse", "HEAD");
+}
+
+/** The remote as the first run left it, under another name, with its PRs opened on a fresh stand-in by a restack run. */
+export async function copyWithPulls(root: string, generated: string, name: string): Promise<{ remote: string; standIn: GitHubStandIn }> {
+  const remote = join(root, `remote-${name}.git`);
+  cpSync(generated, remote, { recursive: true });
+  const standIn = await startGitHubStandIn({ owner: "octo", repo: "statkit", remote });
+  await actionRun(root, remote, standIn, { mode: "restack" });
+  return { remote, standIn };
+}
