@@ -1,22 +1,19 @@
-import { randomUUID } from "node:crypto";
 import * as core from "@actions/core";
-import { generate } from "../engine/generate.js";
-import { rpgNameOf, runBranch, subgraphBranch, subgraphBranchPrefix, subgraphTag } from "../engine/history.js";
-import { combineNeededBranches, fetchSubgraphBranches } from "../engine/matrix.js";
+import { rpgNameOf, runBranch, subgraphBranchPrefix, subgraphTag, workBranch, workBranchPrefix } from "../engine/history.js";
+import { combineNeededBranches, fetchSubgraphBranches, fetchWorkBranches } from "../engine/matrix.js";
 import { rpgHash } from "../engine/run-id.js";
-import { publishSubgraphs, type PublishedPullRequest } from "../github/publish.js";
-import { createOctokit } from "../github/repository.js";
 import { selectProvider } from "../llm/select.js";
 import type { Checkpoint } from "../engine/checkpoint.js";
 import type { Plan } from "../plan/plan.js";
-import { progressPrinter } from "../report/progress.js";
 import { branchHeads, headOf, refsUnder, takeFiles } from "../workspace/git.js";
 import { pushRefs, type RemoteAuth } from "../workspace/remote.js";
 import { stackOwnedPaths, topOfStack } from "../engine/pr-stack.js";
 import { pushStack } from "./push-stack.js";
 import { useBotIdentity } from "./bot-identity.js";
-import { baseBranchOf, workflowFile, type ActionContext, type RpgAtHand } from "./context.js";
+import type { ActionContext, RpgAtHand } from "./context.js";
+import { publishStack } from "./publish-stack.js";
 import { finish } from "./finish.js";
+import { generateInRunner } from "./run-engine.js";
 import type { ActionInputs } from "./inputs.js";
 import { readFile } from "node:fs/promises";
 
@@ -41,6 +38,7 @@ export async function runGeneration(inputs: ActionInputs, context: ActionContext
   // A subgraph branch that does not exist yet starts from the base the workflow checked out.
   const base = await headOf(dir);
   if (matrix) {
+    await fetchWorkBranches(dir, rpgName, auth);
     const { missing } = await combineNeededBranches(dir, at.rpg, plan, rpgName, runBranchName, matrix);
     for (const id of missing) core.warning(`subgraph ${id} has no branch (no node of it passed); the nodes that need it will be skipped`);
   } else {
@@ -51,126 +49,62 @@ export async function runGeneration(inputs: ActionInputs, context: ActionContext
   }
 
   const { provider, model } = await selectProvider({ replay: inputs.replay || undefined, model: inputs.model || undefined }, process.env);
-  const notices: string[] = [];
-  // Node ids, test output and model text are not ours: while they are printed, the
-  // runner must not take a line of theirs for a workflow command.
-  const stop = randomUUID();
-  process.stdout.write(`::stop-commands::${stop}\n`);
-  let result;
-  try {
-    result = await generate({
-      rpg: at.rpg,
-      rpgPath,
-      rpgSha256: rpgHash(at.text),
-      outDir: dir,
-      provider,
-      model,
-      // A checkpoint on the branch (or merged into the base) is continued: passed nodes
-      // whose specification is unchanged are kept; a missing one starts afresh.
-      mode: "resume",
-      only: inputs.mode === "generate" || inputs.nodes.length === 0 ? undefined : inputs.nodes,
-      subgraphs: matrix,
-      maxIterations: inputs.maxIterations,
-      concurrency: inputs.concurrency,
-      sandbox: inputs.sandbox,
-      git: true,
-      branchPerSubgraph: true,
-      branchBase: base,
-      onEvent: progressPrinter((line) => void process.stdout.write(line)),
-      onNotice: (notice) => notices.push(notice),
-    });
-  } finally {
-    process.stdout.write(`::${stop}::\n`);
-    for (const notice of notices) core.warning(notice);
-  }
+  const result = await generateInRunner({
+    rpg: at.rpg,
+    rpgPath,
+    rpgSha256: rpgHash(at.text),
+    outDir: dir,
+    provider,
+    model,
+    // A checkpoint on the branch (or merged into the base) is continued: passed nodes
+    // whose specification is unchanged are kept; a missing one starts afresh.
+    mode: "resume",
+    only: inputs.mode === "generate" || inputs.nodes.length === 0 ? undefined : inputs.nodes,
+    subgraphs: matrix,
+    maxIterations: inputs.maxIterations,
+    concurrency: inputs.concurrency,
+    sandbox: inputs.sandbox,
+    git: true,
+    branchPerSubgraph: true,
+    branchBase: base,
+  });
 
   const { checkpoint } = result;
   const mine = (id: string): boolean => !matrix || matrix.includes(id);
   const ownTags = new Set(plan.subgraphs.filter((s) => mine(s.id)).map((s) => subgraphTag(result.runId, s.id)));
   const tags = (await refsUnder(dir, `refs/tags/rpg/${result.runId}/`)).filter((tag) => ownTags.has(tag));
-  let branches: Map<string, string>;
-  let stack: string[] | undefined;
-  let held = new Map<string, string>();
-  if (matrix) {
-    branches = branchesWorthAPullRequest(
-      plan,
-      checkpoint,
-      rpgName,
-      new Set(await refsUnder(dir, `refs/heads/${subgraphBranchPrefix(rpgName)}`)),
-    );
-    // Each wave job's branch holds what the job had; the next wave builds on it, whatever it held before.
-    await pushRefs(
-      dir,
-      "origin",
-      [
-        ...[...branches].filter(([id]) => mine(id)).map(([, b]) => `+refs/heads/${b}:refs/heads/${b}`),
-        ...tags.map((t) => `refs/tags/${t}:refs/tags/${t}`),
-      ],
-      auth,
-    );
-  } else {
-    ({ branches, stack, held } = await pushStack(dir, plan, rpgName, result.stack!, remoteHeads, auth));
-    await pushRefs(
-      dir,
-      "origin",
-      [...tags.map((t) => `refs/tags/${t}:refs/tags/${t}`), `+refs/heads/${runBranchName}:refs/heads/${runBranchName}`],
-      auth,
-    );
-  }
-
-  let prs: PublishedPullRequest[] = [];
-  if (token) {
-    const octokit = createOctokit(token, context.apiUrl);
-    prs = await publishSubgraphs({
-      octokit,
-      repository: context.repository,
-      plan,
-      checkpoint,
-      rpgPath,
-      model,
-      baseBranch: await baseBranchOf(inputs, context, octokit),
-      branches,
-      retryCommand: (nodeId) =>
-        `gh workflow run ${shellWord(workflowFile(context))} -f mode=retry -f rpg-path=${shellWord(rpgPath)} -f nodes=${shellWord(nodeId)}`,
-      ...(matrix ? { only: new Set(matrix) } : {}),
-      ...(stack ? { stack, held } : {}),
-    });
-  } else {
-    core.warning("no github-token: branches were pushed, but no pull request was opened");
-  }
-
   const report = await readFile(result.reportPath, "utf8");
-  await finish(inputs, context, {
-    plan,
-    rpgPath,
-    checkpoint,
-    prs,
-    report,
-    runId: result.runId,
-    branch: matrix ? undefined : runBranchName,
-    whole: !matrix,
-  });
+  const finished = { plan, rpgPath, checkpoint, report, runId: result.runId };
+  if (matrix) {
+    // Each wave job's work branch holds what the job had; the next waves and the report job build on it.
+    const local = new Set(await refsUnder(dir, `refs/heads/${workBranchPrefix(rpgName)}`));
+    const work = branchesWithAPassedNode(plan, checkpoint, local, (id) => workBranch(rpgName, id));
+    const refs = [...work].filter(([id]) => matrix.includes(id)).map(([, b]) => `+refs/heads/${b}:refs/heads/${b}`);
+    await pushRefs(dir, "origin", [...refs, ...tags.map((t) => `refs/tags/${t}:refs/tags/${t}`)], auth);
+    await finish(inputs, context, { ...finished, prs: [], branch: undefined, whole: false });
+    return;
+  }
+  const pushed = await pushStack(dir, plan, rpgName, result.stack!, remoteHeads, auth);
+  const runRefs = [...tags.map((t) => `refs/tags/${t}:refs/tags/${t}`), `+refs/heads/${runBranchName}:refs/heads/${runBranchName}`];
+  await pushRefs(dir, "origin", runRefs, auth);
+  const prs = await publishStack(inputs, context, { plan, checkpoint, rpgPath, model }, pushed);
+  await finish(inputs, context, { ...finished, prs, branch: runBranchName, whole: true });
 }
 
-/** The subgraph branches to push and open PRs for: a subgraph with no passed node has none, even one an earlier run pushed. */
-export function branchesWorthAPullRequest(
+/** The branches worth keeping of a run: a subgraph with no passed node has none, even one an earlier run pushed. */
+export function branchesWithAPassedNode(
   plan: Plan,
   checkpoint: Checkpoint,
-  rpgName: string,
   localBranches: ReadonlySet<string>,
+  branchOf: (subgraphId: string) => string,
 ): Map<string, string> {
   const branches = new Map<string, string>();
   for (const subgraph of plan.subgraphs) {
-    const branch = subgraphBranch(rpgName, subgraph.id);
+    const branch = branchOf(subgraph.id);
     if (localBranches.has(branch) && subgraph.nodes.some((id) => checkpoint.nodes[id]?.status === "passed"))
       branches.set(subgraph.id, branch);
   }
   return branches;
-}
-
-/** A word for a POSIX shell: the retry command is copied into terminals, and node ids are free text. */
-export function shellWord(text: string): string {
-  return /^[A-Za-z0-9._/:=@%+-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 function checkSubgraphs(plan: Plan, subgraphs: readonly string[]): string[] {

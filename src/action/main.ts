@@ -9,7 +9,8 @@ import { readInputs } from "./inputs.js";
 import { annotation, reportInvalidRpg } from "./invalid-rpg.js";
 import { runReport } from "./report-mode.js";
 import { runRestack } from "./restack-mode.js";
-import { planSummary, waves } from "./summaries.js";
+import { planSummary } from "./summaries.js";
+import { matrixWaves } from "../engine/matrix.js";
 
 /**
  * The Action: translates the runner's inputs and event into calls of the engine,
@@ -29,7 +30,7 @@ export async function run(): Promise<void> {
     if (!loaded.ok) return await reportInvalidRpg(loaded.issues, rpgPath, inputs.githubToken, context);
     for (const warning of loaded.warnings) core.warning(warning.message, annotation(warning, rpgPath));
     const plan = buildPlan(loaded.value);
-    setPlanOutputs(plan);
+    setPlanOutputs(plan, matrixWaves(plan, loaded.value));
     const rpg = { rpg: loaded.value, rpgFile, rpgPath, text, plan };
     if (inputs.mode === "plan") await core.summary.addRaw(planSummary(plan, rpgPath)).write();
     else if (inputs.mode === "report") await runReport(inputs, context, rpg);
@@ -44,12 +45,11 @@ export async function run(): Promise<void> {
   }
 }
 
-function setPlanOutputs(plan: Plan): void {
+function setPlanOutputs(plan: Plan, inWaves: string[][]): void {
   const planned = {
     order: plan.order,
     subgraphs: plan.subgraphs.map(({ id, name, nodes, dependsOn, wave }) => ({ id, name, nodes, dependsOn, wave })),
   };
-  const inWaves = waves(plan);
   core.setOutput("plan", JSON.stringify(planned));
   core.setOutput("waves", JSON.stringify(inWaves));
   core.setOutput("wave-count", inWaves.length);

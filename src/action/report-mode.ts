@@ -1,61 +1,76 @@
-import * as core from "@actions/core";
-import { rpgNameOf, subgraphBranchPrefix } from "../engine/history.js";
-import { fetchSubgraphBranches, readSubgraphBranches } from "../engine/matrix.js";
-import { summarize } from "../engine/summary.js";
-import type { PublishedPullRequest } from "../github/publish.js";
-import { findPullRequest } from "../github/pull-requests.js";
-import { createOctokit } from "../github/repository.js";
-import { renderGenerationReport } from "../report/generation-report.js";
+import { readFile } from "node:fs/promises";
+import { rpgNameOf, runBranch, subgraphBranchPrefix, subgraphTag, workBranch, workBranchPrefix } from "../engine/history.js";
+import { fetchSubgraphBranches, fetchWorkBranches, layWorkBranchesOver } from "../engine/matrix.js";
+import { stateAt } from "../engine/pr-stack.js";
+import { rpgHash } from "../engine/run-id.js";
+import { noModel } from "../llm/no-model.js";
+import { branchHeads, headOf, refsUnder } from "../workspace/git.js";
+import { pushRefs, type RemoteAuth } from "../workspace/remote.js";
+import { useBotIdentity } from "./bot-identity.js";
 import type { ActionContext, RpgAtHand } from "./context.js";
 import { finish } from "./finish.js";
 import type { ActionInputs } from "./inputs.js";
+import { publishStack } from "./publish-stack.js";
+import { pushStack } from "./push-stack.js";
+import { generateInRunner } from "./run-engine.js";
 
 /**
- * Mode report, the last job of matrix mode: puts together what the wave jobs pushed
- * (each subgraph's branch carries its checkpoint) into one report, with the PRs the
- * wave jobs opened, for the job summary, the outputs and the `issue` input. It calls
- * no model and writes no branch.
+ * Mode report, the last job of matrix mode: puts the wave jobs' work (their work branches,
+ * each with its checkpoint) together on the base and makes of it what a single-job run
+ * makes: a snapshot commit per subgraph, the stack of PR branches and its pull requests,
+ * and the report for the job summary, the outputs and the `issue` input. It generates no
+ * node and calls no model; it runs each snapshot's suite, as every commit does.
  */
 export async function runReport(inputs: ActionInputs, context: ActionContext, at: RpgAtHand): Promise<void> {
+  const { plan, rpgPath } = at;
   const dir = context.workspace;
   const token = inputs.githubToken;
+  const auth: RemoteAuth | undefined = token ? { serverUrl: context.serverUrl, token } : undefined;
   const rpgName = rpgNameOf(at.rpg, at.rpgFile);
-  await fetchSubgraphBranches(dir, rpgName, token ? { serverUrl: context.serverUrl, token } : undefined);
-  const { branches, checkpoint } = await readSubgraphBranches(dir, at.plan, rpgName);
-  if (!checkpoint)
-    throw new Error(`no subgraph of ${at.rpgPath} has a branch (${subgraphBranchPrefix(rpgName)}...): there is nothing to report`);
-
-  const prs: PublishedPullRequest[] = [];
-  if (token) {
-    const octokit = createOctokit(token, context.apiUrl);
-    for (const [subgraphId, branch] of branches) {
-      const pr = await findPullRequest(octokit, context.repository, branch);
-      if (pr) prs.push({ subgraphId, number: pr.number, url: pr.html_url, created: false, closed: false, base: pr.base.ref });
-    }
-  }
-  const elapsedMs = Object.values(checkpoint.nodes).reduce((sum, e) => sum + (e.duration_ms ?? 0), 0);
-  const report = renderGenerationReport({
-    plan: at.plan,
-    checkpoint,
-    summary: summarize(checkpoint),
-    rpgPath: at.rpgPath,
-    runId: checkpoint.run_id,
-    model: inputs.model || "as the wave jobs were configured",
-    generatedAt: new Date(),
-    elapsedMs,
+  useBotIdentity();
+  await fetchWorkBranches(dir, rpgName, auth);
+  await fetchSubgraphBranches(dir, rpgName, auth);
+  const remoteHeads = await branchHeads(dir, `refs/heads/${subgraphBranchPrefix(rpgName)}`);
+  const base = await headOf(dir);
+  const combined = await layWorkBranchesOver(dir, at.rpg, plan, rpgName);
+  const last = combined.at(-1);
+  if (last === undefined)
+    throw new Error(`no subgraph of ${rpgPath} has a work branch (${workBranchPrefix(rpgName)}...): there is nothing to report`);
+  const model = (await stateAt(dir, workBranch(rpgName, last)))?.model ?? (inputs.model || "unknown");
+  const result = await generateInRunner({
+    rpg: at.rpg,
+    rpgPath,
+    rpgSha256: rpgHash(at.text),
+    outDir: dir,
+    provider: noModel("the report job of matrix mode puts the waves' work together; it generates nothing"),
+    model,
+    mode: "resume",
+    // Nothing to generate: every subgraph's nodes are as their job left them.
+    only: [],
+    sandbox: inputs.sandbox,
+    git: true,
+    branchPerSubgraph: true,
+    branchBase: base,
   });
-  if (branches.size < at.plan.subgraphs.length)
-    core.warning(
-      `${at.plan.subgraphs.length - branches.size} subgraph(s) have no branch: none of their nodes passed, or their job did not run`,
-    );
+  const runBranchName = runBranch(rpgName);
+  const pushed = await pushStack(dir, plan, rpgName, result.stack!, remoteHeads, auth);
+  const ownTags = new Set(plan.subgraphs.map((s) => subgraphTag(result.runId, s.id)));
+  const tags = (await refsUnder(dir, `refs/tags/rpg/${result.runId}/`)).filter((tag) => ownTags.has(tag));
+  await pushRefs(
+    dir,
+    "origin",
+    [...tags.map((t) => `refs/tags/${t}:refs/tags/${t}`), `+refs/heads/${runBranchName}:refs/heads/${runBranchName}`],
+    auth,
+  );
+  const prs = await publishStack(inputs, context, { plan, checkpoint: result.checkpoint, rpgPath, model }, pushed);
   await finish(inputs, context, {
-    plan: at.plan,
-    rpgPath: at.rpgPath,
-    checkpoint,
+    plan,
+    rpgPath,
+    checkpoint: result.checkpoint,
     prs,
-    report,
-    runId: checkpoint.run_id,
-    branch: undefined,
+    report: await readFile(result.reportPath, "utf8"),
+    runId: result.runId,
+    branch: runBranchName,
     whole: true,
   });
 }

@@ -1,20 +1,17 @@
 import * as core from "@actions/core";
-import { parseCheckpoint } from "../engine/checkpoint.js";
 import { rpgNameOf, subgraphBranch } from "../engine/history.js";
 import { fetchSubgraphBranches } from "../engine/matrix.js";
 import { CHECKPOINT_PATH } from "../engine/output-paths.js";
-import { restackBranches } from "../engine/pr-stack.js";
-import { publishSubgraphs, type PublishedPullRequest } from "../github/publish.js";
-import { createOctokit } from "../github/repository.js";
+import { restackBranches, stateAt } from "../engine/pr-stack.js";
 import { code } from "../report/markdown.js";
-import { branchHeads, headOf, readFileAt } from "../workspace/git.js";
+import { branchHeads, headOf } from "../workspace/git.js";
 import type { RemoteAuth } from "../workspace/remote.js";
 import { useBotIdentity } from "./bot-identity.js";
-import { baseBranchOf, workflowFile, type ActionContext, type RpgAtHand } from "./context.js";
+import type { ActionContext, RpgAtHand } from "./context.js";
 import type { ActionInputs } from "./inputs.js";
 import { pushStack } from "./push-stack.js";
 import { pullRequestTable } from "./summaries.js";
-import { shellWord } from "./generate-mode.js";
+import { publishStack } from "./publish-stack.js";
 
 /**
  * Mode restack: after some of the PRs were merged (with any merge method), the rest are
@@ -40,31 +37,12 @@ export async function runRestack(inputs: ActionInputs, context: ActionContext, a
     return;
   }
 
-  let prs: PublishedPullRequest[] = [];
-  if (token) {
-    // The top of the stack holds the whole state: its checkpoint renders every PR as the run left it.
-    const branch = subgraphBranch(rpgName, top);
-    const text = await readFileAt(dir, branch, CHECKPOINT_PATH);
-    if (text === undefined) throw new Error(`${branch} holds no ${CHECKPOINT_PATH}: it was not made by rpg-forge`);
-    const exported = JSON.parse((await readFileAt(dir, branch, "docs/rpg.json")) ?? "{}") as {
-      metadata?: { generation?: { model?: string } };
-    };
-    const octokit = createOctokit(token, context.apiUrl);
-    prs = await publishSubgraphs({
-      octokit,
-      repository: context.repository,
-      plan,
-      checkpoint: parseCheckpoint(text, `${branch}:${CHECKPOINT_PATH}`),
-      rpgPath,
-      model: exported.metadata?.generation?.model ?? (inputs.model || "unknown"),
-      baseBranch: await baseBranchOf(inputs, context, octokit),
-      branches: pushed.branches,
-      retryCommand: (nodeId) =>
-        `gh workflow run ${shellWord(workflowFile(context))} -f mode=retry -f rpg-path=${shellWord(rpgPath)} -f nodes=${shellWord(nodeId)}`,
-      stack: pushed.stack,
-      held: pushed.held,
-    });
-  }
+  // The top of the stack holds the whole state: its checkpoint renders every PR as the run left it.
+  const branch = subgraphBranch(rpgName, top);
+  const state = await stateAt(dir, branch);
+  if (!state) throw new Error(`${branch} holds no ${CHECKPOINT_PATH}: it was not made by rpg-forge`);
+  const model = state.model ?? (inputs.model || "unknown");
+  const prs = await publishStack(inputs, context, { plan, checkpoint: state.checkpoint, rpgPath, model }, pushed);
   const open = prs.filter((pr) => !pr.closed);
   core.setOutput(
     "pull-requests",

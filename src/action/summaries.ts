@@ -40,19 +40,3 @@ export function pullRequestTable(prs: readonly PublishedPullRequest[], plan: Pla
     "",
   ].join("\n");
 }
-
-/**
- * The subgraphs in dependency waves (matrix mode runs one wave after another).
- * Subgraphs in a circle (a warning, RPG_SUBGRAPH_CYCLE) cannot be generated apart:
- * they come last, as one entry naming them all, for one job.
- */
-export function waves(plan: Plan): string[][] {
-  const byWave: string[][] = [];
-  const cyclic: string[] = [];
-  for (const subgraph of plan.subgraphs) {
-    if (subgraph.wave < 0) cyclic.push(subgraph.id);
-    else (byWave[subgraph.wave] ??= []).push(subgraph.id);
-  }
-  const dense = byWave.filter((wave) => wave.length > 0);
-  return cyclic.length > 0 ? [...dense, [cyclic.join(" ")]] : dense;
-}

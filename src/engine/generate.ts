@@ -23,7 +23,7 @@ import { createWorkTree, defaultWorkTree, layOver, removeWorkTree, WORK_TREE_STA
 import { normalizePath } from "../rpg/paths.js";
 import { checkpointExistsError, readCheckpoint, type Checkpoint } from "./checkpoint.js";
 import type { RunEventListener } from "./events.js";
-import { ownedPaths, rpgNameOf, runBranch, subgraphBranch } from "./history.js";
+import { ownedPaths, rpgNameOf, runBranch, workBranch } from "./history.js";
 import { runLevels, stackOwnedPaths } from "./pr-stack.js";
 import { createTddExecutor } from "./node-machine.js";
 import { makeRunId } from "./run-id.js";
@@ -66,7 +66,7 @@ export interface GenerateOptions {
   git?: boolean | undefined;
   /** Start even when the output repository has uncommitted changes that are not rpg-forge's. */
   allowDirty?: boolean | undefined;
-  /** Also give each subgraph a branch rpg/<name>/<subgraph> on top of the branches it needs. */
+  /** Also stack the subgraphs' snapshots as PR branches rpg/<name>/<subgraph> (with `subgraphs`, matrix mode: work branches rpg-work/<name>/<subgraph>). */
   branchPerSubgraph?: boolean | undefined;
   /** The commit a subgraph branch that needs no other starts from (default: where the run branch started). */
   branchBase?: string | undefined;
@@ -275,11 +275,10 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const hasPassed = (subgraphId: string): boolean =>
     plan.subgraphs.find((s) => s.id === subgraphId)!.nodes.some((id) => checkpoint.nodes[id]?.status === "passed");
   if (repo && options.branchPerSubgraph && !interrupted && options.subgraphs) {
-    // Matrix mode: each job's subgraph branch holds everything the job had, for the next wave's jobs to build on.
+    // Matrix mode: each job's work branch holds everything the job had, for the next waves and the report job to build on.
     const head = await repo.head();
     for (const { subgraphId } of history.commits)
-      if (options.subgraphs.includes(subgraphId) && hasPassed(subgraphId))
-        await repo.pointBranch(subgraphBranch(rpgName, subgraphId), head);
+      if (options.subgraphs.includes(subgraphId) && hasPassed(subgraphId)) await repo.pointBranch(workBranch(rpgName, subgraphId), head);
   } else if (repo && options.branchPerSubgraph && !interrupted) {
     const base = options.branchBase ?? repo.base;
     stack = await buildStack({

@@ -32,6 +32,15 @@ export const subgraphBranch = (rpgName: string, subgraphId: string): string => `
 /** What every subgraph branch of an RPG starts with (`rpg/<name>/`), to fetch or list them together. */
 export const subgraphBranchPrefix = (rpgName: string): string => `rpg/${refSafe(rpgName)}/`;
 
+/**
+ * The branch a matrix job leaves its subgraph's work on, for the next waves and the report
+ * job to build on (`rpg-work/<name>/<subgraph>`). Not a PR branch: the report job makes
+ * the stack of those from the work of all jobs.
+ */
+export const workBranch = (rpgName: string, subgraphId: string): string => `${workBranchPrefix(rpgName)}${refSafe(subgraphId)}`;
+
+export const workBranchPrefix = (rpgName: string): string => `rpg-work/${refSafe(rpgName)}/`;
+
 /** The PRD's commit message: "feat: complete <subgraph> (nodes <first>-<last>)". */
 export function subgraphCommitMessage(subgraph: PlannedSubgraph): string {
   const first = subgraph.nodes[0] ?? "";

@@ -1,40 +1,49 @@
+import { join } from "node:path";
 import { testFileLookup } from "../assembly/layout.js";
 import type { Plan } from "../plan/plan.js";
+import { normalizePath } from "../rpg/paths.js";
 import type { Rpg } from "../rpg/schema.js";
-import { checkoutWithFiles, commitFiles, filesAt, readFileAt, refsUnder } from "../workspace/git.js";
+import { checkoutWithFiles, commitFiles, filesAt, readFileAt, refsUnder, takeFiles } from "../workspace/git.js";
 import { fetchRefs, type RemoteAuth } from "../workspace/remote.js";
-import { join } from "node:path";
 import { mergeCheckpoints, type CheckpointPart } from "./checkpoint-merge.js";
 import { parseCheckpoint, writeCheckpoint, type Checkpoint } from "./checkpoint.js";
-import { CHECKPOINT_PATH } from "./generate.js";
-import { ownedPaths, subgraphBranch, subgraphBranchPrefix } from "./history.js";
+import { ownedPaths, subgraphBranchPrefix, workBranch, workBranchPrefix } from "./history.js";
+import { CHECKPOINT_PATH, PYTEST_INI } from "./output-paths.js";
 
 /**
- * Matrix mode: a graph generated one subgraph per job, each on its own runner. What
- * the jobs share is the subgraph branches (`rpg/<name>/<subgraph>`), each carrying
- * its code, the code it needs and a checkpoint in which its own nodes are current.
+ * Matrix mode: a graph generated one subgraph per job, each on its own runner, wave by
+ * wave. What the jobs share is their work branches (`rpg-work/<name>/<subgraph>`), each
+ * carrying its code, the code it built on and a checkpoint in which its own nodes are
+ * current. The report job puts them together and makes the stack of PR branches.
  */
 
-export interface SubgraphBranches {
+export interface WorkBranches {
   /** Subgraph id to branch, for the subgraphs that have one in this repository. */
   branches: Map<string, string>;
   /** Their checkpoints merged; undefined when no branch carries one. */
   checkpoint: Checkpoint | undefined;
 }
 
-/** Brings origin's subgraph branches of an RPG in as local branches (what earlier runs and waves pushed). */
+/** Brings origin's PR branches of an RPG in as local branches (what earlier runs pushed): the stack a run continues. */
 export async function fetchSubgraphBranches(dir: string, rpgName: string, auth?: RemoteAuth): Promise<void> {
-  const glob = `refs/heads/${subgraphBranchPrefix(rpgName)}*`;
-  await fetchRefs(dir, "origin", [`+${glob}:${glob}`], auth);
+  await fetchGlob(dir, `refs/heads/${subgraphBranchPrefix(rpgName)}*`, auth);
 }
 
-/** The local subgraph branches of an RPG and their checkpoints, merged. */
-export async function readSubgraphBranches(dir: string, plan: Plan, rpgName: string, only?: readonly string[]): Promise<SubgraphBranches> {
-  const present = new Set(await refsUnder(dir, `refs/heads/${subgraphBranchPrefix(rpgName)}`));
+/** Brings origin's matrix work branches of an RPG in as local branches (what the earlier waves pushed). */
+export async function fetchWorkBranches(dir: string, rpgName: string, auth?: RemoteAuth): Promise<void> {
+  await fetchGlob(dir, `refs/heads/${workBranchPrefix(rpgName)}*`, auth);
+}
+
+const fetchGlob = (dir: string, glob: string, auth: RemoteAuth | undefined): Promise<void> =>
+  fetchRefs(dir, "origin", [`+${glob}:${glob}`], auth);
+
+/** The local work branches of an RPG and their checkpoints, merged. */
+export async function readWorkBranches(dir: string, plan: Plan, rpgName: string, only?: readonly string[]): Promise<WorkBranches> {
+  const present = new Set(await refsUnder(dir, `refs/heads/${workBranchPrefix(rpgName)}`));
   const branches = new Map<string, string>();
   const parts: CheckpointPart[] = [];
   for (const subgraph of plan.subgraphs) {
-    const branch = subgraphBranch(rpgName, subgraph.id);
+    const branch = workBranch(rpgName, subgraph.id);
     if (!present.has(branch) || (only && !only.includes(subgraph.id))) continue;
     branches.set(subgraph.id, branch);
     const text = await readFileAt(dir, branch, CHECKPOINT_PATH);
@@ -44,10 +53,53 @@ export async function readSubgraphBranches(dir: string, plan: Plan, rpgName: str
 }
 
 /**
- * Prepares a fresh checkout for generating `subgraphs` alone: the work tree becomes
- * the branch of the first subgraph they need, with rpg-forge's files of the other
- * needed branches laid over it and the checkpoints merged, committed on `runBranch`
- * so that the run starts clean. A needed subgraph without a branch (none of its nodes
+ * What a subgraph's job builds on: the subgraphs it depends on, and every earlier one (in
+ * the plan's order) that has code in one of its modules. Two jobs must never write one
+ * module side by side: putting their work together would keep one job's copy of the file.
+ */
+export function neededFor(plan: Plan, rpg: Rpg, subgraphId: string): string[] {
+  const filesOf = new Map<string, Set<string>>();
+  for (const node of rpg.nodes) {
+    if (node.node_type !== "leaf") continue;
+    const files = filesOf.get(node.subgraph_id) ?? new Set<string>();
+    files.add(normalizePath(node.file_path));
+    filesOf.set(node.subgraph_id, files);
+  }
+  const at = plan.subgraphs.findIndex((s) => s.id === subgraphId);
+  const subgraph = plan.subgraphs[at];
+  if (!subgraph) return [];
+  const mine = filesOf.get(subgraphId) ?? new Set<string>();
+  const sharing = plan.subgraphs.slice(0, at).filter((s) => [...(filesOf.get(s.id) ?? [])].some((f) => mine.has(f)));
+  return [...new Set([...subgraph.dependsOn, ...sharing.map((s) => s.id)])];
+}
+
+/**
+ * The waves of matrix mode: each subgraph after everything it builds on (neededFor), so
+ * the jobs of one wave can run side by side. Subgraphs in a dependency cycle come last, in
+ * one group, as the plan has them.
+ */
+export function matrixWaves(plan: Plan, rpg: Rpg): string[][] {
+  const waveOf = new Map<string, number>();
+  const cyclic: string[] = [];
+  const byWave: string[][] = [];
+  for (const subgraph of plan.subgraphs) {
+    if (subgraph.wave < 0) {
+      cyclic.push(subgraph.id);
+      continue;
+    }
+    // plan.subgraphs lists a subgraph after all it depends on, and neededFor adds only earlier ones.
+    const wave = Math.max(-1, ...neededFor(plan, rpg, subgraph.id).map((id) => waveOf.get(id) ?? -1)) + 1;
+    waveOf.set(subgraph.id, wave);
+    (byWave[wave] ??= []).push(subgraph.id);
+  }
+  return cyclic.length > 0 ? [...byWave, [cyclic.join(" ")]] : byWave;
+}
+
+/**
+ * Prepares a fresh checkout for generating `subgraphs` alone: the work tree becomes the
+ * work branch of the first subgraph they need, with rpg-forge's files of the other
+ * needed branches laid over it and the checkpoints merged, committed on `runBranch` so
+ * that the run starts clean. A needed subgraph without a branch (none of its nodes
  * passed) is returned, so the edge can say that the nodes needing it will be skipped.
  */
 export async function combineNeededBranches(
@@ -58,14 +110,13 @@ export async function combineNeededBranches(
   runBranch: string,
   subgraphs: readonly string[],
 ): Promise<{ combined: string[]; missing: string[] }> {
-  const needed = [...new Set(plan.subgraphs.filter((s) => subgraphs.includes(s.id)).flatMap((s) => s.dependsOn))].filter(
-    (id) => !subgraphs.includes(id),
-  );
-  const { branches, checkpoint } = await readSubgraphBranches(dir, plan, rpgName, needed);
+  const needed = [...new Set(subgraphs.flatMap((id) => neededFor(plan, rpg, id)))].filter((id) => !subgraphs.includes(id));
+  const { branches, checkpoint } = await readWorkBranches(dir, plan, rpgName, needed);
   const missing = needed.filter((id) => !branches.has(id));
   const [first, ...others] = [...branches.values()];
   if (!first) return { combined: [], missing };
-  const ours = ownedPaths(rpg, testFileLookup(rpg), ["pytest.ini"]);
+  const ours = ownedPaths(rpg, testFileLookup(rpg), [PYTEST_INI]);
+  // In the plan's order, so a module two subgraphs share comes from the later one, which built on the earlier.
   const overlays = await Promise.all(
     others.map(async (ref) => ({ ref, paths: (await filesAt(dir, ref)).filter((path) => ours.has(path)) })),
   );
@@ -77,4 +128,18 @@ export async function combineNeededBranches(
     `chore: the code of ${[...branches.keys()].join(", ")}, for ${subgraphs.join(", ")}`,
   );
   return { combined: [...branches.keys()], missing };
+}
+
+/**
+ * The report job's start: the work of every job of the run laid over the base, uncommitted,
+ * with their checkpoints merged, as a run finds the open PRs' work: the run that follows
+ * then commits each subgraph's snapshot on the base and stacks them.
+ */
+export async function layWorkBranchesOver(dir: string, rpg: Rpg, plan: Plan, rpgName: string): Promise<string[]> {
+  const { branches, checkpoint } = await readWorkBranches(dir, plan, rpgName);
+  const ours = ownedPaths(rpg, testFileLookup(rpg), [PYTEST_INI]);
+  // In the plan's order, so a module two subgraphs share comes from the later one, which built on the earlier.
+  for (const branch of branches.values()) await takeFiles(dir, branch, (path) => ours.has(path));
+  if (checkpoint) await writeCheckpoint(join(dir, CHECKPOINT_PATH), checkpoint);
+  return [...branches.keys()];
 }

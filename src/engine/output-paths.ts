@@ -2,6 +2,9 @@
 export const CHECKPOINT_PATH = "docs/generation_checkpoint.json";
 export const REPORT_PATH = "docs/generation_report.md";
 
+/** The RPG as exported with each node's status, and the model that generated the package. */
+export const EXPORTED_RPG_PATH = "docs/rpg.json";
+
 /** pytest's configuration, written by the scaffold: the src layout on the path. */
 export const PYTEST_INI = "pytest.ini";
 
@@ -13,7 +16,7 @@ export const ASSEMBLED = [
   "requirements.txt",
   "requirements-dev.txt",
   ".gitignore",
-  "docs/rpg.json",
+  EXPORTED_RPG_PATH,
   CHECKPOINT_PATH,
   REPORT_PATH,
 ] as const;

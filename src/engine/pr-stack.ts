@@ -5,7 +5,8 @@ import type { Rpg } from "../rpg/schema.js";
 import { readFileAt, refsUnder } from "../workspace/git.js";
 import { buildStack, type StackLevel, type StackResult } from "../workspace/stack.js";
 import { ownedPaths, subgraphBranch, subgraphBranchPrefix, subgraphCommitMessage } from "./history.js";
-import { ASSEMBLED, CHECKPOINT_PATH } from "./output-paths.js";
+import { parseCheckpoint, type Checkpoint } from "./checkpoint.js";
+import { ASSEMBLED, CHECKPOINT_PATH, EXPORTED_RPG_PATH } from "./output-paths.js";
 
 /**
  * The stack of PR branches (decision 0012): one level per subgraph with a passed node, in
@@ -100,4 +101,18 @@ export function stackBranches(plan: Plan, rpgName: string, stack: StackResult): 
 /** The subgraph whose PR branch this is. */
 export function subgraphOfBranch(plan: Plan, rpgName: string, branch: string): string {
   return plan.subgraphs.find((s) => subgraphBranch(rpgName, s.id) === branch)?.id ?? branch;
+}
+
+/** The state a branch of ours holds: its checkpoint, and the model its docs/rpg.json names; undefined when it holds no checkpoint. */
+export async function stateAt(dir: string, ref: string): Promise<{ checkpoint: Checkpoint; model: string | undefined } | undefined> {
+  const text = await readFileAt(dir, ref, CHECKPOINT_PATH);
+  if (text === undefined) return undefined;
+  const exported = (await readFileAt(dir, ref, EXPORTED_RPG_PATH)) ?? "{}";
+  let model: unknown;
+  try {
+    model = (JSON.parse(exported) as { metadata?: { generation?: { model?: unknown } } }).metadata?.generation?.model;
+  } catch {
+    model = undefined;
+  }
+  return { checkpoint: parseCheckpoint(text, `${ref}:${CHECKPOINT_PATH}`), model: typeof model === "string" ? model : undefined };
 }

@@ -72,30 +72,50 @@ describe("matrix mode: a job per subgraph, wave by wave, then the report", () =>
     expect(jobs.report!.stdout).toMatch(/Resuming run .*: 4 of 14 nodes to generate/);
   });
 
-  it("pushes each subgraph's branch on the one it needs, and no run branch (the parts are put together by the report)", () => {
+  it("leaves each job's work on a work branch on the ones it needs; the report job stacks the PR branches", () => {
     const refs = remoteRefs(remote);
     expect(
       Object.keys(refs)
         .filter((r) => r.startsWith("refs/heads/"))
         .sort(),
-    ).toEqual(["refs/heads/main", "refs/heads/rpg/statkit/report", "refs/heads/rpg/statkit/stats", "refs/heads/rpg/statkit/validation"]);
-    expect(() => git(remote, "merge-base", "--is-ancestor", "rpg/statkit/validation", "rpg/statkit/stats")).not.toThrow();
-    expect(() => git(remote, "merge-base", "--is-ancestor", "rpg/statkit/stats", "rpg/statkit/report")).not.toThrow();
-    // The report branch has every module it imports.
+    ).toEqual([
+      "refs/heads/main",
+      "refs/heads/rpg-forge/statkit",
+      "refs/heads/rpg-work/statkit/report",
+      "refs/heads/rpg-work/statkit/stats",
+      "refs/heads/rpg-work/statkit/validation",
+      "refs/heads/rpg/statkit/report",
+      "refs/heads/rpg/statkit/stats",
+      "refs/heads/rpg/statkit/validation",
+    ]);
+    expect(() => git(remote, "merge-base", "--is-ancestor", "rpg-work/statkit/validation", "rpg-work/statkit/stats")).not.toThrow();
+    expect(() => git(remote, "merge-base", "--is-ancestor", "rpg-work/statkit/stats", "rpg-work/statkit/report")).not.toThrow();
+    // The report job's stack: one commit per subgraph, each on the one before, the first on main.
+    expect(git(remote, "rev-parse", "rpg/statkit/validation^")).toBe(git(remote, "rev-parse", "main"));
+    expect(git(remote, "rev-parse", "rpg/statkit/stats^")).toBe(git(remote, "rev-parse", "rpg/statkit/validation"));
+    expect(git(remote, "rev-parse", "rpg/statkit/report^")).toBe(git(remote, "rev-parse", "rpg/statkit/stats"));
     const files = git(remote, "ls-tree", "-r", "--name-only", "rpg/statkit/report").split("\n");
     expect(files).toEqual(
-      expect.arrayContaining(["src/statkit/validation.py", "src/statkit/stats/spread.py", "src/statkit/report/summary.py"]),
+      expect.arrayContaining([
+        "src/statkit/validation.py",
+        "src/statkit/stats/spread.py",
+        "src/statkit/report/summary.py",
+        "pyproject.toml",
+      ]),
     );
     // report.format_number failed: its module, which holds no passed node, is not on the branch.
     expect(files).not.toContain("src/statkit/report/format.py");
+    // The same package as one job makes: the stack's top holds every passed node's tests.
+    expect(git(remote, "show", "rpg/statkit/report:docs/generation_report.md")).toContain("54 of 54 passing");
   });
 
-  it("opens one PR per subgraph, linked as in a single run", () => {
+  it("opens the PRs in the report job, stacked in merge order as in a single run", () => {
     expect(standIn.pulls.map((pr) => [pr.head.ref, pr.base.ref])).toEqual([
       ["rpg/statkit/validation", "main"],
       ["rpg/statkit/stats", "rpg/statkit/validation"],
-      ["rpg/statkit/report", "main"],
+      ["rpg/statkit/report", "rpg/statkit/stats"],
     ]);
+    for (const wave of Object.values(jobs)) expect(JSON.parse(wave.outputs["pull-requests"]!)).toEqual({});
     expect(standIn.pulls[2]!.body).toContain(`#${standIn.pulls[1]!.number}`);
   });
 

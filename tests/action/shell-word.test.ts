@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { shellWord } from "../../src/action/generate-mode.js";
+import { shellWord } from "../../src/action/publish-stack.js";
 
 describe("shellWord (the retry command people paste into a terminal)", () => {
   it.each(["stats.mean", "rpg.json", "examples/statkit/rpg.json", "report.format_number"])("leaves %s as it is", (word) => {

@@ -241,7 +241,7 @@ describe("triggers", () => {
   it("runs on a push that changes an rpg.json, not on rpg-forge's own branches or its copy of the graph", () => {
     const push = asMap(asMap(workflow["on"])["push"]);
     expect(push["paths"]).toEqual(["**/rpg.json", "!**/docs/rpg.json"]);
-    expect(push["branches-ignore"]).toEqual(["rpg/**", "rpg-forge/**"]);
+    expect(push["branches-ignore"]).toEqual(["rpg/**", "rpg-forge/**", "rpg-work/**"]);
   });
 
   it("can be dispatched with the action's inputs, mode as a choice, and the matrix switch", () => {
