@@ -128,4 +128,24 @@ describe("the PRs of a diamond of subgraphs, two sharing a module", () => {
       await standIn.close();
     }
   }, 120_000);
+
+  it("restacks in the next generate run too, after a merge, generating nothing again", async () => {
+    const { remote: copy, standIn } = await copyWithPulls(root, remote, "next-run");
+    try {
+      const gh = new Octokit({ auth: TOKEN, baseUrl: standIn.url, log: { debug() {}, info() {}, warn() {}, error() {} } });
+      const [first] = inMergeOrder(standIn.pulls);
+      await gh.rest.pulls.merge({ owner: "octo", repo: "statkit", pull_number: first!.number, merge_method: "squash" });
+      const next = await actionRun(root, copy, standIn, { mode: "generate", replay: join(GRAPH.dir, "cassette.jsonl") });
+      expect(next.stdout).toMatch(/Resuming run .*: 0 of 4 nodes to generate/);
+      expect(inMergeOrder(standIn.pulls).map((p) => [p.head.ref, p.base.ref])).toEqual([
+        [ORDER[1], "main"],
+        [ORDER[2], ORDER[1]],
+        [ORDER[3], ORDER[2]],
+      ]);
+      expect(git(copy, "rev-parse", `${ORDER[1]}^`)).toBe(git(copy, "rev-parse", "main"));
+      expect(standIn.pulls.filter((p) => p.head.ref === ORDER[0])).toHaveLength(1);
+    } finally {
+      await standIn.close();
+    }
+  }, 120_000);
 });
