@@ -6,6 +6,7 @@ import { normalizePath } from "../rpg/paths.js";
 import type { Rpg } from "../rpg/schema.js";
 import type { PytestResult } from "../sandbox/pytest.js";
 import type { PackageFiles } from "../workspace/package-files.js";
+import { outlinePython } from "../workspace/python-outline.js";
 import { assemblePackage, type AssemblyResult, type PackageView } from "./assemble.js";
 import { checkpointText, type Checkpoint } from "./checkpoint.js";
 import { CHECKPOINT_PATH, PYTEST_INI, REPORT_PATH } from "./output-paths.js";
@@ -104,15 +105,23 @@ export async function buildSnapshot(input: SnapshotInput): Promise<Snapshot> {
       if (side) entry[side].push(value);
     }
   }
+  // A file the output held before the run is read too when later nodes' code is in it: on a resume every file
+  // rpg-forge wrote is one, and if nothing but that code is in it, it is not a person's and goes as well.
+  const read = (path: string, keep: string[], drop: string[]): Promise<string | undefined> | undefined =>
+    keep.length > 0 || (drop.length > 0 && input.preexisting.has(path)) ? output.read(path) : undefined;
   for (const [path, { keep, drop }] of byModule) {
-    const source = keep.length > 0 ? await output.read(path) : undefined;
+    const source = await read(path, keep, drop);
     // An __init__.py that holds code gets its API block again from assembly, for this snapshot's API.
     const code = source === undefined ? undefined : path.endsWith("/__init__.py") ? stripApiBlock(source) : source;
-    decide(path, code === undefined ? undefined : await withoutSymbols(input.python, code, drop));
+    const rest = code === undefined ? undefined : await withoutSymbols(input.python, code, drop);
+    if (keep.length > 0 || rest === undefined) decide(path, rest);
+    else if (await onlyDocstring(input.python, rest)) files.set(path, null);
   }
   for (const [path, { keep, drop }] of byTestFile) {
-    const source = keep.length > 0 ? await output.read(path) : undefined;
-    decide(path, source === undefined ? undefined : withoutTestBlocks(source, drop));
+    const source = await read(path, keep, drop);
+    const rest = source === undefined ? undefined : withoutTestBlocks(source, drop);
+    if (keep.length > 0 || rest === undefined) decide(path, rest);
+    else if (rest.trim() === "") files.set(path, null);
   }
 
   // The scaffold's pytest.ini (or the person's) is what makes the snapshot's tests import the package.
@@ -135,4 +144,11 @@ export async function buildSnapshot(input: SnapshotInput): Promise<Snapshot> {
   files.set(CHECKPOINT_PATH, checkpointText(checkpoint));
   files.set(REPORT_PATH, input.renderReport(checkpoint, assembly));
   return { files, checkpoint, assembly };
+}
+
+/** A module that holds at most a docstring: what the loop starts a module with, so nothing in it is a person's. */
+async function onlyDocstring(python: string, source: string): Promise<boolean> {
+  if (/^\s*#/m.test(source)) return false;
+  const outline = await outlinePython(python, source);
+  return outline.ok && outline.statements.every((s) => s.kind === "docstring");
 }
