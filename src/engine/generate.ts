@@ -124,7 +124,8 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     options.rpg.nodes.flatMap((n) => n.requirements ?? []),
   );
   await prepareOutputDir(outDir, OWN_WRITES);
-  // What the output held before the run is never removed by it, in a commit or on disk: a file at a module's path may be a person's.
+  // A file at a module's path that the output held before the run may be a person's: a snapshot removes it only when
+  // nothing but rpg-forge's code (of nodes done later) is in it, as after a rollback.
   const preexisting = await existingFiles(outDir);
   const testFileOf = testFileLookup(options.rpg);
   const rpgName = rpgNameOf(options.rpg, options.rpgPath);
