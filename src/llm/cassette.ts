@@ -20,11 +20,16 @@ const UsageSchema = z.object({
 
 /**
  * One line of a cassette. Not strict: a later version may add fields (the model name,
- * a timestamp) and older readers should still replay its cassettes.
+ * a timestamp) and older readers should still replay its cassettes. `prompt_sha256` is
+ * optional so that cassettes can be written by hand; recording always writes it, and a
+ * strict replay refuses a line without it.
  */
 export const CassetteLineSchema = z.object({
   key: z.object({ node_id: z.string().min(1), kind: z.string().min(1), attempt: z.number().int().positive() }),
-  prompt_sha256: z.string().regex(/^[0-9a-f]{64}$/, "expected 64 lowercase hex digits"),
+  prompt_sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, "expected 64 lowercase hex digits")
+    .optional(),
   response: z.union([z.object({ content: z.string() }), z.object({ error: z.string() })]),
   usage: UsageSchema.optional(),
 });
@@ -32,7 +37,8 @@ export type CassetteLine = z.infer<typeof CassetteLineSchema>;
 
 interface CassetteEntry {
   line: number;
-  promptSha256: string;
+  /** Missing on a hand-written line; a strict replay refuses such a line. */
+  promptSha256?: string;
   response: { content: string } | { error: string };
   usage?: TokenUsage;
 }
@@ -45,7 +51,7 @@ export interface Cassette {
 
 const idOf = (key: RequestKey): string => JSON.stringify([key.nodeId, key.kind, key.attempt]);
 
-/** A cassette is JSON lines, one recorded exchange per line: {"key":{"node_id","kind","attempt"},"prompt_sha256","response":{"content"}|{"error"},"usage":{...}}. Replies are keyed by node id, kind and attempt, not by prompt bytes, so improving a prompt does not invalidate cassettes. */
+/** A cassette is JSON lines, one recorded exchange per line: {"key":{"node_id","kind","attempt"},"prompt_sha256"?,"response":{"content"}|{"error"},"usage"?:{...}}. Replies are keyed by node id, kind and attempt, not by prompt bytes, so improving a prompt does not invalidate cassettes; `prompt_sha256` may be left out of a hand-written line, and only a strict replay needs it. */
 export async function loadCassette(file: string): Promise<Cassette> {
   let text: string;
   try {
@@ -71,7 +77,8 @@ export async function loadCassette(file: string): Promise<Cassette> {
     const key = { nodeId: parsed.key.node_id, kind: parsed.key.kind, attempt: parsed.key.attempt };
     // Appending to an existing cassette (a resumed run recording again) re-records
     // keys: the later line is the newer reply, so it wins.
-    const entry: CassetteEntry = { line, promptSha256: parsed.prompt_sha256, response: parsed.response };
+    const entry: CassetteEntry = { line, response: parsed.response };
+    if (parsed.prompt_sha256 !== undefined) entry.promptSha256 = parsed.prompt_sha256;
     if (parsed.usage) entry.usage = fromWireUsage(parsed.usage);
     entries.set(idOf(key), entry);
   }
@@ -104,16 +111,16 @@ function parseLine(raw: string, file: string, line: number): CassetteLine {
     "CASSETTE_INVALID",
     `line ${line} is not a recorded exchange: ${issues.join("; ")}`,
     { file, line, ...(field ? { field } : {}) },
-    "each line must be {key:{node_id,kind,attempt}, prompt_sha256, response:{content}|{error}, usage?}",
+    "each line must be {key:{node_id,kind,attempt}, prompt_sha256?, response:{content}|{error}, usage?}",
   );
 }
 
 export interface ReplayOptions {
-  /** Fail a request whose prompt hash differs from the recorded one (a prompt changed since recording). */
+  /** Fail a request whose prompt hash differs from the recorded one (a prompt changed since recording), or whose line records no hash. */
   strict?: boolean;
 }
 
-/** A provider answering from a cassette, offline. A miss or (strict) a changed prompt fails only that node. */
+/** A provider answering from a cassette, offline. A miss or (strict) a changed prompt or a line without a hash fails only that node. */
 export function createReplayProvider(cassette: Cassette, options: ReplayOptions = {}): ModelProvider {
   return {
     description: `replay of ${cassette.file}${options.strict ? " (strict)" : ""}`,
@@ -123,6 +130,13 @@ export function createReplayProvider(cassette: Cassette, options: ReplayOptions 
       if (!entry) return { ok: false, reason: `cassette has no reply for ${describeKey(request.key)}`, final: true };
       const usage = entry.usage ? { ...entry.usage } : { ...ZERO_USAGE };
       if (options.strict) {
+        if (entry.promptSha256 === undefined) {
+          return {
+            ok: false,
+            reason: `cassette line ${entry.line} for ${describeKey(request.key)} has no prompt_sha256 to check the prompt against (strict replay)`,
+            final: true,
+          };
+        }
         const hash = promptHash(request);
         if (hash !== entry.promptSha256) {
           return {

@@ -126,6 +126,33 @@ describe("cassettes", () => {
     expect(strict.reason).toContain(promptHash(changed));
   });
 
+  it("replays a hand-written line without prompt_sha256 unless strict, which names the key and the missing hash", async () => {
+    const file = join(tempDir(), "c.jsonl");
+    await writeFile(file, `${JSON.stringify({ key: { node_id: "a", kind: "k", attempt: 1 }, response: { content: "{}" } })}\n`);
+    const cassette = await loadCassette(file);
+    const request = requestFor("a", "k", 1);
+
+    await expect(createReplayProvider(cassette).complete(request)).resolves.toMatchObject({ ok: true, content: "{}" });
+    await expect(createReplayProvider(cassette, { strict: true }).complete(request)).resolves.toEqual({
+      ok: false,
+      reason: "cassette line 1 for node a, kind k, attempt 1 has no prompt_sha256 to check the prompt against (strict replay)",
+      final: true,
+    });
+  });
+
+  it("still refuses a malformed prompt_sha256 at load, naming the line and field", async () => {
+    const file = join(tempDir(), "c.jsonl");
+    await writeFile(
+      file,
+      `${JSON.stringify({ key: { node_id: "a", kind: "k", attempt: 1 }, prompt_sha256: "ABC", response: { content: "{}" } })}\n`,
+    );
+
+    const error = await failure(loadCassette(file));
+    expect(error.code).toBe("CASSETTE_INVALID");
+    expect(error.message).toBe("line 1 is not a recorded exchange: prompt_sha256: expected 64 lowercase hex digits");
+    expect(error.at).toMatchObject({ file, line: 1, field: "prompt_sha256" });
+  });
+
   it("lets a later line for the same key win", async () => {
     const file = join(tempDir(), "c.jsonl");
     const line = (content: string) =>
