@@ -37,6 +37,8 @@ export const RPG_ISSUE_CODES = {
   RPG_PARENT_NOT_COMPOSITE: "A node's parent_id names a leaf; only composite nodes contain other nodes.",
   RPG_PARENT_PATH_MISMATCH: "A node's file_path is not inside the module or package of its parent.",
   RPG_COMPOSITE_LEAF_MIXUP: "A composite node typed as a function or class, or a leaf typed as a module or package.",
+  RPG_INHERITS_NOT_CLASS:
+    "An inherits edge whose source or target is not a class: only a class can subclass, or be subclassed by, another.",
   RPG_NAME_NOT_IDENTIFIER:
     "A node's name, or a directory or module in its file_path, is not a Python identifier or is a Python keyword, so it cannot be defined or imported.",
   RPG_MODULE_PACKAGE_CLASH: "One node's file_path makes a module (util.py) and another's a package (util/) of the same import name.",

@@ -15,7 +15,7 @@ import {
   type ImportablePath,
   type PathProblem,
 } from "./paths.js";
-import type { Rpg, RpgNode } from "./schema.js";
+import type { Rpg, RpgEdge, RpgNode } from "./schema.js";
 
 const LEAF_ONLY_TYPES = new Set(["function", "class", "method", "async_function", "constant"]);
 const COMPOSITE_ONLY_TYPES = new Set(["module", "package"]);
@@ -193,6 +193,7 @@ export function validateRpg(rpg: Rpg): RpgIssue[] {
         issues.push(rpgError("RPG_DANGLING_REFERENCE", `edge ${end} "${edge[end]}" is not a node of the graph`, at, ["edges", i, end]));
       }
     }
+    if (edge.type === "inherits") checkInherits(edge, i, byId, issues);
   });
 
   const graph = buildDependencyGraph(rpg);
@@ -228,6 +229,32 @@ function checkName(node: RpgNode): string | undefined {
   return problem === "keyword"
     ? `${name} is a Python keyword and cannot name a ${what}; e.g. "${node.name}_"`
     : `${name} is not a Python identifier (ASCII letters, digits and _, not starting with a digit), so it cannot name a ${what}`;
+}
+
+/**
+ * An inherits edge makes its source a subclass of its target, so both ends must be classes. A dangling end is
+ * reported already, and a composite typed "class" is RPG_COMPOSITE_LEAF_MIXUP: neither is reported again here.
+ */
+function checkInherits(edge: RpgEdge, index: number, byId: ReadonlyMap<string, RpgNode>, issues: RpgIssue[]): void {
+  for (const end of ["source", "target"] as const) {
+    const node = byId.get(edge[end]);
+    if (!node || node.type === "class") continue;
+    const what = `${end} ${JSON.stringify(node.id)} is ${describeType(node.type)}`;
+    const message =
+      end === "source"
+        ? `the ${what}, so it cannot inherit from ${JSON.stringify(edge.target)}; both ends of an inherits edge must be classes`
+        : `the ${what}, so ${JSON.stringify(edge.source)} cannot inherit from it; both ends of an inherits edge must be classes`;
+    const field = `edges[${index}].${end}`;
+    // As for a dangling edge end: the node shown is the dependent end (for inherits, the source) when it exists.
+    const at = byId.has(edge.source) ? { nodeId: edge.source, field } : { field };
+    issues.push(rpgError("RPG_INHERITS_NOT_CLASS", message, at, ["edges", index, end]));
+  }
+}
+
+/** "a function", "an async_function"; a type the format does not name is quoted. */
+function describeType(type: string): string {
+  if (!LEAF_ONLY_TYPES.has(type) && !COMPOSITE_ONLY_TYPES.has(type)) return `a node of type ${JSON.stringify(type)}`;
+  return `${/^[aeiou]/.test(type) ? "an" : "a"} ${type}`;
 }
 
 function checkParent(node: RpgNode, parent: RpgNode | undefined, index: number, issues: RpgIssue[]): void {

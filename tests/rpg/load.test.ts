@@ -274,6 +274,72 @@ describe("parseRpgText", () => {
     });
   });
 
+  describe("inherits edges", () => {
+    const base = leaf({ id: "shapes.Shape", name: "Shape", type: "class" });
+    const circle = leaf({ id: "shapes.Circle", name: "Circle", type: "class" });
+    const area = leaf({ id: "shapes.area", name: "area" });
+    const inherits = (source: string, target: string) => ({ source, target, type: "inherits" });
+    const located = (doc: unknown) => errors(doc).map((i) => [i.code, i.at.nodeId, i.at.field, i.message]);
+
+    it("accepts a class inheriting from a class", () => {
+      expect(errors(rpgDoc([base, circle], [inherits("shapes.Circle", "shapes.Shape")]))).toEqual([]);
+    });
+
+    it("rejects a class inheriting from a function, naming the edge, the wrong end and its type", () => {
+      const doc = rpgDoc([base, circle, area], [inherits("shapes.Circle", "shapes.Shape"), inherits("shapes.Circle", "shapes.area")]);
+      expect(located(doc)).toEqual([
+        [
+          "RPG_INHERITS_NOT_CLASS",
+          "shapes.Circle",
+          "edges[1].target",
+          'the target "shapes.area" is a function, so "shapes.Circle" cannot inherit from it; both ends of an inherits edge must be classes',
+        ],
+      ]);
+      expect(errors(doc)[0]!.pointer).toEqual(["edges", 1, "target"]);
+    });
+
+    it("rejects a function inheriting from a class", () => {
+      expect(located(rpgDoc([base, area], [inherits("shapes.area", "shapes.Shape")]))).toEqual([
+        [
+          "RPG_INHERITS_NOT_CLASS",
+          "shapes.area",
+          "edges[0].source",
+          'the source "shapes.area" is a function, so it cannot inherit from "shapes.Shape"; both ends of an inherits edge must be classes',
+        ],
+      ]);
+    });
+
+    it("reports each wrong end, composites and unknown types included", () => {
+      const module = composite({ id: "shapes", name: "shapes", file: "src/pkg/core.py" });
+      const odd = leaf({ id: "shapes.odd", name: "odd", type: "enum" });
+      const found = errors(rpgDoc([module, odd], [inherits("shapes.odd", "shapes")]));
+      expect(found.map((i) => [i.code, i.at.field])).toEqual([
+        ["RPG_INHERITS_NOT_CLASS", "edges[0].source"],
+        ["RPG_INHERITS_NOT_CLASS", "edges[0].target"],
+      ]);
+      expect(found[0]!.message).toContain('the source "shapes.odd" is a node of type "enum"');
+      expect(found[1]!.message).toContain('the target "shapes" is a module');
+    });
+
+    it("reports a dangling end once, and still checks the other end", () => {
+      expect(errors(rpgDoc([area], [inherits("shapes.area", "shapes.Ghost")])).map((i) => [i.code, i.at.field])).toEqual([
+        ["RPG_DANGLING_REFERENCE", "edges[0].target"],
+        ["RPG_INHERITS_NOT_CLASS", "edges[0].source"],
+      ]);
+    });
+
+    it("leaves other edge types between functions and classes alone", () => {
+      const doc = rpgDoc(
+        [base, area],
+        [
+          { source: "shapes.area", target: "shapes.Shape", type: "uses" },
+          { source: "shapes.area", target: "shapes.Shape", type: "function_call" },
+        ],
+      );
+      expect(errors(doc)).toEqual([]);
+    });
+  });
+
   describe("Python names", () => {
     const located = (doc: unknown) => errors(doc).map((i) => [i.code, i.at.nodeId, i.at.field]);
 
