@@ -69,7 +69,9 @@ export function syntheticRpg(options: SyntheticOptions): SyntheticRpg {
           edges.push({ source: node.id, target: target.id, type: "function_call" });
         } else {
           // The first edges take each type in turn, so even a 50-node graph has all five.
-          const type = edgeTypesSeen < EDGE_TYPES.length ? EDGE_TYPES[edgeTypesSeen++]! : weightedEdgeType(random());
+          let type = edgeTypesSeen < EDGE_TYPES.length ? EDGE_TYPES[edgeTypesSeen++]! : weightedEdgeType(random());
+          // Only a class inherits, and only from a class (RPG_INHERITS_NOT_CLASS).
+          if (type === "inherits" && (node.type !== "class" || target.type !== "class")) type = "uses";
           // data_flow points from producer to consumer, the other types from dependent to dependency.
           edges.push(type === "data_flow" ? { source: target.id, target: node.id, type } : { source: node.id, target: target.id, type });
         }

@@ -54,8 +54,8 @@ describe("buildPlan", () => {
             leaf({ id: "callee" }),
             leaf({ id: "producer" }),
             leaf({ id: "consumer" }),
-            leaf({ id: "base" }),
-            leaf({ id: "derived" }),
+            leaf({ id: "base", type: "class" }),
+            leaf({ id: "derived", type: "class" }),
           ],
           [
             { source: "caller", target: "callee", type: "function_call" },
