@@ -1,3 +1,4 @@
+import { symbolKindOf } from "../rpg/symbol-kind.js";
 import { normalizePath } from "../rpg/paths.js";
 import type { Rpg, RpgNode } from "../rpg/schema.js";
 
@@ -60,5 +61,6 @@ export function packageDirectories(rpg: Pick<Rpg, "nodes">): string[] {
 /** `def name(...)`/`class Name(...)` as the node declares it, for prompts; the name alone when there is no signature. */
 export function signatureOf(node: RpgNode): string {
   if (node.signature && node.signature.trim() !== "") return node.signature.trim();
-  return node.type === "class" ? `class ${node.name}` : `def ${node.name}(...)`;
+  const kind = symbolKindOf(node);
+  return kind === "class" ? `class ${node.name}` : kind === "constant" ? `${node.name} = ...` : `def ${node.name}(...)`;
 }

@@ -64,13 +64,30 @@ def rewritten(node, kept, multiline, newline):
         return head + "(" + newline + "".join("    " + n + "," + newline for n in names) + ")"
     return head + ", ".join(names)
 
+def bound(node):
+    """The one name a top-level definition or plain assignment binds, else None."""
+    if isinstance(node, DEFS):
+        return node.name
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+    return targets[0].id if len(targets) == 1 and isinstance(targets[0], ast.Name) else None
+
+
 def subset(req):
     source, remove = req["source"], set(req["remove"])
     try:
         body = ast.parse(source).body
     except SyntaxError as e:
         return {"ok": False, "line": e.lineno or 0, "message": e.msg}
-    targets = [i for i, n in enumerate(body) if isinstance(n, DEFS) and n.name in remove]
+    targets = [i for i, n in enumerate(body) if bound(n) in remove]
+    # A registration call (register(_rule)) of a removed name goes with it: it would fail at import without it.
+    gone = {bound(body[i]) for i in targets}
+    for i, n in enumerate(body):
+        refs = set()
+        if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call) and i not in targets:
+            names_in(n, refs)
+            if refs & gone:
+                targets.append(i)
+    targets.sort()
     if not targets:
         return {"ok": True, "changed": False}
     lines = re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z", source)
@@ -186,7 +203,11 @@ print(json.dumps(subset(request)))
 type SubsetReply =
   { ok: true; changed: false } | { ok: true; changed: true; source: string } | { ok: false; line: number; message: string };
 
-/** The module without the top-level definitions named in `remove`, and without the imports only they used. Byte for byte the same when nothing is removed. */
+/**
+ * The module without the top-level definitions and plain assignments named in `remove`, the
+ * registration calls that use them, and the imports only they used. Byte for byte the same
+ * when nothing is removed.
+ */
 export async function withoutSymbols(python: string, source: string, remove: readonly string[]): Promise<string> {
   if (remove.length === 0) return source;
   const reply = JSON.parse(await runPythonScript(python, SUBSET_SCRIPT, JSON.stringify({ source, remove }))) as SubsetReply;

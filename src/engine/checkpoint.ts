@@ -50,6 +50,10 @@ export const CheckpointEntrySchema = z.object({
   tokens: TokensSchema.optional().describe("Tokens the model used for this node, summed over its attempts."),
   duration_ms: z.int().min(0).optional(),
   failure_context: FailureContextSchema.optional(),
+  owns: z
+    .array(z.string())
+    .optional()
+    .describe("The top-level names a passed node's code defines in its module: its symbol and its support code's (default: its symbol)."),
 });
 
 export const CheckpointSchema = z.object({

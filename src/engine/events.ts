@@ -4,7 +4,14 @@ import type { FailureContext, NodeStatus, TestResults } from "./checkpoint.js";
 
 /** What a node executor reports for one node. A failing node is a result, not an exception. */
 export type NodeOutcome =
-  | { status: "passed"; iterations: number; testResults?: TestResults; usage?: TokenUsage }
+  | {
+      status: "passed";
+      iterations: number;
+      testResults?: TestResults;
+      usage?: TokenUsage;
+      /** The top-level names its code defines in its module (its symbol and its support code's); the symbol alone when absent. */
+      owns?: string[];
+    }
   | { status: "failed"; iterations: number; reason: string; testResults?: TestResults; usage?: TokenUsage; context?: FailureContext }
   /** The run was asked to stop while the node was in progress; it stays in_progress and is retried on resume. */
   | { status: "interrupted" };

@@ -9,9 +9,12 @@ import { TESTS_KIND, testsPrompt } from "../llm/requests/tests.js";
 import { estimateTokens, redactMessages } from "../llm/redact.js";
 import { normalizePath } from "../rpg/paths.js";
 import type { RpgNode } from "../rpg/schema.js";
+import { symbolKindOf } from "../rpg/symbol-kind.js";
 import type { PytestResult } from "../sandbox/pytest.js";
 import type { Tampering } from "../workspace/package-files.js";
 import { addImports, replaceSymbol, stubFor } from "../workspace/python-edit.js";
+import { placeSupportCode, readSupportCode } from "../workspace/support-code.js";
+import { moduleOf } from "../assembly/layout.js";
 import { outlinePython } from "../workspace/python-outline.js";
 import type { NodeExecutor, NodeOutcome } from "./events.js";
 import { failureBrief, outcomeLine, type AttemptNote } from "./failure-brief.js";
@@ -21,7 +24,7 @@ import { greenGateRoute, ownedTestsProblem, redGateRoute } from "./routes.js";
 import type { TddSetup } from "./tdd-setup.js";
 
 /** A proposed implementation or fix, or why there is none. */
-type Proposal = { ok: true; imports: string[]; code: string; tried: string } | { ok: false; reason: string };
+type Proposal = { ok: true; imports: string[]; code: string; support: string; tried: string } | { ok: false; reason: string };
 
 type RequestKind = typeof TESTS_KIND | typeof IMPLEMENTATION_KIND | typeof FIX_KIND | typeof DIAGNOSIS_KIND;
 
@@ -83,6 +86,8 @@ class NodeRun {
   private testsCode = "";
   private testAttempts = 0;
   private lastCode: string | undefined;
+  /** The top-level names the node's accepted code defines in its module: its symbol and its support code's. */
+  private owns: string[] = [];
   /** The module with the node's stub in place: every proposal is applied to this, so an import a failed attempt added does not outlive it. */
   private baseline: string | undefined;
 
@@ -108,7 +113,7 @@ class NodeRun {
       let result: PytestResult | undefined;
       let outcome: string;
       const tried = proposal.ok ? proposal.tried : "";
-      const applied = proposal.ok ? await this.applyCode(proposal.imports, proposal.code) : proposal;
+      const applied = proposal.ok ? await this.applyCode(proposal.imports, proposal.code, proposal.support) : proposal;
       if (applied.ok) {
         result = await this.runTests();
         let route = greenGateRoute(result, this.testFile, this.testIds);
@@ -205,7 +210,7 @@ class NodeRun {
     this.testsCode = code;
     await this.setup.files.write(this.testFile, upsertTestBlock(current, this.node.id, code));
     this.baseline = undefined;
-    const stubbed = await this.applyCode([], stubFor(this.node.name, this.node.type === "class" ? "class" : "function"), false);
+    const stubbed = await this.applyCode([], stubFor(this.node.name, symbolKindOf(this.node)), "", false);
     if (stubbed.ok) this.baseline = await this.setup.files.read(this.implFile);
     return stubbed.ok ? { ok: true } : stubbed;
   }
@@ -217,24 +222,45 @@ class NodeRun {
     return new Set(outline.statements.filter((s) => s.name && !(own && s.start >= own.start && s.end <= own.end)).map((s) => s.name!));
   }
 
-  /** Step 3: the symbol replaced in its file, other nodes' code and imports left as they were. */
-  private async applyCode(imports: string[], code: string, proposed = true): Promise<{ ok: true } | { ok: false; reason: string }> {
+  /**
+   * Step 3: the symbol replaced in its file, with its support code around it; other nodes' code
+   * and imports left as they were. Every proposal starts from the baseline (the module with the
+   * stub), so a fix's support code replaces the last attempt's rather than adding to it.
+   */
+  private async applyCode(
+    imports: string[],
+    code: string,
+    support: string,
+    proposed = true,
+  ): Promise<{ ok: true } | { ok: false; reason: string }> {
     const python = this.setup.python;
     // A dependency defined in the same module needs no import; importing it would be a
     // circular import of the module by itself, which fails at load time.
     const own = this.prompt.module;
     imports = imports.filter((line) => !new RegExp(`^from\\s+${own.replace(/\./g, "\\.")}\\s+import\\b`).test(line.trim()));
     if (proposed) {
-      const reviewed = await reviewImplementation(python, code, imports.join("\n"));
+      const reviewed = await reviewImplementation(python, code, imports.join("\n"), { support, registrars: this.registrars() });
       if (!reviewed.ok) return { ok: false, reason: `the review refused the code: ${reviewed.reason}` };
     }
     const verdict = checkCode(this.node, await outlinePython(python, code), await outlinePython(python, imports.join("\n")));
     if (!verdict.ok) return verdict;
+    const extra = await readSupportCode(python, support, this.node.name);
+    if (!extra.ok) return { ok: false, reason: `the support code was refused: ${extra.problems.slice(0, 3).join("; ")}` };
     const before = (proposed ? this.baseline : undefined) ?? (await this.setup.files.read(this.implFile)) ?? "";
     const outline = await outlinePython(python, before);
     if (!outline.ok)
       return { ok: false, reason: `${this.implFile} does not parse before the edit: line ${outline.line}: ${outline.message}` };
-    const replaced = replaceSymbol(before, outline.statements, this.node.name, code);
+    const taken = new Set(outline.statements.filter((st) => st.name && st.name !== this.node.name).map((st) => st.name!));
+    const clashes = extra.names.filter((name) => taken.has(name) || name === this.node.name);
+    if (clashes.length > 0)
+      return {
+        ok: false,
+        reason: `the support code defines ${clashes.join(", ")}, which ${this.implFile} already has; choose other names`,
+      };
+    const swapped = replaceSymbol(before, outline.statements, this.node.name, code);
+    const swappedOutline = await outlinePython(python, swapped);
+    const symbol = swappedOutline.ok ? swappedOutline.statements.find((st) => st.name === this.node.name) : undefined;
+    const replaced = symbol ? placeSupportCode(swapped, symbol.start, symbol.end, extra) : swapped;
     const replacedOutline = await outlinePython(python, replaced);
     if (!replacedOutline.ok)
       return { ok: false, reason: `the edited file would not parse: line ${replacedOutline.line}: ${replacedOutline.message}` };
@@ -247,8 +273,20 @@ class NodeRun {
     const final = await outlinePython(python, after);
     if (!final.ok) return { ok: false, reason: `the edited file would not parse: line ${final.line}: ${final.message}` };
     await this.setup.files.write(this.implFile, after);
-    if (proposed) this.lastCode = code;
+    if (proposed) {
+      this.lastCode = support.trim() === "" ? code : `${support.trimEnd()}\n\n\n${code}`;
+      this.owns = [this.node.name, ...extra.names];
+    }
     return { ok: true };
+  }
+
+  /** The package's own functions support code may call at import to register its helpers: the node's dependencies and its own symbol. */
+  private registrars(): { name: string; path: string }[] {
+    const own = { name: this.node.name, path: `${this.prompt.module}.${this.node.name}` };
+    return [
+      own,
+      ...this.setup.dependenciesOf(this.node).map((dep) => ({ name: dep.name, path: `${moduleOf(dep.file_path)}.${dep.name}` })),
+    ];
   }
 
   /** `from <module> import <name>` for each dependency in another module that the code uses. */
@@ -352,7 +390,9 @@ class NodeRun {
     const { keys, provider } = this.setup;
     const key = keys.next(this.node.id, kind.kind);
     const request = { key, schemaName: kind.schemaName, jsonSchema: this.setup.jsonSchemaOf(kind.schema), messages };
-    const result = await askStructured(provider, request, kind.schema as never, {
+    // A kind may read replies more leniently than it asks (a field recorded cassettes lack).
+    const accepts = "accepts" in kind ? kind.accepts : kind.schema;
+    const result = await askStructured(provider, request, accepts as never, {
       nextAttempt: () => keys.next(this.node.id, kind.kind).attempt,
       signal: this.signal,
     });
@@ -372,7 +412,7 @@ class NodeRun {
 
   private passed(iterations: number, result: PytestResult): NodeOutcome {
     const passed = result.report.authentic ? [...result.report.outcomes.values()].filter((o) => o === "passed").length : 0;
-    return { status: "passed", iterations, testResults: { passed, failed: 0 }, usage: this.usage };
+    return { status: "passed", iterations, testResults: { passed, failed: 0 }, usage: this.usage, owns: this.owns };
   }
 
   failed(iterations: number, reason: string, result?: PytestResult): NodeOutcome {

@@ -1,4 +1,5 @@
 import type { RpgNode } from "../rpg/schema.js";
+import { symbolKindOf } from "../rpg/symbol-kind.js";
 import type { Outline } from "../workspace/python-outline.js";
 
 /**
@@ -15,9 +16,10 @@ export function checkTests(node: RpgNode, testFile: string, outline: Outline, ot
   if (stray.length > 0)
     return {
       ok: false,
-      reason: `only imports, functions and classes may stand at top level; found a statement at line ${stray[0]!.start}`,
+      reason: `only imports, functions, classes and tables of cases may stand at top level; found a statement at line ${stray[0]!.start}`,
     };
-  const named = outline.statements.filter((s) => s.kind === "def" || s.kind === "class");
+  // Tables of cases are plain literals (the review refuses anything that runs); their names are held to the same rule as functions'.
+  const named = outline.statements.filter((s) => s.kind === "def" || s.kind === "class" || s.kind === "assign");
   const foreign = named.filter((s) => !s.name!.toLowerCase().includes(node.name.toLowerCase()));
   if (foreign.length > 0)
     return {
@@ -35,11 +37,13 @@ export function checkTests(node: RpgNode, testFile: string, outline: Outline, ot
 /** Checks a proposed implementation: exactly the node's symbol, and imports that are only imports. */
 export function checkCode(node: RpgNode, code: Outline, imports: Outline): Verdict<void> {
   if (!code.ok) return { ok: false, reason: `the code does not parse: line ${code.line}: ${code.message}` };
-  const kind = node.type === "class" ? "class" : "def";
+  const kind = { function: "def", class: "class", constant: "assign" } as const;
+  const wanted = kind[symbolKindOf(node)];
+  const what = { def: "def", class: "class", assign: "assignment" }[wanted];
   const symbols = code.statements;
-  if (symbols.length !== 1 || symbols[0]!.kind !== kind || symbols[0]!.name !== node.name) {
+  if (symbols.length !== 1 || symbols[0]!.kind !== wanted || symbols[0]!.name !== node.name) {
     const found = symbols.map((s) => (s.name ? `${s.kind} ${s.name}` : `a statement at line ${s.start}`)).join(", ") || "nothing";
-    return { ok: false, reason: `the code must be exactly one top-level ${kind} named ${node.name}; found ${found}` };
+    return { ok: false, reason: `the code must be exactly one top-level ${what} named ${node.name}; found ${found}` };
   }
   if (!imports.ok) return { ok: false, reason: `the imports do not parse: ${imports.message}` };
   const notImports = imports.statements.filter((s) => s.kind !== "import" && s.kind !== "future");

@@ -360,6 +360,8 @@ function recordOutcome(
     delete entry.failure_reason;
     delete entry.blocked_by;
     delete entry.failure_context;
+    if (outcome.owns && outcome.owns.length > 1) entry.owns = outcome.owns;
+    else delete entry.owns;
   }
 }
 

@@ -96,13 +96,15 @@ export async function buildSnapshot(input: SnapshotInput): Promise<Snapshot> {
   for (const node of rpg.nodes) {
     if (node.node_type !== "leaf") continue;
     const side = kept(node.id) ? "keep" : passedNow(node.id) ? "drop" : undefined;
-    for (const [map, path, value] of [
-      [byModule, normalizePath(node.file_path), node.name],
-      [byTestFile, input.testFileOf(node.id), node.id],
+    // A node's code is its symbol and its support code's names (a private helper, a table); registrations go with them.
+    const owns = input.checkpoint.nodes[node.id]?.owns ?? [node.name];
+    for (const [map, path, values] of [
+      [byModule, normalizePath(node.file_path), owns],
+      [byTestFile, input.testFileOf(node.id), [node.id]],
     ] as const) {
       const entry = map.get(path) ?? { keep: [], drop: [] };
       map.set(path, entry);
-      if (side) entry[side].push(value);
+      if (side) entry[side].push(...values);
     }
   }
   // A file the output held before the run is read too when later nodes' code is in it: on a resume every file

@@ -15,23 +15,43 @@ export interface ReviewFinding {
   rule: string;
   line: number;
   message: string;
-  /** Which part of the reply the line is in: the code, or an implementation's imports. */
-  part: "code" | "imports";
+  /** Which part of the reply the line is in: the code, or an implementation's imports or support code. */
+  part: ReplyPart["name"];
 }
 
 export type ReviewResult = { ok: true } | { ok: false; findings: ReviewFinding[]; reason: string };
 
 const LISTED = 3;
 
+/** What an implementation reply holds besides its code and imports. */
+export interface ImplementationExtras {
+  /** Module-level support code (private helpers and constants, registration calls). */
+  support?: string;
+  /** The package's own functions the support code may call at import (the node's dependencies and its own symbol): name and dotted path. */
+  registrars?: readonly { name: string; path: string }[];
+}
+
 /**
- * Reviews an implementation reply: its code and its imports (one import per line).
+ * Reviews an implementation reply: its code, its imports (one import per line) and its support code.
  * reason: one line, e.g. `line 3: decorator "register" is not allowed (decorator-not-allowed); ...`.
  */
-export async function reviewImplementation(python: string, code: string, imports: string): Promise<ReviewResult> {
-  return review(python, "implementation", [
+export async function reviewImplementation(
+  python: string,
+  code: string,
+  imports: string,
+  extras: ImplementationExtras = {},
+): Promise<ReviewResult> {
+  const parts: ReplyPart[] = [
     { name: "code", source: code },
     { name: "imports", source: imports },
-  ]);
+  ];
+  if (extras.support) parts.push({ name: "support", source: extras.support });
+  return review(
+    python,
+    "implementation",
+    parts,
+    (extras.registrars ?? []).map((r) => [r.name, r.path] as const),
+  );
 }
 
 /** Reviews a tests reply, which holds its own imports. */
@@ -44,11 +64,16 @@ interface ScriptOutput {
   total: number;
 }
 
-async function review(python: string, kind: "implementation" | "tests", parts: ReplyPart[]): Promise<ReviewResult> {
+async function review(
+  python: string,
+  kind: "implementation" | "tests",
+  parts: ReplyPart[],
+  registrars: readonly (readonly [string, string])[] = [],
+): Promise<ReviewResult> {
   // Refused here, a reply that is not text or would rewrite its surroundings never reaches Python.
   const early = textFindings(parts);
   if (early.length > 0) return refused(early, early.length);
-  const input = JSON.stringify({ kind, parts: parts.map((p) => [p.name, p.source]) });
+  const input = JSON.stringify({ kind, parts: parts.map((p) => [p.name, p.source]), registrars });
   const output = JSON.parse(await runPythonScript(python, REVIEW_SCRIPT, input)) as ScriptOutput;
   if (output.total === 0) return { ok: true };
   const findings = output.findings.map(([rule, line, message, part]) => ({ rule, line, message, part }));
@@ -58,7 +83,7 @@ async function review(python: string, kind: "implementation" | "tests", parts: R
 function refused(findings: ReviewFinding[], total: number): ReviewResult {
   const listed = findings.slice(0, LISTED).map((f) => {
     const where = f.line > 0 ? `line ${f.line}: ` : "";
-    return `${f.part === "imports" ? "imports " : ""}${where}${oneLine(f.message)} (${f.rule})`;
+    return `${f.part === "code" ? "" : `${f.part} `}${where}${oneLine(f.message)} (${f.rule})`;
   });
   const more = total > LISTED ? `; and ${total - LISTED} more` : "";
   return { ok: false, findings, reason: `${listed.join("; ")}${more}` };

@@ -278,8 +278,10 @@ def scope_props(body):
 
 
 class Review:
-    def __init__(self, tests):
+    def __init__(self, tests, registrars=()):
         self.tests, self.out, self.later, self.records = tests, [], [], []
+        # The package's own functions that support code may call at import, to register its helpers: name -> dotted path.
+        self.registrars = dict(registrars)
         self.imports, self.local, self.modules, self.part = {}, set(), set(), "code"
         self.callees = set()  # id() of every called expression: a name used otherwise is a value
         self.bans = {**BANNED, **(TESTS_BANNED if tests else IMPL_BANNED)}
@@ -729,6 +731,8 @@ class Review:
                 continue
             if t is ast.Expr and isinstance(s.value, ast.Constant):
                 continue
+            if module and self.part == "support" and t is ast.Expr and self.registration(s.value):
+                continue
             if t is ast.AnnAssign and not typ(s.annotation):
                 self.add("annotation-not-type", s.lineno, "the annotation %s runs code" % snippet(s.annotation))
                 continue
@@ -739,6 +743,15 @@ class Review:
             where = "at module level" if module else "in a class body"
             self.add(rule, s.lineno, '"%s" would run at import %s; only defs, classes and assignments of literals may stand there'
                      % (snippet(s), where))
+
+    def registration(self, n):
+        """register(_rule, "name", re.compile(...)): a call of the package's own function on data and names."""
+        name = n.func.id if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) else None
+        # Bound by the reply itself, or imported from anywhere but its own module, the name is not the package's function.
+        return name in self.registrars and name not in self.local \
+            and self.imports.get(name, {self.registrars[name]}) == {self.registrars[name]} \
+            and all(value(e, False, self.class_call) for e in n.args) \
+            and all(k.arg is not None and value(k.value, False, self.class_call) for k in n.keywords)
 
     def finish(self):
         for part, fn, args in self.later:
@@ -762,7 +775,7 @@ def review(request):
             out.append(("syntax-error", 0, "does not parse: %s" % e, part))
     if out:
         return out
-    r = Review(tests)
+    r = Review(tests, request.get("registrars", ()))
     for part, tree in trees:
         r.walk(part, tree)
     r.finish()

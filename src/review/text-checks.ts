@@ -1,9 +1,9 @@
 import { testMarkerLines } from "../assembly/test-blocks.js";
 import type { ReviewRule } from "./rules.js";
 
-/** One part of a reply: the implementation's code or its imports, or the tests. */
+/** One part of a reply: the implementation's code, its imports or its support code, or the tests. */
 export interface ReplyPart {
-  name: "code" | "imports";
+  name: "code" | "imports" | "support";
   source: string;
 }
 

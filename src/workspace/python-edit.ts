@@ -7,7 +7,7 @@ import type { TopLevelStatement } from "./python-outline.js";
  */
 export function replaceSymbol(source: string, outline: readonly TopLevelStatement[], name: string, code: string): string {
   const lines = splitLines(source);
-  const existing = outline.find((s) => (s.kind === "def" || s.kind === "class") && s.name === name);
+  const existing = outline.find((s) => (s.kind === "def" || s.kind === "class" || s.kind === "assign") && s.name === name);
   const block = code.replace(/\s+$/, "").split("\n");
   if (!existing) {
     while (lines.length > 0 && lines[lines.length - 1]!.trim() === "") lines.pop();
@@ -39,9 +39,13 @@ export function addImports(source: string, outline: readonly TopLevelStatement[]
   return `${lines.join("\n").replace(/\n+$/, "")}\n`;
 }
 
-/** A stand-in for a symbol that is not written yet: importable, and failing loudly when used. */
-export function stubFor(name: string, kind: "function" | "class"): string {
+/**
+ * A stand-in for a symbol that is not written yet: importable, and failing loudly when used.
+ * A constant's stand-in is NotImplemented, which no test of its value accepts.
+ */
+export function stubFor(name: string, kind: "function" | "class" | "constant"): string {
   const message = JSON.stringify(`${name} is not implemented yet`);
+  if (kind === "constant") return `${name} = NotImplemented\n`;
   return kind === "class"
     ? `class ${name}:\n    def __init__(self, *args, **kwargs):\n        raise NotImplementedError(${message})\n`
     : `def ${name}(*args, **kwargs):\n    raise NotImplementedError(${message})\n`;

@@ -22,13 +22,18 @@ for node in tree.body:
         kind = "docstring"
     if isinstance(node, ast.ImportFrom) and node.module == "__future__":
         kind = "future"
-    out.append({"kind": kind, "name": getattr(node, "name", None), "start": start, "end": node.end_lineno})
+    name = getattr(node, "name", None)
+    # An assignment to one plain name (a constant, a table, a type alias), annotated or not.
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+    if len(targets) == 1 and isinstance(targets[0], ast.Name):
+        kind, name = "assign", targets[0].id
+    out.append({"kind": kind, "name": name, "start": start, "end": node.end_lineno})
 print(json.dumps({"ok": True, "statements": out}))
 `;
 
 export interface TopLevelStatement {
-  kind: "def" | "class" | "import" | "future" | "docstring" | "other";
-  /** The name of a def or class. */
+  kind: "def" | "class" | "assign" | "import" | "future" | "docstring" | "other";
+  /** The name of a def or class, or the one name an assignment binds. */
   name: string | null;
   /** First line, including decorators (1-based). */
   start: number;

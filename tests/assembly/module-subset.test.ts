@@ -317,4 +317,44 @@ x = 1
   it("throws naming the line when the module does not parse", async () => {
     await expect(withoutSymbols(python, "x = 1\ndef broken(:\n    pass\n", ["broken"])).rejects.toThrow(/line 2/);
   });
+
+  it("removes a constant, a private helper and the registration calls that use them, and nothing else", async () => {
+    const source = [
+      '"""Plural rules."""',
+      "",
+      "import re",
+      "",
+      "from lex.rules import register",
+      "",
+      'VOWELS: frozenset[str] = frozenset("aeiou")',
+      "",
+      'IRREGULAR = {"child": "children"}',
+      "",
+      "",
+      "def _es(word: str) -> str:",
+      '    return word + "es"',
+      "",
+      "",
+      'register(re.compile("(s|x)$"), _es)',
+      "",
+      "",
+      "def plural(word: str) -> str:",
+      "    return IRREGULAR.get(word, word)",
+      "",
+    ].join("\n");
+    const out = await withoutSymbols(python, source, ["VOWELS", "_es"]);
+    expect(out).toBe(
+      [
+        '"""Plural rules."""',
+        "",
+        'IRREGULAR = {"child": "children"}',
+        "",
+        "",
+        "def plural(word: str) -> str:",
+        "    return IRREGULAR.get(word, word)",
+        "",
+      ].join("\n"),
+    );
+    expect((await outlinePython(python, out)).ok).toBe(true);
+  });
 });

@@ -1,11 +1,21 @@
 import { z } from "zod";
 import type { ModelMessage } from "../provider.js";
+import { symbolKindOf } from "../../rpg/symbol-kind.js";
 import { nodeMessages, quoted, type NodePromptContext } from "./node-context.js";
 
 const CodeFields = {
   imports: z.array(z.string()).describe('Import statements the code needs, one per item, e.g. "import math".'),
   code: z.string().describe("The complete definition of the node's symbol (decorators, signature, docstring, body), and nothing else."),
+  support: z
+    .string()
+    .describe(
+      "Module-level code the symbol needs beside it, or an empty string: private helpers and constants (names starting with _), compiled patterns, and calls registering them with the package's own functions.",
+    ),
 };
+
+/** Replies recorded before the support field existed (cassettes) have none: they are read as having no support code. */
+const withSupport = (json: unknown): unknown =>
+  typeof json === "object" && json !== null && !Array.isArray(json) && !("support" in json) ? { ...json, support: "" } : json;
 
 export const ImplementationReplySchema = z.strictObject({
   ...CodeFields,
@@ -17,6 +27,7 @@ export const IMPLEMENTATION_KIND = {
   kind: "implementation",
   schemaName: "rpg_forge_implementation",
   schema: ImplementationReplySchema,
+  accepts: z.preprocess(withSupport, ImplementationReplySchema),
 } as const;
 
 export const FixReplySchema = z.strictObject({
@@ -25,12 +36,24 @@ export const FixReplySchema = z.strictObject({
 });
 export type FixReply = z.infer<typeof FixReplySchema>;
 
-export const FIX_KIND = { kind: "fix", schemaName: "rpg_forge_fix", schema: FixReplySchema } as const;
+export const FIX_KIND = {
+  kind: "fix",
+  schemaName: "rpg_forge_fix",
+  schema: FixReplySchema,
+  accepts: z.preprocess(withSupport, FixReplySchema),
+} as const;
+
+const SHAPE = {
+  function: (name: string) => `one top-level function named ${name}, with the signature above and type hints`,
+  class: (name: string) => `one top-level class named ${name}, with the signature above and type hints`,
+  constant: (name: string) => `one top-level assignment to ${name}, with its type annotation (a constant, table or type alias)`,
+};
 
 function rules(node: NodePromptContext): string[] {
   return [
-    `- "code" is exactly one top-level ${node.type === "class" ? "class" : "function"} named ${node.name}, with the signature above and type hints; it goes into ${node.filePath}, replacing only that symbol.`,
-    `- "imports" lists the import statements it needs (standard library, the listed requirements, and dependencies from their modules). Nothing else at top level: no helpers, constants or side effects outside the symbol; put helpers inside it.`,
+    `- "code" is exactly ${SHAPE[symbolKindOf(node)](node.name)}; it goes into ${node.filePath}, replacing only that symbol.`,
+    `- "imports" lists the import statements it needs (standard library, the listed requirements, and dependencies from their modules).`,
+    `- "support" holds what the module needs beside the symbol, as a real library keeps it: private helpers and constants (names starting with _, unique in the module), compiled patterns, and calls that register them with the package's own functions (its dependencies). Data and those calls only: nothing else may run at import. Leave it empty when the symbol needs nothing beside it.`,
     `- Comment only what is not obvious.`,
   ];
 }
