@@ -32,7 +32,9 @@ interface Unit {
  * the import below them, so none is lost; a trailing comment stays with its line,
  * except on a line holding several statements (`import a; import b  # c`), which is
  * split and loses the comment. Extra lines are added unless every name they bind is
- * already imported at top level. CRLF line ends become LF.
+ * already imported at top level, or is imported inside the functions that use it and read
+ * nowhere else as the module's name: an import the code put in a function (often to avoid
+ * a cycle) stays there, and is not repeated at the top. CRLF line ends become LF.
  */
 export async function organizeImports(
   python: string,
@@ -51,7 +53,7 @@ export async function organizeImports(
   const headEnd = scan.docstringEnd > 0 ? scan.docstringEnd : headerEnd(lines, firstStatement - 1);
   const units = unitsOf(lines, headEnd, scan.imports);
   if (typeof units === "string") return unchanged(`imports not organized: ${units}`);
-  const added = newExtras(scan.extras, scan.present);
+  const added = newExtras(scan.extras, scan.present, scan.localOnly);
   if (units.length === 0 && added.length === 0) return unchanged();
 
   const stdlib = await stdlibNames(python);
@@ -110,12 +112,16 @@ function withoutRepeats(units: readonly Unit[]): Unit[] {
   });
 }
 
-/** Extra statements that bind a name not yet imported the same way (`from m import x` is there when `from m import x, y` is). */
-function newExtras(extras: readonly ImportStatement[], present: readonly string[]): Unit[] {
+/**
+ * Extra statements that bind a name not yet imported the same way (`from m import x` is there when `from m import x, y` is),
+ * other than names only the functions that import them read.
+ */
+function newExtras(extras: readonly ImportStatement[], present: readonly string[], localOnly: readonly string[]): Unit[] {
   const bound = new Set(present);
+  const local = new Set(localOnly);
   const added: Unit[] = [];
   for (const statement of extras) {
-    if (statement.keys.every((key) => bound.has(key))) continue;
+    if (statement.keys.every((key) => bound.has(key)) || statement.binds.every((name) => local.has(name))) continue;
     for (const key of statement.keys) bound.add(key);
     added.push({ statement, comments: [], text: statement.segment });
   }
@@ -163,14 +169,43 @@ export function importFor(dependency: { name: string; file_path: string }, depen
 }
 
 /**
- * Which candidates the code uses: names read as identifiers (ast Name nodes), so a
- * name in a string, a comment, an attribute (`obj.mean`), a parameter or a keyword
- * argument does not count. Code that does not parse falls back to the tokenizer.
+ * Which candidates the code uses: names read as identifiers (ast Name nodes) where they
+ * mean the module's name, so a name in a string, a comment, an attribute (`obj.mean`) or
+ * a keyword argument does not count, nor one the function binds itself (a parameter, an
+ * assignment, an import in its body, as Python's scopes have it). Annotations, defaults
+ * and decorators count, as the module evaluates them. Code that does not parse falls
+ * back to the tokenizer.
  */
 export async function usedNames(python: string, code: string, candidates: readonly string[]): Promise<string[]> {
   if (candidates.length === 0) return [];
   const found = new Set((await askImportScript(python, { mode: "names", code })).names);
   return [...new Set(candidates)].filter((name) => found.has(name));
+}
+
+/** The module an import line is written in. */
+export interface Importer {
+  module: string;
+  /** Whether it is a package's __init__.py: then `from <module> import x` may load its submodule x. */
+  isPackage: boolean;
+  /** Its source: the names it defines at top level (imports aside) are its own. */
+  source: string;
+  /** Names it is about to define besides (the node being written). */
+  names?: readonly string[];
+}
+
+/**
+ * The import lines without the names they take from the importer's own module (`from
+ * <module> import x`, or a relative import that comes to it): a name the module defines
+ * needs no import, and importing it is an import of the module by itself. A plain module
+ * has no submodules, so every such name goes; a package's __init__.py keeps the names it
+ * does not define, which are its submodules (`from pkg import sub`, `from . import sub`).
+ * A line that loses some of its names is written anew (without its comment), the others
+ * are kept as they are, and so is a line that does not parse.
+ */
+export async function withoutSelfImports(python: string, lines: readonly string[], importer: Importer): Promise<string[]> {
+  if (lines.length === 0) return [];
+  const { module, isPackage, source, names = [] } = importer;
+  return (await askImportScript(python, { mode: "own", lines, module, isPackage, source, names })).lines;
 }
 
 /** One import cycle between modules of the package, for the report. */
@@ -184,19 +219,26 @@ export interface ImportCycle {
  * The cycles of the package's module-level import graph: imports that run when a
  * module loads (top level, and inside top-level if/try/with), not those inside
  * functions or under `if TYPE_CHECKING:`. A module that does not parse has no edges.
- * A module is taken for a package (for relative imports) when another module's name
- * starts with its name and a dot.
+ * A module is taken for a package (for relative imports) when `packages` names it (its
+ * file is an __init__.py) or another module's name starts with its name and a dot. A
+ * package that imports from itself a name it does not define loads its submodule: that
+ * is no import of the package by itself, even when the submodule is not among `modules`.
  */
-export async function importCycles(python: string, modules: ReadonlyMap<string, string>): Promise<ImportCycle[]> {
+export async function importCycles(
+  python: string,
+  modules: ReadonlyMap<string, string>,
+  packages: ReadonlySet<string> = new Set(),
+): Promise<ImportCycle[]> {
   if (modules.size === 0) return [];
   const reply = await askImportScript(python, { mode: "graph", modules: Object.fromEntries(modules) });
   const known = new Set(modules.keys());
-  const packages = new Set([...known].flatMap((m) => m.split(".").map((_, i, parts) => parts.slice(0, i).join("."))));
+  const parents = new Set([...known].flatMap((m) => m.split(".").map((_, i, parts) => parts.slice(0, i).join("."))));
   const edges = new Map<string, Map<string, Set<string>>>();
   for (const [module, imports] of Object.entries(reply.modules)) {
     const targets = new Map<string, Set<string>>();
+    const importer = { module, isPackage: packages.has(module) || parents.has(module), defined: new Set(reply.defined[module]) };
     for (const found of imports ?? []) {
-      for (const [target, name] of resolveImport(module, packages.has(module), found, known)) {
+      for (const [target, name] of resolveImport(importer, found, known)) {
         targets.set(target, (targets.get(target) ?? new Set()).add(name));
       }
     }
@@ -208,16 +250,22 @@ export async function importCycles(python: string, modules: ReadonlyMap<string, 
 
 /**
  * The known modules an import loads, each with the name it takes ("" for `import m`).
- * `from p import x` loads the module p.x when there is one, else takes x from p.
+ * `from p import x` loads the module p.x when there is one, else takes x from p; in the
+ * package p itself, a name p does not define is a submodule, so it takes nothing from p.
  */
-function resolveImport(importer: string, isPackage: boolean, found: RuntimeImport, known: ReadonlySet<string>): [string, string][] {
-  const base = absoluteModule(importer, isPackage, found);
+function resolveImport(
+  importer: { module: string; isPackage: boolean; defined: ReadonlySet<string> },
+  found: RuntimeImport,
+  known: ReadonlySet<string>,
+): [string, string][] {
+  const base = absoluteModule(importer.module, importer.isPackage, found);
   if (base === undefined) return [];
   if (found.names === null) return known.has(base) ? [[base, ""]] : [];
   const resolved: [string, string][] = [];
   for (const name of found.names) {
     const submodule = base === "" ? name : `${base}.${name}`;
     if (known.has(submodule)) resolved.push([submodule, name]);
+    else if (base === importer.module && importer.isPackage && !importer.defined.has(name)) continue;
     else if (known.has(base)) resolved.push([base, name]);
   }
   return resolved;
@@ -246,14 +294,19 @@ function suggestionFor(cycle: readonly string[], edges: ReadonlyMap<string, Read
 
 /**
  * Missing names from pytest output: names from NameError and from `ImportError: cannot
- * import name`, and modules from ModuleNotFoundError; each sorted, without repeats.
+ * import name` (unless a circular import is why), and modules from ModuleNotFoundError;
+ * each sorted, without repeats.
  * Python quotes them with repr, so a name never contains a quote.
  */
 export function missingNames(pytestOutput: string): { names: string[]; modules: string[] } {
   const all = (...patterns: RegExp[]): string[] =>
     [...new Set(patterns.flatMap((pattern) => [...pytestOutput.matchAll(pattern)].map((m) => m[1]!)))].sort();
   return {
-    names: all(/NameError: name '([^'\s]+)' is not defined/g, /ImportError: cannot import name '([^'\s]+)'/g),
+    // A name a circular import could not give is no missing import: another import of it, at the top, would only deepen the cycle.
+    names: all(
+      /NameError: name '([^'\s]+)' is not defined/g,
+      /ImportError: cannot import name '([^'\s]+)'(?! from partially initialized module)/g,
+    ),
     modules: all(/ModuleNotFoundError: No module named '([^'\s]+)'/g),
   };
 }

@@ -29,7 +29,115 @@ def describe(node, source):
         keys = [" ".join(["from", str(node.level), node.module or "", a.name, a.asname or ""]) for a in node.names]
         module, level = node.module or "", node.level
     return {"start": node.lineno, "end": node.end_lineno, "segment": ast.get_source_segment(source, node),
-            "keys": keys, "module": module, "level": level, "shared": False}
+            "keys": keys, "binds": [bound_name(a) for a in node.names], "module": module, "level": level, "shared": False}
+
+def bound_name(alias):
+    # "import a.b" binds a; "from m import *" binds no one name, and is kept as "*".
+    return alias.asname or (alias.name if "." not in alias.name else alias.name.split(".")[0])
+
+class Scope:
+    # One namespace: "module", "function" (lambdas and comprehensions too) or "class".
+    def __init__(self, kind, parent):
+        self.kind, self.parent = kind, parent
+        self.bound, self.imported, self.declared_global, self.declared_nonlocal = set(), set(), set(), set()
+        self.reads = []
+
+    def function(self):
+        # Where a walrus in a comprehension binds: the nearest scope that is no comprehension.
+        scope = self
+        while scope.kind == "comprehension":
+            scope = scope.parent
+        return scope
+
+COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+def scope_parts(node):
+    # For a node that opens a scope: its kind, the children evaluated outside it (decorators,
+    # defaults, annotations, bases, a comprehension's first iterable), those inside, and its parameters.
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        a = node.args
+        params = [x for x in a.posonlyargs + a.args + [a.vararg] + a.kwonlyargs + [a.kwarg] if x is not None]
+        outside = a.defaults + [d for d in a.kw_defaults if d is not None]
+        if isinstance(node, ast.Lambda):
+            return "function", outside, [node.body], [x.arg for x in params]
+        outside += node.decorator_list + [x.annotation for x in params if x.annotation] + ([node.returns] if node.returns else [])
+        types = [t.name for t in getattr(node, "type_params", [])]
+        return "function", outside, node.body, [x.arg for x in params] + types
+    if isinstance(node, ast.ClassDef):
+        return "class", node.decorator_list + node.bases + node.keywords, node.body, []
+    if isinstance(node, COMPREHENSIONS):
+        first, rest = node.generators[0], node.generators[1:]
+        elements = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+        inside = [first.target] + first.ifs + [x for g in rest for x in [g.target, g.iter] + g.ifs] + elements
+        return "comprehension", [first.iter], inside, []
+    return None
+
+def scopes_of(tree):
+    # Every scope of the module and what each binds and reads, by Python's rules: a name bound
+    # anywhere in a function (parameter, assignment, import, def) is local to all of it.
+    module = Scope("module", None)
+    found = [module]
+    stack = [(node, module) for node in tree.body]
+    while stack:
+        node, scope = stack.pop()
+        parts = scope_parts(node)
+        if parts:
+            kind, outside, inside, params = parts
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                scope.bound.add(node.name)
+            inner = Scope(kind, scope)
+            inner.bound.update(params)
+            found.append(inner)
+            stack.extend((child, scope) for child in outside)
+            stack.extend((child, inner) for child in inside)
+            continue
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load):
+                scope.reads.append(node.id)
+            else:
+                scope.bound.add(node.id)
+                if isinstance(node.ctx, ast.Del):
+                    scope.reads.append(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [bound_name(a) for a in node.names if a.name != "*"]
+            scope.bound.update(names)
+            scope.imported.update(names)
+        elif isinstance(node, ast.Global):
+            scope.declared_global.update(node.names)
+        elif isinstance(node, ast.Nonlocal):
+            scope.declared_nonlocal.update(node.names)
+        elif isinstance(node, ast.NamedExpr):
+            scope.function().bound.add(node.target.id)
+            stack.append((node.value, scope))
+            continue
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            scope.bound.add(node.name)
+        elif type(node).__name__ in ("MatchAs", "MatchStar") and node.name:
+            scope.bound.add(node.name)
+        elif type(node).__name__ == "MatchMapping" and node.rest:
+            scope.bound.add(node.rest)
+        stack.extend((child, scope) for child in ast.iter_child_nodes(node))
+    return found
+
+def is_module_name(name, scope):
+    # Whether a name read in scope means the module's name of that name (or a builtin). A class
+    # body's names are seen by reads in the body itself, not by its methods.
+    first = True
+    while scope.kind != "module":
+        if name in scope.declared_global:
+            return True
+        if (first or scope.kind != "class") and name in scope.bound and name not in scope.declared_nonlocal:
+            return False
+        scope, first = scope.parent, False
+    return True
+
+def module_reads(scopes):
+    # The names the code reads as module-level names, anywhere in it.
+    return {name for scope in scopes for name in scope.reads if is_module_name(name, scope)}
+
+def imported_inside(scopes):
+    # Names imported inside a function or class body, for that body alone.
+    return {name for scope in scopes if scope.kind != "module" for name in scope.imported if name not in scope.declared_global}
 
 def block(req):
     source = req["source"]
@@ -55,6 +163,8 @@ def block(req):
         d["shared"] = (i > 0 and body[i - 1].end_lineno >= body[i].lineno) or (i + 1 < len(body) and start_of(body[i + 1]) <= body[i].end_lineno)
         imports.append(d)
     present = [k for n in body if isinstance(n, (ast.Import, ast.ImportFrom)) for k in describe(n, source)["keys"]]
+    scopes = scopes_of(ast.Module(body=body, type_ignores=[]))
+    local_only = sorted(imported_inside(scopes) - module_reads(scopes))
     extras = []
     for line in req["extra"]:
         try:
@@ -65,7 +175,7 @@ def block(req):
             return {"ok": False, "message": "extra line %r is not an import statement" % line}
         extras.extend(describe(s, line) for s in statements)
     return {"ok": True, "docstringEnd": body[0].end_lineno if first else 0, "imports": imports, "present": present,
-            "extras": extras, "next": {"start": next_start, "kind": next_kind}}
+            "localOnly": local_only, "extras": extras, "next": {"start": next_start, "kind": next_kind}}
 
 def names_by_tokens(code):
     # Partial code that ast rejects still tokenizes up to the error; a NAME after "." is an attribute.
@@ -81,8 +191,7 @@ def names_by_tokens(code):
 
 def names(req):
     try:
-        tree = ast.parse(req["code"])
-        found = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)}
+        found = module_reads(scopes_of(ast.parse(req["code"])))
     except SyntaxError:
         found = names_by_tokens(req["code"])
     return {"ok": True, "names": sorted(found)}
@@ -105,14 +214,60 @@ def runtime_imports(body):
         elif isinstance(node, ast.With):
             yield from runtime_imports(node.body)
 
+def defined_names(tree):
+    # What a module defines itself at its top level: bound there, other than by an import.
+    module = scopes_of(tree)[0]
+    return module.bound - module.imported
+
+def absolute_module(importer, is_package, level, module):
+    # "." is the importer's package: the module itself when it is a package, else its parent; each further dot goes up one.
+    if level == 0:
+        return module
+    parts = importer.split(".")
+    anchor = parts if is_package else parts[:-1]
+    if level - 1 >= len(anchor):
+        return None
+    return ".".join(anchor[:len(anchor) - (level - 1)] + (module.split(".") if module else []))
+
+def own(req):
+    # The import lines without the names they take from the importer's own module. A plain
+    # module has no submodules, so all of them go; a package keeps those it does not define.
+    importer, is_package = req["module"], req["isPackage"]
+    defined = set(req["names"])
+    try:
+        defined |= defined_names(ast.parse(req["source"]))
+    except SyntaxError:
+        pass
+    out = []
+    for line in req["lines"]:
+        try:
+            statements = ast.parse(line.strip()).body
+        except SyntaxError:
+            out.append(line)
+            continue
+        kept, changed = [], False
+        for s in statements:
+            if isinstance(s, ast.ImportFrom) and absolute_module(importer, is_package, s.level, s.module or "") == importer:
+                names = [a for a in s.names if is_package and a.name != "*" and a.name not in defined]
+                if len(names) < len(s.names):
+                    changed = True
+                    if names:
+                        listed = ", ".join(a.name + (" as " + a.asname if a.asname else "") for a in names)
+                        kept.append("from %s%s import %s" % ("." * s.level, s.module or "", listed))
+                    continue
+            kept.append(ast.get_source_segment(line.strip(), s))
+        out.extend(kept if changed else [line])
+    return {"ok": True, "lines": out}
+
 def graph(req):
-    out = {}
+    out, defined = {}, {}
     for name, source in req["modules"].items():
         try:
             tree = ast.parse(source)
         except SyntaxError:
             out[name] = None
             continue
+        defined[name] = sorted(defined_names(tree))
         found = []
         for node in runtime_imports(tree.body):
             if isinstance(node, ast.Import):
@@ -120,7 +275,7 @@ def graph(req):
             else:
                 found.append({"level": node.level, "module": node.module or "", "names": [a.name for a in node.names]})
         out[name] = found
-    return {"ok": True, "modules": out}
+    return {"ok": True, "modules": out, "defined": defined}
 
 def stdlib(req):
     found = getattr(sys, "stdlib_module_names", None)
@@ -131,7 +286,7 @@ def stdlib(req):
     return {"ok": True, "names": sorted(found)}
 
 request = json.loads(sys.stdin.buffer.read().decode("utf-8"))
-print(json.dumps({"block": block, "names": names, "graph": graph, "stdlib": stdlib}[request["mode"]](request)))
+print(json.dumps({"block": block, "names": names, "graph": graph, "own": own, "stdlib": stdlib}[request["mode"]](request)))
 `;
 
 /** One top-level import statement as the script describes it (lines are 1-based, inclusive). */
@@ -142,6 +297,8 @@ export interface ImportStatement {
   segment: string;
   /** One key per imported name, e.g. "from 0 statkit.stats mean " or "import os ": equal keys bind the same name the same way. */
   keys: string[];
+  /** The name each key binds in the importing module ("a" for `import a.b`, "*" for a star import). */
+  binds: string[];
   /** The module of `from m import x`, or the first module of `import a, b`. */
   module: string;
   /** Dots of a relative import; 0 when absolute. */
@@ -160,6 +317,8 @@ export type BlockScan =
       imports: ImportStatement[];
       /** Keys of every top-level import, inside the block or not. */
       present: string[];
+      /** Names imported inside a function or class body and never read as the module's names: that body's own. */
+      localOnly: string[];
       /** The extra lines, parsed. */
       extras: ImportStatement[];
       /** The first statement after the block (start 0 when none); "def" for def and class. */
@@ -177,8 +336,9 @@ export interface RuntimeImport {
 export interface ScriptReplies {
   block: BlockScan;
   names: { ok: true; names: string[] };
-  /** null for a module that does not parse. */
-  graph: { ok: true; modules: Record<string, RuntimeImport[] | null> };
+  /** null for a module that does not parse; `defined` holds what each module that parses binds at top level, imports aside. */
+  graph: { ok: true; modules: Record<string, RuntimeImport[] | null>; defined: Record<string, string[]> };
+  own: { ok: true; lines: string[] };
   stdlib: { ok: true; names: string[] };
 }
 
@@ -186,6 +346,7 @@ export type ScriptRequest =
   | { mode: "block"; source: string; extra: readonly string[] }
   | { mode: "names"; code: string }
   | { mode: "graph"; modules: Record<string, string> }
+  | { mode: "own"; lines: readonly string[]; module: string; isPackage: boolean; source: string; names: readonly string[] }
   | { mode: "stdlib" };
 
 /** Runs one request through the import script; throws when Python itself fails, since nothing can go on without it. */

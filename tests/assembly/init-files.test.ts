@@ -117,4 +117,25 @@ describe("an __init__.py that holds generated code", () => {
     expect(renderInitWithCode(api, once)).toBe(once);
     expect((await outlinePython(await findPython(), once)).ok).toBe(true);
   });
+
+  it("keeps the code's imports of its own submodules and its imports inside functions where they are", () => {
+    const api = apisOf(rpg).apis.find((a) => a.dir === "src/pkg")!;
+    const own = [
+      "from pkg import tools",
+      "from . import tools as t",
+      "from pkg.tools.core import helper",
+      "",
+      "",
+      "def version_info():",
+      "    from pkg.tools import core",
+      "",
+      "    return core.helper(), tools, t",
+      "",
+    ].join("\n");
+    const once = renderInitWithCode(api, own);
+    expect(once.startsWith(own)).toBe(true);
+    // The API block adds only what the package exports: nothing of the code's own imports is repeated or taken away.
+    expect(once.slice(own.length).match(/^from .*$/gm)).toEqual(["from pkg.tools import helper  # noqa: E402"]);
+    expect(stripApiBlock(once)).toBe(own);
+  });
 });
