@@ -1,3 +1,4 @@
+import { symbolKindOf } from "../rpg/symbol-kind.js";
 import { normalizePath } from "../rpg/paths.js";
 import type { Rpg, RpgNode } from "../rpg/schema.js";
 import { packageDocstrings, pythonDocstring } from "./docstrings.js";
@@ -72,7 +73,8 @@ export function packageApis(
       if (node.node_type !== "leaf" || dirOf(node.file_path) !== dir) continue;
       const own = moduleOf(node.file_path);
       if (normalizePath(node.file_path).endsWith("/__init__.py")) holdsCode = true;
-      if (!node.name.startsWith("_")) add(node.name, own, `${own}.${node.name}`);
+      // A method is its class's, not the module's.
+      if (!node.name.startsWith("_") && symbolKindOf(node) !== "method") add(node.name, own, `${own}.${node.name}`);
     }
     if (options.reexport) {
       for (const child of packageDirs) {

@@ -72,6 +72,16 @@ def bound(node):
     return targets[0].id if len(targets) == 1 and isinstance(targets[0], ast.Name) else None
 
 
+def members_of(klass):
+    """Each def in a class body, with the last line of the statement before it."""
+    out = []
+    for k, m in enumerate(klass.body):
+        if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            prev = klass.body[k - 1].end_lineno if k > 0 else start_of(m) - 1
+            out.append((m, prev))
+    return out
+
+
 def subset(req):
     source, remove = req["source"], set(req["remove"])
     try:
@@ -88,7 +98,10 @@ def subset(req):
             if refs & gone:
                 targets.append(i)
     targets.sort()
-    if not targets:
+    # "Class.method": a method node's def inside its class, which stays.
+    methods = [(m, lines_before) for n in body if isinstance(n, ast.ClassDef)
+               for m, lines_before in members_of(n) if n.name + "." + m.name in remove]
+    if not targets and not methods:
         return {"ok": True, "changed": False}
     lines = re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z", source)
     assert "".join(lines) == source
@@ -107,6 +120,10 @@ def subset(req):
 
     removed = set()
     removed_refs, kept_refs = set(), set()
+    for m, previous_end in methods:
+        names_in(m, removed_refs)
+        # The method with the blank lines that set it apart from the member before it.
+        removed.update(range(previous_end + 1, m.end_lineno + 1))
     for i in targets:
         node = body[i]
         names_in(node, removed_refs)

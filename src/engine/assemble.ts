@@ -131,7 +131,7 @@ export async function assemblePackage(options: AssemblyOptions): Promise<Assembl
     passed.flatMap((n) => n.requirements ?? []),
     await thirdPartyImports(options.python, modules, local),
   );
-  const cycles = await importCycles(options.python, modules);
+  const cycles = await importCycles(options.python, modules, new Set(packageDirectories(rpg).map((dir) => moduleOf(`${dir}/__init__.py`))));
   await write("pyproject.toml", renderPyproject(info, requirements, packageRoots(rpg), consoleScripts(rpg, passedIds, info.name)));
   await write("requirements.txt", renderRequirements(requirements));
   await write("requirements-dev.txt", renderDevRequirements());

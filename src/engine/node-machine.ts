@@ -1,4 +1,4 @@
-import { importFor, isStdlib, missingNames, organizeImports, usedNames } from "../assembly/imports.js";
+import { importFor, isStdlib, missingNames, organizeImports, usedNames, withoutSelfImports } from "../assembly/imports.js";
 import { findTestBlock, upsertTestBlock } from "../assembly/test-blocks.js";
 import { askStructured, type StructuredResult } from "../llm/structured.js";
 import { addUsage, ZERO_USAGE, type ModelMessage, type TokenUsage } from "../llm/provider.js";
@@ -12,10 +12,10 @@ import type { RpgNode } from "../rpg/schema.js";
 import { symbolKindOf } from "../rpg/symbol-kind.js";
 import type { PytestResult } from "../sandbox/pytest.js";
 import type { Tampering } from "../workspace/package-files.js";
-import { addImports, replaceSymbol, stubFor } from "../workspace/python-edit.js";
+import { addImports, memberCode, replaceMember, replaceSymbol, stubFor } from "../workspace/python-edit.js";
 import { placeSupportCode, readSupportCode } from "../workspace/support-code.js";
 import { moduleOf } from "../assembly/layout.js";
-import { outlinePython } from "../workspace/python-outline.js";
+import { outlinePython, type TopLevelStatement } from "../workspace/python-outline.js";
 import type { NodeExecutor, NodeOutcome } from "./events.js";
 import { failureBrief, outcomeLine, type AttemptNote } from "./failure-brief.js";
 import { reviewImplementation, reviewTests } from "../review/reply-review.js";
@@ -86,6 +86,8 @@ class NodeRun {
   private testsCode = "";
   private testAttempts = 0;
   private lastCode: string | undefined;
+  /** For a method: its class. */
+  private readonly owner: { name: string; signature: string } | undefined;
   /** The top-level names the node's accepted code defines in its module: its symbol and its support code's. */
   private owns: string[] = [];
   /** The module with the node's stub in place: every proposal is applied to this, so an import a failed attempt added does not outlive it. */
@@ -99,6 +101,7 @@ class NodeRun {
     private readonly signal: AbortSignal,
   ) {
     this.prompt = setup.promptContext(node);
+    this.owner = this.prompt.owner;
   }
 
   async execute(): Promise<NodeOutcome> {
@@ -234,10 +237,15 @@ class NodeRun {
     proposed = true,
   ): Promise<{ ok: true } | { ok: false; reason: string }> {
     const python = this.setup.python;
-    // A dependency defined in the same module needs no import; importing it would be a
-    // circular import of the module by itself, which fails at load time.
-    const own = this.prompt.module;
-    imports = imports.filter((line) => !new RegExp(`^from\\s+${own.replace(/\./g, "\\.")}\\s+import\\b`).test(line.trim()));
+    const before = (proposed ? this.baseline : undefined) ?? (await this.setup.files.read(this.implFile)) ?? "";
+    // A name the module defines needs no import: importing it is an import of the module by itself,
+    // which fails at load time. A package's __init__.py keeps `from pkg import submodule`.
+    imports = await withoutSelfImports(python, imports, {
+      module: this.prompt.module,
+      isPackage: /(^|\/)__init__\.py$/.test(this.implFile),
+      source: before,
+      names: [this.owner?.name ?? this.node.name],
+    });
     if (proposed) {
       const reviewed = await reviewImplementation(python, code, imports.join("\n"), { support, registrars: this.registrars() });
       if (!reviewed.ok) return { ok: false, reason: `the review refused the code: ${reviewed.reason}` };
@@ -246,7 +254,6 @@ class NodeRun {
     if (!verdict.ok) return verdict;
     const extra = await readSupportCode(python, support, this.node.name);
     if (!extra.ok) return { ok: false, reason: `the support code was refused: ${extra.problems.slice(0, 3).join("; ")}` };
-    const before = (proposed ? this.baseline : undefined) ?? (await this.setup.files.read(this.implFile)) ?? "";
     const outline = await outlinePython(python, before);
     if (!outline.ok)
       return { ok: false, reason: `${this.implFile} does not parse before the edit: line ${outline.line}: ${outline.message}` };
@@ -257,10 +264,13 @@ class NodeRun {
         ok: false,
         reason: `the support code defines ${clashes.join(", ")}, which ${this.implFile} already has; choose other names`,
       };
-    const swapped = replaceSymbol(before, outline.statements, this.node.name, code);
-    const swappedOutline = await outlinePython(python, swapped);
-    const symbol = swappedOutline.ok ? swappedOutline.statements.find((st) => st.name === this.node.name) : undefined;
-    const replaced = symbol ? placeSupportCode(swapped, symbol.start, symbol.end, extra) : swapped;
+    const put = await this.putSymbol(before, outline.statements, code);
+    if (!put.ok) return put;
+    const swappedOutline = await outlinePython(python, put.source);
+    // Support code goes around the top-level statement that holds the symbol: the class, for a method.
+    const holder = this.owner?.name ?? this.node.name;
+    const symbol = swappedOutline.ok ? swappedOutline.statements.find((st) => st.name === holder) : undefined;
+    const replaced = symbol ? placeSupportCode(put.source, symbol.start, symbol.end, extra) : put.source;
     const replacedOutline = await outlinePython(python, replaced);
     if (!replacedOutline.ok)
       return { ok: false, reason: `the edited file would not parse: line ${replacedOutline.line}: ${replacedOutline.message}` };
@@ -275,9 +285,48 @@ class NodeRun {
     await this.setup.files.write(this.implFile, after);
     if (proposed) {
       this.lastCode = support.trim() === "" ? code : `${support.trimEnd()}\n\n\n${code}`;
-      this.owns = [this.node.name, ...extra.names];
+      this.owns = [this.owner ? `${this.owner.name}.${this.node.name}` : this.node.name, ...extra.names];
     }
     return { ok: true };
+  }
+
+  /**
+   * The module with the node's symbol in place: a function, class or constant replaces its
+   * top-level statement; a method goes into its class. A class keeps the methods its method
+   * nodes put into it, so that regenerating the class does not take them away.
+   */
+  private async putSymbol(
+    source: string,
+    statements: TopLevelStatement[],
+    code: string,
+  ): Promise<{ ok: true; source: string } | { ok: false; reason: string }> {
+    if (this.owner) {
+      const klass = statements.find((st) => st.kind === "class" && st.name === this.owner!.name);
+      if (!klass) return { ok: false, reason: `class ${this.owner.name} is not in ${this.implFile} yet` };
+      return { ok: true, source: replaceMember(source, klass, this.node.name, code) };
+    }
+    const methods = symbolKindOf(this.node) === "class" ? this.setup.methodsOf(this.node) : [];
+    if (methods.length > 0) {
+      const proposed = await outlinePython(this.setup.python, code);
+      const own = proposed.ok ? (proposed.statements[0]?.members ?? []).filter((m) => methods.includes(m.name)) : [];
+      if (own.length > 0)
+        return {
+          ok: false,
+          reason: `${own.map((m) => m.name).join(", ")} ${own.length === 1 ? "is a node" : "are nodes"} of its own: leave it out of the class`,
+        };
+    }
+    const old = statements.find((st) => st.kind === "class" && st.name === this.node.name);
+    const carried = methods.flatMap((m) => {
+      const text = old ? memberCode(source, old, m) : undefined;
+      return text === undefined ? [] : [[m, text] as const];
+    });
+    let next = replaceSymbol(source, statements, this.node.name, code);
+    for (const [name, text] of carried) {
+      const outline = await outlinePython(this.setup.python, next);
+      const klass = outline.ok ? outline.statements.find((st) => st.kind === "class" && st.name === this.node.name) : undefined;
+      if (klass) next = replaceMember(next, klass, name, text);
+    }
+    return { ok: true, source: next };
   }
 
   /** The package's own functions support code may call at import to register its helpers: the node's dependencies and its own symbol. */
@@ -299,7 +348,8 @@ class NodeRun {
         deps.map((d) => d.name),
       ),
     );
-    return deps.filter((d) => used.has(d.name)).flatMap((d) => importFor(d, this.node) ?? []);
+    // A method is reached through its class, never imported by its own name.
+    return deps.filter((d) => used.has(d.name) && symbolKindOf(d) !== "method").flatMap((d) => importFor(d, this.node) ?? []);
   }
 
   /**
@@ -310,7 +360,8 @@ class NodeRun {
     const { names } = missingNames(result.output);
     if (names.length === 0) return false;
     const lines: string[] = [];
-    for (const dep of this.setup.dependenciesOf(this.node)) if (names.includes(dep.name)) lines.push(...(importFor(dep, this.node) ?? []));
+    for (const dep of this.setup.dependenciesOf(this.node))
+      if (names.includes(dep.name) && symbolKindOf(dep) !== "method") lines.push(...(importFor(dep, this.node) ?? []));
     for (const name of names) if (await isStdlib(this.setup.python, name)) lines.push(`import ${name}`);
     if (lines.length === 0) return false;
     // An import the engine adds is held to the review like one the model proposed (no `import signal` by the back door).

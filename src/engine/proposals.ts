@@ -37,7 +37,7 @@ export function checkTests(node: RpgNode, testFile: string, outline: Outline, ot
 /** Checks a proposed implementation: exactly the node's symbol, and imports that are only imports. */
 export function checkCode(node: RpgNode, code: Outline, imports: Outline): Verdict<void> {
   if (!code.ok) return { ok: false, reason: `the code does not parse: line ${code.line}: ${code.message}` };
-  const kind = { function: "def", class: "class", constant: "assign" } as const;
+  const kind = { function: "def", class: "class", constant: "assign", method: "def" } as const;
   const wanted = kind[symbolKindOf(node)];
   const what = { def: "def", class: "class", assign: "assignment" }[wanted];
   const symbols = code.statements;

@@ -320,7 +320,7 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
       await save();
       return false;
     }
-    recordOutcome(entry, attempt, outcome, iso());
+    recordOutcome(entry, attempt, outcome, iso(), node.name);
     entry.duration_ms = Math.max(0, clock() - since);
     if (outcome.status === "failed") skipDownstream(id, plan, checkpoint, iso());
     if (outcome.status === "passed" && writer) {
@@ -337,6 +337,7 @@ function recordOutcome(
   attempt: CheckpointEntry["attempts"][number],
   outcome: Exclude<NodeOutcome, { status: "interrupted" }>,
   now: string,
+  name: string,
 ): void {
   entry.status = outcome.status;
   entry.timestamp = now;
@@ -360,7 +361,8 @@ function recordOutcome(
     delete entry.failure_reason;
     delete entry.blocked_by;
     delete entry.failure_context;
-    if (outcome.owns && outcome.owns.length > 1) entry.owns = outcome.owns;
+    // Recorded when it says more than the default, the node's name alone.
+    if (outcome.owns && !(outcome.owns.length === 1 && outcome.owns[0] === name)) entry.owns = outcome.owns;
     else delete entry.owns;
   }
 }

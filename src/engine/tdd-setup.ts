@@ -1,3 +1,4 @@
+import { symbolKindOf } from "../rpg/symbol-kind.js";
 import type { z } from "zod";
 import { moduleOf, signatureOf, testFileLookup } from "../assembly/layout.js";
 import type { ModelProvider } from "../llm/provider.js";
@@ -24,6 +25,8 @@ export interface TddSetup {
   testFileOf(nodeId: string): string;
   /** The leaves a node depends on, for the imports its code needs. */
   dependenciesOf(node: RpgNode): RpgNode[];
+  /** The names of a class's method nodes. */
+  methodsOf(node: RpgNode): string[];
   /** The package's own top-level packages: imports of these are local (PEP 8's third group). */
   localPackages: string[];
   promptContext(node: RpgNode): NodePromptContext;
@@ -61,8 +64,9 @@ export function createTddSetup(options: TddSetupOptions): TddSetup {
     testFileOf,
     dependenciesOf: (node) =>
       (options.plan.dependencies.get(node.id) ?? []).map((id) => options.plan.nodes.get(id)!).filter((n) => n.node_type === "leaf"),
+    methodsOf: (node) => options.rpg.nodes.filter((n) => n.parent_id === node.id && symbolKindOf(n) === "method").map((n) => n.name),
     localPackages: localPackagesOf(options.rpg),
-    promptContext: (node) => promptContext(node, options.plan, testFileOf),
+    promptContext: (node) => promptContext(node, options.plan, testFileOf, basesOf(options.rpg)),
     jsonSchemaOf: (schema) => {
       let json = schemas.get(schema);
       if (!json) schemas.set(schema, (json = strictJsonSchema(schema)));
@@ -76,8 +80,19 @@ export function localPackagesOf(rpg: Rpg): string[] {
   return [...new Set(rpg.nodes.map((n) => moduleOf(n.file_path).split(".")[0]!))].sort();
 }
 
+/** class id -> the names of the classes it inherits from (the RPG's inherits edges). */
+function basesOf(rpg: Rpg): Map<string, string[]> {
+  const names = new Map(rpg.nodes.map((n) => [n.id, n.name]));
+  const bases = new Map<string, string[]>();
+  for (const edge of rpg.edges ?? []) {
+    if (edge.type !== "inherits" || !names.has(edge.target)) continue;
+    bases.set(edge.source, [...(bases.get(edge.source) ?? []), names.get(edge.target)!]);
+  }
+  return bases;
+}
+
 /** The node and the interfaces of what it depends on: signatures and the first line of docstrings, never bodies. */
-function promptContext(node: RpgNode, plan: Plan, testFileOf: (id: string) => string): NodePromptContext {
+function promptContext(node: RpgNode, plan: Plan, testFileOf: (id: string) => string, bases: Map<string, string[]>): NodePromptContext {
   const dependencies = (plan.dependencies.get(node.id) ?? [])
     .map((id) => plan.nodes.get(id)!)
     .filter((dep) => dep.node_type === "leaf")
@@ -99,5 +114,14 @@ function promptContext(node: RpgNode, plan: Plan, testFileOf: (id: string) => st
     examples: node.examples ?? [],
     requirements: node.requirements ?? [],
     dependencies,
+    owner: ownerOf(node, plan),
+    bases: bases.get(node.id),
   };
+}
+
+/** The class a method node belongs to. */
+export function ownerOf(node: RpgNode, plan: Plan): { name: string; signature: string } | undefined {
+  if (symbolKindOf(node) !== "method") return undefined;
+  const owner = plan.nodes.get(node.parent_id!);
+  return owner ? { name: owner.name, signature: signatureOf(owner) } : undefined;
 }

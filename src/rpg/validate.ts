@@ -265,10 +265,23 @@ function checkParent(node: RpgNode, parent: RpgNode | undefined, index: number, 
     return;
   }
   if (parent.node_type !== "composite") {
+    // A class holds its methods: a method leaf's parent is its class, in the same file.
+    if (parent.type === "class" && node.type === "method" && node.node_type === "leaf") {
+      if (normalizePath(node.file_path) !== normalizePath(parent.file_path))
+        issues.push(
+          rpgError(
+            "RPG_PARENT_PATH_MISMATCH",
+            `file_path ${node.file_path} is not the file of its class "${parent.id}" (${parent.file_path})`,
+            { nodeId: node.id, field: "file_path" },
+            ["nodes", index, "file_path"],
+          ),
+        );
+      return;
+    }
     issues.push(
       rpgError(
         "RPG_PARENT_NOT_COMPOSITE",
-        `parent "${parent.id}" is a leaf; only composite nodes (modules, packages) contain other nodes`,
+        `parent "${parent.id}" is a leaf; only composite nodes (modules, packages) contain other nodes, and a class its methods`,
         at,
         ptr,
       ),

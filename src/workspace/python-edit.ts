@@ -19,6 +19,35 @@ export function replaceSymbol(source: string, outline: readonly TopLevelStatemen
 }
 
 /**
+ * Puts a method into its class: `code` is written at top-level indentation and indented to
+ * the class body; it replaces the method of that name, or follows the class's last line.
+ * Everything outside the method keeps its bytes.
+ */
+export function replaceMember(source: string, klass: TopLevelStatement, name: string, code: string): string {
+  const lines = splitLines(source);
+  const pad = " ".repeat(klass.indent ?? 4);
+  const block = code
+    .replace(/\s+$/, "")
+    .split("\n")
+    .map((line) => (line.trim() === "" ? "" : `${pad}${line}`));
+  const existing = klass.members?.find((m) => m.name === name);
+  if (existing) lines.splice(existing.start - 1, existing.end - existing.start + 1, ...block);
+  else lines.splice(klass.end, 0, "", ...block);
+  return `${lines.join("\n").replace(/\n+$/, "")}\n`;
+}
+
+/** The method's lines as written at top-level indentation (to carry it into a new version of its class). */
+export function memberCode(source: string, klass: TopLevelStatement, name: string): string | undefined {
+  const member = klass.members?.find((m) => m.name === name);
+  if (!member) return undefined;
+  const pad = klass.indent ?? 4;
+  return splitLines(source)
+    .slice(member.start - 1, member.end)
+    .map((line) => line.slice(Math.min(pad, line.length - line.trimStart().length)))
+    .join("\n");
+}
+
+/**
  * Adds the import lines the file does not have yet, after the module docstring,
  * `from __future__` imports and existing imports at the top, so that PEP 8's order of
  * the existing block is not disturbed.
@@ -43,9 +72,10 @@ export function addImports(source: string, outline: readonly TopLevelStatement[]
  * A stand-in for a symbol that is not written yet: importable, and failing loudly when used.
  * A constant's stand-in is NotImplemented, which no test of its value accepts.
  */
-export function stubFor(name: string, kind: "function" | "class" | "constant"): string {
+export function stubFor(name: string, kind: "function" | "class" | "constant" | "method"): string {
   const message = JSON.stringify(`${name} is not implemented yet`);
   if (kind === "constant") return `${name} = NotImplemented\n`;
+  if (kind === "method") return `def ${name}(self, *args, **kwargs):\n    raise NotImplementedError(${message})\n`;
   return kind === "class"
     ? `class ${name}:\n    def __init__(self, *args, **kwargs):\n        raise NotImplementedError(${message})\n`
     : `def ${name}(*args, **kwargs):\n    raise NotImplementedError(${message})\n`;

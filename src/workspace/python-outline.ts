@@ -27,7 +27,13 @@ for node in tree.body:
     targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
     if len(targets) == 1 and isinstance(targets[0], ast.Name):
         kind, name = "assign", targets[0].id
-    out.append({"kind": kind, "name": name, "start": start, "end": node.end_lineno})
+    entry = {"kind": kind, "name": name, "start": start, "end": node.end_lineno}
+    if kind == "class":
+        # Its methods, where method nodes are filled in, and the indentation of its body.
+        entry["members"] = [{"name": m.name, "start": min([m.lineno] + [d.lineno for d in m.decorator_list]), "end": m.end_lineno}
+                            for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        entry["indent"] = node.body[0].col_offset
+    out.append(entry)
 print(json.dumps({"ok": True, "statements": out}))
 `;
 
@@ -39,6 +45,10 @@ export interface TopLevelStatement {
   start: number;
   /** Last line (1-based, inclusive). */
   end: number;
+  /** A class's methods (decorators included), for method nodes. */
+  members?: { name: string; start: number; end: number }[];
+  /** A class body's indentation, in columns. */
+  indent?: number;
 }
 
 export type Outline = { ok: true; statements: TopLevelStatement[] } | { ok: false; line: number; column: number; message: string };

@@ -357,4 +357,34 @@ x = 1
     );
     expect((await outlinePython(python, out)).ok).toBe(true);
   });
+
+  it("takes a method node's method out of its class, which stays with its other members", async () => {
+    const source = [
+      "class Word:",
+      '    """A word."""',
+      "",
+      '    kind = "word"',
+      "",
+      "    def loud(self) -> str:",
+      "        return self.text.upper()",
+      "",
+      "    @property",
+      "    def size(self) -> int:",
+      "        return len(self.text)",
+      "",
+    ].join("\n");
+    const out = await withoutSymbols(python, source, ["Word.size"]);
+    expect(out).toBe(
+      [
+        "class Word:",
+        '    """A word."""',
+        "",
+        '    kind = "word"',
+        "",
+        "    def loud(self) -> str:",
+        "        return self.text.upper()",
+        "",
+      ].join("\n"),
+    );
+  });
 });

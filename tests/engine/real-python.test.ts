@@ -12,7 +12,14 @@ import { generateWith, startScriptedModel, type ScriptedModel, type Scripts } fr
  * local OpenAI-compatible server.
  */
 
-const leaf = (id: string, file: string, type: string, deps: string[] = [], docstring = `The ${id}.`) => ({
+const leaf = (
+  id: string,
+  file: string,
+  type: string,
+  deps: string[] = [],
+  docstring = `The ${id}.`,
+  extra: Record<string, unknown> = {},
+) => ({
   id,
   name: id,
   type,
@@ -21,13 +28,48 @@ const leaf = (id: string, file: string, type: string, deps: string[] = [], docst
   docstring,
   dependencies: deps,
   subgraph_id: "lex",
+  ...extra,
+});
+const method = (id: string, name: string, owner: string) => ({
+  ...leaf(id, "words", "method", [], `The ${name} of a word.`, { parent_id: owner }),
+  name,
 });
 
 const tests = (test_code: string) => ({ test_code, notes: "" });
 const impl = (code: string, support = "", imports: string[] = []) => ({ imports, code, support, notes: "" });
 const fix = (code: string, support = "", imports: string[] = []) => ({ imports, code, support, explanation: "" });
 
+const WORD_V1 =
+  'class Word(Token):\n    """A word of English."""\n\n    kind = "word"\n\n    def __init__(self, text: str) -> None:\n        self.text = text\n';
+
 const SCRIPTS: Scripts = {
+  Token: {
+    tests: [tests('from lex.words import Token\n\n\ndef test_Token_kind():\n    assert Token.kind == "token"\n')],
+    implementation: [impl('class Token:\n    """Any unit of text."""\n\n    kind = "token"\n')],
+  },
+  Word: {
+    tests: [
+      tests(
+        'from lex.words import Token, Word\n\n\ndef test_Word_is_a_token():\n    w = Word("cat")\n    assert isinstance(w, Token)\n    assert w.kind == "word"\n    assert w.text == "cat"\n',
+      ),
+      tests('from lex.words import Word\n\n\ndef test_Word_text():\n    assert Word("dog").text == "dog"\n'),
+    ],
+    implementation: [
+      // A class that writes a method node's method itself is refused.
+      impl(WORD_V1.replace("self.text = text\n", "self.text = text\n\n    def loud(self) -> str:\n        return self.text\n")),
+      impl(WORD_V1),
+    ],
+    fix: [fix(WORD_V1)],
+    diagnosis: [{ verdict: "implementation_bug", reason: "go on" }],
+  },
+  "Word.loud": {
+    tests: [tests('from lex.words import Word\n\n\ndef test_loud():\n    assert Word("cat").loud() == "CAT"\n')],
+    implementation: [impl('def loud(self) -> str:\n    """The word in upper case."""\n    return self.text.upper()\n')],
+  },
+  "Word.size": {
+    tests: [tests('from lex.words import Word\n\n\ndef test_size():\n    assert Word("cat").size() == 3\n')],
+    implementation: [impl('def size(self) -> int:\n    """Its length."""\n    return len(self.text)\n')],
+  },
   VOWELS: {
     tests: [
       tests(
@@ -110,6 +152,21 @@ const SCRIPTS: Scripts = {
   },
 };
 
+const NODES = [
+  leaf("VOWELS", "letters", "constant", [], "The vowels of English."),
+  leaf("count_vowels", "letters", "function", ["VOWELS"]),
+  leaf("register", "registry", "function"),
+  leaf("rules", "registry", "function", ["register"]),
+  leaf("is_plural", "plurals", "function"),
+  leaf("plural", "plurals", "function", ["register", "rules"]),
+  leaf("hostile", "hostile", "function"),
+  leaf("Token", "words", "class"),
+  leaf("Word", "words", "class", ["Token"]),
+  method("Word.loud", "loud", "Word"),
+  method("Word.size", "size", "Word"),
+];
+const EDGES = [{ source: "Word", target: "Token", type: "inherits" }];
+
 let root: string;
 let model: ScriptedModel;
 let result: GenerateResult;
@@ -119,20 +176,7 @@ const read = (rel: string) => readFileSync(join(out(), rel), "utf8");
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), "rpg-forge-real-python-"));
   model = await startScriptedModel(SCRIPTS);
-  result = await generateWith(
-    model,
-    [
-      leaf("VOWELS", "letters", "constant", [], "The vowels of English."),
-      leaf("count_vowels", "letters", "function", ["VOWELS"]),
-      leaf("register", "registry", "function"),
-      leaf("rules", "registry", "function", ["register"]),
-      leaf("is_plural", "plurals", "function"),
-      leaf("plural", "plurals", "function", ["register", "rules"]),
-      leaf("hostile", "hostile", "function"),
-    ],
-    out(),
-    { sandbox: "process", maxIterations: 3, git: false },
-  );
+  result = await generateWith(model, NODES, out(), { sandbox: "process", maxIterations: 3, git: false }, EDGES);
 }, 180_000);
 
 afterAll(async () => {
@@ -187,5 +231,36 @@ describe("real Python", () => {
     expect(outcomes).toMatch(/"PUBLIC" must start with "_"/);
     // A failed node leaves nothing behind.
     expect(existsSync(join(out(), "src/lex/hostile.py"))).toBe(false);
+  });
+
+  it("fills a class with its method nodes, one by one, and refuses a class that writes them itself", () => {
+    for (const id of ["Token", "Word", "Word.loud", "Word.size"]) expect(result.checkpoint.nodes[id]!.status, id).toBe("passed");
+    const words = read("src/lex/words.py");
+    expect(words).toMatch(/class Word\(Token\):\n    """A word of English."""\n\n    kind = "word"\n/);
+    expect(words).toMatch(/\n    def loud\(self\) -> str:\n        """The word in upper case."""\n        return self.text.upper\(\)\n/);
+    expect(words).toMatch(/\n    def size\(self\) -> int:/);
+    expect(words.indexOf("class Token")).toBeLessThan(words.indexOf("class Word"));
+    expect(result.checkpoint.nodes["Word.loud"]!.owns).toEqual(["Word.loud"]);
+    const refusal = model.requestsOf("Word", "fix")[0]!.body.messages as { content: string }[];
+    expect(refusal.at(-1)!.content).toContain("loud is a node of its own: leave it out of the class");
+    // The package exports the classes, not their methods.
+    expect(read("src/lex/__init__.py")).not.toMatch(/"loud"|"size"/);
+    // The methods' tests import the class.
+    expect(read("tests/test_words.py")).toContain("from lex.words import Word");
+  });
+
+  it("keeps the methods of its method nodes when the class itself is generated again", async () => {
+    const again = await generateWith(
+      model,
+      NODES,
+      out(),
+      { sandbox: "process", maxIterations: 3, git: false, mode: "resume", only: ["Word"] },
+      EDGES,
+    );
+    expect(again.checkpoint.nodes.Word!.status).toBe("passed");
+    const words = read("src/lex/words.py");
+    expect(words).toMatch(/\n    def loud\(self\) -> str:/);
+    expect(words).toMatch(/\n    def size\(self\) -> int:/);
+    expect(read("tests/test_words.py")).toContain("def test_Word_text():");
   });
 });

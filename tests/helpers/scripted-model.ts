@@ -56,8 +56,9 @@ export async function generateWith(
   nodes: Record<string, unknown>[],
   outDir: string,
   options: Partial<GenerateOptions> = {},
+  edges: Parameters<typeof rpgDoc>[1] = [],
 ): Promise<GenerateResult> {
-  const loaded = parseRpgText(text(rpgDoc(nodes)), "rpg.json");
+  const loaded = parseRpgText(text(rpgDoc(nodes, edges)), "rpg.json");
   if (!loaded.ok) throw new Error(JSON.stringify(loaded.issues));
   return generate({
     rpg: loaded.value,

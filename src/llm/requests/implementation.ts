@@ -44,14 +44,19 @@ export const FIX_KIND = {
 } as const;
 
 const SHAPE = {
-  function: (name: string) => `one top-level function named ${name}, with the signature above and type hints`,
-  class: (name: string) => `one top-level class named ${name}, with the signature above and type hints`,
-  constant: (name: string) => `one top-level assignment to ${name}, with its type annotation (a constant, table or type alias)`,
+  function: (node: NodePromptContext) => `one top-level function named ${node.name}, with the signature above and type hints`,
+  class: (node: NodePromptContext) =>
+    `one top-level class named ${node.name}, with the signature above and type hints, its docstring and class attributes` +
+    `${node.bases && node.bases.length > 0 ? `, subclassing ${node.bases.join(", ")}` : ""}; leave out the methods that are nodes of their own`,
+  constant: (node: NodePromptContext) =>
+    `one top-level assignment to ${node.name}, with its type annotation (a constant, table or type alias)`,
+  method: (node: NodePromptContext) =>
+    `one method named ${node.name} of class ${node.owner?.name ?? "?"} (def ${node.name}(self, ...)), written without the class's indentation; rpg-forge puts it into the class`,
 };
 
 function rules(node: NodePromptContext): string[] {
   return [
-    `- "code" is exactly ${SHAPE[symbolKindOf(node)](node.name)}; it goes into ${node.filePath}, replacing only that symbol.`,
+    `- "code" is exactly ${SHAPE[symbolKindOf({ type: node.type, parent_id: node.owner?.name })](node)}; it goes into ${node.filePath}, replacing only that symbol.`,
     `- "imports" lists the import statements it needs (standard library, the listed requirements, and dependencies from their modules).`,
     `- "support" holds what the module needs beside the symbol, as a real library keeps it: private helpers and constants (names starting with _, unique in the module), compiled patterns, and calls that register them with the package's own functions (its dependencies). Data and those calls only: nothing else may run at import. Leave it empty when the symbol needs nothing beside it.`,
     `- Comment only what is not obvious.`,

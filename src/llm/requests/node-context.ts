@@ -13,6 +13,10 @@ export interface NodePromptContext {
   examples: string[];
   requirements: string[];
   dependencies: { name: string; module: string; signature: string; summary: string }[];
+  /** For a method: the class it belongs to. */
+  owner?: { name: string; signature: string } | undefined;
+  /** For a class: the classes it inherits from (the RPG's inherits edges). */
+  bases?: string[] | undefined;
 }
 
 const SYSTEM = `You are the code generator of rpg-forge. You write Python 3.11 for one node of a Repository Planning Graph at a time, test-first, and pytest decides whether your work is accepted.
@@ -41,6 +45,8 @@ export function nodeMessages(node: NodePromptContext): ModelMessage[] {
     examples: node.examples,
     requirements: node.requirements,
     dependencies: node.dependencies,
+    ...(node.owner ? { class: node.owner.name, class_signature: node.owner.signature } : {}),
+    ...(node.bases && node.bases.length > 0 ? { bases: node.bases } : {}),
   };
   return [
     { role: "system", content: SYSTEM },
