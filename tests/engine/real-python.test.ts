@@ -236,9 +236,9 @@ describe("real Python", () => {
   it("fills a class with its method nodes, one by one, and refuses a class that writes them itself", () => {
     for (const id of ["Token", "Word", "Word.loud", "Word.size"]) expect(result.checkpoint.nodes[id]!.status, id).toBe("passed");
     const words = read("src/lex/words.py");
-    expect(words).toMatch(/class Word\(Token\):\n    """A word of English."""\n\n    kind = "word"\n/);
-    expect(words).toMatch(/\n    def loud\(self\) -> str:\n        """The word in upper case."""\n        return self.text.upper\(\)\n/);
-    expect(words).toMatch(/\n    def size\(self\) -> int:/);
+    expect(words).toMatch(/class Word\(Token\):\n {4}"""A word of English."""\n\n {4}kind = "word"\n/);
+    expect(words).toMatch(/\n {4}def loud\(self\) -> str:\n {8}"""The word in upper case."""\n {8}return self.text.upper\(\)\n/);
+    expect(words).toMatch(/\n {4}def size\(self\) -> int:/);
     expect(words.indexOf("class Token")).toBeLessThan(words.indexOf("class Word"));
     expect(result.checkpoint.nodes["Word.loud"]!.owns).toEqual(["Word.loud"]);
     const refusal = model.requestsOf("Word", "fix")[0]!.body.messages as { content: string }[];
@@ -259,8 +259,8 @@ describe("real Python", () => {
     );
     expect(again.checkpoint.nodes.Word!.status).toBe("passed");
     const words = read("src/lex/words.py");
-    expect(words).toMatch(/\n    def loud\(self\) -> str:/);
-    expect(words).toMatch(/\n    def size\(self\) -> int:/);
+    expect(words).toMatch(/\n {4}def loud\(self\) -> str:/);
+    expect(words).toMatch(/\n {4}def size\(self\) -> int:/);
     expect(read("tests/test_words.py")).toContain("def test_Word_text():");
   });
 });
