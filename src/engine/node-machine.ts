@@ -203,7 +203,7 @@ class NodeRun {
   /** Writes the tests into the node's block and the stub into its file; the engine decides what is accepted. */
   private async placeTests(code: string): Promise<{ ok: true } | { ok: false; reason: string }> {
     // First: a reply the review refuses (a lone surrogate, a forged marker) never reaches the outline's parser either.
-    const reviewed = await reviewTests(this.setup.python, code);
+    const reviewed = await reviewTests(this.setup.python, code, this.registrars());
     if (!reviewed.ok) return { ok: false, reason: `the review refused the tests: ${reviewed.reason}` };
     const current = (await this.setup.files.read(this.testFile)) ?? "";
     const others = await this.otherTestNames(current);

@@ -54,9 +54,18 @@ export async function reviewImplementation(
   );
 }
 
-/** Reviews a tests reply, which holds its own imports. */
-export async function reviewTests(python: string, code: string): Promise<ReviewResult> {
-  return review(python, "tests", [{ name: "code", source: code }]);
+/** Reviews a tests reply, which holds its own imports; `registrars` may decorate its helpers (a rule registered in a test). */
+export async function reviewTests(
+  python: string,
+  code: string,
+  registrars: ImplementationExtras["registrars"] = [],
+): Promise<ReviewResult> {
+  return review(
+    python,
+    "tests",
+    [{ name: "code", source: code }],
+    registrars.map((r) => [r.name, r.path] as const),
+  );
 }
 
 interface ScriptOutput {

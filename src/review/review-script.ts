@@ -280,6 +280,7 @@ def scope_props(body):
 class Review:
     def __init__(self, tests, registrars=()):
         self.tests, self.out, self.later, self.records = tests, [], [], []
+        self.code_names = set()  # functions and classes the reply defines: what a call at import must not reach
         # The package's own functions that support code may call at import, to register its helpers: name -> dotted path.
         self.registrars = dict(registrars)
         self.imports, self.local, self.modules, self.part = {}, set(), set(), "code"
@@ -486,6 +487,7 @@ class Review:
         if isinstance(n, ast.Lambda):
             return None
         self.local.add(n.name)
+        self.code_names.add(n.name)
         if n.returns is not None and not typ(n.returns):
             self.add("annotation-not-type", n.returns.lineno, 'the return annotation of %s runs code: %s' % (what, snippet(n.returns)))
         for d in n.decorator_list:
@@ -512,6 +514,7 @@ class Review:
 
     def klass(self, n, rec, scope, props):
         self.local.add(n.name)
+        self.code_names.add(n.name)
         for d in n.decorator_list:
             self.defer(self.decorator, d, props)
         for b in n.bases:
@@ -703,7 +706,9 @@ class Review:
         shown = ".".join(parts) if parts else snippet(d)
         own = parts and len(parts) == 2 and parts[1] in props.get(parts[0], ())
         known = self.known(parts)
-        if not own and not (known in DECORATORS or known and self.tests and (known == "pytest.fixture" or known.startswith("pytest.mark."))):
+        # The package's own registration function (@register) registers what it decorates, as the call form does.
+        if not own and not self.registrar(parts) and \
+                not (known in DECORATORS or known and self.tests and (known == "pytest.fixture" or known.startswith("pytest.mark."))):
             why = " (it is defined in the reply)" if parts and parts[0] in self.local else ""
             return self.add("decorator-not-allowed", d.lineno, 'decorator "%s" is not allowed%s' % (shown, why))
         if call and not (all(value(e, True, self.data_call) for e in call.args) and
@@ -736,20 +741,48 @@ class Review:
             if t is ast.AnnAssign and not typ(s.annotation):
                 self.add("annotation-not-type", s.lineno, "the annotation %s runs code" % snippet(s.annotation))
                 continue
-            if t is ast.Assign and all(names_only(x) for x in s.targets) and value(s.value, False, self.class_call):
+            if t is ast.Assign and all(names_only(x) for x in s.targets) and self.assigned(s.value, module):
                 continue
-            if t is ast.AnnAssign and isinstance(s.target, ast.Name) and (s.value is None or value(s.value, False, self.class_call)):
+            if t is ast.AnnAssign and isinstance(s.target, ast.Name) and (s.value is None or self.assigned(s.value, module)):
                 continue
             where = "at module level" if module else "in a class body"
             self.add(rule, s.lineno, '"%s" would run at import %s; only defs, classes and assignments of literals may stand there'
                      % (snippet(s), where))
 
+    def assigned(self, v, module):
+        """What a module or class may assign at import: data, and at module level also a type alias
+        (Callable[[str], str | None]), operators on data (frozenset(ascii_lowercase) - VOWELS) and
+        comprehensions over data ({v: k for k, v in TABLE.items()}): nothing there calls code of the reply's."""
+        if value(v, False, self.class_call):
+            return True
+        return module and not self.tests and (typ(v) or value(v, True, self.class_call) or self.comprehension(v))
+
+    def comprehension(self, n):
+        if type(n) not in (ast.ListComp, ast.SetComp, ast.DictComp):
+            return False
+        parts = [n.key, n.value] if isinstance(n, ast.DictComp) else [n.elt]
+        for g in n.generators:
+            if g.is_async or not names_only(g.target) or not (value(g.iter, False) or self.view(g.iter)):
+                return False
+            parts += g.ifs
+        return all(value(e, True, self.class_call) for e in parts)
+
+    def view(self, n):
+        """TABLE.items(), .keys(), .values(): a dict's own view of data, no code of the reply's."""
+        owner = chain(n.func.value) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) else None
+        return owner is not None and not n.args and not n.keywords and n.func.attr in ("items", "keys", "values") \
+            and owner[0] not in self.code_names
+
+    def registrar(self, parts):
+        """A bare name that is one of the package's own functions the reply may register with."""
+        if not parts or len(parts) != 1 or parts[0] not in self.registrars or parts[0] in self.local:
+            return False
+        return self.imports.get(parts[0], {self.registrars[parts[0]]}) == {self.registrars[parts[0]]}
+
     def registration(self, n):
         """register(_rule, "name", re.compile(...)): a call of the package's own function on data and names."""
-        name = n.func.id if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) else None
         # Bound by the reply itself, or imported from anywhere but its own module, the name is not the package's function.
-        return name in self.registrars and name not in self.local \
-            and self.imports.get(name, {self.registrars[name]}) == {self.registrars[name]} \
+        return isinstance(n, ast.Call) and self.registrar(chain(n.func)) \
             and all(value(e, False, self.class_call) for e in n.args) \
             and all(k.arg is not None and value(k.value, False, self.class_call) for k in n.keywords)
 

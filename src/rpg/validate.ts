@@ -156,7 +156,10 @@ export function validateRpg(rpg: Rpg): RpgIssue[] {
     });
     if (node.parent_id !== undefined) checkParent(node, byId.get(node.parent_id), i, issues);
     if (node.node_type === "leaf") {
-      const key = `${normalizePath(node.file_path)}\u0000${node.name}`;
+      // A method's name is its class's to hold: two classes may each have __init__, and a method may share a function's name.
+      const owner = node.type === "method" && node.parent_id !== undefined ? byId.get(node.parent_id) : undefined;
+      const scope = owner?.type === "class" ? `${owner.name}.` : "";
+      const key = `${normalizePath(node.file_path)}\u0000${scope}${node.name}`;
       const other = symbols.get(key);
       if (other !== undefined && other !== node.id) {
         issues.push(

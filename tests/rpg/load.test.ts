@@ -242,6 +242,22 @@ describe("parseRpgText", () => {
     expect(codes(rpgDoc([leaf({ id: "a", name: "f" }), leaf({ id: "b", name: "f" })]))).toEqual(["RPG_DUPLICATE_SYMBOL"]);
   });
 
+  it("takes a method's name in its class: two classes may each have __init__, and a method a function's name", () => {
+    const cls = (id: string) => leaf({ id, name: id, type: "class" });
+    const method = (id: string, name: string, parent: string) => leaf({ id, name, type: "method", parent_id: parent, deps: [parent] });
+    const nodes = [
+      cls("A"),
+      cls("B"),
+      method("A.init", "__init__", "A"),
+      method("B.init", "__init__", "B"),
+      leaf({ id: "f", name: "size" }),
+    ];
+    expect(codes(rpgDoc([...nodes, method("A.size", "size", "A")]))).toEqual([]);
+    expect(codes(rpgDoc([...nodes, method("A.init2", "__init__", "A")]))).toEqual(["RPG_DUPLICATE_SYMBOL"]);
+    // A method's parent must be a class: a function cannot hold one.
+    expect(codes(rpgDoc([leaf({ id: "g", name: "g" }), method("g.m", "m", "g")]))).toEqual(["RPG_PARENT_NOT_COMPOSITE"]);
+  });
+
   describe("composite and leaf nodes", () => {
     const module = composite({ id: "m" });
     const pkg = composite({ id: "p", name: "pkg", type: "package" });
