@@ -42050,7 +42050,9 @@ function validateRpg(rpg) {
     });
     if (node2.parent_id !== void 0) checkParent(node2, byId.get(node2.parent_id), i, issues);
     if (node2.node_type === "leaf") {
-      const key = `${normalizePath(node2.file_path)}\0${node2.name}`;
+      const owner = node2.type === "method" && node2.parent_id !== void 0 ? byId.get(node2.parent_id) : void 0;
+      const scope = owner?.type === "class" ? `${owner.name}.` : "";
+      const key = `${normalizePath(node2.file_path)}\0${scope}${node2.name}`;
       const other = symbols.get(key);
       if (other !== void 0 && other !== node2.id) {
         issues.push(
@@ -42084,6 +42086,7 @@ function validateRpg(rpg) {
         issues.push(rpgError("RPG_DANGLING_REFERENCE", `edge ${end2} "${edge[end2]}" is not a node of the graph`, at2, ["edges", i, end2]));
       }
     }
+    if (edge.type === "inherits") checkInherits(edge, i, byId, issues);
   });
   const graph = buildDependencyGraph(rpg);
   for (const cycle of findCycles(graph)) {
@@ -42115,6 +42118,21 @@ function checkName(node2) {
   const what = node2.node_type === "leaf" ? "function or class" : "module or package";
   return problem === "keyword" ? `${name} is a Python keyword and cannot name a ${what}; e.g. "${node2.name}_"` : `${name} is not a Python identifier (ASCII letters, digits and _, not starting with a digit), so it cannot name a ${what}`;
 }
+function checkInherits(edge, index, byId, issues) {
+  for (const end2 of ["source", "target"]) {
+    const node2 = byId.get(edge[end2]);
+    if (!node2 || node2.type === "class") continue;
+    const what = `${end2} ${JSON.stringify(node2.id)} is ${describeType(node2.type)}`;
+    const message = end2 === "source" ? `the ${what}, so it cannot inherit from ${JSON.stringify(edge.target)}; both ends of an inherits edge must be classes` : `the ${what}, so ${JSON.stringify(edge.source)} cannot inherit from it; both ends of an inherits edge must be classes`;
+    const field = `edges[${index}].${end2}`;
+    const at2 = byId.has(edge.source) ? { nodeId: edge.source, field } : { field };
+    issues.push(rpgError("RPG_INHERITS_NOT_CLASS", message, at2, ["edges", index, end2]));
+  }
+}
+function describeType(type) {
+  if (!LEAF_ONLY_TYPES.has(type) && !COMPOSITE_ONLY_TYPES.has(type)) return `a node of type ${JSON.stringify(type)}`;
+  return `${/^[aeiou]/.test(type) ? "an" : "a"} ${type}`;
+}
 function checkParent(node2, parent, index, issues) {
   const at2 = { nodeId: node2.id, field: "parent_id" };
   const ptr = ["nodes", index, "parent_id"];
@@ -42123,10 +42141,22 @@ function checkParent(node2, parent, index, issues) {
     return;
   }
   if (parent.node_type !== "composite") {
+    if (parent.type === "class" && node2.type === "method" && node2.node_type === "leaf") {
+      if (normalizePath(node2.file_path) !== normalizePath(parent.file_path))
+        issues.push(
+          rpgError(
+            "RPG_PARENT_PATH_MISMATCH",
+            `file_path ${node2.file_path} is not the file of its class "${parent.id}" (${parent.file_path})`,
+            { nodeId: node2.id, field: "file_path" },
+            ["nodes", index, "file_path"]
+          )
+        );
+      return;
+    }
     issues.push(
       rpgError(
         "RPG_PARENT_NOT_COMPOSITE",
-        `parent "${parent.id}" is a leaf; only composite nodes (modules, packages) contain other nodes`,
+        `parent "${parent.id}" is a leaf; only composite nodes (modules, packages) contain other nodes, and a class its methods`,
         at2,
         ptr
       )
@@ -42304,6 +42334,14 @@ async function baseBranchOf(inputs, context, octokit) {
 // src/engine/history.ts
 import { basename, dirname, resolve as resolve2 } from "node:path";
 
+// src/rpg/symbol-kind.ts
+var CONSTANT_TYPES = /* @__PURE__ */ new Set(["constant", "type_alias"]);
+function symbolKindOf(node2) {
+  if (node2.type === "class") return "class";
+  if (node2.type === "method" && node2.parent_id !== void 0) return "method";
+  return CONSTANT_TYPES.has(node2.type) ? "constant" : "function";
+}
+
 // src/assembly/layout.ts
 function moduleOf(filePath) {
   const path2 = normalizePath(filePath).replace(/^src\//, "").replace(/\.py$/, "");
@@ -42342,7 +42380,8 @@ function packageDirectories(rpg) {
 }
 function signatureOf(node2) {
   if (node2.signature && node2.signature.trim() !== "") return node2.signature.trim();
-  return node2.type === "class" ? `class ${node2.name}` : `def ${node2.name}(...)`;
+  const kind = symbolKindOf(node2);
+  return kind === "class" ? `class ${node2.name}` : kind === "constant" ? `${node2.name} = ...` : `def ${node2.name}(...)`;
 }
 
 // src/engine/history.ts
@@ -46374,7 +46413,8 @@ var CheckpointEntrySchema = external_exports.object({
   attempts: external_exports.array(AttemptSchema).default([]),
   tokens: TokensSchema.optional().describe("Tokens the model used for this node, summed over its attempts."),
   duration_ms: external_exports.int().min(0).optional(),
-  failure_context: FailureContextSchema.optional()
+  failure_context: FailureContextSchema.optional(),
+  owns: external_exports.array(external_exports.string()).optional().describe("The top-level names a passed node's code defines in its module: its symbol and its support code's (default: its symbol).")
 });
 var CheckpointSchema = external_exports.object({
   version: external_exports.literal(1),
@@ -46615,7 +46655,7 @@ var UsageSchema = external_exports.object({
 });
 var CassetteLineSchema = external_exports.object({
   key: external_exports.object({ node_id: external_exports.string().min(1), kind: external_exports.string().min(1), attempt: external_exports.number().int().positive() }),
-  prompt_sha256: external_exports.string().regex(/^[0-9a-f]{64}$/, "expected 64 lowercase hex digits"),
+  prompt_sha256: external_exports.string().regex(/^[0-9a-f]{64}$/, "expected 64 lowercase hex digits").optional(),
   response: external_exports.union([external_exports.object({ content: external_exports.string() }), external_exports.object({ error: external_exports.string() })]),
   usage: UsageSchema.optional()
 });
@@ -46638,7 +46678,8 @@ async function loadCassette(file2) {
     if (!raw.trim()) continue;
     const parsed = parseLine(raw, file2, line);
     const key = { nodeId: parsed.key.node_id, kind: parsed.key.kind, attempt: parsed.key.attempt };
-    const entry = { line, promptSha256: parsed.prompt_sha256, response: parsed.response };
+    const entry = { line, response: parsed.response };
+    if (parsed.prompt_sha256 !== void 0) entry.promptSha256 = parsed.prompt_sha256;
     if (parsed.usage) entry.usage = fromWireUsage(parsed.usage);
     entries.set(idOf(key), entry);
   }
@@ -46669,7 +46710,7 @@ function parseLine(raw, file2, line) {
     "CASSETTE_INVALID",
     `line ${line} is not a recorded exchange: ${issues.join("; ")}`,
     { file: file2, line, ...field ? { field } : {} },
-    "each line must be {key:{node_id,kind,attempt}, prompt_sha256, response:{content}|{error}, usage?}"
+    "each line must be {key:{node_id,kind,attempt}, prompt_sha256?, response:{content}|{error}, usage?}"
   );
 }
 function createReplayProvider(cassette, options = {}) {
@@ -46681,6 +46722,13 @@ function createReplayProvider(cassette, options = {}) {
       if (!entry) return { ok: false, reason: `cassette has no reply for ${describeKey(request2.key)}`, final: true };
       const usage = entry.usage ? { ...entry.usage } : { ...ZERO_USAGE };
       if (options.strict) {
+        if (entry.promptSha256 === void 0) {
+          return {
+            ok: false,
+            reason: `cassette line ${entry.line} for ${describeKey(request2.key)} has no prompt_sha256 to check the prompt against (strict replay)`,
+            final: true
+          };
+        }
         const hash2 = promptHash(request2);
         if (hash2 !== entry.promptSha256) {
           return {
@@ -64649,7 +64697,18 @@ for node in tree.body:
         kind = "docstring"
     if isinstance(node, ast.ImportFrom) and node.module == "__future__":
         kind = "future"
-    out.append({"kind": kind, "name": getattr(node, "name", None), "start": start, "end": node.end_lineno})
+    name = getattr(node, "name", None)
+    # An assignment to one plain name (a constant, a table, a type alias), annotated or not.
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+    if len(targets) == 1 and isinstance(targets[0], ast.Name):
+        kind, name = "assign", targets[0].id
+    entry = {"kind": kind, "name": name, "start": start, "end": node.end_lineno}
+    if kind == "class":
+        # Its methods, where method nodes are filled in, and the indentation of its body.
+        entry["members"] = [{"name": m.name, "start": min([m.lineno] + [d.lineno for d in m.decorator_list]), "end": m.end_lineno}
+                            for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        entry["indent"] = node.body[0].col_offset
+    out.append(entry)
 print(json.dumps({"ok": True, "statements": out}))
 `;
 async function outlinePython(python, source) {
@@ -64679,7 +64738,115 @@ def describe(node, source):
         keys = [" ".join(["from", str(node.level), node.module or "", a.name, a.asname or ""]) for a in node.names]
         module, level = node.module or "", node.level
     return {"start": node.lineno, "end": node.end_lineno, "segment": ast.get_source_segment(source, node),
-            "keys": keys, "module": module, "level": level, "shared": False}
+            "keys": keys, "binds": [bound_name(a) for a in node.names], "module": module, "level": level, "shared": False}
+
+def bound_name(alias):
+    # "import a.b" binds a; "from m import *" binds no one name, and is kept as "*".
+    return alias.asname or (alias.name if "." not in alias.name else alias.name.split(".")[0])
+
+class Scope:
+    # One namespace: "module", "function" (lambdas and comprehensions too) or "class".
+    def __init__(self, kind, parent):
+        self.kind, self.parent = kind, parent
+        self.bound, self.imported, self.declared_global, self.declared_nonlocal = set(), set(), set(), set()
+        self.reads = []
+
+    def function(self):
+        # Where a walrus in a comprehension binds: the nearest scope that is no comprehension.
+        scope = self
+        while scope.kind == "comprehension":
+            scope = scope.parent
+        return scope
+
+COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+def scope_parts(node):
+    # For a node that opens a scope: its kind, the children evaluated outside it (decorators,
+    # defaults, annotations, bases, a comprehension's first iterable), those inside, and its parameters.
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        a = node.args
+        params = [x for x in a.posonlyargs + a.args + [a.vararg] + a.kwonlyargs + [a.kwarg] if x is not None]
+        outside = a.defaults + [d for d in a.kw_defaults if d is not None]
+        if isinstance(node, ast.Lambda):
+            return "function", outside, [node.body], [x.arg for x in params]
+        outside += node.decorator_list + [x.annotation for x in params if x.annotation] + ([node.returns] if node.returns else [])
+        types = [t.name for t in getattr(node, "type_params", [])]
+        return "function", outside, node.body, [x.arg for x in params] + types
+    if isinstance(node, ast.ClassDef):
+        return "class", node.decorator_list + node.bases + node.keywords, node.body, []
+    if isinstance(node, COMPREHENSIONS):
+        first, rest = node.generators[0], node.generators[1:]
+        elements = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+        inside = [first.target] + first.ifs + [x for g in rest for x in [g.target, g.iter] + g.ifs] + elements
+        return "comprehension", [first.iter], inside, []
+    return None
+
+def scopes_of(tree):
+    # Every scope of the module and what each binds and reads, by Python's rules: a name bound
+    # anywhere in a function (parameter, assignment, import, def) is local to all of it.
+    module = Scope("module", None)
+    found = [module]
+    stack = [(node, module) for node in tree.body]
+    while stack:
+        node, scope = stack.pop()
+        parts = scope_parts(node)
+        if parts:
+            kind, outside, inside, params = parts
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                scope.bound.add(node.name)
+            inner = Scope(kind, scope)
+            inner.bound.update(params)
+            found.append(inner)
+            stack.extend((child, scope) for child in outside)
+            stack.extend((child, inner) for child in inside)
+            continue
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load):
+                scope.reads.append(node.id)
+            else:
+                scope.bound.add(node.id)
+                if isinstance(node.ctx, ast.Del):
+                    scope.reads.append(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [bound_name(a) for a in node.names if a.name != "*"]
+            scope.bound.update(names)
+            scope.imported.update(names)
+        elif isinstance(node, ast.Global):
+            scope.declared_global.update(node.names)
+        elif isinstance(node, ast.Nonlocal):
+            scope.declared_nonlocal.update(node.names)
+        elif isinstance(node, ast.NamedExpr):
+            scope.function().bound.add(node.target.id)
+            stack.append((node.value, scope))
+            continue
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            scope.bound.add(node.name)
+        elif type(node).__name__ in ("MatchAs", "MatchStar") and node.name:
+            scope.bound.add(node.name)
+        elif type(node).__name__ == "MatchMapping" and node.rest:
+            scope.bound.add(node.rest)
+        stack.extend((child, scope) for child in ast.iter_child_nodes(node))
+    return found
+
+def is_module_name(name, scope):
+    # Whether a name read in scope means the module's name of that name (or a builtin). A class
+    # body's names are seen by reads in the body itself, not by its methods.
+    first = True
+    while scope.kind != "module":
+        if name in scope.declared_global:
+            return True
+        if (first or scope.kind != "class") and name in scope.bound and name not in scope.declared_nonlocal:
+            return False
+        scope, first = scope.parent, False
+    return True
+
+def module_reads(scopes):
+    # The names the code reads as module-level names, anywhere in it.
+    return {name for scope in scopes for name in scope.reads if is_module_name(name, scope)}
+
+def imported_inside(scopes):
+    # Names imported inside a function or class body, for that body alone.
+    return {name for scope in scopes if scope.kind != "module" for name in scope.imported if name not in scope.declared_global}
 
 def block(req):
     source = req["source"]
@@ -64705,6 +64872,8 @@ def block(req):
         d["shared"] = (i > 0 and body[i - 1].end_lineno >= body[i].lineno) or (i + 1 < len(body) and start_of(body[i + 1]) <= body[i].end_lineno)
         imports.append(d)
     present = [k for n in body if isinstance(n, (ast.Import, ast.ImportFrom)) for k in describe(n, source)["keys"]]
+    scopes = scopes_of(ast.Module(body=body, type_ignores=[]))
+    local_only = sorted(imported_inside(scopes) - module_reads(scopes))
     extras = []
     for line in req["extra"]:
         try:
@@ -64715,7 +64884,7 @@ def block(req):
             return {"ok": False, "message": "extra line %r is not an import statement" % line}
         extras.extend(describe(s, line) for s in statements)
     return {"ok": True, "docstringEnd": body[0].end_lineno if first else 0, "imports": imports, "present": present,
-            "extras": extras, "next": {"start": next_start, "kind": next_kind}}
+            "localOnly": local_only, "extras": extras, "next": {"start": next_start, "kind": next_kind}}
 
 def names_by_tokens(code):
     # Partial code that ast rejects still tokenizes up to the error; a NAME after "." is an attribute.
@@ -64731,8 +64900,7 @@ def names_by_tokens(code):
 
 def names(req):
     try:
-        tree = ast.parse(req["code"])
-        found = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)}
+        found = module_reads(scopes_of(ast.parse(req["code"])))
     except SyntaxError:
         found = names_by_tokens(req["code"])
     return {"ok": True, "names": sorted(found)}
@@ -64755,14 +64923,60 @@ def runtime_imports(body):
         elif isinstance(node, ast.With):
             yield from runtime_imports(node.body)
 
+def defined_names(tree):
+    # What a module defines itself at its top level: bound there, other than by an import.
+    module = scopes_of(tree)[0]
+    return module.bound - module.imported
+
+def absolute_module(importer, is_package, level, module):
+    # "." is the importer's package: the module itself when it is a package, else its parent; each further dot goes up one.
+    if level == 0:
+        return module
+    parts = importer.split(".")
+    anchor = parts if is_package else parts[:-1]
+    if level - 1 >= len(anchor):
+        return None
+    return ".".join(anchor[:len(anchor) - (level - 1)] + (module.split(".") if module else []))
+
+def own(req):
+    # The import lines without the names they take from the importer's own module. A plain
+    # module has no submodules, so all of them go; a package keeps those it does not define.
+    importer, is_package = req["module"], req["isPackage"]
+    defined = set(req["names"])
+    try:
+        defined |= defined_names(ast.parse(req["source"]))
+    except SyntaxError:
+        pass
+    out = []
+    for line in req["lines"]:
+        try:
+            statements = ast.parse(line.strip()).body
+        except SyntaxError:
+            out.append(line)
+            continue
+        kept, changed = [], False
+        for s in statements:
+            if isinstance(s, ast.ImportFrom) and absolute_module(importer, is_package, s.level, s.module or "") == importer:
+                names = [a for a in s.names if is_package and a.name != "*" and a.name not in defined]
+                if len(names) < len(s.names):
+                    changed = True
+                    if names:
+                        listed = ", ".join(a.name + (" as " + a.asname if a.asname else "") for a in names)
+                        kept.append("from %s%s import %s" % ("." * s.level, s.module or "", listed))
+                    continue
+            kept.append(ast.get_source_segment(line.strip(), s))
+        out.extend(kept if changed else [line])
+    return {"ok": True, "lines": out}
+
 def graph(req):
-    out = {}
+    out, defined = {}, {}
     for name, source in req["modules"].items():
         try:
             tree = ast.parse(source)
         except SyntaxError:
             out[name] = None
             continue
+        defined[name] = sorted(defined_names(tree))
         found = []
         for node in runtime_imports(tree.body):
             if isinstance(node, ast.Import):
@@ -64770,7 +64984,7 @@ def graph(req):
             else:
                 found.append({"level": node.level, "module": node.module or "", "names": [a.name for a in node.names]})
         out[name] = found
-    return {"ok": True, "modules": out}
+    return {"ok": True, "modules": out, "defined": defined}
 
 def stdlib(req):
     found = getattr(sys, "stdlib_module_names", None)
@@ -64781,7 +64995,7 @@ def stdlib(req):
     return {"ok": True, "names": sorted(found)}
 
 request = json.loads(sys.stdin.buffer.read().decode("utf-8"))
-print(json.dumps({"block": block, "names": names, "graph": graph, "stdlib": stdlib}[request["mode"]](request)))
+print(json.dumps({"block": block, "names": names, "graph": graph, "own": own, "stdlib": stdlib}[request["mode"]](request)))
 `;
 async function askImportScript(python, request2) {
   return JSON.parse(await runPythonScript(python, IMPORTS_SCRIPT, JSON.stringify(request2)));
@@ -64800,7 +65014,7 @@ async function organizeImports(python, source, localPackages, extra = []) {
   const headEnd = scan.docstringEnd > 0 ? scan.docstringEnd : headerEnd(lines, firstStatement - 1);
   const units = unitsOf(lines, headEnd, scan.imports);
   if (typeof units === "string") return unchanged(`imports not organized: ${units}`);
-  const added = newExtras(scan.extras, scan.present);
+  const added = newExtras(scan.extras, scan.present, scan.localOnly);
   if (units.length === 0 && added.length === 0) return unchanged();
   const stdlib = await stdlibNames(python);
   const block = renderBlock([...withoutRepeats(units), ...added], localPackages, stdlib);
@@ -64848,11 +65062,12 @@ function withoutRepeats(units) {
     return !repeat;
   });
 }
-function newExtras(extras, present) {
+function newExtras(extras, present, localOnly) {
   const bound = new Set(present);
+  const local = new Set(localOnly);
   const added = [];
   for (const statement of extras) {
-    if (statement.keys.every((key) => bound.has(key))) continue;
+    if (statement.keys.every((key) => bound.has(key)) || statement.binds.every((name) => local.has(name))) continue;
     for (const key of statement.keys) bound.add(key);
     added.push({ statement, comments: [], text: statement.segment });
   }
@@ -64895,16 +65110,22 @@ async function usedNames(python, code2, candidates) {
   const found = new Set((await askImportScript(python, { mode: "names", code: code2 })).names);
   return [...new Set(candidates)].filter((name) => found.has(name));
 }
-async function importCycles(python, modules) {
+async function withoutSelfImports(python, lines, importer) {
+  if (lines.length === 0) return [];
+  const { module, isPackage, source, names = [] } = importer;
+  return (await askImportScript(python, { mode: "own", lines, module, isPackage, source, names })).lines;
+}
+async function importCycles(python, modules, packages = /* @__PURE__ */ new Set()) {
   if (modules.size === 0) return [];
   const reply = await askImportScript(python, { mode: "graph", modules: Object.fromEntries(modules) });
   const known = new Set(modules.keys());
-  const packages = new Set([...known].flatMap((m2) => m2.split(".").map((_3, i, parts2) => parts2.slice(0, i).join("."))));
+  const parents = new Set([...known].flatMap((m2) => m2.split(".").map((_3, i, parts2) => parts2.slice(0, i).join("."))));
   const edges = /* @__PURE__ */ new Map();
   for (const [module, imports] of Object.entries(reply.modules)) {
     const targets = /* @__PURE__ */ new Map();
+    const importer = { module, isPackage: packages.has(module) || parents.has(module), defined: new Set(reply.defined[module]) };
     for (const found of imports ?? []) {
-      for (const [target, name] of resolveImport(module, packages.has(module), found, known)) {
+      for (const [target, name] of resolveImport(importer, found, known)) {
         targets.set(target, (targets.get(target) ?? /* @__PURE__ */ new Set()).add(name));
       }
     }
@@ -64913,14 +65134,15 @@ async function importCycles(python, modules) {
   const graph = new Map([...edges].map(([module, targets]) => [module, [...targets.keys()].sort(compareIds)]));
   return findCycles(graph).map((cycle) => ({ cycle, suggestion: suggestionFor(cycle, edges) }));
 }
-function resolveImport(importer, isPackage, found, known) {
-  const base = absoluteModule(importer, isPackage, found);
+function resolveImport(importer, found, known) {
+  const base = absoluteModule(importer.module, importer.isPackage, found);
   if (base === void 0) return [];
   if (found.names === null) return known.has(base) ? [[base, ""]] : [];
   const resolved = [];
   for (const name of found.names) {
     const submodule = base === "" ? name : `${base}.${name}`;
     if (known.has(submodule)) resolved.push([submodule, name]);
+    else if (base === importer.module && importer.isPackage && !importer.defined.has(name)) continue;
     else if (known.has(base)) resolved.push([base, name]);
   }
   return resolved;
@@ -64945,7 +65167,11 @@ function suggestionFor(cycle, edges) {
 function missingNames(pytestOutput) {
   const all = (...patterns) => [...new Set(patterns.flatMap((pattern) => [...pytestOutput.matchAll(pattern)].map((m2) => m2[1])))].sort();
   return {
-    names: all(/NameError: name '([^'\s]+)' is not defined/g, /ImportError: cannot import name '([^'\s]+)'/g),
+    // A name a circular import could not give is no missing import: another import of it, at the top, would only deepen the cycle.
+    names: all(
+      /NameError: name '([^'\s]+)' is not defined/g,
+      /ImportError: cannot import name '([^'\s]+)'(?! from partially initialized module)/g
+    ),
     modules: all(/ModuleNotFoundError: No module named '([^'\s]+)'/g)
   };
 }
@@ -71558,7 +71784,9 @@ function nodeMessages(node2) {
     docstring: node2.docstring,
     examples: node2.examples,
     requirements: node2.requirements,
-    dependencies: node2.dependencies
+    dependencies: node2.dependencies,
+    ...node2.owner ? { class: node2.owner.name, class_signature: node2.owner.signature } : {},
+    ...node2.bases && node2.bases.length > 0 ? { bases: node2.bases } : {}
   };
   return [
     { role: "system", content: SYSTEM },
@@ -71594,8 +71822,12 @@ function diagnosisPrompt(node2, tests, current, brief) {
 // src/llm/requests/implementation.ts
 var CodeFields = {
   imports: external_exports.array(external_exports.string()).describe('Import statements the code needs, one per item, e.g. "import math".'),
-  code: external_exports.string().describe("The complete definition of the node's symbol (decorators, signature, docstring, body), and nothing else.")
+  code: external_exports.string().describe("The complete definition of the node's symbol (decorators, signature, docstring, body), and nothing else."),
+  support: external_exports.string().describe(
+    "Module-level code the symbol needs beside it, or an empty string: private helpers and constants (names starting with _), compiled patterns, and calls registering them with the package's own functions."
+  )
 };
+var withSupport = (json2) => typeof json2 === "object" && json2 !== null && !Array.isArray(json2) && !("support" in json2) ? { ...json2, support: "" } : json2;
 var ImplementationReplySchema = external_exports.strictObject({
   ...CodeFields,
   notes: external_exports.string().describe("One or two sentences on the approach.")
@@ -71603,17 +71835,30 @@ var ImplementationReplySchema = external_exports.strictObject({
 var IMPLEMENTATION_KIND = {
   kind: "implementation",
   schemaName: "rpg_forge_implementation",
-  schema: ImplementationReplySchema
+  schema: ImplementationReplySchema,
+  accepts: external_exports.preprocess(withSupport, ImplementationReplySchema)
 };
 var FixReplySchema = external_exports.strictObject({
   ...CodeFields,
   explanation: external_exports.string().describe("What was wrong and what this version changes.")
 });
-var FIX_KIND = { kind: "fix", schemaName: "rpg_forge_fix", schema: FixReplySchema };
+var FIX_KIND = {
+  kind: "fix",
+  schemaName: "rpg_forge_fix",
+  schema: FixReplySchema,
+  accepts: external_exports.preprocess(withSupport, FixReplySchema)
+};
+var SHAPE = {
+  function: (node2) => `one top-level function named ${node2.name}, with the signature above and type hints`,
+  class: (node2) => `one top-level class named ${node2.name}, with the signature above and type hints, its docstring and class attributes${node2.bases && node2.bases.length > 0 ? `, subclassing ${node2.bases.join(", ")}` : ""}; leave out the methods that are nodes of their own`,
+  constant: (node2) => `one top-level assignment to ${node2.name}, with its type annotation (a constant, table or type alias)`,
+  method: (node2) => `one method named ${node2.name} of class ${node2.owner?.name ?? "?"} (def ${node2.name}(self, ...)), written without the class's indentation; rpg-forge puts it into the class`
+};
 function rules(node2) {
   return [
-    `- "code" is exactly one top-level ${node2.type === "class" ? "class" : "function"} named ${node2.name}, with the signature above and type hints; it goes into ${node2.filePath}, replacing only that symbol.`,
-    `- "imports" lists the import statements it needs (standard library, the listed requirements, and dependencies from their modules). Nothing else at top level: no helpers, constants or side effects outside the symbol; put helpers inside it.`,
+    `- "code" is exactly ${SHAPE[symbolKindOf({ type: node2.type, parent_id: node2.owner?.name })](node2)}; it goes into ${node2.filePath}, replacing only that symbol.`,
+    `- "imports" lists the import statements it needs (standard library, the listed requirements, and dependencies from their modules).`,
+    `- "support" holds what the module needs beside the symbol, as a real library keeps it: private helpers and constants (names starting with _, unique in the module), compiled patterns, and calls that register them with the package's own functions (its dependencies). Data and those calls only: nothing else may run at import. Leave it empty when the symbol needs nothing beside it.`,
     `- Comment only what is not obvious.`
   ];
 }
@@ -71641,12 +71886,14 @@ var TestsReplySchema = external_exports.strictObject({
 });
 var TESTS_KIND = { kind: "tests", schemaName: "rpg_forge_tests", schema: TestsReplySchema };
 function testsPrompt(node2, rejection) {
+  const constant = symbolKindOf(node2) === "constant";
+  const owner = node2.owner?.name;
   const lines = [
     `Write the pytest tests for ${node2.name}, from its docstring and signature only (the implementation does not exist yet).`,
-    `- Cover the happy path, edge cases (empty input, boundaries, None where it makes sense) and the error cases the docstring names (use pytest.raises), and turn each of the node's examples into a test.`,
-    `- Import the symbol as: from ${node2.module} import ${node2.name}`,
-    `- Every top-level function or class you define must have a name containing "${node2.name}" (test functions: test_${node2.name}_...), so that it cannot clash with other nodes' tests in ${node2.testFile}. Only imports, functions and classes at top level.`,
-    `- The tests must fail against a stub that raises NotImplementedError and pass against a correct implementation. Compare floats with pytest.approx.`,
+    constant ? `- ${node2.name} is a module-level constant: test its value (its type, its entries, what the docstring says of it), and turn each of the node's examples into a test.` : `- Cover the happy path, edge cases (empty input, boundaries, None where it makes sense) and the error cases the docstring names (use pytest.raises), and turn each of the node's examples into a test.`,
+    owner ? `- ${node2.name} is a method of ${owner}: import the class as: from ${node2.module} import ${owner}, and test the method on instances of it.` : `- Import the symbol as: from ${node2.module} import ${node2.name}`,
+    `- Every top-level name you define must contain "${node2.name}" (test functions: test_${node2.name}_...), so that it cannot clash with other nodes' tests in ${node2.testFile}. At top level: imports, functions, classes, and tables of cases for pytest.mark.parametrize assigned as plain literals (e.g. ${node2.name.toUpperCase()}_CASES = [...]).`,
+    `- The tests must fail against a stub (${constant ? `${node2.name} = NotImplemented` : "one that raises NotImplementedError"}) and pass against a correct implementation. Compare floats with pytest.approx.`,
     `- Each test asserts something (assert, pytest.raises, pytest.approx or pytest.warns). The package is read-only while the tests run: write files only under the tmp_path fixture. No autouse fixtures, pytest hooks or module-level setup: each node's tests run on their own.`
   ];
   if (rejection) lines.push("", "Your previous tests were not accepted:", quoted("rejection", rejection), "Write them again, fixing that.");
@@ -71664,7 +71911,7 @@ function estimateTokens(messages) {
 // src/workspace/python-edit.ts
 function replaceSymbol(source, outline, name, code2) {
   const lines = splitLines(source);
-  const existing = outline.find((s) => (s.kind === "def" || s.kind === "class") && s.name === name);
+  const existing = outline.find((s) => (s.kind === "def" || s.kind === "class" || s.kind === "assign") && s.name === name);
   const block = code2.replace(/\s+$/, "").split("\n");
   if (!existing) {
     while (lines.length > 0 && lines[lines.length - 1].trim() === "") lines.pop();
@@ -71675,6 +71922,22 @@ function replaceSymbol(source, outline, name, code2) {
   lines.splice(existing.start - 1, existing.end - existing.start + 1, ...block);
   return `${lines.join("\n").replace(/\n+$/, "")}
 `;
+}
+function replaceMember(source, klass, name, code2) {
+  const lines = splitLines(source);
+  const pad = " ".repeat(klass.indent ?? 4);
+  const block = code2.replace(/\s+$/, "").split("\n").map((line) => line.trim() === "" ? "" : `${pad}${line}`);
+  const existing = klass.members?.find((m2) => m2.name === name);
+  if (existing) lines.splice(existing.start - 1, existing.end - existing.start + 1, ...block);
+  else lines.splice(klass.end, 0, "", ...block);
+  return `${lines.join("\n").replace(/\n+$/, "")}
+`;
+}
+function memberCode(source, klass, name) {
+  const member = klass.members?.find((m2) => m2.name === name);
+  if (!member) return void 0;
+  const pad = klass.indent ?? 4;
+  return splitLines(source).slice(member.start - 1, member.end).map((line) => line.slice(Math.min(pad, line.length - line.trimStart().length))).join("\n");
 }
 function addImports(source, outline, imports) {
   const lines = splitLines(source);
@@ -71693,6 +71956,11 @@ function addImports(source, outline, imports) {
 }
 function stubFor(name, kind) {
   const message = JSON.stringify(`${name} is not implemented yet`);
+  if (kind === "constant") return `${name} = NotImplemented
+`;
+  if (kind === "method") return `def ${name}(self, *args, **kwargs):
+    raise NotImplementedError(${message})
+`;
   return kind === "class" ? `class ${name}:
     def __init__(self, *args, **kwargs):
         raise NotImplementedError(${message})
@@ -71703,6 +71971,69 @@ function stubFor(name, kind) {
 function splitLines(source) {
   if (source === "") return [];
   return source.replace(/\r\n/g, "\n").replace(/\n$/, "").split("\n");
+}
+
+// src/workspace/support-code.ts
+var SUPPORT_SCRIPT = String.raw`
+import ast, json, re, sys
+req = json.loads(sys.stdin.read())
+src, symbol = req["support"], req["symbol"]
+try:
+    body = ast.parse(src).body
+except SyntaxError as e:
+    print(json.dumps({"ok": False, "problems": ["the support code does not parse: line %d: %s" % (e.lineno or 0, e.msg)]}))
+    sys.exit(0)
+lines = src.splitlines()
+names, problems, sides = [], [], []
+def private(name):
+    return name.startswith("_") and not name.startswith("__")
+for node in body:
+    start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+    bound = []
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        bound = [node.name]
+    elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for t in targets:
+            elts = t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t]
+            if not all(isinstance(e, ast.Name) for e in elts):
+                problems.append("line %d: only plain names may be assigned beside the symbol" % node.lineno)
+            bound += [e.id for e in elts if isinstance(e, ast.Name)]
+    elif not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
+        problems.append("line %d: beside the symbol stand only private helpers, private constants and calls that register them; imports go in \"imports\"" % node.lineno)
+        continue
+    for name in bound:
+        if not private(name):
+            problems.append('line %d: "%s" must start with "_": support code is private to its node' % (node.lineno, name))
+    names += bound
+    uses = any(isinstance(n, ast.Name) and n.id == symbol for n in ast.walk(node))
+    sides.append(("after" if uses else "before", start, node.end_lineno))
+# Neighbours on one side stay one chunk, as written (their spacing is the author's); chunks are set apart by two blank lines.
+chunks = {"before": [], "after": []}
+for i, (side, start, end) in enumerate(sides):
+    if i > 0 and sides[i - 1][0] == side:
+        chunks[side][-1] = (chunks[side][-1][0], end)
+    else:
+        chunks[side].append((start, end))
+text = lambda c: "\n".join(lines[c[0] - 1 : c[1]])
+print(json.dumps({"ok": not problems, "problems": problems, "names": names,
+                  "before": [text(c) for c in chunks["before"]], "after": [text(c) for c in chunks["after"]]}))
+`;
+async function readSupportCode(python, support, symbol2) {
+  if (support.trim() === "") return { ok: true, names: [], before: [], after: [] };
+  return JSON.parse(await runPythonScript(python, SUPPORT_SCRIPT, JSON.stringify({ support, symbol: symbol2 })));
+}
+function placeSupportCode(source, start, end2, support) {
+  if (support.before.length === 0 && support.after.length === 0) return source;
+  const lines = source.replace(/\n$/, "").split("\n");
+  const block = (parts2) => parts2.flatMap((p2, i) => [...i > 0 ? ["", ""] : [], ...p2.split("\n")]);
+  const head = lines.slice(0, start - 1);
+  const symbol2 = lines.slice(start - 1, end2);
+  const tail2 = lines.slice(end2);
+  const before = support.before.length > 0 ? [...block(support.before), "", ""] : [];
+  const after = support.after.length > 0 ? ["", "", ...block(support.after)] : [];
+  return `${[...head, ...before, ...symbol2, ...after, ...tail2].join("\n")}
+`;
 }
 
 // src/engine/failure-brief.ts
@@ -72012,8 +72343,11 @@ def scope_props(body):
 
 
 class Review:
-    def __init__(self, tests):
+    def __init__(self, tests, registrars=()):
         self.tests, self.out, self.later, self.records = tests, [], [], []
+        self.code_names = set()  # functions and classes the reply defines: what a call at import must not reach
+        # The package's own functions that support code may call at import, to register its helpers: name -> dotted path.
+        self.registrars = dict(registrars)
         self.imports, self.local, self.modules, self.part = {}, set(), set(), "code"
         self.callees = set()  # id() of every called expression: a name used otherwise is a value
         self.bans = {**BANNED, **(TESTS_BANNED if tests else IMPL_BANNED)}
@@ -72218,6 +72552,7 @@ class Review:
         if isinstance(n, ast.Lambda):
             return None
         self.local.add(n.name)
+        self.code_names.add(n.name)
         if n.returns is not None and not typ(n.returns):
             self.add("annotation-not-type", n.returns.lineno, 'the return annotation of %s runs code: %s' % (what, snippet(n.returns)))
         for d in n.decorator_list:
@@ -72244,6 +72579,7 @@ class Review:
 
     def klass(self, n, rec, scope, props):
         self.local.add(n.name)
+        self.code_names.add(n.name)
         for d in n.decorator_list:
             self.defer(self.decorator, d, props)
         for b in n.bases:
@@ -72435,7 +72771,9 @@ class Review:
         shown = ".".join(parts) if parts else snippet(d)
         own = parts and len(parts) == 2 and parts[1] in props.get(parts[0], ())
         known = self.known(parts)
-        if not own and not (known in DECORATORS or known and self.tests and (known == "pytest.fixture" or known.startswith("pytest.mark."))):
+        # The package's own registration function (@register) registers what it decorates, as the call form does.
+        if not own and not self.registrar(parts) and \
+                not (known in DECORATORS or known and self.tests and (known == "pytest.fixture" or known.startswith("pytest.mark."))):
             why = " (it is defined in the reply)" if parts and parts[0] in self.local else ""
             return self.add("decorator-not-allowed", d.lineno, 'decorator "%s" is not allowed%s' % (shown, why))
         if call and not (all(value(e, True, self.data_call) for e in call.args) and
@@ -72463,16 +72801,55 @@ class Review:
                 continue
             if t is ast.Expr and isinstance(s.value, ast.Constant):
                 continue
+            if module and self.part == "support" and t is ast.Expr and self.registration(s.value):
+                continue
             if t is ast.AnnAssign and not typ(s.annotation):
                 self.add("annotation-not-type", s.lineno, "the annotation %s runs code" % snippet(s.annotation))
                 continue
-            if t is ast.Assign and all(names_only(x) for x in s.targets) and value(s.value, False, self.class_call):
+            if t is ast.Assign and all(names_only(x) for x in s.targets) and self.assigned(s.value, module):
                 continue
-            if t is ast.AnnAssign and isinstance(s.target, ast.Name) and (s.value is None or value(s.value, False, self.class_call)):
+            if t is ast.AnnAssign and isinstance(s.target, ast.Name) and (s.value is None or self.assigned(s.value, module)):
                 continue
             where = "at module level" if module else "in a class body"
             self.add(rule, s.lineno, '"%s" would run at import %s; only defs, classes and assignments of literals may stand there'
                      % (snippet(s), where))
+
+    def assigned(self, v, module):
+        """What a module or class may assign at import: data, and at module level also a type alias
+        (Callable[[str], str | None]), operators on data (frozenset(ascii_lowercase) - VOWELS) and
+        comprehensions over data ({v: k for k, v in TABLE.items()}): nothing there calls code of the reply's."""
+        if value(v, False, self.class_call):
+            return True
+        return module and not self.tests and (typ(v) or value(v, True, self.class_call) or self.comprehension(v))
+
+    def comprehension(self, n):
+        if type(n) not in (ast.ListComp, ast.SetComp, ast.DictComp):
+            return False
+        parts = [n.key, n.value] if isinstance(n, ast.DictComp) else [n.elt]
+        for g in n.generators:
+            if g.is_async or not names_only(g.target) or not (value(g.iter, False) or self.view(g.iter)):
+                return False
+            parts += g.ifs
+        return all(value(e, True, self.class_call) for e in parts)
+
+    def view(self, n):
+        """TABLE.items(), .keys(), .values(): a dict's own view of data, no code of the reply's."""
+        owner = chain(n.func.value) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) else None
+        return owner is not None and not n.args and not n.keywords and n.func.attr in ("items", "keys", "values") \
+            and owner[0] not in self.code_names
+
+    def registrar(self, parts):
+        """A bare name that is one of the package's own functions the reply may register with."""
+        if not parts or len(parts) != 1 or parts[0] not in self.registrars or parts[0] in self.local:
+            return False
+        return self.imports.get(parts[0], {self.registrars[parts[0]]}) == {self.registrars[parts[0]]}
+
+    def registration(self, n):
+        """register(_rule, "name", re.compile(...)): a call of the package's own function on data and names."""
+        # Bound by the reply itself, or imported from anywhere but its own module, the name is not the package's function.
+        return isinstance(n, ast.Call) and self.registrar(chain(n.func)) \
+            and all(value(e, False, self.class_call) for e in n.args) \
+            and all(k.arg is not None and value(k.value, False, self.class_call) for k in n.keywords)
 
     def finish(self):
         for part, fn, args in self.later:
@@ -72496,7 +72873,7 @@ def review(request):
             out.append(("syntax-error", 0, "does not parse: %s" % e, part))
     if out:
         return out
-    r = Review(tests)
+    r = Review(tests, request.get("registrars", ()))
     for part, tree in trees:
         r.walk(part, tree)
     r.finish()
@@ -72559,19 +72936,31 @@ function lineAt(source, index) {
 
 // src/review/reply-review.ts
 var LISTED = 3;
-async function reviewImplementation(python, code2, imports) {
-  return review(python, "implementation", [
+async function reviewImplementation(python, code2, imports, extras = {}) {
+  const parts2 = [
     { name: "code", source: code2 },
     { name: "imports", source: imports }
-  ]);
+  ];
+  if (extras.support) parts2.push({ name: "support", source: extras.support });
+  return review(
+    python,
+    "implementation",
+    parts2,
+    (extras.registrars ?? []).map((r2) => [r2.name, r2.path])
+  );
 }
-async function reviewTests(python, code2) {
-  return review(python, "tests", [{ name: "code", source: code2 }]);
+async function reviewTests(python, code2, registrars = []) {
+  return review(
+    python,
+    "tests",
+    [{ name: "code", source: code2 }],
+    registrars.map((r2) => [r2.name, r2.path])
+  );
 }
-async function review(python, kind, parts2) {
+async function review(python, kind, parts2, registrars = []) {
   const early = textFindings(parts2);
   if (early.length > 0) return refused(early, early.length);
-  const input2 = JSON.stringify({ kind, parts: parts2.map((p2) => [p2.name, p2.source]) });
+  const input2 = JSON.stringify({ kind, parts: parts2.map((p2) => [p2.name, p2.source]), registrars });
   const output2 = JSON.parse(await runPythonScript(python, REVIEW_SCRIPT, input2));
   if (output2.total === 0) return { ok: true };
   const findings = output2.findings.map(([rule, line, message, part]) => ({ rule, line, message, part }));
@@ -72580,7 +72969,7 @@ async function review(python, kind, parts2) {
 function refused(findings, total) {
   const listed = findings.slice(0, LISTED).map((f3) => {
     const where = f3.line > 0 ? `line ${f3.line}: ` : "";
-    return `${f3.part === "imports" ? "imports " : ""}${where}${oneLine2(f3.message)} (${f3.rule})`;
+    return `${f3.part === "code" ? "" : `${f3.part} `}${where}${oneLine2(f3.message)} (${f3.rule})`;
   });
   const more = total > LISTED ? `; and ${total - LISTED} more` : "";
   return { ok: false, findings, reason: `${listed.join("; ")}${more}` };
@@ -72596,9 +72985,9 @@ function checkTests(node2, testFile, outline, otherNames) {
   if (stray.length > 0)
     return {
       ok: false,
-      reason: `only imports, functions and classes may stand at top level; found a statement at line ${stray[0].start}`
+      reason: `only imports, functions, classes and tables of cases may stand at top level; found a statement at line ${stray[0].start}`
     };
-  const named = outline.statements.filter((s) => s.kind === "def" || s.kind === "class");
+  const named = outline.statements.filter((s) => s.kind === "def" || s.kind === "class" || s.kind === "assign");
   const foreign = named.filter((s) => !s.name.toLowerCase().includes(node2.name.toLowerCase()));
   if (foreign.length > 0)
     return {
@@ -72614,11 +73003,13 @@ function checkTests(node2, testFile, outline, otherNames) {
 }
 function checkCode(node2, code2, imports) {
   if (!code2.ok) return { ok: false, reason: `the code does not parse: line ${code2.line}: ${code2.message}` };
-  const kind = node2.type === "class" ? "class" : "def";
+  const kind = { function: "def", class: "class", constant: "assign", method: "def" };
+  const wanted = kind[symbolKindOf(node2)];
+  const what = { def: "def", class: "class", assign: "assignment" }[wanted];
   const symbols = code2.statements;
-  if (symbols.length !== 1 || symbols[0].kind !== kind || symbols[0].name !== node2.name) {
+  if (symbols.length !== 1 || symbols[0].kind !== wanted || symbols[0].name !== node2.name) {
     const found = symbols.map((s) => s.name ? `${s.kind} ${s.name}` : `a statement at line ${s.start}`).join(", ") || "nothing";
-    return { ok: false, reason: `the code must be exactly one top-level ${kind} named ${node2.name}; found ${found}` };
+    return { ok: false, reason: `the code must be exactly one top-level ${what} named ${node2.name}; found ${found}` };
   }
   if (!imports.ok) return { ok: false, reason: `the imports do not parse: ${imports.message}` };
   const notImports = imports.statements.filter((s) => s.kind !== "import" && s.kind !== "future");
@@ -72724,6 +73115,7 @@ var NodeRun = class {
     this.implFile = implFile;
     this.signal = signal;
     this.prompt = setup.promptContext(node2);
+    this.owner = this.prompt.owner;
   }
   setup;
   node;
@@ -72738,6 +73130,10 @@ var NodeRun = class {
   testsCode = "";
   testAttempts = 0;
   lastCode;
+  /** For a method: its class. */
+  owner;
+  /** The top-level names the node's accepted code defines in its module: its symbol and its support code's. */
+  owns = [];
   /** The module with the node's stub in place: every proposal is applied to this, so an import a failed attempt added does not outlive it. */
   baseline;
   async execute() {
@@ -72751,7 +73147,7 @@ var NodeRun = class {
       let result;
       let outcome;
       const tried = proposal.ok ? proposal.tried : "";
-      const applied = proposal.ok ? await this.applyCode(proposal.imports, proposal.code) : proposal;
+      const applied = proposal.ok ? await this.applyCode(proposal.imports, proposal.code, proposal.support) : proposal;
       if (applied.ok) {
         result = await this.runTests();
         let route = greenGateRoute(result, this.testFile, this.testIds);
@@ -72832,7 +73228,7 @@ ${result.output.slice(-3e3)}`;
   }
   /** Writes the tests into the node's block and the stub into its file; the engine decides what is accepted. */
   async placeTests(code2) {
-    const reviewed = await reviewTests(this.setup.python, code2);
+    const reviewed = await reviewTests(this.setup.python, code2, this.registrars());
     if (!reviewed.ok) return { ok: false, reason: `the review refused the tests: ${reviewed.reason}` };
     const current = await this.setup.files.read(this.testFile) ?? "";
     const others = await this.otherTestNames(current);
@@ -72842,7 +73238,7 @@ ${result.output.slice(-3e3)}`;
     this.testsCode = code2;
     await this.setup.files.write(this.testFile, upsertTestBlock(current, this.node.id, code2));
     this.baseline = void 0;
-    const stubbed = await this.applyCode([], stubFor(this.node.name, this.node.type === "class" ? "class" : "function"), false);
+    const stubbed = await this.applyCode([], stubFor(this.node.name, symbolKindOf(this.node)), "", false);
     if (stubbed.ok) this.baseline = await this.setup.files.read(this.implFile);
     return stubbed.ok ? { ok: true } : stubbed;
   }
@@ -72852,22 +73248,44 @@ ${result.output.slice(-3e3)}`;
     const own2 = findTestBlock(source, this.node.id);
     return new Set(outline.statements.filter((s) => s.name && !(own2 && s.start >= own2.start && s.end <= own2.end)).map((s) => s.name));
   }
-  /** Step 3: the symbol replaced in its file, other nodes' code and imports left as they were. */
-  async applyCode(imports, code2, proposed = true) {
+  /**
+   * Step 3: the symbol replaced in its file, with its support code around it; other nodes' code
+   * and imports left as they were. Every proposal starts from the baseline (the module with the
+   * stub), so a fix's support code replaces the last attempt's rather than adding to it.
+   */
+  async applyCode(imports, code2, support, proposed = true) {
     const python = this.setup.python;
-    const own2 = this.prompt.module;
-    imports = imports.filter((line) => !new RegExp(`^from\\s+${own2.replace(/\./g, "\\.")}\\s+import\\b`).test(line.trim()));
+    const before = (proposed ? this.baseline : void 0) ?? await this.setup.files.read(this.implFile) ?? "";
+    imports = await withoutSelfImports(python, imports, {
+      module: this.prompt.module,
+      isPackage: /(^|\/)__init__\.py$/.test(this.implFile),
+      source: before,
+      names: [this.owner?.name ?? this.node.name]
+    });
     if (proposed) {
-      const reviewed = await reviewImplementation(python, code2, imports.join("\n"));
+      const reviewed = await reviewImplementation(python, code2, imports.join("\n"), { support, registrars: this.registrars() });
       if (!reviewed.ok) return { ok: false, reason: `the review refused the code: ${reviewed.reason}` };
     }
     const verdict = checkCode(this.node, await outlinePython(python, code2), await outlinePython(python, imports.join("\n")));
     if (!verdict.ok) return verdict;
-    const before = (proposed ? this.baseline : void 0) ?? await this.setup.files.read(this.implFile) ?? "";
+    const extra = await readSupportCode(python, support, this.node.name);
+    if (!extra.ok) return { ok: false, reason: `the support code was refused: ${extra.problems.slice(0, 3).join("; ")}` };
     const outline = await outlinePython(python, before);
     if (!outline.ok)
       return { ok: false, reason: `${this.implFile} does not parse before the edit: line ${outline.line}: ${outline.message}` };
-    const replaced = replaceSymbol(before, outline.statements, this.node.name, code2);
+    const taken = new Set(outline.statements.filter((st2) => st2.name && st2.name !== this.node.name).map((st2) => st2.name));
+    const clashes = extra.names.filter((name) => taken.has(name) || name === this.node.name);
+    if (clashes.length > 0)
+      return {
+        ok: false,
+        reason: `the support code defines ${clashes.join(", ")}, which ${this.implFile} already has; choose other names`
+      };
+    const put = await this.putSymbol(before, outline.statements, code2);
+    if (!put.ok) return put;
+    const swappedOutline = await outlinePython(python, put.source);
+    const holder = this.owner?.name ?? this.node.name;
+    const symbol2 = swappedOutline.ok ? swappedOutline.statements.find((st2) => st2.name === holder) : void 0;
+    const replaced = symbol2 ? placeSupportCode(put.source, symbol2.start, symbol2.end, extra) : put.source;
     const replacedOutline = await outlinePython(python, replaced);
     if (!replacedOutline.ok)
       return { ok: false, reason: `the edited file would not parse: line ${replacedOutline.line}: ${replacedOutline.message}` };
@@ -72877,8 +73295,56 @@ ${result.output.slice(-3e3)}`;
     const final = await outlinePython(python, after);
     if (!final.ok) return { ok: false, reason: `the edited file would not parse: line ${final.line}: ${final.message}` };
     await this.setup.files.write(this.implFile, after);
-    if (proposed) this.lastCode = code2;
+    if (proposed) {
+      this.lastCode = support.trim() === "" ? code2 : `${support.trimEnd()}
+
+
+${code2}`;
+      this.owns = [this.owner ? `${this.owner.name}.${this.node.name}` : this.node.name, ...extra.names];
+    }
     return { ok: true };
+  }
+  /**
+   * The module with the node's symbol in place: a function, class or constant replaces its
+   * top-level statement; a method goes into its class. A class keeps the methods its method
+   * nodes put into it, so that regenerating the class does not take them away.
+   */
+  async putSymbol(source, statements, code2) {
+    if (this.owner) {
+      const klass = statements.find((st2) => st2.kind === "class" && st2.name === this.owner.name);
+      if (!klass) return { ok: false, reason: `class ${this.owner.name} is not in ${this.implFile} yet` };
+      return { ok: true, source: replaceMember(source, klass, this.node.name, code2) };
+    }
+    const methods = symbolKindOf(this.node) === "class" ? this.setup.methodsOf(this.node) : [];
+    if (methods.length > 0) {
+      const proposed = await outlinePython(this.setup.python, code2);
+      const own2 = proposed.ok ? (proposed.statements[0]?.members ?? []).filter((m2) => methods.includes(m2.name)) : [];
+      if (own2.length > 0)
+        return {
+          ok: false,
+          reason: `${own2.map((m2) => m2.name).join(", ")} ${own2.length === 1 ? "is a node" : "are nodes"} of its own: leave it out of the class`
+        };
+    }
+    const old = statements.find((st2) => st2.kind === "class" && st2.name === this.node.name);
+    const carried = methods.flatMap((m2) => {
+      const text2 = old ? memberCode(source, old, m2) : void 0;
+      return text2 === void 0 ? [] : [[m2, text2]];
+    });
+    let next = replaceSymbol(source, statements, this.node.name, code2);
+    for (const [name, text2] of carried) {
+      const outline = await outlinePython(this.setup.python, next);
+      const klass = outline.ok ? outline.statements.find((st2) => st2.kind === "class" && st2.name === this.node.name) : void 0;
+      if (klass) next = replaceMember(next, klass, name, text2);
+    }
+    return { ok: true, source: next };
+  }
+  /** The package's own functions support code may call at import to register its helpers: the node's dependencies and its own symbol. */
+  registrars() {
+    const own2 = { name: this.node.name, path: `${this.prompt.module}.${this.node.name}` };
+    return [
+      own2,
+      ...this.setup.dependenciesOf(this.node).map((dep) => ({ name: dep.name, path: `${moduleOf(dep.file_path)}.${dep.name}` }))
+    ];
   }
   /** `from <module> import <name>` for each dependency in another module that the code uses. */
   async edgeImports(code2) {
@@ -72890,7 +73356,7 @@ ${result.output.slice(-3e3)}`;
         deps.map((d2) => d2.name)
       )
     );
-    return deps.filter((d2) => used.has(d2.name)).flatMap((d2) => importFor(d2, this.node) ?? []);
+    return deps.filter((d2) => used.has(d2.name) && symbolKindOf(d2) !== "method").flatMap((d2) => importFor(d2, this.node) ?? []);
   }
   /**
    * A NameError for a dependency or a standard-library module is a missing import,
@@ -72900,7 +73366,8 @@ ${result.output.slice(-3e3)}`;
     const { names } = missingNames(result.output);
     if (names.length === 0) return false;
     const lines = [];
-    for (const dep of this.setup.dependenciesOf(this.node)) if (names.includes(dep.name)) lines.push(...importFor(dep, this.node) ?? []);
+    for (const dep of this.setup.dependenciesOf(this.node))
+      if (names.includes(dep.name) && symbolKindOf(dep) !== "method") lines.push(...importFor(dep, this.node) ?? []);
     for (const name of names) if (await isStdlib(this.setup.python, name)) lines.push(`import ${name}`);
     if (lines.length === 0) return false;
     if (!(await reviewImplementation(this.setup.python, this.lastCode ?? "", lines.join("\n"))).ok) return false;
@@ -72972,7 +73439,8 @@ ${result.output.slice(-3e3)}`;
     const { keys, provider } = this.setup;
     const key = keys.next(this.node.id, kind.kind);
     const request2 = { key, schemaName: kind.schemaName, jsonSchema: this.setup.jsonSchemaOf(kind.schema), messages };
-    const result = await askStructured(provider, request2, kind.schema, {
+    const accepts = "accepts" in kind ? kind.accepts : kind.schema;
+    const result = await askStructured(provider, request2, accepts, {
       nextAttempt: () => keys.next(this.node.id, kind.kind).attempt,
       signal: this.signal
     });
@@ -72990,7 +73458,7 @@ ${result.output.slice(-3e3)}`;
   }
   passed(iterations, result) {
     const passed = result.report.authentic ? [...result.report.outcomes.values()].filter((o2) => o2 === "passed").length : 0;
-    return { status: "passed", iterations, testResults: { passed, failed: 0 }, usage: this.usage };
+    return { status: "passed", iterations, testResults: { passed, failed: 0 }, usage: this.usage, owns: this.owns };
   }
   failed(iterations, reason, result) {
     const failing = result?.tests.filter((t2) => t2.status === "failed" || t2.status === "error") ?? [];
@@ -73303,7 +73771,7 @@ async function runPlan(options) {
       await save();
       return false;
     }
-    recordOutcome(entry, attempt, outcome, iso());
+    recordOutcome(entry, attempt, outcome, iso(), node2.name);
     entry.duration_ms = Math.max(0, clock() - since);
     if (outcome.status === "failed") skipDownstream(id, plan, checkpoint, iso());
     if (outcome.status === "passed" && writer) {
@@ -73314,7 +73782,7 @@ async function runPlan(options) {
     return true;
   }
 }
-function recordOutcome(entry, attempt, outcome, now) {
+function recordOutcome(entry, attempt, outcome, now, name) {
   entry.status = outcome.status;
   entry.timestamp = now;
   entry.retry_count = outcome.iterations;
@@ -73337,6 +73805,8 @@ function recordOutcome(entry, attempt, outcome, now) {
     delete entry.failure_reason;
     delete entry.blocked_by;
     delete entry.failure_context;
+    if (outcome.owns && !(outcome.owns.length === 1 && outcome.owns[0] === name)) entry.owns = outcome.owns;
+    else delete entry.owns;
   }
 }
 async function openCheckpoint(options, now) {
@@ -73441,7 +73911,7 @@ function packageApis(rpg, passed, packageDirs, options) {
       if (node2.node_type !== "leaf" || dirOf(node2.file_path) !== dir) continue;
       const own2 = moduleOf(node2.file_path);
       if (normalizePath(node2.file_path).endsWith("/__init__.py")) holdsCode = true;
-      if (!node2.name.startsWith("_")) add(node2.name, own2, `${own2}.${node2.name}`);
+      if (!node2.name.startsWith("_") && symbolKindOf(node2) !== "method") add(node2.name, own2, `${own2}.${node2.name}`);
     }
     if (options.reexport) {
       for (const child of packageDirs) {
@@ -73586,14 +74056,44 @@ def rewritten(node, kept, multiline, newline):
         return head + "(" + newline + "".join("    " + n + "," + newline for n in names) + ")"
     return head + ", ".join(names)
 
+def bound(node):
+    """The one name a top-level definition or plain assignment binds, else None."""
+    if isinstance(node, DEFS):
+        return node.name
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+    return targets[0].id if len(targets) == 1 and isinstance(targets[0], ast.Name) else None
+
+
+def members_of(klass):
+    """Each def in a class body, with the last line of the statement before it."""
+    out = []
+    for k, m in enumerate(klass.body):
+        if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            prev = klass.body[k - 1].end_lineno if k > 0 else start_of(m) - 1
+            out.append((m, prev))
+    return out
+
+
 def subset(req):
     source, remove = req["source"], set(req["remove"])
     try:
         body = ast.parse(source).body
     except SyntaxError as e:
         return {"ok": False, "line": e.lineno or 0, "message": e.msg}
-    targets = [i for i, n in enumerate(body) if isinstance(n, DEFS) and n.name in remove]
-    if not targets:
+    targets = [i for i, n in enumerate(body) if bound(n) in remove]
+    # A registration call (register(_rule)) of a removed name goes with it: it would fail at import without it.
+    gone = {bound(body[i]) for i in targets}
+    for i, n in enumerate(body):
+        refs = set()
+        if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call) and i not in targets:
+            names_in(n, refs)
+            if refs & gone:
+                targets.append(i)
+    targets.sort()
+    # "Class.method": a method node's def inside its class, which stays.
+    methods = [(m, lines_before) for n in body if isinstance(n, ast.ClassDef)
+               for m, lines_before in members_of(n) if n.name + "." + m.name in remove]
+    if not targets and not methods:
         return {"ok": True, "changed": False}
     lines = re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z", source)
     assert "".join(lines) == source
@@ -73612,6 +74112,10 @@ def subset(req):
 
     removed = set()
     removed_refs, kept_refs = set(), set()
+    for m, previous_end in methods:
+        names_in(m, removed_refs)
+        # The method with the blank lines that set it apart from the member before it.
+        removed.update(range(previous_end + 1, m.end_lineno + 1))
     for i in targets:
         node = body[i]
         names_in(node, removed_refs)
@@ -73909,8 +74413,9 @@ function createTddSetup(options) {
     tokenBudget: options.tokenBudget ?? 24e3,
     testFileOf,
     dependenciesOf: (node2) => (options.plan.dependencies.get(node2.id) ?? []).map((id) => options.plan.nodes.get(id)).filter((n) => n.node_type === "leaf"),
+    methodsOf: (node2) => options.rpg.nodes.filter((n) => n.parent_id === node2.id && symbolKindOf(n) === "method").map((n) => n.name),
     localPackages: localPackagesOf(options.rpg),
-    promptContext: (node2) => promptContext(node2, options.plan, testFileOf),
+    promptContext: (node2) => promptContext(node2, options.plan, testFileOf, basesOf(options.rpg)),
     jsonSchemaOf: (schema) => {
       let json2 = schemas.get(schema);
       if (!json2) schemas.set(schema, json2 = strictJsonSchema(schema));
@@ -73921,7 +74426,16 @@ function createTddSetup(options) {
 function localPackagesOf(rpg) {
   return [...new Set(rpg.nodes.map((n) => moduleOf(n.file_path).split(".")[0]))].sort();
 }
-function promptContext(node2, plan, testFileOf) {
+function basesOf(rpg) {
+  const names = new Map(rpg.nodes.map((n) => [n.id, n.name]));
+  const bases = /* @__PURE__ */ new Map();
+  for (const edge of rpg.edges ?? []) {
+    if (edge.type !== "inherits" || !names.has(edge.target)) continue;
+    bases.set(edge.source, [...bases.get(edge.source) ?? [], names.get(edge.target)]);
+  }
+  return bases;
+}
+function promptContext(node2, plan, testFileOf, bases) {
   const dependencies = (plan.dependencies.get(node2.id) ?? []).map((id) => plan.nodes.get(id)).filter((dep) => dep.node_type === "leaf").map((dep) => ({
     name: dep.name,
     module: moduleOf(dep.file_path),
@@ -73939,8 +74453,15 @@ function promptContext(node2, plan, testFileOf) {
     docstring: node2.docstring,
     examples: node2.examples ?? [],
     requirements: node2.requirements ?? [],
-    dependencies
+    dependencies,
+    owner: ownerOf(node2, plan),
+    bases: bases.get(node2.id)
   };
+}
+function ownerOf(node2, plan) {
+  if (symbolKindOf(node2) !== "method") return void 0;
+  const owner = plan.nodes.get(node2.parent_id);
+  return owner ? { name: owner.name, signature: signatureOf(owner) } : void 0;
 }
 
 // src/engine/assemble.ts
@@ -74018,7 +74539,7 @@ async function assemblePackage(options) {
     passed.flatMap((n) => n.requirements ?? []),
     await thirdPartyImports(options.python, modules, local)
   );
-  const cycles = await importCycles(options.python, modules);
+  const cycles = await importCycles(options.python, modules, new Set(packageDirectories(rpg).map((dir) => moduleOf(`${dir}/__init__.py`))));
   await write("pyproject.toml", renderPyproject(info2, requirements, packageRoots(rpg), consoleScripts(rpg, passedIds, info2.name)));
   await write("requirements.txt", renderRequirements(requirements));
   await write("requirements-dev.txt", renderDevRequirements());
@@ -74099,13 +74620,14 @@ async function buildSnapshot(input2) {
   for (const node2 of rpg.nodes) {
     if (node2.node_type !== "leaf") continue;
     const side = kept(node2.id) ? "keep" : passedNow(node2.id) ? "drop" : void 0;
-    for (const [map2, path2, value] of [
-      [byModule, normalizePath(node2.file_path), node2.name],
-      [byTestFile, input2.testFileOf(node2.id), node2.id]
+    const owns = input2.checkpoint.nodes[node2.id]?.owns ?? [node2.name];
+    for (const [map2, path2, values] of [
+      [byModule, normalizePath(node2.file_path), owns],
+      [byTestFile, input2.testFileOf(node2.id), [node2.id]]
     ]) {
       const entry = map2.get(path2) ?? { keep: [], drop: [] };
       map2.set(path2, entry);
-      if (side) entry[side].push(value);
+      if (side) entry[side].push(...values);
     }
   }
   const read = (path2, keep, drop) => keep.length > 0 || drop.length > 0 && input2.preexisting.has(path2) ? output2.read(path2) : void 0;
