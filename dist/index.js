@@ -31090,8 +31090,8 @@ function ko_default() {
 var capitalizeFirstCharacter = (text2) => {
   return text2.charAt(0).toUpperCase() + text2.slice(1);
 };
-function getUnitTypeFromNumber(number4) {
-  const abs = Math.abs(number4);
+function getUnitTypeFromNumber(number5) {
+  const abs = Math.abs(number5);
   const last = abs % 10;
   const last2 = abs % 100;
   if (last2 >= 11 && last2 <= 19 || last === 0)
@@ -75142,8 +75142,23 @@ function checkSubgraphs(plan, subgraphs) {
   return [...subgraphs];
 }
 
-// src/action/inputs.ts
+// src/config/dispatch-inputs.ts
 var MODES = ["generate", "retry", "revise", "plan", "report", "restack"];
+var number4 = external_exports.string().regex(/^\d*$/, "must be a whole number");
+var DispatchInputsSchema = external_exports.strictObject({
+  "rpg-path": external_exports.string().min(1).optional(),
+  mode: external_exports.enum(MODES).optional(),
+  nodes: external_exports.string().optional(),
+  subgraphs: external_exports.string().optional(),
+  model: external_exports.string().optional(),
+  "max-iterations": number4.optional(),
+  "base-branch": external_exports.string().optional(),
+  issue: number4.optional(),
+  matrix: external_exports.enum(["true", "false"]).optional()
+});
+var DISPATCH_INPUT_NAMES = Object.keys(DispatchInputsSchema.shape);
+
+// src/action/inputs.ts
 var ids = external_exports.string().transform((text2) => text2.split(/[\s,]+/).filter(Boolean)).pipe(external_exports.array(external_exports.string()));
 var positive = (name, fallback) => external_exports.string().transform((text2) => text2.trim() === "" ? fallback : Number(text2)).pipe(
   external_exports.number({ error: `${name} must be a whole number` }).int(`${name} must be a whole number`).min(1, `${name} must be at least 1`)

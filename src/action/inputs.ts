@@ -1,7 +1,9 @@
 import * as core from "@actions/core";
 import { z } from "zod";
 
-export const MODES = ["generate", "retry", "revise", "plan", "report", "restack"] as const;
+import { MODES } from "../config/dispatch-inputs.js";
+
+export { MODES };
 
 const ids = z
   .string()
