@@ -74703,9 +74703,13 @@ var SubgraphCommits = class {
         this.waiting.push(subgraph);
         continue;
       }
+      const carried = this.waiting;
       this.waiting = [];
       const passed = subgraph.nodes.some((id) => checkpoint.nodes[id]?.status === "passed");
-      const message = passed ? subgraphCommitMessage(subgraph) : `chore: record ${subgraph.name} (no node passed)`;
+      const subject = passed ? subgraphCommitMessage(subgraph) : `chore: record ${subgraph.name} (no node passed)`;
+      const message = carried.length === 0 ? subject : `${subject}
+
+${carriedNote(carried)}`;
       const tag = subgraphTag(this.options.runId, subgraph.id);
       const sha = await repo.commitFiles(snapshot.files, message, tag);
       if (!sha) continue;
@@ -74724,7 +74728,11 @@ var SubgraphCommits = class {
     const last = this.waiting.at(-1);
     if (repo && last) {
       const tag = subgraphTag(this.options.runId, last.id);
-      const sha = await repo.commitFiles(snapshot.files, subgraphCommitMessage(last), tag);
+      const earlier = this.waiting.slice(0, -1);
+      const message = earlier.length === 0 ? subgraphCommitMessage(last) : `${subgraphCommitMessage(last)}
+
+${carriedNote(earlier)}`;
+      const sha = await repo.commitFiles(snapshot.files, message, tag);
       if (sha) {
         this.commits.push({ subgraphId: last.id, sha });
         this.options.onEvent?.({ type: "subgraph-committed", subgraphId: last.id, sha, tag });
@@ -74741,6 +74749,10 @@ var SubgraphCommits = class {
     return this.cached.snapshot;
   }
 };
+function carriedNote(carried) {
+  const names = carried.map((s) => `${s.name} (${s.id})`).join(", ");
+  return `Also holds ${names}: ${carried.length === 1 ? "its" : "their"} tests fail without this subgraph's code, so ${carried.length === 1 ? "it was" : "they were"} not committed alone.`;
+}
 
 // src/engine/summary.ts
 function summarize(checkpoint) {

@@ -61,9 +61,11 @@ export class SubgraphCommits {
         this.waiting.push(subgraph);
         continue;
       }
+      const carried = this.waiting;
       this.waiting = [];
       const passed = subgraph.nodes.some((id) => checkpoint.nodes[id]?.status === "passed");
-      const message = passed ? subgraphCommitMessage(subgraph) : `chore: record ${subgraph.name} (no node passed)`;
+      const subject = passed ? subgraphCommitMessage(subgraph) : `chore: record ${subgraph.name} (no node passed)`;
+      const message = carried.length === 0 ? subject : `${subject}\n\n${carriedNote(carried)}`;
       const tag = subgraphTag(this.options.runId, subgraph.id);
       const sha = await repo.commitFiles(snapshot.files, message, tag);
       if (!sha) continue;
@@ -84,7 +86,9 @@ export class SubgraphCommits {
     if (repo && last) {
       // The whole package, failing tests and all, as the report says: the run's state is never left uncommitted.
       const tag = subgraphTag(this.options.runId, last.id);
-      const sha = await repo.commitFiles(snapshot.files, subgraphCommitMessage(last), tag);
+      const earlier = this.waiting.slice(0, -1);
+      const message = earlier.length === 0 ? subgraphCommitMessage(last) : `${subgraphCommitMessage(last)}\n\n${carriedNote(earlier)}`;
+      const sha = await repo.commitFiles(snapshot.files, message, tag);
       if (sha) {
         this.commits.push({ subgraphId: last.id, sha });
         this.options.onEvent?.({ type: "subgraph-committed", subgraphId: last.id, sha, tag });
@@ -101,4 +105,10 @@ export class SubgraphCommits {
     if (this.cached?.key !== key) this.cached = { key, snapshot: await this.options.snapshotOf(new Set(this.done), checkpoint) };
     return this.cached.snapshot;
   }
+}
+
+/** The body of a commit that also holds subgraphs whose snapshot could not stand alone. */
+function carriedNote(carried: readonly PlannedSubgraph[]): string {
+  const names = carried.map((s) => `${s.name} (${s.id})`).join(", ");
+  return `Also holds ${names}: ${carried.length === 1 ? "its" : "their"} tests fail without this subgraph's code, so ${carried.length === 1 ? "it was" : "they were"} not committed alone.`;
 }

@@ -83,6 +83,10 @@ describe("a subgraph whose snapshot fails without later code rides along with th
       "feat: complete Both (nodes top.both)",
     ]);
     expect(git(out, "rev-parse", `${tag("right")}^`)).toBe(git(out, "rev-parse", `${tag("base")}^{commit}`));
+    // The commit says what else it carries, and why.
+    expect(git(out, "log", "-1", "--format=%b", tag("right"))).toBe(
+      "Also holds Shouting (left): its tests fail without this subgraph's code, so it was not committed alone.",
+    );
     expect(git(out, "for-each-ref", "--format=%(refname:short)", "refs/heads/rpg/dia/").split("\n")).toEqual([
       "rpg/dia/base",
       "rpg/dia/right",
