@@ -20016,7 +20016,7 @@ var require_dist2 = __commonJS({
 });
 
 // src/action/main.ts
-import { isAbsolute as isAbsolute4, join as join14, relative as relative4 } from "node:path";
+import { isAbsolute as isAbsolute4, join as join15, relative as relative4 } from "node:path";
 
 // node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -20310,8 +20310,8 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addRaw(text2, addEOL = false) {
-    this._buffer += text2;
+  addRaw(text3, addEOL = false) {
+    this._buffer += text3;
     return addEOL ? this.addEOL() : this;
   }
   /**
@@ -20407,10 +20407,10 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addHeading(text2, level) {
+  addHeading(text3, level) {
     const tag = `h${level}`;
     const allowedTag = ["h1", "h2", "h3", "h4", "h5", "h6"].includes(tag) ? tag : "h1";
-    const element = this.wrap(allowedTag, text2);
+    const element = this.wrap(allowedTag, text3);
     return this.addRaw(element).addEOL();
   }
   /**
@@ -20439,9 +20439,9 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addQuote(text2, cite) {
+  addQuote(text3, cite) {
     const attrs = Object.assign({}, cite && { cite });
-    const element = this.wrap("blockquote", text2, attrs);
+    const element = this.wrap("blockquote", text3, attrs);
     return this.addRaw(element).addEOL();
   }
   /**
@@ -20452,8 +20452,8 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addLink(text2, href) {
-    const element = this.wrap("a", text2, { href });
+  addLink(text3, href) {
+    const element = this.wrap("a", text3, { href });
     return this.addRaw(element).addEOL();
   }
 };
@@ -20517,1225 +20517,2507 @@ function info(message) {
   process.stdout.write(message + os4.EOL);
 }
 
-// src/errors.ts
-var RpgForgeError = class extends Error {
-  code;
-  at;
-  hint;
-  constructor(code2, message, at2 = {}, hint, options) {
-    super(message, options);
-    this.name = new.target.name;
-    this.code = code2;
-    this.at = at2;
-    this.hint = hint;
-  }
-};
-function formatProblemLine(code2, message, at2) {
-  const where = at2.file ? ` (${at2.file}${at2.line !== void 0 ? `:${at2.line}${at2.column !== void 0 ? `:${at2.column}` : ""}` : ""})` : "";
-  const subject = at2.nodeId === void 0 && at2.field === void 0 ? "" : ` ${at2.nodeId ?? "-"} ${at2.field ?? "-"}`;
-  return `${code2}${subject}: ${message}${where}`;
-}
+// src/config/repo-config.ts
+import { lstat as lstat2, readFile } from "node:fs/promises";
+import { join } from "node:path";
 
-// src/rpg/ids.ts
-function compareIds(a, b3) {
-  const pa = chunksOf(a);
-  const pb = chunksOf(b3);
-  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
-    const x3 = pa[i];
-    const y2 = pb[i];
-    if (x3 === y2) continue;
-    if (isDigits(x3) && isDigits(y2)) {
-      const nx = x3.replace(/^0+(?=\d)/, "");
-      const ny = y2.replace(/^0+(?=\d)/, "");
-      if (nx.length !== ny.length) return nx.length - ny.length;
-      if (nx !== ny) return nx < ny ? -1 : 1;
-      continue;
-    }
-    return x3 < y2 ? -1 : 1;
-  }
-  if (pa.length !== pb.length) return pa.length - pb.length;
-  return a < b3 ? -1 : a > b3 ? 1 : 0;
-}
-var CHUNKS = /\d+|\D+/g;
-var chunkCache = /* @__PURE__ */ new Map();
-function chunksOf(id) {
-  let chunks = chunkCache.get(id);
-  if (!chunks) {
-    if (chunkCache.size >= 2e5) chunkCache.clear();
-    chunks = id.match(CHUNKS) ?? [];
-    chunkCache.set(id, chunks);
-  }
-  return chunks;
-}
-var isDigits = (s) => s.charCodeAt(0) >= 48 && s.charCodeAt(0) <= 57;
-
-// src/rpg/graph.ts
-function dependencyOf(type, source, target) {
-  return type === "data_flow" ? { dependent: target, dependency: source } : { dependent: source, dependency: target };
-}
-function buildDependencyGraph(rpg) {
-  const deps = /* @__PURE__ */ new Map();
-  for (const node2 of rpg.nodes) deps.set(node2.id, /* @__PURE__ */ new Set());
-  const add = (dependent, dependency) => {
-    const set2 = deps.get(dependent);
-    if (set2 && deps.has(dependency)) set2.add(dependency);
-  };
-  for (const node2 of rpg.nodes) {
-    for (const dep of node2.dependencies) add(node2.id, dep);
-    if (node2.parent_id !== void 0) add(node2.id, node2.parent_id);
-  }
-  for (const edge of rpg.edges) {
-    const { dependent, dependency } = dependencyOf(edge.type, edge.source, edge.target);
-    add(dependent, dependency);
-  }
-  const graph = /* @__PURE__ */ new Map();
-  for (const [id, set2] of deps) graph.set(id, [...set2].sort(compareIds));
-  return graph;
-}
-function dependentsOf(graph) {
-  const dependents = /* @__PURE__ */ new Map();
-  for (const id of graph.keys()) dependents.set(id, []);
-  for (const [id, deps] of graph) for (const dep of deps) dependents.get(dep)?.push(id);
-  for (const list of dependents.values()) list.sort(compareIds);
-  return dependents;
-}
-function buildSubgraphGraph(rpg, graph) {
-  const subgraphOf = new Map(rpg.nodes.map((n) => [n.id, n.subgraph_id]));
-  const deps = /* @__PURE__ */ new Map();
-  for (const node2 of rpg.nodes) if (!deps.has(node2.subgraph_id)) deps.set(node2.subgraph_id, /* @__PURE__ */ new Set());
-  for (const [id, nodeDeps] of graph) {
-    const from = subgraphOf.get(id);
-    if (from === void 0) continue;
-    for (const dep of nodeDeps) {
-      const to2 = subgraphOf.get(dep);
-      if (to2 !== void 0 && to2 !== from) deps.get(from)?.add(to2);
-    }
-  }
-  return new Map([...deps].map(([id, set2]) => [id, [...set2].sort(compareIds)]));
-}
-
-// src/plan/critical-path.ts
-function criticalPath(graph, levelOf) {
-  let end2;
-  for (const [id, level] of levelOf) {
-    const best = end2 === void 0 ? -1 : levelOf.get(end2);
-    if (level > best || level === best && compareIds(id, end2) < 0) end2 = id;
-  }
-  const path2 = [];
-  for (let id = end2; id !== void 0; ) {
-    path2.unshift(id);
-    const level = levelOf.get(id);
-    id = (graph.get(id) ?? []).find((dep) => levelOf.get(dep) === level - 1);
-  }
-  return path2;
-}
-
-// src/plan/levels.ts
-function dependencyLevels(graph, order) {
-  const levelOf = /* @__PURE__ */ new Map();
-  const levels = [];
-  for (const id of order) {
-    let level = 0;
-    for (const dep of graph.get(id) ?? []) level = Math.max(level, (levelOf.get(dep) ?? 0) + 1);
-    levelOf.set(id, level);
-    (levels[level] ??= []).push(id);
-  }
-  for (const level of levels) level.sort(compareIds);
-  return { levelOf, levels };
-}
-
-// src/plan/order.ts
-function topologicalOrder(graph) {
-  const waiting = /* @__PURE__ */ new Map();
-  const dependents = /* @__PURE__ */ new Map();
-  for (const [id, deps] of graph) {
-    waiting.set(id, deps.length);
-    for (const dep of deps) {
-      const list = dependents.get(dep);
-      if (list) list.push(id);
-      else dependents.set(dep, [id]);
-    }
-  }
-  const ready = new MinHeap(compareIds);
-  for (const [id, count2] of waiting) if (count2 === 0) ready.push(id);
-  const order = [];
-  while (ready.size > 0) {
-    const id = ready.pop();
-    order.push(id);
-    for (const dependent of dependents.get(id) ?? []) {
-      const left = waiting.get(dependent) - 1;
-      waiting.set(dependent, left);
-      if (left === 0) ready.push(dependent);
-    }
-  }
-  const unordered = [...waiting].filter(([, count2]) => count2 > 0).map(([id]) => id).sort(compareIds);
-  return { order, unordered };
-}
-var MinHeap = class {
-  constructor(compare) {
-    this.compare = compare;
-  }
-  compare;
-  items = [];
-  get size() {
-    return this.items.length;
-  }
-  push(item) {
-    const items = this.items;
-    items.push(item);
-    let i = items.length - 1;
-    while (i > 0) {
-      const parent = i - 1 >> 1;
-      if (this.compare(items[i], items[parent]) >= 0) break;
-      [items[i], items[parent]] = [items[parent], items[i]];
-      i = parent;
-    }
-  }
-  pop() {
-    const items = this.items;
-    const top = items[0];
-    const last = items.pop();
-    if (items.length === 0 || last === void 0) return top;
-    items[0] = last;
-    let i = 0;
-    for (; ; ) {
-      const left = 2 * i + 1;
-      const right = left + 1;
-      let smallest = i;
-      if (left < items.length && this.compare(items[left], items[smallest]) < 0) smallest = left;
-      if (right < items.length && this.compare(items[right], items[smallest]) < 0) smallest = right;
-      if (smallest === i) break;
-      [items[i], items[smallest]] = [items[smallest], items[i]];
-      i = smallest;
-    }
-    return top;
-  }
-};
-
-// src/plan/plan.ts
-function buildPlan(rpg) {
-  const dependencies = buildDependencyGraph(rpg);
-  const { order, unordered } = topologicalOrder(dependencies);
-  if (unordered.length > 0) throw new Error(`buildPlan was given a graph with a cycle among: ${unordered.slice(0, 10).join(", ")}`);
-  const { levelOf, levels } = dependencyLevels(dependencies, order);
-  const nodes = new Map(rpg.nodes.map((n) => [n.id, n]));
+// node_modules/js-yaml/dist/js-yaml.mjs
+var NOT_RESOLVED = /* @__PURE__ */ Symbol("NOT_RESOLVED");
+function defineScalarTag(tagName, options) {
   return {
-    order,
-    levels,
-    levelOf,
-    criticalPath: criticalPath(dependencies, levelOf),
-    subgraphs: planSubgraphs(rpg, order, buildSubgraphGraph(rpg, dependencies)),
-    dependencies,
-    dependents: dependentsOf(dependencies),
-    nodes
+    tagName,
+    nodeKind: "scalar",
+    implicit: options.implicit ?? false,
+    matchByTagPrefix: options.matchByTagPrefix ?? false,
+    implicitFirstChars: options.implicitFirstChars ?? null,
+    resolve: options.resolve,
+    identify: options.identify,
+    represent: options.represent ?? ((data) => String(data)),
+    representTagName: options.representTagName ?? (() => tagName)
   };
 }
-function planSubgraphs(rpg, order, subgraphDeps) {
-  const listed = new Map((rpg.subgraphs ?? []).map((s) => [s.id, s]));
-  const subgraphOf = new Map(rpg.nodes.map((n) => [n.id, n.subgraph_id]));
-  const members2 = /* @__PURE__ */ new Map();
-  for (const id of order) {
-    const subgraph = subgraphOf.get(id);
-    const list = members2.get(subgraph);
-    if (list) list.push(id);
-    else members2.set(subgraph, [id]);
-  }
-  const { levelOf: waveOf, unordered } = wavesOf(subgraphDeps);
-  const planned = [...members2].map(([id, nodes]) => {
-    const info2 = listed.get(id);
-    const subgraph = {
-      id,
-      name: info2?.name ?? id,
-      nodes,
-      dependsOn: subgraphDeps.get(id) ?? [],
-      wave: waveOf.get(id) ?? -1
-    };
-    if (info2?.description !== void 0) subgraph.description = info2.description;
-    return subgraph;
-  });
-  const unorderedSet = new Set(unordered);
-  return planned.sort(
-    (a, b3) => (unorderedSet.has(a.id) ? 1 : 0) - (unorderedSet.has(b3.id) ? 1 : 0) || a.wave - b3.wave || compareIds(a.id, b3.id)
-  );
-}
-function wavesOf(subgraphDeps) {
-  const { order, unordered } = topologicalOrder(subgraphDeps);
-  return { levelOf: dependencyLevels(subgraphDeps, order).levelOf, unordered };
-}
-
-// src/rpg/load.ts
-import { readFile } from "node:fs/promises";
-
-// node_modules/jsonc-parser/lib/esm/impl/scanner.js
-function createScanner(text2, ignoreTrivia = false) {
-  const len = text2.length;
-  let pos = 0, value = "", tokenOffset = 0, token = 16, lineNumber = 0, lineStartOffset = 0, tokenLineStartOffset = 0, prevTokenLineStartOffset = 0, scanError = 0;
-  function scanHexDigits(count2, exact) {
-    let digits = 0;
-    let value2 = 0;
-    while (digits < count2 || !exact) {
-      let ch = text2.charCodeAt(pos);
-      if (ch >= 48 && ch <= 57) {
-        value2 = value2 * 16 + ch - 48;
-      } else if (ch >= 65 && ch <= 70) {
-        value2 = value2 * 16 + ch - 65 + 10;
-      } else if (ch >= 97 && ch <= 102) {
-        value2 = value2 * 16 + ch - 97 + 10;
-      } else {
-        break;
-      }
-      pos++;
-      digits++;
-    }
-    if (digits < count2) {
-      value2 = -1;
-    }
-    return value2;
-  }
-  function setPosition(newPosition) {
-    pos = newPosition;
-    value = "";
-    tokenOffset = 0;
-    token = 16;
-    scanError = 0;
-  }
-  function scanNumber() {
-    let start = pos;
-    if (text2.charCodeAt(pos) === 48) {
-      pos++;
-    } else {
-      pos++;
-      while (pos < text2.length && isDigit(text2.charCodeAt(pos))) {
-        pos++;
-      }
-    }
-    if (pos < text2.length && text2.charCodeAt(pos) === 46) {
-      pos++;
-      if (pos < text2.length && isDigit(text2.charCodeAt(pos))) {
-        pos++;
-        while (pos < text2.length && isDigit(text2.charCodeAt(pos))) {
-          pos++;
-        }
-      } else {
-        scanError = 3;
-        return text2.substring(start, pos);
-      }
-    }
-    let end2 = pos;
-    if (pos < text2.length && (text2.charCodeAt(pos) === 69 || text2.charCodeAt(pos) === 101)) {
-      pos++;
-      if (pos < text2.length && text2.charCodeAt(pos) === 43 || text2.charCodeAt(pos) === 45) {
-        pos++;
-      }
-      if (pos < text2.length && isDigit(text2.charCodeAt(pos))) {
-        pos++;
-        while (pos < text2.length && isDigit(text2.charCodeAt(pos))) {
-          pos++;
-        }
-        end2 = pos;
-      } else {
-        scanError = 3;
-      }
-    }
-    return text2.substring(start, end2);
-  }
-  function scanString() {
-    let result = "", start = pos;
-    while (true) {
-      if (pos >= len) {
-        result += text2.substring(start, pos);
-        scanError = 2;
-        break;
-      }
-      const ch = text2.charCodeAt(pos);
-      if (ch === 34) {
-        result += text2.substring(start, pos);
-        pos++;
-        break;
-      }
-      if (ch === 92) {
-        result += text2.substring(start, pos);
-        pos++;
-        if (pos >= len) {
-          scanError = 2;
-          break;
-        }
-        const ch2 = text2.charCodeAt(pos++);
-        switch (ch2) {
-          case 34:
-            result += '"';
-            break;
-          case 92:
-            result += "\\";
-            break;
-          case 47:
-            result += "/";
-            break;
-          case 98:
-            result += "\b";
-            break;
-          case 102:
-            result += "\f";
-            break;
-          case 110:
-            result += "\n";
-            break;
-          case 114:
-            result += "\r";
-            break;
-          case 116:
-            result += "	";
-            break;
-          case 117:
-            const ch3 = scanHexDigits(4, true);
-            if (ch3 >= 0) {
-              result += String.fromCharCode(ch3);
-            } else {
-              scanError = 4;
-            }
-            break;
-          default:
-            scanError = 5;
-        }
-        start = pos;
-        continue;
-      }
-      if (ch >= 0 && ch <= 31) {
-        if (isLineBreak(ch)) {
-          result += text2.substring(start, pos);
-          scanError = 2;
-          break;
-        } else {
-          scanError = 6;
-        }
-      }
-      pos++;
-    }
-    return result;
-  }
-  function scanNext() {
-    value = "";
-    scanError = 0;
-    tokenOffset = pos;
-    lineStartOffset = lineNumber;
-    prevTokenLineStartOffset = tokenLineStartOffset;
-    if (pos >= len) {
-      tokenOffset = len;
-      return token = 17;
-    }
-    let code2 = text2.charCodeAt(pos);
-    if (isWhiteSpace(code2)) {
-      do {
-        pos++;
-        value += String.fromCharCode(code2);
-        code2 = text2.charCodeAt(pos);
-      } while (isWhiteSpace(code2));
-      return token = 15;
-    }
-    if (isLineBreak(code2)) {
-      pos++;
-      value += String.fromCharCode(code2);
-      if (code2 === 13 && text2.charCodeAt(pos) === 10) {
-        pos++;
-        value += "\n";
-      }
-      lineNumber++;
-      tokenLineStartOffset = pos;
-      return token = 14;
-    }
-    switch (code2) {
-      // tokens: []{}:,
-      case 123:
-        pos++;
-        return token = 1;
-      case 125:
-        pos++;
-        return token = 2;
-      case 91:
-        pos++;
-        return token = 3;
-      case 93:
-        pos++;
-        return token = 4;
-      case 58:
-        pos++;
-        return token = 6;
-      case 44:
-        pos++;
-        return token = 5;
-      // strings
-      case 34:
-        pos++;
-        value = scanString();
-        return token = 10;
-      // comments
-      case 47:
-        const start = pos - 1;
-        if (text2.charCodeAt(pos + 1) === 47) {
-          pos += 2;
-          while (pos < len) {
-            if (isLineBreak(text2.charCodeAt(pos))) {
-              break;
-            }
-            pos++;
-          }
-          value = text2.substring(start, pos);
-          return token = 12;
-        }
-        if (text2.charCodeAt(pos + 1) === 42) {
-          pos += 2;
-          const safeLength = len - 1;
-          let commentClosed = false;
-          while (pos < safeLength) {
-            const ch = text2.charCodeAt(pos);
-            if (ch === 42 && text2.charCodeAt(pos + 1) === 47) {
-              pos += 2;
-              commentClosed = true;
-              break;
-            }
-            pos++;
-            if (isLineBreak(ch)) {
-              if (ch === 13 && text2.charCodeAt(pos) === 10) {
-                pos++;
-              }
-              lineNumber++;
-              tokenLineStartOffset = pos;
-            }
-          }
-          if (!commentClosed) {
-            pos++;
-            scanError = 1;
-          }
-          value = text2.substring(start, pos);
-          return token = 13;
-        }
-        value += String.fromCharCode(code2);
-        pos++;
-        return token = 16;
-      // numbers
-      case 45:
-        value += String.fromCharCode(code2);
-        pos++;
-        if (pos === len || !isDigit(text2.charCodeAt(pos))) {
-          return token = 16;
-        }
-      // found a minus, followed by a number so
-      // we fall through to proceed with scanning
-      // numbers
-      case 48:
-      case 49:
-      case 50:
-      case 51:
-      case 52:
-      case 53:
-      case 54:
-      case 55:
-      case 56:
-      case 57:
-        value += scanNumber();
-        return token = 11;
-      // literals and unknown symbols
-      default:
-        while (pos < len && isUnknownContentCharacter(code2)) {
-          pos++;
-          code2 = text2.charCodeAt(pos);
-        }
-        if (tokenOffset !== pos) {
-          value = text2.substring(tokenOffset, pos);
-          switch (value) {
-            case "true":
-              return token = 8;
-            case "false":
-              return token = 9;
-            case "null":
-              return token = 7;
-          }
-          return token = 16;
-        }
-        value += String.fromCharCode(code2);
-        pos++;
-        return token = 16;
-    }
-  }
-  function isUnknownContentCharacter(code2) {
-    if (isWhiteSpace(code2) || isLineBreak(code2)) {
-      return false;
-    }
-    switch (code2) {
-      case 125:
-      case 93:
-      case 123:
-      case 91:
-      case 34:
-      case 58:
-      case 44:
-      case 47:
-        return false;
-    }
-    return true;
-  }
-  function scanNextNonTrivia() {
-    let result;
-    do {
-      result = scanNext();
-    } while (result >= 12 && result <= 15);
-    return result;
-  }
+function defineSequenceTag(tagName, options) {
+  const carrierIsResult = options.finalize === void 0;
   return {
-    setPosition,
-    getPosition: () => pos,
-    scan: ignoreTrivia ? scanNextNonTrivia : scanNext,
-    getToken: () => token,
-    getTokenValue: () => value,
-    getTokenOffset: () => tokenOffset,
-    getTokenLength: () => pos - tokenOffset,
-    getTokenStartLine: () => lineStartOffset,
-    getTokenStartCharacter: () => tokenOffset - prevTokenLineStartOffset,
-    getTokenError: () => scanError
+    tagName,
+    nodeKind: "sequence",
+    implicit: false,
+    matchByTagPrefix: options.matchByTagPrefix ?? false,
+    create: options.create,
+    addItem: options.addItem,
+    finalize: options.finalize ?? ((carrier) => carrier),
+    carrierIsResult,
+    identify: options.identify,
+    represent: options.represent ?? ((data) => data),
+    representTagName: options.representTagName ?? (() => tagName)
   };
 }
-function isWhiteSpace(ch) {
-  return ch === 32 || ch === 9;
+function defineMappingTag(tagName, options) {
+  const carrierIsResult = options.finalize === void 0;
+  return {
+    tagName,
+    nodeKind: "mapping",
+    implicit: false,
+    matchByTagPrefix: options.matchByTagPrefix ?? false,
+    create: options.create,
+    addPair: options.addPair,
+    has: options.has,
+    keys: options.keys,
+    get: options.get,
+    finalize: options.finalize ?? ((carrier) => carrier),
+    carrierIsResult,
+    identify: options.identify,
+    represent: options.represent ?? ((data) => data),
+    representTagName: options.representTagName ?? (() => tagName)
+  };
 }
-function isLineBreak(ch) {
-  return ch === 10 || ch === 13;
-}
-function isDigit(ch) {
-  return ch >= 48 && ch <= 57;
-}
-var CharacterCodes;
-(function(CharacterCodes2) {
-  CharacterCodes2[CharacterCodes2["lineFeed"] = 10] = "lineFeed";
-  CharacterCodes2[CharacterCodes2["carriageReturn"] = 13] = "carriageReturn";
-  CharacterCodes2[CharacterCodes2["space"] = 32] = "space";
-  CharacterCodes2[CharacterCodes2["_0"] = 48] = "_0";
-  CharacterCodes2[CharacterCodes2["_1"] = 49] = "_1";
-  CharacterCodes2[CharacterCodes2["_2"] = 50] = "_2";
-  CharacterCodes2[CharacterCodes2["_3"] = 51] = "_3";
-  CharacterCodes2[CharacterCodes2["_4"] = 52] = "_4";
-  CharacterCodes2[CharacterCodes2["_5"] = 53] = "_5";
-  CharacterCodes2[CharacterCodes2["_6"] = 54] = "_6";
-  CharacterCodes2[CharacterCodes2["_7"] = 55] = "_7";
-  CharacterCodes2[CharacterCodes2["_8"] = 56] = "_8";
-  CharacterCodes2[CharacterCodes2["_9"] = 57] = "_9";
-  CharacterCodes2[CharacterCodes2["a"] = 97] = "a";
-  CharacterCodes2[CharacterCodes2["b"] = 98] = "b";
-  CharacterCodes2[CharacterCodes2["c"] = 99] = "c";
-  CharacterCodes2[CharacterCodes2["d"] = 100] = "d";
-  CharacterCodes2[CharacterCodes2["e"] = 101] = "e";
-  CharacterCodes2[CharacterCodes2["f"] = 102] = "f";
-  CharacterCodes2[CharacterCodes2["g"] = 103] = "g";
-  CharacterCodes2[CharacterCodes2["h"] = 104] = "h";
-  CharacterCodes2[CharacterCodes2["i"] = 105] = "i";
-  CharacterCodes2[CharacterCodes2["j"] = 106] = "j";
-  CharacterCodes2[CharacterCodes2["k"] = 107] = "k";
-  CharacterCodes2[CharacterCodes2["l"] = 108] = "l";
-  CharacterCodes2[CharacterCodes2["m"] = 109] = "m";
-  CharacterCodes2[CharacterCodes2["n"] = 110] = "n";
-  CharacterCodes2[CharacterCodes2["o"] = 111] = "o";
-  CharacterCodes2[CharacterCodes2["p"] = 112] = "p";
-  CharacterCodes2[CharacterCodes2["q"] = 113] = "q";
-  CharacterCodes2[CharacterCodes2["r"] = 114] = "r";
-  CharacterCodes2[CharacterCodes2["s"] = 115] = "s";
-  CharacterCodes2[CharacterCodes2["t"] = 116] = "t";
-  CharacterCodes2[CharacterCodes2["u"] = 117] = "u";
-  CharacterCodes2[CharacterCodes2["v"] = 118] = "v";
-  CharacterCodes2[CharacterCodes2["w"] = 119] = "w";
-  CharacterCodes2[CharacterCodes2["x"] = 120] = "x";
-  CharacterCodes2[CharacterCodes2["y"] = 121] = "y";
-  CharacterCodes2[CharacterCodes2["z"] = 122] = "z";
-  CharacterCodes2[CharacterCodes2["A"] = 65] = "A";
-  CharacterCodes2[CharacterCodes2["B"] = 66] = "B";
-  CharacterCodes2[CharacterCodes2["C"] = 67] = "C";
-  CharacterCodes2[CharacterCodes2["D"] = 68] = "D";
-  CharacterCodes2[CharacterCodes2["E"] = 69] = "E";
-  CharacterCodes2[CharacterCodes2["F"] = 70] = "F";
-  CharacterCodes2[CharacterCodes2["G"] = 71] = "G";
-  CharacterCodes2[CharacterCodes2["H"] = 72] = "H";
-  CharacterCodes2[CharacterCodes2["I"] = 73] = "I";
-  CharacterCodes2[CharacterCodes2["J"] = 74] = "J";
-  CharacterCodes2[CharacterCodes2["K"] = 75] = "K";
-  CharacterCodes2[CharacterCodes2["L"] = 76] = "L";
-  CharacterCodes2[CharacterCodes2["M"] = 77] = "M";
-  CharacterCodes2[CharacterCodes2["N"] = 78] = "N";
-  CharacterCodes2[CharacterCodes2["O"] = 79] = "O";
-  CharacterCodes2[CharacterCodes2["P"] = 80] = "P";
-  CharacterCodes2[CharacterCodes2["Q"] = 81] = "Q";
-  CharacterCodes2[CharacterCodes2["R"] = 82] = "R";
-  CharacterCodes2[CharacterCodes2["S"] = 83] = "S";
-  CharacterCodes2[CharacterCodes2["T"] = 84] = "T";
-  CharacterCodes2[CharacterCodes2["U"] = 85] = "U";
-  CharacterCodes2[CharacterCodes2["V"] = 86] = "V";
-  CharacterCodes2[CharacterCodes2["W"] = 87] = "W";
-  CharacterCodes2[CharacterCodes2["X"] = 88] = "X";
-  CharacterCodes2[CharacterCodes2["Y"] = 89] = "Y";
-  CharacterCodes2[CharacterCodes2["Z"] = 90] = "Z";
-  CharacterCodes2[CharacterCodes2["asterisk"] = 42] = "asterisk";
-  CharacterCodes2[CharacterCodes2["backslash"] = 92] = "backslash";
-  CharacterCodes2[CharacterCodes2["closeBrace"] = 125] = "closeBrace";
-  CharacterCodes2[CharacterCodes2["closeBracket"] = 93] = "closeBracket";
-  CharacterCodes2[CharacterCodes2["colon"] = 58] = "colon";
-  CharacterCodes2[CharacterCodes2["comma"] = 44] = "comma";
-  CharacterCodes2[CharacterCodes2["dot"] = 46] = "dot";
-  CharacterCodes2[CharacterCodes2["doubleQuote"] = 34] = "doubleQuote";
-  CharacterCodes2[CharacterCodes2["minus"] = 45] = "minus";
-  CharacterCodes2[CharacterCodes2["openBrace"] = 123] = "openBrace";
-  CharacterCodes2[CharacterCodes2["openBracket"] = 91] = "openBracket";
-  CharacterCodes2[CharacterCodes2["plus"] = 43] = "plus";
-  CharacterCodes2[CharacterCodes2["slash"] = 47] = "slash";
-  CharacterCodes2[CharacterCodes2["formFeed"] = 12] = "formFeed";
-  CharacterCodes2[CharacterCodes2["tab"] = 9] = "tab";
-})(CharacterCodes || (CharacterCodes = {}));
-
-// node_modules/jsonc-parser/lib/esm/impl/string-intern.js
-var cachedSpaces = new Array(20).fill(0).map((_3, index) => {
-  return " ".repeat(index);
+var strTag = defineScalarTag("tag:yaml.org,2002:str", {
+  resolve: (source) => source,
+  identify: (data) => typeof data === "string"
 });
-var maxCachedValues = 200;
-var cachedBreakLinesWithSpaces = {
-  " ": {
-    "\n": new Array(maxCachedValues).fill(0).map((_3, index) => {
-      return "\n" + " ".repeat(index);
-    }),
-    "\r": new Array(maxCachedValues).fill(0).map((_3, index) => {
-      return "\r" + " ".repeat(index);
-    }),
-    "\r\n": new Array(maxCachedValues).fill(0).map((_3, index) => {
-      return "\r\n" + " ".repeat(index);
-    })
+var NULL_VALUES$1 = [
+  "",
+  "~",
+  "null",
+  "Null",
+  "NULL"
+];
+var nullCoreTag = defineScalarTag("tag:yaml.org,2002:null", {
+  implicit: true,
+  implicitFirstChars: [
+    "",
+    "~",
+    "n",
+    "N"
+  ],
+  resolve: (source) => {
+    if (NULL_VALUES$1.indexOf(source) !== -1) return null;
+    return NOT_RESOLVED;
   },
-  "	": {
-    "\n": new Array(maxCachedValues).fill(0).map((_3, index) => {
-      return "\n" + "	".repeat(index);
-    }),
-    "\r": new Array(maxCachedValues).fill(0).map((_3, index) => {
-      return "\r" + "	".repeat(index);
-    }),
-    "\r\n": new Array(maxCachedValues).fill(0).map((_3, index) => {
-      return "\r\n" + "	".repeat(index);
-    })
+  identify: (object2) => object2 === null,
+  represent: () => "null"
+});
+var nullJsonTag = defineScalarTag("tag:yaml.org,2002:null", {
+  implicit: true,
+  implicitFirstChars: ["n"],
+  resolve: (source, isExplicit) => {
+    if (source === "null" || isExplicit && source === "") return null;
+    return NOT_RESOLVED;
+  },
+  identify: (object2) => object2 === null,
+  represent: () => "null"
+});
+var NULL_VALUES = [
+  "",
+  "~",
+  "null",
+  "Null",
+  "NULL"
+];
+var nullYaml11Tag = defineScalarTag("tag:yaml.org,2002:null", {
+  implicit: true,
+  implicitFirstChars: [
+    "",
+    "~",
+    "n",
+    "N"
+  ],
+  resolve: (source) => {
+    if (NULL_VALUES.indexOf(source) !== -1) return null;
+    return NOT_RESOLVED;
+  },
+  identify: (object2) => object2 === null,
+  represent: () => "null"
+});
+var TRUE_VALUES$2 = [
+  "true",
+  "True",
+  "TRUE"
+];
+var FALSE_VALUES$2 = [
+  "false",
+  "False",
+  "FALSE"
+];
+var boolCoreTag = defineScalarTag("tag:yaml.org,2002:bool", {
+  implicit: true,
+  implicitFirstChars: [
+    "t",
+    "T",
+    "f",
+    "F"
+  ],
+  resolve: (source) => {
+    if (TRUE_VALUES$2.indexOf(source) !== -1) return true;
+    if (FALSE_VALUES$2.indexOf(source) !== -1) return false;
+    return NOT_RESOLVED;
+  },
+  identify: (object2) => Object.prototype.toString.call(object2) === "[object Boolean]",
+  represent: (object2) => object2 ? "true" : "false"
+});
+var TRUE_VALUES$1 = ["true"];
+var FALSE_VALUES$1 = ["false"];
+var boolJsonTag = defineScalarTag("tag:yaml.org,2002:bool", {
+  implicit: true,
+  implicitFirstChars: ["t", "f"],
+  resolve: (source) => {
+    if (TRUE_VALUES$1.indexOf(source) !== -1) return true;
+    if (FALSE_VALUES$1.indexOf(source) !== -1) return false;
+    return NOT_RESOLVED;
+  },
+  identify: (object2) => Object.prototype.toString.call(object2) === "[object Boolean]",
+  represent: (object2) => object2 ? "true" : "false"
+});
+var TRUE_VALUES = [
+  "true",
+  "True",
+  "TRUE",
+  "y",
+  "Y",
+  "yes",
+  "Yes",
+  "YES",
+  "on",
+  "On",
+  "ON"
+];
+var FALSE_VALUES = [
+  "false",
+  "False",
+  "FALSE",
+  "n",
+  "N",
+  "no",
+  "No",
+  "NO",
+  "off",
+  "Off",
+  "OFF"
+];
+var boolYaml11Tag = defineScalarTag("tag:yaml.org,2002:bool", {
+  implicit: true,
+  implicitFirstChars: [
+    "y",
+    "Y",
+    "n",
+    "N",
+    "t",
+    "T",
+    "f",
+    "F",
+    "o",
+    "O"
+  ],
+  resolve: (source) => {
+    if (TRUE_VALUES.indexOf(source) !== -1) return true;
+    if (FALSE_VALUES.indexOf(source) !== -1) return false;
+    return NOT_RESOLVED;
+  },
+  identify: (object2) => Object.prototype.toString.call(object2) === "[object Boolean]",
+  represent: (object2) => object2 ? "true" : "false"
+});
+var YAML_INTEGER_IMPLICIT_PATTERN$1 = /* @__PURE__ */ new RegExp("^(?:0o[0-7]+|0x[0-9a-fA-F]+|[-+]?[0-9]+)$");
+var YAML_INTEGER_EXPLICIT_PATTERN$1 = /* @__PURE__ */ new RegExp("^(?:[-+]?0b[0-1]+|[-+]?0o[0-7]+|[-+]?0x[0-9a-fA-F]+|[-+]?[0-9]+)$");
+function parseYamlInteger$2(source) {
+  let value = source;
+  let sign = 1;
+  if (value[0] === "-" || value[0] === "+") {
+    if (value[0] === "-") sign = -1;
+    value = value.slice(1);
   }
-};
-
-// node_modules/jsonc-parser/lib/esm/impl/parser.js
-var ParseOptions;
-(function(ParseOptions2) {
-  ParseOptions2.DEFAULT = {
-    allowTrailingComma: false
-  };
-})(ParseOptions || (ParseOptions = {}));
-function parseTree(text2, errors = [], options = ParseOptions.DEFAULT) {
-  let currentParent = { type: "array", offset: -1, length: -1, children: [], parent: void 0 };
-  function ensurePropertyComplete(endOffset) {
-    if (currentParent.type === "property") {
-      currentParent.length = endOffset - currentParent.offset;
-      currentParent = currentParent.parent;
+  if (value.startsWith("0b")) return sign * parseInt(value.slice(2), 2);
+  if (value.startsWith("0o")) return sign * parseInt(value.slice(2), 8);
+  if (value.startsWith("0x")) return sign * parseInt(value.slice(2), 16);
+  return sign * parseInt(value, 10);
+}
+function resolveYamlInteger$2(source, isExplicit) {
+  if (isExplicit) {
+    if (!YAML_INTEGER_EXPLICIT_PATTERN$1.test(source)) return NOT_RESOLVED;
+  } else if (!YAML_INTEGER_IMPLICIT_PATTERN$1.test(source)) return NOT_RESOLVED;
+  const result = parseYamlInteger$2(source);
+  return Number.isFinite(result) ? result : NOT_RESOLVED;
+}
+var intCoreTag = defineScalarTag("tag:yaml.org,2002:int", {
+  implicit: true,
+  implicitFirstChars: [
+    "-",
+    "+",
+    ..."0123456789"
+  ],
+  resolve: resolveYamlInteger$2,
+  identify: (object2) => Number.isInteger(object2) && !Object.is(object2, -0) && object2.toString(10).indexOf("e") < 0,
+  represent: (object2) => object2.toString(10)
+});
+var YAML_INTEGER_IMPLICIT_PATTERN = /* @__PURE__ */ new RegExp("^-?(?:0|[1-9][0-9]*)$");
+var YAML_INTEGER_EXPLICIT_PATTERN = /* @__PURE__ */ new RegExp("^(?:[-+]?0b[0-1]+|[-+]?0o[0-7]+|[-+]?0x[0-9a-fA-F]+|[-+]?[0-9]+)$");
+function parseYamlInteger$1(source) {
+  let value = source;
+  let sign = 1;
+  if (value[0] === "-" || value[0] === "+") {
+    if (value[0] === "-") sign = -1;
+    value = value.slice(1);
+  }
+  if (value.startsWith("0b")) return sign * parseInt(value.slice(2), 2);
+  if (value.startsWith("0o")) return sign * parseInt(value.slice(2), 8);
+  if (value.startsWith("0x")) return sign * parseInt(value.slice(2), 16);
+  return sign * parseInt(value, 10);
+}
+function resolveYamlInteger$1(source, isExplicit) {
+  if (isExplicit) {
+    if (!YAML_INTEGER_EXPLICIT_PATTERN.test(source)) return NOT_RESOLVED;
+  } else if (!YAML_INTEGER_IMPLICIT_PATTERN.test(source)) return NOT_RESOLVED;
+  const result = parseYamlInteger$1(source);
+  return Number.isFinite(result) ? result : NOT_RESOLVED;
+}
+var intJsonTag = defineScalarTag("tag:yaml.org,2002:int", {
+  implicit: true,
+  implicitFirstChars: ["-", ..."0123456789"],
+  resolve: resolveYamlInteger$1,
+  identify: (object2) => Number.isInteger(object2) && !Object.is(object2, -0) && object2.toString(10).indexOf("e") < 0,
+  represent: (object2) => object2.toString(10)
+});
+var YAML_INTEGER_PATTERN = /* @__PURE__ */ new RegExp("^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?0x[0-9a-fA-F_]+|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+|[-+]?(?:0|[1-9][0-9_]*))$");
+function parseYamlInteger(source) {
+  let value = source.replace(/_/g, "");
+  let sign = 1;
+  if (value[0] === "-" || value[0] === "+") {
+    if (value[0] === "-") sign = -1;
+    value = value.slice(1);
+  }
+  if (value.startsWith("0b")) return sign * parseInt(value.slice(2), 2);
+  if (value.startsWith("0x")) return sign * parseInt(value.slice(2), 16);
+  if (value.includes(":")) {
+    let result = 0;
+    for (const part of value.split(":")) result = result * 60 + Number(part);
+    return sign * result;
+  }
+  if (value !== "0" && value[0] === "0") return sign * parseInt(value, 8);
+  return sign * parseInt(value, 10);
+}
+function resolveYamlInteger(source) {
+  if (!YAML_INTEGER_PATTERN.test(source)) return NOT_RESOLVED;
+  const result = parseYamlInteger(source);
+  return Number.isFinite(result) ? result : NOT_RESOLVED;
+}
+var intYaml11Tag = defineScalarTag("tag:yaml.org,2002:int", {
+  implicit: true,
+  implicitFirstChars: [
+    "-",
+    "+",
+    ..."0123456789"
+  ],
+  resolve: resolveYamlInteger,
+  identify: (object2) => Number.isInteger(object2) && !Object.is(object2, -0) && object2.toString(10).indexOf("e") < 0,
+  represent: (object2) => object2.toString(10)
+});
+var YAML_FLOAT_PATTERN$1 = /* @__PURE__ */ new RegExp("^(?:[-+]?[0-9]+(?:\\.[0-9]*)?(?:[eE][-+]?[0-9]+)?|[-+]?\\.[0-9]+(?:[eE][-+]?[0-9]+)?|[-+]?\\.(?:inf|Inf|INF)|\\.(?:nan|NaN|NAN))$");
+var YAML_FLOAT_SPECIAL_PATTERN$1 = /* @__PURE__ */ new RegExp("^(?:[-+]?\\.(?:inf|Inf|INF)|\\.(?:nan|NaN|NAN))$");
+function resolveYamlFloat$2(source) {
+  if (!YAML_FLOAT_PATTERN$1.test(source)) return NOT_RESOLVED;
+  let value = source.toLowerCase();
+  const sign = value[0] === "-" ? -1 : 1;
+  if ("+-".includes(value[0])) value = value.slice(1);
+  if (value === ".inf") return sign === 1 ? Number.POSITIVE_INFINITY : Number.NEGATIVE_INFINITY;
+  if (value === ".nan") return NaN;
+  const result = sign * parseFloat(value);
+  if (Number.isFinite(result) || YAML_FLOAT_SPECIAL_PATTERN$1.test(source)) return result;
+  return NOT_RESOLVED;
+}
+function representYamlFloat$2(object2) {
+  if (isNaN(object2)) return ".nan";
+  if (object2 === Number.POSITIVE_INFINITY) return ".inf";
+  if (object2 === Number.NEGATIVE_INFINITY) return "-.inf";
+  if (Object.is(object2, -0)) return "-0.0";
+  const result = object2.toString(10);
+  return /^[-+]?[0-9]+e/.test(result) ? result.replace("e", ".e") : result;
+}
+var floatCoreTag = defineScalarTag("tag:yaml.org,2002:float", {
+  implicit: true,
+  implicitFirstChars: [
+    "-",
+    "+",
+    ".",
+    ..."0123456789"
+  ],
+  resolve: resolveYamlFloat$2,
+  identify: (object2) => typeof object2 === "number" && (!Number.isInteger(object2) || Object.is(object2, -0) || object2.toString(10).indexOf("e") >= 0),
+  represent: representYamlFloat$2
+});
+var YAML_FLOAT_IMPLICIT_PATTERN = /* @__PURE__ */ new RegExp("^-?(?:0|[1-9][0-9]*)(?:\\.[0-9]*)?(?:[eE][-+]?[0-9]+)?$");
+var YAML_FLOAT_EXPLICIT_PATTERN = /* @__PURE__ */ new RegExp("^(?:[-+]?[0-9]+(?:\\.[0-9]*)?(?:[eE][-+]?[0-9]+)?|[-+]?\\.[0-9]+(?:[eE][-+]?[0-9]+)?|[-+]?\\.(?:inf|Inf|INF)|\\.(?:nan|NaN|NAN))$");
+function resolveYamlFloat$1(source, isExplicit) {
+  if (isExplicit) {
+    if (!YAML_FLOAT_EXPLICIT_PATTERN.test(source)) return NOT_RESOLVED;
+    let value = source.toLowerCase();
+    const sign = value[0] === "-" ? -1 : 1;
+    if ("+-".includes(value[0])) value = value.slice(1);
+    if (value === ".inf") return sign === 1 ? Number.POSITIVE_INFINITY : Number.NEGATIVE_INFINITY;
+    if (value === ".nan") return NaN;
+    const result2 = sign * parseFloat(value);
+    return Number.isFinite(result2) ? result2 : NOT_RESOLVED;
+  }
+  if (!YAML_FLOAT_IMPLICIT_PATTERN.test(source)) return NOT_RESOLVED;
+  const result = Number(source);
+  if (Number.isFinite(result)) return result;
+  return NOT_RESOLVED;
+}
+function representYamlFloat$1(object2) {
+  if (isNaN(object2)) return ".nan";
+  if (object2 === Number.POSITIVE_INFINITY) return ".inf";
+  if (object2 === Number.NEGATIVE_INFINITY) return "-.inf";
+  if (Object.is(object2, -0)) return "-0.0";
+  const result = object2.toString(10);
+  return /^[-+]?[0-9]+e/.test(result) ? result.replace("e", ".e") : result;
+}
+var floatJsonTag = defineScalarTag("tag:yaml.org,2002:float", {
+  implicit: true,
+  implicitFirstChars: ["-", ..."0123456789"],
+  resolve: resolveYamlFloat$1,
+  identify: (object2) => typeof object2 === "number" && (!Number.isInteger(object2) || Object.is(object2, -0) || object2.toString(10).indexOf("e") >= 0),
+  represent: representYamlFloat$1
+});
+var YAML_FLOAT_PATTERN = /* @__PURE__ */ new RegExp("^(?:[-+]?(?:(?:[0-9][0-9_]*)?\\.[0-9_]*)(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\\.[0-9_]*|[-+]?\\.(?:inf|Inf|INF)|\\.(?:nan|NaN|NAN))$");
+var YAML_FLOAT_SPECIAL_PATTERN = /* @__PURE__ */ new RegExp("^(?:[-+]?\\.(?:inf|Inf|INF)|\\.(?:nan|NaN|NAN))$");
+function resolveYamlFloat(source) {
+  if (!YAML_FLOAT_PATTERN.test(source)) return NOT_RESOLVED;
+  let value = source.toLowerCase().replace(/_/g, "");
+  const sign = value[0] === "-" ? -1 : 1;
+  if ("+-".includes(value[0])) value = value.slice(1);
+  if (value === ".inf") return sign === 1 ? Number.POSITIVE_INFINITY : Number.NEGATIVE_INFINITY;
+  if (value === ".nan") return NaN;
+  let result = 0;
+  if (value.includes(":")) {
+    for (const part of value.split(":")) result = result * 60 + Number(part);
+    result *= sign;
+  } else result = sign * parseFloat(value);
+  if (Number.isFinite(result) || YAML_FLOAT_SPECIAL_PATTERN.test(source)) return result;
+  return NOT_RESOLVED;
+}
+function representYamlFloat(object2) {
+  if (isNaN(object2)) return ".nan";
+  if (object2 === Number.POSITIVE_INFINITY) return ".inf";
+  if (object2 === Number.NEGATIVE_INFINITY) return "-.inf";
+  if (Object.is(object2, -0)) return "-0.0";
+  const result = object2.toString(10);
+  return /^[-+]?[0-9]+e/.test(result) ? result.replace("e", ".e") : result;
+}
+var floatYaml11Tag = defineScalarTag("tag:yaml.org,2002:float", {
+  implicit: true,
+  implicitFirstChars: [
+    "-",
+    "+",
+    ".",
+    ..."0123456789"
+  ],
+  resolve: resolveYamlFloat,
+  identify: (object2) => typeof object2 === "number" && (!Number.isInteger(object2) || Object.is(object2, -0) || object2.toString(10).indexOf("e") >= 0),
+  represent: representYamlFloat
+});
+var mergeTag = defineScalarTag("tag:yaml.org,2002:merge", {
+  implicit: true,
+  implicitFirstChars: ["<"],
+  resolve: (source, isExplicit) => {
+    if (source === "<<" || isExplicit && source === "") return "<<";
+    return NOT_RESOLVED;
+  },
+  identify: () => false
+});
+var BASE64_PATTERN = /^[A-Za-z0-9+/]*={0,2}$/;
+function resolveYamlBinary(source) {
+  const input2 = source.replace(/\s/g, "");
+  if (input2.length % 4 !== 0 || !BASE64_PATTERN.test(input2)) return NOT_RESOLVED;
+  const binary = atob(input2);
+  const result = new Uint8Array(binary.length);
+  for (let index = 0; index < binary.length; index++) result[index] = binary.charCodeAt(index);
+  return result;
+}
+function representYamlBinary(object2) {
+  let binary = "";
+  for (let index = 0; index < object2.length; index++) binary += String.fromCharCode(object2[index]);
+  return btoa(binary);
+}
+var binaryTag = defineScalarTag("tag:yaml.org,2002:binary", {
+  resolve: resolveYamlBinary,
+  identify: (object2) => Object.prototype.toString.call(object2) === "[object Uint8Array]",
+  represent: representYamlBinary
+});
+var YAML_DATE_REGEXP = /* @__PURE__ */ new RegExp("^([0-9][0-9][0-9][0-9])-([0-9][0-9])-([0-9][0-9])$");
+var YAML_TIMESTAMP_REGEXP = /* @__PURE__ */ new RegExp("^([0-9][0-9][0-9][0-9])-([0-9][0-9]?)-([0-9][0-9]?)(?:[Tt]|[ \\t]+)([0-9][0-9]?):([0-9][0-9]):([0-9][0-9])(?:\\.([0-9]*))?(?:[ \\t]*(Z|([-+])([0-9][0-9]?)(?::([0-9][0-9]))?))?$");
+function makeUtcDate(year, month, day, hour = 0, minute = 0, second = 0, fraction = 0) {
+  const date5 = new Date(Date.UTC(year, month, day, hour, minute, second, fraction));
+  date5.setUTCFullYear(year, month, day);
+  return date5;
+}
+function resolveYamlTimestamp(source) {
+  let match = YAML_DATE_REGEXP.exec(source);
+  if (match === null) match = YAML_TIMESTAMP_REGEXP.exec(source);
+  if (match === null) return NOT_RESOLVED;
+  const year = +match[1];
+  const month = +match[2] - 1;
+  const day = +match[3];
+  if (!match[4]) {
+    const date6 = makeUtcDate(year, month, day);
+    if (date6.getUTCFullYear() !== year || date6.getUTCMonth() !== month || date6.getUTCDate() !== day) return NOT_RESOLVED;
+    return date6;
+  }
+  const hour = +match[4];
+  const minute = +match[5];
+  const second = +match[6];
+  let fraction = 0;
+  if (hour > 23 || minute > 59 || second > 59) return NOT_RESOLVED;
+  if (match[7]) {
+    let value = match[7].slice(0, 3);
+    while (value.length < 3) value += "0";
+    fraction = +value;
+  }
+  const date5 = makeUtcDate(year, month, day, hour, minute, second, fraction);
+  if (date5.getUTCFullYear() !== year || date5.getUTCMonth() !== month || date5.getUTCDate() !== day) return NOT_RESOLVED;
+  if (match[9]) {
+    const offsetHour = +match[10];
+    const offsetMinute = +(match[11] || 0);
+    if (offsetHour > 23 || offsetMinute > 59) return NOT_RESOLVED;
+    const offset = (offsetHour * 60 + offsetMinute) * 6e4;
+    date5.setTime(date5.getTime() - (match[9] === "-" ? -offset : offset));
+  }
+  return date5;
+}
+var timestampTag = defineScalarTag("tag:yaml.org,2002:timestamp", {
+  implicit: true,
+  implicitFirstChars: [..."0123456789"],
+  resolve: resolveYamlTimestamp,
+  identify: (object2) => object2 instanceof Date,
+  represent: (object2) => object2.toISOString()
+});
+var seqTag = defineSequenceTag("tag:yaml.org,2002:seq", {
+  create: () => [],
+  addItem: (container, item) => {
+    container.push(item);
+  },
+  identify: Array.isArray
+});
+function isPlainObject(data) {
+  if (data === null || typeof data !== "object" || Array.isArray(data)) return false;
+  const prototype = Object.getPrototypeOf(data);
+  return prototype === null || prototype === Object.prototype;
+}
+function pick(object2, keys) {
+  const result = {};
+  for (const key of keys) if (object2[key] !== void 0) result[key] = object2[key];
+  return result;
+}
+var omapTag = defineSequenceTag("tag:yaml.org,2002:omap", {
+  create: () => ({
+    list: [],
+    seen: /* @__PURE__ */ new Set()
+  }),
+  addItem: (carrier, item) => {
+    let key;
+    if (item instanceof Map) {
+      if (item.size !== 1) return "cannot resolve an ordered map item";
+      key = item.keys().next().value;
+    } else if (isPlainObject(item)) {
+      const itemKeys = Object.keys(item);
+      if (itemKeys.length !== 1) return "cannot resolve an ordered map item";
+      key = itemKeys[0];
+    } else return "cannot resolve an ordered map item";
+    if (carrier.seen.has(key)) return "duplicate key in ordered map";
+    carrier.seen.add(key);
+    carrier.list.push(item);
+    return "";
+  },
+  finalize: (carrier) => carrier.list,
+  identify: () => false
+});
+var pairsTag = defineSequenceTag("tag:yaml.org,2002:pairs", {
+  create: () => [],
+  addItem: (container, item) => {
+    if (item instanceof Map) {
+      if (item.size !== 1) return "cannot resolve a pairs item";
+      container.push(item.entries().next().value);
+      return "";
     }
+    if (Object.prototype.toString.call(item) !== "[object Object]") return "cannot resolve a pairs item";
+    const object2 = item;
+    const keys = Object.keys(object2);
+    if (keys.length !== 1) return "cannot resolve a pairs item";
+    container.push([keys[0], object2[keys[0]]]);
+    return "";
+  },
+  identify: () => false
+});
+var mapTag = defineMappingTag("tag:yaml.org,2002:map", {
+  create: () => ({}),
+  identify: isPlainObject,
+  represent: (o2) => {
+    const map2 = /* @__PURE__ */ new Map();
+    for (const key of Object.keys(o2)) map2.set(key, o2[key]);
+    return map2;
+  },
+  addPair: (container, key, value) => {
+    if (key !== null && typeof key === "object") return "object-based map does not support complex keys";
+    const normalizedKey = String(key);
+    if (normalizedKey === "__proto__") Object.defineProperty(container, normalizedKey, {
+      value,
+      enumerable: true,
+      configurable: true,
+      writable: true
+    });
+    else container[normalizedKey] = value;
+    return "";
+  },
+  has: (container, key) => {
+    if (key !== null && typeof key === "object") return false;
+    return Object.prototype.hasOwnProperty.call(container, String(key));
+  },
+  keys: (container) => Object.keys(container),
+  get: (container, key) => {
+    const normalizedKey = String(key);
+    if (!Object.prototype.hasOwnProperty.call(container, normalizedKey)) return null;
+    return container[normalizedKey];
   }
-  function onValue(valueNode) {
-    currentParent.children.push(valueNode);
-    return valueNode;
-  }
-  const visitor = {
-    onObjectBegin: (offset) => {
-      currentParent = onValue({ type: "object", offset, length: -1, parent: currentParent, children: [] });
-    },
-    onObjectProperty: (name, offset, length) => {
-      currentParent = onValue({ type: "property", offset, length: -1, parent: currentParent, children: [] });
-      currentParent.children.push({ type: "string", value: name, offset, length, parent: currentParent });
-    },
-    onObjectEnd: (offset, length) => {
-      ensurePropertyComplete(offset + length);
-      currentParent.length = offset + length - currentParent.offset;
-      currentParent = currentParent.parent;
-      ensurePropertyComplete(offset + length);
-    },
-    onArrayBegin: (offset, length) => {
-      currentParent = onValue({ type: "array", offset, length: -1, parent: currentParent, children: [] });
-    },
-    onArrayEnd: (offset, length) => {
-      currentParent.length = offset + length - currentParent.offset;
-      currentParent = currentParent.parent;
-      ensurePropertyComplete(offset + length);
-    },
-    onLiteralValue: (value, offset, length) => {
-      onValue({ type: getNodeType(value), offset, length, parent: currentParent, value });
-      ensurePropertyComplete(offset + length);
-    },
-    onSeparator: (sep5, offset, length) => {
-      if (currentParent.type === "property") {
-        if (sep5 === ":") {
-          currentParent.colonOffset = offset;
-        } else if (sep5 === ",") {
-          ensurePropertyComplete(offset);
-        }
+});
+var setTag = defineMappingTag("tag:yaml.org,2002:set", {
+  create: () => /* @__PURE__ */ new Set(),
+  identify: (data) => data instanceof Set,
+  represent: (data) => {
+    const map2 = /* @__PURE__ */ new Map();
+    for (const key of data) map2.set(key, null);
+    return map2;
+  },
+  addPair: (container, key, value) => {
+    if (value !== null) return "cannot resolve a set item";
+    container.add(key);
+    return "";
+  },
+  has: (container, key) => container.has(key),
+  keys: (container) => container.keys(),
+  get: () => null
+});
+function createTagDefinitionMap() {
+  return {
+    scalar: /* @__PURE__ */ Object.create(null),
+    sequence: /* @__PURE__ */ Object.create(null),
+    mapping: /* @__PURE__ */ Object.create(null)
+  };
+}
+function createTagDefinitionListMap() {
+  return {
+    scalar: [],
+    sequence: [],
+    mapping: []
+  };
+}
+function compileTags(tags) {
+  const result = [];
+  for (const tag of tags) {
+    let index = result.length;
+    for (let previousIndex = 0; previousIndex < result.length; previousIndex++) {
+      const previous = result[previousIndex];
+      if (previous.nodeKind === tag.nodeKind && previous.tagName === tag.tagName && previous.matchByTagPrefix === tag.matchByTagPrefix) {
+        index = previousIndex;
+        break;
       }
-    },
-    onError: (error63, offset, length) => {
-      errors.push({ error: error63, offset, length });
     }
-  };
-  visit(text2, visitor, options);
-  const result = currentParent.children[0];
-  if (result) {
-    delete result.parent;
+    result[index] = tag;
   }
   return result;
 }
-function findNodeAtLocation(root, path2) {
-  if (!root) {
-    return void 0;
-  }
-  let node2 = root;
-  for (let segment of path2) {
-    if (typeof segment === "string") {
-      if (node2.type !== "object" || !Array.isArray(node2.children)) {
-        return void 0;
+var Schema = class Schema2 {
+  tags;
+  /** @internal */
+  implicitScalarTags;
+  /**
+  * Dispatch implicit scalar resolvers by `source.charAt(0)`. Each bucket holds
+  * the resolvers that may match that key, in schema order; a key absent from
+  * the map uses
+  * {@link Schema.implicitScalarAnyFirstChar}
+  * (resolvers that declared no first-char constraint, so they apply to any
+  * first character).
+  */
+  implicitScalarByFirstChar;
+  implicitScalarAnyFirstChar;
+  /**
+  * The default scalar tag (`!!str`), resolved once so the composer's fallback
+  * for unresolved plain scalars avoids a keyed lookup per scalar.
+  *
+  * @internal
+  */
+  defaultScalarTag;
+  /**
+  * The default container tags (`!!seq` / `!!map`), used by the dumper: when a
+  * value is identified by its default tag, the tag is implicit and not
+  * printed. Undefined if the schema does not define them (then such values
+  * can't be dumped).
+  *
+  * @internal
+  */
+  defaultSequenceTag;
+  /** @internal */
+  defaultMappingTag;
+  exact;
+  prefix;
+  constructor(tags) {
+    const compiledTags = compileTags(tags);
+    const implicitScalarTags = [];
+    const exact = createTagDefinitionMap();
+    const prefix = createTagDefinitionListMap();
+    for (const tag of compiledTags) {
+      if (tag.nodeKind === "scalar" && tag.implicit) {
+        if (tag.matchByTagPrefix) throw new Error("Implicit scalar tags cannot match by tag prefix");
+        implicitScalarTags.push(tag);
       }
-      let found = false;
-      for (const propertyNode of node2.children) {
-        if (Array.isArray(propertyNode.children) && propertyNode.children[0].value === segment && propertyNode.children.length === 2) {
-          node2 = propertyNode.children[1];
-          found = true;
+      switch (tag.nodeKind) {
+        case "scalar":
+          if (tag.matchByTagPrefix) prefix.scalar.push(tag);
+          else exact.scalar[tag.tagName] = tag;
           break;
-        }
+        case "sequence":
+          if (tag.matchByTagPrefix) prefix.sequence.push(tag);
+          else exact.sequence[tag.tagName] = tag;
+          break;
+        case "mapping":
+          if (tag.matchByTagPrefix) prefix.mapping.push(tag);
+          else exact.mapping[tag.tagName] = tag;
       }
-      if (!found) {
-        return void 0;
-      }
-    } else {
-      const index = segment;
-      if (node2.type !== "array" || index < 0 || !Array.isArray(node2.children) || index >= node2.children.length) {
-        return void 0;
-      }
-      node2 = node2.children[index];
     }
+    const implicitScalarAnyFirstChar = implicitScalarTags.filter((tag) => tag.implicitFirstChars === null);
+    const keys = /* @__PURE__ */ new Set();
+    for (const tag of implicitScalarTags) if (tag.implicitFirstChars !== null) for (const key of tag.implicitFirstChars) keys.add(key);
+    const implicitScalarByFirstChar = /* @__PURE__ */ new Map();
+    for (const key of keys) implicitScalarByFirstChar.set(key, implicitScalarTags.filter((tag) => tag.implicitFirstChars === null || tag.implicitFirstChars.indexOf(key) !== -1));
+    const defaultScalarTag = exact.scalar["tag:yaml.org,2002:str"];
+    if (!defaultScalarTag) throw new Error("schema does not define the default scalar tag (tag:yaml.org,2002:str)");
+    this.tags = compiledTags;
+    this.implicitScalarTags = implicitScalarTags;
+    this.implicitScalarByFirstChar = implicitScalarByFirstChar;
+    this.implicitScalarAnyFirstChar = implicitScalarAnyFirstChar;
+    this.defaultScalarTag = defaultScalarTag;
+    this.defaultSequenceTag = exact.sequence["tag:yaml.org,2002:seq"];
+    this.defaultMappingTag = exact.mapping["tag:yaml.org,2002:map"];
+    this.exact = exact;
+    this.prefix = prefix;
   }
-  return node2;
+  /** @internal */
+  lookupScalarTag(tagName) {
+    const exactTag = this.exact.scalar[tagName];
+    if (exactTag) return exactTag;
+    for (const tag of this.prefix.scalar) if (tagName.startsWith(tag.tagName)) return tag;
+  }
+  /** @internal */
+  lookupSequenceTag(tagName) {
+    const exactTag = this.exact.sequence[tagName];
+    if (exactTag) return exactTag;
+    for (const tag of this.prefix.sequence) if (tagName.startsWith(tag.tagName)) return tag;
+  }
+  /** @internal */
+  lookupMappingTag(tagName) {
+    const exactTag = this.exact.mapping[tagName];
+    if (exactTag) return exactTag;
+    for (const tag of this.prefix.mapping) if (tagName.startsWith(tag.tagName)) return tag;
+  }
+  /** @internal */
+  resolveImplicitScalarTag(source) {
+    const candidates = this.implicitScalarByFirstChar.get(source.charAt(0)) ?? this.implicitScalarAnyFirstChar;
+    for (const tag2 of candidates) {
+      const value = tag2.resolve(source, false, tag2.tagName);
+      if (value !== NOT_RESOLVED) return {
+        value,
+        tag: tag2
+      };
+    }
+    const tag = this.defaultScalarTag;
+    return {
+      value: tag.resolve(source, false, tag.tagName),
+      tag
+    };
+  }
+  /**
+  * Creates a new schema with the specified tags added. If a tag already
+  * exists, it is replaced by the specified tag.
+  *
+  * @example
+  *
+  * ```javascript
+  * import { CORE_SCHEMA, mergeTag, realMapTag } from 'js-yaml'
+  *
+  * const schema = CORE_SCHEMA.withTags(mergeTag, realMapTag)
+  * ```
+  */
+  withTags(...tags) {
+    let flatTags = [];
+    for (const tag of tags) flatTags = flatTags.concat(tag);
+    return new Schema2([...this.tags, ...flatTags]);
+  }
+};
+var FAILSAFE_SCHEMA = new Schema([
+  strTag,
+  seqTag,
+  mapTag
+]);
+var JSON_SCHEMA = new Schema([
+  ...FAILSAFE_SCHEMA.tags,
+  nullJsonTag,
+  boolJsonTag,
+  intJsonTag,
+  floatJsonTag
+]);
+var CORE_SCHEMA = new Schema([
+  ...FAILSAFE_SCHEMA.tags,
+  nullCoreTag,
+  boolCoreTag,
+  intCoreTag,
+  floatCoreTag
+]);
+var YAML11_SCHEMA = new Schema([
+  ...FAILSAFE_SCHEMA.tags,
+  nullYaml11Tag,
+  boolYaml11Tag,
+  intYaml11Tag,
+  floatYaml11Tag,
+  timestampTag,
+  mergeTag,
+  binaryTag,
+  omapTag,
+  pairsTag,
+  setTag
+]);
+var DUMP_SCHEMA = YAML11_SCHEMA.withTags({
+  ...intYaml11Tag,
+  resolve: (source, isExplicit, tagName) => {
+    const result = intYaml11Tag.resolve(source, isExplicit, tagName);
+    return result === NOT_RESOLVED ? intCoreTag.resolve(source, isExplicit, tagName) : result;
+  }
+}, {
+  ...floatYaml11Tag,
+  resolve: (source, isExplicit, tagName) => {
+    const result = floatYaml11Tag.resolve(source, isExplicit, tagName);
+    return result === NOT_RESOLVED ? floatCoreTag.resolve(source, isExplicit, tagName) : result;
+  }
+});
+var realMapTag = defineMappingTag("tag:yaml.org,2002:map", {
+  create: () => /* @__PURE__ */ new Map(),
+  addPair: (container, key, value) => {
+    container.set(key, value);
+    return "";
+  },
+  has: (container, key) => container.has(key),
+  keys: (container) => container.keys(),
+  get: (container, key) => container.get(key),
+  identify: (data) => data instanceof Map || isPlainObject(data),
+  represent: (data) => {
+    if (data instanceof Map) return data;
+    const map2 = /* @__PURE__ */ new Map();
+    const obj = data;
+    for (const key of Object.keys(obj)) map2.set(key, obj[key]);
+    return map2;
+  }
+});
+function normalizeKey(key) {
+  if (Array.isArray(key)) {
+    const array2 = Array.prototype.slice.call(key);
+    for (let index = 0; index < array2.length; index++) {
+      if (Array.isArray(array2[index])) return null;
+      if (typeof array2[index] === "object" && Object.prototype.toString.call(array2[index]) === "[object Object]") array2[index] = "[object Object]";
+    }
+    return String(array2);
+  }
+  if (typeof key === "object" && Object.prototype.toString.call(key) === "[object Object]") return "[object Object]";
+  return String(key);
 }
-function visit(text2, visitor, options = ParseOptions.DEFAULT) {
-  const _scanner = createScanner(text2, false);
-  const _jsonPath = [];
-  let suppressedCallbacks = 0;
-  function toNoArgVisit(visitFunction) {
-    return visitFunction ? () => suppressedCallbacks === 0 && visitFunction(_scanner.getTokenOffset(), _scanner.getTokenLength(), _scanner.getTokenStartLine(), _scanner.getTokenStartCharacter()) : () => true;
+var legacyMapTag = defineMappingTag("tag:yaml.org,2002:map", {
+  create: () => ({}),
+  identify: isPlainObject,
+  represent: (o2) => {
+    const map2 = /* @__PURE__ */ new Map();
+    for (const key of Object.keys(o2)) map2.set(key, o2[key]);
+    return map2;
+  },
+  addPair: (container, key, value) => {
+    const normalizedKey = normalizeKey(key);
+    if (normalizedKey === null) return "nested arrays are not supported inside keys";
+    if (normalizedKey === "__proto__") Object.defineProperty(container, normalizedKey, {
+      value,
+      enumerable: true,
+      configurable: true,
+      writable: true
+    });
+    else container[normalizedKey] = value;
+    return "";
+  },
+  has: (container, key) => {
+    const normalizedKey = normalizeKey(key);
+    return normalizedKey !== null && Object.prototype.hasOwnProperty.call(container, normalizedKey);
+  },
+  keys: (container) => Object.keys(container),
+  get: (container, key) => {
+    const normalizedKey = String(key);
+    if (!Object.prototype.hasOwnProperty.call(container, normalizedKey)) return null;
+    return container[normalizedKey];
   }
-  function toOneArgVisit(visitFunction) {
-    return visitFunction ? (arg) => suppressedCallbacks === 0 && visitFunction(arg, _scanner.getTokenOffset(), _scanner.getTokenLength(), _scanner.getTokenStartLine(), _scanner.getTokenStartCharacter()) : () => true;
+});
+var DEFAULT_SNIPPET_OPTIONS = {
+  maxLength: 79,
+  indent: 1,
+  linesBefore: 3,
+  linesAfter: 2
+};
+function getLine(buffer, lineStart, lineEnd, position, maxLineLength) {
+  let head = "";
+  let tail2 = "";
+  const maxHalfLength = Math.floor(maxLineLength / 2) - 1;
+  if (position - lineStart > maxHalfLength) {
+    head = " ... ";
+    lineStart = position - maxHalfLength + head.length;
   }
-  function toOneArgVisitWithPath(visitFunction) {
-    return visitFunction ? (arg) => suppressedCallbacks === 0 && visitFunction(arg, _scanner.getTokenOffset(), _scanner.getTokenLength(), _scanner.getTokenStartLine(), _scanner.getTokenStartCharacter(), () => _jsonPath.slice()) : () => true;
+  if (lineEnd - position > maxHalfLength) {
+    tail2 = " ...";
+    lineEnd = position + maxHalfLength - tail2.length;
   }
-  function toBeginVisit(visitFunction) {
-    return visitFunction ? () => {
-      if (suppressedCallbacks > 0) {
-        suppressedCallbacks++;
+  return {
+    str: head + buffer.slice(lineStart, lineEnd).replace(/\t/g, "\u2192") + tail2,
+    pos: position - lineStart + head.length
+  };
+}
+function padStart(string4, max) {
+  return " ".repeat(Math.max(max - string4.length, 0)) + string4;
+}
+function makeSnippet(mark, options) {
+  if (!mark.buffer) return null;
+  const opts = {
+    ...DEFAULT_SNIPPET_OPTIONS,
+    ...options
+  };
+  const re2 = /\r?\n|\r|\0/g;
+  const lineStarts = [0];
+  const lineEnds = [];
+  let match;
+  let foundLineNo = -1;
+  while (match = re2.exec(mark.buffer)) {
+    lineEnds.push(match.index);
+    lineStarts.push(match.index + match[0].length);
+    if (mark.position <= match.index && foundLineNo < 0) foundLineNo = lineStarts.length - 2;
+  }
+  if (foundLineNo < 0) foundLineNo = lineStarts.length - 1;
+  let result = "";
+  const lineNoLength = Math.min(mark.line + opts.linesAfter, lineEnds.length).toString().length;
+  const maxLineLength = opts.maxLength - (opts.indent + lineNoLength + 3);
+  for (let i = 1; i <= opts.linesBefore; i++) {
+    if (foundLineNo - i < 0) break;
+    const line2 = getLine(mark.buffer, lineStarts[foundLineNo - i], lineEnds[foundLineNo - i], mark.position - (lineStarts[foundLineNo] - lineStarts[foundLineNo - i]), maxLineLength);
+    result = `${" ".repeat(opts.indent)}${padStart((mark.line - i + 1).toString(), lineNoLength)} | ${line2.str}
+${result}`;
+  }
+  const line = getLine(mark.buffer, lineStarts[foundLineNo], lineEnds[foundLineNo], mark.position, maxLineLength);
+  result += `${" ".repeat(opts.indent)}${padStart((mark.line + 1).toString(), lineNoLength)} | ${line.str}
+`;
+  result += `${"-".repeat(opts.indent + lineNoLength + 3 + line.pos)}^
+`;
+  for (let i = 1; i <= opts.linesAfter; i++) {
+    if (foundLineNo + i >= lineEnds.length) break;
+    const line2 = getLine(mark.buffer, lineStarts[foundLineNo + i], lineEnds[foundLineNo + i], mark.position - (lineStarts[foundLineNo] - lineStarts[foundLineNo + i]), maxLineLength);
+    result += `${" ".repeat(opts.indent)}${padStart((mark.line + i + 1).toString(), lineNoLength)} | ${line2.str}
+`;
+  }
+  return result.replace(/\n$/, "");
+}
+function formatError(exception, compact) {
+  let where = "";
+  if (!exception.mark) return exception.reason;
+  if (exception.mark.name) where += `in "${exception.mark.name}" `;
+  where += `(${exception.mark.line + 1}:${exception.mark.column + 1})`;
+  if (!compact && exception.mark.snippet) where += `
+
+${exception.mark.snippet}`;
+  return `${exception.reason} ${where}`;
+}
+var YAMLException = class YAMLException2 extends Error {
+  reason;
+  mark;
+  /**
+  * Optional `mark` contains source snippet data. Usually, use
+  * {@link YAMLException.throwAt} instead of passing it directly.
+  */
+  constructor(reason, mark) {
+    super();
+    this.name = "YAMLException";
+    this.reason = reason;
+    this.mark = mark;
+    this.message = formatError(this, false);
+    if (Error.captureStackTrace) Error.captureStackTrace(this, this.constructor);
+  }
+  /**
+  * Returns the formatted error, omitting the source snippet in compact mode.
+  */
+  toString(compact) {
+    return `${this.name}: ${formatError(this, compact)}`;
+  }
+  /**
+  * Builds a YAMLException with a source snippet and throws it. `source` is
+  * the raw input text; `position` is an offset into it.
+  */
+  static throwAt(source, position, message, filename = "") {
+    let line = 0;
+    let lineStart = 0;
+    for (let index = 0; index < position; index++) {
+      const ch = source.charCodeAt(index);
+      if (ch === 10) {
+        line++;
+        lineStart = index + 1;
+      } else if (ch === 13) {
+        line++;
+        if (source.charCodeAt(index + 1) === 10) index++;
+        lineStart = index + 1;
+      }
+    }
+    const mark = {
+      name: filename,
+      buffer: source,
+      position,
+      line,
+      column: position - lineStart
+    };
+    mark.snippet = makeSnippet(mark);
+    throw new YAMLException2(message, mark);
+  }
+};
+var EVENT_ID = {
+  DOCUMENT: 1,
+  SEQUENCE: 2,
+  MAPPING: 3,
+  SCALAR: 4,
+  ALIAS: 5,
+  POP: 6
+};
+var SCALAR_STYLE = {
+  PLAIN: 1,
+  SINGLE_QUOTED: 2,
+  DOUBLE_QUOTED: 3,
+  LITERAL_BLOCK: 4,
+  FOLDED_BLOCK: 5
+};
+var COLLECTION_STYLE = {
+  BLOCK: 1,
+  FLOW: 2
+};
+var CHOMPING_MODE = {
+  CLIP: 1,
+  STRIP: 2,
+  KEEP: 3
+};
+var NO_RANGE$3 = -1;
+function simpleEscapeSequence(c3) {
+  switch (c3) {
+    case 48:
+      return "\0";
+    case 97:
+      return "\x07";
+    case 98:
+      return "\b";
+    case 116:
+      return "	";
+    case 9:
+      return "	";
+    case 110:
+      return "\n";
+    case 118:
+      return "\v";
+    case 102:
+      return "\f";
+    case 114:
+      return "\r";
+    case 101:
+      return "\x1B";
+    case 32:
+      return " ";
+    case 34:
+      return '"';
+    case 47:
+      return "/";
+    case 92:
+      return "\\";
+    case 78:
+      return "\x85";
+    case 95:
+      return "\xA0";
+    case 76:
+      return "\u2028";
+    case 80:
+      return "\u2029";
+    default:
+      return "";
+  }
+}
+var simpleEscapeCheck = new Array(256);
+var simpleEscapeMap = new Array(256);
+for (let i = 0; i < 256; i++) {
+  simpleEscapeCheck[i] = simpleEscapeSequence(i) ? 1 : 0;
+  simpleEscapeMap[i] = simpleEscapeSequence(i);
+}
+function charFromCodepoint(c3) {
+  if (c3 <= 65535) return String.fromCharCode(c3);
+  return String.fromCharCode((c3 - 65536 >> 10) + 55296, (c3 - 65536 & 1023) + 56320);
+}
+function fromHexCode$1(c3) {
+  if (c3 >= 48 && c3 <= 57) return c3 - 48;
+  return (c3 | 32) - 97 + 10;
+}
+function escapedHexLen$1(c3) {
+  if (c3 === 120) return 2;
+  if (c3 === 117) return 4;
+  return 8;
+}
+function skipFoldedBreaks(input2, position, end2) {
+  let breaks = 0;
+  while (position < end2) {
+    const ch = input2.charCodeAt(position);
+    if (ch === 10) {
+      breaks++;
+      position++;
+    } else if (ch === 13) {
+      breaks++;
+      position++;
+      if (input2.charCodeAt(position) === 10) position++;
+    } else if (ch === 32 || ch === 9) position++;
+    else break;
+  }
+  return {
+    position,
+    breaks
+  };
+}
+function foldedBreaks(count2) {
+  if (count2 === 1) return " ";
+  return "\n".repeat(count2 - 1);
+}
+function getPlainValue(input2, start, end2) {
+  let result = "";
+  let position = start;
+  let captureStart = start;
+  let captureEnd = start;
+  while (position < end2) {
+    const ch = input2.charCodeAt(position);
+    if (ch === 10 || ch === 13) {
+      result += input2.slice(captureStart, captureEnd);
+      const fold = skipFoldedBreaks(input2, position, end2);
+      result += foldedBreaks(fold.breaks);
+      position = captureStart = captureEnd = fold.position;
+    } else {
+      position++;
+      if (ch !== 32 && ch !== 9) captureEnd = position;
+    }
+  }
+  return result + input2.slice(captureStart, captureEnd);
+}
+function getSingleQuotedValue(input2, start, end2) {
+  let result = "";
+  let position = start;
+  let captureStart = start;
+  let captureEnd = start;
+  while (position < end2) {
+    const ch = input2.charCodeAt(position);
+    if (ch === 39) {
+      result += input2.slice(captureStart, position) + "'";
+      position += 2;
+      captureStart = captureEnd = position;
+    } else if (ch === 10 || ch === 13) {
+      result += input2.slice(captureStart, captureEnd);
+      const fold = skipFoldedBreaks(input2, position, end2);
+      result += foldedBreaks(fold.breaks);
+      position = captureStart = captureEnd = fold.position;
+    } else {
+      position++;
+      if (ch !== 32 && ch !== 9) captureEnd = position;
+    }
+  }
+  return result + input2.slice(captureStart, end2);
+}
+function getDoubleQuotedValue(input2, start, end2) {
+  let result = "";
+  let position = start;
+  let captureStart = start;
+  let captureEnd = start;
+  while (position < end2) {
+    const ch = input2.charCodeAt(position);
+    if (ch === 92) {
+      result += input2.slice(captureStart, position);
+      position++;
+      const escaped = input2.charCodeAt(position);
+      if (escaped === 10 || escaped === 13) position = skipFoldedBreaks(input2, position, end2).position;
+      else if (escaped < 256 && simpleEscapeCheck[escaped]) {
+        result += simpleEscapeMap[escaped];
+        position++;
       } else {
-        let cbReturn = visitFunction(_scanner.getTokenOffset(), _scanner.getTokenLength(), _scanner.getTokenStartLine(), _scanner.getTokenStartCharacter(), () => _jsonPath.slice());
-        if (cbReturn === false) {
-          suppressedCallbacks = 1;
+        let hexLength = escapedHexLen$1(escaped);
+        let hexResult = 0;
+        for (; hexLength > 0; hexLength--) {
+          position++;
+          const digit = fromHexCode$1(input2.charCodeAt(position));
+          hexResult = (hexResult << 4) + digit;
         }
+        result += charFromCodepoint(hexResult);
+        position++;
       }
-    } : () => true;
+      captureStart = captureEnd = position;
+    } else if (ch === 10 || ch === 13) {
+      result += input2.slice(captureStart, captureEnd);
+      const fold = skipFoldedBreaks(input2, position, end2);
+      result += foldedBreaks(fold.breaks);
+      position = captureStart = captureEnd = fold.position;
+    } else {
+      position++;
+      if (ch !== 32 && ch !== 9) captureEnd = position;
+    }
   }
-  function toEndVisit(visitFunction) {
-    return visitFunction ? () => {
-      if (suppressedCallbacks > 0) {
-        suppressedCallbacks--;
-      }
-      if (suppressedCallbacks === 0) {
-        visitFunction(_scanner.getTokenOffset(), _scanner.getTokenLength(), _scanner.getTokenStartLine(), _scanner.getTokenStartCharacter());
-      }
-    } : () => true;
+  return result + input2.slice(captureStart, end2);
+}
+function getBlockValue(input2, start, end2, indent, chomping, folded) {
+  const textIndent = indent < 0 ? 0 : indent;
+  const region = input2.slice(start, end2).replace(/\r\n?/g, "\n");
+  const lines = region === "" ? [] : (region.endsWith("\n") ? region.slice(0, -1) : region).split("\n");
+  let result = "";
+  let didReadContent = false;
+  let emptyLines = 0;
+  let atMoreIndented = false;
+  for (const line of lines) {
+    let column = 0;
+    while (column < textIndent && line.charCodeAt(column) === 32) column++;
+    if (indent < 0 || column >= line.length) {
+      emptyLines++;
+      continue;
+    }
+    const content = line.slice(textIndent);
+    const first = content.charCodeAt(0);
+    if (folded) {
+      if (first === 32 || first === 9) {
+        atMoreIndented = true;
+        result += "\n".repeat(didReadContent ? 1 + emptyLines : emptyLines);
+      } else if (atMoreIndented) {
+        atMoreIndented = false;
+        result += "\n".repeat(emptyLines + 1);
+      } else if (emptyLines === 0) {
+        if (didReadContent) result += " ";
+      } else result += "\n".repeat(emptyLines);
+    } else result += "\n".repeat(didReadContent ? 1 + emptyLines : emptyLines);
+    result += content;
+    didReadContent = true;
+    emptyLines = 0;
   }
-  const onObjectBegin = toBeginVisit(visitor.onObjectBegin), onObjectProperty = toOneArgVisitWithPath(visitor.onObjectProperty), onObjectEnd = toEndVisit(visitor.onObjectEnd), onArrayBegin = toBeginVisit(visitor.onArrayBegin), onArrayEnd = toEndVisit(visitor.onArrayEnd), onLiteralValue = toOneArgVisitWithPath(visitor.onLiteralValue), onSeparator = toOneArgVisit(visitor.onSeparator), onComment = toNoArgVisit(visitor.onComment), onError = toOneArgVisit(visitor.onError);
-  const disallowComments = options && options.disallowComments;
-  const allowTrailingComma = options && options.allowTrailingComma;
-  function scanNext() {
-    while (true) {
-      const token = _scanner.scan();
-      switch (_scanner.getTokenError()) {
-        case 4:
-          handleError(
-            14
-            /* ParseErrorCode.InvalidUnicode */
-          );
-          break;
-        case 5:
-          handleError(
-            15
-            /* ParseErrorCode.InvalidEscapeCharacter */
-          );
-          break;
-        case 3:
-          handleError(
-            13
-            /* ParseErrorCode.UnexpectedEndOfNumber */
-          );
-          break;
-        case 1:
-          if (!disallowComments) {
-            handleError(
-              11
-              /* ParseErrorCode.UnexpectedEndOfComment */
-            );
+  if (chomping === CHOMPING_MODE.KEEP) result += "\n".repeat(didReadContent ? 1 + emptyLines : emptyLines);
+  else if (chomping !== CHOMPING_MODE.STRIP) {
+    if (didReadContent) result += "\n";
+  }
+  return result;
+}
+function getScalarValue(input2, scalar) {
+  if (scalar.valueStart === NO_RANGE$3) return "";
+  const { valueStart, valueEnd } = scalar;
+  if (scalar.fast) return input2.slice(valueStart, valueEnd);
+  switch (scalar.style) {
+    case SCALAR_STYLE.SINGLE_QUOTED:
+      return getSingleQuotedValue(input2, valueStart, valueEnd);
+    case SCALAR_STYLE.DOUBLE_QUOTED:
+      return getDoubleQuotedValue(input2, valueStart, valueEnd);
+    case SCALAR_STYLE.LITERAL_BLOCK:
+      return getBlockValue(input2, valueStart, valueEnd, scalar.indent, scalar.chomping, false);
+    case SCALAR_STYLE.FOLDED_BLOCK:
+      return getBlockValue(input2, valueStart, valueEnd, scalar.indent, scalar.chomping, true);
+    default:
+      return getPlainValue(input2, valueStart, valueEnd);
+  }
+}
+var DEFAULT_TAG_HANDLERS = Object.assign(/* @__PURE__ */ Object.create(null), {
+  "!": "!",
+  "!!": "tag:yaml.org,2002:"
+});
+var TAG_SUFFIX_CHARS = "-#;/?:@&=+$_.~*'()";
+var TAG_URI_CHARS = TAG_SUFFIX_CHARS + "!,[]";
+function tagPercentDecode(source) {
+  let result = "";
+  let index = 0;
+  while (index < source.length) {
+    if (source.charCodeAt(index) !== 37) {
+      result += source[index++];
+      continue;
+    }
+    let ch = parseInt(source.slice(index + 1, index + 3), 16);
+    index += 3;
+    if (ch >= 192) {
+      let remaining = ch < 224 ? 1 : ch < 240 ? 2 : 3;
+      ch &= (1 << 6 - remaining) - 1;
+      while (remaining-- > 0) {
+        ch = ch << 6 | parseInt(source.slice(index + 1, index + 3), 16) & 63;
+        index += 3;
+      }
+    }
+    if (ch < 65536) result += String.fromCharCode(ch);
+    else {
+      ch -= 65536;
+      result += String.fromCharCode(55296 | ch >> 10, 56320 | ch & 1023);
+    }
+  }
+  return result;
+}
+function tagNameFull(rawTag, tagHandlers) {
+  if (rawTag.startsWith("!<") && rawTag.endsWith(">")) return tagPercentDecode(rawTag.slice(2, -1));
+  const handleEnd = rawTag.indexOf("!", 1);
+  const handle = handleEnd === -1 ? "!" : rawTag.slice(0, handleEnd + 1);
+  return tagPercentDecode(tagHandlers?.[handle] ?? DEFAULT_TAG_HANDLERS[handle] ?? handle) + tagPercentDecode(rawTag.slice(handle.length));
+}
+var NO_RANGE$2 = -1;
+var MERGE_TAG_NAME = "tag:yaml.org,2002:merge";
+var DEFAULT_CONSTRUCTOR_OPTIONS = {
+  filename: "",
+  schema: CORE_SCHEMA,
+  json: false,
+  maxTotalMergeKeys: 1e4,
+  maxAliases: -1
+};
+function eventPosition$1(event) {
+  if ("tagStart" in event && event.tagStart !== NO_RANGE$2) return event.tagStart;
+  if ("anchorStart" in event && event.anchorStart !== NO_RANGE$2) return event.anchorStart;
+  if ("valueStart" in event && event.valueStart !== NO_RANGE$2) return event.valueStart;
+  if ("start" in event) return event.start;
+  return 0;
+}
+function throwError$1(state, message) {
+  YAMLException.throwAt(state.source, state.position, message, state.filename);
+}
+function finalizeCollection(state, position, tag, carrier) {
+  try {
+    return tag.finalize(carrier);
+  } catch (error63) {
+    if (error63 instanceof YAMLException) throw error63;
+    YAMLException.throwAt(state.source, position, error63 instanceof Error ? error63.message : String(error63), state.filename);
+  }
+}
+function constructScalar(state, event) {
+  const source = getScalarValue(state.source, event);
+  const rawTag = event.tagStart === NO_RANGE$2 ? "" : state.source.slice(event.tagStart, event.tagEnd);
+  const strTag2 = state.schema.defaultScalarTag;
+  if (rawTag !== "") {
+    if (rawTag === "!") return {
+      value: source,
+      tag: strTag2
+    };
+    const tagName = tagNameFull(rawTag, state.tagHandlers);
+    const scalarTag = state.schema.lookupScalarTag(tagName);
+    if (scalarTag) {
+      const result = scalarTag.resolve(source, true, tagName);
+      if (result === NOT_RESOLVED) throwError$1(state, `cannot resolve a node with !<${tagName}> explicit tag`);
+      return {
+        value: result,
+        tag: scalarTag
+      };
+    }
+    const collectionTagDef = state.schema.lookupMappingTag(tagName) ?? state.schema.lookupSequenceTag(tagName);
+    if (collectionTagDef) {
+      if (source !== "") throwError$1(state, `cannot resolve a node with !<${tagName}> explicit tag`);
+      const carrier = collectionTagDef.create(tagName);
+      return {
+        value: collectionTagDef.carrierIsResult ? carrier : finalizeCollection(state, state.position, collectionTagDef, carrier),
+        tag: collectionTagDef
+      };
+    }
+    throwError$1(state, `unknown scalar tag !<${tagName}>`);
+  }
+  if (event.style === SCALAR_STYLE.PLAIN) return state.schema.resolveImplicitScalarTag(source);
+  return {
+    value: strTag2.resolve(source, false, strTag2.tagName),
+    tag: strTag2
+  };
+}
+function collectionTagName(state, event, defaultTagName) {
+  const rawTag = event.tagStart === NO_RANGE$2 ? "" : state.source.slice(event.tagStart, event.tagEnd);
+  return rawTag === "" || rawTag === "!" ? defaultTagName : tagNameFull(rawTag, state.tagHandlers);
+}
+function isMappingTag(tag) {
+  return tag.nodeKind === "mapping";
+}
+function chargeMergeWork(state) {
+  state.totalMergeKeys++;
+  if (state.maxTotalMergeKeys !== -1 && state.totalMergeKeys > state.maxTotalMergeKeys) throwError$1(state, `merge keys exceeded maxTotalMergeKeys (${state.maxTotalMergeKeys})`);
+}
+function mergeKeys(state, frame, source, sourceTag) {
+  chargeMergeWork(state);
+  for (const sourceKey of sourceTag.keys(source)) {
+    chargeMergeWork(state);
+    if (frame.tag.has(frame.value, sourceKey)) continue;
+    const err = frame.tag.addPair(frame.value, sourceKey, sourceTag.get(source, sourceKey));
+    if (err) throwError$1(state, err);
+    frame.overridable ??= /* @__PURE__ */ new Set();
+    frame.overridable.add(sourceKey);
+  }
+}
+function mergeSource(state, frame, source, sourceTag) {
+  state.position = frame.keyPosition;
+  if (isMappingTag(sourceTag)) mergeKeys(state, frame, source, sourceTag);
+  else if (sourceTag.nodeKind === "sequence" && Array.isArray(source)) {
+    if (source.length > 100) throwError$1(state, "abnormal merge sequence size");
+    for (const element of source) {
+      const elementTag = state.nodeTags.get(element);
+      if (!elementTag) throwError$1(state, "cannot merge mappings; the provided source object is unacceptable");
+      mergeKeys(state, frame, element, elementTag);
+    }
+  } else throwError$1(state, "cannot merge mappings; the provided source object is unacceptable");
+}
+function addMappingValue(state, frame, key, value, tag) {
+  state.position = frame.keyPosition;
+  if (frame.keyIsMerge) {
+    mergeSource(state, frame, value, tag);
+    return;
+  }
+  if (!state.json && frame.tag.has(frame.value, key) && !frame.overridable?.has(key)) throwError$1(state, "duplicated mapping key");
+  const err = frame.tag.addPair(frame.value, key, value);
+  if (err) throwError$1(state, err);
+  frame.overridable?.delete(key);
+}
+function addValue(state, value, tag) {
+  const frame = state.frames[state.frames.length - 1];
+  if (frame.kind === "document") {
+    frame.value = value;
+    frame.hasValue = true;
+  } else if (frame.kind === "sequence") {
+    if (isMappingTag(tag)) state.nodeTags.set(value, tag);
+    const err = frame.tag.addItem(frame.value, value, frame.index++);
+    if (err) throwError$1(state, err);
+  } else if (frame.hasKey) {
+    const key = frame.key;
+    frame.key = void 0;
+    frame.hasKey = false;
+    addMappingValue(state, frame, key, value, tag);
+  } else {
+    frame.key = value;
+    frame.keyPosition = state.position;
+    frame.hasKey = true;
+    frame.keyIsMerge = tag.tagName === MERGE_TAG_NAME;
+  }
+}
+function storeAnchor(state, event, value, tag, isValueFinal) {
+  if (event.anchorStart !== NO_RANGE$2) {
+    const anchor2 = {
+      value,
+      tag,
+      isValueFinal
+    };
+    state.anchors.set(state.source.slice(event.anchorStart, event.anchorEnd), anchor2);
+    return anchor2;
+  }
+  return null;
+}
+function constructFromEvents(events, options) {
+  const state = {
+    ...DEFAULT_CONSTRUCTOR_OPTIONS,
+    ...options,
+    events,
+    documents: [],
+    eventIndex: 0,
+    position: 0,
+    frames: [],
+    anchors: /* @__PURE__ */ new Map(),
+    nodeTags: /* @__PURE__ */ new Map(),
+    tagHandlers: /* @__PURE__ */ Object.create(null),
+    totalMergeKeys: 0,
+    aliasCount: 0
+  };
+  while (state.eventIndex < state.events.length) {
+    const event = state.events[state.eventIndex++];
+    state.position = eventPosition$1(event);
+    switch (event.type) {
+      case EVENT_ID.DOCUMENT:
+        state.anchors = /* @__PURE__ */ new Map();
+        state.nodeTags = /* @__PURE__ */ new Map();
+        state.aliasCount = 0;
+        state.tagHandlers = /* @__PURE__ */ Object.create(null);
+        for (const directive of event.directives) if (directive.kind === "tag") state.tagHandlers[directive.handle] = directive.prefix;
+        state.frames.push({
+          kind: "document",
+          position: state.position,
+          value: void 0,
+          hasValue: false
+        });
+        break;
+      case EVENT_ID.SCALAR: {
+        const { value, tag } = constructScalar(state, event);
+        storeAnchor(state, event, value, tag, true);
+        addValue(state, value, tag);
+        break;
+      }
+      case EVENT_ID.SEQUENCE: {
+        const tagName = collectionTagName(state, event, "tag:yaml.org,2002:seq");
+        const tag = state.schema.lookupSequenceTag(tagName);
+        if (!tag) throwError$1(state, `unknown sequence tag !<${tagName}>`);
+        const value = tag.create(tagName);
+        const anchor2 = storeAnchor(state, event, value, tag, tag.carrierIsResult);
+        state.frames.push({
+          kind: "sequence",
+          position: state.position,
+          value,
+          tag,
+          anchor: anchor2,
+          index: 0
+        });
+        break;
+      }
+      case EVENT_ID.MAPPING: {
+        const tagName = collectionTagName(state, event, "tag:yaml.org,2002:map");
+        const tag = state.schema.lookupMappingTag(tagName);
+        if (!tag) throwError$1(state, `unknown mapping tag !<${tagName}>`);
+        const value = tag.create(tagName);
+        const anchor2 = storeAnchor(state, event, value, tag, tag.carrierIsResult);
+        state.frames.push({
+          kind: "mapping",
+          position: state.position,
+          value,
+          tag,
+          anchor: anchor2,
+          key: void 0,
+          keyPosition: state.position,
+          hasKey: false,
+          keyIsMerge: false,
+          overridable: null
+        });
+        break;
+      }
+      case EVENT_ID.ALIAS: {
+        if (state.maxAliases !== -1 && ++state.aliasCount > state.maxAliases) throwError$1(state, `aliases exceeded maxAliases (${state.maxAliases})`);
+        const name = state.source.slice(event.anchorStart, event.anchorEnd);
+        const anchor2 = state.anchors.get(name);
+        if (!anchor2) throwError$1(state, `unidentified alias "${name}"`);
+        if (!anchor2.isValueFinal) throwError$1(state, `recursive alias "${name}" is not supported for tag ${anchor2.tag.tagName} because it uses finalize()`);
+        addValue(state, anchor2.value, anchor2.tag);
+        break;
+      }
+      case EVENT_ID.POP: {
+        const frame = state.frames.pop();
+        if (frame.kind === "mapping" && frame.hasKey) {
+          state.position = frame.keyPosition;
+          throwError$1(state, "incomplete mapping pair in event stream");
+        }
+        if (frame.kind === "document") state.documents.push(frame.value);
+        else {
+          const value = frame.tag.carrierIsResult ? frame.value : finalizeCollection(state, frame.position, frame.tag, frame.value);
+          if (frame.anchor) {
+            frame.anchor.value = value;
+            frame.anchor.isValueFinal = true;
           }
-          break;
-        case 2:
-          handleError(
-            12
-            /* ParseErrorCode.UnexpectedEndOfString */
-          );
-          break;
-        case 6:
-          handleError(
-            16
-            /* ParseErrorCode.InvalidCharacter */
-          );
-          break;
-      }
-      switch (token) {
-        case 12:
-        case 13:
-          if (disallowComments) {
-            handleError(
-              10
-              /* ParseErrorCode.InvalidCommentToken */
-            );
-          } else {
-            onComment();
-          }
-          break;
-        case 16:
-          handleError(
-            1
-            /* ParseErrorCode.InvalidSymbol */
-          );
-          break;
-        case 15:
-        case 14:
-          break;
-        default:
-          return token;
-      }
-    }
-  }
-  function handleError(error63, skipUntilAfter = [], skipUntil = []) {
-    onError(error63);
-    if (skipUntilAfter.length + skipUntil.length > 0) {
-      let token = _scanner.getToken();
-      while (token !== 17) {
-        if (skipUntilAfter.indexOf(token) !== -1) {
-          scanNext();
-          break;
-        } else if (skipUntil.indexOf(token) !== -1) {
-          break;
+          addValue(state, value, frame.tag);
         }
-        token = scanNext();
-      }
-    }
-  }
-  function parseString(isValue) {
-    const value = _scanner.getTokenValue();
-    if (isValue) {
-      onLiteralValue(value);
-    } else {
-      onObjectProperty(value);
-      _jsonPath.push(value);
-    }
-    scanNext();
-    return true;
-  }
-  function parseLiteral() {
-    switch (_scanner.getToken()) {
-      case 11:
-        const tokenValue = _scanner.getTokenValue();
-        let value = Number(tokenValue);
-        if (isNaN(value)) {
-          handleError(
-            2
-            /* ParseErrorCode.InvalidNumberFormat */
-          );
-          value = 0;
-        }
-        onLiteralValue(value);
         break;
-      case 7:
-        onLiteralValue(null);
-        break;
-      case 8:
-        onLiteralValue(true);
-        break;
-      case 9:
-        onLiteralValue(false);
-        break;
-      default:
-        return false;
-    }
-    scanNext();
-    return true;
-  }
-  function parseProperty() {
-    if (_scanner.getToken() !== 10) {
-      handleError(3, [], [
-        2,
-        5
-        /* SyntaxKind.CommaToken */
-      ]);
-      return false;
-    }
-    parseString(false);
-    if (_scanner.getToken() === 6) {
-      onSeparator(":");
-      scanNext();
-      if (!parseValue()) {
-        handleError(4, [], [
-          2,
-          5
-          /* SyntaxKind.CommaToken */
-        ]);
       }
-    } else {
-      handleError(5, [], [
-        2,
-        5
-        /* SyntaxKind.CommaToken */
-      ]);
-    }
-    _jsonPath.pop();
-    return true;
-  }
-  function parseObject() {
-    onObjectBegin();
-    scanNext();
-    let needsComma = false;
-    while (_scanner.getToken() !== 2 && _scanner.getToken() !== 17) {
-      if (_scanner.getToken() === 5) {
-        if (!needsComma) {
-          handleError(4, [], []);
-        }
-        onSeparator(",");
-        scanNext();
-        if (_scanner.getToken() === 2 && allowTrailingComma) {
-          break;
-        }
-      } else if (needsComma) {
-        handleError(6, [], []);
-      }
-      if (!parseProperty()) {
-        handleError(4, [], [
-          2,
-          5
-          /* SyntaxKind.CommaToken */
-        ]);
-      }
-      needsComma = true;
-    }
-    onObjectEnd();
-    if (_scanner.getToken() !== 2) {
-      handleError(7, [
-        2
-        /* SyntaxKind.CloseBraceToken */
-      ], []);
-    } else {
-      scanNext();
-    }
-    return true;
-  }
-  function parseArray() {
-    onArrayBegin();
-    scanNext();
-    let isFirstElement = true;
-    let needsComma = false;
-    while (_scanner.getToken() !== 4 && _scanner.getToken() !== 17) {
-      if (_scanner.getToken() === 5) {
-        if (!needsComma) {
-          handleError(4, [], []);
-        }
-        onSeparator(",");
-        scanNext();
-        if (_scanner.getToken() === 4 && allowTrailingComma) {
-          break;
-        }
-      } else if (needsComma) {
-        handleError(6, [], []);
-      }
-      if (isFirstElement) {
-        _jsonPath.push(0);
-        isFirstElement = false;
-      } else {
-        _jsonPath[_jsonPath.length - 1]++;
-      }
-      if (!parseValue()) {
-        handleError(4, [], [
-          4,
-          5
-          /* SyntaxKind.CommaToken */
-        ]);
-      }
-      needsComma = true;
-    }
-    onArrayEnd();
-    if (!isFirstElement) {
-      _jsonPath.pop();
-    }
-    if (_scanner.getToken() !== 4) {
-      handleError(8, [
-        4
-        /* SyntaxKind.CloseBracketToken */
-      ], []);
-    } else {
-      scanNext();
-    }
-    return true;
-  }
-  function parseValue() {
-    switch (_scanner.getToken()) {
-      case 3:
-        return parseArray();
-      case 1:
-        return parseObject();
-      case 10:
-        return parseString(true);
-      default:
-        return parseLiteral();
     }
   }
-  scanNext();
-  if (_scanner.getToken() === 17) {
-    if (options.allowEmptyContent) {
+  return state.documents;
+}
+var NO_RANGE$1 = -1;
+var HAS_OWN = Object.prototype.hasOwnProperty;
+var CONTEXT_FLOW_IN = 1;
+var CONTEXT_FLOW_OUT = 2;
+var CONTEXT_BLOCK_IN = 3;
+var CONTEXT_BLOCK_OUT = 4;
+var PATTERN_NON_PRINTABLE = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x84\x86-\x9F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:[^\uD800-\uDBFF]|^)[\uDC00-\uDFFF]/;
+var PATTERN_FLOW_INDICATORS = /[,\[\]{}]/;
+var PATTERN_TAG_HANDLE = /^(?:!|!!|![0-9A-Za-z-]+!)$/;
+var NS_URI_CHAR = String.raw`(?:%[0-9A-Fa-f]{2}|[0-9A-Za-z\-#;/?:@&=+$,_.!~*'()\[\]])`;
+var NS_TAG_CHAR = String.raw`(?:%[0-9A-Fa-f]{2}|[0-9A-Za-z\-#;/?:@&=+$.~*'()_])`;
+var PATTERN_TAG_URI = new RegExp(`^(?:${NS_URI_CHAR})*$`);
+var PATTERN_TAG_SUFFIX = new RegExp(`^(?:${NS_TAG_CHAR})+$`);
+var PATTERN_TAG_PREFIX = new RegExp(`^(?:!(?:${NS_URI_CHAR})*|${NS_TAG_CHAR}(?:${NS_URI_CHAR})*)$`);
+var DEFAULT_PARSER_OPTIONS = {
+  filename: "",
+  maxDepth: 100
+};
+function addDocumentEvent(state, explicitStart, explicitEnd) {
+  state.events.push({
+    type: EVENT_ID.DOCUMENT,
+    explicitStart,
+    explicitEnd,
+    directives: state.directives
+  });
+}
+function addSequenceEvent(state, start, anchorStart, anchorEnd, tagStart, tagEnd, style) {
+  state.events.push({
+    type: EVENT_ID.SEQUENCE,
+    start,
+    anchorStart,
+    anchorEnd,
+    tagStart,
+    tagEnd,
+    style
+  });
+}
+function addMappingEvent(state, start, anchorStart, anchorEnd, tagStart, tagEnd, style) {
+  state.events.push({
+    type: EVENT_ID.MAPPING,
+    start,
+    anchorStart,
+    anchorEnd,
+    tagStart,
+    tagEnd,
+    style
+  });
+}
+function insertFlowPairMappingEvent(state, snapshot) {
+  state.events.splice(snapshot.eventsLength, 0, {
+    type: EVENT_ID.MAPPING,
+    start: snapshot.position,
+    anchorStart: NO_RANGE$1,
+    anchorEnd: NO_RANGE$1,
+    tagStart: NO_RANGE$1,
+    tagEnd: NO_RANGE$1,
+    style: COLLECTION_STYLE.FLOW
+  });
+}
+function addScalarEvent(state, valueStart, valueEnd, anchorStart, anchorEnd, tagStart, tagEnd, style, chomping = CHOMPING_MODE.CLIP, indent = -1, fast = false) {
+  state.events.push({
+    type: EVENT_ID.SCALAR,
+    valueStart,
+    valueEnd,
+    anchorStart,
+    anchorEnd,
+    tagStart,
+    tagEnd,
+    style,
+    chomping,
+    indent,
+    fast
+  });
+}
+function addAliasEvent(state, anchorStart, anchorEnd) {
+  state.events.push({
+    type: EVENT_ID.ALIAS,
+    anchorStart,
+    anchorEnd
+  });
+}
+function addPopEvent(state) {
+  state.events.push({ type: EVENT_ID.POP });
+}
+function addEmptyScalarEvent(state) {
+  addScalarEvent(state, NO_RANGE$1, NO_RANGE$1, NO_RANGE$1, NO_RANGE$1, NO_RANGE$1, NO_RANGE$1, SCALAR_STYLE.PLAIN);
+}
+function emptyProperties() {
+  return {
+    anchorStart: NO_RANGE$1,
+    anchorEnd: NO_RANGE$1,
+    tagStart: NO_RANGE$1,
+    tagEnd: NO_RANGE$1
+  };
+}
+function snapshotState(state) {
+  return {
+    position: state.position,
+    line: state.line,
+    lineStart: state.lineStart,
+    lineIndent: state.lineIndent,
+    firstTabInLine: state.firstTabInLine,
+    eventsLength: state.events.length
+  };
+}
+function restoreState(state, snapshot) {
+  state.position = snapshot.position;
+  state.line = snapshot.line;
+  state.lineStart = snapshot.lineStart;
+  state.lineIndent = snapshot.lineIndent;
+  state.firstTabInLine = snapshot.firstTabInLine;
+  state.events.length = snapshot.eventsLength;
+}
+function throwError(state, message) {
+  YAMLException.throwAt(state.input.slice(0, state.length), state.position, message, state.filename);
+}
+function isEol(c3) {
+  return c3 === 10 || c3 === 13;
+}
+function isWhiteSpace(c3) {
+  return c3 === 9 || c3 === 32;
+}
+function isWsOrEol(c3) {
+  return isWhiteSpace(c3) || isEol(c3);
+}
+function isWsOrEolOrEnd(c3) {
+  return c3 === 0 || isWsOrEol(c3);
+}
+function isFlowIndicator(c3) {
+  return c3 === 44 || c3 === 91 || c3 === 93 || c3 === 123 || c3 === 125;
+}
+function fromDecimalCode(c3) {
+  return c3 >= 48 && c3 <= 57 ? c3 - 48 : -1;
+}
+function fromHexCode(c3) {
+  if (c3 >= 48 && c3 <= 57) return c3 - 48;
+  const lc = c3 | 32;
+  if (lc >= 97 && lc <= 102) return lc - 97 + 10;
+  return -1;
+}
+function escapedHexLen(c3) {
+  if (c3 === 120) return 2;
+  if (c3 === 117) return 4;
+  if (c3 === 85) return 8;
+  return 0;
+}
+function isSimpleEscape(c3) {
+  return c3 === 48 || c3 === 97 || c3 === 98 || c3 === 116 || c3 === 9 || c3 === 110 || c3 === 118 || c3 === 102 || c3 === 114 || c3 === 101 || c3 === 32 || c3 === 34 || c3 === 47 || c3 === 92 || c3 === 78 || c3 === 95 || c3 === 76 || c3 === 80;
+}
+function consumeLineBreak(state) {
+  if (state.input.charCodeAt(state.position) === 10) state.position++;
+  else {
+    state.position++;
+    if (state.input.charCodeAt(state.position) === 10) state.position++;
+  }
+  state.line++;
+  state.lineStart = state.position;
+  state.lineIndent = 0;
+  state.firstTabInLine = -1;
+}
+function skipSeparationSpace(state, allowComments) {
+  let lineBreaks = 0;
+  let ch = state.input.charCodeAt(state.position);
+  let hasSeparation = state.position === state.lineStart || isWsOrEol(state.input.charCodeAt(state.position - 1));
+  while (ch !== 0) {
+    while (isWhiteSpace(ch)) {
+      hasSeparation = true;
+      if (ch === 9 && state.firstTabInLine === -1) state.firstTabInLine = state.position;
+      ch = state.input.charCodeAt(++state.position);
+    }
+    if (allowComments && hasSeparation && ch === 35) do
+      ch = state.input.charCodeAt(++state.position);
+    while (!isEol(ch) && ch !== 0);
+    if (!isEol(ch)) break;
+    consumeLineBreak(state);
+    lineBreaks++;
+    hasSeparation = true;
+    ch = state.input.charCodeAt(state.position);
+    while (ch === 32) {
+      state.lineIndent++;
+      ch = state.input.charCodeAt(++state.position);
+    }
+  }
+  return lineBreaks;
+}
+function testDocumentSeparator(state, position = state.position) {
+  const ch = state.input.charCodeAt(position);
+  if ((ch === 45 || ch === 46) && ch === state.input.charCodeAt(position + 1) && ch === state.input.charCodeAt(position + 2)) {
+    const following = state.input.charCodeAt(position + 3);
+    return following === 0 || isWsOrEol(following);
+  }
+  return false;
+}
+function skipByteOrderMark(state) {
+  if (state.position === state.lineStart && state.input.charCodeAt(state.position) === 65279) {
+    state.position++;
+    state.lineStart = state.position;
+  }
+}
+function testDocumentBoundary(state) {
+  if (state.position !== state.lineStart) return false;
+  if (testDocumentSeparator(state)) return true;
+  if (state.input.charCodeAt(state.position) !== 65279) return false;
+  const snapshot = snapshotState(state);
+  skipByteOrderMark(state);
+  skipSeparationSpace(state, true);
+  const ch = state.input.charCodeAt(state.position);
+  const result = state.position === state.lineStart && (ch === 37 || ch === 45 && testDocumentSeparator(state));
+  restoreState(state, snapshot);
+  return result;
+}
+function skipUntilLineEnd(state) {
+  let ch = state.input.charCodeAt(state.position);
+  while (ch !== 0 && !isEol(ch)) ch = state.input.charCodeAt(++state.position);
+}
+function checkPrintable(state, start, end2) {
+  const match = PATTERN_NON_PRINTABLE.exec(state.input.slice(start, end2));
+  if (match !== null) {
+    state.position = start + match.index + match[0].length - 1;
+    throwError(state, "the stream contains non-printable characters");
+  }
+}
+function readTagProperty(state, props, inFlow) {
+  if (state.input.charCodeAt(state.position) !== 33) return false;
+  if (props.tagStart !== NO_RANGE$1) throwError(state, "duplication of a tag property");
+  const start = state.position;
+  let isVerbatim = false;
+  let isNamed = false;
+  let tagHandle = "!";
+  let ch = state.input.charCodeAt(++state.position);
+  if (ch === 60) {
+    isVerbatim = true;
+    ch = state.input.charCodeAt(++state.position);
+  } else if (ch === 33) {
+    isNamed = true;
+    tagHandle = "!!";
+    ch = state.input.charCodeAt(++state.position);
+  }
+  let suffixStart = state.position;
+  let tagName;
+  if (isVerbatim) {
+    while (ch !== 0 && ch !== 62) ch = state.input.charCodeAt(++state.position);
+    if (ch !== 62) throwError(state, "unexpected end of the stream within a verbatim tag");
+    tagName = state.input.slice(suffixStart, state.position);
+    state.position++;
+  } else {
+    while (ch !== 0 && !isWsOrEol(ch) && !(inFlow && isFlowIndicator(ch))) {
+      if (ch === 33) {
+        if (!isNamed) {
+          tagHandle = state.input.slice(suffixStart - 1, state.position + 1);
+          if (!PATTERN_TAG_HANDLE.test(tagHandle)) throwError(state, "named tag handle cannot contain such characters");
+          isNamed = true;
+          suffixStart = state.position + 1;
+        } else throwError(state, "tag suffix cannot contain exclamation marks");
+      }
+      ch = state.input.charCodeAt(++state.position);
+    }
+    tagName = state.input.slice(suffixStart, state.position);
+    if (PATTERN_FLOW_INDICATORS.test(tagName)) throwError(state, "tag suffix cannot contain flow indicator characters");
+  }
+  if (tagName && !(isVerbatim ? PATTERN_TAG_URI.test(tagName) : PATTERN_TAG_SUFFIX.test(tagName))) throwError(state, `tag name cannot contain such characters: ${tagName}`);
+  if (!isVerbatim && tagHandle !== "!" && tagHandle !== "!!" && !HAS_OWN.call(state.tagHandlers, tagHandle)) throwError(state, `undeclared tag handle "${tagHandle}"`);
+  props.tagStart = start;
+  props.tagEnd = state.position;
+  return true;
+}
+function readAnchorProperty(state, props) {
+  if (state.input.charCodeAt(state.position) !== 38) return false;
+  if (props.anchorStart !== NO_RANGE$1) throwError(state, "duplication of an anchor property");
+  state.position++;
+  const start = state.position;
+  while (state.input.charCodeAt(state.position) !== 0 && !isWsOrEol(state.input.charCodeAt(state.position)) && !isFlowIndicator(state.input.charCodeAt(state.position))) state.position++;
+  if (state.position === start) throwError(state, "name of an anchor node must contain at least one character");
+  props.anchorStart = start;
+  props.anchorEnd = state.position;
+  return true;
+}
+function readAlias(state, props) {
+  if (state.input.charCodeAt(state.position) !== 42) return false;
+  if (props.anchorStart !== NO_RANGE$1 || props.tagStart !== NO_RANGE$1) throwError(state, "alias node should not have any properties");
+  state.position++;
+  const start = state.position;
+  while (state.input.charCodeAt(state.position) !== 0 && !isWsOrEol(state.input.charCodeAt(state.position)) && !isFlowIndicator(state.input.charCodeAt(state.position))) state.position++;
+  if (state.position === start) throwError(state, "name of an alias node must contain at least one character");
+  addAliasEvent(state, start, state.position);
+  return true;
+}
+function readFlowScalarBreak(state, nodeIndent) {
+  skipSeparationSpace(state, false);
+  if (state.lineIndent < nodeIndent) throwError(state, "deficient indentation");
+}
+function readSingleQuotedScalar(state, nodeIndent, props) {
+  if (state.input.charCodeAt(state.position) !== 39) return false;
+  state.position++;
+  const start = state.position;
+  let simple = true;
+  while (state.input.charCodeAt(state.position) !== 0) {
+    const ch = state.input.charCodeAt(state.position);
+    if (ch === 39) {
+      if (state.input.charCodeAt(state.position + 1) === 39) {
+        simple = false;
+        state.position += 2;
+        continue;
+      }
+      const end2 = state.position;
+      state.position++;
+      addScalarEvent(state, start, end2, props.anchorStart, props.anchorEnd, props.tagStart, props.tagEnd, SCALAR_STYLE.SINGLE_QUOTED, CHOMPING_MODE.CLIP, -1, simple);
       return true;
     }
-    handleError(4, [], []);
-    return false;
+    if (isEol(ch)) {
+      simple = false;
+      readFlowScalarBreak(state, nodeIndent);
+    } else if (state.position === state.lineStart && testDocumentSeparator(state)) throwError(state, "unexpected end of the document within a single quoted scalar");
+    else if (ch !== 9 && ch < 32) throwError(state, "expected valid JSON character");
+    else state.position++;
   }
-  if (!parseValue()) {
-    handleError(4, [], []);
-    return false;
+  throwError(state, "unexpected end of the stream within a single quoted scalar");
+}
+function readDoubleQuotedScalar(state, nodeIndent, props) {
+  if (state.input.charCodeAt(state.position) !== 34) return false;
+  state.position++;
+  const start = state.position;
+  let simple = true;
+  while (state.input.charCodeAt(state.position) !== 0) {
+    const ch = state.input.charCodeAt(state.position);
+    if (ch === 34) {
+      const end2 = state.position;
+      state.position++;
+      addScalarEvent(state, start, end2, props.anchorStart, props.anchorEnd, props.tagStart, props.tagEnd, SCALAR_STYLE.DOUBLE_QUOTED, CHOMPING_MODE.CLIP, -1, simple);
+      return true;
+    }
+    if (ch === 92) {
+      simple = false;
+      const escaped = state.input.charCodeAt(++state.position);
+      if (isEol(escaped)) readFlowScalarBreak(state, nodeIndent);
+      else if (isSimpleEscape(escaped)) state.position++;
+      else {
+        let hexLength = escapedHexLen(escaped);
+        if (hexLength === 0) throwError(state, "unknown escape sequence");
+        while (hexLength-- > 0) {
+          state.position++;
+          if (fromHexCode(state.input.charCodeAt(state.position)) < 0) throwError(state, "expected hexadecimal character");
+        }
+        state.position++;
+      }
+    } else if (isEol(ch)) {
+      simple = false;
+      readFlowScalarBreak(state, nodeIndent);
+    } else if (state.position === state.lineStart && testDocumentSeparator(state)) throwError(state, "unexpected end of the document within a double quoted scalar");
+    else if (ch !== 9 && ch < 32) throwError(state, "expected valid JSON character");
+    else state.position++;
   }
-  if (_scanner.getToken() !== 17) {
-    handleError(9, [], []);
+  throwError(state, "unexpected end of the stream within a double quoted scalar");
+}
+function readBlockScalar(state, parentIndent, props) {
+  const ch = state.input.charCodeAt(state.position);
+  let chomping = CHOMPING_MODE.CLIP;
+  let indent = -1;
+  let detectedIndent = false;
+  if (ch !== 124 && ch !== 62) return false;
+  const style = ch === 124 ? SCALAR_STYLE.LITERAL_BLOCK : SCALAR_STYLE.FOLDED_BLOCK;
+  state.position++;
+  while (state.input.charCodeAt(state.position) !== 0) {
+    const current = state.input.charCodeAt(state.position);
+    const digit = fromDecimalCode(current);
+    if (current === 43 || current === 45) {
+      if (chomping !== CHOMPING_MODE.CLIP) throwError(state, "repeat of a chomping mode identifier");
+      chomping = current === 43 ? CHOMPING_MODE.KEEP : CHOMPING_MODE.STRIP;
+      state.position++;
+    } else if (digit >= 0) {
+      if (digit === 0) throwError(state, "bad explicit indentation width of a block scalar; it cannot be less than one");
+      if (detectedIndent) throwError(state, "repeat of an indentation width identifier");
+      indent = parentIndent + digit - 1;
+      detectedIndent = true;
+      state.position++;
+    } else break;
+  }
+  let hadWhitespace = false;
+  while (isWhiteSpace(state.input.charCodeAt(state.position))) {
+    hadWhitespace = true;
+    state.position++;
+  }
+  if (hadWhitespace && state.input.charCodeAt(state.position) === 35) skipUntilLineEnd(state);
+  if (isEol(state.input.charCodeAt(state.position))) consumeLineBreak(state);
+  else if (state.input.charCodeAt(state.position) !== 0) throwError(state, "a line break is expected");
+  let contentIndent = detectedIndent ? indent : -1;
+  let maxLeadingIndent = 0;
+  const valueStart = state.position;
+  let valueEnd = state.position;
+  while (state.input.charCodeAt(state.position) !== 0) {
+    const linePosition = state.position;
+    let column = 0;
+    while (state.input.charCodeAt(linePosition + column) === 32) column++;
+    const first = state.input.charCodeAt(linePosition + column);
+    if (first === 0) {
+      if (contentIndent >= 0) {
+        if (column > contentIndent) valueEnd = linePosition + column;
+      } else if (column > 0) valueEnd = linePosition + column;
+      break;
+    }
+    if (testDocumentBoundary(state)) break;
+    if (!detectedIndent && contentIndent === -1 && isEol(first)) maxLeadingIndent = Math.max(maxLeadingIndent, column);
+    if (!detectedIndent && contentIndent === -1 && !isEol(first)) {
+      if (first === 9 && column < parentIndent) {
+        state.position = linePosition + column;
+        throwError(state, "tab characters must not be used in indentation");
+      }
+      if (column >= parentIndent && column < maxLeadingIndent) {
+        state.position = linePosition + column;
+        throwError(state, "bad indentation of a mapping entry");
+      }
+    }
+    if (contentIndent === -1 && first !== 0 && !isEol(first) && column < parentIndent) {
+      state.lineIndent = column;
+      state.position = linePosition + column;
+      break;
+    }
+    if (!detectedIndent && first !== 0 && !isEol(first) && contentIndent === -1) contentIndent = column;
+    const requiredIndent = contentIndent === -1 ? parentIndent + 1 : contentIndent;
+    if (first !== 0 && !isEol(first) && column < requiredIndent) {
+      state.lineIndent = column;
+      state.position = linePosition + column;
+      break;
+    }
+    skipUntilLineEnd(state);
+    valueEnd = state.position;
+    if (isEol(state.input.charCodeAt(state.position))) {
+      consumeLineBreak(state);
+      valueEnd = state.position;
+    }
+  }
+  checkPrintable(state, valueStart, valueEnd);
+  addScalarEvent(state, valueStart, valueEnd, props.anchorStart, props.anchorEnd, props.tagStart, props.tagEnd, style, chomping, contentIndent);
+  return true;
+}
+function canStartPlainScalar(state, nodeContext) {
+  const ch = state.input.charCodeAt(state.position);
+  const inFlow = nodeContext === CONTEXT_FLOW_IN;
+  if (ch === 0 || isWsOrEol(ch) || ch === 35 || ch === 38 || ch === 42 || ch === 33 || ch === 124 || ch === 62 || ch === 39 || ch === 34 || ch === 37 || ch === 64 || ch === 96 || isFlowIndicator(ch)) return false;
+  if (ch === 63 || ch === 45) {
+    const following = state.input.charCodeAt(state.position + 1);
+    if (isWsOrEolOrEnd(following) || inFlow && isFlowIndicator(following)) return false;
   }
   return true;
 }
-function getNodeType(value) {
-  switch (typeof value) {
-    case "boolean":
-      return "boolean";
-    case "number":
-      return "number";
-    case "string":
-      return "string";
-    case "object": {
-      if (!value) {
-        return "null";
-      } else if (Array.isArray(value)) {
-        return "array";
+function readPlainScalar(state, nodeIndent, nodeContext, props) {
+  if (!canStartPlainScalar(state, nodeContext)) return false;
+  const start = state.position;
+  let end2 = state.position;
+  let ch = state.input.charCodeAt(state.position);
+  const inFlow = nodeContext === CONTEXT_FLOW_IN;
+  let multiline = false;
+  while (ch !== 0) {
+    if (testDocumentBoundary(state)) break;
+    if (ch === 58) {
+      const following = state.input.charCodeAt(state.position + 1);
+      if (isWsOrEolOrEnd(following) || inFlow && isFlowIndicator(following)) break;
+    } else if (ch === 35) {
+      if (isWsOrEol(state.input.charCodeAt(state.position - 1))) break;
+    } else if (inFlow && isFlowIndicator(ch)) break;
+    else if (isEol(ch)) {
+      const savedPosition = state.position;
+      const savedLine = state.line;
+      const savedLineStart = state.lineStart;
+      const savedLineIndent = state.lineIndent;
+      skipSeparationSpace(state, false);
+      if (state.lineIndent >= nodeIndent) {
+        multiline = true;
+        ch = state.input.charCodeAt(state.position);
+        continue;
       }
-      return "object";
+      state.position = savedPosition;
+      state.line = savedLine;
+      state.lineStart = savedLineStart;
+      state.lineIndent = savedLineIndent;
+      break;
     }
-    default:
-      return "null";
+    if (!isWhiteSpace(ch)) end2 = state.position + 1;
+    ch = state.input.charCodeAt(++state.position);
   }
+  if (end2 === start) return false;
+  checkPrintable(state, start, end2);
+  addScalarEvent(state, start, end2, props.anchorStart, props.anchorEnd, props.tagStart, props.tagEnd, SCALAR_STYLE.PLAIN, CHOMPING_MODE.CLIP, -1, !multiline);
+  return true;
 }
-
-// node_modules/jsonc-parser/lib/esm/main.js
-var ScanError;
-(function(ScanError2) {
-  ScanError2[ScanError2["None"] = 0] = "None";
-  ScanError2[ScanError2["UnexpectedEndOfComment"] = 1] = "UnexpectedEndOfComment";
-  ScanError2[ScanError2["UnexpectedEndOfString"] = 2] = "UnexpectedEndOfString";
-  ScanError2[ScanError2["UnexpectedEndOfNumber"] = 3] = "UnexpectedEndOfNumber";
-  ScanError2[ScanError2["InvalidUnicode"] = 4] = "InvalidUnicode";
-  ScanError2[ScanError2["InvalidEscapeCharacter"] = 5] = "InvalidEscapeCharacter";
-  ScanError2[ScanError2["InvalidCharacter"] = 6] = "InvalidCharacter";
-})(ScanError || (ScanError = {}));
-var SyntaxKind;
-(function(SyntaxKind2) {
-  SyntaxKind2[SyntaxKind2["OpenBraceToken"] = 1] = "OpenBraceToken";
-  SyntaxKind2[SyntaxKind2["CloseBraceToken"] = 2] = "CloseBraceToken";
-  SyntaxKind2[SyntaxKind2["OpenBracketToken"] = 3] = "OpenBracketToken";
-  SyntaxKind2[SyntaxKind2["CloseBracketToken"] = 4] = "CloseBracketToken";
-  SyntaxKind2[SyntaxKind2["CommaToken"] = 5] = "CommaToken";
-  SyntaxKind2[SyntaxKind2["ColonToken"] = 6] = "ColonToken";
-  SyntaxKind2[SyntaxKind2["NullKeyword"] = 7] = "NullKeyword";
-  SyntaxKind2[SyntaxKind2["TrueKeyword"] = 8] = "TrueKeyword";
-  SyntaxKind2[SyntaxKind2["FalseKeyword"] = 9] = "FalseKeyword";
-  SyntaxKind2[SyntaxKind2["StringLiteral"] = 10] = "StringLiteral";
-  SyntaxKind2[SyntaxKind2["NumericLiteral"] = 11] = "NumericLiteral";
-  SyntaxKind2[SyntaxKind2["LineCommentTrivia"] = 12] = "LineCommentTrivia";
-  SyntaxKind2[SyntaxKind2["BlockCommentTrivia"] = 13] = "BlockCommentTrivia";
-  SyntaxKind2[SyntaxKind2["LineBreakTrivia"] = 14] = "LineBreakTrivia";
-  SyntaxKind2[SyntaxKind2["Trivia"] = 15] = "Trivia";
-  SyntaxKind2[SyntaxKind2["Unknown"] = 16] = "Unknown";
-  SyntaxKind2[SyntaxKind2["EOF"] = 17] = "EOF";
-})(SyntaxKind || (SyntaxKind = {}));
-var parseTree2 = parseTree;
-var findNodeAtLocation2 = findNodeAtLocation;
-var ParseErrorCode;
-(function(ParseErrorCode2) {
-  ParseErrorCode2[ParseErrorCode2["InvalidSymbol"] = 1] = "InvalidSymbol";
-  ParseErrorCode2[ParseErrorCode2["InvalidNumberFormat"] = 2] = "InvalidNumberFormat";
-  ParseErrorCode2[ParseErrorCode2["PropertyNameExpected"] = 3] = "PropertyNameExpected";
-  ParseErrorCode2[ParseErrorCode2["ValueExpected"] = 4] = "ValueExpected";
-  ParseErrorCode2[ParseErrorCode2["ColonExpected"] = 5] = "ColonExpected";
-  ParseErrorCode2[ParseErrorCode2["CommaExpected"] = 6] = "CommaExpected";
-  ParseErrorCode2[ParseErrorCode2["CloseBraceExpected"] = 7] = "CloseBraceExpected";
-  ParseErrorCode2[ParseErrorCode2["CloseBracketExpected"] = 8] = "CloseBracketExpected";
-  ParseErrorCode2[ParseErrorCode2["EndOfFileExpected"] = 9] = "EndOfFileExpected";
-  ParseErrorCode2[ParseErrorCode2["InvalidCommentToken"] = 10] = "InvalidCommentToken";
-  ParseErrorCode2[ParseErrorCode2["UnexpectedEndOfComment"] = 11] = "UnexpectedEndOfComment";
-  ParseErrorCode2[ParseErrorCode2["UnexpectedEndOfString"] = 12] = "UnexpectedEndOfString";
-  ParseErrorCode2[ParseErrorCode2["UnexpectedEndOfNumber"] = 13] = "UnexpectedEndOfNumber";
-  ParseErrorCode2[ParseErrorCode2["InvalidUnicode"] = 14] = "InvalidUnicode";
-  ParseErrorCode2[ParseErrorCode2["InvalidEscapeCharacter"] = 15] = "InvalidEscapeCharacter";
-  ParseErrorCode2[ParseErrorCode2["InvalidCharacter"] = 16] = "InvalidCharacter";
-})(ParseErrorCode || (ParseErrorCode = {}));
-function printParseErrorCode(code2) {
-  switch (code2) {
-    case 1:
-      return "InvalidSymbol";
-    case 2:
-      return "InvalidNumberFormat";
-    case 3:
-      return "PropertyNameExpected";
-    case 4:
-      return "ValueExpected";
-    case 5:
-      return "ColonExpected";
-    case 6:
-      return "CommaExpected";
-    case 7:
-      return "CloseBraceExpected";
-    case 8:
-      return "CloseBracketExpected";
-    case 9:
-      return "EndOfFileExpected";
-    case 10:
-      return "InvalidCommentToken";
-    case 11:
-      return "UnexpectedEndOfComment";
-    case 12:
-      return "UnexpectedEndOfString";
-    case 13:
-      return "UnexpectedEndOfNumber";
-    case 14:
-      return "InvalidUnicode";
-    case 15:
-      return "InvalidEscapeCharacter";
-    case 16:
-      return "InvalidCharacter";
+function skipFlowSeparationSpace(state, nodeIndent) {
+  const startLine = state.line;
+  skipSeparationSpace(state, true);
+  if (state.line > startLine && state.lineIndent < nodeIndent || state.firstTabInLine !== -1 && state.lineIndent < nodeIndent) throwError(state, "deficient indentation");
+}
+function readFlowCollection(state, nodeIndent, props) {
+  const ch = state.input.charCodeAt(state.position);
+  const isMapping = ch === 123;
+  const start = state.position;
+  let readNext = true;
+  if (ch !== 91 && ch !== 123) return false;
+  const terminator = isMapping ? 125 : 93;
+  if (isMapping) addMappingEvent(state, start, props.anchorStart, props.anchorEnd, props.tagStart, props.tagEnd, COLLECTION_STYLE.FLOW);
+  else addSequenceEvent(state, start, props.anchorStart, props.anchorEnd, props.tagStart, props.tagEnd, COLLECTION_STYLE.FLOW);
+  state.position++;
+  while (state.input.charCodeAt(state.position) !== 0) {
+    skipFlowSeparationSpace(state, nodeIndent);
+    let ch2 = state.input.charCodeAt(state.position);
+    if (ch2 === terminator) {
+      state.position++;
+      addPopEvent(state);
+      return true;
+    } else if (!readNext) throwError(state, "missed comma between flow collection entries");
+    else if (ch2 === 44) throwError(state, "expected the node content, but found ','");
+    let isPair = false;
+    let isExplicitPair = false;
+    if (ch2 === 63 && isWsOrEol(state.input.charCodeAt(state.position + 1))) {
+      isPair = isExplicitPair = true;
+      state.position += 1;
+      skipFlowSeparationSpace(state, nodeIndent);
+    }
+    const entryLine = state.line;
+    const entryStart = snapshotState(state);
+    const keyWasRead = parseNode(state, nodeIndent, CONTEXT_FLOW_IN, false, true);
+    skipFlowSeparationSpace(state, nodeIndent);
+    ch2 = state.input.charCodeAt(state.position);
+    if ((isMapping || isExplicitPair || state.line === entryLine) && ch2 === 58) {
+      isPair = true;
+      state.position++;
+      skipFlowSeparationSpace(state, nodeIndent);
+      if (!isMapping) {
+        insertFlowPairMappingEvent(state, entryStart);
+        if (!keyWasRead) addEmptyScalarEvent(state);
+      } else if (!keyWasRead) addEmptyScalarEvent(state);
+      if (!parseNode(state, nodeIndent, CONTEXT_FLOW_IN, false, true)) addEmptyScalarEvent(state);
+      skipFlowSeparationSpace(state, nodeIndent);
+      if (!isMapping) addPopEvent(state);
+    } else if (isMapping && isPair) {
+      if (!keyWasRead) addEmptyScalarEvent(state);
+      addEmptyScalarEvent(state);
+    } else if (isMapping) addEmptyScalarEvent(state);
+    else if (isPair) {
+      insertFlowPairMappingEvent(state, entryStart);
+      if (!keyWasRead) addEmptyScalarEvent(state);
+      addEmptyScalarEvent(state);
+      addPopEvent(state);
+    }
+    ch2 = state.input.charCodeAt(state.position);
+    if (ch2 === 44) {
+      readNext = true;
+      state.position++;
+    } else readNext = false;
   }
-  return "<unknown ParseErrorCode>";
+  throwError(state, "unexpected end of the stream within a flow collection");
 }
-
-// src/rpg/issues.ts
-function rpgError(code2, message, at2, pointer) {
-  return pointer ? { code: code2, severity: "error", message, at: at2, pointer } : { code: code2, severity: "error", message, at: at2 };
+function readBlockSequence(state, nodeIndent, props) {
+  if (state.firstTabInLine !== -1 || state.input.charCodeAt(state.position) !== 45 || !isWsOrEolOrEnd(state.input.charCodeAt(state.position + 1))) return false;
+  addSequenceEvent(state, state.position, props.anchorStart, props.anchorEnd, props.tagStart, props.tagEnd, COLLECTION_STYLE.BLOCK);
+  while (state.input.charCodeAt(state.position) === 45 && isWsOrEolOrEnd(state.input.charCodeAt(state.position + 1))) {
+    if (state.firstTabInLine !== -1) {
+      state.position = state.firstTabInLine;
+      throwError(state, "tab characters must not be used in indentation");
+    }
+    const entryLine = state.line;
+    state.position++;
+    const hadBreak = skipSeparationSpace(state, true) > 0;
+    if (state.firstTabInLine !== -1 && state.input.charCodeAt(state.position) === 45 && isWsOrEolOrEnd(state.input.charCodeAt(state.position + 1))) throwError(state, "bad indentation of a sequence entry");
+    if (hadBreak && state.lineIndent <= nodeIndent) addEmptyScalarEvent(state);
+    else parseNode(state, nodeIndent, CONTEXT_BLOCK_IN, false, true);
+    skipSeparationSpace(state, true);
+    if (state.lineIndent < nodeIndent || state.position >= state.length) break;
+    if (state.lineIndent > nodeIndent) throwError(state, "bad indentation of a sequence entry");
+    if (state.line === entryLine && state.input.charCodeAt(state.position) === 45 && isWsOrEolOrEnd(state.input.charCodeAt(state.position + 1))) throwError(state, "bad indentation of a sequence entry");
+  }
+  addPopEvent(state);
+  return true;
 }
-function rpgWarning(code2, message, at2, pointer) {
-  return pointer ? { code: code2, severity: "warning", message, at: at2, pointer } : { code: code2, severity: "warning", message, at: at2 };
+function readBlockMapping(state, nodeIndent, flowIndent, props) {
+  let atExplicitKey = false;
+  let detected = false;
+  let mappingOpened = false;
+  let pendingExplicitKey = false;
+  if (state.firstTabInLine !== -1) return false;
+  let ch = state.input.charCodeAt(state.position);
+  while (ch !== 0) {
+    if (!atExplicitKey && state.firstTabInLine !== -1) {
+      state.position = state.firstTabInLine;
+      throwError(state, "tab characters must not be used in indentation");
+    }
+    const following = state.input.charCodeAt(state.position + 1);
+    const entryLine = state.line;
+    if ((ch === 63 || ch === 58) && isWsOrEolOrEnd(following)) {
+      if (!mappingOpened) {
+        addMappingEvent(state, state.position, props.anchorStart, props.anchorEnd, props.tagStart, props.tagEnd, COLLECTION_STYLE.BLOCK);
+        mappingOpened = true;
+      }
+      if (ch === 63) {
+        if (atExplicitKey) addEmptyScalarEvent(state);
+        detected = true;
+        atExplicitKey = true;
+      } else if (atExplicitKey) atExplicitKey = false;
+      else {
+        addEmptyScalarEvent(state);
+        detected = true;
+        atExplicitKey = false;
+      }
+      state.position += 1;
+      pendingExplicitKey = true;
+    } else {
+      if (atExplicitKey) {
+        addEmptyScalarEvent(state);
+        atExplicitKey = false;
+      }
+      const beforeKey = snapshotState(state);
+      if (!parseNode(state, flowIndent, CONTEXT_FLOW_OUT, false, true)) break;
+      if (state.line === entryLine) {
+        ch = state.input.charCodeAt(state.position);
+        while (isWhiteSpace(ch)) ch = state.input.charCodeAt(++state.position);
+        if (ch === 58) {
+          ch = state.input.charCodeAt(++state.position);
+          if (!isWsOrEolOrEnd(ch)) throwError(state, "a whitespace character is expected after the key-value separator within a block mapping");
+          if (!mappingOpened) {
+            state.events.splice(beforeKey.eventsLength, 0, {
+              type: EVENT_ID.MAPPING,
+              start: beforeKey.position,
+              anchorStart: props.anchorStart,
+              anchorEnd: props.anchorEnd,
+              tagStart: props.tagStart,
+              tagEnd: props.tagEnd,
+              style: COLLECTION_STYLE.BLOCK
+            });
+            mappingOpened = true;
+          }
+          detected = true;
+          atExplicitKey = false;
+          pendingExplicitKey = false;
+        } else if (detected) throwError(state, "expected ':' after a mapping key");
+        else {
+          if (props.anchorStart !== NO_RANGE$1 || props.tagStart !== NO_RANGE$1) {
+            restoreState(state, beforeKey);
+            return false;
+          }
+          return true;
+        }
+      } else if (detected) throwError(state, "can not read a block mapping entry; a multiline key may not be an implicit key");
+      else {
+        if (props.anchorStart !== NO_RANGE$1 || props.tagStart !== NO_RANGE$1) {
+          restoreState(state, beforeKey);
+          return false;
+        }
+        return true;
+      }
+    }
+    if (parseNode(state, nodeIndent, CONTEXT_BLOCK_OUT, true, pendingExplicitKey)) pendingExplicitKey = false;
+    if (!atExplicitKey) {
+      if (pendingExplicitKey) {
+        addEmptyScalarEvent(state);
+        pendingExplicitKey = false;
+      }
+    }
+    skipSeparationSpace(state, true);
+    ch = state.input.charCodeAt(state.position);
+    if ((state.line === entryLine || state.lineIndent > nodeIndent) && ch !== 0) throwError(state, "bad indentation of a mapping entry");
+    else if (state.lineIndent < nodeIndent) break;
+  }
+  if (!detected) return false;
+  if (atExplicitKey) addEmptyScalarEvent(state);
+  if (mappingOpened) addPopEvent(state);
+  return true;
 }
+function parseNode(state, parentIndent, nodeContext, allowToSeek, allowCompact, allowPropertyMapping = true) {
+  if (state.depth >= state.maxDepth) throwError(state, `nesting exceeded maxDepth (${state.maxDepth})`);
+  state.depth++;
+  let indentStatus = 1;
+  let atNewLine = false;
+  let hasContent = false;
+  let propertyStart = null;
+  const props = emptyProperties();
+  let allowBlockScalars = nodeContext === CONTEXT_BLOCK_OUT || nodeContext === CONTEXT_BLOCK_IN;
+  let allowBlockCollections = allowBlockScalars;
+  const allowBlockStyles = allowBlockScalars;
+  if (allowToSeek && skipSeparationSpace(state, true)) {
+    atNewLine = true;
+    if (state.lineIndent > parentIndent) indentStatus = 1;
+    else if (state.lineIndent === parentIndent) indentStatus = 0;
+    else indentStatus = -1;
+  }
+  if (indentStatus === 1) while (true) {
+    const ch = state.input.charCodeAt(state.position);
+    const propertyState = snapshotState(state);
+    if (atNewLine && indentStatus !== 1 && (ch === 33 || ch === 38)) break;
+    if (atNewLine && allowBlockStyles && (props.tagStart !== NO_RANGE$1 || props.anchorStart !== NO_RANGE$1) && (ch === 33 || ch === 38)) {
+      const fallbackState = snapshotState(state);
+      const flowIndent = parentIndent + 1;
+      if (readBlockMapping(state, state.position - state.lineStart, flowIndent, props) && state.events[fallbackState.eventsLength]?.type === EVENT_ID.MAPPING) {
+        state.depth--;
+        return true;
+      }
+      restoreState(state, fallbackState);
+    }
+    if (atNewLine && (ch === 33 && props.tagStart !== NO_RANGE$1 || ch === 38 && props.anchorStart !== NO_RANGE$1)) break;
+    if (!readTagProperty(state, props, nodeContext === CONTEXT_FLOW_IN) && !readAnchorProperty(state, props)) break;
+    if (propertyStart === null) propertyStart = propertyState;
+    if (skipSeparationSpace(state, true)) {
+      atNewLine = true;
+      allowBlockCollections = allowBlockStyles;
+      if (state.lineIndent > parentIndent) indentStatus = 1;
+      else if (state.lineIndent === parentIndent) indentStatus = 0;
+      else indentStatus = -1;
+    } else allowBlockCollections = false;
+  }
+  if (allowBlockCollections) allowBlockCollections = atNewLine || allowCompact;
+  if (indentStatus === 1 || nodeContext === CONTEXT_BLOCK_OUT) {
+    const flowIndent = nodeContext === CONTEXT_FLOW_IN || nodeContext === CONTEXT_FLOW_OUT ? parentIndent : parentIndent + 1;
+    const blockIndent = state.position - state.lineStart;
+    if (indentStatus === 1) {
+      if (allowBlockCollections && (readBlockSequence(state, blockIndent, props) || readBlockMapping(state, blockIndent, flowIndent, props)) || readFlowCollection(state, flowIndent, props)) hasContent = true;
+      else {
+        const ch = state.input.charCodeAt(state.position);
+        if (propertyStart !== null && allowPropertyMapping && allowBlockStyles && !allowBlockCollections && ch !== 124 && ch !== 62) {
+          const fallbackState = snapshotState(state);
+          const propertyIndent = propertyStart.position - propertyStart.lineStart;
+          restoreState(state, propertyStart);
+          if (readBlockMapping(state, propertyIndent, flowIndent, emptyProperties()) && state.events[fallbackState.eventsLength]?.type === EVENT_ID.MAPPING) hasContent = true;
+          else restoreState(state, fallbackState);
+        }
+        if (!hasContent && (allowBlockScalars && readBlockScalar(state, flowIndent, props) || readSingleQuotedScalar(state, flowIndent, props) || readDoubleQuotedScalar(state, flowIndent, props) || readAlias(state, props) || readPlainScalar(state, flowIndent, nodeContext, props))) hasContent = true;
+      }
+    } else if (indentStatus === 0) hasContent = allowBlockCollections && readBlockSequence(state, blockIndent, props);
+  }
+  allowBlockScalars = allowBlockScalars && !hasContent;
+  if (!hasContent && (props.anchorStart !== NO_RANGE$1 || props.tagStart !== NO_RANGE$1 || allowBlockScalars)) {
+    addScalarEvent(state, NO_RANGE$1, NO_RANGE$1, props.anchorStart, props.anchorEnd, props.tagStart, props.tagEnd, SCALAR_STYLE.PLAIN);
+    hasContent = true;
+  }
+  state.depth--;
+  return hasContent || props.anchorStart !== NO_RANGE$1 || props.tagStart !== NO_RANGE$1;
+}
+function readDirective(state) {
+  if (state.lineIndent > 0 || state.input.charCodeAt(state.position) !== 37) return false;
+  state.position++;
+  const nameStart = state.position;
+  while (state.input.charCodeAt(state.position) !== 0 && !isWsOrEol(state.input.charCodeAt(state.position))) state.position++;
+  const name = state.input.slice(nameStart, state.position);
+  const args = [];
+  if (name.length === 0) throwError(state, "directive name must not be less than one character in length");
+  while (state.input.charCodeAt(state.position) !== 0 && !isEol(state.input.charCodeAt(state.position))) {
+    while (isWhiteSpace(state.input.charCodeAt(state.position))) state.position++;
+    if (state.input.charCodeAt(state.position) === 35 || isEol(state.input.charCodeAt(state.position)) || state.input.charCodeAt(state.position) === 0) break;
+    const start = state.position;
+    while (state.input.charCodeAt(state.position) !== 0 && !isWsOrEol(state.input.charCodeAt(state.position))) state.position++;
+    args.push(state.input.slice(start, state.position));
+  }
+  if (isEol(state.input.charCodeAt(state.position))) consumeLineBreak(state);
+  if (name === "YAML") {
+    if (state.directives.some((directive) => directive.kind === "yaml")) throwError(state, "duplication of %YAML directive");
+    if (args.length !== 1) throwError(state, "YAML directive accepts exactly one argument");
+    const match = /^([0-9]+)\.([0-9]+)$/.exec(args[0]);
+    if (match === null) throwError(state, "ill-formed argument of the YAML directive");
+    if (parseInt(match[1], 10) !== 1) throwError(state, "unacceptable YAML version of the document");
+    state.directives.push({
+      kind: "yaml",
+      version: args[0]
+    });
+  } else if (name === "TAG") {
+    if (args.length !== 2) throwError(state, "TAG directive accepts exactly two arguments");
+    const [handle, prefix] = args;
+    if (!PATTERN_TAG_HANDLE.test(handle)) throwError(state, "ill-formed tag handle (first argument) of the TAG directive");
+    if (HAS_OWN.call(state.tagHandlers, handle)) throwError(state, `there is a previously declared suffix for "${handle}" tag handle`);
+    if (!PATTERN_TAG_PREFIX.test(prefix)) throwError(state, "ill-formed tag prefix (second argument) of the TAG directive");
+    state.tagHandlers[handle] = prefix;
+    state.directives.push({
+      kind: "tag",
+      handle,
+      prefix
+    });
+  }
+  return true;
+}
+function readDocument(state) {
+  state.directives = [];
+  state.tagHandlers = /* @__PURE__ */ Object.create(null);
+  let hasDirectives = false;
+  skipSeparationSpace(state, true);
+  while (readDirective(state)) {
+    hasDirectives = true;
+    skipSeparationSpace(state, true);
+  }
+  let explicitStart = false;
+  let explicitEnd = false;
+  let allowCompact = true;
+  if (state.lineIndent === 0 && state.input.charCodeAt(state.position) === 45 && state.input.charCodeAt(state.position + 1) === 45 && state.input.charCodeAt(state.position + 2) === 45 && isWsOrEolOrEnd(state.input.charCodeAt(state.position + 3))) {
+    explicitStart = true;
+    const markerLine = state.line;
+    state.position += 3;
+    skipSeparationSpace(state, true);
+    allowCompact = state.line > markerLine;
+  } else if (hasDirectives) throwError(state, "directives end mark is expected");
+  const documentEventIndex = state.events.length;
+  if (!explicitStart && state.position === state.lineStart && state.input.charCodeAt(state.position) === 46 && testDocumentSeparator(state)) {
+    state.position += 3;
+    skipSeparationSpace(state, true);
+    return;
+  }
+  addDocumentEvent(state, explicitStart, false);
+  if (!parseNode(state, state.lineIndent - 1, CONTEXT_BLOCK_OUT, false, allowCompact, allowCompact)) addEmptyScalarEvent(state);
+  skipSeparationSpace(state, true);
+  if (state.position === state.lineStart && testDocumentSeparator(state)) {
+    explicitEnd = state.input.charCodeAt(state.position) === 46;
+    if (explicitEnd) {
+      const markerLine = state.line;
+      state.position += 3;
+      skipSeparationSpace(state, true);
+      if (state.line === markerLine && state.position < state.length) throwError(state, "end of the stream or a document separator is expected");
+    }
+  }
+  const documentEvent = state.events[documentEventIndex];
+  if (documentEvent?.type === EVENT_ID.DOCUMENT) documentEvent.explicitEnd = explicitEnd;
+  addPopEvent(state);
+  if (!explicitEnd && state.position < state.length && !testDocumentBoundary(state)) throwError(state, "end of the stream or a document separator is expected");
+}
+function parseEvents(input2, options) {
+  const length = input2.length;
+  const state = {
+    ...DEFAULT_PARSER_OPTIONS,
+    ...options,
+    input: `${input2}\0`,
+    length,
+    position: 0,
+    line: 0,
+    lineStart: 0,
+    lineIndent: 0,
+    firstTabInLine: -1,
+    depth: 0,
+    directives: [],
+    tagHandlers: /* @__PURE__ */ Object.create(null),
+    events: []
+  };
+  const nullpos = input2.indexOf("\0");
+  if (nullpos !== -1) YAMLException.throwAt(input2, nullpos, "null byte is not allowed in input", state.filename);
+  while (state.position < state.length) {
+    skipByteOrderMark(state);
+    skipSeparationSpace(state, true);
+    if (state.position >= state.length) break;
+    const documentStart = state.position;
+    readDocument(state);
+    if (state.position === documentStart)
+      throwError(state, "can not read a document");
+  }
+  return state.events;
+}
+var DEFAULT_LOAD_OPTIONS = {
+  ...DEFAULT_PARSER_OPTIONS,
+  ...DEFAULT_CONSTRUCTOR_OPTIONS
+};
+function loadDocuments(input2, options = {}) {
+  const opts = {
+    ...DEFAULT_LOAD_OPTIONS,
+    ...options
+  };
+  const source = String(input2);
+  const PARSER_OPT_KEYS = Object.keys(DEFAULT_PARSER_OPTIONS);
+  const CONSTRUCTOR_OPT_KEYS = Object.keys(DEFAULT_CONSTRUCTOR_OPTIONS);
+  return constructFromEvents(parseEvents(source, pick(opts, PARSER_OPT_KEYS)), {
+    ...pick(opts, CONSTRUCTOR_OPT_KEYS),
+    source
+  });
+}
+function loadAll(input2, iteratorOrOptions, options) {
+  let iterator2 = null;
+  if (typeof iteratorOrOptions === "function") iterator2 = iteratorOrOptions;
+  else if (iteratorOrOptions !== null && typeof iteratorOrOptions === "object") options = iteratorOrOptions;
+  const documents = loadDocuments(input2, options);
+  if (iterator2 === null) return documents;
+  for (const document2 of documents) iterator2(document2);
+}
+function hasBit(mask, bit) {
+  return (mask & 1 << bit) !== 0;
+}
+var DEFAULT_SCALAR_STYLE_RULES = {
+  applyQuoteFlowKeysOption,
+  doubleQuoteForInvisibles,
+  doubleQuoteWhitespaceOnly,
+  applyForceQuotesOption,
+  tryLongOrMultilineAsBlock,
+  quoteInvalidPlain,
+  fallbackToDoubleQuoted
+};
+function _preferredQuotedStyle(layout) {
+  if (layout.presenterOptions.quoteStyle === "single" && hasBit(layout.allowedStylesMask, SCALAR_STYLE.SINGLE_QUOTED)) return SCALAR_STYLE.SINGLE_QUOTED;
+  return SCALAR_STYLE.DOUBLE_QUOTED;
+}
+function applyQuoteFlowKeysOption(layout) {
+  if (!layout.presenterOptions.quoteFlowKeys) return;
+  if (!layout.isKey || !layout.flowOnly || layout.style !== SCALAR_STYLE.PLAIN) return;
+  layout.style = SCALAR_STYLE.DOUBLE_QUOTED;
+}
+function doubleQuoteForInvisibles(layout) {
+  if (layout.style === SCALAR_STYLE.PLAIN && /[\t\x7F-\xA0\u2028\u2029\uFEFF\uFFFE\uFFFF]/.test(layout.node.value)) layout.style = SCALAR_STYLE.DOUBLE_QUOTED;
+}
+function doubleQuoteWhitespaceOnly(layout) {
+  if (layout.style === SCALAR_STYLE.PLAIN && /^\s+$/.test(layout.node.value)) layout.style = SCALAR_STYLE.DOUBLE_QUOTED;
+}
+function applyForceQuotesOption(layout) {
+  if (!layout.presenterOptions.forceQuotes) return;
+  if (layout.isKey || layout.style !== SCALAR_STYLE.PLAIN) return;
+  if (layout.node.tag !== layout.presenterOptions.schema.defaultScalarTag.tagName) return;
+  layout.style = layout.node.value.includes("\n") ? SCALAR_STYLE.DOUBLE_QUOTED : _preferredQuotedStyle(layout);
+}
+function tryLongOrMultilineAsBlock(layout) {
+  if (layout.style !== SCALAR_STYLE.PLAIN || layout.isKey) return;
+  const value = layout.node.value;
+  const multiline = value.indexOf("\n") !== -1;
+  if (!hasBit(layout.allowedStylesMask, SCALAR_STYLE.LITERAL_BLOCK)) {
+    if (multiline) layout.style = SCALAR_STYLE.DOUBLE_QUOTED;
+    return;
+  }
+  const w2 = layout.presenterOptions.lineWidth;
+  if (w2 === -1) {
+    if (multiline) layout.style = SCALAR_STYLE.LITERAL_BLOCK;
+    return;
+  }
+  const availableWidth = Math.max(Math.min(w2, 40), w2 - layout.shiftOfContent);
+  let position = 0;
+  let shouldFold = false;
+  while (position <= value.length) {
+    let lineEnd = value.length;
+    const nextLineBreak = value.indexOf("\n", position);
+    if (nextLineBreak !== -1) lineEnd = nextLineBreak;
+    const line = value.slice(position, lineEnd);
+    if (line.length > availableWidth && line[0] !== " " && / [^ \t]/.test(line)) shouldFold = true;
+    if (nextLineBreak === -1) break;
+    position = nextLineBreak + 1;
+  }
+  if (shouldFold) layout.style = SCALAR_STYLE.FOLDED_BLOCK;
+  else if (multiline) layout.style = SCALAR_STYLE.LITERAL_BLOCK;
+}
+function quoteInvalidPlain(layout) {
+  if (layout.style === SCALAR_STYLE.PLAIN && !hasBit(layout.allowedStylesMask, SCALAR_STYLE.PLAIN)) layout.style = _preferredQuotedStyle(layout);
+}
+function fallbackToDoubleQuoted(layout) {
+  if (!hasBit(layout.allowedStylesMask, layout.style)) layout.style = SCALAR_STYLE.DOUBLE_QUOTED;
+}
+var SRC_C_PRINTABLE = "[\\x09\\x0A\\x0D\\x20-\\x7E\\x85\\xA0-\\uD7FF\\uE000-\\uFFFD\\u{10000}-\\u{10FFFF}]";
+var SRC_B_CHAR = "[\\n\\r]";
+var SRC_C_BYTE_ORDER_MARK = "\\uFEFF";
+var SRC_S_WHITE = "[ \\t]";
+var SRC_NB_CHAR = `(?:(?!(?:${SRC_B_CHAR}|${SRC_C_BYTE_ORDER_MARK}))${SRC_C_PRINTABLE})`;
+var SRC_NS_CHAR = `(?:(?!${SRC_S_WHITE})${SRC_NB_CHAR})`;
+var SRC_NB_JSON = "[\\x09\\x20-\\uD7FF\\uE000-\\uFFFF\\u{10000}-\\u{10FFFF}]";
+var SRC_C_INDICATOR = "[-?:,\\[\\]{}#&*!|>'\"%@`]";
+var SRC_C_FLOW_INDICATOR = "[,\\[\\]{}]";
+var SRC_NS_PLAIN_SAFE_FLOW_OUT = SRC_NS_CHAR;
+var SRC_NS_PLAIN_SAFE_FLOW_IN = `(?:(?!${SRC_C_FLOW_INDICATOR})${SRC_NS_CHAR})`;
+var SRC_NS_PLAIN_FIRST_FLOW_OUT = `(?:(?:(?!${SRC_C_INDICATOR})${SRC_NS_CHAR})|[?:-](?=${SRC_NS_PLAIN_SAFE_FLOW_OUT}))`;
+var SRC_NS_PLAIN_FIRST_FLOW_IN = `(?:(?:(?!${SRC_C_INDICATOR})${SRC_NS_CHAR})|[?:-](?=${SRC_NS_PLAIN_SAFE_FLOW_IN}))`;
+var SRC_NS_PLAIN_CHAR_FLOW_OUT = `(?:(?:(?![:#])${SRC_NS_PLAIN_SAFE_FLOW_OUT})|:(?=${SRC_NS_PLAIN_SAFE_FLOW_OUT}))#*`;
+var SRC_NS_PLAIN_CHAR_FLOW_IN = `(?:(?:(?![:#])${SRC_NS_PLAIN_SAFE_FLOW_IN})|:(?=${SRC_NS_PLAIN_SAFE_FLOW_IN}))#*`;
+var SRC_NB_NS_PLAIN_IN_LINE_FLOW_OUT = `(?:${SRC_S_WHITE}*${SRC_NS_PLAIN_CHAR_FLOW_OUT})*`;
+var SRC_NB_NS_PLAIN_IN_LINE_FLOW_IN = `(?:${SRC_S_WHITE}*${SRC_NS_PLAIN_CHAR_FLOW_IN})*`;
+var SRC_NS_PLAIN_ONE_LINE_FLOW_OUT = `${SRC_NS_PLAIN_FIRST_FLOW_OUT}#*${SRC_NB_NS_PLAIN_IN_LINE_FLOW_OUT}`;
+var SRC_NS_PLAIN_ONE_LINE_FLOW_IN = `${SRC_NS_PLAIN_FIRST_FLOW_IN}#*${SRC_NB_NS_PLAIN_IN_LINE_FLOW_IN}`;
+var SRC_NS_PLAIN_ONE_LINE_BLOCK_KEY = SRC_NS_PLAIN_ONE_LINE_FLOW_OUT;
+var SRC_NS_PLAIN_ONE_LINE_FLOW_KEY = SRC_NS_PLAIN_ONE_LINE_FLOW_IN;
+var SRC_S_NS_PLAIN_NEXT_LINE_FLOW_OUT = `\\n+${SRC_NS_PLAIN_CHAR_FLOW_OUT}${SRC_NB_NS_PLAIN_IN_LINE_FLOW_OUT}`;
+var SRC_S_NS_PLAIN_NEXT_LINE_FLOW_IN = `\\n+${SRC_NS_PLAIN_CHAR_FLOW_IN}${SRC_NB_NS_PLAIN_IN_LINE_FLOW_IN}`;
+var SRC_NS_PLAIN_MULTI_LINE_FLOW_OUT = `${SRC_NS_PLAIN_ONE_LINE_FLOW_OUT}(?:${SRC_S_NS_PLAIN_NEXT_LINE_FLOW_OUT})*`;
+var SRC_NS_PLAIN_MULTI_LINE_FLOW_IN = `${SRC_NS_PLAIN_ONE_LINE_FLOW_IN}(?:${SRC_S_NS_PLAIN_NEXT_LINE_FLOW_IN})*`;
+var NS_PLAIN_FLOW_OUT = new RegExp(`^(?:${SRC_NS_PLAIN_MULTI_LINE_FLOW_OUT})$`, "u");
+var NS_PLAIN_FLOW_IN = new RegExp(`^(?:${SRC_NS_PLAIN_MULTI_LINE_FLOW_IN})$`, "u");
+var NS_PLAIN_BLOCK_KEY = new RegExp(`^(?:${SRC_NS_PLAIN_ONE_LINE_BLOCK_KEY})$`, "u");
+var NS_PLAIN_FLOW_KEY = new RegExp(`^(?:${SRC_NS_PLAIN_ONE_LINE_FLOW_KEY})$`, "u");
+var NB_SINGLE_ONE_LINE = new RegExp(`^(?:${SRC_NB_JSON})*$`, "u");
+var NB_SINGLE_MULTI_LINE = new RegExp(`^(?:${SRC_NB_JSON}|\\n)*$`, "u");
+var BLOCK_SCALAR_CONTENT = new RegExp(`^(?:${SRC_NB_CHAR}|\\n)*$`, "u");
+var DEFAULT_PRESENTER_OPTIONS = {
+  indent: 2,
+  seqNoIndent: false,
+  seqInlineFirst: true,
+  lineWidth: 80,
+  flowBracketPadding: false,
+  flowSkipCommaSpace: false,
+  flowSkipColonSpace: false,
+  quoteFlowKeys: false,
+  quoteStyle: "single",
+  forceQuotes: false,
+  scalarStyleRules: Object.keys(DEFAULT_SCALAR_STYLE_RULES).map((name) => Reflect.get(DEFAULT_SCALAR_STYLE_RULES, name)),
+  tagBeforeAnchor: false
+};
+var DEFAULT_DUMP_OPTIONS = {
+  ...DEFAULT_PRESENTER_OPTIONS,
+  schema: DUMP_SCHEMA,
+  skipInvalid: false,
+  noRefs: false,
+  flowLevel: -1,
+  sortKeys: false,
+  transform: () => {
+  }
+};
+var EVENT_DOCUMENT = EVENT_ID.DOCUMENT;
+var EVENT_SEQUENCE = EVENT_ID.SEQUENCE;
+var EVENT_MAPPING = EVENT_ID.MAPPING;
+var EVENT_SCALAR = EVENT_ID.SCALAR;
+var EVENT_ALIAS = EVENT_ID.ALIAS;
+var EVENT_POP = EVENT_ID.POP;
+var SCALAR_STYLE_PLAIN = SCALAR_STYLE.PLAIN;
+var SCALAR_STYLE_SINGLE_QUOTED = SCALAR_STYLE.SINGLE_QUOTED;
+var SCALAR_STYLE_DOUBLE_QUOTED = SCALAR_STYLE.DOUBLE_QUOTED;
+var SCALAR_STYLE_LITERAL_BLOCK = SCALAR_STYLE.LITERAL_BLOCK;
+var SCALAR_STYLE_FOLDED_BLOCK = SCALAR_STYLE.FOLDED_BLOCK;
+var COLLECTION_STYLE_BLOCK = COLLECTION_STYLE.BLOCK;
+var COLLECTION_STYLE_FLOW = COLLECTION_STYLE.FLOW;
+var CHOMPING_CLIP = CHOMPING_MODE.CLIP;
+var CHOMPING_STRIP = CHOMPING_MODE.STRIP;
+var CHOMPING_KEEP = CHOMPING_MODE.KEEP;
 
 // node_modules/zod/v4/classic/external.js
 var external_exports = {};
@@ -21870,7 +23152,7 @@ __export(external_exports, {
   flattenError: () => flattenError,
   float32: () => float32,
   float64: () => float64,
-  formatError: () => formatError,
+  formatError: () => formatError2,
   fromJSONSchema: () => fromJSONSchema,
   function: () => _function,
   getDiscriminatedOption: () => getDiscriminatedOption,
@@ -21935,7 +23217,7 @@ __export(external_exports, {
   optional: () => optional,
   output: () => output,
   overwrite: () => _overwrite,
-  parse: () => parse3,
+  parse: () => parse2,
   parseAsync: () => parseAsync2,
   partialRecord: () => partialRecord,
   pipe: () => pipe,
@@ -22268,7 +23550,7 @@ __export(core_exports2, {
   extractDefs: () => extractDefs,
   finalize: () => finalize,
   flattenError: () => flattenError,
-  formatError: () => formatError,
+  formatError: () => formatError2,
   getDiscriminatedOption: () => getDiscriminatedOption,
   globalConfig: () => globalConfig,
   globalRegistry: () => globalRegistry,
@@ -22287,7 +23569,7 @@ __export(core_exports2, {
   memoizer: () => memoizer,
   mergeValues: () => mergeValues,
   meta: () => meta,
-  parse: () => parse2,
+  parse: () => parse,
   parseAsync: () => parseAsync,
   parseURLObject: () => parseURLObject,
   prettifyError: () => prettifyError,
@@ -22362,7 +23644,7 @@ __export(util_exports, {
   hide: () => hide,
   installLazyProp: () => installLazyProp,
   isObject: () => isObject,
-  isPlainObject: () => isPlainObject,
+  isPlainObject: () => isPlainObject2,
   issue: () => issue2,
   joinValues: () => joinValues,
   jsonStringifyReplacer: () => jsonStringifyReplacer,
@@ -22378,7 +23660,7 @@ __export(util_exports, {
   own: () => own,
   parsedType: () => parsedType,
   partial: () => partial,
-  pick: () => pick,
+  pick: () => pick2,
   prefixIssues: () => prefixIssues,
   primitiveTypes: () => primitiveTypes,
   promiseAllObject: () => promiseAllObject,
@@ -22604,7 +23886,7 @@ var allowsEval = /* @__PURE__ */ cached(() => {
     return false;
   }
 });
-function isPlainObject(o2) {
+function isPlainObject2(o2) {
   if (isObject(o2) === false)
     return false;
   const ctor = o2.constructor;
@@ -22621,7 +23903,7 @@ function isPlainObject(o2) {
   return true;
 }
 function shallowClone(o2) {
-  if (isPlainObject(o2))
+  if (isPlainObject2(o2))
     return { ...o2 };
   if (Array.isArray(o2))
     return [...o2];
@@ -22774,7 +24056,7 @@ var BIGINT_FORMAT_RANGES = {
   int64: [/* @__PURE__ */ BigInt("-9223372036854775808"), /* @__PURE__ */ BigInt("9223372036854775807")],
   uint64: [/* @__PURE__ */ BigInt(0), /* @__PURE__ */ BigInt("18446744073709551615")]
 };
-function pick(schema, mask) {
+function pick2(schema, mask) {
   const currDef = schema._zod.def;
   const checks = currDef.checks;
   const hasChecks = checks && checks.length > 0;
@@ -22810,7 +24092,7 @@ function omit(schema, mask) {
   return clone(schema, mergeDefs(currDef, { shape: newShape, checks: [] }));
 }
 function extend(schema, shape) {
-  if (!isPlainObject(shape)) {
+  if (!isPlainObject2(shape)) {
     throw new Error("Invalid input to extend: expected a plain object");
   }
   const checks = schema._zod.def.checks;
@@ -22832,7 +24114,7 @@ function extended(schema, shape) {
   return newShape;
 }
 function safeExtend(schema, shape) {
-  if (!isPlainObject(shape)) {
+  if (!isPlainObject2(shape)) {
     throw new Error("Invalid input to safeExtend: expected a plain object");
   }
   return clone(schema, mergeDefs(schema._zod.def, { shape: extended(schema, shape) }));
@@ -23361,7 +24643,7 @@ function flattenError(error63, mapper = (issue3) => issue3.message) {
   }
   return { formErrors, fieldErrors };
 }
-function formatError(error63, mapper = (issue3) => issue3.message) {
+function formatError2(error63, mapper = (issue3) => issue3.message) {
   const fieldErrors = { _errors: [] };
   const processError = (error64, path2 = []) => {
     for (const issue3 of error64.issues) {
@@ -23507,7 +24789,7 @@ var _parse = (_Err) => {
   };
   return fn2;
 };
-var parse2 = /* @__PURE__ */ _parse($ZodRealError);
+var parse = /* @__PURE__ */ _parse($ZodRealError);
 var _parseAsync = (_Err) => {
   const fn2 = async (schema, value, _ctx, params) => {
     const ctx = _ctx ? { ..._ctx, async: true } : { async: true };
@@ -25712,7 +26994,7 @@ function mergeValues(a, b3) {
   if (a instanceof Date && b3 instanceof Date && +a === +b3) {
     return { valid: true, data: a };
   }
-  if (isPlainObject(a) && isPlainObject(b3)) {
+  if (isPlainObject2(a) && isPlainObject2(b3)) {
     const bKeys = Object.keys(b3);
     const sharedKeys = Object.keys(a).filter((key) => bKeys.indexOf(key) !== -1);
     const newObj = { ...a, ...b3 };
@@ -25933,7 +27215,7 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
   memo2?.attach(inst);
   inst._zod.parse = (payload, ctx) => {
     const input2 = payload.value;
-    if (!isPlainObject(input2)) {
+    if (!isPlainObject2(input2)) {
       payload.issues.push({
         expected: "record",
         code: "invalid_type",
@@ -26660,10 +27942,10 @@ var $ZodFunction = /* @__PURE__ */ $constructor("$ZodFunction", (inst, def) => {
       throw new Error("implement() must be called with a function");
     }
     return Object.defineProperty(function(...args) {
-      const parsedArgs = inst._def.input ? parse2(inst._def.input, args) : args;
+      const parsedArgs = inst._def.input ? parse(inst._def.input, args) : args;
       const result = Reflect.apply(func, this, parsedArgs);
       if (inst._def.output) {
-        return parse2(inst._def.output, result);
+        return parse(inst._def.output, result);
       }
       return result;
     }, "_zod", { value: inst._zod, enumerable: false });
@@ -31087,8 +32369,8 @@ function ko_default() {
 }
 
 // node_modules/zod/v4/locales/lt.js
-var capitalizeFirstCharacter = (text2) => {
-  return text2.charAt(0).toUpperCase() + text2.slice(1);
+var capitalizeFirstCharacter = (text3) => {
+  return text3.charAt(0).toUpperCase() + text3.slice(1);
 };
 function getUnitTypeFromNumber(number5) {
   const abs = Math.abs(number5);
@@ -36022,7 +37304,7 @@ function generateIntersectionCheck(doc, ctx, schema, accessor) {
 }
 function generateRecordCheck(doc, ctx, schema, accessor) {
   const def = schema._zod.def;
-  const isPlainObjectConst = addConstant(ctx, isPlainObject);
+  const isPlainObjectConst = addConstant(ctx, isPlainObject2);
   doc.write(`if (!${isPlainObjectConst}(${accessor})) return INVALID;`);
   const outputVar = newVar(ctx);
   const kVar = newVar(ctx);
@@ -38946,7 +40228,7 @@ var initializer2 = (inst, issues) => {
   if (_installedErrorProtos.has(proto))
     return;
   _installedErrorProtos.add(proto);
-  _lazyMethod(proto, "format", (self) => (mapper) => formatError(self, mapper));
+  _lazyMethod(proto, "format", (self) => (mapper) => formatError2(self, mapper));
   _lazyMethod(proto, "flatten", (self) => (mapper) => flattenError(self, mapper));
   _lazyMethod(proto, "addIssue", (self) => (issue3) => {
     self.issues.push(issue3);
@@ -38970,7 +40252,7 @@ var ZodRealError = /* @__PURE__ */ $constructor("ZodError", initializer2, void 0
 });
 
 // node_modules/zod/v4/classic/parse.js
-var parse3 = /* @__PURE__ */ _parse(ZodRealError);
+var parse2 = /* @__PURE__ */ _parse(ZodRealError);
 var parseAsync2 = /* @__PURE__ */ _parseAsync(ZodRealError);
 var safeParse2 = /* @__PURE__ */ _safeParse(ZodRealError);
 var safeParseAsync2 = /* @__PURE__ */ _safeParseAsync(ZodRealError);
@@ -39107,7 +40389,7 @@ var ZodType = /* @__PURE__ */ $constructor("ZodType", (inst, def) => {
     util_exports.own(this, "~standard", value);
   },
   parse: function _parse2(data, params) {
-    return parse3(this, data, params, { callee: _parse2 });
+    return parse2(this, data, params, { callee: _parse2 });
   },
   parseAsync: async function _parseAsync2(data, params) {
     return await parseAsync2(this, data, params, { callee: _parseAsync2 });
@@ -41028,7 +42310,7 @@ function convertBaseSchema(schema, ctx) {
           const patterns = patternKeys.map((p2) => new RegExp(p2));
           const basePatternSchema = zodSchema;
           zodSchema = zodSchema.check((payload) => {
-            if (!isPlainObject(payload.value))
+            if (!isPlainObject2(payload.value))
               return;
             const unrecognized = [];
             for (const key of Object.keys(payload.value)) {
@@ -41234,7 +42516,7 @@ function fromJSONSchema(schema, params) {
 
 // node_modules/zod/v4/core/visit.js
 var RESOLVING = /* @__PURE__ */ Symbol("z.visit/resolving");
-function visit2(schema, fnOrHandlers) {
+function visit(schema, fnOrHandlers) {
   const fn2 = typeof fnOrHandlers === "function" ? fnOrHandlers : (node2, rewritten) => {
     const h3 = fnOrHandlers[node2._zod.def.type];
     return h3 ? h3(node2, rewritten) : node2;
@@ -41389,7 +42671,7 @@ function visit2(schema, fnOrHandlers) {
 
 // node_modules/zod/v4/classic/deep-partial.js
 function deepPartial(schema) {
-  return visit2(schema, {
+  return visit(schema, {
     object: (s) => s.partial(),
     // Every partialed option now admits `undefined`, which the constructor rejects as a duplicate.
     union: (s) => {
@@ -41413,7 +42695,7 @@ function inSide(def) {
   return def.in._zod.traits.has("$ZodTransform") ? outSide(def) : def.in;
 }
 function input(schema) {
-  return visit2(schema, {
+  return visit(schema, {
     pipe: (s) => inSide(s._zod.def),
     // A default value belongs to the output side, so a rewritten inner type leaves it stranded. `.default()` widens the declared input type with `undefined`, and `optional` is what carries that across.
     default: (s, rewritten) => rewritten ? optional(s._zod.def.innerType) : s,
@@ -41422,7 +42704,7 @@ function input(schema) {
   });
 }
 function output(schema) {
-  return visit2(schema, {
+  return visit(schema, {
     pipe: (s) => outSide(s._zod.def),
     // A prefault value is fed through the schema, which makes it input-side, so a rewritten inner type leaves it stranded.
     prefault: (s, rewritten) => rewritten ? s._zod.def.innerType : s
@@ -41452,6 +42734,1400 @@ function bigint3(params) {
 }
 function date4(params) {
   return _coercedDate(ZodDate, params);
+}
+
+// src/config/repo-config.ts
+var DEFAULT_CONFIG_PATH = ".github/rpg-forge.yml";
+function shown(value) {
+  if (value === null || value === void 0) return "nothing";
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "object") return "a mapping";
+  if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}\u2026` : value);
+  return String(value);
+}
+var expecting = (what) => (issue3) => `must be ${what} (got ${shown(issue3.input)})`;
+var text = (what) => external_exports.string({ error: expecting(what) }).min(1, { error: expecting(what) });
+var wholeNumber = (min, max) => {
+  const error63 = expecting(`a whole number from ${min} to ${max}`);
+  return external_exports.int({ error: error63 }).min(min, { error: error63 }).max(max, { error: error63 });
+};
+var oneOf = (values) => external_exports.enum(values, { error: expecting(`one of ${values.map((v2) => `"${v2}"`).join(", ")}`) });
+var repoPath = text("a path inside the repository, like rpg.json").refine(
+  (path2) => !/^([a-zA-Z]:)?[\\/]/.test(path2) && !path2.split(/[\\/]/).includes(".."),
+  { error: expecting("a path inside the repository, like rpg.json") }
+);
+var RepoConfigSchema = external_exports.strictObject({
+  rpg: external_exports.array(repoPath, { error: expecting("a list of RPG paths, like [rpg.json]") }).min(1, { error: expecting("a list of at least one RPG path") }).default(["rpg.json"]),
+  label: text("an issue label").default("generate"),
+  command: external_exports.string({ error: expecting('a command prefix without spaces, like "/rpg"') }).regex(/^\S+$/, { error: expecting('a command prefix without spaces, like "/rpg"') }).default("/rpg"),
+  // The dispatch API takes the workflow's file name in .github/workflows, not a path.
+  workflow: external_exports.string({ error: expecting("a workflow file name in .github/workflows, like rpg-generate.yml") }).regex(/^[^/\\\s]+\.ya?ml$/, { error: expecting("a workflow file name in .github/workflows, like rpg-generate.yml") }).default("rpg-generate.yml"),
+  permission: oneOf(["write", "maintain", "admin"]).default("write"),
+  push: oneOf(["generate", "nothing"]).default("generate"),
+  model: text("a model name").optional(),
+  "max-iterations": wholeNumber(1, 50).optional(),
+  concurrency: wholeNumber(1, 16).optional(),
+  "base-branch": text("a branch name").optional()
+});
+var REPO_CONFIG_KEYS = Object.keys(RepoConfigSchema.shape);
+function describeConfigProblem(problem) {
+  if (problem.key) return `${problem.key}: ${problem.message}`;
+  const at2 = problem.line !== void 0 ? ` line ${problem.line}${problem.column !== void 0 ? `, column ${problem.column}` : ""}` : "";
+  return `${problem.file}${at2}: ${problem.message}`;
+}
+function parseRepoConfig(data, file2) {
+  if (data === null || data === void 0) return { ok: true, config: RepoConfigSchema.parse({}) };
+  if (typeof data !== "object" || Array.isArray(data)) {
+    return {
+      ok: false,
+      problems: [{ key: "", file: file2, message: `must be a mapping of settings, like "label: generate" (got ${shown(data)})` }]
+    };
+  }
+  const parsed = RepoConfigSchema.safeParse(data);
+  if (parsed.success) return { ok: true, config: parsed.data };
+  const problems = [];
+  const seen = /* @__PURE__ */ new Set();
+  const add = (key, message) => {
+    if (seen.has(`${key}
+${message}`)) return;
+    seen.add(`${key}
+${message}`);
+    problems.push({ key, message, file: file2 });
+  };
+  for (const issue3 of parsed.error.issues) {
+    if (issue3.code === "unrecognized_keys") {
+      for (const key of issue3.keys) add(key, unknownKeyMessage(key));
+    } else {
+      add(keyOf(issue3.path), issue3.message);
+    }
+  }
+  return { ok: false, problems };
+}
+async function readRepoConfig(dir, file2 = DEFAULT_CONFIG_PATH) {
+  const path2 = join(dir, file2);
+  const problem = (message, at2 = {}) => ({
+    ok: false,
+    problems: [{ key: "", file: file2, message, ...at2 }]
+  });
+  let source;
+  try {
+    if ((await lstat2(path2)).isSymbolicLink()) return problem("is a symbolic link; rpg-forge reads only a regular file");
+    source = await readFile(path2, "utf8");
+  } catch (error63) {
+    const code2 = error63.code;
+    if (code2 === "ENOENT" || code2 === "ENOTDIR") return { ok: true, config: RepoConfigSchema.parse({}), found: false, warnings: [] };
+    return problem(`cannot be read: ${error63.message}`);
+  }
+  let documents;
+  try {
+    documents = loadAll(source, { filename: file2 });
+  } catch (error63) {
+    const { reason, mark } = error63;
+    const at2 = mark ? { line: mark.line + 1, column: mark.column + 1 } : {};
+    return problem(`not valid YAML: ${reason ?? error63.message}`, at2);
+  }
+  if (documents.length > 1) return problem(`holds ${documents.length} YAML documents (separated by ---); it must hold one`);
+  const data = documents[0];
+  const warnings = [];
+  let settings = data;
+  if (data !== null && typeof data === "object" && !Array.isArray(data) && "_extends" in data) {
+    const { _extends: _ignored, ...own2 } = data;
+    settings = own2;
+    warnings.push({
+      key: "_extends",
+      file: file2,
+      line: lineOfKey(source, "_extends"),
+      message: "the Action reads only this file: settings it takes from another repository apply to the App, not to the Action"
+    });
+  }
+  const parsed = parseRepoConfig(settings, file2);
+  if (!parsed.ok) {
+    const located2 = parsed.problems.map((p2) => ({ ...p2, line: p2.key ? lineOfKey(source, p2.key.replace(/\[.*$/, "")) : p2.line }));
+    return { ok: false, problems: located2.sort((a, b3) => (a.line ?? Infinity) - (b3.line ?? Infinity)) };
+  }
+  return { ok: true, config: parsed.config, found: true, warnings };
+}
+function keyOf(path2) {
+  return path2.map((part, i) => typeof part === "number" ? `[${part}]` : `${i > 0 ? "." : ""}${String(part)}`).join("");
+}
+function unknownKeyMessage(key) {
+  const near = REPO_CONFIG_KEYS.find((known) => editDistance(known, key.toLowerCase()) <= 2);
+  return near ? `unknown setting; did you mean ${near}?` : `unknown setting (the settings are ${REPO_CONFIG_KEYS.join(", ")})`;
+}
+function editDistance(a, b3) {
+  let row2 = Array.from({ length: b3.length + 1 }, (_3, j3) => j3);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j3 = 1; j3 <= b3.length; j3++) next[j3] = Math.min(row2[j3] + 1, next[j3 - 1] + 1, row2[j3 - 1] + (a[i - 1] === b3[j3 - 1] ? 0 : 1));
+    row2 = next;
+  }
+  return row2[b3.length];
+}
+function lineOfKey(source, key) {
+  const escaped = key.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const pattern = new RegExp(`^(["']?)${escaped}\\1\\s*:`);
+  const index = source.split(/\r?\n/).findIndex((line) => pattern.test(line));
+  return index === -1 ? void 0 : index + 1;
+}
+
+// src/errors.ts
+var RpgForgeError = class extends Error {
+  code;
+  at;
+  hint;
+  constructor(code2, message, at2 = {}, hint, options) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code2;
+    this.at = at2;
+    this.hint = hint;
+  }
+};
+function formatProblemLine(code2, message, at2) {
+  const where = at2.file ? ` (${at2.file}${at2.line !== void 0 ? `:${at2.line}${at2.column !== void 0 ? `:${at2.column}` : ""}` : ""})` : "";
+  const subject = at2.nodeId === void 0 && at2.field === void 0 ? "" : ` ${at2.nodeId ?? "-"} ${at2.field ?? "-"}`;
+  return `${code2}${subject}: ${message}${where}`;
+}
+
+// src/rpg/ids.ts
+function compareIds(a, b3) {
+  const pa = chunksOf(a);
+  const pb = chunksOf(b3);
+  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
+    const x3 = pa[i];
+    const y2 = pb[i];
+    if (x3 === y2) continue;
+    if (isDigits(x3) && isDigits(y2)) {
+      const nx = x3.replace(/^0+(?=\d)/, "");
+      const ny = y2.replace(/^0+(?=\d)/, "");
+      if (nx.length !== ny.length) return nx.length - ny.length;
+      if (nx !== ny) return nx < ny ? -1 : 1;
+      continue;
+    }
+    return x3 < y2 ? -1 : 1;
+  }
+  if (pa.length !== pb.length) return pa.length - pb.length;
+  return a < b3 ? -1 : a > b3 ? 1 : 0;
+}
+var CHUNKS = /\d+|\D+/g;
+var chunkCache = /* @__PURE__ */ new Map();
+function chunksOf(id) {
+  let chunks = chunkCache.get(id);
+  if (!chunks) {
+    if (chunkCache.size >= 2e5) chunkCache.clear();
+    chunks = id.match(CHUNKS) ?? [];
+    chunkCache.set(id, chunks);
+  }
+  return chunks;
+}
+var isDigits = (s) => s.charCodeAt(0) >= 48 && s.charCodeAt(0) <= 57;
+
+// src/rpg/graph.ts
+function dependencyOf(type, source, target) {
+  return type === "data_flow" ? { dependent: target, dependency: source } : { dependent: source, dependency: target };
+}
+function buildDependencyGraph(rpg) {
+  const deps = /* @__PURE__ */ new Map();
+  for (const node2 of rpg.nodes) deps.set(node2.id, /* @__PURE__ */ new Set());
+  const add = (dependent, dependency) => {
+    const set2 = deps.get(dependent);
+    if (set2 && deps.has(dependency)) set2.add(dependency);
+  };
+  for (const node2 of rpg.nodes) {
+    for (const dep of node2.dependencies) add(node2.id, dep);
+    if (node2.parent_id !== void 0) add(node2.id, node2.parent_id);
+  }
+  for (const edge of rpg.edges) {
+    const { dependent, dependency } = dependencyOf(edge.type, edge.source, edge.target);
+    add(dependent, dependency);
+  }
+  const graph = /* @__PURE__ */ new Map();
+  for (const [id, set2] of deps) graph.set(id, [...set2].sort(compareIds));
+  return graph;
+}
+function dependentsOf(graph) {
+  const dependents = /* @__PURE__ */ new Map();
+  for (const id of graph.keys()) dependents.set(id, []);
+  for (const [id, deps] of graph) for (const dep of deps) dependents.get(dep)?.push(id);
+  for (const list of dependents.values()) list.sort(compareIds);
+  return dependents;
+}
+function buildSubgraphGraph(rpg, graph) {
+  const subgraphOf = new Map(rpg.nodes.map((n) => [n.id, n.subgraph_id]));
+  const deps = /* @__PURE__ */ new Map();
+  for (const node2 of rpg.nodes) if (!deps.has(node2.subgraph_id)) deps.set(node2.subgraph_id, /* @__PURE__ */ new Set());
+  for (const [id, nodeDeps] of graph) {
+    const from = subgraphOf.get(id);
+    if (from === void 0) continue;
+    for (const dep of nodeDeps) {
+      const to2 = subgraphOf.get(dep);
+      if (to2 !== void 0 && to2 !== from) deps.get(from)?.add(to2);
+    }
+  }
+  return new Map([...deps].map(([id, set2]) => [id, [...set2].sort(compareIds)]));
+}
+
+// src/plan/critical-path.ts
+function criticalPath(graph, levelOf) {
+  let end2;
+  for (const [id, level] of levelOf) {
+    const best = end2 === void 0 ? -1 : levelOf.get(end2);
+    if (level > best || level === best && compareIds(id, end2) < 0) end2 = id;
+  }
+  const path2 = [];
+  for (let id = end2; id !== void 0; ) {
+    path2.unshift(id);
+    const level = levelOf.get(id);
+    id = (graph.get(id) ?? []).find((dep) => levelOf.get(dep) === level - 1);
+  }
+  return path2;
+}
+
+// src/plan/levels.ts
+function dependencyLevels(graph, order) {
+  const levelOf = /* @__PURE__ */ new Map();
+  const levels = [];
+  for (const id of order) {
+    let level = 0;
+    for (const dep of graph.get(id) ?? []) level = Math.max(level, (levelOf.get(dep) ?? 0) + 1);
+    levelOf.set(id, level);
+    (levels[level] ??= []).push(id);
+  }
+  for (const level of levels) level.sort(compareIds);
+  return { levelOf, levels };
+}
+
+// src/plan/order.ts
+function topologicalOrder(graph) {
+  const waiting = /* @__PURE__ */ new Map();
+  const dependents = /* @__PURE__ */ new Map();
+  for (const [id, deps] of graph) {
+    waiting.set(id, deps.length);
+    for (const dep of deps) {
+      const list = dependents.get(dep);
+      if (list) list.push(id);
+      else dependents.set(dep, [id]);
+    }
+  }
+  const ready = new MinHeap(compareIds);
+  for (const [id, count2] of waiting) if (count2 === 0) ready.push(id);
+  const order = [];
+  while (ready.size > 0) {
+    const id = ready.pop();
+    order.push(id);
+    for (const dependent of dependents.get(id) ?? []) {
+      const left = waiting.get(dependent) - 1;
+      waiting.set(dependent, left);
+      if (left === 0) ready.push(dependent);
+    }
+  }
+  const unordered = [...waiting].filter(([, count2]) => count2 > 0).map(([id]) => id).sort(compareIds);
+  return { order, unordered };
+}
+var MinHeap = class {
+  constructor(compare) {
+    this.compare = compare;
+  }
+  compare;
+  items = [];
+  get size() {
+    return this.items.length;
+  }
+  push(item) {
+    const items = this.items;
+    items.push(item);
+    let i = items.length - 1;
+    while (i > 0) {
+      const parent = i - 1 >> 1;
+      if (this.compare(items[i], items[parent]) >= 0) break;
+      [items[i], items[parent]] = [items[parent], items[i]];
+      i = parent;
+    }
+  }
+  pop() {
+    const items = this.items;
+    const top = items[0];
+    const last = items.pop();
+    if (items.length === 0 || last === void 0) return top;
+    items[0] = last;
+    let i = 0;
+    for (; ; ) {
+      const left = 2 * i + 1;
+      const right = left + 1;
+      let smallest = i;
+      if (left < items.length && this.compare(items[left], items[smallest]) < 0) smallest = left;
+      if (right < items.length && this.compare(items[right], items[smallest]) < 0) smallest = right;
+      if (smallest === i) break;
+      [items[i], items[smallest]] = [items[smallest], items[i]];
+      i = smallest;
+    }
+    return top;
+  }
+};
+
+// src/plan/plan.ts
+function buildPlan(rpg) {
+  const dependencies = buildDependencyGraph(rpg);
+  const { order, unordered } = topologicalOrder(dependencies);
+  if (unordered.length > 0) throw new Error(`buildPlan was given a graph with a cycle among: ${unordered.slice(0, 10).join(", ")}`);
+  const { levelOf, levels } = dependencyLevels(dependencies, order);
+  const nodes = new Map(rpg.nodes.map((n) => [n.id, n]));
+  return {
+    order,
+    levels,
+    levelOf,
+    criticalPath: criticalPath(dependencies, levelOf),
+    subgraphs: planSubgraphs(rpg, order, buildSubgraphGraph(rpg, dependencies)),
+    dependencies,
+    dependents: dependentsOf(dependencies),
+    nodes
+  };
+}
+function planSubgraphs(rpg, order, subgraphDeps) {
+  const listed = new Map((rpg.subgraphs ?? []).map((s) => [s.id, s]));
+  const subgraphOf = new Map(rpg.nodes.map((n) => [n.id, n.subgraph_id]));
+  const members2 = /* @__PURE__ */ new Map();
+  for (const id of order) {
+    const subgraph = subgraphOf.get(id);
+    const list = members2.get(subgraph);
+    if (list) list.push(id);
+    else members2.set(subgraph, [id]);
+  }
+  const { levelOf: waveOf, unordered } = wavesOf(subgraphDeps);
+  const planned = [...members2].map(([id, nodes]) => {
+    const info2 = listed.get(id);
+    const subgraph = {
+      id,
+      name: info2?.name ?? id,
+      nodes,
+      dependsOn: subgraphDeps.get(id) ?? [],
+      wave: waveOf.get(id) ?? -1
+    };
+    if (info2?.description !== void 0) subgraph.description = info2.description;
+    return subgraph;
+  });
+  const unorderedSet = new Set(unordered);
+  return planned.sort(
+    (a, b3) => (unorderedSet.has(a.id) ? 1 : 0) - (unorderedSet.has(b3.id) ? 1 : 0) || a.wave - b3.wave || compareIds(a.id, b3.id)
+  );
+}
+function wavesOf(subgraphDeps) {
+  const { order, unordered } = topologicalOrder(subgraphDeps);
+  return { levelOf: dependencyLevels(subgraphDeps, order).levelOf, unordered };
+}
+
+// src/report/markdown.ts
+function code(text3) {
+  const line = text3.replace(/\s+/g, " ");
+  if (line.trim() === "") return "` `";
+  const ticks = "`".repeat(longestRun(line, "`") + 1);
+  const pad = line.startsWith("`") || line.endsWith("`") ? " " : "";
+  return `${ticks}${pad}${line}${pad}${ticks}`;
+}
+function fenced(content, info2 = "") {
+  const ticks = "`".repeat(Math.max(3, longestRun(content, "`") + 1));
+  return `${ticks}${info2}
+${content.trimEnd()}
+${ticks}`;
+}
+function prose(text3, max = 1e3) {
+  return escapeHtml(clip(text3.replace(/\s+/g, " ").trim(), max).replace(/[\\`*_[\]~|]/g, "\\$&")).replace(/@(?=\w)/g, "@\u200B").replace(/:\/\//g, ":\u200B//").replace(/\bwww\./gi, (www) => `${www.slice(0, 3)}\u200B.`);
+}
+var details = (summary2, body) => [
+  "",
+  `<details><summary>${escapeHtml(summary2)}</summary>`,
+  "",
+  ...body,
+  "",
+  "</details>"
+];
+var row = (cells) => `| ${cells.map((c3) => c3.replace(/\|/g, "\\|")).join(" | ")} |`;
+var count = (n) => n.toLocaleString("en-US");
+function clip(text3, max) {
+  if (text3.length <= max) return text3;
+  return `${dropHalfPair(text3.slice(0, max - 1), "end")}\u2026`;
+}
+function dropHalfPair(text3, at2) {
+  const unit = text3.charCodeAt(at2 === "start" ? 0 : text3.length - 1);
+  if (at2 === "end" && unit >= 55296 && unit <= 56319) return text3.slice(0, -1);
+  if (at2 === "start" && unit >= 56320 && unit <= 57343) return text3.slice(1);
+  return text3;
+}
+var longestRun = (text3, char) => (text3.match(new RegExp(`${char}+`, "g")) ?? []).reduce((max, run5) => Math.max(max, run5.length), 0);
+var escapeHtml = (text3) => text3.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+// src/rpg/load.ts
+import { readFile as readFile2 } from "node:fs/promises";
+
+// node_modules/jsonc-parser/lib/esm/impl/scanner.js
+function createScanner(text3, ignoreTrivia = false) {
+  const len = text3.length;
+  let pos = 0, value = "", tokenOffset = 0, token = 16, lineNumber = 0, lineStartOffset = 0, tokenLineStartOffset = 0, prevTokenLineStartOffset = 0, scanError = 0;
+  function scanHexDigits(count2, exact) {
+    let digits = 0;
+    let value2 = 0;
+    while (digits < count2 || !exact) {
+      let ch = text3.charCodeAt(pos);
+      if (ch >= 48 && ch <= 57) {
+        value2 = value2 * 16 + ch - 48;
+      } else if (ch >= 65 && ch <= 70) {
+        value2 = value2 * 16 + ch - 65 + 10;
+      } else if (ch >= 97 && ch <= 102) {
+        value2 = value2 * 16 + ch - 97 + 10;
+      } else {
+        break;
+      }
+      pos++;
+      digits++;
+    }
+    if (digits < count2) {
+      value2 = -1;
+    }
+    return value2;
+  }
+  function setPosition(newPosition) {
+    pos = newPosition;
+    value = "";
+    tokenOffset = 0;
+    token = 16;
+    scanError = 0;
+  }
+  function scanNumber() {
+    let start = pos;
+    if (text3.charCodeAt(pos) === 48) {
+      pos++;
+    } else {
+      pos++;
+      while (pos < text3.length && isDigit(text3.charCodeAt(pos))) {
+        pos++;
+      }
+    }
+    if (pos < text3.length && text3.charCodeAt(pos) === 46) {
+      pos++;
+      if (pos < text3.length && isDigit(text3.charCodeAt(pos))) {
+        pos++;
+        while (pos < text3.length && isDigit(text3.charCodeAt(pos))) {
+          pos++;
+        }
+      } else {
+        scanError = 3;
+        return text3.substring(start, pos);
+      }
+    }
+    let end2 = pos;
+    if (pos < text3.length && (text3.charCodeAt(pos) === 69 || text3.charCodeAt(pos) === 101)) {
+      pos++;
+      if (pos < text3.length && text3.charCodeAt(pos) === 43 || text3.charCodeAt(pos) === 45) {
+        pos++;
+      }
+      if (pos < text3.length && isDigit(text3.charCodeAt(pos))) {
+        pos++;
+        while (pos < text3.length && isDigit(text3.charCodeAt(pos))) {
+          pos++;
+        }
+        end2 = pos;
+      } else {
+        scanError = 3;
+      }
+    }
+    return text3.substring(start, end2);
+  }
+  function scanString() {
+    let result = "", start = pos;
+    while (true) {
+      if (pos >= len) {
+        result += text3.substring(start, pos);
+        scanError = 2;
+        break;
+      }
+      const ch = text3.charCodeAt(pos);
+      if (ch === 34) {
+        result += text3.substring(start, pos);
+        pos++;
+        break;
+      }
+      if (ch === 92) {
+        result += text3.substring(start, pos);
+        pos++;
+        if (pos >= len) {
+          scanError = 2;
+          break;
+        }
+        const ch2 = text3.charCodeAt(pos++);
+        switch (ch2) {
+          case 34:
+            result += '"';
+            break;
+          case 92:
+            result += "\\";
+            break;
+          case 47:
+            result += "/";
+            break;
+          case 98:
+            result += "\b";
+            break;
+          case 102:
+            result += "\f";
+            break;
+          case 110:
+            result += "\n";
+            break;
+          case 114:
+            result += "\r";
+            break;
+          case 116:
+            result += "	";
+            break;
+          case 117:
+            const ch3 = scanHexDigits(4, true);
+            if (ch3 >= 0) {
+              result += String.fromCharCode(ch3);
+            } else {
+              scanError = 4;
+            }
+            break;
+          default:
+            scanError = 5;
+        }
+        start = pos;
+        continue;
+      }
+      if (ch >= 0 && ch <= 31) {
+        if (isLineBreak(ch)) {
+          result += text3.substring(start, pos);
+          scanError = 2;
+          break;
+        } else {
+          scanError = 6;
+        }
+      }
+      pos++;
+    }
+    return result;
+  }
+  function scanNext() {
+    value = "";
+    scanError = 0;
+    tokenOffset = pos;
+    lineStartOffset = lineNumber;
+    prevTokenLineStartOffset = tokenLineStartOffset;
+    if (pos >= len) {
+      tokenOffset = len;
+      return token = 17;
+    }
+    let code2 = text3.charCodeAt(pos);
+    if (isWhiteSpace2(code2)) {
+      do {
+        pos++;
+        value += String.fromCharCode(code2);
+        code2 = text3.charCodeAt(pos);
+      } while (isWhiteSpace2(code2));
+      return token = 15;
+    }
+    if (isLineBreak(code2)) {
+      pos++;
+      value += String.fromCharCode(code2);
+      if (code2 === 13 && text3.charCodeAt(pos) === 10) {
+        pos++;
+        value += "\n";
+      }
+      lineNumber++;
+      tokenLineStartOffset = pos;
+      return token = 14;
+    }
+    switch (code2) {
+      // tokens: []{}:,
+      case 123:
+        pos++;
+        return token = 1;
+      case 125:
+        pos++;
+        return token = 2;
+      case 91:
+        pos++;
+        return token = 3;
+      case 93:
+        pos++;
+        return token = 4;
+      case 58:
+        pos++;
+        return token = 6;
+      case 44:
+        pos++;
+        return token = 5;
+      // strings
+      case 34:
+        pos++;
+        value = scanString();
+        return token = 10;
+      // comments
+      case 47:
+        const start = pos - 1;
+        if (text3.charCodeAt(pos + 1) === 47) {
+          pos += 2;
+          while (pos < len) {
+            if (isLineBreak(text3.charCodeAt(pos))) {
+              break;
+            }
+            pos++;
+          }
+          value = text3.substring(start, pos);
+          return token = 12;
+        }
+        if (text3.charCodeAt(pos + 1) === 42) {
+          pos += 2;
+          const safeLength = len - 1;
+          let commentClosed = false;
+          while (pos < safeLength) {
+            const ch = text3.charCodeAt(pos);
+            if (ch === 42 && text3.charCodeAt(pos + 1) === 47) {
+              pos += 2;
+              commentClosed = true;
+              break;
+            }
+            pos++;
+            if (isLineBreak(ch)) {
+              if (ch === 13 && text3.charCodeAt(pos) === 10) {
+                pos++;
+              }
+              lineNumber++;
+              tokenLineStartOffset = pos;
+            }
+          }
+          if (!commentClosed) {
+            pos++;
+            scanError = 1;
+          }
+          value = text3.substring(start, pos);
+          return token = 13;
+        }
+        value += String.fromCharCode(code2);
+        pos++;
+        return token = 16;
+      // numbers
+      case 45:
+        value += String.fromCharCode(code2);
+        pos++;
+        if (pos === len || !isDigit(text3.charCodeAt(pos))) {
+          return token = 16;
+        }
+      // found a minus, followed by a number so
+      // we fall through to proceed with scanning
+      // numbers
+      case 48:
+      case 49:
+      case 50:
+      case 51:
+      case 52:
+      case 53:
+      case 54:
+      case 55:
+      case 56:
+      case 57:
+        value += scanNumber();
+        return token = 11;
+      // literals and unknown symbols
+      default:
+        while (pos < len && isUnknownContentCharacter(code2)) {
+          pos++;
+          code2 = text3.charCodeAt(pos);
+        }
+        if (tokenOffset !== pos) {
+          value = text3.substring(tokenOffset, pos);
+          switch (value) {
+            case "true":
+              return token = 8;
+            case "false":
+              return token = 9;
+            case "null":
+              return token = 7;
+          }
+          return token = 16;
+        }
+        value += String.fromCharCode(code2);
+        pos++;
+        return token = 16;
+    }
+  }
+  function isUnknownContentCharacter(code2) {
+    if (isWhiteSpace2(code2) || isLineBreak(code2)) {
+      return false;
+    }
+    switch (code2) {
+      case 125:
+      case 93:
+      case 123:
+      case 91:
+      case 34:
+      case 58:
+      case 44:
+      case 47:
+        return false;
+    }
+    return true;
+  }
+  function scanNextNonTrivia() {
+    let result;
+    do {
+      result = scanNext();
+    } while (result >= 12 && result <= 15);
+    return result;
+  }
+  return {
+    setPosition,
+    getPosition: () => pos,
+    scan: ignoreTrivia ? scanNextNonTrivia : scanNext,
+    getToken: () => token,
+    getTokenValue: () => value,
+    getTokenOffset: () => tokenOffset,
+    getTokenLength: () => pos - tokenOffset,
+    getTokenStartLine: () => lineStartOffset,
+    getTokenStartCharacter: () => tokenOffset - prevTokenLineStartOffset,
+    getTokenError: () => scanError
+  };
+}
+function isWhiteSpace2(ch) {
+  return ch === 32 || ch === 9;
+}
+function isLineBreak(ch) {
+  return ch === 10 || ch === 13;
+}
+function isDigit(ch) {
+  return ch >= 48 && ch <= 57;
+}
+var CharacterCodes;
+(function(CharacterCodes2) {
+  CharacterCodes2[CharacterCodes2["lineFeed"] = 10] = "lineFeed";
+  CharacterCodes2[CharacterCodes2["carriageReturn"] = 13] = "carriageReturn";
+  CharacterCodes2[CharacterCodes2["space"] = 32] = "space";
+  CharacterCodes2[CharacterCodes2["_0"] = 48] = "_0";
+  CharacterCodes2[CharacterCodes2["_1"] = 49] = "_1";
+  CharacterCodes2[CharacterCodes2["_2"] = 50] = "_2";
+  CharacterCodes2[CharacterCodes2["_3"] = 51] = "_3";
+  CharacterCodes2[CharacterCodes2["_4"] = 52] = "_4";
+  CharacterCodes2[CharacterCodes2["_5"] = 53] = "_5";
+  CharacterCodes2[CharacterCodes2["_6"] = 54] = "_6";
+  CharacterCodes2[CharacterCodes2["_7"] = 55] = "_7";
+  CharacterCodes2[CharacterCodes2["_8"] = 56] = "_8";
+  CharacterCodes2[CharacterCodes2["_9"] = 57] = "_9";
+  CharacterCodes2[CharacterCodes2["a"] = 97] = "a";
+  CharacterCodes2[CharacterCodes2["b"] = 98] = "b";
+  CharacterCodes2[CharacterCodes2["c"] = 99] = "c";
+  CharacterCodes2[CharacterCodes2["d"] = 100] = "d";
+  CharacterCodes2[CharacterCodes2["e"] = 101] = "e";
+  CharacterCodes2[CharacterCodes2["f"] = 102] = "f";
+  CharacterCodes2[CharacterCodes2["g"] = 103] = "g";
+  CharacterCodes2[CharacterCodes2["h"] = 104] = "h";
+  CharacterCodes2[CharacterCodes2["i"] = 105] = "i";
+  CharacterCodes2[CharacterCodes2["j"] = 106] = "j";
+  CharacterCodes2[CharacterCodes2["k"] = 107] = "k";
+  CharacterCodes2[CharacterCodes2["l"] = 108] = "l";
+  CharacterCodes2[CharacterCodes2["m"] = 109] = "m";
+  CharacterCodes2[CharacterCodes2["n"] = 110] = "n";
+  CharacterCodes2[CharacterCodes2["o"] = 111] = "o";
+  CharacterCodes2[CharacterCodes2["p"] = 112] = "p";
+  CharacterCodes2[CharacterCodes2["q"] = 113] = "q";
+  CharacterCodes2[CharacterCodes2["r"] = 114] = "r";
+  CharacterCodes2[CharacterCodes2["s"] = 115] = "s";
+  CharacterCodes2[CharacterCodes2["t"] = 116] = "t";
+  CharacterCodes2[CharacterCodes2["u"] = 117] = "u";
+  CharacterCodes2[CharacterCodes2["v"] = 118] = "v";
+  CharacterCodes2[CharacterCodes2["w"] = 119] = "w";
+  CharacterCodes2[CharacterCodes2["x"] = 120] = "x";
+  CharacterCodes2[CharacterCodes2["y"] = 121] = "y";
+  CharacterCodes2[CharacterCodes2["z"] = 122] = "z";
+  CharacterCodes2[CharacterCodes2["A"] = 65] = "A";
+  CharacterCodes2[CharacterCodes2["B"] = 66] = "B";
+  CharacterCodes2[CharacterCodes2["C"] = 67] = "C";
+  CharacterCodes2[CharacterCodes2["D"] = 68] = "D";
+  CharacterCodes2[CharacterCodes2["E"] = 69] = "E";
+  CharacterCodes2[CharacterCodes2["F"] = 70] = "F";
+  CharacterCodes2[CharacterCodes2["G"] = 71] = "G";
+  CharacterCodes2[CharacterCodes2["H"] = 72] = "H";
+  CharacterCodes2[CharacterCodes2["I"] = 73] = "I";
+  CharacterCodes2[CharacterCodes2["J"] = 74] = "J";
+  CharacterCodes2[CharacterCodes2["K"] = 75] = "K";
+  CharacterCodes2[CharacterCodes2["L"] = 76] = "L";
+  CharacterCodes2[CharacterCodes2["M"] = 77] = "M";
+  CharacterCodes2[CharacterCodes2["N"] = 78] = "N";
+  CharacterCodes2[CharacterCodes2["O"] = 79] = "O";
+  CharacterCodes2[CharacterCodes2["P"] = 80] = "P";
+  CharacterCodes2[CharacterCodes2["Q"] = 81] = "Q";
+  CharacterCodes2[CharacterCodes2["R"] = 82] = "R";
+  CharacterCodes2[CharacterCodes2["S"] = 83] = "S";
+  CharacterCodes2[CharacterCodes2["T"] = 84] = "T";
+  CharacterCodes2[CharacterCodes2["U"] = 85] = "U";
+  CharacterCodes2[CharacterCodes2["V"] = 86] = "V";
+  CharacterCodes2[CharacterCodes2["W"] = 87] = "W";
+  CharacterCodes2[CharacterCodes2["X"] = 88] = "X";
+  CharacterCodes2[CharacterCodes2["Y"] = 89] = "Y";
+  CharacterCodes2[CharacterCodes2["Z"] = 90] = "Z";
+  CharacterCodes2[CharacterCodes2["asterisk"] = 42] = "asterisk";
+  CharacterCodes2[CharacterCodes2["backslash"] = 92] = "backslash";
+  CharacterCodes2[CharacterCodes2["closeBrace"] = 125] = "closeBrace";
+  CharacterCodes2[CharacterCodes2["closeBracket"] = 93] = "closeBracket";
+  CharacterCodes2[CharacterCodes2["colon"] = 58] = "colon";
+  CharacterCodes2[CharacterCodes2["comma"] = 44] = "comma";
+  CharacterCodes2[CharacterCodes2["dot"] = 46] = "dot";
+  CharacterCodes2[CharacterCodes2["doubleQuote"] = 34] = "doubleQuote";
+  CharacterCodes2[CharacterCodes2["minus"] = 45] = "minus";
+  CharacterCodes2[CharacterCodes2["openBrace"] = 123] = "openBrace";
+  CharacterCodes2[CharacterCodes2["openBracket"] = 91] = "openBracket";
+  CharacterCodes2[CharacterCodes2["plus"] = 43] = "plus";
+  CharacterCodes2[CharacterCodes2["slash"] = 47] = "slash";
+  CharacterCodes2[CharacterCodes2["formFeed"] = 12] = "formFeed";
+  CharacterCodes2[CharacterCodes2["tab"] = 9] = "tab";
+})(CharacterCodes || (CharacterCodes = {}));
+
+// node_modules/jsonc-parser/lib/esm/impl/string-intern.js
+var cachedSpaces = new Array(20).fill(0).map((_3, index) => {
+  return " ".repeat(index);
+});
+var maxCachedValues = 200;
+var cachedBreakLinesWithSpaces = {
+  " ": {
+    "\n": new Array(maxCachedValues).fill(0).map((_3, index) => {
+      return "\n" + " ".repeat(index);
+    }),
+    "\r": new Array(maxCachedValues).fill(0).map((_3, index) => {
+      return "\r" + " ".repeat(index);
+    }),
+    "\r\n": new Array(maxCachedValues).fill(0).map((_3, index) => {
+      return "\r\n" + " ".repeat(index);
+    })
+  },
+  "	": {
+    "\n": new Array(maxCachedValues).fill(0).map((_3, index) => {
+      return "\n" + "	".repeat(index);
+    }),
+    "\r": new Array(maxCachedValues).fill(0).map((_3, index) => {
+      return "\r" + "	".repeat(index);
+    }),
+    "\r\n": new Array(maxCachedValues).fill(0).map((_3, index) => {
+      return "\r\n" + "	".repeat(index);
+    })
+  }
+};
+
+// node_modules/jsonc-parser/lib/esm/impl/parser.js
+var ParseOptions;
+(function(ParseOptions2) {
+  ParseOptions2.DEFAULT = {
+    allowTrailingComma: false
+  };
+})(ParseOptions || (ParseOptions = {}));
+function parseTree(text3, errors = [], options = ParseOptions.DEFAULT) {
+  let currentParent = { type: "array", offset: -1, length: -1, children: [], parent: void 0 };
+  function ensurePropertyComplete(endOffset) {
+    if (currentParent.type === "property") {
+      currentParent.length = endOffset - currentParent.offset;
+      currentParent = currentParent.parent;
+    }
+  }
+  function onValue(valueNode) {
+    currentParent.children.push(valueNode);
+    return valueNode;
+  }
+  const visitor = {
+    onObjectBegin: (offset) => {
+      currentParent = onValue({ type: "object", offset, length: -1, parent: currentParent, children: [] });
+    },
+    onObjectProperty: (name, offset, length) => {
+      currentParent = onValue({ type: "property", offset, length: -1, parent: currentParent, children: [] });
+      currentParent.children.push({ type: "string", value: name, offset, length, parent: currentParent });
+    },
+    onObjectEnd: (offset, length) => {
+      ensurePropertyComplete(offset + length);
+      currentParent.length = offset + length - currentParent.offset;
+      currentParent = currentParent.parent;
+      ensurePropertyComplete(offset + length);
+    },
+    onArrayBegin: (offset, length) => {
+      currentParent = onValue({ type: "array", offset, length: -1, parent: currentParent, children: [] });
+    },
+    onArrayEnd: (offset, length) => {
+      currentParent.length = offset + length - currentParent.offset;
+      currentParent = currentParent.parent;
+      ensurePropertyComplete(offset + length);
+    },
+    onLiteralValue: (value, offset, length) => {
+      onValue({ type: getNodeType(value), offset, length, parent: currentParent, value });
+      ensurePropertyComplete(offset + length);
+    },
+    onSeparator: (sep5, offset, length) => {
+      if (currentParent.type === "property") {
+        if (sep5 === ":") {
+          currentParent.colonOffset = offset;
+        } else if (sep5 === ",") {
+          ensurePropertyComplete(offset);
+        }
+      }
+    },
+    onError: (error63, offset, length) => {
+      errors.push({ error: error63, offset, length });
+    }
+  };
+  visit2(text3, visitor, options);
+  const result = currentParent.children[0];
+  if (result) {
+    delete result.parent;
+  }
+  return result;
+}
+function findNodeAtLocation(root, path2) {
+  if (!root) {
+    return void 0;
+  }
+  let node2 = root;
+  for (let segment of path2) {
+    if (typeof segment === "string") {
+      if (node2.type !== "object" || !Array.isArray(node2.children)) {
+        return void 0;
+      }
+      let found = false;
+      for (const propertyNode of node2.children) {
+        if (Array.isArray(propertyNode.children) && propertyNode.children[0].value === segment && propertyNode.children.length === 2) {
+          node2 = propertyNode.children[1];
+          found = true;
+          break;
+        }
+      }
+      if (!found) {
+        return void 0;
+      }
+    } else {
+      const index = segment;
+      if (node2.type !== "array" || index < 0 || !Array.isArray(node2.children) || index >= node2.children.length) {
+        return void 0;
+      }
+      node2 = node2.children[index];
+    }
+  }
+  return node2;
+}
+function visit2(text3, visitor, options = ParseOptions.DEFAULT) {
+  const _scanner = createScanner(text3, false);
+  const _jsonPath = [];
+  let suppressedCallbacks = 0;
+  function toNoArgVisit(visitFunction) {
+    return visitFunction ? () => suppressedCallbacks === 0 && visitFunction(_scanner.getTokenOffset(), _scanner.getTokenLength(), _scanner.getTokenStartLine(), _scanner.getTokenStartCharacter()) : () => true;
+  }
+  function toOneArgVisit(visitFunction) {
+    return visitFunction ? (arg) => suppressedCallbacks === 0 && visitFunction(arg, _scanner.getTokenOffset(), _scanner.getTokenLength(), _scanner.getTokenStartLine(), _scanner.getTokenStartCharacter()) : () => true;
+  }
+  function toOneArgVisitWithPath(visitFunction) {
+    return visitFunction ? (arg) => suppressedCallbacks === 0 && visitFunction(arg, _scanner.getTokenOffset(), _scanner.getTokenLength(), _scanner.getTokenStartLine(), _scanner.getTokenStartCharacter(), () => _jsonPath.slice()) : () => true;
+  }
+  function toBeginVisit(visitFunction) {
+    return visitFunction ? () => {
+      if (suppressedCallbacks > 0) {
+        suppressedCallbacks++;
+      } else {
+        let cbReturn = visitFunction(_scanner.getTokenOffset(), _scanner.getTokenLength(), _scanner.getTokenStartLine(), _scanner.getTokenStartCharacter(), () => _jsonPath.slice());
+        if (cbReturn === false) {
+          suppressedCallbacks = 1;
+        }
+      }
+    } : () => true;
+  }
+  function toEndVisit(visitFunction) {
+    return visitFunction ? () => {
+      if (suppressedCallbacks > 0) {
+        suppressedCallbacks--;
+      }
+      if (suppressedCallbacks === 0) {
+        visitFunction(_scanner.getTokenOffset(), _scanner.getTokenLength(), _scanner.getTokenStartLine(), _scanner.getTokenStartCharacter());
+      }
+    } : () => true;
+  }
+  const onObjectBegin = toBeginVisit(visitor.onObjectBegin), onObjectProperty = toOneArgVisitWithPath(visitor.onObjectProperty), onObjectEnd = toEndVisit(visitor.onObjectEnd), onArrayBegin = toBeginVisit(visitor.onArrayBegin), onArrayEnd = toEndVisit(visitor.onArrayEnd), onLiteralValue = toOneArgVisitWithPath(visitor.onLiteralValue), onSeparator = toOneArgVisit(visitor.onSeparator), onComment = toNoArgVisit(visitor.onComment), onError = toOneArgVisit(visitor.onError);
+  const disallowComments = options && options.disallowComments;
+  const allowTrailingComma = options && options.allowTrailingComma;
+  function scanNext() {
+    while (true) {
+      const token = _scanner.scan();
+      switch (_scanner.getTokenError()) {
+        case 4:
+          handleError(
+            14
+            /* ParseErrorCode.InvalidUnicode */
+          );
+          break;
+        case 5:
+          handleError(
+            15
+            /* ParseErrorCode.InvalidEscapeCharacter */
+          );
+          break;
+        case 3:
+          handleError(
+            13
+            /* ParseErrorCode.UnexpectedEndOfNumber */
+          );
+          break;
+        case 1:
+          if (!disallowComments) {
+            handleError(
+              11
+              /* ParseErrorCode.UnexpectedEndOfComment */
+            );
+          }
+          break;
+        case 2:
+          handleError(
+            12
+            /* ParseErrorCode.UnexpectedEndOfString */
+          );
+          break;
+        case 6:
+          handleError(
+            16
+            /* ParseErrorCode.InvalidCharacter */
+          );
+          break;
+      }
+      switch (token) {
+        case 12:
+        case 13:
+          if (disallowComments) {
+            handleError(
+              10
+              /* ParseErrorCode.InvalidCommentToken */
+            );
+          } else {
+            onComment();
+          }
+          break;
+        case 16:
+          handleError(
+            1
+            /* ParseErrorCode.InvalidSymbol */
+          );
+          break;
+        case 15:
+        case 14:
+          break;
+        default:
+          return token;
+      }
+    }
+  }
+  function handleError(error63, skipUntilAfter = [], skipUntil = []) {
+    onError(error63);
+    if (skipUntilAfter.length + skipUntil.length > 0) {
+      let token = _scanner.getToken();
+      while (token !== 17) {
+        if (skipUntilAfter.indexOf(token) !== -1) {
+          scanNext();
+          break;
+        } else if (skipUntil.indexOf(token) !== -1) {
+          break;
+        }
+        token = scanNext();
+      }
+    }
+  }
+  function parseString(isValue) {
+    const value = _scanner.getTokenValue();
+    if (isValue) {
+      onLiteralValue(value);
+    } else {
+      onObjectProperty(value);
+      _jsonPath.push(value);
+    }
+    scanNext();
+    return true;
+  }
+  function parseLiteral() {
+    switch (_scanner.getToken()) {
+      case 11:
+        const tokenValue = _scanner.getTokenValue();
+        let value = Number(tokenValue);
+        if (isNaN(value)) {
+          handleError(
+            2
+            /* ParseErrorCode.InvalidNumberFormat */
+          );
+          value = 0;
+        }
+        onLiteralValue(value);
+        break;
+      case 7:
+        onLiteralValue(null);
+        break;
+      case 8:
+        onLiteralValue(true);
+        break;
+      case 9:
+        onLiteralValue(false);
+        break;
+      default:
+        return false;
+    }
+    scanNext();
+    return true;
+  }
+  function parseProperty() {
+    if (_scanner.getToken() !== 10) {
+      handleError(3, [], [
+        2,
+        5
+        /* SyntaxKind.CommaToken */
+      ]);
+      return false;
+    }
+    parseString(false);
+    if (_scanner.getToken() === 6) {
+      onSeparator(":");
+      scanNext();
+      if (!parseValue()) {
+        handleError(4, [], [
+          2,
+          5
+          /* SyntaxKind.CommaToken */
+        ]);
+      }
+    } else {
+      handleError(5, [], [
+        2,
+        5
+        /* SyntaxKind.CommaToken */
+      ]);
+    }
+    _jsonPath.pop();
+    return true;
+  }
+  function parseObject() {
+    onObjectBegin();
+    scanNext();
+    let needsComma = false;
+    while (_scanner.getToken() !== 2 && _scanner.getToken() !== 17) {
+      if (_scanner.getToken() === 5) {
+        if (!needsComma) {
+          handleError(4, [], []);
+        }
+        onSeparator(",");
+        scanNext();
+        if (_scanner.getToken() === 2 && allowTrailingComma) {
+          break;
+        }
+      } else if (needsComma) {
+        handleError(6, [], []);
+      }
+      if (!parseProperty()) {
+        handleError(4, [], [
+          2,
+          5
+          /* SyntaxKind.CommaToken */
+        ]);
+      }
+      needsComma = true;
+    }
+    onObjectEnd();
+    if (_scanner.getToken() !== 2) {
+      handleError(7, [
+        2
+        /* SyntaxKind.CloseBraceToken */
+      ], []);
+    } else {
+      scanNext();
+    }
+    return true;
+  }
+  function parseArray() {
+    onArrayBegin();
+    scanNext();
+    let isFirstElement = true;
+    let needsComma = false;
+    while (_scanner.getToken() !== 4 && _scanner.getToken() !== 17) {
+      if (_scanner.getToken() === 5) {
+        if (!needsComma) {
+          handleError(4, [], []);
+        }
+        onSeparator(",");
+        scanNext();
+        if (_scanner.getToken() === 4 && allowTrailingComma) {
+          break;
+        }
+      } else if (needsComma) {
+        handleError(6, [], []);
+      }
+      if (isFirstElement) {
+        _jsonPath.push(0);
+        isFirstElement = false;
+      } else {
+        _jsonPath[_jsonPath.length - 1]++;
+      }
+      if (!parseValue()) {
+        handleError(4, [], [
+          4,
+          5
+          /* SyntaxKind.CommaToken */
+        ]);
+      }
+      needsComma = true;
+    }
+    onArrayEnd();
+    if (!isFirstElement) {
+      _jsonPath.pop();
+    }
+    if (_scanner.getToken() !== 4) {
+      handleError(8, [
+        4
+        /* SyntaxKind.CloseBracketToken */
+      ], []);
+    } else {
+      scanNext();
+    }
+    return true;
+  }
+  function parseValue() {
+    switch (_scanner.getToken()) {
+      case 3:
+        return parseArray();
+      case 1:
+        return parseObject();
+      case 10:
+        return parseString(true);
+      default:
+        return parseLiteral();
+    }
+  }
+  scanNext();
+  if (_scanner.getToken() === 17) {
+    if (options.allowEmptyContent) {
+      return true;
+    }
+    handleError(4, [], []);
+    return false;
+  }
+  if (!parseValue()) {
+    handleError(4, [], []);
+    return false;
+  }
+  if (_scanner.getToken() !== 17) {
+    handleError(9, [], []);
+  }
+  return true;
+}
+function getNodeType(value) {
+  switch (typeof value) {
+    case "boolean":
+      return "boolean";
+    case "number":
+      return "number";
+    case "string":
+      return "string";
+    case "object": {
+      if (!value) {
+        return "null";
+      } else if (Array.isArray(value)) {
+        return "array";
+      }
+      return "object";
+    }
+    default:
+      return "null";
+  }
+}
+
+// node_modules/jsonc-parser/lib/esm/main.js
+var ScanError;
+(function(ScanError2) {
+  ScanError2[ScanError2["None"] = 0] = "None";
+  ScanError2[ScanError2["UnexpectedEndOfComment"] = 1] = "UnexpectedEndOfComment";
+  ScanError2[ScanError2["UnexpectedEndOfString"] = 2] = "UnexpectedEndOfString";
+  ScanError2[ScanError2["UnexpectedEndOfNumber"] = 3] = "UnexpectedEndOfNumber";
+  ScanError2[ScanError2["InvalidUnicode"] = 4] = "InvalidUnicode";
+  ScanError2[ScanError2["InvalidEscapeCharacter"] = 5] = "InvalidEscapeCharacter";
+  ScanError2[ScanError2["InvalidCharacter"] = 6] = "InvalidCharacter";
+})(ScanError || (ScanError = {}));
+var SyntaxKind;
+(function(SyntaxKind2) {
+  SyntaxKind2[SyntaxKind2["OpenBraceToken"] = 1] = "OpenBraceToken";
+  SyntaxKind2[SyntaxKind2["CloseBraceToken"] = 2] = "CloseBraceToken";
+  SyntaxKind2[SyntaxKind2["OpenBracketToken"] = 3] = "OpenBracketToken";
+  SyntaxKind2[SyntaxKind2["CloseBracketToken"] = 4] = "CloseBracketToken";
+  SyntaxKind2[SyntaxKind2["CommaToken"] = 5] = "CommaToken";
+  SyntaxKind2[SyntaxKind2["ColonToken"] = 6] = "ColonToken";
+  SyntaxKind2[SyntaxKind2["NullKeyword"] = 7] = "NullKeyword";
+  SyntaxKind2[SyntaxKind2["TrueKeyword"] = 8] = "TrueKeyword";
+  SyntaxKind2[SyntaxKind2["FalseKeyword"] = 9] = "FalseKeyword";
+  SyntaxKind2[SyntaxKind2["StringLiteral"] = 10] = "StringLiteral";
+  SyntaxKind2[SyntaxKind2["NumericLiteral"] = 11] = "NumericLiteral";
+  SyntaxKind2[SyntaxKind2["LineCommentTrivia"] = 12] = "LineCommentTrivia";
+  SyntaxKind2[SyntaxKind2["BlockCommentTrivia"] = 13] = "BlockCommentTrivia";
+  SyntaxKind2[SyntaxKind2["LineBreakTrivia"] = 14] = "LineBreakTrivia";
+  SyntaxKind2[SyntaxKind2["Trivia"] = 15] = "Trivia";
+  SyntaxKind2[SyntaxKind2["Unknown"] = 16] = "Unknown";
+  SyntaxKind2[SyntaxKind2["EOF"] = 17] = "EOF";
+})(SyntaxKind || (SyntaxKind = {}));
+var parseTree2 = parseTree;
+var findNodeAtLocation2 = findNodeAtLocation;
+var ParseErrorCode;
+(function(ParseErrorCode2) {
+  ParseErrorCode2[ParseErrorCode2["InvalidSymbol"] = 1] = "InvalidSymbol";
+  ParseErrorCode2[ParseErrorCode2["InvalidNumberFormat"] = 2] = "InvalidNumberFormat";
+  ParseErrorCode2[ParseErrorCode2["PropertyNameExpected"] = 3] = "PropertyNameExpected";
+  ParseErrorCode2[ParseErrorCode2["ValueExpected"] = 4] = "ValueExpected";
+  ParseErrorCode2[ParseErrorCode2["ColonExpected"] = 5] = "ColonExpected";
+  ParseErrorCode2[ParseErrorCode2["CommaExpected"] = 6] = "CommaExpected";
+  ParseErrorCode2[ParseErrorCode2["CloseBraceExpected"] = 7] = "CloseBraceExpected";
+  ParseErrorCode2[ParseErrorCode2["CloseBracketExpected"] = 8] = "CloseBracketExpected";
+  ParseErrorCode2[ParseErrorCode2["EndOfFileExpected"] = 9] = "EndOfFileExpected";
+  ParseErrorCode2[ParseErrorCode2["InvalidCommentToken"] = 10] = "InvalidCommentToken";
+  ParseErrorCode2[ParseErrorCode2["UnexpectedEndOfComment"] = 11] = "UnexpectedEndOfComment";
+  ParseErrorCode2[ParseErrorCode2["UnexpectedEndOfString"] = 12] = "UnexpectedEndOfString";
+  ParseErrorCode2[ParseErrorCode2["UnexpectedEndOfNumber"] = 13] = "UnexpectedEndOfNumber";
+  ParseErrorCode2[ParseErrorCode2["InvalidUnicode"] = 14] = "InvalidUnicode";
+  ParseErrorCode2[ParseErrorCode2["InvalidEscapeCharacter"] = 15] = "InvalidEscapeCharacter";
+  ParseErrorCode2[ParseErrorCode2["InvalidCharacter"] = 16] = "InvalidCharacter";
+})(ParseErrorCode || (ParseErrorCode = {}));
+function printParseErrorCode(code2) {
+  switch (code2) {
+    case 1:
+      return "InvalidSymbol";
+    case 2:
+      return "InvalidNumberFormat";
+    case 3:
+      return "PropertyNameExpected";
+    case 4:
+      return "ValueExpected";
+    case 5:
+      return "ColonExpected";
+    case 6:
+      return "CommaExpected";
+    case 7:
+      return "CloseBraceExpected";
+    case 8:
+      return "CloseBracketExpected";
+    case 9:
+      return "EndOfFileExpected";
+    case 10:
+      return "InvalidCommentToken";
+    case 11:
+      return "UnexpectedEndOfComment";
+    case 12:
+      return "UnexpectedEndOfString";
+    case 13:
+      return "UnexpectedEndOfNumber";
+    case 14:
+      return "InvalidUnicode";
+    case 15:
+      return "InvalidEscapeCharacter";
+    case 16:
+      return "InvalidCharacter";
+  }
+  return "<unknown ParseErrorCode>";
+}
+
+// src/rpg/issues.ts
+function rpgError(code2, message, at2, pointer) {
+  return pointer ? { code: code2, severity: "error", message, at: at2, pointer } : { code: code2, severity: "error", message, at: at2 };
+}
+function rpgWarning(code2, message, at2, pointer) {
+  return pointer ? { code: code2, severity: "warning", message, at: at2, pointer } : { code: code2, severity: "warning", message, at: at2 };
 }
 
 // src/rpg/schema.ts
@@ -41628,8 +44304,8 @@ function describe3(value) {
 }
 
 // src/rpg/ref-names.ts
-function refSafe(text2) {
-  const safe2 = text2.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/\.{2,}/g, ".").replace(/^[-.]+|[-.]+$/g, "").replace(/\.lock$/, "-lock");
+function refSafe(text3) {
+  const safe2 = text3.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/\.{2,}/g, ".").replace(/^[-.]+|[-.]+$/g, "").replace(/\.lock$/, "-lock");
   return safe2 === "" ? "unnamed" : safe2;
 }
 
@@ -41717,9 +44393,9 @@ function shortestCycleThrough(start, members2, graph) {
 var CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 var CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g;
 var SHORT = { "\n": "\\n", "\r": "\\r", "	": "\\t" };
-var hasControlCharacter = (text2) => CONTROL.test(text2);
-function escapeControlCharacters(text2) {
-  return text2.replace(CONTROLS, (c3) => SHORT[c3] ?? `\\u${c3.charCodeAt(0).toString(16).padStart(4, "0")}`);
+var hasControlCharacter = (text3) => CONTROL.test(text3);
+function escapeControlCharacters(text3) {
+  return text3.replace(CONTROLS, (c3) => SHORT[c3] ?? `\\u${c3.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 function checkIdCharacters(rpg) {
   const issues = [];
@@ -42178,20 +44854,20 @@ function checkParent(node2, parent, index, issues) {
 }
 
 // src/rpg/load.ts
-function parseRpgText(text2, file2) {
-  if (text2.charCodeAt(0) === 65279) text2 = text2.slice(1);
-  const tooDeep = nestingIssue(text2, file2);
+function parseRpgText(text3, file2) {
+  if (text3.charCodeAt(0) === 65279) text3 = text3.slice(1);
+  const tooDeep = nestingIssue(text3, file2);
   if (tooDeep) return { ok: false, issues: [tooDeep] };
   let data;
   try {
-    data = JSON.parse(text2);
+    data = JSON.parse(text3);
   } catch {
-    return { ok: false, issues: [syntaxIssue(text2, file2)] };
+    return { ok: false, issues: [syntaxIssue(text3, file2)] };
   }
   const shape = checkShape(data);
   const issues = [...shape.issues];
   if (!issues.some((i) => i.severity === "error")) issues.push(...validateRpg(shape.rpg));
-  locate(issues, text2, file2);
+  locate(issues, text3, file2);
   const errors = issues.filter((i) => i.severity === "error");
   if (errors.length > 0) return { ok: false, issues };
   return { ok: true, value: shape.rpg, warnings: issues };
@@ -42199,20 +44875,20 @@ function parseRpgText(text2, file2) {
 async function loadRpgWithText(file2) {
   let bytes;
   try {
-    bytes = await readFile(file2);
+    bytes = await readFile2(file2);
   } catch (error63) {
     const reason = error63.code === "ENOENT" ? "no such file" : error63.message;
     return { loaded: { ok: false, issues: [rpgError("RPG_UNREADABLE", `cannot read the RPG: ${reason}`, { file: file2 })] }, text: "" };
   }
-  let text2;
+  let text3;
   try {
-    text2 = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    text3 = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
     const line = firstBadUtf8Line(bytes);
     const issue3 = rpgError("RPG_JSON_SYNTAX", `not valid JSON: line ${line} is not valid UTF-8 (save the file as UTF-8)`, { file: file2, line });
     return { loaded: { ok: false, issues: [issue3] }, text: "" };
   }
-  return { loaded: parseRpgText(text2, file2), text: text2 };
+  return { loaded: parseRpgText(text3, file2), text: text3 };
 }
 function firstBadUtf8Line(bytes) {
   const decoder = new TextDecoder("utf-8", { fatal: true });
@@ -42231,18 +44907,18 @@ function firstBadUtf8Line(bytes) {
   return line;
 }
 var MAX_DEPTH = 256;
-function nestingIssue(text2, file2) {
+function nestingIssue(text3, file2) {
   let depth = 0;
   let inString = false;
-  for (let i = 0; i < text2.length; i++) {
-    const c3 = text2.charCodeAt(i);
+  for (let i = 0; i < text3.length; i++) {
+    const c3 = text3.charCodeAt(i);
     if (inString) {
       if (c3 === 92) i++;
       else if (c3 === 34) inString = false;
     } else if (c3 === 34) inString = true;
     else if (c3 === 91 || c3 === 123) {
       if (++depth > MAX_DEPTH) {
-        const { line, column } = lineIndex(text2)(i);
+        const { line, column } = lineIndex(text3)(i);
         const message = `not valid JSON: arrays and objects nest deeper than ${MAX_DEPTH} levels at line ${line}, column ${column}`;
         return rpgError("RPG_JSON_SYNTAX", message, { file: file2, line, column });
       }
@@ -42250,22 +44926,22 @@ function nestingIssue(text2, file2) {
   }
   return void 0;
 }
-function syntaxIssue(text2, file2) {
+function syntaxIssue(text3, file2) {
   const errors = [];
-  parseTree2(text2, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  parseTree2(text3, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
   const first = errors[0];
-  const offset = first?.offset ?? text2.length;
-  const { line, column } = lineIndex(text2)(offset);
+  const offset = first?.offset ?? text3.length;
+  const { line, column } = lineIndex(text3)(offset);
   const what = first ? describeParseError(printParseErrorCode(first.error)) : "unexpected content";
   return rpgError("RPG_JSON_SYNTAX", `not valid JSON: ${what} at line ${line}, column ${column}`, { file: file2, line, column });
 }
 function describeParseError(code2) {
   return code2.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase();
 }
-function locate(issues, text2, file2) {
+function locate(issues, text3, file2) {
   if (issues.length === 0) return;
-  const root = parseTree2(text2);
-  const lineAndColumn = lineIndex(text2);
+  const root = parseTree2(text3);
+  const lineAndColumn = lineIndex(text3);
   for (const issue3 of issues) {
     issue3.at.file = file2;
     if (!root || !issue3.pointer) continue;
@@ -42281,9 +44957,9 @@ function locate(issues, text2, file2) {
     issue3.at.column = column;
   }
 }
-function lineIndex(text2) {
+function lineIndex(text3) {
   const starts = [0];
-  for (let i = 0; i < text2.length; i++) if (text2.charCodeAt(i) === 10) starts.push(i + 1);
+  for (let i = 0; i < text3.length; i++) if (text3.charCodeAt(i) === 10) starts.push(i + 1);
   return (offset) => {
     let lo = 0;
     let hi = starts.length - 1;
@@ -42297,13 +44973,13 @@ function lineIndex(text2) {
 }
 
 // src/action/context.ts
-import { readFile as readFile2 } from "node:fs/promises";
+import { readFile as readFile3 } from "node:fs/promises";
 import { resolve } from "node:path";
 async function readContext(env = process.env) {
   const [owner, repo] = (env.GITHUB_REPOSITORY ?? "").split("/");
   if (!owner || !repo) throw new Error("GITHUB_REPOSITORY is not set to owner/repo; is this running in GitHub Actions?");
   const eventPath = env.GITHUB_EVENT_PATH;
-  const event = eventPath ? JSON.parse(await readFile2(eventPath, "utf8")) : {};
+  const event = eventPath ? JSON.parse(await readFile3(eventPath, "utf8")) : {};
   return {
     workspace: resolve(env.GITHUB_WORKSPACE ?? process.cwd()),
     repository: { owner, repo },
@@ -42418,14 +45094,14 @@ function rpgNameOf(rpg, rpgPath) {
 var runBranch = (rpgName) => `rpg-forge/${refSafe(rpgName)}`;
 
 // src/engine/matrix.ts
-import { join as join4 } from "node:path";
+import { join as join5 } from "node:path";
 
 // src/workspace/git.ts
 import { execFile } from "node:child_process";
 import { existsSync as existsSync2 } from "node:fs";
-import { appendFile as appendFile2, mkdir as mkdir2, mkdtemp, readdir as readdir2, readFile as readFile3, rm as rm2, writeFile as writeFile2 } from "node:fs/promises";
+import { appendFile as appendFile2, mkdir as mkdir2, mkdtemp, readdir as readdir2, readFile as readFile4, rm as rm2, writeFile as writeFile2 } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join as join2 } from "node:path";
 
 // node_modules/@simple-git/args-pathspec/dist/index.mjs
 var t = /* @__PURE__ */ new WeakMap();
@@ -45913,7 +48589,7 @@ var GitRepository = class _GitRepository {
   static async open(dir, options) {
     const git = gitIn(dir);
     await run(() => git.version(), "GIT_UNAVAILABLE", "git does not run", "install git (apt-get install git)");
-    const isRepo = existsSync2(join(dir, ".git"));
+    const isRepo = existsSync2(join2(dir, ".git"));
     if (!isRepo) {
       const foreign = (await filesUnder(dir)).filter((path2) => !(options.resuming && options.ownPaths.has(path2)));
       if (foreign.length > 0 && !options.allowDirty) throw dirtyError(dir, foreign);
@@ -45925,11 +48601,11 @@ var GitRepository = class _GitRepository {
       }
     }
     await ensureIdentity(git, dir);
-    if (existsSync2(join(dir, ".git", "index.lock"))) {
+    if (existsSync2(join2(dir, ".git", "index.lock"))) {
       throw new RpgForgeError(
         "GIT_LOCKED",
         "another git process holds .git/index.lock",
-        { file: join(dir, ".git", "index.lock") },
+        { file: join2(dir, ".git", "index.lock") },
         "wait for it to finish, or remove the lock file if no git is running"
       );
     }
@@ -45961,15 +48637,15 @@ var GitRepository = class _GitRepository {
    * undefined when the tree would not change.
    */
   async commitFiles(files, message, tag) {
-    const scratch = await mkdtemp(join(tmpdir(), "rpg-forge-index-"));
-    const git = plumbing(this.dir, { GIT_INDEX_FILE: join(scratch, "index") });
+    const scratch = await mkdtemp(join2(tmpdir(), "rpg-forge-index-"));
+    const git = plumbing(this.dir, { GIT_INDEX_FILE: join2(scratch, "index") });
     try {
       const head = (await git(["rev-parse", "HEAD"])).trim();
       await git(["read-tree", head]);
       const paths = [...files.keys()].sort();
       const written = paths.filter((p2) => files.get(p2) !== null);
-      await Promise.all(written.map((p2, i) => writeFile2(join(scratch, `blob-${i}`), files.get(p2))));
-      const blobs = written.length === 0 ? [] : (await git(["hash-object", "-w", "--stdin-paths"], written.map((_3, i) => join(scratch, `blob-${i}`)).join("\n") + "\n")).trim().split("\n");
+      await Promise.all(written.map((p2, i) => writeFile2(join2(scratch, `blob-${i}`), files.get(p2))));
+      const blobs = written.length === 0 ? [] : (await git(["hash-object", "-w", "--stdin-paths"], written.map((_3, i) => join2(scratch, `blob-${i}`)).join("\n") + "\n")).trim().split("\n");
       const removed = paths.filter((p2) => files.get(p2) === null).map((p2) => `0 ${"0".repeat(40)}	${p2}`);
       const info2 = [...removed, ...written.map((p2, i) => `100644 ${blobs[i]}	${p2}`)];
       await git(["update-index", "--index-info"], `${info2.join("\n")}
@@ -46052,7 +48728,7 @@ async function checkoutWithFiles(dir, branch, first, overlays) {
 async function commitFiles(dir, paths, message) {
   const git = gitIn(dir);
   await run(() => git.add(["--", ...paths]), "GIT_FAILED", "git add failed");
-  const merging = existsSync2(join(dir, ".git", "MERGE_HEAD"));
+  const merging = existsSync2(join2(dir, ".git", "MERGE_HEAD"));
   if (!merging && (await git.diff(["--cached", "--name-only"])).trim() === "") return;
   await run(() => git.commit(message, [], { "--no-verify": null }), "GIT_FAILED", "git commit failed");
 }
@@ -46077,11 +48753,11 @@ async function ensureIdentity(git, dir) {
   }
 }
 async function excludeRunFiles(dir) {
-  const path2 = join(dir, ".git", "info", "exclude");
-  const current = await readFile3(path2, "utf8").catch(() => "");
+  const path2 = join2(dir, ".git", "info", "exclude");
+  const current = await readFile4(path2, "utf8").catch(() => "");
   const missing = EXCLUDED.filter((e) => !current.split("\n").includes(e));
   if (missing.length === 0) return;
-  await mkdir2(join(dir, ".git", "info"), { recursive: true });
+  await mkdir2(join2(dir, ".git", "info"), { recursive: true });
   await appendFile2(path2, `${current === "" || current.endsWith("\n") ? "" : "\n"}# rpg-forge
 ${missing.join("\n")}
 `);
@@ -46105,7 +48781,7 @@ function dirtyError(dir, paths) {
 }
 async function filesUnder(dir, prefix = "") {
   const found = [];
-  for (const entry of await readdir2(join(dir, prefix), { withFileTypes: true })) {
+  for (const entry of await readdir2(join2(dir, prefix), { withFileTypes: true })) {
     const rel = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
     if (rel === ".rpg-forge") continue;
     if (entry.isDirectory()) found.push(...await filesUnder(dir, rel));
@@ -46227,8 +48903,8 @@ function further(a, b3) {
 }
 
 // src/engine/checkpoint.ts
-import { readFile as readFile4, rename as rename3, stat as stat2 } from "node:fs/promises";
-import { basename as basename2, dirname as dirname3, join as join3 } from "node:path";
+import { readFile as readFile5, rename as rename3, stat as stat2 } from "node:fs/promises";
+import { basename as basename2, dirname as dirname3, join as join4 } from "node:path";
 
 // src/redact.ts
 var SECRET_PATTERNS = [
@@ -46251,20 +48927,20 @@ function secretsOf(env) {
   }
   return secrets.sort((a, b3) => b3.forms[0].length - a.forms[0].length);
 }
-function redactWith(text2, secrets) {
-  let out = text2;
+function redactWith(text3, secrets) {
+  let out = text3;
   for (const { name, forms } of secrets) {
     for (const form of forms) if (out.includes(form)) out = out.split(form).join(`[redacted ${name}]`);
   }
   for (const pattern of SECRET_PATTERNS) out = out.replace(pattern, "[redacted token]");
   return out;
 }
-function redactSecrets(text2, env = process.env) {
-  return redactWith(text2, secretsOf(env));
+function redactSecrets(text3, env = process.env) {
+  return redactWith(text3, secretsOf(env));
 }
 function secretRedactor(env = process.env) {
   const secrets = secretsOf(env);
-  return (text2) => redactWith(text2, secrets);
+  return (text3) => redactWith(text3, secrets);
 }
 function redactDeep(value, env = process.env) {
   const redact = secretRedactor(env);
@@ -46331,8 +49007,8 @@ async function syncDirectory(dir) {
 
 // src/workspace/no-links.ts
 import { constants as constants3 } from "node:fs";
-import { lstat as lstat2, mkdir as mkdir4, open as open4 } from "node:fs/promises";
-import { join as join2 } from "node:path";
+import { lstat as lstat3, mkdir as mkdir4, open as open4 } from "node:fs/promises";
+import { join as join3 } from "node:path";
 function linkRefused(path2) {
   return new RpgForgeError(
     "OUTPUT_SYMLINK",
@@ -46345,8 +49021,8 @@ var partsOf = (rel) => rel.split(/[\\/]+/).filter((p2) => p2 !== "" && p2 !== ".
 async function refuseLinks(root, rel) {
   let path2 = root;
   for (const part of partsOf(rel)) {
-    path2 = join2(path2, part);
-    const info2 = await lstat2(path2).catch(() => void 0);
+    path2 = join3(path2, part);
+    const info2 = await lstat3(path2).catch(() => void 0);
     if (!info2) return;
     if (info2.isSymbolicLink()) throw linkRefused(path2);
   }
@@ -46355,13 +49031,13 @@ async function mkdirNoLinks(root, rel) {
   await mkdir4(root, { recursive: true });
   let path2 = root;
   for (const part of partsOf(rel)) {
-    path2 = join2(path2, part);
-    let info2 = await lstat2(path2).catch(() => void 0);
+    path2 = join3(path2, part);
+    let info2 = await lstat3(path2).catch(() => void 0);
     if (!info2) {
       await mkdir4(path2).catch((error63) => {
         if (error63.code !== "EEXIST") throw error63;
       });
-      info2 = await lstat2(path2);
+      info2 = await lstat3(path2);
     }
     if (info2.isSymbolicLink()) throw linkRefused(path2);
     if (!info2.isDirectory()) throw new Error(`ENOTDIR: not a directory, mkdir '${path2}'`);
@@ -46427,9 +49103,9 @@ var CheckpointSchema = external_exports.object({
 });
 var AppendixBSchema = external_exports.record(external_exports.string(), CheckpointEntrySchema.omit({ attempts: true }).extend({ attempts: external_exports.unknown().optional() }));
 async function readCheckpoint(path2) {
-  let text2;
+  let text3;
   try {
-    text2 = await readFile4(path2, "utf8");
+    text3 = await readFile5(path2, "utf8");
   } catch (error63) {
     if (error63.code === "ENOENT") return void 0;
     const hint = "check the file's permissions and that every folder on its path is a directory";
@@ -46437,9 +49113,9 @@ async function readCheckpoint(path2) {
       cause: error63
     });
   }
-  return parseCheckpoint(text2, path2);
+  return parseCheckpoint(text3, path2);
 }
-function parseCheckpoint(text2, path2) {
+function parseCheckpoint(text3, path2) {
   const corrupt = (why, cause) => new RpgForgeError(
     "CHECKPOINT_CORRUPT",
     `the checkpoint is corrupt: ${why}`,
@@ -46449,7 +49125,7 @@ function parseCheckpoint(text2, path2) {
   );
   let data;
   try {
-    data = JSON.parse(text2);
+    data = JSON.parse(text3);
   } catch (error63) {
     throw corrupt("not valid JSON", error63);
   }
@@ -46478,7 +49154,7 @@ function checkpointExistsError(path2) {
 }
 async function writeCheckpoint(path2, checkpoint) {
   const folder = dirname3(path2);
-  await refuseLinks(dirname3(folder), join3(basename2(folder), basename2(path2)));
+  await refuseLinks(dirname3(folder), join4(basename2(folder), basename2(path2)));
   try {
     await writeFileAtomic(path2, checkpointText(checkpoint));
   } catch (error63) {
@@ -46540,8 +49216,8 @@ async function readWorkBranches(dir, plan, rpgName, only) {
     const branch = workBranch(rpgName, subgraph.id);
     if (!present.has(branch) || only && !only.includes(subgraph.id)) continue;
     branches.set(subgraph.id, branch);
-    const text2 = await readFileAt(dir, branch, CHECKPOINT_PATH);
-    if (text2 !== void 0) parts2.push({ subgraphId: subgraph.id, checkpoint: parseCheckpoint(text2, `${branch}:${CHECKPOINT_PATH}`) });
+    const text3 = await readFileAt(dir, branch, CHECKPOINT_PATH);
+    if (text3 !== void 0) parts2.push({ subgraphId: subgraph.id, checkpoint: parseCheckpoint(text3, `${branch}:${CHECKPOINT_PATH}`) });
   }
   return { branches, checkpoint: mergeCheckpoints(parts2) };
 }
@@ -46586,7 +49262,7 @@ async function combineNeededBranches(dir, rpg, plan, rpgName, runBranch2, subgra
     others.map(async (ref) => ({ ref, paths: (await filesAt(dir, ref)).filter((path2) => ours.has(path2)) }))
   );
   await checkoutWithFiles(dir, runBranch2, first, overlays);
-  if (checkpoint) await writeCheckpoint(join4(dir, CHECKPOINT_PATH), checkpoint);
+  if (checkpoint) await writeCheckpoint(join5(dir, CHECKPOINT_PATH), checkpoint);
   await commitFiles(
     dir,
     [.../* @__PURE__ */ new Set([...overlays.flatMap((o2) => o2.paths), CHECKPOINT_PATH])],
@@ -46598,14 +49274,14 @@ async function layWorkBranchesOver(dir, rpg, plan, rpgName) {
   const { branches, checkpoint } = await readWorkBranches(dir, plan, rpgName);
   const ours = ownedPaths(rpg, testFileLookup(rpg), [PYTEST_INI]);
   for (const branch of branches.values()) await takeFiles(dir, branch, (path2) => ours.has(path2));
-  if (checkpoint) await writeCheckpoint(join4(dir, CHECKPOINT_PATH), checkpoint);
+  if (checkpoint) await writeCheckpoint(join5(dir, CHECKPOINT_PATH), checkpoint);
   return [...branches.keys()];
 }
 
 // src/engine/run-id.ts
 import { createHash } from "node:crypto";
-function rpgHash(text2) {
-  return createHash("sha256").update(text2).digest("hex");
+function rpgHash(text3) {
+  return createHash("sha256").update(text3).digest("hex");
 }
 function makeRunId(startedAt, rpgSha256) {
   const stamp = startedAt.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
@@ -46617,7 +49293,7 @@ import { access as access2, constants as constants4, stat as stat3 } from "node:
 import { dirname as dirname5 } from "node:path";
 
 // src/llm/cassette.ts
-import { appendFile as appendFile3, mkdir as mkdir5, readFile as readFile5 } from "node:fs/promises";
+import { appendFile as appendFile3, mkdir as mkdir5, readFile as readFile6 } from "node:fs/promises";
 import { dirname as dirname4 } from "node:path";
 
 // src/llm/provider.ts
@@ -46661,9 +49337,9 @@ var CassetteLineSchema = external_exports.object({
 });
 var idOf = (key) => JSON.stringify([key.nodeId, key.kind, key.attempt]);
 async function loadCassette(file2) {
-  let text2;
+  let text3;
   try {
-    text2 = await readFile5(file2, "utf8");
+    text3 = await readFile6(file2, "utf8");
   } catch (error63) {
     const code2 = error63.code;
     const what = code2 === "ENOENT" ? "the cassette file does not exist" : code2 === "EISDIR" ? "the cassette is a directory, not a file" : `the cassette file cannot be read (${code2 ?? error63.message})`;
@@ -46672,7 +49348,7 @@ async function loadCassette(file2) {
     });
   }
   const entries = /* @__PURE__ */ new Map();
-  const lines = text2.split("\n");
+  const lines = text3.split("\n");
   for (const [index, raw] of lines.entries()) {
     const line = index + 1;
     if (!raw.trim()) continue;
@@ -46745,10 +49421,10 @@ function createReplayProvider(cassette, options = {}) {
 }
 function createRecordingProvider(inner, file2) {
   let writes = Promise.resolve();
-  const append = (text2) => {
+  const append = (text3) => {
     writes = writes.catch(() => void 0).then(async () => {
       await mkdir5(dirname4(file2), { recursive: true });
-      await appendFile3(file2, text2, "utf8");
+      await appendFile3(file2, text3, "utf8");
     });
     return writes;
   };
@@ -47059,9 +49735,9 @@ var validatePositiveInteger = (name, n) => {
   }
   return n;
 };
-var safeJSON = (text2) => {
+var safeJSON = (text3) => {
   try {
-    return JSON.parse(text2);
+    return JSON.parse(text3);
   } catch (err) {
     return void 0;
   }
@@ -48153,8 +50829,8 @@ async function defaultParseResponse(client, props) {
       const json2 = await response.json();
       return addRequestID(json2, response);
     }
-    const text2 = await response.text();
-    return text2;
+    const text3 = await response.text();
+    return text3;
   })();
   loggerFor(client).debug(`[${requestLogID}] response parsed`, formatRequestDetails({
     retryOfRequestLogID,
@@ -57796,7 +60472,7 @@ var REQUEST_STATUSES = /* @__PURE__ */ new Set([400, 413, 422]);
 function mapOpenAiError(error63, facts, signal) {
   if (error63 instanceof APIUserAbortError || signal?.aborted) throw signal?.reason ?? error63;
   if (!(error63 instanceof APIError)) throw error63;
-  const clean = (text2) => redactKey(text2, facts.apiKey);
+  const clean = (text3) => redactKey(text3, facts.apiKey);
   const cause = { cause: redactedCopy(error63, facts.apiKey) };
   const retried = facts.maxRetries === 1 ? "after 1 retry" : `after ${facts.maxRetries} retries`;
   if (error63 instanceof APIConnectionTimeoutError) {
@@ -57840,8 +60516,8 @@ function mapOpenAiError(error63, facts, signal) {
     cause
   );
 }
-function redactKey(text2, apiKey) {
-  return apiKey.length >= 4 ? text2.split(apiKey).join("[redacted]") : text2;
+function redactKey(text3, apiKey) {
+  return apiKey.length >= 4 ? text3.split(apiKey).join("[redacted]") : text3;
 }
 function serverMessage(error63) {
   const body = error63.error;
@@ -57973,7 +60649,7 @@ function isOurInit(content) {
 import { execFile as execFile3 } from "node:child_process";
 import { mkdtemp as mkdtemp2, rm as rm3 } from "node:fs/promises";
 import { tmpdir as tmpdir2 } from "node:os";
-import { join as join5 } from "node:path";
+import { join as join6 } from "node:path";
 var STACK_BRANCH_TRAILER = "Rpg-Forge-Branch";
 var STACK_TREE_TRAILER = "Rpg-Forge-Tree";
 function stackMessage(message, branch, tree) {
@@ -57992,8 +60668,8 @@ async function buildStack(options) {
   const branches = options.levels.map((level) => level.branch);
   const twice = branches.find((branch, i) => branches.indexOf(branch) !== i);
   if (twice !== void 0) throw new RpgForgeError("GIT_FAILED", `the branch ${twice} is named by two levels of the stack`);
-  const scratch = await mkdtemp2(join5(tmpdir2(), "rpg-forge-stack-"));
-  const git = plumbing2(options.dir, join5(scratch, "index"));
+  const scratch = await mkdtemp2(join6(tmpdir2(), "rpg-forge-stack-"));
+  const git = plumbing2(options.dir, join6(scratch, "index"));
   try {
     const [base, ...sources] = await resolveCommits(git, [options.base, ...options.levels.map((level) => level.source)]);
     if (base === void 0) throw new RpgForgeError("GIT_FAILED", `the base ${options.base} of the stack is not a commit`);
@@ -58030,7 +60706,7 @@ async function buildStack(options) {
           file: where
         });
       const message = stackMessage(level.message, branch, wanted);
-      const sha = text(
+      const sha = text2(
         await call(branch, "cannot commit", () => git(["commit-tree", "--no-gpg-sign", wanted, "-p", parent, "-F", "-"], message))
       );
       const forced = head !== void 0 && !await isAncestor(git, head, sha, branch);
@@ -58065,7 +60741,7 @@ function plumbing2(dir, indexFile) {
     child.stdin?.end(input2 ?? "");
   });
 }
-var text = (out) => out.toString("utf8").trim();
+var text2 = (out) => out.toString("utf8").trim();
 async function call(branch, what, task) {
   try {
     return await task();
@@ -58096,7 +60772,7 @@ async function branchHeads2(git, branches) {
   );
   const wanted = new Set(refs);
   const heads = /* @__PURE__ */ new Map();
-  for (const line of text(out).split("\n")) {
+  for (const line of text2(out).split("\n")) {
     const [sha = "", ref = ""] = line.split(" ");
     if (wanted.has(ref)) heads.set(ref.slice("refs/heads/".length), sha);
   }
@@ -58200,7 +60876,7 @@ var LevelTree = class _LevelTree {
         "cannot stage the level's files",
         () => this.git(["update-index", "-z", "--index-info"], changes.join("\0") + "\0")
       );
-    return text(await call(branch, "cannot write the level's tree", () => this.git(["write-tree"])));
+    return text2(await call(branch, "cannot write the level's tree", () => this.git(["write-tree"])));
   }
 };
 function folders(path2) {
@@ -58260,8 +60936,8 @@ function subgraphOfBranch(plan, rpgName, branch) {
   return plan.subgraphs.find((s) => subgraphBranch(rpgName, s.id) === branch)?.id ?? branch;
 }
 async function stateAt(dir, ref) {
-  const text2 = await readFileAt(dir, ref, CHECKPOINT_PATH);
-  if (text2 === void 0) return void 0;
+  const text3 = await readFileAt(dir, ref, CHECKPOINT_PATH);
+  if (text3 === void 0) return void 0;
   const exported = await readFileAt(dir, ref, EXPORTED_RPG_PATH) ?? "{}";
   let model;
   try {
@@ -58269,48 +60945,8 @@ async function stateAt(dir, ref) {
   } catch {
     model = void 0;
   }
-  return { checkpoint: parseCheckpoint(text2, `${ref}:${CHECKPOINT_PATH}`), model: typeof model === "string" ? model : void 0 };
+  return { checkpoint: parseCheckpoint(text3, `${ref}:${CHECKPOINT_PATH}`), model: typeof model === "string" ? model : void 0 };
 }
-
-// src/report/markdown.ts
-function code(text2) {
-  const line = text2.replace(/\s+/g, " ");
-  if (line.trim() === "") return "` `";
-  const ticks = "`".repeat(longestRun(line, "`") + 1);
-  const pad = line.startsWith("`") || line.endsWith("`") ? " " : "";
-  return `${ticks}${pad}${line}${pad}${ticks}`;
-}
-function fenced(content, info2 = "") {
-  const ticks = "`".repeat(Math.max(3, longestRun(content, "`") + 1));
-  return `${ticks}${info2}
-${content.trimEnd()}
-${ticks}`;
-}
-function prose(text2, max = 1e3) {
-  return escapeHtml(clip(text2.replace(/\s+/g, " ").trim(), max).replace(/[\\`*_[\]~|]/g, "\\$&")).replace(/@(?=\w)/g, "@\u200B").replace(/:\/\//g, ":\u200B//").replace(/\bwww\./gi, (www) => `${www.slice(0, 3)}\u200B.`);
-}
-var details = (summary2, body) => [
-  "",
-  `<details><summary>${escapeHtml(summary2)}</summary>`,
-  "",
-  ...body,
-  "",
-  "</details>"
-];
-var row = (cells) => `| ${cells.map((c3) => c3.replace(/\|/g, "\\|")).join(" | ")} |`;
-var count = (n) => n.toLocaleString("en-US");
-function clip(text2, max) {
-  if (text2.length <= max) return text2;
-  return `${dropHalfPair(text2.slice(0, max - 1), "end")}\u2026`;
-}
-function dropHalfPair(text2, at2) {
-  const unit = text2.charCodeAt(at2 === "start" ? 0 : text2.length - 1);
-  if (at2 === "end" && unit >= 55296 && unit <= 56319) return text2.slice(0, -1);
-  if (at2 === "start" && unit >= 56320 && unit <= 57343) return text2.slice(1);
-  return text2;
-}
-var longestRun = (text2, char) => (text2.match(new RegExp(`${char}+`, "g")) ?? []).reduce((max, run5) => Math.max(max, run5.length), 0);
-var escapeHtml = (text2) => text2.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 // src/report/fit-limit.ts
 var COMMENT_LIMIT = 65536;
@@ -58384,44 +61020,44 @@ function splitPieces(markdown) {
   return pieces;
 }
 function cutTo(piece, cap) {
-  const { text: text2 } = piece;
+  const { text: text3 } = piece;
   if (piece.keep === "lines") {
-    const lines = text2.split("\n");
+    const lines = text3.split("\n");
     let used = -1;
     let kept = 0;
     while (kept < lines.length && used + 1 + lines[kept].length <= cap) used += 1 + lines[kept++].length;
     const head2 = lines.slice(0, kept).join("\n");
-    const marker = `_(${count(text2.length - head2.length)} characters cut)_`;
+    const marker = `_(${count(text3.length - head2.length)} characters cut)_`;
     return { text: `${head2}
 
 ${marker}
-`, removed: text2.length - head2.length };
+`, removed: text3.length - head2.length };
   }
   if (piece.keep === "tail") {
-    const start = text2.length - cap;
-    let tail2 = text2.slice(start);
+    const start = text3.length - cap;
+    let tail2 = text3.slice(start);
     const newline2 = tail2.indexOf("\n");
-    if (text2[start - 1] !== "\n" && newline2 >= 0 && newline2 < SNAP) tail2 = tail2.slice(newline2 + 1);
+    if (text3[start - 1] !== "\n" && newline2 >= 0 && newline2 < SNAP) tail2 = tail2.slice(newline2 + 1);
     tail2 = dropHalfPair(tail2, "start");
-    const removed2 = text2.length - tail2.length;
+    const removed2 = text3.length - tail2.length;
     return { text: `[... ${count(removed2)} characters cut ...]${tail2 ? `
 ${tail2}` : ""}`, removed: removed2 };
   }
-  let head = text2.slice(0, cap);
+  let head = text3.slice(0, cap);
   const newline = head.lastIndexOf("\n");
-  if (text2[cap] !== "\n" && newline >= 0 && head.length - newline < SNAP) head = head.slice(0, newline);
+  if (text3[cap] !== "\n" && newline >= 0 && head.length - newline < SNAP) head = head.slice(0, newline);
   head = dropHalfPair(head, "end");
-  const removed = text2.length - head.length;
+  const removed = text3.length - head.length;
   return { text: `${head ? `${head}
 ` : ""}[... ${count(removed)} characters cut ...]`, removed };
 }
-function cutLines(text2, budget) {
+function cutLines(text3, budget) {
   const kept = [];
   let length = 0;
   let fence;
   let depth = 0;
   let closing = "";
-  for (const line of text2.split("\n")) {
+  for (const line of text3.split("\n")) {
     let nextFence = fence;
     let nextDepth = depth;
     if (fence) nextFence = closesFence(line, fence) ? void 0 : fence;
@@ -58434,7 +61070,7 @@ ${nextFence.marker}` : ""}${"\n</details>".repeat(nextDepth)}`;
     kept.push(line);
     [length, fence, depth, closing] = [length + added, nextFence, nextDepth, nextClosing];
   }
-  return { text: kept.join("\n") + closing, removed: text2.length - length };
+  return { text: kept.join("\n") + closing, removed: text3.length - length };
 }
 function fenceOpening(line) {
   const match = /^[ \t]*(`{3,}|~{3,})(.*)$/.exec(line);
@@ -58499,8 +61135,8 @@ function renderSubgraphChart(plan) {
   return `${lines.join("\n")}
 `;
 }
-function label(text2) {
-  return text2.replace(/[\u0000-\u0008\u000e-\u001f\u007f-\u009f]/g, "").replace(/#/g, "#35;").replace(/"/g, "#quot;").replace(/</g, "#lt;").replace(/>/g, "#gt;").replace(/`/g, "#96;").replace(/\s+/g, " ");
+function label(text3) {
+  return text3.replace(/[\u0000-\u0008\u000e-\u001f\u007f-\u009f]/g, "").replace(/#/g, "#35;").replace(/"/g, "#quot;").replace(/</g, "#lt;").replace(/>/g, "#gt;").replace(/`/g, "#96;").replace(/\s+/g, " ");
 }
 
 // src/report/generation-report.ts
@@ -58639,7 +61275,7 @@ function duration3(ms2) {
   const m2 = Math.floor(s / 60);
   return m2 < 60 ? `${m2} min ${s % 60} s` : `${Math.floor(m2 / 60)} h ${m2 % 60} min`;
 }
-var cell = (text2) => text2.replace(/\|/g, "\\|");
+var cell = (text3) => text3.replace(/\|/g, "\\|");
 
 // src/report/pull-request.ts
 var STATUS = {
@@ -58871,6 +61507,17 @@ function useBotIdentity(env = process.env) {
   env.GIT_AUTHOR_EMAIL ??= BOT.email;
   env.GIT_COMMITTER_NAME ??= BOT.name;
   env.GIT_COMMITTER_EMAIL ??= BOT.email;
+}
+
+// src/action/runner-checkout.ts
+function runnerCheckout(inputs, context, at2) {
+  useBotIdentity();
+  const token = inputs.githubToken;
+  return {
+    dir: context.workspace,
+    auth: token ? { serverUrl: context.serverUrl, token } : void 0,
+    rpgName: rpgNameOf(at2.rpg, at2.rpgFile)
+  };
 }
 
 // src/github/comments.ts
@@ -59169,7 +61816,7 @@ function lowercaseKeys(object2) {
     return newObj;
   }, {});
 }
-function isPlainObject2(value) {
+function isPlainObject3(value) {
   if (typeof value !== "object" || value === null) return false;
   if (Object.prototype.toString.call(value) !== "[object Object]") return false;
   const proto = Object.getPrototypeOf(value);
@@ -59180,7 +61827,7 @@ function isPlainObject2(value) {
 function mergeDeep(defaults2, options) {
   const result = Object.assign({}, defaults2);
   Object.keys(options).forEach((key) => {
-    if (isPlainObject2(options[key])) {
+    if (isPlainObject3(options[key])) {
       if (!(key in defaults2)) Object.assign(result, { [key]: options[key] });
       else result[key] = mergeDeep(defaults2[key], options[key]);
     } else {
@@ -59885,8 +62532,8 @@ var convertMarkedBigIntsReviver = (key, value, context, userReviver) => {
   if (!hasUserReviver) return value;
   return userReviver(key, value, context);
 };
-var JSONParseV2 = (text2, reviver) => {
-  return JSON.parse(text2, (key, value, context) => {
+var JSONParseV2 = (text3, reviver) => {
+  return JSON.parse(text3, (key, value, context) => {
     const isNumber = typeof value === "number";
     const isOutOfBounds = value > Number.MAX_SAFE_INTEGER || value < Number.MIN_SAFE_INTEGER;
     const isBigNumber = isNumber && isOutOfBounds;
@@ -59944,8 +62591,8 @@ var applyReviverIteratively = (parsed, userReviver) => {
   }
   return rootHolder[""];
 };
-var serializeBigInts = (text2) => {
-  return text2.replace(
+var serializeBigInts = (text3) => {
+  return text3.replace(
     stringsOrLargeNumbers,
     (match, digits, fractional, exponential) => {
       const isString = match[0] === '"';
@@ -59959,18 +62606,18 @@ var serializeBigInts = (text2) => {
     }
   );
 };
-var JSONParse = (text2, reviver) => {
-  if (!text2) return originalParse(text2, reviver);
+var JSONParse = (text3, reviver) => {
+  if (!text3) return originalParse(text3, reviver);
   try {
-    if (isContextSourceSupported()) return JSONParseV2(text2, reviver);
-    const serializedData = serializeBigInts(text2);
+    if (isContextSourceSupported()) return JSONParseV2(text3, reviver);
+    const serializedData = serializeBigInts(text3);
     return originalParse(
       serializedData,
       (key, value, context) => convertMarkedBigIntsReviver(key, value, context, reviver)
     );
   } catch (error63) {
     if (error63 instanceof RangeError) {
-      const serializedData = serializeBigInts(text2);
+      const serializedData = serializeBigInts(text3);
       const parsed = originalParse(serializedData);
       return applyReviverIteratively(parsed, reviver);
     }
@@ -60024,7 +62671,7 @@ var defaults_default = {
     "user-agent": `octokit-request.js/${VERSION3} ${getUserAgent()}`
   }
 };
-function isPlainObject3(value) {
+function isPlainObject4(value) {
   if (typeof value !== "object" || value === null) return false;
   if (Object.prototype.toString.call(value) !== "[object Object]") return false;
   const proto = Object.getPrototypeOf(value);
@@ -60042,7 +62689,7 @@ async function fetchWrapper(requestOptions) {
   }
   const log = requestOptions.request?.log || console;
   const parseSuccessResponseBody = requestOptions.request?.parseSuccessResponseBody !== false;
-  const body = isPlainObject3(requestOptions.body) || Array.isArray(requestOptions.body) ? JSONStringify(requestOptions.body) : requestOptions.body;
+  const body = isPlainObject4(requestOptions.body) || Array.isArray(requestOptions.body) ? JSONStringify(requestOptions.body) : requestOptions.body;
   const requestHeaders = Object.fromEntries(
     Object.entries(requestOptions.headers).map(([name, value]) => [
       name,
@@ -60138,12 +62785,12 @@ async function getResponseData(response) {
   }
   const mimetype = parse5(contentType);
   if (isJSONResponse(mimetype)) {
-    let text2 = "";
+    let text3 = "";
     try {
-      text2 = await response.text();
-      return JSONParse(text2);
+      text3 = await response.text();
+      return JSONParse(text3);
     } catch (err) {
-      return text2;
+      return text3;
     }
   } else if (mimetype.type.startsWith("text/") || // `application/octet-stream` is the canonical "arbitrary binary" type
   // (RFC 2046) and must never be decoded as text, even when the response
@@ -63085,8 +65732,8 @@ function createOctokit(token, baseUrl) {
 }
 
 // src/action/publish-stack.ts
-function shellWord(text2) {
-  return /^[A-Za-z0-9._/:=@%+-]+$/.test(text2) ? text2 : `'${text2.replace(/'/g, `'\\''`)}'`;
+function shellWord(text3) {
+  return /^[A-Za-z0-9._/:=@%+-]+$/.test(text3) ? text3 : `'${text3.replace(/'/g, `'\\''`)}'`;
 }
 async function publishStack(inputs, context, run5, pushed) {
   if (!inputs.githubToken) {
@@ -63180,13 +65827,13 @@ import { randomUUID as randomUUID3 } from "node:crypto";
 
 // src/engine/generate.ts
 import { existsSync as existsSync3 } from "node:fs";
-import { join as join13, resolve as resolve4 } from "node:path";
+import { join as join14, resolve as resolve4 } from "node:path";
 
 // src/assembly/docstrings.ts
 var ESCAPED = /[\u0000-\u0008\u000b-\u001f\u007f\\]|"(?="")|"$/g;
 var LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-function pythonDocstring(text2) {
-  const body = text2.replace(/\r\n?/g, "\n").replace(LONE_SURROGATE, "\uFFFD").trim().replace(ESCAPED, (c3) => c3 === "\\" || c3 === '"' ? `\\${c3}` : `\\x${c3.charCodeAt(0).toString(16).padStart(2, "0")}`);
+function pythonDocstring(text3) {
+  const body = text3.replace(/\r\n?/g, "\n").replace(LONE_SURROGATE, "\uFFFD").trim().replace(ESCAPED, (c3) => c3 === "\\" || c3 === '"' ? `\\${c3}` : `\\x${c3.charCodeAt(0).toString(16).padStart(2, "0")}`);
   return body.includes("\n") ? `"""${body}
 """` : `"""${body}"""`;
 }
@@ -63194,8 +65841,8 @@ function headerLength(source) {
   let end2 = 0;
   for (let line = 0; line < 2; line++) {
     const next = source.indexOf("\n", end2);
-    const text2 = next === -1 ? source.slice(end2) : source.slice(end2, next);
-    const keep = line === 0 && text2.startsWith("#!") || /^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+/.test(text2);
+    const text3 = next === -1 ? source.slice(end2) : source.slice(end2, next);
+    const keep = line === 0 && text3.startsWith("#!") || /^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+/.test(text3);
     if (!keep || next === -1) break;
     end2 = next + 1;
   }
@@ -63295,9 +65942,9 @@ async function resolvePython() {
 }
 function lastLineOf(error63) {
   const { stderr, message } = error63;
-  const text2 = stderr?.trim() || message || String(error63);
-  const lines = text2.split("\n").filter((line) => line.trim() !== "");
-  return lines.at(-1) ?? text2;
+  const text3 = stderr?.trim() || message || String(error63);
+  const lines = text3.split("\n").filter((line) => line.trim() !== "");
+  return lines.at(-1) ?? text3;
 }
 
 // src/rpg/requirements.ts
@@ -63352,14 +65999,14 @@ async function pluginsFor(python, requirements) {
 
 // src/sandbox/pytest.ts
 import { randomUUID as randomUUID2 } from "node:crypto";
-import { lstat as lstat3, mkdir as mkdir6, mkdtemp as mkdtemp3, realpath, stat as stat4 } from "node:fs/promises";
+import { lstat as lstat4, mkdir as mkdir6, mkdtemp as mkdtemp3, realpath, stat as stat4 } from "node:fs/promises";
 import { homedir, tmpdir as tmpdir3 } from "node:os";
-import { delimiter as delimiter2, isAbsolute as isAbsolute2, join as join8 } from "node:path";
+import { delimiter as delimiter2, isAbsolute as isAbsolute2, join as join9 } from "node:path";
 
 // src/sandbox/bwrap.ts
 import { execFile as execFile5 } from "node:child_process";
 import { access as access3, constants as constants6 } from "node:fs/promises";
-import { delimiter, join as join6 } from "node:path";
+import { delimiter, join as join7 } from "node:path";
 
 // src/sandbox/process-group.ts
 import { spawn as spawn2 } from "node:child_process";
@@ -63379,16 +66026,16 @@ var CapturedOutput = class {
   tail = [];
   tailLength = 0;
   seen = 0;
-  append(text2) {
-    this.seen += text2.length;
+  append(text3) {
+    this.seen += text3.length;
     const room = this.headChars - this.head.length;
     if (room > 0) {
-      this.head += text2.slice(0, room);
-      text2 = text2.slice(room);
+      this.head += text3.slice(0, room);
+      text3 = text3.slice(room);
     }
-    if (text2 === "") return;
-    this.tail.push(text2);
-    this.tailLength += text2.length;
+    if (text3 === "") return;
+    this.tail.push(text3);
+    this.tailLength += text3.length;
     if (this.tailLength > 2 * this.tailChars) this.compactTail();
   }
   /** The kept text with terminal control sequences removed, and a line saying how much was cut. */
@@ -63409,19 +66056,19 @@ var CapturedOutput = class {
 };
 var ESCAPE_SEQUENCE = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[ -/]*[0-~])/g;
 var OTHER_CONTROLS = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g;
-function stripTerminalControls(text2) {
-  return text2.replace(ESCAPE_SEQUENCE, "").replace(OTHER_CONTROLS, "");
+function stripTerminalControls(text3) {
+  return text3.replace(ESCAPE_SEQUENCE, "").replace(OTHER_CONTROLS, "");
 }
 
 // src/sandbox/marked-processes.ts
-import { readdir as readdir3, readFile as readFile6 } from "node:fs/promises";
+import { readdir as readdir3, readFile as readFile7 } from "node:fs/promises";
 var RUN_MARK_VARIABLE = "RPG_FORGE_RUN";
 async function killMarkedProcesses(mark) {
   const needle = Buffer.from(`${RUN_MARK_VARIABLE}=${mark}\0`);
   const killed = [];
   const pids = await readdir3("/proc").catch(() => []);
   for (const pid of pids.filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid)) {
-    const environ = await readFile6(`/proc/${pid}/environ`).catch(() => void 0);
+    const environ = await readFile7(`/proc/${pid}/environ`).catch(() => void 0);
     if (!environ?.includes(needle)) continue;
     try {
       process.kill(Number(pid), "SIGKILL");
@@ -63460,14 +66107,14 @@ async function runInOwnGroup(cmd) {
   const output2 = new CapturedOutput();
   const capture = (stream) => {
     stream?.setEncoding("utf8");
-    stream?.on("data", (text2) => output2.append(text2));
+    stream?.on("data", (text3) => output2.append(text3));
   };
   capture(child.stdout);
   capture(child.stderr);
   let status = "";
   const statusStream = child.stdio[STATUS_FD];
   statusStream?.setEncoding("utf8");
-  statusStream?.on("data", (text2) => status += text2);
+  statusStream?.on("data", (text3) => status += text3);
   const secretStream = child.stdio[SECRET_FD];
   secretStream?.on("error", () => void 0);
   secretStream?.end(cmd.secretInput);
@@ -63536,7 +66183,7 @@ function findBwrap() {
   located ??= (async () => {
     for (const dir of (process.env.PATH ?? "").split(delimiter)) {
       if (dir === "") continue;
-      const candidate = join6(dir, "bwrap");
+      const candidate = join7(dir, "bwrap");
       if (await access3(candidate, constants6.X_OK).then(
         () => true,
         () => false
@@ -63918,7 +66565,7 @@ function toTestCase(element) {
   result.status = first.status;
   const message = first.c.attrs.message;
   if (message) result.message = message;
-  const details2 = outcomes.map(({ c: c3 }) => c3.text.trim()).filter((text2) => text2 !== "").join("\n\n");
+  const details2 = outcomes.map(({ c: c3 }) => c3.text.trim()).filter((text3) => text3 !== "").join("\n\n");
   if (details2) result.details = details2;
   return result;
 }
@@ -63937,9 +66584,9 @@ var ATTRIBUTE = /\s*([^\s=/>]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/y;
 function parseXml(xml) {
   const roots = [];
   const open5 = [];
-  const addText = (text2) => {
+  const addText = (text3) => {
     const current = open5.at(-1);
-    if (current) current.text += text2;
+    if (current) current.text += text3;
   };
   let pos = 0;
   while (pos < xml.length) {
@@ -63989,8 +66636,8 @@ function skipPast(xml, terminator, from) {
   return end2 < 0 ? xml.length : end2 + terminator.length;
 }
 var NAMED_ENTITIES = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'" };
-function decodeEntities(text2) {
-  return text2.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|[a-zA-Z]+);/g, (entity, body) => {
+function decodeEntities(text3) {
+  return text3.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|[a-zA-Z]+);/g, (entity, body) => {
     if (!body.startsWith("#")) return NAMED_ENTITIES[body] ?? entity;
     const code2 = body[1] === "x" ? Number.parseInt(body.slice(2), 16) : Number.parseInt(body.slice(1), 10);
     return code2 <= 1114111 ? String.fromCodePoint(code2) : entity;
@@ -64027,7 +66674,7 @@ function rlimitPairs(limits) {
 
 // src/sandbox/remove-tree.ts
 import { chmod as chmod2, readdir as readdir4, rm as rm4 } from "node:fs/promises";
-import { join as join7 } from "node:path";
+import { join as join8 } from "node:path";
 async function removeTree(dir) {
   try {
     await rm4(dir, { recursive: true, force: true });
@@ -64040,7 +66687,7 @@ async function restorePermissions(dir) {
   await chmod2(dir, 448).catch(() => void 0);
   const entries = await readdir4(dir, { withFileTypes: true }).catch(() => []);
   for (const entry of entries) {
-    if (entry.isDirectory()) await restorePermissions(join7(dir, entry.name));
+    if (entry.isDirectory()) await restorePermissions(join8(dir, entry.name));
   }
 }
 
@@ -64093,11 +66740,11 @@ async function runPytest(run5) {
   const bwrap = run5.sandbox === "bwrap" ? await requireBwrap() : void 0;
   const limits = resolveLimits(run5.limits);
   if (run5.signal?.aborted) return notRun("the run was aborted before it started");
-  const privateDir = await mkdtemp3(join8(tmpdir3(), "rpg-forge-pytest-"));
+  const privateDir = await mkdtemp3(join9(tmpdir3(), "rpg-forge-pytest-"));
   try {
-    const dirs = { home: join8(privateDir, "home"), tmp: join8(privateDir, "tmp") };
+    const dirs = { home: join9(privateDir, "home"), tmp: join9(privateDir, "tmp") };
     for (const dir of Object.values(dirs)) await mkdir6(dir, { mode: 448 });
-    const junitPath = join8(privateDir, "junit.xml");
+    const junitPath = join9(privateDir, "junit.xml");
     const pytestArgs = [
       ...[...run5.targets, "-q", "-p", "no:cacheprovider", `--junitxml=${junitPath}`],
       ...["-o", "junit_family=xunit2", "--color=no"],
@@ -64187,7 +66834,7 @@ function notRun(problem) {
 async function hiddenDirs() {
   const found = [];
   for (const path2 of /* @__PURE__ */ new Set([...HIDDEN_DIRS, homedir()])) {
-    const info2 = await lstat3(path2).catch(() => void 0);
+    const info2 = await lstat4(path2).catch(() => void 0);
     if (info2?.isDirectory() && path2 !== "/") found.push(path2);
   }
   return found;
@@ -64255,7 +66902,7 @@ function redactPytestResult(result, env = process.env) {
 }
 
 // src/workspace/artifacts.ts
-import { join as join9 } from "node:path";
+import { join as join10 } from "node:path";
 var ArtifactStore = class {
   constructor(root, runId) {
     this.root = root;
@@ -64272,17 +66919,17 @@ var ArtifactStore = class {
   async save(nodeId, step, files) {
     const n = (this.steps.get(nodeId) ?? 0) + 1;
     this.steps.set(nodeId, n);
-    const rel = join9(".rpg-forge", "runs", safe(this.runId), safe(nodeId), `${String(n).padStart(2, "0")}-${safe(step)}`);
+    const rel = join10(".rpg-forge", "runs", safe(this.runId), safe(nodeId), `${String(n).padStart(2, "0")}-${safe(step)}`);
     const dir = await mkdirNoLinks(this.root, rel);
     for (const [name, content] of Object.entries(files)) {
-      if (content !== void 0) await writeFileNoFollow(join9(dir, safe(name)), redactSecrets(content));
+      if (content !== void 0) await writeFileNoFollow(join10(dir, safe(name)), redactSecrets(content));
     }
     return dir;
   }
 };
 async function saveRunFile(root, runId, name, content) {
-  const dir = await mkdirNoLinks(root, join9(".rpg-forge", "runs", safe(runId)));
-  const path2 = join9(dir, safe(name));
+  const dir = await mkdirNoLinks(root, join10(".rpg-forge", "runs", safe(runId)));
+  const path2 = join10(dir, safe(name));
   await writeFileNoFollow(path2, redactSecrets(content));
   return path2;
 }
@@ -64293,7 +66940,7 @@ function safe(segment) {
 
 // src/workspace/output-dir.ts
 import { access as access4, constants as constants7, mkdir as mkdir7, readdir as readdir5, stat as stat5 } from "node:fs/promises";
-import { dirname as dirname6, join as join10, relative, sep as sep2 } from "node:path";
+import { dirname as dirname6, join as join11, relative, sep as sep2 } from "node:path";
 async function prepareOutputDir(path2, ownPaths = []) {
   const info2 = await stat5(path2).catch(() => void 0);
   if (info2 && !info2.isDirectory()) {
@@ -64330,14 +66977,14 @@ async function scaffoldPackage(files, packageDirs) {
 async function writeOutputFile(root, rel, content) {
   await mkdirNoLinks(root, dirname6(rel));
   await refuseLinks(root, rel);
-  await writeFileAtomic(join10(root, rel), content);
+  await writeFileAtomic(join11(root, rel), content);
 }
 async function existingFiles(outDir) {
   const entries = await readdir5(outDir, { recursive: true, withFileTypes: true });
   const files = /* @__PURE__ */ new Set();
   for (const entry of entries) {
     if (!entry.isFile()) continue;
-    const rel = relative(outDir, join10(entry.parentPath, entry.name)).split(sep2).join("/");
+    const rel = relative(outDir, join11(entry.parentPath, entry.name)).split(sep2).join("/");
     if (rel.startsWith(".git/") || rel.startsWith(".rpg-forge/")) continue;
     files.add(rel);
   }
@@ -64345,8 +66992,8 @@ async function existingFiles(outDir) {
 }
 
 // src/workspace/package-files.ts
-import { lstat as lstat4, readdir as readdir6, readFile as readFile7, realpath as realpath2, rm as rm5, unlink as unlink3 } from "node:fs/promises";
-import { isAbsolute as isAbsolute3, join as join11, relative as relative2, sep as sep3 } from "node:path";
+import { lstat as lstat5, readdir as readdir6, readFile as readFile8, realpath as realpath2, rm as rm5, unlink as unlink3 } from "node:fs/promises";
+import { isAbsolute as isAbsolute3, join as join12, relative as relative2, sep as sep3 } from "node:path";
 var PROTECTED = [".git", ".github"];
 var PackageFiles = class _PackageFiles {
   constructor(root, tracked, untracked = /* @__PURE__ */ new Set()) {
@@ -64366,7 +67013,7 @@ var PackageFiles = class _PackageFiles {
   static async openTracked(root, untracked = []) {
     const files = new _PackageFiles(await realpath2(root), true, new Set(untracked));
     const { entries } = await files.scan();
-    for (const [rel, kind] of entries) if (kind === "file") files.ledger.set(rel, await readFile7(join11(files.root, rel)));
+    for (const [rel, kind] of entries) if (kind === "file") files.ledger.set(rel, await readFile8(join12(files.root, rel)));
     return files;
   }
   /** The absolute path of `rel`, or WORKSPACE_PATH_REFUSED. */
@@ -64378,12 +67025,12 @@ var PackageFiles = class _PackageFiles {
     const parts2 = rel.split("/").filter((p2) => p2 !== "" && p2 !== ".");
     if (parts2.length === 0 || parts2.includes("..")) refuse("it leaves the package");
     if (PROTECTED.includes(parts2[0].toLowerCase())) refuse(`${parts2[0]}/ is never written by generated code`);
-    const absolute = join11(this.root, ...parts2);
+    const absolute = join12(this.root, ...parts2);
     if (relative2(this.root, absolute).startsWith(`..${sep3}`)) refuse("it leaves the package");
     let current = this.root;
     for (const part of parts2) {
-      current = join11(current, part);
-      const info2 = await lstat4(current).catch(() => void 0);
+      current = join12(current, part);
+      const info2 = await lstat5(current).catch(() => void 0);
       if (!info2) break;
       if (info2.isSymbolicLink()) refuse(`${relative2(this.root, current)} is a symbolic link`);
     }
@@ -64393,7 +67040,7 @@ var PackageFiles = class _PackageFiles {
     const path2 = await this.resolve(rel);
     if (this.ledger) return this.ledger.get(parts(rel).join("/"))?.toString("utf8");
     try {
-      return await readFile7(path2, "utf8");
+      return await readFile8(path2, "utf8");
     } catch (error63) {
       if (error63.code === "ENOENT") return void 0;
       throw error63;
@@ -64433,7 +67080,7 @@ var PackageFiles = class _PackageFiles {
       for (const [rel, kind] of entries) {
         const known = ledger.get(rel);
         if (kind !== "file" || known === void 0) found.added.push(rel);
-        else if (!known.equals(await readFile7(join11(this.root, rel)))) found.changed.push(rel);
+        else if (!known.equals(await readFile8(join12(this.root, rel)))) found.changed.push(rel);
       }
       for (const rel of ledger.keys()) if (!entries.has(rel)) found.removed.push(rel);
       const held = new Set(
@@ -64443,11 +67090,11 @@ var PackageFiles = class _PackageFiles {
       );
       const strayFolders = folders2.filter((dir) => !held.has(dir));
       if (found.changed.length + found.added.length + found.removed.length === 0 && strayFolders.length === 0) return void 0;
-      for (const rel of found.added) await rm5(join11(this.root, rel), { recursive: true, force: true });
-      for (const dir of strayFolders) await rm5(join11(this.root, dir), { recursive: true, force: true });
+      for (const rel of found.added) await rm5(join12(this.root, rel), { recursive: true, force: true });
+      for (const dir of strayFolders) await rm5(join12(this.root, dir), { recursive: true, force: true });
       for (const rel of [...found.changed, ...found.removed]) {
-        await rm5(join11(this.root, rel), { recursive: true, force: true });
-        await writeFileAtomic(join11(this.root, rel), ledger.get(rel));
+        await rm5(join12(this.root, rel), { recursive: true, force: true });
+        await writeFileAtomic(join12(this.root, rel), ledger.get(rel));
       }
       return found.changed.length + found.added.length + found.removed.length === 0 ? void 0 : found;
     });
@@ -64462,7 +67109,7 @@ var PackageFiles = class _PackageFiles {
         if (prefix === "" && this.untracked.has(entry.name)) continue;
         if (entry.isDirectory()) {
           folders2.push(rel);
-          await walk(join11(dir, entry.name), rel);
+          await walk(join12(dir, entry.name), rel);
         } else entries.set(rel, entry.isFile() ? "file" : "other");
       }
     };
@@ -64603,9 +67250,9 @@ var BatchedWriter = class {
 };
 
 // src/workspace/work-tree.ts
-import { copyFile as copyFile2, lstat as lstat5, mkdir as mkdir8, readdir as readdir7, rm as rm6, stat as stat6, writeFile as writeFile3 } from "node:fs/promises";
-import { join as join12, relative as relative3, resolve as resolve3, sep as sep4 } from "node:path";
-var defaultWorkTree = (outDir) => join12(outDir, ".rpg-forge", "work");
+import { copyFile as copyFile2, lstat as lstat6, mkdir as mkdir8, readdir as readdir7, rm as rm6, stat as stat6, writeFile as writeFile3 } from "node:fs/promises";
+import { join as join13, relative as relative3, resolve as resolve3, sep as sep4 } from "node:path";
+var defaultWorkTree = (outDir) => join13(outDir, ".rpg-forge", "work");
 var WORK_TREE_STAMP = ".rpg-forge-work-tree";
 var STAMP = WORK_TREE_STAMP;
 var NOT_COPIED = /* @__PURE__ */ new Set([
@@ -64629,8 +67276,8 @@ async function createWorkTree(outDir, workDir) {
   if (work.startsWith(`${out}${sep4}`)) {
     let path2 = out;
     for (const part of relative3(out, work).split(sep4)) {
-      path2 = join12(path2, part);
-      const info2 = await lstat5(path2).catch(() => void 0);
+      path2 = join13(path2, part);
+      const info2 = await lstat6(path2).catch(() => void 0);
       if (info2 && !info2.isDirectory())
         throw new RpgForgeError(
           "WORK_TREE_REFUSED",
@@ -64653,18 +67300,18 @@ async function createWorkTree(outDir, workDir) {
     await rm6(work, { recursive: true, force: true });
   }
   await mkdir8(work, { recursive: true });
-  await writeFile3(join12(work, STAMP), "rpg-forge runs the TDD loop here; it is rebuilt from the output on every run.\n");
+  await writeFile3(join13(work, STAMP), "rpg-forge runs the TDD loop here; it is rebuilt from the output on every run.\n");
   await copyTree(out, work, work);
 }
 async function copyTree(from, to2, skip) {
   for (const entry of await readdir7(from, { withFileTypes: true })) {
-    const source = join12(from, entry.name);
+    const source = join13(from, entry.name);
     if (NOT_COPIED.has(entry.name) || source === skip) continue;
     if (entry.isDirectory()) {
-      await mkdir8(join12(to2, entry.name), { recursive: true });
-      await copyTree(source, join12(to2, entry.name), skip);
+      await mkdir8(join13(to2, entry.name), { recursive: true });
+      await copyTree(source, join13(to2, entry.name), skip);
     } else if (entry.isFile()) {
-      await copyFile2(source, join12(to2, entry.name));
+      await copyFile2(source, join13(to2, entry.name));
     }
   }
 }
@@ -64676,7 +67323,7 @@ async function layOver(workDir, files) {
   }
 }
 async function removeWorkTree(workDir) {
-  const info2 = await stat6(join12(workDir, STAMP)).catch(() => void 0);
+  const info2 = await stat6(join13(workDir, STAMP)).catch(() => void 0);
   if (info2) await rm6(workDir, { recursive: true, force: true });
 }
 
@@ -65005,11 +67652,11 @@ async function askImportScript(python, request2) {
 var GROUP_ORDER = ["future", "stdlib", "third_party", "local"];
 async function organizeImports(python, source, localPackages, extra = []) {
   const unchanged = (reason) => ({ source, changed: false, ...reason === void 0 ? {} : { reason } });
-  const text2 = source.replace(/\r\n/g, "\n");
+  const text3 = source.replace(/\r\n/g, "\n");
   const wanted = extra.map((line) => line.trim()).filter((line) => line !== "");
-  const scan = await askImportScript(python, { mode: "block", source: text2, extra: wanted });
+  const scan = await askImportScript(python, { mode: "block", source: text3, extra: wanted });
   if (!scan.ok) return unchanged(`imports not organized: ${scan.message}`);
-  const lines = text2 === "" ? [] : text2.replace(/\n$/, "").split("\n");
+  const lines = text3 === "" ? [] : text3.replace(/\n$/, "").split("\n");
   const firstStatement = scan.imports[0]?.start ?? (scan.next.start || lines.length + 1);
   const headEnd = scan.docstringEnd > 0 ? scan.docstringEnd : headerEnd(lines, firstStatement - 1);
   const units = unitsOf(lines, headEnd, scan.imports);
@@ -65047,8 +67694,8 @@ function unitsOf(lines, headEnd, imports) {
       if (content.startsWith("#")) comments.push(content);
       else if (content !== "") return `line ${line} sits in the import block but is neither an import nor a comment`;
     }
-    const text2 = statement.shared ? statement.segment : lines.slice(statement.start - 1, statement.end).join("\n");
-    units.push({ statement, comments, text: text2 });
+    const text3 = statement.shared ? statement.segment : lines.slice(statement.start - 1, statement.end).join("\n");
+    units.push({ statement, comments, text: text3 });
     line = Math.max(line, statement.end + 1);
   }
   return units;
@@ -65241,9 +67888,9 @@ function withoutTestBlocks(source, nodeIds) {
 }
 var MARKER_LIKE = /^\s*#.*rpg[\s_-]*forge[\s_-]*tests?\b/i;
 var OTHER_BREAKS = /[\v\f\x1c-\x1e\x85\u2028\u2029]/;
-function testMarkerLines(text2) {
+function testMarkerLines(text3) {
   const hits = [];
-  text2.split(/\r\n|\r|\n/).forEach((line, i) => {
+  text3.split(/\r\n|\r|\n/).forEach((line, i) => {
     if (line.split(OTHER_BREAKS).some((piece) => MARKER_LIKE.test(piece))) hits.push(i + 1);
   });
   return hits;
@@ -71684,7 +74331,7 @@ function parseZodObject(zodObject, content) {
   if (typeof parser === "function") {
     return parser.call(zodObject, parsed);
   }
-  return parse3(zodObject, parsed);
+  return parse2(zodObject, parsed);
 }
 function zodResponseFormat(zodObject, name, props) {
   const zodSchema = zodObject;
@@ -71796,9 +74443,9 @@ ${JSON.stringify(data, null, 2).replace(/<\//g, "<\\/")}
 </node>` }
   ];
 }
-function quoted(label2, text2) {
+function quoted(label2, text3) {
   return `<${label2}>
-${text2.replace(/<\/?[a-z_]+>/g, (tag) => tag.replace("<", "\u2039"))}
+${text3.replace(/<\/?[a-z_]+>/g, (tag) => tag.replace("<", "\u2039"))}
 </${label2}>`;
 }
 
@@ -72062,12 +74709,12 @@ function outcomeLine(result) {
 function stableOutput(output2, root) {
   return output2.split(root.endsWith("/") ? root : `${root}/`).join("").replace(/ in \d+(?:\.\d+)?s(?= |\b)/g, "").replace(/\b0x[0-9a-f]{6,}\b/gi, "0x\u2026").replace(/\/[^\s'"]*rpg-forge-pytest-[^/\s'"]+/g, "<tmp>");
 }
-function tail(text2, chars) {
-  return text2.length <= chars ? text2.trimEnd() : `[... ${text2.length - chars} characters cut ...]
-${text2.slice(-chars).trimEnd()}`;
+function tail(text3, chars) {
+  return text3.length <= chars ? text3.trimEnd() : `[... ${text3.length - chars} characters cut ...]
+${text3.slice(-chars).trimEnd()}`;
 }
-function oneLine(text2) {
-  const line = text2.replace(/\s+/g, " ").trim();
+function oneLine(text3) {
+  const line = text3.replace(/\s+/g, " ").trim();
   return line.length > 300 ? `${line.slice(0, 297)}...` : line;
 }
 
@@ -72922,8 +75569,8 @@ function textFindings(parts2) {
     }
     for (const line of testMarkerLines(source))
       found.push({ rule: "marker-forgery", line, message: "a line looks like an rpg-forge test-block marker", part: name });
-    source.split(/\r\n|\r|\n/).forEach((text2, i) => {
-      const cookie = CODING_COOKIE.exec(text2);
+    source.split(/\r\n|\r|\n/).forEach((text3, i) => {
+      const cookie = CODING_COOKIE.exec(text3);
       if (cookie && !UTF8.test(cookie[1]))
         found.push({ rule: "coding-cookie", line: i + 1, message: `the coding comment would decode the file as ${cookie[1]}`, part: name });
     });
@@ -72974,8 +75621,8 @@ function refused(findings, total) {
   const more = total > LISTED ? `; and ${total - LISTED} more` : "";
   return { ok: false, findings, reason: `${listed.join("; ")}${more}` };
 }
-function oneLine2(text2) {
-  return text2.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ");
+function oneLine2(text3) {
+  return text3.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ");
 }
 
 // src/engine/proposals.ts
@@ -73327,14 +75974,14 @@ ${code2}`;
     }
     const old = statements.find((st2) => st2.kind === "class" && st2.name === this.node.name);
     const carried = methods.flatMap((m2) => {
-      const text2 = old ? memberCode(source, old, m2) : void 0;
-      return text2 === void 0 ? [] : [[m2, text2]];
+      const text3 = old ? memberCode(source, old, m2) : void 0;
+      return text3 === void 0 ? [] : [[m2, text3]];
     });
     let next = replaceSymbol(source, statements, this.node.name, code2);
-    for (const [name, text2] of carried) {
+    for (const [name, text3] of carried) {
       const outline = await outlinePython(this.setup.python, next);
       const klass = outline.ok ? outline.statements.find((st2) => st2.kind === "class" && st2.name === this.node.name) : void 0;
-      if (klass) next = replaceMember(next, klass, name, text2);
+      if (klass) next = replaceMember(next, klass, name, text3);
     }
     return { ok: true, source: next };
   }
@@ -74279,8 +76926,8 @@ ${items.map((i) => `  ${str2(i)},`).join("\n")}
 }
 var TOML_SHORT_ESCAPES = { "\b": "\\b", "	": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r" };
 var LONE_SURROGATE3 = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-function tomlString(text2) {
-  const wellFormed = text2.replace(LONE_SURROGATE3, "\uFFFD");
+function tomlString(text3) {
+  const wellFormed = text3.replace(LONE_SURROGATE3, "\uFFFD");
   const escaped = wellFormed.replace(/[\u0000-\u001f\u007f"\\]/g, (c3) => {
     if (c3 === '"' || c3 === "\\") return `\\${c3}`;
     return TOML_SHORT_ESCAPES[c3] ?? `\\u${c3.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
@@ -74803,7 +77450,7 @@ async function generate(options) {
   const present = existsSync3(outDir);
   if (present) await prepareOutputDir(outDir, OWN_WRITES);
   const plan = buildPlan(options.rpg);
-  const checkpointPath = join13(outDir, CHECKPOINT_PATH);
+  const checkpointPath = join14(outDir, CHECKPOINT_PATH);
   const previous = present && options.mode !== "fresh" ? await readCheckpoint(checkpointPath) : void 0;
   if (options.mode === "new" && previous !== void 0) throw checkpointExistsError(checkpointPath);
   checkRequestedNodes(plan, previous, options);
@@ -74891,7 +77538,7 @@ async function generate(options) {
   if (options.onEvent) runOptions.onEvent = options.onEvent;
   if (options.signal) runOptions.signal = options.signal;
   const visited = new Set(runOptions.scope ?? plan.order);
-  const snapshotDir = join13(outDir, ".rpg-forge", "snapshot");
+  const snapshotDir = join14(outDir, ".rpg-forge", "snapshot");
   const snapshotOf = async (subgraphs, checkpoint2) => buildSnapshot({
     rpg: options.rpg,
     plan,
@@ -74974,8 +77621,8 @@ var ESCAPE_SEQUENCES = (
   /\u001b\[[0-?]*[ -/]*[@-~]|\u001b[\]PX^_][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[\s\S]?|\u009b[0-?]*[ -/]*[@-~]/g
 );
 var CONTROLS2 = /[\u0000-\u001f\u007f-\u009f]/g;
-function terminalLine(text2) {
-  return text2.replace(ESCAPE_SEQUENCES, "").replace(CONTROLS2, " ");
+function terminalLine(text3) {
+  return text3.replace(ESCAPE_SEQUENCES, "").replace(CONTROLS2, " ");
 }
 
 // src/report/progress.ts
@@ -74985,7 +77632,7 @@ var RESET_REASONS = {
   "not-written": "Regenerating nodes whose files were not written before the last run stopped"
 };
 function progressPrinter(output2) {
-  const write = (text2) => output2(`${terminalLine(text2.replace(/\n$/, ""))}
+  const write = (text3) => output2(`${terminalLine(text3.replace(/\n$/, ""))}
 `);
   let total = 0;
   let done = 0;
@@ -75078,16 +77725,12 @@ async function generateInRunner(options) {
 }
 
 // src/action/generate-mode.ts
-import { readFile as readFile8 } from "node:fs/promises";
+import { readFile as readFile9 } from "node:fs/promises";
 async function runGeneration(inputs, context, at2) {
   const { plan, rpgPath } = at2;
-  const dir = context.workspace;
-  const token = inputs.githubToken;
-  const auth2 = token ? { serverUrl: context.serverUrl, token } : void 0;
-  const rpgName = rpgNameOf(at2.rpg, at2.rpgFile);
+  const { dir, auth: auth2, rpgName } = runnerCheckout(inputs, context, at2);
   const runBranchName = runBranch(rpgName);
   const matrix = inputs.subgraphs.length > 0 ? checkSubgraphs(plan, inputs.subgraphs) : void 0;
-  useBotIdentity();
   await fetchSubgraphBranches(dir, rpgName, auth2);
   const remoteHeads = await branchHeads(dir, `refs/heads/${subgraphBranchPrefix(rpgName)}`);
   const base = await headOf(dir);
@@ -75123,7 +77766,7 @@ async function runGeneration(inputs, context, at2) {
   const mine = (id) => !matrix || matrix.includes(id);
   const ownTags = new Set(plan.subgraphs.filter((s) => mine(s.id)).map((s) => subgraphTag(result.runId, s.id)));
   const tags = (await refsUnder(dir, `refs/tags/rpg/${result.runId}/`)).filter((tag) => ownTags.has(tag));
-  const report = await readFile8(result.reportPath, "utf8");
+  const report = await readFile9(result.reportPath, "utf8");
   const finished = { plan, rpgPath, checkpoint, report, runId: result.runId };
   if (matrix) {
     const local = new Set(await refsUnder(dir, `refs/heads/${workBranchPrefix(rpgName)}`));
@@ -75171,8 +77814,8 @@ var DispatchInputsSchema = external_exports.strictObject({
 var DISPATCH_INPUT_NAMES = Object.keys(DispatchInputsSchema.shape);
 
 // src/action/inputs.ts
-var ids = external_exports.string().transform((text2) => text2.split(/[\s,]+/).filter(Boolean)).pipe(external_exports.array(external_exports.string()));
-var positive = (name, fallback) => external_exports.string().transform((text2) => text2.trim() === "" ? fallback : Number(text2)).pipe(
+var ids = external_exports.string().transform((text3) => text3.split(/[\s,]+/).filter(Boolean)).pipe(external_exports.array(external_exports.string()));
+var positive = (name, fallback) => external_exports.string().transform((text3) => text3.trim() === "" ? fallback : Number(text3)).pipe(
   external_exports.number({ error: `${name} must be a whole number` }).int(`${name} must be a whole number`).min(1, `${name} must be at least 1`)
 );
 var ActionInputsSchema = external_exports.object({
@@ -75185,7 +77828,7 @@ var ActionInputsSchema = external_exports.object({
   concurrency: positive("concurrency", 1),
   baseBranch: external_exports.string(),
   githubToken: external_exports.string(),
-  issue: external_exports.string().transform((text2) => text2.trim() === "" ? void 0 : Number(text2)).pipe(
+  issue: external_exports.string().transform((text3) => text3.trim() === "" ? void 0 : Number(text3)).pipe(
     external_exports.number({ error: "issue must be an issue number" }).int("issue must be an issue number").positive("issue must be an issue number").optional()
   ),
   replay: external_exports.string(),
@@ -75199,16 +77842,17 @@ var ActionInputsSchema = external_exports.object({
       path: ["nodes"]
     });
 });
-function readInputs() {
+function readInputs(config2 = RepoConfigSchema.parse({})) {
+  const given = (name, fromConfig) => getInput(name) || (fromConfig?.toString() ?? "");
   const raw = {
-    rpgPath: getInput("rpg-path") || "rpg.json",
+    rpgPath: given("rpg-path", config2.rpg[0]) || "rpg.json",
     mode: getInput("mode") || "generate",
     nodes: getInput("nodes"),
     subgraphs: getInput("subgraphs"),
-    model: getInput("model"),
-    maxIterations: getInput("max-iterations"),
-    concurrency: getInput("concurrency"),
-    baseBranch: getInput("base-branch"),
+    model: given("model", config2.model),
+    maxIterations: given("max-iterations", config2["max-iterations"]),
+    concurrency: given("concurrency", config2.concurrency),
+    baseBranch: given("base-branch", config2["base-branch"]),
     githubToken: getInput("github-token"),
     issue: getInput("issue"),
     replay: getInput("replay"),
@@ -75255,7 +77899,7 @@ async function reportInvalidRpg(issues, rpgPath, token, context) {
 }
 
 // src/action/report-mode.ts
-import { readFile as readFile9 } from "node:fs/promises";
+import { readFile as readFile10 } from "node:fs/promises";
 
 // src/llm/no-model.ts
 function noModel(why) {
@@ -75268,11 +77912,7 @@ function noModel(why) {
 // src/action/report-mode.ts
 async function runReport(inputs, context, at2) {
   const { plan, rpgPath } = at2;
-  const dir = context.workspace;
-  const token = inputs.githubToken;
-  const auth2 = token ? { serverUrl: context.serverUrl, token } : void 0;
-  const rpgName = rpgNameOf(at2.rpg, at2.rpgFile);
-  useBotIdentity();
+  const { dir, auth: auth2, rpgName } = runnerCheckout(inputs, context, at2);
   await fetchWorkBranches(dir, rpgName, auth2);
   await fetchSubgraphBranches(dir, rpgName, auth2);
   const remoteHeads = await branchHeads(dir, `refs/heads/${subgraphBranchPrefix(rpgName)}`);
@@ -75313,7 +77953,7 @@ async function runReport(inputs, context, at2) {
     rpgPath,
     checkpoint: result.checkpoint,
     prs,
-    report: await readFile9(result.reportPath, "utf8"),
+    report: await readFile10(result.reportPath, "utf8"),
     runId: result.runId,
     branch: runBranchName,
     whole: true
@@ -75323,11 +77963,7 @@ async function runReport(inputs, context, at2) {
 // src/action/restack-mode.ts
 async function runRestack(inputs, context, at2) {
   const { plan, rpgPath } = at2;
-  const dir = context.workspace;
-  const token = inputs.githubToken;
-  const auth2 = token ? { serverUrl: context.serverUrl, token } : void 0;
-  const rpgName = rpgNameOf(at2.rpg, at2.rpgFile);
-  useBotIdentity();
+  const { dir, auth: auth2, rpgName } = runnerCheckout(inputs, context, at2);
   await fetchSubgraphBranches(dir, rpgName, auth2);
   const remoteHeads = await branchHeads(dir, "refs/heads/");
   const restacked = await restackBranches({ dir, rpg: at2.rpg, plan, rpgName, base: await headOf(dir) });
@@ -75361,18 +77997,21 @@ async function runRestack(inputs, context, at2) {
 // src/action/main.ts
 async function run4() {
   try {
-    const inputs = readInputs();
-    if (inputs.githubToken) setSecret(inputs.githubToken);
     const context = await readContext();
+    const config2 = await readRepoConfig(context.workspace);
+    if (!config2.ok) return await reportInvalidConfig(config2.problems);
+    for (const warning2 of config2.warnings) warning(describeConfigProblem(warning2), configAnnotation(warning2));
+    const inputs = readInputs(config2.config);
+    if (inputs.githubToken) setSecret(inputs.githubToken);
     process.chdir(context.workspace);
-    const rpgFile = isAbsolute4(inputs.rpgPath) ? inputs.rpgPath : join14(context.workspace, inputs.rpgPath);
+    const rpgFile = isAbsolute4(inputs.rpgPath) ? inputs.rpgPath : join15(context.workspace, inputs.rpgPath);
     const rpgPath = relative4(context.workspace, rpgFile);
-    const { loaded, text: text2 } = await loadRpgWithText(rpgFile);
+    const { loaded, text: text3 } = await loadRpgWithText(rpgFile);
     if (!loaded.ok) return await reportInvalidRpg(loaded.issues, rpgPath, inputs.githubToken, context);
     for (const warning2 of loaded.warnings) warning(warning2.message, annotation(warning2, rpgPath));
     const plan = buildPlan(loaded.value);
     setPlanOutputs(plan, matrixWaves(plan, loaded.value));
-    const rpg = { rpg: loaded.value, rpgFile, rpgPath, text: text2, plan };
+    const rpg = { rpg: loaded.value, rpgFile, rpgPath, text: text3, plan };
     if (inputs.mode === "plan") await summary.addRaw(planSummary(plan, rpgPath)).write();
     else if (inputs.mode === "report") await runReport(inputs, context, rpg);
     else if (inputs.mode === "restack") await runRestack(inputs, context, rpg);
@@ -75385,6 +78024,21 @@ async function run4() {
       setFailed(error63.message);
     }
   }
+}
+async function reportInvalidConfig(problems) {
+  for (const problem of problems) error(describeConfigProblem(problem), configAnnotation(problem));
+  const file2 = problems[0]?.file ?? DEFAULT_CONFIG_PATH;
+  const listed = problems.map((p2) => `- ${code(describeConfigProblem(p2))}`);
+  await summary.addRaw([`### rpg-forge: ${code(file2)} is invalid`, "", "Nothing was run.", "", ...listed].join("\n")).write();
+  setFailed([`${file2} is invalid, nothing was run:`, ...problems.map((p2) => `  ${describeConfigProblem(p2)}`)].join("\n"));
+}
+function configAnnotation(problem) {
+  return {
+    title: "rpg-forge configuration",
+    file: problem.file,
+    ...problem.line !== void 0 ? { startLine: problem.line } : {},
+    ...problem.column !== void 0 ? { startColumn: problem.column } : {}
+  };
 }
 function setPlanOutputs(plan, inWaves) {
   const planned = {
@@ -75405,6 +78059,9 @@ undici/lib/web/fetch/body.js:
 
 undici/lib/web/websocket/frame.js:
   (*! ws. MIT License. Einar Otto Stangvik <einaros@gmail.com> *)
+
+js-yaml/dist/js-yaml.mjs:
+  (*! js-yaml 5.5.0 https://github.com/nodeca/js-yaml @license MIT *)
 
 content-type/dist/index.js:
   (*!

@@ -1,15 +1,15 @@
 import * as core from "@actions/core";
-import { rpgNameOf, runBranch, subgraphBranchPrefix, subgraphTag, workBranch, workBranchPrefix } from "../engine/history.js";
+import { runBranch, subgraphBranchPrefix, subgraphTag, workBranch, workBranchPrefix } from "../engine/history.js";
 import { combineNeededBranches, fetchSubgraphBranches, fetchWorkBranches } from "../engine/matrix.js";
 import { rpgHash } from "../engine/run-id.js";
 import { selectProvider } from "../llm/select.js";
 import type { Checkpoint } from "../engine/checkpoint.js";
 import type { Plan } from "../plan/plan.js";
 import { branchHeads, headOf, refsUnder, takeFiles } from "../workspace/git.js";
-import { pushRefs, type RemoteAuth } from "../workspace/remote.js";
+import { pushRefs } from "../workspace/remote.js";
 import { stackOwnedPaths, topOfStack } from "../engine/pr-stack.js";
 import { pushStack } from "./push-stack.js";
-import { useBotIdentity } from "./bot-identity.js";
+import { runnerCheckout } from "./runner-checkout.js";
 import type { ActionContext, RpgAtHand } from "./context.js";
 import { publishStack } from "./publish-stack.js";
 import { finish } from "./finish.js";
@@ -24,13 +24,9 @@ import { readFile } from "node:fs/promises";
  */
 export async function runGeneration(inputs: ActionInputs, context: ActionContext, at: RpgAtHand): Promise<void> {
   const { plan, rpgPath } = at;
-  const dir = context.workspace;
-  const token = inputs.githubToken;
-  const auth: RemoteAuth | undefined = token ? { serverUrl: context.serverUrl, token } : undefined;
-  const rpgName = rpgNameOf(at.rpg, at.rpgFile);
+  const { dir, auth, rpgName } = runnerCheckout(inputs, context, at);
   const runBranchName = runBranch(rpgName);
   const matrix = inputs.subgraphs.length > 0 ? checkSubgraphs(plan, inputs.subgraphs) : undefined;
-  useBotIdentity();
 
   // Reruns build on the branches earlier runs pushed; what origin had is the lease each push checks.
   await fetchSubgraphBranches(dir, rpgName, auth);

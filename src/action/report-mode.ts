@@ -1,12 +1,12 @@
 import { readFile } from "node:fs/promises";
-import { rpgNameOf, runBranch, subgraphBranchPrefix, subgraphTag, workBranch, workBranchPrefix } from "../engine/history.js";
+import { runBranch, subgraphBranchPrefix, subgraphTag, workBranch, workBranchPrefix } from "../engine/history.js";
 import { fetchSubgraphBranches, fetchWorkBranches, layWorkBranchesOver } from "../engine/matrix.js";
 import { stateAt } from "../engine/pr-stack.js";
 import { rpgHash } from "../engine/run-id.js";
 import { noModel } from "../llm/no-model.js";
 import { branchHeads, headOf, refsUnder } from "../workspace/git.js";
-import { pushRefs, type RemoteAuth } from "../workspace/remote.js";
-import { useBotIdentity } from "./bot-identity.js";
+import { pushRefs } from "../workspace/remote.js";
+import { runnerCheckout } from "./runner-checkout.js";
 import type { ActionContext, RpgAtHand } from "./context.js";
 import { finish } from "./finish.js";
 import type { ActionInputs } from "./inputs.js";
@@ -23,11 +23,7 @@ import { generateInRunner } from "./run-engine.js";
  */
 export async function runReport(inputs: ActionInputs, context: ActionContext, at: RpgAtHand): Promise<void> {
   const { plan, rpgPath } = at;
-  const dir = context.workspace;
-  const token = inputs.githubToken;
-  const auth: RemoteAuth | undefined = token ? { serverUrl: context.serverUrl, token } : undefined;
-  const rpgName = rpgNameOf(at.rpg, at.rpgFile);
-  useBotIdentity();
+  const { dir, auth, rpgName } = runnerCheckout(inputs, context, at);
   await fetchWorkBranches(dir, rpgName, auth);
   await fetchSubgraphBranches(dir, rpgName, auth);
   const remoteHeads = await branchHeads(dir, `refs/heads/${subgraphBranchPrefix(rpgName)}`);

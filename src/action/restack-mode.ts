@@ -1,12 +1,11 @@
 import * as core from "@actions/core";
-import { rpgNameOf, subgraphBranch } from "../engine/history.js";
+import { subgraphBranch } from "../engine/history.js";
 import { fetchSubgraphBranches } from "../engine/matrix.js";
 import { CHECKPOINT_PATH } from "../engine/output-paths.js";
 import { restackBranches, stateAt } from "../engine/pr-stack.js";
 import { code } from "../report/markdown.js";
 import { branchHeads, headOf } from "../workspace/git.js";
-import type { RemoteAuth } from "../workspace/remote.js";
-import { useBotIdentity } from "./bot-identity.js";
+import { runnerCheckout } from "./runner-checkout.js";
 import type { ActionContext, RpgAtHand } from "./context.js";
 import type { ActionInputs } from "./inputs.js";
 import { pushStack } from "./push-stack.js";
@@ -20,11 +19,7 @@ import { publishStack } from "./publish-stack.js";
  */
 export async function runRestack(inputs: ActionInputs, context: ActionContext, at: RpgAtHand): Promise<void> {
   const { plan, rpgPath } = at;
-  const dir = context.workspace;
-  const token = inputs.githubToken;
-  const auth: RemoteAuth | undefined = token ? { serverUrl: context.serverUrl, token } : undefined;
-  const rpgName = rpgNameOf(at.rpg, at.rpgFile);
-  useBotIdentity();
+  const { dir, auth, rpgName } = runnerCheckout(inputs, context, at);
   await fetchSubgraphBranches(dir, rpgName, auth);
   const remoteHeads = await branchHeads(dir, "refs/heads/");
   const restacked = await restackBranches({ dir, rpg: at.rpg, plan, rpgName, base: await headOf(dir) });
