@@ -1,0 +1,37 @@
+import type { Context } from "probot";
+
+import { MARKER_PREFIX, commentMarker, findCommentsByPrefix, upsertComment } from "../github/comments.js";
+import type { RepositoryRef } from "../github/repository.js";
+import { githubClient } from "./github-client.js";
+import { renderStatus } from "./replies.js";
+import type { Target } from "./target.js";
+
+/**
+ * Answers a comment command with a comment of its own, keyed by the request's comment id: a
+ * redelivery, even to another process, edits that answer instead of adding a second one.
+ */
+export async function answer(octokit: Context["octokit"], repository: RepositoryRef, target: Target, commentId: number, body: string) {
+  const where = { ...repository, issueNumber: target.number };
+  await upsertComment(githubClient(octokit), where, commentMarker("answer", String(commentId)), body);
+}
+
+/**
+ * Answers `status` with a link to the latest report: on a pull request its subgraph's report
+ * comment (`report:<subgraph>`), on an issue the run's (`run-report:<rpg path>`), both by marker.
+ */
+export async function answerStatus(
+  octokit: Context["octokit"],
+  repository: RepositoryRef,
+  target: Target,
+  commentId: number,
+  prefix: string,
+) {
+  const gh = githubClient(octokit);
+  const where = { ...repository, issueNumber: target.number };
+  // One listing finds the report and this request's earlier answer, if any.
+  const ours = await findCommentsByPrefix(gh, where, MARKER_PREFIX);
+  const kind = target.kind === "pull request" ? "report" : "run-report";
+  const report = ours.filter((c) => c.body?.startsWith(`${MARKER_PREFIX}${kind}:`)).at(-1);
+  const body = renderStatus(target.kind, report?.html_url, prefix);
+  await upsertComment(gh, where, commentMarker("answer", String(commentId)), body, ours);
+}

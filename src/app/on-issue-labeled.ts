@@ -1,0 +1,23 @@
+import type { Context } from "probot";
+
+import { hasAccess, refuse } from "./access.js";
+import { loadAppConfig } from "./config.js";
+import { dispatchRun, reportDispatchFailure } from "./dispatch.js";
+import type { Target } from "./target.js";
+
+/** The configured label (`generate`) on an issue: generate from the configured RPG, reporting to the issue. */
+export async function onIssueLabeled(context: Context<"issues.labeled">): Promise<void> {
+  const { issue, label, sender, repository } = context.payload;
+  // Labels set by bots, rpg-forge's own included, must not start runs.
+  if (sender.type === "Bot") return context.log.debug(`label on #${issue.number} ignored: the sender is a bot`);
+  const config = await loadAppConfig(context);
+  if (label?.name !== config.label) return;
+  const target: Target = { kind: "issue", number: issue.number };
+  if (!(await hasAccess(context, sender.login, config.permission))) return refuse(context, target, sender.login, config.permission);
+
+  const repo = context.repo();
+  await context.octokit.rest.reactions.createForIssue({ ...repo, issue_number: issue.number, content: "eyes" });
+  const to = { ...repo, defaultBranch: repository.default_branch };
+  const dispatched = await dispatchRun(context.octokit, to, config, { mode: "generate", issue: String(issue.number) });
+  if (!dispatched.ok) await reportDispatchFailure(context.octokit, to, config, target, "label", dispatched);
+}

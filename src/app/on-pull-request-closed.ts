@@ -1,0 +1,23 @@
+import type { Context } from "probot";
+
+import { loadAppConfig } from "./config.js";
+import { dispatchRun, reportDispatchFailure } from "./dispatch.js";
+import { notRpgForgePullRequest } from "./target.js";
+
+/**
+ * A merged rpg-forge pull request: restack the ones stacked on it onto its base branch.
+ * Neither the sender's type nor their access is checked: GitHub lets only people with write
+ * access merge, and merge queues and auto-merge merge as bots; rpg-forge itself never merges,
+ * so this cannot loop.
+ */
+export async function onPullRequestClosed(context: Context<"pull_request.closed">): Promise<void> {
+  const { pull_request: pr, repository } = context.payload;
+  if (!pr.merged) return;
+  const ignored = notRpgForgePullRequest(pr.head, repository);
+  if (ignored !== undefined) return context.log.debug(`merge of #${pr.number} ignored: ${ignored}`);
+  const config = await loadAppConfig(context);
+  const to = { ...context.repo(), defaultBranch: repository.default_branch };
+  const dispatched = await dispatchRun(context.octokit, to, config, { mode: "restack", "base-branch": pr.base.ref });
+  if (!dispatched.ok)
+    await reportDispatchFailure(context.octokit, to, config, { kind: "pull request", number: pr.number }, "restack", dispatched);
+}

@@ -1,0 +1,46 @@
+import type { AppConfig } from "./config.js";
+
+/** The commands, for `help` and for an unknown or malformed command (then `problem` leads). */
+export function renderHelp(prefix: string, permission: AppConfig["permission"], problem?: string): string {
+  const lines = problem === undefined ? [] : [`rpg-forge did not run that: ${problem}.`, ""];
+  lines.push(
+    "### rpg-forge commands",
+    "",
+    "Write one as the first line of a comment on an rpg-forge pull request or on an issue:",
+    "",
+    "| command | what it does |",
+    "| --- | --- |",
+    `| \`${prefix} retry [node...]\` | run the workflow again for the failed nodes, or for the nodes named |`,
+    `| \`${prefix} revise <node...>\` | regenerate the nodes named; the rest of the comment is your note |`,
+    `| \`${prefix} status\` | link the latest report |`,
+    `| \`${prefix} help\` | this list |`,
+    "",
+    `Commands need ${permission} access to the repository.`,
+  );
+  return lines.join("\n");
+}
+
+/** The answer to `status`: a link to the report comment, or that there is none yet. */
+export function renderStatus(where: "pull request" | "issue", reportUrl: string | undefined, prefix: string): string {
+  return reportUrl === undefined
+    ? `rpg-forge has not reported on this ${where} yet. \`${prefix} retry\` starts a run.`
+    : `The latest rpg-forge report on this ${where}: ${reportUrl}`;
+}
+
+/** The one refusal a person without the needed access gets on an issue or pull request. */
+export function renderRefusal(login: string, permission: AppConfig["permission"]): string {
+  return (
+    `@${login}, thank you for asking. rpg-forge starts runs only for people with ${permission} access to this repository, ` +
+    "since a run spends the repository's model key and pushes branches. A maintainer can run the command for you."
+  );
+}
+
+/** Why a dispatch failed, naming what to fix. */
+export function renderDispatchFailure(workflow: string, ref: string, status: number, message: string): string {
+  return [
+    `rpg-forge could not start the workflow \`${workflow}\` on \`${ref}\`: GitHub answered ${status} (${message}).`,
+    "",
+    `Check that \`.github/workflows/${workflow}\` exists on \`${ref}\` and has a \`workflow_dispatch\` trigger with rpg-forge's inputs, ` +
+      "or name another file with `workflow` in `.github/rpg-forge.yml`.",
+  ].join("\n");
+}
