@@ -2,6 +2,7 @@ import * as core from "@actions/core";
 import { z } from "zod";
 
 import { MODES } from "../config/dispatch-inputs.js";
+import { RepoConfigSchema, type RepoConfig } from "../config/repo-config.js";
 
 export { MODES };
 
@@ -58,17 +59,23 @@ export const ActionInputsSchema = z
 
 export type ActionInputs = z.infer<typeof ActionInputsSchema>;
 
-/** Reads and checks the inputs; a bad one is named in the error. */
-export function readInputs(): ActionInputs {
+/**
+ * Reads and checks the inputs; a bad one is named in the error. An input left empty takes the repository's
+ * `.github/rpg-forge.yml` setting, else the built-in default. The runner fills an omitted input with its
+ * action.yml default, which then counts as given: only an input whose default there is empty can fall back
+ * on the config.
+ */
+export function readInputs(config: RepoConfig = RepoConfigSchema.parse({})): ActionInputs {
+  const given = (name: string, fromConfig: string | number | undefined) => core.getInput(name) || (fromConfig?.toString() ?? "");
   const raw = {
-    rpgPath: core.getInput("rpg-path") || "rpg.json",
+    rpgPath: given("rpg-path", config.rpg[0]) || "rpg.json",
     mode: core.getInput("mode") || "generate",
     nodes: core.getInput("nodes"),
     subgraphs: core.getInput("subgraphs"),
-    model: core.getInput("model"),
-    maxIterations: core.getInput("max-iterations"),
-    concurrency: core.getInput("concurrency"),
-    baseBranch: core.getInput("base-branch"),
+    model: given("model", config.model),
+    maxIterations: given("max-iterations", config["max-iterations"]),
+    concurrency: given("concurrency", config.concurrency),
+    baseBranch: given("base-branch", config["base-branch"]),
     githubToken: core.getInput("github-token"),
     issue: core.getInput("issue"),
     replay: core.getInput("replay"),

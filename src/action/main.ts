@@ -1,7 +1,9 @@
 import { isAbsolute, join, relative } from "node:path";
 import * as core from "@actions/core";
+import { DEFAULT_CONFIG_PATH, describeConfigProblem, readRepoConfig, type RepoConfigProblem } from "../config/repo-config.js";
 import { RpgForgeError, formatProblemLine } from "../errors.js";
 import { buildPlan, type Plan } from "../plan/plan.js";
+import { code } from "../report/markdown.js";
 import { loadRpgWithText } from "../rpg/load.js";
 import { readContext } from "./context.js";
 import { runGeneration } from "./generate-mode.js";
@@ -19,9 +21,12 @@ import { matrixWaves } from "../engine/matrix.js";
  */
 export async function run(): Promise<void> {
   try {
-    const inputs = readInputs();
-    if (inputs.githubToken) core.setSecret(inputs.githubToken);
     const context = await readContext();
+    const config = await readRepoConfig(context.workspace);
+    if (!config.ok) return await reportInvalidConfig(config.problems);
+    for (const warning of config.warnings) core.warning(describeConfigProblem(warning), configAnnotation(warning));
+    const inputs = readInputs(config.config);
+    if (inputs.githubToken) core.setSecret(inputs.githubToken);
     // Relative paths (the RPG's, and the engine's notion of its folder) are the workspace's, as in a step's `run:`.
     process.chdir(context.workspace);
     const rpgFile = isAbsolute(inputs.rpgPath) ? inputs.rpgPath : join(context.workspace, inputs.rpgPath);
@@ -43,6 +48,24 @@ export async function run(): Promise<void> {
       core.setFailed((error as Error).message);
     }
   }
+}
+
+/** Each problem as an annotation on the config file (on its line where known), the list in the summary, and a failed job. */
+async function reportInvalidConfig(problems: readonly RepoConfigProblem[]): Promise<void> {
+  for (const problem of problems) core.error(describeConfigProblem(problem), configAnnotation(problem));
+  const file = problems[0]?.file ?? DEFAULT_CONFIG_PATH;
+  const listed = problems.map((p) => `- ${code(describeConfigProblem(p))}`);
+  await core.summary.addRaw([`### rpg-forge: ${code(file)} is invalid`, "", "Nothing was run.", "", ...listed].join("\n")).write();
+  core.setFailed([`${file} is invalid, nothing was run:`, ...problems.map((p) => `  ${describeConfigProblem(p)}`)].join("\n"));
+}
+
+function configAnnotation(problem: RepoConfigProblem): core.AnnotationProperties {
+  return {
+    title: "rpg-forge configuration",
+    file: problem.file,
+    ...(problem.line !== undefined ? { startLine: problem.line } : {}),
+    ...(problem.column !== undefined ? { startColumn: problem.column } : {}),
+  };
 }
 
 function setPlanOutputs(plan: Plan, inWaves: string[][]): void {
