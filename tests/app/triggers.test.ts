@@ -1,0 +1,116 @@
+import { describe, expect, it } from "vitest";
+
+import { dispatchInputs } from "../../src/config/dispatch-inputs.js";
+import {
+  comments,
+  dispatches,
+  example,
+  hasConfig,
+  hasRole,
+  listsComments,
+  mintsToken,
+  reactsToIssue,
+  recorder,
+  useApp,
+} from "./harness.js";
+
+const app = useApp();
+
+/** GitHub's issues.labeled example (issue #1, labeled by Codertocat) with this label. */
+const labeled = (label: string, sender: "User" | "Bot" = "User") =>
+  example("issues.labeled", (p) => {
+    p.label!.name = label;
+    p.sender.type = sender;
+  });
+
+/** GitHub's pull_request.closed example (#2), merged or not, from this head branch of octo/statkit (or of a fork) into main. */
+const closed = (options: { merged: boolean; head: string; fork?: boolean; sender?: "User" | "Bot" }) =>
+  example("pull_request.closed", (p) => {
+    p.pull_request.merged = options.merged;
+    p.pull_request.head.ref = options.head;
+    p.pull_request.head.repo!.full_name = options.fork ? "someone/statkit" : "octo/statkit";
+    p.pull_request.base.ref = "main";
+    p.sender.type = options.sender ?? "User";
+  });
+
+describe("the generate label", () => {
+  it("dispatches mode generate for the configured graph, reporting to the issue, after 👀", async () => {
+    mintsToken();
+    hasConfig();
+    hasRole("Codertocat", "write");
+    reactsToIssue(1, "eyes");
+    const dispatch = recorder();
+    dispatches(dispatch);
+
+    expect(await app.deliver({ event: "issues", payload: labeled("generate") })).toBe(200);
+
+    expect(dispatch.bodies).toEqual([{ ref: "main", inputs: dispatchInputs({ "rpg-path": "rpg.json", mode: "generate", issue: "1" }) }]);
+  });
+
+  it("is the label the config names", async () => {
+    mintsToken();
+    hasConfig("label: rpg-forge\nrpg: [graphs/stats.json]\n");
+    hasRole("Codertocat", "admin");
+    reactsToIssue(1, "eyes");
+    const dispatch = recorder();
+    dispatches(dispatch);
+    await app.deliver({ event: "issues", payload: labeled("rpg-forge") });
+
+    hasConfig("label: rpg-forge\n");
+    await app.deliver({ event: "issues", payload: labeled("generate") });
+
+    expect(dispatch.bodies).toEqual([{ ref: "main", inputs: { "rpg-path": "graphs/stats.json", mode: "generate", issue: "1" } }]);
+  });
+
+  it("set by someone who can only triage gets the refusal, not a run", async () => {
+    mintsToken();
+    hasConfig();
+    hasRole("Codertocat", "triage");
+    listsComments(1, []);
+    const refusal = recorder();
+    comments(1, refusal);
+
+    await app.deliver({ event: "issues", payload: labeled("generate") });
+
+    expect(refusal.bodies).toHaveLength(1);
+  });
+
+  it("set by a bot is ignored before any API call", async () => {
+    expect(await app.deliver({ event: "issues", payload: labeled("generate", "Bot") })).toBe(200);
+  });
+});
+
+describe("a merged rpg-forge pull request", () => {
+  it("dispatches mode restack onto the pull request's base branch", async () => {
+    mintsToken();
+    hasConfig();
+    const dispatch = recorder();
+    dispatches(dispatch);
+
+    expect(await app.deliver({ event: "pull_request", payload: closed({ merged: true, head: "rpg/statkit/core" }) })).toBe(200);
+
+    expect(dispatch.bodies).toEqual([
+      { ref: "main", inputs: dispatchInputs({ "rpg-path": "rpg.json", mode: "restack", "base-branch": "main" }) },
+    ]);
+  });
+
+  it("restacks when a merge queue or auto-merge merged it as a bot: merging took write access", async () => {
+    mintsToken();
+    hasConfig();
+    const dispatch = recorder();
+    dispatches(dispatch);
+
+    await app.deliver({ event: "pull_request", payload: closed({ merged: true, head: "rpg/statkit/core", sender: "Bot" }) });
+
+    expect(dispatch.bodies).toHaveLength(1);
+  });
+
+  it("closed without merging, another branch, or a fork's starts nothing, before any API call", async () => {
+    for (const payload of [
+      closed({ merged: false, head: "rpg/statkit/core" }),
+      closed({ merged: true, head: "feature/faster-mean" }),
+      closed({ merged: true, head: "rpg/statkit/core", fork: true }),
+    ])
+      expect(await app.deliver({ event: "pull_request", payload })).toBe(200);
+  });
+});

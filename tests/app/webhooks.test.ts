@@ -1,0 +1,54 @@
+import { randomUUID } from "node:crypto";
+
+import { describe, expect, it } from "vitest";
+
+import { dispatches, github, hasConfig, hasRole, mintsToken, reactsToComment, recorder, useApp } from "./harness.js";
+import { COMMENT_ID, COMMENTER, commentOn } from "./payloads.js";
+
+const app = useApp();
+
+/** A `/rpg retry` on issue #1 from a writer, up to the dispatch. */
+function retryAccepted() {
+  hasConfig();
+  hasRole(COMMENTER, "write");
+  reactsToComment(COMMENT_ID, "eyes");
+}
+
+describe("the webhook endpoint", () => {
+  it("rejects a delivery signed with another secret, before any API call", async () => {
+    const status = await app.deliver({ event: "issue_comment", payload: commentOn("/rpg retry"), secret: "not-the-secret" });
+
+    expect(status).toBe(400);
+  });
+
+  it("dispatches a redelivered webhook (same X-GitHub-Delivery) once", async () => {
+    mintsToken();
+    retryAccepted();
+    const dispatch = recorder();
+    dispatches(dispatch);
+    reactsToComment(COMMENT_ID, "rocket");
+    const id = randomUUID();
+
+    expect(await app.deliver({ event: "issue_comment", payload: commentOn("/rpg retry"), id })).toBe(200);
+    expect(await app.deliver({ event: "issue_comment", payload: commentOn("/rpg retry"), id })).toBe(200);
+
+    expect(dispatch.bodies).toHaveLength(1);
+  });
+
+  it("handles a redelivery again when the first delivery failed, so that GitHub's redelivery is a retry", async () => {
+    mintsToken();
+    retryAccepted();
+    github().post("/repos/octo/statkit/actions/workflows/rpg-generate.yml/dispatches").reply(502, { message: "Bad Gateway" });
+    const id = randomUUID();
+    // Probot answers with the failed API call's status: GitHub marks the delivery failed.
+    expect(await app.deliver({ event: "issue_comment", payload: commentOn("/rpg retry"), id })).toBe(502);
+
+    retryAccepted();
+    const dispatch = recorder();
+    dispatches(dispatch);
+    reactsToComment(COMMENT_ID, "rocket");
+    expect(await app.deliver({ event: "issue_comment", payload: commentOn("/rpg retry"), id })).toBe(200);
+
+    expect(dispatch.bodies).toHaveLength(1);
+  });
+});
