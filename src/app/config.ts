@@ -1,47 +1,42 @@
 import type { Context } from "probot";
-import { z } from "zod";
 
+import { DEFAULT_CONFIG_PATH, describeConfigProblem, parseRepoConfig, type RepoConfig } from "../config/repo-config.js";
 import { AppError } from "./errors.js";
 
-/** Repository roles, weakest first: `permission` names the least one that may start runs. */
+/** Repository roles, weakest first, to compare a person's role with `permission`. */
 export const ROLES = ["read", "triage", "write", "maintain", "admin"] as const;
 export type Role = (typeof ROLES)[number];
 
-/**
- * The keys of `.github/rpg-forge.yml` the App reads so far, with the defaults of RepoConfigSchema.
- * TODO(issue 15): replace with parseRepoConfig (src/config/repo-config.ts) once it lands; loadAppConfig is the one caller.
- */
-const AppConfigSchema = z.object({
-  rpg: z.array(z.string().min(1)).min(1).default(["rpg.json"]),
-  label: z.string().min(1).default("generate"),
-  command: z.string().regex(/^\S+$/, "must be one word, like /rpg").default("/rpg"),
-  workflow: z.string().min(1).default("rpg-generate.yml"),
-  permission: z.enum(["write", "maintain", "admin"]).default("write"),
-});
-
-export type AppConfig = z.infer<typeof AppConfigSchema>;
+export type AppConfig = RepoConfig;
 
 /**
- * The repository's `.github/rpg-forge.yml` (Probot reads it from the default branch only, so a
- * pull request cannot change what the App does, and falls back to the owner's `.github`
- * repository), with defaults for the keys it leaves out.
+ * The repository's `.github/rpg-forge.yml`, checked by RepoConfigSchema, with its defaults for
+ * the keys it leaves out. Probot reads it from the default branch only (a pull request cannot
+ * change what the App does), falling back to the owner's `.github` repository.
+ * TODO(issue 15): report a bad file where the request was made (a comment naming the keys), not as a failed delivery.
  */
 export async function loadAppConfig(context: Context): Promise<AppConfig> {
-  // Defaults come from the schema, not from context.config: its deep merge would add a file's `rpg` list to the default one.
-  const raw = await context.config<Record<string, unknown>>("rpg-forge.yml", {}, { arrayMerge: (_defaults, file: unknown[]) => file });
-  const parsed = AppConfigSchema.safeParse(raw);
-  if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
-  throw new AppError("APP_CONFIG_INVALID", `.github/rpg-forge.yml: ${problems}`, "fix these keys of .github/rpg-forge.yml");
+  let raw: unknown;
+  try {
+    // No defaults here (the schema has them), and a file's list replaces an `_extends` base's instead of adding to it.
+    raw = await context.config("rpg-forge.yml", undefined, { arrayMerge: (_base, own: unknown[]) => own });
+  } catch (error) {
+    if ((error as { status?: unknown }).status !== undefined) throw error; // GitHub's answer, not the file's content
+    throw new AppError("APP_CONFIG_INVALID", `${DEFAULT_CONFIG_PATH}: ${(error as Error).message}`, "fix the file's YAML", {
+      cause: error,
+    });
+  }
+  const parsed = parseRepoConfig(raw, DEFAULT_CONFIG_PATH);
+  if (parsed.ok) return parsed.config;
+  const problems = parsed.problems.map(describeConfigProblem).join("; ");
+  throw new AppError("APP_CONFIG_INVALID", `${DEFAULT_CONFIG_PATH}: ${problems}`, `fix these keys of ${DEFAULT_CONFIG_PATH}`);
 }
 
-/** The one graph a dispatch names. */
+/**
+ * The graph a dispatch names: the first of `rpg`, as the Action takes it when its input is
+ * empty. Sent explicitly, since the workflow template fills an empty `rpg-path` itself.
+ * TODO(issue 15): with several graphs, dispatch for the graph of the pull request (its branch's `rpg/<name>/`).
+ */
 export function rpgPathOf(config: AppConfig): string {
-  if (config.rpg.length > 1)
-    throw new AppError(
-      "APP_CONFIG_INVALID",
-      `.github/rpg-forge.yml: rpg lists ${config.rpg.length} graphs`,
-      "the App dispatches runs for one graph so far (issue 15): list one",
-    );
   return config.rpg[0]!;
 }

@@ -35,6 +35,6 @@ export function checkServerEnv(env: NodeJS.ProcessEnv): void {
   throw new AppError(
     "APP_ENV_MISSING",
     `${missing.map(([name]) => name).join(", ")} not set`,
-    "set them in the environment or in .env (see .env.example); the App's settings page on GitHub shows its ID and webhook secret and makes private keys",
+    "set them in the environment or in .env, as .env.example shows; the App's settings page on GitHub shows its ID and webhook secret and makes private keys",
   );
 }

@@ -15,7 +15,7 @@ describe("the server's environment", () => {
 
   it("refuses to serve without WEBHOOK_SECRET, which would leave Probot's public default in place", () => {
     expect(() => checkServerEnv({ APP_ID: "1", PRIVATE_KEY: "pem" })).toThrow(
-      /^APP_ENV_MISSING: WEBHOOK_SECRET not set \(set them in the environment or in \.env/,
+      /^APP_ENV_MISSING: WEBHOOK_SECRET not set \(set them in the environment or in \.env, as \.env\.example shows/,
     );
   });
 
