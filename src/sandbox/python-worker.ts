@@ -1,0 +1,174 @@
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { createHash } from "node:crypto";
+import { availableParallelism } from "node:os";
+import { createInterface } from "node:readline";
+
+/**
+ * rpg-forge's own Python helper scripts (outlines, import analysis, the review) run in
+ * long-lived `python -I` workers instead of a process per call: starting python3 costs
+ * about 50 ms, and a node needs a dozen of these calls. A worker runs one script at a
+ * time, each in a fresh namespace with its own stdin and stdout, exactly as `python -I -c`
+ * would see them; a script that ends the interpreter (or a parser crash on hostile input)
+ * takes only its own call with it, and the next call starts a new worker.
+ *
+ * The scripts only parse source or read package metadata; they never run generated code.
+ */
+const WORKER = String.raw`
+import base64, io, json, signal, sys, traceback
+# Ctrl-C reaches the whole process group: stopping is the run's to decide; a worker ends when its stdin does.
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+requests, replies = sys.stdin, sys.stdout
+compiled = {}
+for line in requests:
+    req = json.loads(line)
+    if "script" in req:
+        compiled[req["key"]] = compile(req["script"], "<rpg-forge helper>", "exec")
+    stdout = io.BytesIO()
+    sys.stdin = io.TextIOWrapper(io.BytesIO(base64.b64decode(req["input"])), encoding="utf-8")
+    sys.stdout = io.TextIOWrapper(stdout, encoding="utf-8", write_through=True)
+    sys.stderr = io.StringIO()
+    status = 0
+    try:
+        exec(compiled[req["key"]], {"__name__": "__main__", "__builtins__": __builtins__})
+    except SystemExit as e:
+        status = e.code if isinstance(e.code, int) else 0 if e.code is None else 1
+    except BaseException:
+        status = 1
+        traceback.print_exc(file=sys.stderr)
+    sys.stdout.flush()
+    # Read before the wrappers go: a TextIOWrapper closes the buffer under it when it is collected.
+    out, err = stdout.getvalue(), sys.stderr.getvalue()
+    sys.stdin, sys.stdout, sys.stderr = sys.__stdin__, sys.__stdout__, sys.__stderr__
+    replies.write(json.dumps({"status": status, "stdout": base64.b64encode(out).decode(), "stderr": err[-4000:]}) + "\n")
+    replies.flush()
+`;
+
+export interface ScriptResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+interface Job {
+  key: string;
+  script: string;
+  input: string;
+  resolve: (result: ScriptResult) => void;
+  reject: (error: Error) => void;
+}
+
+/** One python process answering one script call at a time. */
+class Worker {
+  private readonly child: ChildProcessWithoutNullStreams;
+  private readonly known = new Set<string>();
+  private current: Job | undefined;
+  dead = false;
+
+  constructor(
+    python: string,
+    private readonly onIdle: (worker: Worker) => void,
+  ) {
+    this.child = spawn(python, ["-I", "-c", WORKER], { stdio: ["pipe", "pipe", "pipe"], env: { PATH: process.env.PATH ?? "" } });
+    this.child.stdin.on("error", () => undefined);
+    this.child.stderr.resume();
+    createInterface({ input: this.child.stdout }).on("line", (line) => this.answer(line));
+    this.child.on("error", (error) => this.die(error, null));
+    this.child.on("close", (code) => this.die(new Error(`python exited (${code})`), code));
+    this.idle();
+  }
+
+  run(job: Job): void {
+    this.current = job;
+    this.busy();
+    const request: Record<string, string> = { key: job.key, input: Buffer.from(job.input, "utf8").toString("base64") };
+    if (!this.known.has(job.key)) request.script = job.script;
+    this.known.add(job.key);
+    this.child.stdin.write(`${JSON.stringify(request)}\n`);
+  }
+
+  private answer(line: string): void {
+    const job = this.current;
+    this.current = undefined;
+    if (!job) return;
+    const reply = JSON.parse(line) as { status: number; stdout: string; stderr: string };
+    job.resolve({ status: reply.status, stdout: Buffer.from(reply.stdout, "base64").toString("utf8"), stderr: reply.stderr });
+    this.idle();
+    this.onIdle(this);
+  }
+
+  /** The call in flight gets what a process of its own would have given: its exit status, or the spawn error. */
+  private die(error: Error, code: number | null): void {
+    if (this.dead) return;
+    this.dead = true;
+    const job = this.current;
+    this.current = undefined;
+    if (!job) return;
+    if (code === null && (error as NodeJS.ErrnoException).code) job.reject(error);
+    else job.resolve({ status: code, stdout: "", stderr: error.message });
+  }
+
+  // An idle worker must not keep a finished CLI run alive; a busy one must, until it answers.
+  private idle(): void {
+    this.child.unref();
+    for (const stream of [this.child.stdin, this.child.stdout, this.child.stderr]) (stream as unknown as { unref?(): void }).unref?.();
+  }
+
+  private busy(): void {
+    this.child.ref();
+    for (const stream of [this.child.stdin, this.child.stdout, this.child.stderr]) (stream as unknown as { ref?(): void }).ref?.();
+  }
+}
+
+/** The workers of one python executable: as many as the machine has cores, started when first needed. */
+class Pool {
+  private readonly workers: Worker[] = [];
+  private readonly idleWorkers: Worker[] = [];
+  private readonly queue: Job[] = [];
+  private readonly size = Math.max(1, Math.min(4, availableParallelism()));
+
+  constructor(private readonly python: string) {}
+
+  run(script: string, input: string): Promise<ScriptResult> {
+    const key = createHash("sha256").update(script).digest("hex");
+    return new Promise((resolve, reject) => {
+      this.queue.push({ key, script, input, resolve, reject });
+      this.next();
+    });
+  }
+
+  private next(): void {
+    while (this.queue.length > 0) {
+      let worker = this.idleWorkers.pop();
+      while (worker?.dead) worker = this.idleWorkers.pop();
+      if (!worker) {
+        for (let i = this.workers.length - 1; i >= 0; i--) if (this.workers[i]!.dead) this.workers.splice(i, 1);
+        if (this.workers.length >= this.size) return;
+        worker = new Worker(this.python, (w) => this.release(w));
+        this.workers.push(worker);
+      }
+      const job = this.queue.shift()!;
+      const settle =
+        <T>(fn: (value: T) => void) =>
+        (value: T) => {
+          fn(value);
+          // A worker that died answering is replaced by the next call.
+          if (worker!.dead) queueMicrotask(() => this.next());
+        };
+      worker.run({ ...job, resolve: settle(job.resolve), reject: settle(job.reject) });
+    }
+  }
+
+  private release(worker: Worker): void {
+    if (!worker.dead) this.idleWorkers.push(worker);
+    this.next();
+  }
+}
+
+const pools = new Map<string, Pool>();
+
+/** Runs one helper script with `input` on its stdin, in a worker of `python`. */
+export function runInWorker(python: string, script: string, input: string): Promise<ScriptResult> {
+  let pool = pools.get(python);
+  if (!pool) pools.set(python, (pool = new Pool(python)));
+  return pool.run(script, input);
+}
