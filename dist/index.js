@@ -8391,7 +8391,7 @@ var require_pool = __commonJS({
     function defaultFactory(origin, opts) {
       return new Client(origin, opts);
     }
-    var Pool = class extends PoolBase {
+    var Pool2 = class extends PoolBase {
       constructor(origin, {
         connections,
         factory = defaultFactory,
@@ -8454,7 +8454,7 @@ var require_pool = __commonJS({
         }
       }
     };
-    module.exports = Pool;
+    module.exports = Pool2;
   }
 });
 
@@ -8474,7 +8474,7 @@ var require_balanced_pool = __commonJS({
       kRemoveClient,
       kGetDispatcher
     } = require_pool_base();
-    var Pool = require_pool();
+    var Pool2 = require_pool();
     var { kUrl, kInterceptors } = require_symbols();
     var { parseOrigin } = require_util();
     var kFactory = /* @__PURE__ */ Symbol("factory");
@@ -8495,7 +8495,7 @@ var require_balanced_pool = __commonJS({
       return a;
     }
     function defaultFactory(origin, opts) {
-      return new Pool(origin, opts);
+      return new Pool2(origin, opts);
     }
     var BalancedPool = class extends PoolBase {
       constructor(upstreams = [], { factory = defaultFactory, ...opts } = {}) {
@@ -8609,7 +8609,7 @@ var require_agent = __commonJS({
     var { InvalidArgumentError } = require_errors();
     var { kClients, kRunning, kClose, kDestroy, kDispatch, kInterceptors } = require_symbols();
     var DispatcherBase = require_dispatcher_base();
-    var Pool = require_pool();
+    var Pool2 = require_pool();
     var Client = require_client();
     var util2 = require_util();
     var createRedirectInterceptor = require_redirect_interceptor();
@@ -8621,7 +8621,7 @@ var require_agent = __commonJS({
     var kFactory = /* @__PURE__ */ Symbol("factory");
     var kOptions = /* @__PURE__ */ Symbol("options");
     function defaultFactory(origin, opts) {
-      return opts && opts.connections === 1 ? new Client(origin, opts) : new Pool(origin, opts);
+      return opts && opts.connections === 1 ? new Client(origin, opts) : new Pool2(origin, opts);
     }
     var Agent = class extends DispatcherBase {
       constructor({ factory = defaultFactory, maxRedirections = 0, connect, tls, ...options } = {}) {
@@ -8709,7 +8709,7 @@ var require_proxy_agent = __commonJS({
     var { kProxy, kClose, kDestroy, kDispatch, kInterceptors } = require_symbols();
     var { URL: URL2 } = __require("node:url");
     var Agent = require_agent();
-    var Pool = require_pool();
+    var Pool2 = require_pool();
     var DispatcherBase = require_dispatcher_base();
     var { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError } = require_errors();
     var buildConnector = require_connect();
@@ -8725,7 +8725,7 @@ var require_proxy_agent = __commonJS({
       return protocol === "https:" ? 443 : 80;
     }
     function defaultFactory(origin, opts) {
-      return new Pool(origin, opts);
+      return new Pool2(origin, opts);
     }
     var noop4 = () => {
     };
@@ -8733,7 +8733,7 @@ var require_proxy_agent = __commonJS({
       if (opts.connections === 1) {
         return new Client(origin, opts);
       }
-      return new Pool(origin, opts);
+      return new Pool2(origin, opts);
     }
     var Http1ProxyWrapper = class extends DispatcherBase {
       #client;
@@ -11172,7 +11172,7 @@ var require_mock_pool = __commonJS({
   "node_modules/undici/lib/mock/mock-pool.js"(exports, module) {
     "use strict";
     var { promisify: promisify4 } = __require("node:util");
-    var Pool = require_pool();
+    var Pool2 = require_pool();
     var { buildMockDispatch } = require_mock_utils();
     var {
       kDispatches,
@@ -11186,7 +11186,7 @@ var require_mock_pool = __commonJS({
     var { MockInterceptor } = require_mock_interceptor();
     var Symbols = require_symbols();
     var { InvalidArgumentError } = require_errors();
-    var MockPool = class extends Pool {
+    var MockPool = class extends Pool2 {
       constructor(origin, opts) {
         super(origin, opts);
         if (!opts || !opts.agent || typeof opts.agent.dispatch !== "function") {
@@ -19018,7 +19018,7 @@ var require_undici = __commonJS({
     "use strict";
     var Client = require_client();
     var Dispatcher = require_dispatcher();
-    var Pool = require_pool();
+    var Pool2 = require_pool();
     var BalancedPool = require_balanced_pool();
     var Agent = require_agent();
     var ProxyAgent2 = require_proxy_agent();
@@ -19041,7 +19041,7 @@ var require_undici = __commonJS({
     Object.assign(Dispatcher.prototype, api);
     module.exports.Dispatcher = Dispatcher;
     module.exports.Client = Client;
-    module.exports.Pool = Pool;
+    module.exports.Pool = Pool2;
     module.exports.BalancedPool = BalancedPool;
     module.exports.Agent = Agent;
     module.exports.ProxyAgent = ProxyAgent2;
@@ -65951,33 +65951,158 @@ function lastLineOf(error63) {
 var normalizeDistribution = (name) => name.toLowerCase().replace(/[-_.]+/g, "-");
 var distributionOf = (requirement) => requirement.trim().split(/[\s<>=!~;[(@]/)[0] ?? "";
 
-// src/sandbox/python-script.ts
+// src/sandbox/python-worker.ts
 import { spawn } from "node:child_process";
+import { createHash as createHash3 } from "node:crypto";
+import { availableParallelism } from "node:os";
+import { createInterface } from "node:readline";
+var WORKER = String.raw`
+import base64, io, json, signal, sys, traceback
+# Ctrl-C reaches the whole process group: stopping is the run's to decide; a worker ends when its stdin does.
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+requests, replies = sys.stdin, sys.stdout
+compiled = {}
+for line in requests:
+    req = json.loads(line)
+    if "script" in req:
+        compiled[req["key"]] = compile(req["script"], "<rpg-forge helper>", "exec")
+    stdout = io.BytesIO()
+    sys.stdin = io.TextIOWrapper(io.BytesIO(base64.b64decode(req["input"])), encoding="utf-8")
+    sys.stdout = io.TextIOWrapper(stdout, encoding="utf-8", write_through=True)
+    sys.stderr = io.StringIO()
+    status = 0
+    try:
+        exec(compiled[req["key"]], {"__name__": "__main__", "__builtins__": __builtins__})
+    except SystemExit as e:
+        status = e.code if isinstance(e.code, int) else 0 if e.code is None else 1
+    except BaseException:
+        status = 1
+        traceback.print_exc(file=sys.stderr)
+    sys.stdout.flush()
+    # Read before the wrappers go: a TextIOWrapper closes the buffer under it when it is collected.
+    out, err = stdout.getvalue(), sys.stderr.getvalue()
+    sys.stdin, sys.stdout, sys.stderr = sys.__stdin__, sys.__stdout__, sys.__stderr__
+    replies.write(json.dumps({"status": status, "stdout": base64.b64encode(out).decode(), "stderr": err[-4000:]}) + "\n")
+    replies.flush()
+`;
+var Worker = class {
+  constructor(python, onIdle) {
+    this.onIdle = onIdle;
+    this.child = spawn(python, ["-I", "-c", WORKER], { stdio: ["pipe", "pipe", "pipe"], env: { PATH: process.env.PATH ?? "" } });
+    this.child.stdin.on("error", () => void 0);
+    this.child.stderr.resume();
+    createInterface({ input: this.child.stdout }).on("line", (line) => this.answer(line));
+    this.child.on("error", (error63) => this.die(error63, null));
+    this.child.on("close", (code2) => this.die(new Error(`python exited (${code2})`), code2));
+    this.idle();
+  }
+  onIdle;
+  child;
+  known = /* @__PURE__ */ new Set();
+  current;
+  dead = false;
+  run(job) {
+    this.current = job;
+    this.busy();
+    const request2 = { key: job.key, input: Buffer.from(job.input, "utf8").toString("base64") };
+    if (!this.known.has(job.key)) request2.script = job.script;
+    this.known.add(job.key);
+    this.child.stdin.write(`${JSON.stringify(request2)}
+`);
+  }
+  answer(line) {
+    const job = this.current;
+    this.current = void 0;
+    if (!job) return;
+    const reply = JSON.parse(line);
+    job.resolve({ status: reply.status, stdout: Buffer.from(reply.stdout, "base64").toString("utf8"), stderr: reply.stderr });
+    this.idle();
+    this.onIdle(this);
+  }
+  /** The call in flight gets what a process of its own would have given: its exit status, or the spawn error. */
+  die(error63, code2) {
+    if (this.dead) return;
+    this.dead = true;
+    const job = this.current;
+    this.current = void 0;
+    if (!job) return;
+    if (code2 === null && error63.code) job.reject(error63);
+    else job.resolve({ status: code2, stdout: "", stderr: error63.message });
+  }
+  // An idle worker must not keep a finished CLI run alive; a busy one must, until it answers.
+  idle() {
+    this.child.unref();
+    for (const stream of [this.child.stdin, this.child.stdout, this.child.stderr]) stream.unref?.();
+  }
+  busy() {
+    this.child.ref();
+    for (const stream of [this.child.stdin, this.child.stdout, this.child.stderr]) stream.ref?.();
+  }
+};
+var Pool = class {
+  constructor(python) {
+    this.python = python;
+  }
+  python;
+  workers = [];
+  idleWorkers = [];
+  queue = [];
+  size = Math.max(1, Math.min(4, availableParallelism()));
+  run(script, input2) {
+    const key = createHash3("sha256").update(script).digest("hex");
+    return new Promise((resolve5, reject) => {
+      this.queue.push({ key, script, input: input2, resolve: resolve5, reject });
+      this.next();
+    });
+  }
+  next() {
+    while (this.queue.length > 0) {
+      let worker = this.idleWorkers.pop();
+      while (worker?.dead) worker = this.idleWorkers.pop();
+      if (!worker) {
+        for (let i = this.workers.length - 1; i >= 0; i--) if (this.workers[i].dead) this.workers.splice(i, 1);
+        if (this.workers.length >= this.size) return;
+        worker = new Worker(this.python, (w2) => this.release(w2));
+        this.workers.push(worker);
+      }
+      const job = this.queue.shift();
+      const settle2 = (fn2) => (value) => {
+        fn2(value);
+        if (worker.dead) queueMicrotask(() => this.next());
+      };
+      worker.run({ ...job, resolve: settle2(job.resolve), reject: settle2(job.reject) });
+    }
+  }
+  release(worker) {
+    if (!worker.dead) this.idleWorkers.push(worker);
+    this.next();
+  }
+};
+var pools = /* @__PURE__ */ new Map();
+function runInWorker(python, script, input2) {
+  let pool = pools.get(python);
+  if (!pool) pools.set(python, pool = new Pool(python));
+  return pool.run(script, input2);
+}
+
+// src/sandbox/python-script.ts
 async function runPythonScript(python, script, input2 = "") {
-  const child = spawn(python, ["-I", "-c", script], { stdio: ["pipe", "pipe", "pipe"], env: { PATH: process.env.PATH ?? "" } });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (d2) => stdout += d2);
-  child.stderr.setEncoding("utf8").on("data", (d2) => stderr += d2);
-  child.stdin.on("error", () => void 0);
-  child.stdin.end(input2, "utf8");
-  const code2 = await new Promise((resolve5, reject) => {
-    child.on(
-      "error",
-      (error63) => reject(new RpgForgeError("SANDBOX_NO_PYTHON", `${python} does not start: ${error63.message}`, {}, void 0, { cause: error63 }))
-    );
-    child.on("close", resolve5);
-  });
-  if (code2 !== 0) {
-    const said = stderr.trim().split("\n").at(-1) ?? "";
+  let result;
+  try {
+    result = await runInWorker(python, script, input2);
+  } catch (error63) {
+    throw new RpgForgeError("SANDBOX_NO_PYTHON", `${python} does not start: ${error63.message}`, {}, void 0, { cause: error63 });
+  }
+  if (result.status !== 0) {
+    const said = result.stderr.trim().split("\n").at(-1) ?? "";
     throw new RpgForgeError(
       "SANDBOX_NO_PYTHON",
-      `${python} failed running rpg-forge's helper script (exit ${code2}): ${said}`,
+      `${python} failed running rpg-forge's helper script (exit ${result.status}): ${said}`,
       {},
       "check that python3 runs: python3 -c 'import ast'"
     );
   }
-  return stdout;
+  return result.stdout;
 }
 
 // src/sandbox/pytest-plugins.ts
@@ -76038,6 +76163,7 @@ ${code2}`;
     let tampering;
     try {
       const result = await this.setup.runTests(this.testIds, this.signal);
+      this.throwIfAborted();
       tampering = await files.verify();
       if (!tampering) return result;
     } finally {
@@ -76132,9 +76258,9 @@ function ownBlockOnly(source, nodeId) {
 }
 
 // src/engine/state.ts
-import { createHash as createHash3 } from "node:crypto";
+import { createHash as createHash4 } from "node:crypto";
 function specHash(node2) {
-  return createHash3("sha256").update(canonicalJson(node2)).digest("hex");
+  return createHash4("sha256").update(canonicalJson(node2)).digest("hex");
 }
 function newCheckpoint(plan, runId, rpgSha256, now) {
   const nodes = {};

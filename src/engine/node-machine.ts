@@ -387,6 +387,8 @@ class NodeRun {
     let tampering: Tampering | undefined;
     try {
       const result = await this.setup.runTests(this.testIds, this.signal);
+      // A run stopped by Ctrl-C is no verdict on the node: it stays in progress, to be tried again on resume.
+      this.throwIfAborted();
       tampering = await files.verify();
       if (!tampering) return result;
     } finally {
