@@ -4,6 +4,7 @@ import { DeliveryLog, oncePerDelivery } from "./deliveries.js";
 import { onIssueComment } from "./on-issue-comment.js";
 import { onIssueLabeled } from "./on-issue-labeled.js";
 import { onPullRequestClosed } from "./on-pull-request-closed.js";
+import { onPush } from "./on-push.js";
 
 /**
  * The rpg-forge GitHub App: a router that checks who asks and dispatches the repository's own
@@ -15,4 +16,5 @@ export default function rpgForgeApp(app: Probot): void {
   app.on("issue_comment.created", oncePerDelivery(deliveries, onIssueComment));
   app.on("issues.labeled", oncePerDelivery(deliveries, onIssueLabeled));
   app.on("pull_request.closed", oncePerDelivery(deliveries, onPullRequestClosed));
+  app.on("push", oncePerDelivery(deliveries, onPush));
 }

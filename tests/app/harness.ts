@@ -45,16 +45,16 @@ function isAppJwt(authorization: string): boolean {
 
 /**
  * GitHub's example payload of an event (@octokit/webhooks-examples) for octo/statkit and our
- * installation, then edited as a case needs.
+ * installation, then edited as a case needs. An event without actions (push) takes its first example.
  */
-export function example<E extends EmitterWebhookEventName & `${string}.${string}`>(
+export function example<E extends EmitterWebhookEventName>(
   name: E,
   edit: (payload: Context<E>["payload"]) => void = () => {},
 ): Context<E>["payload"] {
   const [event, action] = name.split(".");
   const file = fileURLToPath(new URL("../../node_modules/@octokit/webhooks-examples/api.github.com/index.json", import.meta.url));
   const all = JSON.parse(readFileSync(file, "utf8")) as { name: string; examples: { action?: string }[] }[];
-  const found = all.find((e) => e.name === event)!.examples.find((e) => e.action === action)!;
+  const found = all.find((e) => e.name === event)!.examples.find((e) => action === undefined || e.action === action)!;
   const payload = structuredClone(found) as Context<E>["payload"] & Record<"repository", Repository>;
   Object.assign(payload.repository, { name: REPO, full_name: `${OWNER}/${REPO}`, default_branch: "main" });
   payload.repository.owner.login = OWNER;
@@ -169,6 +169,19 @@ export function hasConfig(yaml?: string): nock.Scope {
     .reply(404, { message: "Not Found" })
     .get(`/repos/${OWNER}/.github/contents/.github%2Frpg-forge.yml`)
     .reply(404, { message: "Not Found" });
+}
+
+/** The repository's rpg-forge workflow file on its default branch (main), or none. */
+export function hasWorkflow(yaml?: string, file = "rpg-generate.yml"): nock.Scope {
+  const path = `/repos/${OWNER}/${REPO}/contents/.github%2Fworkflows%2F${file}`;
+  const scope = github().get(path).query({ ref: "main" });
+  if (yaml === undefined) return scope.reply(404, { message: "Not Found" });
+  return scope.reply(200, {
+    type: "file",
+    encoding: "base64",
+    path: `.github/workflows/${file}`,
+    content: Buffer.from(yaml).toString("base64"),
+  });
 }
 
 /** The collaborator permission GitHub reports for `login`. */

@@ -7,6 +7,7 @@ import {
   example,
   hasConfig,
   hasRole,
+  hasWorkflow,
   listsComments,
   mintsToken,
   reactsToIssue,
@@ -91,6 +92,7 @@ describe("a merged rpg-forge pull request", () => {
   it("dispatches mode restack onto the pull request's base branch", async () => {
     mintsToken();
     hasConfig();
+    hasWorkflow("on:\n  push:\n    paths: ['**/rpg.json']\n  workflow_dispatch: {}\n");
     const dispatch = recorder();
     dispatches(dispatch);
 
@@ -104,12 +106,23 @@ describe("a merged rpg-forge pull request", () => {
   it("restacks when a merge queue or auto-merge merged it as a bot: merging took write access", async () => {
     mintsToken();
     hasConfig();
+    hasWorkflow();
     const dispatch = recorder();
     dispatches(dispatch);
 
     await app.deliver({ event: "pull_request", payload: closed({ merged: true, head: "rpg/statkit/core", sender: "Bot" }) });
 
     expect(dispatch.bodies).toHaveLength(1);
+  });
+
+  it("leaves the restack to a workflow that restacks on its own (the template does), so it never runs twice", async () => {
+    mintsToken(); // once: the App keeps the installation token
+    for (const on of ["pull_request", "[push, pull_request]", "\n  pull_request:\n    types: [closed]\n  push: {}"]) {
+      hasConfig();
+      hasWorkflow(`name: rpg-forge\non: ${on}\njobs: {}\n`);
+      expect(await app.deliver({ event: "pull_request", payload: closed({ merged: true, head: "rpg/statkit/core" }) })).toBe(200);
+    }
+    // (No dispatch interceptor: a dispatch would be an unmatched request, and the test would fail.)
   });
 
   it("closed without merging, another branch, or a fork's starts nothing, before any API call", async () => {
