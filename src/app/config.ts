@@ -1,6 +1,9 @@
 import type { Context } from "probot";
 
-import { DEFAULT_CONFIG_PATH, describeConfigProblem, parseRepoConfig, type RepoConfig } from "../config/repo-config.js";
+import { DEFAULT_CONFIG_PATH, RepoConfigSchema, describeConfigProblem, parseRepoConfig, type RepoConfig } from "../config/repo-config.js";
+import { commentMarker, upsertComment } from "../github/comments.js";
+import { githubClient } from "./github-client.js";
+import { renderConfigProblem } from "./replies.js";
 import { AppError } from "./errors.js";
 
 /** Repository roles, weakest first, to compare a person's role with `permission`. */
@@ -13,7 +16,7 @@ export type AppConfig = RepoConfig;
  * The repository's `.github/rpg-forge.yml`, checked by RepoConfigSchema, with its defaults for
  * the keys it leaves out. Probot reads it from the default branch only (a pull request cannot
  * change what the App does), falling back to the owner's `.github` repository.
- * TODO(issue 15): report a bad file where the request was made (a comment naming the keys), not as a failed delivery.
+ * A bad file throws APP_CONFIG_INVALID; configForRequest says so where the request was made.
  */
 export async function loadAppConfig(context: Context): Promise<AppConfig> {
   let raw: unknown;
@@ -30,6 +33,32 @@ export async function loadAppConfig(context: Context): Promise<AppConfig> {
   if (parsed.ok) return parsed.config;
   const problems = parsed.problems.map(describeConfigProblem).join("; ");
   throw new AppError("APP_CONFIG_INVALID", `${DEFAULT_CONFIG_PATH}: ${problems}`, `fix these keys of ${DEFAULT_CONFIG_PATH}`);
+}
+
+/**
+ * The config for a request made on an issue or pull request: a bad file is said there, once (a
+ * marker keys the comment), naming its keys, and the request starts nothing. Whether the request
+ * was one for rpg-forge is judged by `asked` against the defaults, since the file that would
+ * change the label or the command prefix is the one that cannot be read.
+ */
+export async function configForRequest(
+  context: Context,
+  target: { number: number },
+  asked: (defaults: AppConfig) => boolean,
+): Promise<AppConfig | undefined> {
+  try {
+    return await loadAppConfig(context);
+  } catch (error) {
+    if (!(error instanceof AppError) || error.code !== "APP_CONFIG_INVALID") throw error;
+    if (!asked(RepoConfigSchema.parse({}))) return undefined;
+    await upsertComment(
+      githubClient(context.octokit),
+      { ...context.repo(), issueNumber: target.number },
+      commentMarker("config-invalid", DEFAULT_CONFIG_PATH),
+      renderConfigProblem(error.message),
+    );
+    return undefined;
+  }
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Context } from "probot";
 import { hasAccess, ignoredComment, refuse } from "./access.js";
 import { answer, answerStatus } from "./answers.js";
 import { parseCommand } from "./command.js";
-import { loadAppConfig } from "./config.js";
+import { configForRequest } from "./config.js";
 import { dispatchRun, reportDispatchFailure } from "./dispatch.js";
 import { renderHelp } from "./replies.js";
 import { commentTarget } from "./target.js";
@@ -13,7 +13,12 @@ export async function onIssueComment(context: Context<"issue_comment.created">):
   const { comment, sender, repository } = context.payload;
   const ignored = ignoredComment(comment, sender);
   if (ignored !== undefined) return context.log.debug(`comment ${comment.id} ignored: ${ignored}`);
-  const config = await loadAppConfig(context);
+  const config = await configForRequest(
+    context,
+    context.payload.issue,
+    (defaults) => parseCommand(comment.body, defaults.command) !== undefined,
+  );
+  if (!config) return;
   const command = parseCommand(comment.body, config.command);
   if (command === undefined) return;
   const target = await commentTarget(context);

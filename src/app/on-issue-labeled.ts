@@ -1,7 +1,7 @@
 import type { Context } from "probot";
 
 import { hasAccess, refuse } from "./access.js";
-import { loadAppConfig } from "./config.js";
+import { configForRequest } from "./config.js";
 import { dispatchRun, reportDispatchFailure } from "./dispatch.js";
 import type { Target } from "./target.js";
 
@@ -10,8 +10,8 @@ export async function onIssueLabeled(context: Context<"issues.labeled">): Promis
   const { issue, label, sender, repository } = context.payload;
   // Labels set by bots, rpg-forge's own included, must not start runs.
   if (sender.type === "Bot") return context.log.debug(`label on #${issue.number} ignored: the sender is a bot`);
-  const config = await loadAppConfig(context);
-  if (label?.name !== config.label) return;
+  const config = await configForRequest(context, issue, (defaults) => label?.name === defaults.label);
+  if (!config || label?.name !== config.label) return;
   const target: Target = { kind: "issue", number: issue.number };
   if (!(await hasAccess(context, sender.login, config.permission))) return refuse(context, target, sender.login, config.permission);
 

@@ -44,3 +44,14 @@ export function renderDispatchFailure(workflow: string, ref: string, status: num
       "or name another file with `workflow` in `.github/rpg-forge.yml`.",
   ].join("\n");
 }
+
+/** Why a request started nothing: the repository's rpg-forge configuration cannot be read. */
+export function renderConfigProblem(problem: string): string {
+  return [
+    "### rpg-forge cannot read this repository's configuration",
+    "",
+    `Nothing was started: ${problem.replace(/^APP_CONFIG_INVALID: /, "")}`,
+    "",
+    "Fix the file on the default branch ([the keys](https://github.com/rpg-forge/rpg-forge/blob/main/docs/configuration.md)), then ask again.",
+  ].join("\n");
+}

@@ -76,11 +76,26 @@ describe("the generate label", () => {
     expect(refusal.bodies).toHaveLength(1);
   });
 
-  it("with a misspelt key in the config starts nothing (for now the delivery fails; issue 15: a comment naming the key)", async () => {
+  it("with a misspelt key in the config starts nothing and says so on the issue, once, naming the key", async () => {
     mintsToken();
     hasConfig("lable: rpg-forge\n");
+    listsComments(1, []);
+    const said = recorder();
+    comments(1, said);
 
-    expect(await app.deliver({ event: "issues", payload: labeled("generate") })).toBe(500);
+    expect(await app.deliver({ event: "issues", payload: labeled("generate") })).toBe(200);
+
+    expect(said.bodies).toHaveLength(1);
+    const body = (said.bodies[0] as { body: string }).body;
+    expect(body).toContain("rpg-forge cannot read this repository's configuration");
+    expect(body).toContain("lable: unknown setting; did you mean label?");
+    expect(body).toMatch(/^<!-- rpg-forge:config-invalid:/);
+  });
+
+  it("with a bad config, a label other than the default one is not taken for a request", async () => {
+    mintsToken();
+    hasConfig("lable: rpg-forge\n");
+    expect(await app.deliver({ event: "issues", payload: labeled("bug") })).toBe(200);
   });
 
   it("set by a bot is ignored before any API call", async () => {
