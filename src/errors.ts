@@ -44,6 +44,8 @@ export const RUN_ERROR_CODES = {
   SANDBOX_BWRAP_UNAVAILABLE: "The bwrap sandbox was requested but bubblewrap is missing or cannot create a sandbox here.",
   SANDBOX_CWD_INVALID: "The package directory handed to the sandbox is not an absolute path to an existing directory.",
   SANDBOX_START_FAILED: "The test process could not be started, or bubblewrap failed while setting up the sandbox.",
+  APP_CREDENTIALS_INCOMPLETE: "The Action was given one of app-id and app-private-key without the other.",
+  APP_CREDENTIALS_REFUSED: "The rpg-forge App's credentials did not give an installation token for the repository.",
 } as const;
 
 export type RunErrorCode = keyof typeof RUN_ERROR_CODES;

@@ -58,9 +58,14 @@ export async function finish(inputs: ActionInputs, context: ActionContext, run: 
   core.setOutput("failed", failed);
   core.setOutput("skipped", skipped);
   if (run.branch) core.setOutput("branch", run.branch);
+  // What a user loses without the App's credentials, said where they look after a run.
+  const asToken =
+    run.prs.length > 0 && inputs.appId === ""
+      ? "_The pull requests were written with GITHUB_TOKEN, which starts no other workflow: your CI does not run on them until you push to them. Pass the rpg-forge App's `app-id` and `app-private-key` (as secrets) to have them checked._\n\n"
+      : "";
   // Anyone who can read the repository can read the job summary; the report quotes generated code's output.
   await core.summary
-    .addRaw(redactSecrets(closedNote + pullRequestTable(run.prs, run.plan)))
+    .addRaw(redactSecrets(closedNote + asToken + pullRequestTable(run.prs, run.plan)))
     .addRaw(redactSecrets(run.report))
     .write();
   core.info(

@@ -9,7 +9,8 @@ import { branchHeads, headOf, refsUnder, takeFiles } from "../workspace/git.js";
 import { pushRefs } from "../workspace/remote.js";
 import { stackOwnedPaths, topOfStack } from "../engine/pr-stack.js";
 import { pushStack } from "./push-stack.js";
-import { runnerCheckout } from "./runner-checkout.js";
+import { runnerCheckout, remoteAuthOf } from "./runner-checkout.js";
+import { useFreshToken, type Credentials } from "./credentials.js";
 import type { ActionContext, RpgAtHand } from "./context.js";
 import { publishStack } from "./publish-stack.js";
 import { finish } from "./finish.js";
@@ -22,19 +23,19 @@ import { readFile } from "node:fs/promises";
  * publish. With `subgraphs` (matrix mode), only those subgraphs are generated, on the
  * code their dependencies' branches hold, and only their branches and PRs are written.
  */
-export async function runGeneration(inputs: ActionInputs, context: ActionContext, at: RpgAtHand): Promise<void> {
+export async function runGeneration(inputs: ActionInputs, context: ActionContext, at: RpgAtHand, credentials?: Credentials): Promise<void> {
   const { plan, rpgPath } = at;
-  const { dir, auth, rpgName } = runnerCheckout(inputs, context, at);
+  const { dir, auth: fetchAuth, rpgName } = runnerCheckout(inputs, context, at);
   const runBranchName = runBranch(rpgName);
   const matrix = inputs.subgraphs.length > 0 ? checkSubgraphs(plan, inputs.subgraphs) : undefined;
 
   // Reruns build on the branches earlier runs pushed; what origin had is the lease each push checks.
-  await fetchSubgraphBranches(dir, rpgName, auth);
+  await fetchSubgraphBranches(dir, rpgName, fetchAuth);
   const remoteHeads = await branchHeads(dir, `refs/heads/${subgraphBranchPrefix(rpgName)}`);
   // A subgraph branch that does not exist yet starts from the base the workflow checked out.
   const base = await headOf(dir);
   if (matrix) {
-    await fetchWorkBranches(dir, rpgName, auth);
+    await fetchWorkBranches(dir, rpgName, fetchAuth);
     const { missing } = await combineNeededBranches(dir, at.rpg, plan, rpgName, runBranchName, matrix);
     for (const id of missing) core.warning(`subgraph ${id} has no branch (no node of it passed); the nodes that need it will be skipped`);
   } else {
@@ -66,6 +67,9 @@ export async function runGeneration(inputs: ActionInputs, context: ActionContext
   });
 
   const { checkpoint } = result;
+  // Generating may have taken longer than an installation token lives: the writes below get a fresh one.
+  if (credentials) await useFreshToken(inputs, credentials, (token) => core.setSecret(token));
+  const auth = remoteAuthOf(inputs, context);
   const mine = (id: string): boolean => !matrix || matrix.includes(id);
   const ownTags = new Set(plan.subgraphs.filter((s) => mine(s.id)).map((s) => subgraphTag(result.runId, s.id)));
   const tags = (await refsUnder(dir, `refs/tags/rpg/${result.runId}/`)).filter((tag) => ownTags.has(tag));

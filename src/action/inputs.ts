@@ -34,6 +34,8 @@ export const ActionInputsSchema = z
     concurrency: positive("concurrency", 1),
     baseBranch: z.string(),
     githubToken: z.string(),
+    appId: z.string(),
+    appPrivateKey: z.string(),
     issue: z
       .string()
       .transform((text) => (text.trim() === "" ? undefined : Number(text)))
@@ -77,6 +79,8 @@ export function readInputs(config: RepoConfig = RepoConfigSchema.parse({})): Act
     concurrency: given("concurrency", config.concurrency),
     baseBranch: given("base-branch", config["base-branch"]),
     githubToken: core.getInput("github-token"),
+    appId: core.getInput("app-id"),
+    appPrivateKey: core.getInput("app-private-key"),
     issue: core.getInput("issue"),
     replay: core.getInput("replay"),
     sandbox: core.getInput("sandbox") || "bwrap",

@@ -6,6 +6,7 @@ import { buildPlan, type Plan } from "../plan/plan.js";
 import { code } from "../report/markdown.js";
 import { loadRpgWithText } from "../rpg/load.js";
 import { readContext } from "./context.js";
+import { credentialsFor, useFreshToken } from "./credentials.js";
 import { runGeneration } from "./generate-mode.js";
 import { readInputs } from "./inputs.js";
 import { annotation, reportInvalidRpg } from "./invalid-rpg.js";
@@ -27,6 +28,9 @@ export async function run(): Promise<void> {
     for (const warning of config.warnings) core.warning(describeConfigProblem(warning), configAnnotation(warning));
     const inputs = readInputs(config.config);
     if (inputs.githubToken) core.setSecret(inputs.githubToken);
+    if (inputs.appPrivateKey) core.setSecret(inputs.appPrivateKey);
+    const credentials = credentialsFor(inputs, context);
+    await useFreshToken(inputs, credentials, (token) => core.setSecret(token));
     // Relative paths (the RPG's, and the engine's notion of its folder) are the workspace's, as in a step's `run:`.
     process.chdir(context.workspace);
     const rpgFile = isAbsolute(inputs.rpgPath) ? inputs.rpgPath : join(context.workspace, inputs.rpgPath);
@@ -38,9 +42,9 @@ export async function run(): Promise<void> {
     setPlanOutputs(plan, matrixWaves(plan, loaded.value));
     const rpg = { rpg: loaded.value, rpgFile, rpgPath, text, plan };
     if (inputs.mode === "plan") await core.summary.addRaw(planSummary(plan, rpgPath)).write();
-    else if (inputs.mode === "report") await runReport(inputs, context, rpg);
+    else if (inputs.mode === "report") await runReport(inputs, context, rpg, credentials);
     else if (inputs.mode === "restack") await runRestack(inputs, context, rpg);
-    else await runGeneration(inputs, context, rpg);
+    else await runGeneration(inputs, context, rpg, credentials);
   } catch (error) {
     if (error instanceof RpgForgeError) {
       core.setFailed(`${formatProblemLine(error.code, error.message, error.at)}${error.hint ? `\n  hint: ${error.hint}` : ""}`);

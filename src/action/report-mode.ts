@@ -1,3 +1,4 @@
+import * as core from "@actions/core";
 import { readFile } from "node:fs/promises";
 import { runBranch, subgraphBranchPrefix, subgraphTag, workBranch, workBranchPrefix } from "../engine/history.js";
 import { fetchSubgraphBranches, fetchWorkBranches, layWorkBranchesOver } from "../engine/matrix.js";
@@ -6,7 +7,8 @@ import { rpgHash } from "../engine/run-id.js";
 import { noModel } from "../llm/no-model.js";
 import { branchHeads, headOf, refsUnder } from "../workspace/git.js";
 import { pushRefs } from "../workspace/remote.js";
-import { runnerCheckout } from "./runner-checkout.js";
+import { runnerCheckout, remoteAuthOf } from "./runner-checkout.js";
+import { useFreshToken, type Credentials } from "./credentials.js";
 import type { ActionContext, RpgAtHand } from "./context.js";
 import { finish } from "./finish.js";
 import type { ActionInputs } from "./inputs.js";
@@ -21,11 +23,11 @@ import { generateInRunner } from "./run-engine.js";
  * and the report for the job summary, the outputs and the `issue` input. It generates no
  * node and calls no model; it runs each snapshot's suite, as every commit does.
  */
-export async function runReport(inputs: ActionInputs, context: ActionContext, at: RpgAtHand): Promise<void> {
+export async function runReport(inputs: ActionInputs, context: ActionContext, at: RpgAtHand, credentials?: Credentials): Promise<void> {
   const { plan, rpgPath } = at;
-  const { dir, auth, rpgName } = runnerCheckout(inputs, context, at);
-  await fetchWorkBranches(dir, rpgName, auth);
-  await fetchSubgraphBranches(dir, rpgName, auth);
+  const { dir, auth: fetchAuth, rpgName } = runnerCheckout(inputs, context, at);
+  await fetchWorkBranches(dir, rpgName, fetchAuth);
+  await fetchSubgraphBranches(dir, rpgName, fetchAuth);
   const remoteHeads = await branchHeads(dir, `refs/heads/${subgraphBranchPrefix(rpgName)}`);
   const base = await headOf(dir);
   const combined = await layWorkBranchesOver(dir, at.rpg, plan, rpgName);
@@ -49,6 +51,9 @@ export async function runReport(inputs: ActionInputs, context: ActionContext, at
     branchBase: base,
   });
   const runBranchName = runBranch(rpgName);
+  // The snapshots' suites may have taken longer than an installation token lives: the writes below get a fresh one.
+  if (credentials) await useFreshToken(inputs, credentials, (token) => core.setSecret(token));
+  const auth = remoteAuthOf(inputs, context);
   const pushed = await pushStack(dir, plan, rpgName, result.stack!, remoteHeads, auth);
   const ownTags = new Set(plan.subgraphs.map((s) => subgraphTag(result.runId, s.id)));
   const tags = (await refsUnder(dir, `refs/tags/rpg/${result.runId}/`)).filter((tag) => ownTags.has(tag));

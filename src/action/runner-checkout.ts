@@ -11,13 +11,17 @@ export interface RunnerCheckout {
   rpgName: string;
 }
 
+/** How git pushes with the token the inputs hold now. */
+export function remoteAuthOf(inputs: Pick<ActionInputs, "githubToken">, context: ActionContext): RemoteAuth | undefined {
+  return inputs.githubToken ? { serverUrl: context.serverUrl, token: inputs.githubToken } : undefined;
+}
+
 /** The checkout, with git's identity set to GitHub's bot when the workflow set none. */
 export function runnerCheckout(inputs: ActionInputs, context: ActionContext, at: RpgAtHand): RunnerCheckout {
   useBotIdentity();
-  const token = inputs.githubToken;
   return {
     dir: context.workspace,
-    auth: token ? { serverUrl: context.serverUrl, token } : undefined,
+    auth: remoteAuthOf(inputs, context),
     rpgName: rpgNameOf(at.rpg, at.rpgFile),
   };
 }
