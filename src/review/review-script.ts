@@ -526,6 +526,14 @@ class Review:
             elif k.arg is None or not value(k.value, False):
                 self.add("class-header", k.value.lineno, 'the class keyword %s of "%s" must be a literal' % (k.arg or "**", n.name))
         self.defer(self.body, n.body, "class-body-statement", False)
+        # Python calls these while it builds classes, at import: __init_subclass__ for a subclass defined later,
+        # __set_name__ for an attribute's value, __class_getitem__ in an annotation, and an Enum's __init__ and
+        # __new__ once per member. A reply's class may not define them.
+        is_enum = any((chain(b) or [""])[-1] in ("Enum", "IntEnum", "StrEnum", "Flag", "IntFlag") for b in n.bases)
+        for m in n.body:
+            if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+                    m.name in ("__init_subclass__", "__set_name__", "__class_getitem__") or is_enum and m.name in ("__init__", "__new__")):
+                self.add("class-header", m.lineno, '"%s.%s" would run while the class is built, at import' % (n.name, m.name))
         for s in n.body if not self.tests else ():
             targets = s.targets if isinstance(s, ast.Assign) else [s.target] if isinstance(s, ast.AnnAssign) and s.value else []
             for x in targets:
@@ -738,6 +746,11 @@ class Review:
                 continue
             if module and self.part == "support" and t is ast.Expr and self.registration(s.value):
                 continue
+            if t is ast.AnnAssign and module and any(
+                    isinstance(x, ast.Subscript) and any(isinstance(y, ast.Name) and y.id in self.code_names for y in ast.walk(x.value))
+                    for x in ast.walk(s.annotation)):
+                self.add("annotation-not-type", s.lineno, "the annotation %s subscripts a class of the reply's, at import" % snippet(s.annotation))
+                continue
             if t is ast.AnnAssign and not typ(s.annotation):
                 self.add("annotation-not-type", s.lineno, "the annotation %s runs code" % snippet(s.annotation))
                 continue
@@ -755,6 +768,11 @@ class Review:
         comprehensions over data ({v: k for k, v in TABLE.items()}): nothing there calls code of the reply's."""
         if value(v, False, self.class_call):
             return True
+        # Operators, subscripts and iteration call dunder methods: never on a class or function of the reply's own,
+        # whose __add__, __class_getitem__ or __iter__ would run at import.
+        bound = {t.id for g in getattr(v, "generators", ()) for t in ast.walk(g.target) if isinstance(t, ast.Name)}
+        if any(isinstance(n, ast.Name) and n.id in self.code_names - bound for n in ast.walk(v)):
+            return False
         return module and not self.tests and (typ(v) or value(v, True, self.class_call) or self.comprehension(v))
 
     def comprehension(self, n):

@@ -14,7 +14,7 @@ import { createInterface } from "node:readline";
  * The scripts only parse source or read package metadata; they never run generated code.
  */
 const WORKER = String.raw`
-import base64, io, json, signal, sys, traceback
+import base64, gc, io, json, signal, sys, traceback
 # Ctrl-C reaches the whole process group: stopping is the run's to decide; a worker ends when its stdin does.
 signal.signal(signal.SIGINT, signal.SIG_IGN)
 requests, replies = sys.stdin, sys.stdout
@@ -39,6 +39,9 @@ for line in requests:
     # Read before the wrappers go: a TextIOWrapper closes the buffer under it when it is collected.
     out, err = stdout.getvalue(), sys.stderr.getvalue()
     sys.stdin, sys.stdout, sys.stderr = sys.__stdin__, sys.__stdout__, sys.__stderr__
+    # A script may turn the collector off (the review does, for speed): each call starts as python would start.
+    gc.enable()
+    gc.collect()
     replies.write(json.dumps({"status": status, "stdout": base64.b64encode(out).decode(), "stderr": err[-4000:]}) + "\n")
     replies.flush()
 `;

@@ -89,4 +89,25 @@ describe("the same shapes bent to run code at import", () => {
       "from lexkit import plural\n\nPLURAL_CASES = [(w, w + 's') for w in WORDS]\n\n\ndef test_plural():\n    assert plural('a')\n";
     expect(rulesOf(await reviewTests(python, tests))).toContain("top-level-statement");
   });
+
+  it("refuses operators, subscripts and iteration at import on a class of the reply's own, whose dunders would run", async () => {
+    const enumAdd = "class _E(enum.Enum):\n    A = 1\n\n    def __add__(self, o):\n        return o\n\n\n_X = _E.A + 1\n";
+    const getitem = "class _C:\n    pass\n\n\n_T = _C[int]\n";
+    const iterate = "class _I:\n    pass\n\n\n_L = [x for x in _I.items()]\n";
+    const annotated = "class _D:\n    pass\n\n\n_V: _D[int] = 1\n";
+    for (const support of [enumAdd, getitem, iterate, annotated])
+      expect((await reviewImplementation(python, code, "import enum", { support })).ok, support).toBe(false);
+  });
+
+  it("refuses the dunders Python calls while it builds a class: __init_subclass__, __set_name__, __class_getitem__, an Enum's __init__", async () => {
+    for (const [name, base] of [
+      ["__init_subclass__", ""],
+      ["__set_name__", ""],
+      ["__class_getitem__", ""],
+      ["__init__", "(enum.Enum)"],
+    ]) {
+      const support = `class _K${base}:\n    A = 1\n\n    def ${name}(self, *a):\n        return None\n`;
+      expect(rulesOf(await reviewImplementation(python, code, "import enum", { support })), name).toContain("class-header");
+    }
+  });
 });
