@@ -54686,8 +54686,13 @@ async function combineNeededBranches(dir, rpg, plan, rpgName, runBranch2, subgra
   const [first, ...others] = [...branches.values()];
   if (!first) return { combined: [], missing };
   const ours = ownedPaths(rpg, testFileLookup(rpg), [PYTEST_INI]);
+  const ids2 = [...branches.keys()];
+  const owner = pathOwners(rpg, ids2);
   const overlays = await Promise.all(
-    others.map(async (ref) => ({ ref, paths: (await filesAt(dir, ref)).filter((path2) => ours.has(path2)) }))
+    others.map(async (ref, i) => ({
+      ref,
+      paths: (await filesAt(dir, ref)).filter((path2) => ours.has(path2) && (owner.get(path2) ?? ids2[i + 1]) === ids2[i + 1])
+    }))
   );
   await checkoutWithFiles(dir, runBranch2, first, overlays);
   if (checkpoint) await writeCheckpoint(join5(dir, CHECKPOINT_PATH), checkpoint);
@@ -54701,9 +54706,23 @@ async function combineNeededBranches(dir, rpg, plan, rpgName, runBranch2, subgra
 async function layWorkBranchesOver(dir, rpg, plan, rpgName) {
   const { branches, checkpoint } = await readWorkBranches(dir, plan, rpgName);
   const ours = ownedPaths(rpg, testFileLookup(rpg), [PYTEST_INI]);
-  for (const branch of branches.values()) await takeFiles(dir, branch, (path2) => ours.has(path2));
+  const owner = pathOwners(rpg, [...branches.keys()]);
+  for (const [id, branch] of branches) await takeFiles(dir, branch, (path2) => ours.has(path2) && (owner.get(path2) ?? id) === id);
   if (checkpoint) await writeCheckpoint(join5(dir, CHECKPOINT_PATH), checkpoint);
   return [...branches.keys()];
+}
+function pathOwners(rpg, subgraphs) {
+  const rank = new Map(subgraphs.map((id, i) => [id, i]));
+  const testFileOf = testFileLookup(rpg);
+  const owner = /* @__PURE__ */ new Map();
+  for (const node2 of rpg.nodes) {
+    if (node2.node_type !== "leaf" || !rank.has(node2.subgraph_id)) continue;
+    for (const path2 of [normalizePath(node2.file_path), testFileOf(node2.id)]) {
+      const held = owner.get(path2);
+      if (held === void 0 || rank.get(held) < rank.get(node2.subgraph_id)) owner.set(path2, node2.subgraph_id);
+    }
+  }
+  return owner;
 }
 
 // src/engine/run-id.ts
@@ -68859,6 +68878,9 @@ for node in tree.body:
     if len(targets) == 1 and isinstance(targets[0], ast.Name):
         kind, name = "assign", targets[0].id
     entry = {"kind": kind, "name": name, "start": start, "end": node.end_lineno}
+    if targets:
+        # Every name the statement binds (a, b = ...; c = d = ...): what another node must not bind again.
+        entry["names"] = [t.id for target in targets for t in ast.walk(target) if isinstance(t, ast.Name)]
     if kind == "class":
         # Its methods, where method nodes are filled in, and the indentation of its body.
         entry["members"] = [{"name": m.name, "start": min([m.lineno] + [d.lineno for d in m.decorator_list]), "end": m.end_lineno}
@@ -77304,6 +77326,8 @@ var NodeRun = class {
   testsCode = "";
   testAttempts = 0;
   lastCode;
+  /** The last accepted code and support code, apart, as the review takes them. */
+  lastReply = { code: "", support: "" };
   /** For a method: its class. */
   owner;
   /** The top-level names the node's accepted code defines in its module: its symbol and its support code's. */
@@ -77447,7 +77471,9 @@ ${result.output.slice(-3e3)}`;
     const outline = await outlinePython(python, before);
     if (!outline.ok)
       return { ok: false, reason: `${this.implFile} does not parse before the edit: line ${outline.line}: ${outline.message}` };
-    const taken = new Set(outline.statements.filter((st2) => st2.name && st2.name !== this.node.name).map((st2) => st2.name));
+    const taken = new Set(
+      outline.statements.flatMap((st2) => st2.names ?? (st2.name ? [st2.name] : [])).filter((name) => name !== this.node.name)
+    );
     const clashes = extra.names.filter((name) => taken.has(name) || name === this.node.name);
     if (clashes.length > 0)
       return {
@@ -77474,6 +77500,7 @@ ${result.output.slice(-3e3)}`;
 
 
 ${code2}`;
+      this.lastReply = { code: code2, support };
       this.owns = [this.owner ? `${this.owner.name}.${this.node.name}` : this.node.name, ...extra.names];
     }
     return { ok: true };
@@ -77544,7 +77571,9 @@ ${code2}`;
       if (names.includes(dep.name) && symbolKindOf(dep) !== "method") lines.push(...importFor(dep, this.node) ?? []);
     for (const name of names) if (await isStdlib(this.setup.python, name)) lines.push(`import ${name}`);
     if (lines.length === 0) return false;
-    if (!(await reviewImplementation(this.setup.python, this.lastCode ?? "", lines.join("\n"))).ok) return false;
+    const { code: code2, support } = this.lastReply;
+    if (!(await reviewImplementation(this.setup.python, code2, lines.join("\n"), { support, registrars: this.registrars() })).ok)
+      return false;
     const source = await this.setup.files.read(this.implFile) ?? "";
     const organized = await organizeImports(this.setup.python, source, this.setup.localPackages, lines);
     if (!organized.changed || organized.reason !== void 0) return false;
@@ -78232,11 +78261,13 @@ def rewritten(node, kept, multiline, newline):
     return head + ", ".join(names)
 
 def bound(node):
-    """The one name a top-level definition or plain assignment binds, else None."""
+    """The names a top-level definition or assignment binds (a, b = ...; c = d = ...), else an empty set."""
     if isinstance(node, DEFS):
-        return node.name
+        return {node.name}
     targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
-    return targets[0].id if len(targets) == 1 and isinstance(targets[0], ast.Name) else None
+    names = {t.id for target in targets for t in ast.walk(target) if isinstance(t, ast.Name)}
+    # Only plain names: an assignment to an attribute or item is not a definition of anyone's.
+    return names if targets and all(isinstance(t, ast.Name) or isinstance(t, (ast.Tuple, ast.List)) for t in targets) else set()
 
 
 def members_of(klass):
@@ -78255,9 +78286,9 @@ def subset(req):
         body = ast.parse(source).body
     except SyntaxError as e:
         return {"ok": False, "line": e.lineno or 0, "message": e.msg}
-    targets = [i for i, n in enumerate(body) if bound(n) in remove]
+    targets = [i for i, n in enumerate(body) if bound(n) and bound(n) <= remove]
     # A registration call (register(_rule)) of a removed name goes with it: it would fail at import without it.
-    gone = {bound(body[i]) for i in targets}
+    gone = set().union(*(bound(body[i]) for i in targets))
     for i, n in enumerate(body):
         refs = set()
         if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call) and i not in targets:

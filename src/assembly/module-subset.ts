@@ -65,11 +65,13 @@ def rewritten(node, kept, multiline, newline):
     return head + ", ".join(names)
 
 def bound(node):
-    """The one name a top-level definition or plain assignment binds, else None."""
+    """The names a top-level definition or assignment binds (a, b = ...; c = d = ...), else an empty set."""
     if isinstance(node, DEFS):
-        return node.name
+        return {node.name}
     targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
-    return targets[0].id if len(targets) == 1 and isinstance(targets[0], ast.Name) else None
+    names = {t.id for target in targets for t in ast.walk(target) if isinstance(t, ast.Name)}
+    # Only plain names: an assignment to an attribute or item is not a definition of anyone's.
+    return names if targets and all(isinstance(t, ast.Name) or isinstance(t, (ast.Tuple, ast.List)) for t in targets) else set()
 
 
 def members_of(klass):
@@ -88,9 +90,9 @@ def subset(req):
         body = ast.parse(source).body
     except SyntaxError as e:
         return {"ok": False, "line": e.lineno or 0, "message": e.msg}
-    targets = [i for i, n in enumerate(body) if bound(n) in remove]
+    targets = [i for i, n in enumerate(body) if bound(n) and bound(n) <= remove]
     # A registration call (register(_rule)) of a removed name goes with it: it would fail at import without it.
-    gone = {bound(body[i]) for i in targets}
+    gone = set().union(*(bound(body[i]) for i in targets))
     for i, n in enumerate(body):
         refs = set()
         if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call) and i not in targets:

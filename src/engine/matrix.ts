@@ -116,9 +116,14 @@ export async function combineNeededBranches(
   const [first, ...others] = [...branches.values()];
   if (!first) return { combined: [], missing };
   const ours = ownedPaths(rpg, testFileLookup(rpg), [PYTEST_INI]);
-  // In the plan's order, so a module two subgraphs share comes from the later one, which built on the earlier.
+  const ids = [...branches.keys()];
+  const owner = pathOwners(rpg, ids);
+  // A module or test file comes from the branch of the subgraph that wrote it last, never from one that only carries it.
   const overlays = await Promise.all(
-    others.map(async (ref) => ({ ref, paths: (await filesAt(dir, ref)).filter((path) => ours.has(path)) })),
+    others.map(async (ref, i) => ({
+      ref,
+      paths: (await filesAt(dir, ref)).filter((path) => ours.has(path) && (owner.get(path) ?? ids[i + 1]) === ids[i + 1]),
+    })),
   );
   await checkoutWithFiles(dir, runBranch, first, overlays);
   if (checkpoint) await writeCheckpoint(join(dir, CHECKPOINT_PATH), checkpoint);
@@ -138,8 +143,28 @@ export async function combineNeededBranches(
 export async function layWorkBranchesOver(dir: string, rpg: Rpg, plan: Plan, rpgName: string): Promise<string[]> {
   const { branches, checkpoint } = await readWorkBranches(dir, plan, rpgName);
   const ours = ownedPaths(rpg, testFileLookup(rpg), [PYTEST_INI]);
-  // In the plan's order, so a module two subgraphs share comes from the later one, which built on the earlier.
-  for (const branch of branches.values()) await takeFiles(dir, branch, (path) => ours.has(path));
+  const owner = pathOwners(rpg, [...branches.keys()]);
+  for (const [id, branch] of branches) await takeFiles(dir, branch, (path) => ours.has(path) && (owner.get(path) ?? id) === id);
   if (checkpoint) await writeCheckpoint(join(dir, CHECKPOINT_PATH), checkpoint);
   return [...branches.keys()];
+}
+
+/**
+ * For each module and test file of the combined subgraphs, the one whose branch has the file's
+ * last word: the latest, in the plan's order, with a node in it. Every work branch carries all
+ * it built on, so an unrelated later branch holds an older copy of a module it never wrote,
+ * which must not replace the copy of the subgraph that wrote it last.
+ */
+function pathOwners(rpg: Rpg, subgraphs: readonly string[]): Map<string, string> {
+  const rank = new Map(subgraphs.map((id, i) => [id, i]));
+  const testFileOf = testFileLookup(rpg);
+  const owner = new Map<string, string>();
+  for (const node of rpg.nodes) {
+    if (node.node_type !== "leaf" || !rank.has(node.subgraph_id)) continue;
+    for (const path of [normalizePath(node.file_path), testFileOf(node.id)]) {
+      const held = owner.get(path);
+      if (held === undefined || rank.get(held)! < rank.get(node.subgraph_id)!) owner.set(path, node.subgraph_id);
+    }
+  }
+  return owner;
 }

@@ -86,6 +86,8 @@ class NodeRun {
   private testsCode = "";
   private testAttempts = 0;
   private lastCode: string | undefined;
+  /** The last accepted code and support code, apart, as the review takes them. */
+  private lastReply: { code: string; support: string } = { code: "", support: "" };
   /** For a method: its class. */
   private readonly owner: { name: string; signature: string } | undefined;
   /** The top-level names the node's accepted code defines in its module: its symbol and its support code's. */
@@ -257,7 +259,9 @@ class NodeRun {
     const outline = await outlinePython(python, before);
     if (!outline.ok)
       return { ok: false, reason: `${this.implFile} does not parse before the edit: line ${outline.line}: ${outline.message}` };
-    const taken = new Set(outline.statements.filter((st) => st.name && st.name !== this.node.name).map((st) => st.name!));
+    const taken = new Set(
+      outline.statements.flatMap((st) => st.names ?? (st.name ? [st.name] : [])).filter((name) => name !== this.node.name),
+    );
     const clashes = extra.names.filter((name) => taken.has(name) || name === this.node.name);
     if (clashes.length > 0)
       return {
@@ -285,6 +289,7 @@ class NodeRun {
     await this.setup.files.write(this.implFile, after);
     if (proposed) {
       this.lastCode = support.trim() === "" ? code : `${support.trimEnd()}\n\n\n${code}`;
+      this.lastReply = { code, support };
       this.owns = [this.owner ? `${this.owner.name}.${this.node.name}` : this.node.name, ...extra.names];
     }
     return { ok: true };
@@ -365,7 +370,9 @@ class NodeRun {
     for (const name of names) if (await isStdlib(this.setup.python, name)) lines.push(`import ${name}`);
     if (lines.length === 0) return false;
     // An import the engine adds is held to the review like one the model proposed (no `import signal` by the back door).
-    if (!(await reviewImplementation(this.setup.python, this.lastCode ?? "", lines.join("\n"))).ok) return false;
+    const { code, support } = this.lastReply;
+    if (!(await reviewImplementation(this.setup.python, code, lines.join("\n"), { support, registrars: this.registrars() })).ok)
+      return false;
     const source = (await this.setup.files.read(this.implFile)) ?? "";
     const organized = await organizeImports(this.setup.python, source, this.setup.localPackages, lines);
     if (!organized.changed || organized.reason !== undefined) return false;

@@ -28,6 +28,9 @@ for node in tree.body:
     if len(targets) == 1 and isinstance(targets[0], ast.Name):
         kind, name = "assign", targets[0].id
     entry = {"kind": kind, "name": name, "start": start, "end": node.end_lineno}
+    if targets:
+        # Every name the statement binds (a, b = ...; c = d = ...): what another node must not bind again.
+        entry["names"] = [t.id for target in targets for t in ast.walk(target) if isinstance(t, ast.Name)]
     if kind == "class":
         # Its methods, where method nodes are filled in, and the indentation of its body.
         entry["members"] = [{"name": m.name, "start": min([m.lineno] + [d.lineno for d in m.decorator_list]), "end": m.end_lineno}
@@ -45,6 +48,8 @@ export interface TopLevelStatement {
   start: number;
   /** Last line (1-based, inclusive). */
   end: number;
+  /** Every name an assignment binds, tuple and chained targets included. */
+  names?: string[];
   /** A class's methods (decorators included), for method nodes. */
   members?: { name: string; start: number; end: number }[];
   /** A class body's indentation, in columns. */

@@ -387,4 +387,9 @@ x = 1
       ].join("\n"),
     );
   });
+
+  it("removes an assignment that binds several of the removed names (a, b = ...; c = d = ...), and keeps one binding a kept name too", async () => {
+    const source = "_a, _b = 1, 2\n_c = _d = 3\n_e, KEPT = 4, 5\n\n\ndef f():\n    return KEPT\n";
+    expect(await withoutSymbols(python, source, ["_a", "_b", "_c", "_d", "_e"])).toBe("_e, KEPT = 4, 5\n\n\ndef f():\n    return KEPT\n");
+  });
 });
