@@ -67417,7 +67417,16 @@ var Worker = class {
     const job = this.current;
     this.current = void 0;
     if (!job) return;
-    const reply = JSON.parse(line);
+    let reply;
+    try {
+      reply = JSON.parse(line);
+    } catch {
+      job.resolve({ status: 1, stdout: "", stderr: `the helper wrote outside its answer: ${line.slice(0, 200)}` });
+      this.dead = true;
+      this.child.kill();
+      this.onIdle(this);
+      return;
+    }
     job.resolve({ status: reply.status, stdout: Buffer.from(reply.stdout, "base64").toString("utf8"), stderr: reply.stderr });
     this.idle();
     this.onIdle(this);
@@ -78842,13 +78851,13 @@ async function buildSnapshot(input2) {
     const code2 = source === void 0 ? void 0 : path2.endsWith("/__init__.py") ? stripApiBlock(source) : source;
     const rest = code2 === void 0 ? void 0 : await withoutSymbols(input2.python, code2, drop);
     if (keep.length > 0 || rest === void 0) decide(path2, rest);
-    else if (await onlyDocstring(input2.python, rest)) files.set(path2, null);
+    else files.set(path2, await onlyDocstring(input2.python, rest) ? null : rest);
   }
   for (const [path2, { keep, drop }] of byTestFile) {
     const source = await read(path2, keep, drop);
     const rest = source === void 0 ? void 0 : withoutTestBlocks(source, drop);
     if (keep.length > 0 || rest === void 0) decide(path2, rest);
-    else if (rest.trim() === "") files.set(path2, null);
+    else files.set(path2, rest.trim() === "" ? null : rest);
   }
   const ini = await output2.read(PYTEST_INI);
   if (ini !== void 0) files.set(PYTEST_INI, ini);

@@ -117,13 +117,15 @@ export async function buildSnapshot(input: SnapshotInput): Promise<Snapshot> {
     const code = source === undefined ? undefined : path.endsWith("/__init__.py") ? stripApiBlock(source) : source;
     const rest = code === undefined ? undefined : await withoutSymbols(input.python, code, drop);
     if (keep.length > 0 || rest === undefined) decide(path, rest);
-    else if (await onlyDocstring(input.python, rest)) files.set(path, null);
+    // Only a docstring left: the file was rpg-forge's. Anything else is a person's, kept without the later code,
+    // so that the suite runs against exactly what the commit holds.
+    else files.set(path, (await onlyDocstring(input.python, rest)) ? null : rest);
   }
   for (const [path, { keep, drop }] of byTestFile) {
     const source = await read(path, keep, drop);
     const rest = source === undefined ? undefined : withoutTestBlocks(source, drop);
     if (keep.length > 0 || rest === undefined) decide(path, rest);
-    else if (rest.trim() === "") files.set(path, null);
+    else files.set(path, rest.trim() === "" ? null : rest);
   }
 
   // The scaffold's pytest.ini (or the person's) is what makes the snapshot's tests import the package.

@@ -93,7 +93,17 @@ class Worker {
     const job = this.current;
     this.current = undefined;
     if (!job) return;
-    const reply = JSON.parse(line) as { status: number; stdout: string; stderr: string };
+    let reply: { status: number; stdout: string; stderr: string };
+    try {
+      reply = JSON.parse(line) as typeof reply;
+    } catch {
+      // Not the worker's own answer (something wrote past it): the call fails, and the worker is not trusted again.
+      job.resolve({ status: 1, stdout: "", stderr: `the helper wrote outside its answer: ${line.slice(0, 200)}` });
+      this.dead = true;
+      this.child.kill();
+      this.onIdle(this);
+      return;
+    }
     job.resolve({ status: reply.status, stdout: Buffer.from(reply.stdout, "base64").toString("utf8"), stderr: reply.stderr });
     this.idle();
     this.onIdle(this);

@@ -232,7 +232,7 @@ describe("buildSnapshot: the package once base and left are done, from an output
     expect(assembly.suite).toEqual({ exitCode: 0, passed: 2, failed: 0, total: 2 });
   });
 
-  it("never removes a file the output held before the run that holds anything of a person's", async () => {
+  it("never removes a file the output held before the run that holds anything of a person's: it keeps it without the later code", async () => {
     // A person's own top.py (top never generated) and helper in voice.py, and a test of theirs in test_voice.py.
     const mine = "def _helper():\n    return 1\n";
     const root = output({
@@ -242,7 +242,12 @@ describe("buildSnapshot: the package once base and left are done, from an output
     });
     const theirs = ["src/dia/top.py", "src/dia/voice.py", "tests/test_voice.py"];
     const kept = await snapshot(root, ["base"], { preexisting: new Set(theirs) });
-    for (const path of theirs) expect(kept.files.has(path), path).toBe(false);
+    expect(kept.files.has("src/dia/top.py")).toBe(false);
+    // The person's own code stays; the later nodes' code in their file does not, in the commit and in the suite alike.
+    expect(kept.files.get("src/dia/voice.py")).toContain("def _helper():");
+    expect(kept.files.get("src/dia/voice.py")).not.toMatch(/shout|whisper/);
+    expect(kept.files.get("tests/test_voice.py")).toContain("def test_mine():");
+    expect(kept.files.get("tests/test_voice.py")).not.toMatch(/shout|whisper/);
     expect([...kept.files].filter(([, content]) => content === null).map(([path]) => path)).toEqual(["tests/test_top.py"]);
     // Without them in the output before the run, the same files are rpg-forge's and are not in a snapshot of base alone.
     const removed = await snapshot(root, ["base"]);

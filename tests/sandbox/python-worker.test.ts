@@ -54,4 +54,11 @@ describe("rpg-forge's helper scripts in a worker", () => {
   it("names a python that does not start", async () => {
     await expect(runPythonScript("/nonexistent/python3", "print(1)\n")).rejects.toMatchObject({ code: "SANDBOX_NO_PYTHON" });
   });
+
+  it("fail a call whose script writes past its answer, and go on with a new worker", async () => {
+    await expect(runPythonScript(python, "import sys\nsys.__stdout__.write('junk\\n')\nsys.__stdout__.flush()\n")).rejects.toMatchObject({
+      message: expect.stringContaining("the helper wrote outside its answer: junk"),
+    });
+    expect(await runPythonScript(python, "print('fine')\n")).toBe("fine\n");
+  });
 });
