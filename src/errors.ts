@@ -46,6 +46,8 @@ export const RUN_ERROR_CODES = {
   SANDBOX_START_FAILED: "The test process could not be started, or bubblewrap failed while setting up the sandbox.",
   APP_CREDENTIALS_INCOMPLETE: "The Action was given one of app-id and app-private-key without the other.",
   APP_CREDENTIALS_REFUSED: "The rpg-forge App's credentials did not give an installation token for the repository.",
+  APP_ENV_MISSING: "The App's server was started with some of APP_ID, the private key and WEBHOOK_SECRET but not all.",
+  APP_CONFIG_INVALID: "The repository's .github/rpg-forge.yml has a key of the wrong type or value, or is not YAML.",
 } as const;
 
 export type RunErrorCode = keyof typeof RUN_ERROR_CODES;
