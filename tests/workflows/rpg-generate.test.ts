@@ -305,9 +305,12 @@ describe("permissions and secrets", () => {
 });
 
 describe("concurrency", () => {
-  it("puts runs of one ref and graph in one group, and a newer run cancels the older", () => {
+  it("puts runs of one ref and graph in one group; a newer push cancels the older run, a dispatched request waits for it", () => {
     const concurrency = asMap(workflow["concurrency"]);
-    expect(concurrency["cancel-in-progress"]).toBe(true);
+    const cancels = (s: Scenario) => resolve(concurrency["cancel-in-progress"], contextsOf(s));
+    expect(cancels({ event: "push" })).toBe(true);
+    // A retry must not cancel the generate it would retry.
+    expect(cancels({ event: "workflow_dispatch", inputs: { mode: "retry" } })).toBe(false);
     const group = (s: Scenario) => resolve(concurrency["group"], contextsOf(s));
     expect(group({ event: "push" })).toBe("rpg-forge-refs/heads/main-rpg.json");
     expect(group({ event: "push", vars: { RPG_FORGE_RPG_PATH: "graphs/app/rpg.json" } })).toBe(
