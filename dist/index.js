@@ -53988,15 +53988,20 @@ var gitIn = (dir) => wo({
   // simple-git refuses any -c core.hooksPath / core.fsmonitor; ours only turn them off.
   unsafe: { allowUnsafeHooksPath: true, allowUnsafeFsMonitor: true }
 });
-function plumbing(dir, extraEnv = {}) {
-  const env = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...extraEnv };
+function gitWithIndex(dir, indexFile) {
+  const env = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", GIT_INDEX_FILE: indexFile };
   for (const name of ALLOWED_ENVIRONMENT) if (process.env[name] !== void 0) env[name] = process.env[name];
+  const config2 = [...UNTRUSTED_REPOSITORY_CONFIG, "core.splitIndex=false"].flatMap((c3) => ["-c", c3]);
   return (args, input2) => new Promise((resolve5, reject) => {
     const child = execFile(
       "git",
-      ["-C", dir, ...UNTRUSTED_REPOSITORY_CONFIG.flatMap((c3) => ["-c", c3]), ...args],
-      { env, maxBuffer: 256 * 1024 * 1024, encoding: "utf8" },
-      (error63, stdout, stderr) => error63 ? reject(Object.assign(error63, { message: stderr || error63.message })) : resolve5(stdout)
+      ["-C", dir, ...config2, ...args],
+      { env, encoding: "buffer", maxBuffer: 1024 * 1024 * 1024 },
+      (error63, stdout, stderr) => {
+        if (!error63) return resolve5(stdout);
+        const said = stderr.toString();
+        reject(Object.assign(error63, { stderr: said, message: said || error63.message }));
+      }
     );
     child.stdin?.on("error", () => void 0);
     child.stdin?.end(input2 ?? "");
@@ -54066,7 +54071,8 @@ var GitRepository = class _GitRepository {
    */
   async commitFiles(files, message, tag) {
     const scratch = await mkdtemp(join2(tmpdir(), "rpg-forge-index-"));
-    const git = plumbing(this.dir, { GIT_INDEX_FILE: join2(scratch, "index") });
+    const raw = gitWithIndex(this.dir, join2(scratch, "index"));
+    const git = async (args, input2) => (await raw(args, input2)).toString("utf8");
     try {
       const head = (await git(["rev-parse", "HEAD"])).trim();
       await git(["read-tree", head]);
@@ -66093,7 +66099,6 @@ function isOurInit(content) {
 }
 
 // src/workspace/stack.ts
-import { execFile as execFile3 } from "node:child_process";
 import { mkdtemp as mkdtemp2, rm as rm3 } from "node:fs/promises";
 import { tmpdir as tmpdir2 } from "node:os";
 import { join as join6 } from "node:path";
@@ -66116,7 +66121,7 @@ async function buildStack(options) {
   const twice = branches.find((branch, i) => branches.indexOf(branch) !== i);
   if (twice !== void 0) throw new RpgForgeError("GIT_FAILED", `the branch ${twice} is named by two levels of the stack`);
   const scratch = await mkdtemp2(join6(tmpdir2(), "rpg-forge-stack-"));
-  const git = plumbing2(options.dir, join6(scratch, "index"));
+  const git = gitWithIndex(options.dir, join6(scratch, "index"));
   try {
     const [base, ...sources] = await resolveCommits(git, [options.base, ...options.levels.map((level) => level.source)]);
     if (base === void 0) throw new RpgForgeError("GIT_FAILED", `the base ${options.base} of the stack is not a commit`);
@@ -66171,22 +66176,6 @@ async function buildStack(options) {
   } finally {
     await rm3(scratch, { recursive: true, force: true });
   }
-}
-var PASSED_ENVIRONMENT = /^(PATH|HOME|GIT_(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)|GIT_CONFIG_GLOBAL|GIT_CONFIG_NOSYSTEM)$/;
-function plumbing2(dir, indexFile) {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => PASSED_ENVIRONMENT.test(key)));
-  env.GIT_INDEX_FILE = indexFile;
-  const config2 = [...UNTRUSTED_REPOSITORY_CONFIG, "core.splitIndex=false"].flatMap((c3) => ["-c", c3]);
-  return (args, input2) => new Promise((resolve5, reject) => {
-    const child = execFile3(
-      "git",
-      ["-C", dir, ...config2, ...args],
-      { env, encoding: "buffer", maxBuffer: 1024 * 1024 * 1024 },
-      (error63, stdout, stderr) => error63 ? reject(Object.assign(error63, { stderr: stderr.toString() })) : resolve5(stdout)
-    );
-    child.stdin?.on("error", () => void 0);
-    child.stdin?.end(input2 ?? "");
-  });
 }
 var text2 = (out) => out.toString("utf8").trim();
 async function call(branch, what, task) {
@@ -67288,10 +67277,10 @@ function createRequestKeys() {
 }
 
 // src/sandbox/python.ts
-import { execFile as execFile4 } from "node:child_process";
+import { execFile as execFile3 } from "node:child_process";
 import { isAbsolute } from "node:path";
 import { promisify as promisify2 } from "node:util";
-var run2 = promisify2(execFile4);
+var run2 = promisify2(execFile3);
 var INSTALL_HINT = "install Python 3 and pytest so that `python3 -m pytest --version` works on PATH (e.g. `apt-get install python3 python3-pytest` or `python3 -m pip install pytest`)";
 var PROBE_TIMEOUT_MS = 3e4;
 var cached2;
@@ -67541,7 +67530,7 @@ import { homedir, tmpdir as tmpdir3 } from "node:os";
 import { delimiter as delimiter2, isAbsolute as isAbsolute2, join as join9 } from "node:path";
 
 // src/sandbox/bwrap.ts
-import { execFile as execFile5 } from "node:child_process";
+import { execFile as execFile4 } from "node:child_process";
 import { access as access3, constants as constants6 } from "node:fs/promises";
 import { delimiter, join as join7 } from "node:path";
 
@@ -67700,7 +67689,7 @@ function signalNumber(signal) {
 
 // src/sandbox/bwrap.ts
 import { promisify as promisify3 } from "node:util";
-var run3 = promisify3(execFile5);
+var run3 = promisify3(execFile4);
 var ISOLATION = ["--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--die-with-parent", "--new-session"];
 var BASE_FILE_SYSTEM = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
 var HIDDEN_DIRS = ["/home", "/root", "/opt", "/srv", "/mnt", "/media", "/run"];

@@ -42,19 +42,27 @@ const gitIn = (dir: string): SimpleGit =>
   });
 
 /**
- * git run directly, for plumbing that needs its own index (GIT_INDEX_FILE), which
- * simple-git will not pass. The environment is the allowed variables and PATH/HOME only.
+ * git run directly with an index file of its own (GIT_INDEX_FILE, which simple-git will not
+ * pass), so that the repository's index is never read or written: for building trees and
+ * commits without a checkout. The environment is the allowed variables and PATH/HOME only.
+ * Output comes back as bytes (`ls-tree -z`, blob contents); a failure carries git's stderr.
  */
-export function plumbing(dir: string, extraEnv: Record<string, string> = {}) {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...extraEnv };
+export function gitWithIndex(dir: string, indexFile: string): (args: readonly string[], input?: string) => Promise<Buffer> {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", GIT_INDEX_FILE: indexFile };
   for (const name of ALLOWED_ENVIRONMENT) if (process.env[name] !== undefined) env[name] = process.env[name];
-  return (args: readonly string[], input?: string): Promise<string> =>
+  // A split index would write its shared part into the repository's .git.
+  const config = [...UNTRUSTED_REPOSITORY_CONFIG, "core.splitIndex=false"].flatMap((c) => ["-c", c]);
+  return (args, input) =>
     new Promise((resolve, reject) => {
       const child = execFile(
         "git",
-        ["-C", dir, ...UNTRUSTED_REPOSITORY_CONFIG.flatMap((c) => ["-c", c]), ...args],
-        { env, maxBuffer: 256 * 1024 * 1024, encoding: "utf8" },
-        (error, stdout, stderr) => (error ? reject(Object.assign(error, { message: stderr || error.message })) : resolve(stdout)),
+        ["-C", dir, ...config, ...args],
+        { env, encoding: "buffer", maxBuffer: 1024 * 1024 * 1024 },
+        (error, stdout, stderr) => {
+          if (!error) return resolve(stdout);
+          const said = stderr.toString();
+          reject(Object.assign(error, { stderr: said, message: said || error.message }));
+        },
       );
       // A git that does not read its input closes the pipe: that is not an error of the call.
       child.stdin?.on("error", () => undefined);
@@ -149,7 +157,8 @@ export class GitRepository {
    */
   async commitFiles(files: ReadonlyMap<string, string | null>, message: string, tag?: string): Promise<string | undefined> {
     const scratch = await mkdtemp(join(tmpdir(), "rpg-forge-index-"));
-    const git = plumbing(this.dir, { GIT_INDEX_FILE: join(scratch, "index") });
+    const raw = gitWithIndex(this.dir, join(scratch, "index"));
+    const git = async (args: readonly string[], input?: string): Promise<string> => (await raw(args, input)).toString("utf8");
     try {
       const head = (await git(["rev-parse", "HEAD"])).trim();
       await git(["read-tree", head]);

@@ -1,9 +1,8 @@
-import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RpgForgeError } from "../errors.js";
-import { UNTRUSTED_REPOSITORY_CONFIG } from "./git.js";
+import { gitWithIndex } from "./git.js";
 
 /**
  * A linear stack of PR branches, one commit per level, rebuilt with plumbing only: the
@@ -85,7 +84,7 @@ export async function buildStack(options: StackOptions): Promise<StackResult> {
   const twice = branches.find((branch, i) => branches.indexOf(branch) !== i);
   if (twice !== undefined) throw new RpgForgeError("GIT_FAILED", `the branch ${twice} is named by two levels of the stack`);
   const scratch = await mkdtemp(join(tmpdir(), "rpg-forge-stack-"));
-  const git = plumbing(options.dir, join(scratch, "index"));
+  const git = gitWithIndex(options.dir, join(scratch, "index"));
   try {
     const [base, ...sources] = await resolveCommits(git, [options.base, ...options.levels.map((level) => level.source)]);
     if (base === undefined) throw new RpgForgeError("GIT_FAILED", `the base ${options.base} of the stack is not a commit`);
@@ -142,33 +141,7 @@ export async function buildStack(options: StackOptions): Promise<StackResult> {
   }
 }
 
-type Git = (args: readonly string[], input?: string) => Promise<Buffer>;
-
-/**
- * The environment our git processes get: who commits and when, and which config files
- * apply. Nothing else reaches git from ours (tokens, GIT_DIR, GIT_EXEC_PATH and the like).
- */
-const PASSED_ENVIRONMENT = /^(PATH|HOME|GIT_(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)|GIT_CONFIG_GLOBAL|GIT_CONFIG_NOSYSTEM)$/;
-
-/** git with our own index file, so that the repository's index is never read or written. */
-function plumbing(dir: string, indexFile: string): Git {
-  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => PASSED_ENVIRONMENT.test(key)));
-  env.GIT_INDEX_FILE = indexFile;
-  // A split index would write its shared part into the repository's .git.
-  const config = [...UNTRUSTED_REPOSITORY_CONFIG, "core.splitIndex=false"].flatMap((c) => ["-c", c]);
-  return (args, input) =>
-    new Promise((resolve, reject) => {
-      const child = execFile(
-        "git",
-        ["-C", dir, ...config, ...args],
-        { env, encoding: "buffer", maxBuffer: 1024 * 1024 * 1024 },
-        (error, stdout, stderr) => (error ? reject(Object.assign(error, { stderr: stderr.toString() })) : resolve(stdout)),
-      );
-      // git may exit before reading all of its input; its exit status tells what went wrong.
-      child.stdin?.on("error", () => undefined);
-      child.stdin?.end(input ?? "");
-    });
-}
+type Git = ReturnType<typeof gitWithIndex>;
 
 const text = (out: Buffer): string => out.toString("utf8").trim();
 
