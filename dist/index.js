@@ -50396,12 +50396,11 @@ function credentialsFor(inputs, context, clock = Date.now) {
       { field: inputs.appId === "" ? "app-id" : "app-private-key" },
       "pass both from repository secrets, or neither (then GITHUB_TOKEN writes, and your CI does not run on rpg-forge's pull requests)"
     );
-  const baseUrl = context.apiUrl.replace(/\/+$/, "");
-  const auth6 = createAppAuth({ appId: inputs.appId, privateKey: inputs.appPrivateKey.replace(/\\n/g, "\n") });
+  const privateKey = inputs.appPrivateKey.replace(/\\n/g, "\n");
   const asApp = new Octokit2({
     authStrategy: createAppAuth,
-    auth: { appId: inputs.appId, privateKey: inputs.appPrivateKey.replace(/\\n/g, "\n") },
-    baseUrl
+    auth: { appId: inputs.appId, privateKey },
+    baseUrl: context.apiUrl.replace(/\/+$/, "")
   });
   let installationId;
   let current;
@@ -50412,7 +50411,7 @@ function credentialsFor(inputs, context, clock = Date.now) {
         installationId ??= (await asApp.rest.apps.getRepoInstallation({ ...context.repository })).data.id;
         const refresh = !current || current.expiresAt - clock() < REFRESH_MARGIN_MS;
         if (refresh) {
-          const minted = await auth6({ type: "installation", installationId, refresh: true, factory: void 0, request: asApp.request });
+          const minted = await asApp.auth({ type: "installation", installationId, refresh: true });
           current = { token: minted.token, expiresAt: Date.parse(minted.expiresAt) };
         }
         return current.token;
@@ -77323,9 +77322,17 @@ var NodeRun = class {
   testIds = [];
   testsCode = "";
   testAttempts = 0;
-  lastCode;
-  /** The last accepted code and support code, apart, as the review takes them. */
-  lastReply = { code: "", support: "" };
+  /** The last accepted code and support code, apart, as the review takes them; undefined before the first. */
+  lastReply;
+  /** What the model last proposed, as the fix prompt and the failure context show it: support code above the symbol. */
+  get lastCode() {
+    if (!this.lastReply) return void 0;
+    const { code: code2, support } = this.lastReply;
+    return support.trim() === "" ? code2 : `${support.trimEnd()}
+
+
+${code2}`;
+  }
   /** For a method: its class. */
   owner;
   /** The top-level names the node's accepted code defines in its module: its symbol and its support code's. */
@@ -77494,10 +77501,6 @@ ${result.output.slice(-3e3)}`;
     if (!final.ok) return { ok: false, reason: `the edited file would not parse: line ${final.line}: ${final.message}` };
     await this.setup.files.write(this.implFile, after);
     if (proposed) {
-      this.lastCode = support.trim() === "" ? code2 : `${support.trimEnd()}
-
-
-${code2}`;
       this.lastReply = { code: code2, support };
       this.owns = [this.owner ? `${this.owner.name}.${this.node.name}` : this.node.name, ...extra.names];
     }
@@ -77569,7 +77572,7 @@ ${code2}`;
       if (names.includes(dep.name) && symbolKindOf(dep) !== "method") lines.push(...importFor(dep, this.node) ?? []);
     for (const name of names) if (await isStdlib(this.setup.python, name)) lines.push(`import ${name}`);
     if (lines.length === 0) return false;
-    const { code: code2, support } = this.lastReply;
+    const { code: code2, support } = this.lastReply ?? { code: "", support: "" };
     if (!(await reviewImplementation(this.setup.python, code2, lines.join("\n"), { support, registrars: this.registrars() })).ok)
       return false;
     const source = await this.setup.files.read(this.implFile) ?? "";

@@ -34,12 +34,11 @@ export function credentialsFor(
       { field: inputs.appId === "" ? "app-id" : "app-private-key" },
       "pass both from repository secrets, or neither (then GITHUB_TOKEN writes, and your CI does not run on rpg-forge's pull requests)",
     );
-  const baseUrl = context.apiUrl.replace(/\/+$/, "");
-  const auth = createAppAuth({ appId: inputs.appId, privateKey: inputs.appPrivateKey.replace(/\\n/g, "\n") });
+  const privateKey = inputs.appPrivateKey.replace(/\\n/g, "\n");
   const asApp = new Octokit({
     authStrategy: createAppAuth,
-    auth: { appId: inputs.appId, privateKey: inputs.appPrivateKey.replace(/\\n/g, "\n") },
-    baseUrl,
+    auth: { appId: inputs.appId, privateKey },
+    baseUrl: context.apiUrl.replace(/\/+$/, ""),
   });
   let installationId: number | undefined;
   let current: { token: string; expiresAt: number } | undefined;
@@ -50,7 +49,10 @@ export function credentialsFor(
         installationId ??= (await asApp.rest.apps.getRepoInstallation({ ...context.repository })).data.id;
         const refresh = !current || current.expiresAt - clock() < REFRESH_MARGIN_MS;
         if (refresh) {
-          const minted = await auth({ type: "installation", installationId, refresh: true, factory: undefined, request: asApp.request });
+          const minted = (await asApp.auth({ type: "installation", installationId, refresh: true })) as {
+            token: string;
+            expiresAt: string;
+          };
           current = { token: minted.token, expiresAt: Date.parse(minted.expiresAt) };
         }
         return current!.token;
