@@ -85,9 +85,14 @@ class NodeRun {
   private testIds: string[] = [];
   private testsCode = "";
   private testAttempts = 0;
-  private lastCode: string | undefined;
-  /** The last accepted code and support code, apart, as the review takes them. */
-  private lastReply: { code: string; support: string } = { code: "", support: "" };
+  /** The last accepted code and support code, apart, as the review takes them; undefined before the first. */
+  private lastReply: { code: string; support: string } | undefined;
+  /** What the model last proposed, as the fix prompt and the failure context show it: support code above the symbol. */
+  private get lastCode(): string | undefined {
+    if (!this.lastReply) return undefined;
+    const { code, support } = this.lastReply;
+    return support.trim() === "" ? code : `${support.trimEnd()}\n\n\n${code}`;
+  }
   /** For a method: its class. */
   private readonly owner: { name: string; signature: string } | undefined;
   /** The top-level names the node's accepted code defines in its module: its symbol and its support code's. */
@@ -288,7 +293,6 @@ class NodeRun {
     if (!final.ok) return { ok: false, reason: `the edited file would not parse: line ${final.line}: ${final.message}` };
     await this.setup.files.write(this.implFile, after);
     if (proposed) {
-      this.lastCode = support.trim() === "" ? code : `${support.trimEnd()}\n\n\n${code}`;
       this.lastReply = { code, support };
       this.owns = [this.owner ? `${this.owner.name}.${this.node.name}` : this.node.name, ...extra.names];
     }
@@ -370,7 +374,7 @@ class NodeRun {
     for (const name of names) if (await isStdlib(this.setup.python, name)) lines.push(`import ${name}`);
     if (lines.length === 0) return false;
     // An import the engine adds is held to the review like one the model proposed (no `import signal` by the back door).
-    const { code, support } = this.lastReply;
+    const { code, support } = this.lastReply ?? { code: "", support: "" };
     if (!(await reviewImplementation(this.setup.python, code, lines.join("\n"), { support, registrars: this.registrars() })).ok)
       return false;
     const source = (await this.setup.files.read(this.implFile)) ?? "";
