@@ -50513,7 +50513,8 @@ function subgraphCommitMessage(subgraph) {
   const last = subgraph.nodes.at(-1) ?? "";
   return `feat: complete ${subgraph.name} (nodes ${first === last ? first : `${first}-${last}`})`;
 }
-var subgraphTag = (runId, subgraphId) => `rpg/${runId}/${refSafe(subgraphId)}`;
+var subgraphTag = (runId, subgraphId) => `${runTagPrefix(runId)}${refSafe(subgraphId)}`;
+var runTagPrefix = (runId) => `rpg/${runId}/`;
 function rpgNameOf(rpg, rpgPath) {
   const name = rpg.metadata.name;
   return typeof name === "string" && name ? name : basename(dirname(resolve2(rpgPath)));
@@ -66934,6 +66935,16 @@ async function pushStack(dir, plan, rpgName, built, remoteHeads, auth6) {
   );
   return { branches, stack, held };
 }
+async function pushRunRecord(dir, runId, subgraphIds, branches, auth6) {
+  const own2 = new Set(subgraphIds.map((id) => subgraphTag(runId, id)));
+  const tags = (await refsUnder(dir, `refs/tags/${runTagPrefix(runId)}`)).filter((tag) => own2.has(tag));
+  await pushRefs(
+    dir,
+    "origin",
+    [...branches.map((b3) => `+refs/heads/${b3}:refs/heads/${b3}`), ...tags.map((t2) => `refs/tags/${t2}:refs/tags/${t2}`)],
+    auth6
+  );
+}
 
 // src/action/bot-identity.ts
 var BOT = { name: "github-actions[bot]", email: "41898282+github-actions[bot]@users.noreply.github.com" };
@@ -79325,22 +79336,24 @@ async function runGeneration(inputs, context, at2, credentials) {
   const { checkpoint } = result;
   if (credentials) await useFreshToken(inputs, credentials, (token) => setSecret(token));
   const auth6 = remoteAuthOf(inputs, context);
-  const mine = (id) => !matrix || matrix.includes(id);
-  const ownTags = new Set(plan.subgraphs.filter((s) => mine(s.id)).map((s) => subgraphTag(result.runId, s.id)));
-  const tags = (await refsUnder(dir, `refs/tags/rpg/${result.runId}/`)).filter((tag) => ownTags.has(tag));
   const report = await readFile9(result.reportPath, "utf8");
   const finished = { plan, rpgPath, checkpoint, report, runId: result.runId };
   if (matrix) {
     const local = new Set(await refsUnder(dir, `refs/heads/${workBranchPrefix(rpgName)}`));
     const work = branchesWithAPassedNode(plan, checkpoint, local, (id) => workBranch(rpgName, id));
-    const refs = [...work].filter(([id]) => matrix.includes(id)).map(([, b3]) => `+refs/heads/${b3}:refs/heads/${b3}`);
-    await pushRefs(dir, "origin", [...refs, ...tags.map((t2) => `refs/tags/${t2}:refs/tags/${t2}`)], auth6);
+    const mine = [...work].filter(([id]) => matrix.includes(id)).map(([, b3]) => b3);
+    await pushRunRecord(dir, result.runId, matrix, mine, auth6);
     await finish(inputs, context, { ...finished, prs: [], branch: void 0, whole: false });
     return;
   }
   const pushed = await pushStack(dir, plan, rpgName, result.stack, remoteHeads, auth6);
-  const runRefs = [...tags.map((t2) => `refs/tags/${t2}:refs/tags/${t2}`), `+refs/heads/${runBranchName}:refs/heads/${runBranchName}`];
-  await pushRefs(dir, "origin", runRefs, auth6);
+  await pushRunRecord(
+    dir,
+    result.runId,
+    plan.subgraphs.map((s) => s.id),
+    [runBranchName],
+    auth6
+  );
   const prs = await publishStack(inputs, context, { plan, checkpoint, rpgPath, model }, pushed);
   await finish(inputs, context, { ...finished, prs, branch: runBranchName, whole: true });
 }
@@ -79507,12 +79520,11 @@ async function runReport(inputs, context, at2, credentials) {
   if (credentials) await useFreshToken(inputs, credentials, (token) => setSecret(token));
   const auth6 = remoteAuthOf(inputs, context);
   const pushed = await pushStack(dir, plan, rpgName, result.stack, remoteHeads, auth6);
-  const ownTags = new Set(plan.subgraphs.map((s) => subgraphTag(result.runId, s.id)));
-  const tags = (await refsUnder(dir, `refs/tags/rpg/${result.runId}/`)).filter((tag) => ownTags.has(tag));
-  await pushRefs(
+  await pushRunRecord(
     dir,
-    "origin",
-    [...tags.map((t2) => `refs/tags/${t2}:refs/tags/${t2}`), `+refs/heads/${runBranchName}:refs/heads/${runBranchName}`],
+    result.runId,
+    plan.subgraphs.map((s) => s.id),
+    [runBranchName],
     auth6
   );
   const prs = await publishStack(inputs, context, { plan, checkpoint: result.checkpoint, rpgPath, model }, pushed);

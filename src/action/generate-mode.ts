@@ -1,14 +1,13 @@
 import * as core from "@actions/core";
-import { runBranch, subgraphBranchPrefix, subgraphTag, workBranch, workBranchPrefix } from "../engine/history.js";
+import { runBranch, subgraphBranchPrefix, workBranch, workBranchPrefix } from "../engine/history.js";
 import { combineNeededBranches, fetchSubgraphBranches, fetchWorkBranches } from "../engine/matrix.js";
 import { rpgHash } from "../engine/run-id.js";
 import { selectProvider } from "../llm/select.js";
 import type { Checkpoint } from "../engine/checkpoint.js";
 import type { Plan } from "../plan/plan.js";
 import { branchHeads, headOf, refsUnder, takeFiles } from "../workspace/git.js";
-import { pushRefs } from "../workspace/remote.js";
 import { stackOwnedPaths, topOfStack } from "../engine/pr-stack.js";
-import { pushStack } from "./push-stack.js";
+import { pushRunRecord, pushStack } from "./push-stack.js";
 import { runnerCheckout, remoteAuthOf } from "./runner-checkout.js";
 import { useFreshToken, type Credentials } from "./credentials.js";
 import type { ActionContext, RpgAtHand } from "./context.js";
@@ -70,23 +69,25 @@ export async function runGeneration(inputs: ActionInputs, context: ActionContext
   // Generating may have taken longer than an installation token lives: the writes below get a fresh one.
   if (credentials) await useFreshToken(inputs, credentials, (token) => core.setSecret(token));
   const auth = remoteAuthOf(inputs, context);
-  const mine = (id: string): boolean => !matrix || matrix.includes(id);
-  const ownTags = new Set(plan.subgraphs.filter((s) => mine(s.id)).map((s) => subgraphTag(result.runId, s.id)));
-  const tags = (await refsUnder(dir, `refs/tags/rpg/${result.runId}/`)).filter((tag) => ownTags.has(tag));
   const report = await readFile(result.reportPath, "utf8");
   const finished = { plan, rpgPath, checkpoint, report, runId: result.runId };
   if (matrix) {
     // Each wave job's work branch holds what the job had; the next waves and the report job build on it.
     const local = new Set(await refsUnder(dir, `refs/heads/${workBranchPrefix(rpgName)}`));
     const work = branchesWithAPassedNode(plan, checkpoint, local, (id) => workBranch(rpgName, id));
-    const refs = [...work].filter(([id]) => matrix.includes(id)).map(([, b]) => `+refs/heads/${b}:refs/heads/${b}`);
-    await pushRefs(dir, "origin", [...refs, ...tags.map((t) => `refs/tags/${t}:refs/tags/${t}`)], auth);
+    const mine = [...work].filter(([id]) => matrix.includes(id)).map(([, b]) => b);
+    await pushRunRecord(dir, result.runId, matrix, mine, auth);
     await finish(inputs, context, { ...finished, prs: [], branch: undefined, whole: false });
     return;
   }
   const pushed = await pushStack(dir, plan, rpgName, result.stack!, remoteHeads, auth);
-  const runRefs = [...tags.map((t) => `refs/tags/${t}:refs/tags/${t}`), `+refs/heads/${runBranchName}:refs/heads/${runBranchName}`];
-  await pushRefs(dir, "origin", runRefs, auth);
+  await pushRunRecord(
+    dir,
+    result.runId,
+    plan.subgraphs.map((s) => s.id),
+    [runBranchName],
+    auth,
+  );
   const prs = await publishStack(inputs, context, { plan, checkpoint, rpgPath, model }, pushed);
   await finish(inputs, context, { ...finished, prs, branch: runBranchName, whole: true });
 }

@@ -2,7 +2,9 @@ import * as core from "@actions/core";
 import { stackBranches, subgraphOfBranch } from "../engine/pr-stack.js";
 import type { Plan } from "../plan/plan.js";
 import { renderHeldComment } from "../report/pull-request.js";
-import { pushBranches, type RemoteAuth } from "../workspace/remote.js";
+import { runTagPrefix, subgraphTag } from "../engine/history.js";
+import { refsUnder } from "../workspace/git.js";
+import { pushBranches, pushRefs, type RemoteAuth } from "../workspace/remote.js";
 import type { StackResult } from "../workspace/stack.js";
 
 export interface PushedStack {
@@ -41,4 +43,26 @@ export async function pushStack(
     auth,
   );
   return { branches, stack, held };
+}
+
+/**
+ * The record of a run, in one push: its tags of these subgraphs (rpg/<run>/<subgraph>) and
+ * the branches that belong to this run alone (the run branch, or a matrix job's work
+ * branches), replaced whatever they held before.
+ */
+export async function pushRunRecord(
+  dir: string,
+  runId: string,
+  subgraphIds: readonly string[],
+  branches: readonly string[],
+  auth: RemoteAuth | undefined,
+): Promise<void> {
+  const own = new Set(subgraphIds.map((id) => subgraphTag(runId, id)));
+  const tags = (await refsUnder(dir, `refs/tags/${runTagPrefix(runId)}`)).filter((tag) => own.has(tag));
+  await pushRefs(
+    dir,
+    "origin",
+    [...branches.map((b) => `+refs/heads/${b}:refs/heads/${b}`), ...tags.map((t) => `refs/tags/${t}:refs/tags/${t}`)],
+    auth,
+  );
 }

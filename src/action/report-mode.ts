@@ -1,19 +1,18 @@
 import * as core from "@actions/core";
 import { readFile } from "node:fs/promises";
-import { runBranch, subgraphBranchPrefix, subgraphTag, workBranch, workBranchPrefix } from "../engine/history.js";
+import { runBranch, subgraphBranchPrefix, workBranch, workBranchPrefix } from "../engine/history.js";
 import { fetchSubgraphBranches, fetchWorkBranches, layWorkBranchesOver } from "../engine/matrix.js";
 import { stateAt } from "../engine/pr-stack.js";
 import { rpgHash } from "../engine/run-id.js";
 import { noModel } from "../llm/no-model.js";
-import { branchHeads, headOf, refsUnder } from "../workspace/git.js";
-import { pushRefs } from "../workspace/remote.js";
+import { branchHeads, headOf } from "../workspace/git.js";
 import { runnerCheckout, remoteAuthOf } from "./runner-checkout.js";
 import { useFreshToken, type Credentials } from "./credentials.js";
 import type { ActionContext, RpgAtHand } from "./context.js";
 import { finish } from "./finish.js";
 import type { ActionInputs } from "./inputs.js";
 import { publishStack } from "./publish-stack.js";
-import { pushStack } from "./push-stack.js";
+import { pushRunRecord, pushStack } from "./push-stack.js";
 import { generateInRunner } from "./run-engine.js";
 
 /**
@@ -55,12 +54,11 @@ export async function runReport(inputs: ActionInputs, context: ActionContext, at
   if (credentials) await useFreshToken(inputs, credentials, (token) => core.setSecret(token));
   const auth = remoteAuthOf(inputs, context);
   const pushed = await pushStack(dir, plan, rpgName, result.stack!, remoteHeads, auth);
-  const ownTags = new Set(plan.subgraphs.map((s) => subgraphTag(result.runId, s.id)));
-  const tags = (await refsUnder(dir, `refs/tags/rpg/${result.runId}/`)).filter((tag) => ownTags.has(tag));
-  await pushRefs(
+  await pushRunRecord(
     dir,
-    "origin",
-    [...tags.map((t) => `refs/tags/${t}:refs/tags/${t}`), `+refs/heads/${runBranchName}:refs/heads/${runBranchName}`],
+    result.runId,
+    plan.subgraphs.map((s) => s.id),
+    [runBranchName],
     auth,
   );
   const prs = await publishStack(inputs, context, { plan, checkpoint: result.checkpoint, rpgPath, model }, pushed);

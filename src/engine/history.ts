@@ -49,7 +49,10 @@ export function subgraphCommitMessage(subgraph: PlannedSubgraph): string {
 }
 
 /** The PRD's tag phase4-subgraph-{id}, made unique per run. */
-export const subgraphTag = (runId: string, subgraphId: string): string => `rpg/${runId}/${refSafe(subgraphId)}`;
+export const subgraphTag = (runId: string, subgraphId: string): string => `${runTagPrefix(runId)}${refSafe(subgraphId)}`;
+
+/** What every tag of a run starts with (`rpg/<run-id>/`), to list them together. */
+export const runTagPrefix = (runId: string): string => `rpg/${runId}/`;
 
 /** The name branches are made of: the RPG's metadata.name, else the folder the RPG is in. */
 export function rpgNameOf(rpg: Rpg, rpgPath: string): string {
