@@ -34,7 +34,6 @@ import { SubgraphCommits } from "./subgraph-commits.js";
 import { summarize, type RunSummary } from "./summary.js";
 import { createTddSetup } from "./tdd-setup.js";
 
-export { CHECKPOINT_PATH, REPORT_PATH };
 /** What rpg-forge writes in the output by path rather than through PackageFiles: no link may sit on their way. */
 const OWN_WRITES = [
   CHECKPOINT_PATH,

@@ -242,11 +242,6 @@ export async function takeFiles(dir: string, ref: string, wanted: (path: string)
   if (paths.length > 0) await run(() => gitIn(dir).checkout([ref, "--", ...paths]), "GIT_FAILED", `cannot take the files of ${ref}`);
 }
 
-/** Switches the work tree to a branch (a retry continues where the run branch left off). */
-export async function checkoutBranch(dir: string, branch: string): Promise<void> {
-  await run(() => gitIn(dir).checkout([branch]), "GIT_FAILED", `cannot switch to the branch ${branch}`);
-}
-
 /** A file as it is on a branch or commit; undefined when it is not there. */
 export async function readFileAt(dir: string, ref: string, path: string): Promise<string | undefined> {
   return gitIn(dir)

@@ -47,16 +47,6 @@ export async function fetchRefs(dir: string, remote: string, refspecs: readonly 
   await remoteCall(() => remoteGit(dir, auth).raw(["fetch", "--no-tags", "--force", remote, ...refspecs]), `git fetch ${remote}`, auth);
 }
 
-/** Whether the remote has this branch. */
-export async function remoteHasBranch(dir: string, remote: string, branch: string, auth?: RemoteAuth): Promise<boolean> {
-  const out = await remoteCall(
-    () => remoteGit(dir, auth).raw(["ls-remote", "--heads", remote, `refs/heads/${branch}`]),
-    `git ls-remote ${remote}`,
-    auth,
-  );
-  return out.trim() !== "";
-}
-
 /**
  * Pushes all refspecs or none (`--atomic`): a run's branches and tags land together,
  * so a PR never points at a branch whose dependency branch failed to arrive.

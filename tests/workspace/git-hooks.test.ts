@@ -3,7 +3,7 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkoutBranch, commitFiles, GitRepository } from "../../src/workspace/git.js";
+import { checkoutWithFiles, commitFiles, GitRepository, takeFiles } from "../../src/workspace/git.js";
 import { fetchRefs, pushRefs } from "../../src/workspace/remote.js";
 import { useTempDirs } from "../helpers/temp-dir.js";
 
@@ -79,8 +79,10 @@ describe("git never runs the output repository's hooks or fsmonitor", () => {
     });
     expect(stack.levels[0]!.sha).toMatch(/^[0-9a-f]{40}$/);
     await commitFiles(dir, ["src/b.py"], "chore: b");
-    await checkoutBranch(dir, "rpg/mini/b");
-    await checkoutBranch(dir, "rpg-forge/mini");
+    // Checkouts as the Action makes them: a branch started from another (matrix mode), and files taken from a branch.
+    await checkoutWithFiles(dir, "rpg/mini/c", "rpg/mini/b", []);
+    await checkoutWithFiles(dir, "rpg-forge/mini", "rpg-forge/mini", []);
+    await takeFiles(dir, "rpg/mini/b", (path) => path === "src/a.py");
     await pushRefs(dir, "origin", ["refs/heads/rpg-forge/mini:refs/heads/rpg-forge/mini", "refs/tags/rpg/run-1/a:refs/tags/rpg/run-1/a"]);
     await fetchRefs(dir, "origin", ["+refs/heads/rpg-forge/*:refs/remotes/origin/rpg-forge/*"]);
 
