@@ -1,22 +1,17 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startGitHubStandIn } from "../helpers/github-stand-in.js";
-import { createVenv, type Venv } from "../helpers/python-venv.js";
 import { TOKEN, git } from "./fixtures.js";
 import { Octokit } from "@octokit/rest";
 import {
   actionRun,
   copyWithPulls,
-  eachBranchAlone,
+  generateAndMerge,
   inMergeOrder,
   installAndTest,
-  mergeAll,
   personPushes,
-  seedRemoteWith,
-  type MergeMethod,
+  type MergedGraph,
   type MergedRun,
 } from "./stack-merging.js";
 
@@ -25,37 +20,20 @@ import {
 const GRAPH = { dir: fileURLToPath(new URL("../fixtures/diamond/", import.meta.url)), module: "dia" };
 const ORDER = ["rpg/dia/base", "rpg/dia/left", "rpg/dia/right", "rpg/dia/top"];
 
-let root: string;
-let remote: string;
-let venv: Venv;
-let opened: { head: string; base: string }[];
-let alone: number[];
-const results = new Map<MergeMethod, MergedRun>();
+let run: MergedGraph;
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), "rpg-forge-diamond-"));
-  remote = seedRemoteWith(root, GRAPH);
-  venv = createVenv(join(root, "venv"));
-  const standIn = await startGitHubStandIn({ owner: "octo", repo: "statkit", remote });
-  try {
-    await actionRun(root, remote, standIn, { mode: "generate", replay: join(GRAPH.dir, "cassette.jsonl"), concurrency: "3" });
-    opened = inMergeOrder(standIn.pulls).map((p) => ({ head: p.head.ref, base: p.base.ref }));
-  } finally {
-    await standIn.close();
-  }
-  alone = eachBranchAlone(root, remote, ORDER, GRAPH.module, venv);
   // Squash with GitHub deleting merged branches (it retargets the PRs stacked on them itself); the others without.
-  for (const method of ["merge", "squash", "rebase"] as const)
-    results.set(method, await mergeAll(root, remote, method, method === "squash"));
+  run = await generateAndMerge(GRAPH, "rpg-forge-diamond-", ORDER, "squash");
 }, 300_000);
 
 afterAll(() => {
-  if (root) rmSync(root, { recursive: true, force: true });
+  if (run?.root) rmSync(run.root, { recursive: true, force: true });
 });
 
 describe("the PRs of a diamond of subgraphs, two sharing a module", () => {
   it("are one stack in the plan's order, each on the one before", () => {
-    expect(opened).toEqual([
+    expect(run.opened.map((p) => ({ head: p.head.ref, base: p.base.ref }))).toEqual([
       { head: ORDER[0], base: "main" },
       { head: ORDER[1], base: ORDER[0] },
       { head: ORDER[2], base: ORDER[1] },
@@ -64,32 +42,32 @@ describe("the PRs of a diamond of subgraphs, two sharing a module", () => {
   });
 
   it("each hold exactly their subgraph's code: left's branch has shout, not whisper, though whisper was generated first", () => {
-    const voice = (branch: string) => git(remote, "show", `${branch}:src/dia/voice.py`);
+    const voice = (branch: string) => git(run.remote, "show", `${branch}:src/dia/voice.py`);
     expect(voice(ORDER[1]!)).toMatch(/def shout/);
     expect(voice(ORDER[1]!)).not.toMatch(/whisper/);
-    expect(git(remote, "show", `${ORDER[1]}:tests/test_voice.py`)).not.toMatch(/whisper/);
+    expect(git(run.remote, "show", `${ORDER[1]}:tests/test_voice.py`)).not.toMatch(/whisper/);
     expect(voice(ORDER[2]!)).toMatch(/def whisper[\s\S]*def shout|def shout[\s\S]*def whisper/);
-    expect(git(remote, "show", `${ORDER[0]}:src/dia/__init__.py`)).toContain('__all__ = ["clean"]');
+    expect(git(run.remote, "show", `${ORDER[0]}:src/dia/__init__.py`)).toContain('__all__ = ["clean"]');
   });
 
   it("are each a package that installs and passes its own tests", () => {
-    expect(alone).toEqual([1, 2, 3, 4]);
+    expect(run.alone).toEqual([1, 2, 3, 4]);
   });
 
   it.each(["merge", "squash", "rebase"] as const)(
     "merge in the stated order by %s without a conflict, each diff only its own",
     (method) => {
-      const run = results.get(method)!;
-      expect(run.merged.map((m) => m.head)).toEqual(ORDER);
+      const { merged } = run.results.get(method)!;
+      expect(merged.map((m) => m.head)).toEqual(ORDER);
       const own = (m: MergedRun["merged"][number]) => m.diff.filter((f) => f.startsWith("src/dia/") && !f.endsWith("__init__.py"));
-      expect(run.merged.map(own)).toEqual([["src/dia/base.py"], ["src/dia/voice.py"], ["src/dia/voice.py"], ["src/dia/top.py"]]);
-      for (const m of run.merged) expect(m.diff).not.toContain(".github/workflows/ci.yml");
+      expect(merged.map(own)).toEqual([["src/dia/base.py"], ["src/dia/voice.py"], ["src/dia/voice.py"], ["src/dia/top.py"]]);
+      for (const m of merged) expect(m.diff).not.toContain(".github/workflows/ci.yml");
     },
   );
 
   it.each(["merge", "squash", "rebase"] as const)("leave main, merged by %s, the whole package, installed and passing", (method) => {
-    const { main } = results.get(method)!;
-    expect(installAndTest(venv, main, root, GRAPH.module)).toBe(4);
+    const { main } = run.results.get(method)!;
+    expect(installAndTest(run.venv, main, run.root, GRAPH.module)).toBe(4);
     expect(readFileSync(join(main, "README.md"), "utf8")).toContain("# Ours");
     const checkpoint = JSON.parse(readFileSync(join(main, "docs/generation_checkpoint.json"), "utf8")) as {
       nodes: Record<string, { status: string }>;
@@ -98,15 +76,15 @@ describe("the PRs of a diamond of subgraphs, two sharing a module", () => {
   });
 
   it("never force-pushes a branch a person pushed to, nor the ones above it, and says so on its PR", async () => {
-    const { remote: copy, standIn } = await copyWithPulls(root, remote, "person");
+    const { remote: copy, standIn } = await copyWithPulls(run.root, run.remote, "person");
     try {
-      const theirs = personPushes(root, copy, ORDER[2]!, "src/dia/voice.py");
+      const theirs = personPushes(run.root, copy, ORDER[2]!, "src/dia/voice.py");
       const topBefore = git(copy, "rev-parse", ORDER[3]!);
       // The base PR is merged (squash): everything above it is restacked, except what a person touched.
       const gh = new Octokit({ auth: TOKEN, baseUrl: standIn.url, log: { debug() {}, info() {}, warn() {}, error() {} } });
       const [first] = inMergeOrder(standIn.pulls);
       await gh.rest.pulls.merge({ owner: "octo", repo: "statkit", pull_number: first!.number, merge_method: "squash" });
-      const restack = await actionRun(root, copy, standIn, { mode: "restack" });
+      const restack = await actionRun(run.root, copy, standIn, { mode: "restack" });
       expect(restack.stdout).toContain(`::warning::${ORDER[2]} was left as it is: a person pushed to it`);
       expect(git(copy, "rev-parse", ORDER[2]!)).toBe(theirs);
       expect(git(copy, "rev-parse", ORDER[3]!)).toBe(topBefore);
@@ -122,7 +100,7 @@ describe("the PRs of a diamond of subgraphs, two sharing a module", () => {
       expect(standIn.comments.some((c) => c.issue_number === topPr.number && c.body.includes("a branch below it"))).toBe(true);
       // Said once: a second restack finds the comments as they are.
       const before = standIn.comments.length;
-      await actionRun(root, copy, standIn, { mode: "restack" });
+      await actionRun(run.root, copy, standIn, { mode: "restack" });
       expect(standIn.comments).toHaveLength(before);
     } finally {
       await standIn.close();
@@ -130,12 +108,12 @@ describe("the PRs of a diamond of subgraphs, two sharing a module", () => {
   }, 120_000);
 
   it("restacks in the next generate run too, after a merge, generating nothing again", async () => {
-    const { remote: copy, standIn } = await copyWithPulls(root, remote, "next-run");
+    const { remote: copy, standIn } = await copyWithPulls(run.root, run.remote, "next-run");
     try {
       const gh = new Octokit({ auth: TOKEN, baseUrl: standIn.url, log: { debug() {}, info() {}, warn() {}, error() {} } });
       const [first] = inMergeOrder(standIn.pulls);
       await gh.rest.pulls.merge({ owner: "octo", repo: "statkit", pull_number: first!.number, merge_method: "squash" });
-      const next = await actionRun(root, copy, standIn, { mode: "generate", replay: join(GRAPH.dir, "cassette.jsonl") });
+      const next = await actionRun(run.root, copy, standIn, { mode: "generate", replay: join(GRAPH.dir, "cassette.jsonl") });
       expect(next.stdout).toMatch(/Resuming run .*: 0 of 4 nodes to generate/);
       expect(inMergeOrder(standIn.pulls).map((p) => [p.head.ref, p.base.ref])).toEqual([
         [ORDER[1], "main"],

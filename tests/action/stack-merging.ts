@@ -1,10 +1,11 @@
 import { execFileSync } from "node:child_process";
-import { cpSync, copyFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { cpSync, copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Octokit } from "@octokit/rest";
 import { expect } from "vitest";
 import { startGitHubStandIn, type GitHubStandIn, type StoredPull } from "../helpers/github-stand-in.js";
-import type { Venv } from "../helpers/python-venv.js";
+import { createVenv, type Venv } from "../helpers/python-venv.js";
 import { TOKEN, checkout, git, payload } from "./fixtures.js";
 import { runAction, type ActionRun } from "./run-action.js";
 
@@ -149,4 +150,41 @@ export async function copyWithPulls(root: string, generated: string, name: strin
   const standIn = await startGitHubStandIn({ owner: "octo", repo: "statkit", remote });
   await actionRun(root, remote, standIn, { mode: "restack" });
   return { remote, standIn };
+}
+
+export interface MergedGraph {
+  root: string;
+  /** The remote as the Action's first run left it. */
+  remote: string;
+  venv: Venv;
+  /** The PRs that run opened, in the merge order their bodies state. */
+  opened: StoredPull[];
+  /** How many tests each PR branch passes on its own, installed, in merge order. */
+  alone: number[];
+  results: Map<MergeMethod, MergedRun>;
+}
+
+/**
+ * A graph through the whole cycle: the Action generates it on a fresh remote; each PR branch is
+ * installed and tested alone; then, on a copy of that remote per method, every PR is merged in
+ * order with a restack after each. `deleteBranchOnMerge` picks the method under which GitHub
+ * deletes merged branches (and retargets the PRs stacked on them itself).
+ */
+export async function generateAndMerge(graph: Graph, prefix: string, order: readonly string[], deletes: MergeMethod): Promise<MergedGraph> {
+  const root = mkdtempSync(join(tmpdir(), prefix));
+  const remote = seedRemoteWith(root, graph);
+  const venv = createVenv(join(root, "venv"));
+  const standIn = await startGitHubStandIn({ owner: "octo", repo: "statkit", remote });
+  let opened: StoredPull[];
+  try {
+    await actionRun(root, remote, standIn, { mode: "generate", replay: join(graph.dir, "cassette.jsonl"), concurrency: "3" });
+    opened = inMergeOrder(standIn.pulls);
+  } finally {
+    await standIn.close();
+  }
+  const alone = eachBranchAlone(root, remote, order, graph.module, venv);
+  const results = new Map<MergeMethod, MergedRun>();
+  for (const method of ["merge", "squash", "rebase"] as const)
+    results.set(method, await mergeAll(root, remote, method, method === deletes));
+  return { root, remote, venv, opened, alone, results };
 }
