@@ -79384,6 +79384,9 @@ var DispatchInputsSchema = external_exports.strictObject({
   "max-iterations": number4.optional(),
   "base-branch": external_exports.string().optional(),
   issue: number4.optional(),
+  // The comment (`comment-<id>`) or review (`review-<id>`) that asked for the run. Its text never travels in an
+  // input (inputs show in the run's page and logs); the Action reads it through the API and quotes it to the model.
+  request: external_exports.string().regex(/^((comment|review)-\d+)?$/, "request must be comment-<id> or review-<id>").optional(),
   matrix: external_exports.enum(["true", "false"]).optional()
 });
 var DISPATCH_INPUT_NAMES = Object.keys(DispatchInputsSchema.shape);
@@ -79408,17 +79411,22 @@ var ActionInputsSchema = external_exports.object({
   issue: external_exports.string().transform((text3) => text3.trim() === "" ? void 0 : Number(text3)).pipe(
     external_exports.number({ error: "issue must be an issue number" }).int("issue must be an issue number").positive("issue must be an issue number").optional()
   ),
+  request: DispatchInputsSchema.shape.request.unwrap().transform((text3) => parseRequest(text3)),
   replay: external_exports.string(),
   sandbox: external_exports.enum(["bwrap", "process"], { error: "sandbox must be bwrap or process" })
 }).check((ctx) => {
-  if (ctx.value.mode === "revise" && ctx.value.nodes.length === 0)
+  if (ctx.value.mode === "revise" && ctx.value.nodes.length === 0 && ctx.value.request?.kind !== "review")
     ctx.issues.push({
       code: "custom",
-      message: "mode revise needs the nodes to regenerate (input nodes)",
+      message: "mode revise needs the nodes to regenerate (input nodes) or the review that asks for it (input request)",
       input: ctx.value,
       path: ["nodes"]
     });
 });
+function parseRequest(text3) {
+  const match = /^(comment|review)-(\d+)$/.exec(text3);
+  return match ? { kind: match[1], id: Number(match[2]) } : void 0;
+}
 function readInputs(config2 = RepoConfigSchema.parse({})) {
   const given = (name, fromConfig) => getInput(name) || (fromConfig?.toString() ?? "");
   const raw = {
@@ -79434,6 +79442,7 @@ function readInputs(config2 = RepoConfigSchema.parse({})) {
     appId: getInput("app-id"),
     appPrivateKey: getInput("app-private-key"),
     issue: getInput("issue"),
+    request: getInput("request"),
     replay: getInput("replay"),
     sandbox: getInput("sandbox") || "bwrap"
   };

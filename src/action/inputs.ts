@@ -1,7 +1,7 @@
 import * as core from "@actions/core";
 import { z } from "zod";
 
-import { MODES } from "../config/dispatch-inputs.js";
+import { DispatchInputsSchema, MODES } from "../config/dispatch-inputs.js";
 import { RepoConfigSchema, type RepoConfig } from "../config/repo-config.js";
 
 export { MODES };
@@ -46,20 +46,35 @@ export const ActionInputsSchema = z
           .positive("issue must be an issue number")
           .optional(),
       ),
+    request: DispatchInputsSchema.shape.request
+      .unwrap()
+      .transform((text) => parseRequest(text)),
     replay: z.string(),
     sandbox: z.enum(["bwrap", "process"], { error: "sandbox must be bwrap or process" }),
   })
   .check((ctx) => {
-    if (ctx.value.mode === "revise" && ctx.value.nodes.length === 0)
+    // A review names its nodes by the lines its comments are on; the run finds them.
+    if (ctx.value.mode === "revise" && ctx.value.nodes.length === 0 && ctx.value.request?.kind !== "review")
       ctx.issues.push({
         code: "custom",
-        message: "mode revise needs the nodes to regenerate (input nodes)",
+        message: "mode revise needs the nodes to regenerate (input nodes) or the review that asks for it (input request)",
         input: ctx.value,
         path: ["nodes"],
       });
   });
 
 export type ActionInputs = z.infer<typeof ActionInputsSchema>;
+
+/** The comment or review that asked for a run, by its id (the `request` input). */
+export interface RunRequest {
+  kind: "comment" | "review";
+  id: number;
+}
+
+function parseRequest(text: string): RunRequest | undefined {
+  const match = /^(comment|review)-(\d+)$/.exec(text);
+  return match ? { kind: match[1] as RunRequest["kind"], id: Number(match[2]) } : undefined;
+}
 
 /**
  * Reads and checks the inputs; a bad one is named in the error. An input left empty takes the repository's
@@ -82,6 +97,7 @@ export function readInputs(config: RepoConfig = RepoConfigSchema.parse({})): Act
     appId: core.getInput("app-id"),
     appPrivateKey: core.getInput("app-private-key"),
     issue: core.getInput("issue"),
+    request: core.getInput("request"),
     replay: core.getInput("replay"),
     sandbox: core.getInput("sandbox") || "bwrap",
   };

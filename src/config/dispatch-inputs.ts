@@ -21,6 +21,12 @@ export const DispatchInputsSchema = z.strictObject({
   "max-iterations": number.optional(),
   "base-branch": z.string().optional(),
   issue: number.optional(),
+  // The comment (`comment-<id>`) or review (`review-<id>`) that asked for the run. Its text never travels in an
+  // input (inputs show in the run's page and logs); the Action reads it through the API and quotes it to the model.
+  request: z
+    .string()
+    .regex(/^((comment|review)-\d+)?$/, "request must be comment-<id> or review-<id>")
+    .optional(),
   matrix: z.enum(["true", "false"]).optional(),
 });
 
