@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import { moduleDocstrings, pythonDocstring } from "../assembly/docstrings.js";
 import { packageDirectories, testFileLookup } from "../assembly/layout.js";
 import type { ModelProvider } from "../llm/provider.js";
+import type { ReviewerNote } from "../llm/requests/node-context.js";
 import { createRequestKeys } from "../llm/request-keys.js";
 import { buildPlan } from "../plan/plan.js";
 import type { Rpg } from "../rpg/schema.js";
@@ -55,6 +56,11 @@ export interface GenerateOptions {
   mode: RunOptions["mode"];
   startFromNode?: string | undefined;
   only?: string[] | undefined;
+  /**
+   * A revise: `only`'s nodes are regenerated with these reviewer notes (by node id) in their prompts, and a
+   * passed node whose new version fails its tests keeps the version that was reviewed.
+   */
+  revise?: { notes: ReadonlyMap<string, readonly ReviewerNote[]> } | undefined;
   /** Generate only these subgraphs' nodes (matrix mode); the rest of the checkpoint is left as it is. */
   subgraphs?: string[] | undefined;
   maxIterations?: number | undefined;
@@ -176,6 +182,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     python,
     maxIterations: options.maxIterations,
     runTests: pytestIn(workDir),
+    notes: options.revise?.notes,
   });
   const nodeFiles = (id: string): string[] => {
     const node = plan.nodes.get(id)!;
@@ -201,6 +208,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   };
   if (options.startFromNode !== undefined) runOptions.startFromNode = options.startFromNode;
   if (options.only !== undefined) runOptions.only = options.only;
+  if (options.revise !== undefined) runOptions.keepPassedOnFailure = true;
   if (options.subgraphs !== undefined) {
     const wanted = new Set(options.subgraphs);
     runOptions.scope = plan.subgraphs.filter((s) => wanted.has(s.id)).flatMap((s) => s.nodes);

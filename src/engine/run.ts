@@ -38,6 +38,8 @@ export interface RunOptions {
   startFromNode?: string;
   /** Regenerate exactly these nodes (passed ones too), in plan order; everything else is left as it is. */
   only?: readonly string[];
+  /** With `only`: a passed node whose new attempt fails keeps its passed entry (a revise never loses reviewed code). */
+  keepPassedOnFailure?: boolean;
   /**
    * Visit only these nodes (a subgraph's, in matrix mode); everything else is left as
    * it is. Unlike `only`, passed nodes stay passed, and a node whose dependencies did
@@ -97,8 +99,14 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
   const range = (
     options.only ? onlyRange(options.only, plan, checkpoint) : plan.order.slice(startIndexOf(options.startFromNode, plan, checkpoint))
   ).filter((id) => !scope || scope.has(id));
+  /** The passed entries a failed revision returns to. */
+  const reviewed = new Map<string, CheckpointEntry>();
   if (options.only) {
-    for (const id of range) checkpoint.nodes[id]!.status = "pending";
+    for (const id of range) {
+      const entry = checkpoint.nodes[id]!;
+      if (options.keepPassedOnFailure && entry.status === "passed") reviewed.set(id, structuredClone(entry));
+      entry.status = "pending";
+    }
   }
   if (resumed) {
     const { specChanged, dropped } = prepareResume(checkpoint, plan, range, runId, iso());
@@ -322,7 +330,10 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
     }
     recordOutcome(entry, attempt, outcome, iso(), node.name);
     entry.duration_ms = Math.max(0, clock() - since);
-    if (outcome.status === "failed") skipDownstream(id, plan, checkpoint, iso());
+    const kept = outcome.status === "failed" ? reviewed.get(id) : undefined;
+    // The failed version never reached the output, which still holds the reviewed one: the entry says so again.
+    if (kept) keepReviewedVersion(entry, kept, iso());
+    else if (outcome.status === "failed") skipDownstream(id, plan, checkpoint, iso());
     if (outcome.status === "passed" && writer) {
       batchFull = writer.stage(id) || batchFull;
       checkpoint.pending_writes = [...writer.pending];
@@ -330,6 +341,14 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
     await save();
     return true;
   }
+}
+
+/** The entry as it was before the revision, with the revision's attempt (and its reason) and tokens added to its history. */
+function keepReviewedVersion(entry: CheckpointEntry, reviewed: CheckpointEntry, now: string): void {
+  const { attempts, tokens } = entry;
+  for (const key of Object.keys(entry)) delete (entry as Record<string, unknown>)[key];
+  Object.assign(entry, reviewed, { attempts, timestamp: now });
+  if (tokens) entry.tokens = tokens;
 }
 
 function recordOutcome(

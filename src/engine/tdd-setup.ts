@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { moduleOf, signatureOf, testFileLookup } from "../assembly/layout.js";
 import type { ModelProvider } from "../llm/provider.js";
 import type { RequestKeys } from "../llm/request-keys.js";
-import type { NodePromptContext } from "../llm/requests/node-context.js";
+import type { NodePromptContext, ReviewerNote } from "../llm/requests/node-context.js";
 import { strictJsonSchema } from "../llm/structured.js";
 import type { Plan } from "../plan/plan.js";
 import type { Rpg, RpgNode } from "../rpg/schema.js";
@@ -46,6 +46,8 @@ export interface TddSetupOptions {
   maxIterations?: number;
   maxTestAttempts?: number;
   tokenBudget?: number;
+  /** A revise run's reviewer notes, by node id. */
+  notes?: ReadonlyMap<string, readonly ReviewerNote[]> | undefined;
 }
 
 export function createTddSetup(options: TddSetupOptions): TddSetup {
@@ -66,7 +68,10 @@ export function createTddSetup(options: TddSetupOptions): TddSetup {
       (options.plan.dependencies.get(node.id) ?? []).map((id) => options.plan.nodes.get(id)!).filter((n) => n.node_type === "leaf"),
     methodsOf: (node) => options.rpg.nodes.filter((n) => n.parent_id === node.id && symbolKindOf(n) === "method").map((n) => n.name),
     localPackages: localPackagesOf(options.rpg),
-    promptContext: (node) => promptContext(node, options.plan, testFileOf, basesOf(options.rpg)),
+    promptContext: (node) => ({
+      ...promptContext(node, options.plan, testFileOf, basesOf(options.rpg)),
+      reviewerNotes: options.notes?.get(node.id),
+    }),
     jsonSchemaOf: (schema) => {
       let json = schemas.get(schema);
       if (!json) schemas.set(schema, (json = strictJsonSchema(schema)));
