@@ -14,6 +14,7 @@ import type { ActionContext, RpgAtHand } from "./context.js";
 import { publishStack } from "./publish-stack.js";
 import { finish } from "./finish.js";
 import { generateInRunner } from "./run-engine.js";
+import { readRevision, replyToReview } from "./revision.js";
 import type { ActionInputs } from "./inputs.js";
 import { readFile } from "node:fs/promises";
 
@@ -22,7 +23,13 @@ import { readFile } from "node:fs/promises";
  * publish. With `subgraphs` (matrix mode), only those subgraphs are generated, on the
  * code their dependencies' branches hold, and only their branches and PRs are written.
  */
-export async function runGeneration(inputs: ActionInputs, context: ActionContext, at: RpgAtHand, credentials?: Credentials): Promise<void> {
+export async function runGeneration(
+  inputs: ActionInputs,
+  context: ActionContext,
+  at: RpgAtHand,
+  credentials?: Credentials,
+  commandPrefix = "/rpg",
+): Promise<void> {
   const { plan, rpgPath } = at;
   const { dir, auth: fetchAuth, rpgName } = runnerCheckout(inputs, context, at);
   const runBranchName = runBranch(rpgName);
@@ -44,6 +51,14 @@ export async function runGeneration(inputs: ActionInputs, context: ActionContext
     if (top) await takeFiles(dir, top, await stackOwnedPaths(dir, base, at.rpg));
   }
 
+  const revision = inputs.mode === "revise" ? await readRevision(inputs, context, at, dir) : undefined;
+  if (revision && revision.nodes.length === 0) {
+    // Nothing asked for names a node: say so where it was asked, and spend no model call.
+    await replyToReview(inputs, context, revision, undefined, commandPrefix);
+    core.warning("mode revise: the request names no node of the graph (see the replies on the pull request); nothing was generated");
+    return;
+  }
+
   const { provider, model } = await selectProvider({ replay: inputs.replay || undefined, model: inputs.model || undefined }, process.env);
   const result = await generateInRunner({
     rpg: at.rpg,
@@ -55,7 +70,8 @@ export async function runGeneration(inputs: ActionInputs, context: ActionContext
     // A checkpoint on the branch (or merged into the base) is continued: passed nodes
     // whose specification is unchanged are kept; a missing one starts afresh.
     mode: "resume",
-    only: inputs.mode === "generate" || inputs.nodes.length === 0 ? undefined : inputs.nodes,
+    only: revision ? revision.nodes : inputs.mode === "generate" || inputs.nodes.length === 0 ? undefined : inputs.nodes,
+    revise: revision ? { notes: revision.notes } : undefined,
     subgraphs: matrix,
     maxIterations: inputs.maxIterations,
     concurrency: inputs.concurrency,
@@ -89,6 +105,7 @@ export async function runGeneration(inputs: ActionInputs, context: ActionContext
     auth,
   );
   const prs = await publishStack(inputs, context, { plan, checkpoint, rpgPath, model }, pushed);
+  if (revision) await replyToReview(inputs, context, revision, { checkpoint, runId: result.runId }, commandPrefix);
   await finish(inputs, context, { ...finished, prs, branch: runBranchName, whole: true });
 }
 

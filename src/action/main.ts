@@ -44,7 +44,7 @@ export async function run(): Promise<void> {
     if (inputs.mode === "plan") await core.summary.addRaw(planSummary(plan, rpgPath)).write();
     else if (inputs.mode === "report") await runReport(inputs, context, rpg, credentials);
     else if (inputs.mode === "restack") await runRestack(inputs, context, rpg);
-    else await runGeneration(inputs, context, rpg, credentials);
+    else await runGeneration(inputs, context, rpg, credentials, config.config.command);
   } catch (error) {
     if (error instanceof RpgForgeError) {
       core.setFailed(`${formatProblemLine(error.code, error.message, error.at)}${error.hint ? `\n  hint: ${error.hint}` : ""}`);
