@@ -17,8 +17,10 @@ export { startGitHubStandIn } from "./github-stand-in/server.js";
 export type {
   GitHubStandIn,
   GitHubStandInOptions,
+  StandInApp,
   StandInRequest,
   StandInUser,
+  StoredCheckRun,
   StoredComment,
   StoredIssue,
   StoredPull,

@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
+import { createChecks, GITHUB_ACTIONS_APP } from "./checks.js";
 import type { JsonObject, Operation } from "./description.js";
 import { mergePull } from "./merge.js";
 import type { Remote } from "./remote.js";
 import { createShapes, legacyNodeId, type Site } from "./shapes.js";
-import type { BranchRef, GitHubStandIn, StandInUser, StoredComment, StoredIssue, StoredPull } from "./types.js";
+import type { BranchRef, GitHubStandIn, StandInApp, StandInUser, StoredComment, StoredIssue, StoredPull } from "./types.js";
 
 /**
  * The repository's pull requests, issues and comments, kept in memory, and the handler of each implemented
@@ -35,7 +36,7 @@ const validationFailed = (operation: Operation, errors: JsonObject[]): Reply => 
   body: { message: "Validation Failed", errors, documentation_url: operation.docsUrl, status: "422" },
 });
 
-export type RepositoryState = Pick<GitHubStandIn, "pulls" | "issues" | "comments" | "addIssue" | "addComment"> & {
+export type RepositoryState = Pick<GitHubStandIn, "pulls" | "issues" | "comments" | "checkRuns" | "addIssue" | "addComment"> & {
   /** By operationId; an operation without one answers 404. */
   handlers: Record<string, (call: Call) => Reply>;
 };
@@ -44,13 +45,15 @@ export interface GitSide {
   /** Undefined: shas are made up from branch names and pulls/merge is not implemented. */
   remote?: Remote;
   deleteBranchOnMerge: boolean;
+  /** The App the token belongs to; GitHub Actions' when undefined. */
+  app?: StandInApp | undefined;
 }
 
 /** `now` gives GitHub's timestamps: ISO 8601 without milliseconds. */
 export function createRepositoryState(
   site: Site,
   now: () => string,
-  { remote, deleteBranchOnMerge }: GitSide = { deleteBranchOnMerge: false },
+  { remote, deleteBranchOnMerge, app }: GitSide = { deleteBranchOnMerge: false },
 ): RepositoryState {
   const { api, owner, repoApi, repoHtml, actor } = site;
   const pulls: StoredPull[] = [];
@@ -58,7 +61,9 @@ export function createRepositoryState(
   const comments: StoredComment[] = [];
   let lastNumber = 0;
   let lastCommentId = 2_000_000_000;
-  const { repoJson, pullJson, commentJson } = createShapes(site, { pulls, issues, comments });
+  const { repoJson, pullJson, commentJson, userJson } = createShapes(site, { pulls, issues, comments });
+  // Each further area keeps its own state and handlers in its own file, merged in below.
+  const checks = createChecks({ site, now, app: app ?? GITHUB_ACTIONS_APP, pulls, userJson });
 
   const headLabel = (ref: string) => `${owner}:${ref}`;
   const branch = (ref: string, tips?: Map<string, string>): BranchRef => ({
@@ -287,12 +292,15 @@ export function createRepositoryState(
       comments.splice(comments.indexOf(comment), 1);
       return { status: 204 };
     },
+
+    ...checks.handlers,
   };
 
   return {
     pulls,
     issues,
     comments,
+    checkRuns: checks.checkRuns,
     handlers,
     addIssue: ({ title, body, labels }) => {
       const number = ++lastNumber;

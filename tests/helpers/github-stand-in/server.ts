@@ -75,7 +75,7 @@ export async function startGitHubStandIn(options: GitHubStandInOptions = {}): Pr
   const state = createRepositoryState(
     { api, owner, repo, repoApi: `${api}/repos/${owner}/${repo}`, repoHtml: `https://github.com/${owner}/${repo}`, actor },
     now,
-    { remote, deleteBranchOnMerge: options.deleteBranchOnMerge ?? false },
+    { remote, deleteBranchOnMerge: options.deleteBranchOnMerge ?? false, app: options.app },
   );
 
   function send(res: ServerResponse, reply: Reply): void {
@@ -108,6 +108,7 @@ export async function startGitHubStandIn(options: GitHubStandInOptions = {}): Pr
     pulls: state.pulls,
     issues: state.issues,
     comments: state.comments,
+    checkRuns: state.checkRuns,
     addIssue: state.addIssue,
     addComment: state.addComment,
     close: () =>

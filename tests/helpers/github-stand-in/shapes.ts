@@ -217,7 +217,7 @@ export function createShapes({ api, owner, repo, repoApi, repoHtml, actor }: Sit
     performed_via_github_app: null,
   });
 
-  return { repoJson, pullJson, commentJson };
+  return { repoJson, pullJson, commentJson, userJson };
 }
 
 /** GitHub's legacy global node id: base64 of "0<length of type>:<Type><id>", e.g. "MDExOlB1bGxSZXF1ZXN0MQ==". */

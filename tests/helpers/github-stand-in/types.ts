@@ -73,6 +73,40 @@ export interface StoredComment {
   updated_at: string;
 }
 
+/** A GitHub App, as the owner of check runs. */
+export interface StandInApp {
+  id: number;
+  slug: string;
+  name: string;
+}
+
+export interface StoredCheckRun {
+  id: number;
+  node_id: string;
+  name: string;
+  head_sha: string;
+  external_id: string;
+  status: string;
+  conclusion: string | null;
+  started_at: string;
+  completed_at: string | null;
+  output: { title: string | null; summary: string | null; text: string | null };
+  /** Every annotation sent, in order: an update appends its own. */
+  annotations: {
+    path: string;
+    start_line: number;
+    end_line: number;
+    start_column?: number;
+    end_column?: number;
+    annotation_level: string;
+    title?: string;
+    message: string;
+    raw_details?: string;
+  }[];
+  actions: { label: string; identifier: string; description: string }[];
+  app: StandInApp;
+}
+
 export interface GitHubStandInOptions {
   /** Default "octo-org". Requests for any other repository get 404. */
   owner?: string;
@@ -91,6 +125,8 @@ export interface GitHubStandInOptions {
   remote?: string;
   /** GitHub's "Automatically delete head branches" setting: a merge deletes the head branch and retargets PRs based on it. Default false. */
   deleteBranchOnMerge?: boolean;
+  /** The App the token belongs to, which owns the check runs it makes. Default GitHub Actions', as with GITHUB_TOKEN. */
+  app?: StandInApp;
 }
 
 export interface GitHubStandIn {
@@ -106,6 +142,7 @@ export interface GitHubStandIn {
   pulls: StoredPull[];
   issues: StoredIssue[];
   comments: StoredComment[];
+  checkRuns: StoredCheckRun[];
   /** Opens an issue and returns its number (shared with pull requests, as on GitHub). */
   addIssue(issue: { title: string; body?: string; labels?: string[] }): number;
   /** Adds a comment written by someone else than the actor, e.g. a person quoting the bot's marker. */
