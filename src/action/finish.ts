@@ -61,7 +61,7 @@ export async function finish(inputs: ActionInputs, context: ActionContext, run: 
   // What a user loses without the App's credentials, said where they look after a run.
   const asToken =
     run.prs.length > 0 && inputs.appId === ""
-      ? "_The pull requests were written with GITHUB_TOKEN, which starts no other workflow: your CI does not run on them until you push to them. Pass the rpg-forge App's `app-id` and `app-private-key` (as secrets) to have them checked._\n\n"
+      ? "_Written with GITHUB_TOKEN, so the pull requests have no rpg-forge check runs and no **Retry failed** button, and your CI does not run on them (GITHUB_TOKEN starts no other workflow) until you push to them. Pass the rpg-forge App's `app-id` and `app-private-key` (as secrets) for both._\n\n"
       : "";
   // Anyone who can read the repository can read the job summary; the report quotes generated code's output.
   await core.summary

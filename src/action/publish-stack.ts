@@ -1,5 +1,6 @@
 import * as core from "@actions/core";
 import type { Checkpoint } from "../engine/checkpoint.js";
+import { publishCheckRuns } from "../github/check-runs.js";
 import { publishSubgraphs, type PublishedPullRequest } from "../github/publish.js";
 import { createOctokit } from "../github/repository.js";
 import type { Plan } from "../plan/plan.js";
@@ -12,7 +13,11 @@ export function shellWord(text: string): string {
   return /^[A-Za-z0-9._/:=@%+-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
-/** One PR per level of the pushed stack, each against the level below, with the report and failed-node comments. */
+/**
+ * One PR per level of the pushed stack, each against the level below, with the report and failed-node comments;
+ * written as the App (app-id), also a check run per PR with a "Retry failed" button the App answers. Without the
+ * App there is none: a check run made with GITHUB_TOKEN belongs to GitHub Actions, whose button would reach no one.
+ */
 export async function publishStack(
   inputs: ActionInputs,
   context: ActionContext,
@@ -24,7 +29,7 @@ export async function publishStack(
     return [];
   }
   const octokit = createOctokit(inputs.githubToken, context.apiUrl);
-  return publishSubgraphs({
+  const prs = await publishSubgraphs({
     octokit,
     repository: context.repository,
     ...run,
@@ -35,4 +40,18 @@ export async function publishStack(
     stack: pushed.stack,
     held: pushed.held,
   });
+  if (inputs.appId !== "") {
+    const written = await publishCheckRuns({
+      octokit,
+      repository: context.repository,
+      plan: run.plan,
+      checkpoint: run.checkpoint,
+      rpgPath: run.rpgPath,
+      prs,
+      heads: pushed.heads,
+      appId: /^\d+$/.test(inputs.appId) ? Number(inputs.appId) : undefined,
+    });
+    for (const [subgraph, write] of written) core.info(`check run of ${subgraph}: ${write}`);
+  }
+  return prs;
 }

@@ -14,6 +14,8 @@ export interface PushedStack {
   stack: string[];
   /** The comment for each held level's PR, by subgraph. */
   held: Map<string, string>;
+  /** The commit each level that is not held holds now, by subgraph: where its check run goes. */
+  heads: Map<string, string>;
 }
 
 /**
@@ -42,7 +44,8 @@ export async function pushStack(
     changed.map((l) => ({ branch: l.branch, sha: l.sha, expected: remoteHeads.get(l.branch) })),
     auth,
   );
-  return { branches, stack, held };
+  const heads = new Map(built.levels.map((l) => [subgraphOfBranch(plan, rpgName, l.branch), l.sha]));
+  return { branches, stack, held, heads };
 }
 
 /**

@@ -117,13 +117,8 @@ export function renderReportComment(input: SubgraphPrInput & { model: string }, 
     "",
     "_Pass rate: passed nodes of those generated (passed + failed); skipped nodes were never tried._",
     "",
-    "| Node | Symbol | Status | Debug iterations | Tests (last run) |",
-    "|---|---|---|---|---|",
+    ...renderNodeTable(input, leaves),
   ];
-  for (const id of leaves) {
-    const entry = checkpoint.nodes[id];
-    lines.push(row([code(id), code(plan.nodes.get(id)?.name ?? "?"), STATUS[entry?.status ?? "pending"], ...results(entry)]));
-  }
   lines.push("", RUN_DETAILS_NOTE);
   const skipped = leaves.filter((id) => checkpoint.nodes[id]?.status === "skipped");
   if (skipped.length > 0) {
@@ -195,7 +190,34 @@ export function withoutTimings(output: string): string {
 
 const PYTEST_TALLY = /^((?:=+ )?(?:\d+ [a-z]+(?:, \d+ [a-z]+)*|no tests ran)) in \d+(?:\.\d+)?s(?: \(\d+:\d{2}:\d{2}\))?( =+)?$/gm;
 
-function scopeOf(input: SubgraphPrInput): { subgraph: PlannedSubgraph; leaves: string[] } {
+/**
+ * The table of a subgraph's nodes and their results, as the report comment shows it; with
+ * `reasons`, a column of why each failed or skipped node did not pass (the check run's summary).
+ */
+export function renderNodeTable(input: SubgraphPrInput, leaves: readonly string[], { reasons = false } = {}): string[] {
+  const lines = [
+    `| Node | Symbol | Status | Debug iterations | Tests (last run) |${reasons ? " Reason |" : ""}`,
+    `|---|---|---|---|---|${reasons ? "---|" : ""}`,
+  ];
+  for (const id of leaves) {
+    const entry = input.checkpoint.nodes[id];
+    const cells = [code(id), code(input.plan.nodes.get(id)?.name ?? "?"), STATUS[entry?.status ?? "pending"], ...results(entry)];
+    if (reasons) cells.push(reasonOf(entry));
+    lines.push(row(cells));
+  }
+  return lines;
+}
+
+/** Why a node did not pass, as inert Markdown; a dash for one that passed or was never tried. */
+function reasonOf(entry: CheckpointEntry | undefined): string {
+  if (entry?.status === "failed") return prose(entry.failure_reason ?? "no reason recorded", 300);
+  if (entry?.status === "skipped")
+    return entry.blocked_by?.length ? `blocked by ${entry.blocked_by.map(code).join(", ")}` : prose(entry.failure_reason ?? "–", 300);
+  return "–";
+}
+
+/** The subgraph a PR is for, and its leaves (the nodes that count) in the plan's order. */
+export function scopeOf(input: SubgraphPrInput): { subgraph: PlannedSubgraph; leaves: string[] } {
   const subgraph = input.plan.subgraphs.find((s) => s.id === input.subgraphId) ?? {
     id: input.subgraphId,
     name: input.subgraphId,
@@ -210,14 +232,15 @@ function scopeOf(input: SubgraphPrInput): { subgraph: PlannedSubgraph; leaves: s
 const isLeaf = (input: SubgraphPrInput, id: string): boolean =>
   (input.plan.nodes.get(id)?.node_type ?? input.checkpoint.nodes[id]?.node_type) !== "composite";
 
-interface Counts {
+export interface Counts {
   total: number;
   passed: number;
   failed: number;
   skipped: number;
 }
 
-function countsOf(ids: readonly string[], checkpoint: Checkpoint): Counts {
+/** How many of these nodes passed, failed and were skipped. */
+export function countsOf(ids: readonly string[], checkpoint: Checkpoint): Counts {
   const c: Counts = { total: ids.length, passed: 0, failed: 0, skipped: 0 };
   for (const id of ids) {
     const status = checkpoint.nodes[id]?.status;
