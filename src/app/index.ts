@@ -1,6 +1,7 @@
 import type { Probot } from "probot";
 
 import { DeliveryLog, oncePerDelivery } from "./deliveries.js";
+import { onCheckRunAction } from "./on-check-run-action.js";
 import { onIssueComment } from "./on-issue-comment.js";
 import { onIssueLabeled } from "./on-issue-labeled.js";
 import { onPullRequestClosed } from "./on-pull-request-closed.js";
@@ -13,6 +14,7 @@ import { onPush } from "./on-push.js";
  */
 export default function rpgForgeApp(app: Probot): void {
   const deliveries = new DeliveryLog();
+  app.on("check_run.requested_action", oncePerDelivery(deliveries, onCheckRunAction));
   app.on("issue_comment.created", oncePerDelivery(deliveries, onIssueComment));
   app.on("issues.labeled", oncePerDelivery(deliveries, onIssueLabeled));
   app.on("pull_request.closed", oncePerDelivery(deliveries, onPullRequestClosed));
