@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { createChecks, GITHUB_ACTIONS_APP } from "./checks.js";
 import type { JsonObject, Operation } from "./description.js";
 import { mergePull } from "./merge.js";
+import { createReviews } from "./reviews.js";
 import type { Remote } from "./remote.js";
 import { createShapes, legacyNodeId, type Site } from "./shapes.js";
 import type { BranchRef, GitHubStandIn, StandInApp, StandInUser, StoredComment, StoredIssue, StoredPull } from "./types.js";
@@ -36,7 +37,10 @@ const validationFailed = (operation: Operation, errors: JsonObject[]): Reply => 
   body: { message: "Validation Failed", errors, documentation_url: operation.docsUrl, status: "422" },
 });
 
-export type RepositoryState = Pick<GitHubStandIn, "pulls" | "issues" | "comments" | "checkRuns" | "addIssue" | "addComment"> & {
+export type RepositoryState = Pick<
+  GitHubStandIn,
+  "pulls" | "issues" | "comments" | "checkRuns" | "reviewComments" | "addIssue" | "addComment" | "addReview"
+> & {
   /** By operationId; an operation without one answers 404. */
   handlers: Record<string, (call: Call) => Reply>;
 };
@@ -64,6 +68,7 @@ export function createRepositoryState(
   const { repoJson, pullJson, commentJson, userJson } = createShapes(site, { pulls, issues, comments });
   // Each further area keeps its own state and handlers in its own file, merged in below.
   const checks = createChecks({ site, now, app: app ?? GITHUB_ACTIONS_APP, pulls, userJson });
+  const reviews = createReviews({ site, now, pulls, userJson, paged });
 
   const headLabel = (ref: string) => `${owner}:${ref}`;
   const branch = (ref: string, tips?: Map<string, string>): BranchRef => ({
@@ -294,6 +299,7 @@ export function createRepositoryState(
     },
 
     ...checks.handlers,
+    ...reviews.handlers,
   };
 
   return {
@@ -301,6 +307,8 @@ export function createRepositoryState(
     issues,
     comments,
     checkRuns: checks.checkRuns,
+    reviewComments: reviews.reviewComments,
+    addReview: reviews.addReview,
     handlers,
     addIssue: ({ title, body, labels }) => {
       const number = ++lastNumber;

@@ -109,6 +109,8 @@ export async function startGitHubStandIn(options: GitHubStandInOptions = {}): Pr
     issues: state.issues,
     comments: state.comments,
     checkRuns: state.checkRuns,
+    reviewComments: state.reviewComments,
+    addReview: state.addReview,
     addIssue: state.addIssue,
     addComment: state.addComment,
     close: () =>

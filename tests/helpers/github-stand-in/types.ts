@@ -1,3 +1,4 @@
+import type { NewReview, StoredReview, StoredReviewComment } from "./reviews.js";
 import type { IncomingHttpHeaders } from "node:http";
 
 /** The stand-in's public shapes: its options, the handle a test holds, and the state it keeps in memory. */
@@ -143,6 +144,10 @@ export interface GitHubStandIn {
   issues: StoredIssue[];
   comments: StoredComment[];
   checkRuns: StoredCheckRun[];
+  /** Inline review comments and the replies to them. */
+  reviewComments: StoredReviewComment[];
+  /** A person's review of a pull request's head, with inline comments; returns it with its id. */
+  addReview(review: NewReview): StoredReview;
   /** Opens an issue and returns its number (shared with pull requests, as on GitHub). */
   addIssue(issue: { title: string; body?: string; labels?: string[] }): number;
   /** Adds a comment written by someone else than the actor, e.g. a person quoting the bot's marker. */
