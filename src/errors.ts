@@ -48,6 +48,8 @@ export const RUN_ERROR_CODES = {
   APP_CREDENTIALS_REFUSED: "The rpg-forge App's credentials did not give an installation token for the repository.",
   APP_ENV_MISSING: "The App's server was started with some of APP_ID, the private key and WEBHOOK_SECRET but not all.",
   APP_CONFIG_INVALID: "The repository's .github/rpg-forge.yml has a key of the wrong type or value, or is not YAML.",
+  APP_RPG_PATH_REFUSED: "An issue labeled for generation names, on its `rpg:` line, a path outside the repository or inside .github/.",
+  APP_RPG_COMMIT_REFUSED: "GitHub refused the commit of the RPG pasted into an issue to the issue's rpg-forge/issue-<n> branch.",
 } as const;
 
 export type RunErrorCode = keyof typeof RUN_ERROR_CODES;

@@ -1,8 +1,8 @@
 import * as core from "@actions/core";
-import { formatProblemLine } from "../errors.js";
 import { BODY_LIMIT, commentMarker, upsertComment } from "../github/comments.js";
 import { createOctokit } from "../github/repository.js";
 import type { RpgIssue } from "../rpg/issues.js";
+import { renderInvalidRpg } from "../report/invalid-rpg.js";
 import { code } from "../report/markdown.js";
 import { eventIssueNumber, type ActionContext } from "./context.js";
 
@@ -16,18 +16,24 @@ export function annotation(issue: RpgIssue, rpgPath: string): core.AnnotationPro
   };
 }
 
-/** Each problem as an annotation on its line, the list in the summary and on the event's issue or PR, and a failed job. */
-export async function reportInvalidRpg(issues: readonly RpgIssue[], rpgPath: string, token: string, context: ActionContext): Promise<void> {
+/**
+ * Each problem as an annotation on its line, the list in the summary and on the issue of the `issue` input (a
+ * dispatched run's event names none) or else the event's issue or PR, and a failed job.
+ */
+export async function reportInvalidRpg(
+  issues: readonly RpgIssue[],
+  rpgPath: string,
+  token: string,
+  context: ActionContext,
+  issue?: number,
+): Promise<void> {
   const errors = issues.filter((i) => i.severity === "error");
   for (const issue of issues) {
     (issue.severity === "error" ? core.error : core.warning)(`${issue.code}: ${issue.message}`, annotation(issue, rpgPath));
   }
-  const lines = issues.map((i) => `- ${code(formatProblemLine(i.code, i.message, { ...i.at, file: rpgPath }))}`);
-  const body = [`### rpg-forge: ${code(rpgPath)} is invalid`, "", `${errors.length} problem(s); nothing was generated.`, "", ...lines].join(
-    "\n",
-  );
+  const body = renderInvalidRpg(issues, code(rpgPath), rpgPath);
   await core.summary.addRaw(body).write();
-  const issueNumber = eventIssueNumber(context.event);
+  const issueNumber = issue ?? eventIssueNumber(context.event);
   if (issueNumber !== undefined && token) {
     const marker = commentMarker("invalid-rpg", rpgPath);
     await upsertComment(

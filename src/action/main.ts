@@ -36,7 +36,7 @@ export async function run(): Promise<void> {
     const rpgFile = isAbsolute(inputs.rpgPath) ? inputs.rpgPath : join(context.workspace, inputs.rpgPath);
     const rpgPath = relative(context.workspace, rpgFile);
     const { loaded, text } = await loadRpgWithText(rpgFile);
-    if (!loaded.ok) return await reportInvalidRpg(loaded.issues, rpgPath, inputs.githubToken, context);
+    if (!loaded.ok) return await reportInvalidRpg(loaded.issues, rpgPath, inputs.githubToken, context, inputs.issue);
     for (const warning of loaded.warnings) core.warning(warning.message, annotation(warning, rpgPath));
     const plan = buildPlan(loaded.value);
     setPlanOutputs(plan, matrixWaves(plan, loaded.value));

@@ -18,9 +18,9 @@ export type Dispatched = { ok: true } | { ok: false; status: number; message: st
 
 /**
  * Starts the repository's rpg-forge workflow (`workflow` in the config) with these inputs and the
- * configured RPG path. A refusal by GitHub (4xx: no such workflow, no workflow_dispatch trigger,
- * an input it does not declare) is a result the caller reports; anything else is thrown, so that
- * the delivery fails and may be redelivered.
+ * configured RPG path, on the default branch or on `ref` (a branch made from it). A refusal by GitHub
+ * (4xx: no such workflow, no workflow_dispatch trigger, an input it does not declare) is a result the
+ * caller reports; anything else is thrown, so that the delivery fails and may be redelivered.
  */
 // TODO(issue 15): move to src/github/dispatch.ts (STYLE.md §2: github/ makes every GitHub write), outside this slice's folders.
 export async function dispatchRun(
@@ -28,13 +28,14 @@ export async function dispatchRun(
   to: DispatchTo,
   config: AppConfig,
   inputs: DispatchInputs,
+  ref: string = to.defaultBranch,
 ): Promise<Dispatched> {
   try {
     await octokit.rest.actions.createWorkflowDispatch({
       owner: to.owner,
       repo: to.repo,
       workflow_id: config.workflow,
-      ref: to.defaultBranch,
+      ref,
       inputs: dispatchInputs({ "rpg-path": rpgPathOf(config), ...inputs }),
     });
     return { ok: true };

@@ -3,9 +3,13 @@ import type { Context } from "probot";
 import { hasAccess, refuse } from "./access.js";
 import { configForRequest } from "./config.js";
 import { dispatchRun, reportDispatchFailure } from "./dispatch.js";
+import { runForIssue } from "./issue-request.js";
 import type { Target } from "./target.js";
 
-/** The configured label (`generate`) on an issue: generate from the configured RPG, reporting to the issue. */
+/**
+ * The configured label (`generate`) on an issue: generate from the graph the issue pastes or names (or the
+ * configured one), reporting to the issue; the pull requests link back to it (decision 0015).
+ */
 export async function onIssueLabeled(context: Context<"issues.labeled">): Promise<void> {
   const { issue, label, sender, repository } = context.payload;
   // Labels set by bots, rpg-forge's own included, must not start runs.
@@ -18,6 +22,11 @@ export async function onIssueLabeled(context: Context<"issues.labeled">): Promis
   const repo = context.repo();
   await context.octokit.rest.reactions.createForIssue({ ...repo, issue_number: issue.number, content: "eyes" });
   const to = { ...repo, defaultBranch: repository.default_branch };
-  const dispatched = await dispatchRun(context.octokit, to, config, { mode: "generate", issue: String(issue.number) });
+  const run = await runForIssue(context, config, to, issue);
+  if (!run) return;
+  // On the issue's branch, the pull requests still go to the base branch, not to the branch the run is on.
+  const base = run.ref === to.defaultBranch ? {} : { "base-branch": config["base-branch"] ?? to.defaultBranch };
+  const inputs = { "rpg-path": run.path, mode: "generate" as const, issue: String(issue.number), ...base };
+  const dispatched = await dispatchRun(context.octokit, to, config, inputs, run.ref);
   if (!dispatched.ok) await reportDispatchFailure(context.octokit, to, config, target, "label", dispatched);
 }

@@ -1,3 +1,5 @@
+import { formatProblemLine } from "../errors.js";
+import { code } from "../report/markdown.js";
 import type { AppConfig } from "./config.js";
 
 /** The commands, for `help` and for an unknown or malformed command (then `problem` leads). */
@@ -54,4 +56,32 @@ export function renderConfigProblem(problem: string): string {
     "",
     "Fix the file on the default branch ([the keys](https://github.com/rpg-forge/rpg-forge/blob/main/docs/configuration.md)), then ask again.",
   ].join("\n");
+}
+
+/** Why the graph an issue names was not used. */
+export function renderRpgPathRefused(path: string, problem: string): string {
+  return [
+    "### rpg-forge: the RPG path in this issue is refused",
+    "",
+    `- ${code(formatProblemLine("APP_RPG_PATH_REFUSED", `rpg: ${path} ${problem}`, {}))}`,
+    "",
+    "Nothing was started. Correct the `rpg:` line, then remove the label and add it again.",
+  ].join("\n");
+}
+
+/** Why the graph pasted into an issue was not committed, naming what to fix. */
+export function renderRpgCommitRefused(path: string, branch: string, status: number, message: string): string {
+  return [
+    "### rpg-forge could not commit the RPG in this issue",
+    "",
+    `- ${code(formatProblemLine("APP_RPG_COMMIT_REFUSED", `${path} on ${branch}: GitHub answered ${status} (${message})`, {}))}`,
+    "",
+    "Nothing was started. The App needs contents write permission, a default branch with a commit, and no folder at that path; " +
+      "name another path with an `rpg:` line, then remove the label and add it again.",
+  ].join("\n");
+}
+
+/** What an earlier refusal of an issue's graph says once the issue asks for a graph rpg-forge takes. */
+export function renderRpgAccepted(path: string, ref: string): string {
+  return `rpg-forge took the RPG of this issue: ${code(path)} on ${code(ref)}. The problems listed here before are gone.`;
 }

@@ -254,3 +254,31 @@ describe("readInputs: the input, else .github/rpg-forge.yml, else the built-in d
     });
   });
 });
+
+describe("the request input", () => {
+  const setInputs = (values: Record<string, string>) => {
+    for (const name of ["mode", "nodes", "request", "issue", "rpg-path", "max-iterations", "concurrency", "sandbox"])
+      vi.stubEnv(`INPUT_${name.toUpperCase()}`, values[name] ?? "");
+  };
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
+  it("names the comment or review that asked for a revise; a review needs no nodes", () => {
+    setInputs({ mode: "revise", request: "review-80", issue: "7" });
+    expect(readInputs()).toMatchObject({ mode: "revise", nodes: [], request: { kind: "review", id: 80 }, issue: 7 });
+    setInputs({ mode: "revise", nodes: "stats.mean", request: "comment-12" });
+    expect(readInputs()).toMatchObject({ nodes: ["stats.mean"], request: { kind: "comment", id: 12 } });
+    setInputs({ mode: "retry" });
+    expect(readInputs().request).toBeUndefined();
+  });
+
+  it("is refused in any other form, and a revise asked by a comment still needs its nodes", () => {
+    setInputs({ mode: "revise", nodes: "a", request: "review-80; rm -rf /" });
+    expect(() => readInputs()).toThrow("request must be comment-<id> or review-<id>");
+    setInputs({ mode: "revise", request: "comment-12" });
+    expect(() => readInputs()).toThrow(
+      "mode revise needs the nodes to regenerate (input nodes) or the review that asks for it (input request)",
+    );
+  });
+});

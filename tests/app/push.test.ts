@@ -43,7 +43,13 @@ describe("a push", () => {
     hasConfig("push: nothing\n");
     expect(await app.deliver({ event: "push", payload: pushed({ modified: ["rpg.json"] }) })).toBe(200);
     // Before any API call: not the default branch.
-    for (const ref of ["refs/heads/feature", "refs/heads/rpg/statkit/core", "refs/heads/rpg-work/statkit/core"])
+    // (rpg-forge/issue-<n>: the App's own commit of an issue's graph, decision 0015.)
+    for (const ref of [
+      "refs/heads/feature",
+      "refs/heads/rpg/statkit/core",
+      "refs/heads/rpg-work/statkit/core",
+      "refs/heads/rpg-forge/issue-1",
+    ])
       expect(await app.deliver({ event: "push", payload: pushed({ modified: ["rpg.json"] }, ref) })).toBe(200);
   });
 });

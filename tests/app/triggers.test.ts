@@ -40,6 +40,7 @@ describe("the generate label", () => {
     hasConfig();
     hasRole("Codertocat", "write");
     reactsToIssue(1, "eyes");
+    listsComments(1, []); // an earlier refusal of the issue's graph, if any, is edited
     const dispatch = recorder();
     dispatches(dispatch);
 
@@ -53,6 +54,7 @@ describe("the generate label", () => {
     hasConfig("label: rpg-forge\nrpg: [graphs/stats.json, graphs/report.json]\n");
     hasRole("Codertocat", "admin");
     reactsToIssue(1, "eyes");
+    listsComments(1, []);
     const dispatch = recorder();
     dispatches(dispatch);
     await app.deliver({ event: "issues", payload: labeled("rpg-forge") });
