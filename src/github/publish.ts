@@ -36,6 +36,8 @@ export interface PublishInput {
   stack?: readonly string[];
   /** Branches rpg-forge left as they are because a person pushed to them (or to one below): said in a comment on their PR. */
   held?: ReadonlyMap<string, string>;
+  /** The issue that asked for the run (the Action's `issue` input): each PR body says "Requested in #N". */
+  issue?: number | undefined;
 }
 
 export interface PublishedPullRequest {
@@ -89,6 +91,7 @@ export async function publishSubgraphs(input: PublishInput): Promise<PublishedPu
       dependencyPrs,
       baseBranch: base,
       mergeOrder: input.stack?.map((id) => ({ subgraphId: id, number: published.get(id)?.number })),
+      issue: input.issue,
     };
     const pr = await upsertPullRequest(input.octokit, input.repository, {
       head,

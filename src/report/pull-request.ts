@@ -32,6 +32,8 @@ export interface SubgraphPrInput {
    * them; each with its number once it has one. Absent when the PRs are not stacked (matrix mode).
    */
   mergeOrder?: MergeOrderEntry[] | undefined;
+  /** The issue that asked for the run (the Action's `issue` input), which the body links back to. */
+  issue?: number | undefined;
 }
 
 export interface MergeOrderEntry {
@@ -71,6 +73,7 @@ export function renderPrBody(input: SubgraphPrInput, limit = COMMENT_LIMIT): str
       `${plural(leaves.length, "node")} in ${plural(files.size, "file")}, ${c.passed} of ${c.total} passing their tests.`,
   ];
   if (subgraph.description) lines.push("", `> ${prose(subgraph.description)}`);
+  if (input.issue !== undefined) lines.push("", `Requested in #${input.issue}.`);
   const deps = dependencyLines(input, subgraph);
   if (deps.length > 0) lines.push("", "**Depends on**", "", ...deps);
   if (input.mergeOrder) {

@@ -153,6 +153,11 @@ describe("renderPrBody", () => {
     expect(chart).toContain("class n2 skipped");
   });
 
+  it("links back to the issue that asked for the run, and to none without one", () => {
+    expect(renderPrBody(input({ issue: 15 }))).toContain("\n\nRequested in #15.\n\n");
+    expect(body).not.toContain("Requested in");
+  });
+
   it("quotes paths whose backticks would end a code span", () => {
     expect(renderPrBody(input({ rpgPath: "specs/`odd`.json" }))).toContain("RPG ``specs/`odd`.json`` · base `main`");
   });
