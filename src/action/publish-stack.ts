@@ -39,6 +39,7 @@ export async function publishStack(
       `gh workflow run ${shellWord(workflowFile(context))} -f mode=retry -f rpg-path=${shellWord(run.rpgPath)} -f nodes=${shellWord(nodeId)}`,
     stack: pushed.stack,
     held: pushed.held,
+    issue: inputs.issue,
   });
   if (inputs.appId !== "") {
     const written = await publishCheckRuns({

@@ -1,9 +1,10 @@
 import type { Context } from "probot";
 
 import { dispatchInputs, type DispatchInputs } from "../config/dispatch-inputs.js";
-import { commentMarker, upsertComment } from "../github/comments.js";
+import { commentMarker, upsertComment, type ListedComment } from "../github/comments.js";
 import type { RepositoryRef } from "../github/repository.js";
 import { rpgPathOf, type AppConfig } from "./config.js";
+import { dispatchWorkflow, type Dispatched } from "../github/workflow-dispatch.js";
 import { githubClient } from "./github-client.js";
 import { renderDispatchFailure } from "./replies.js";
 import type { Target } from "./target.js";
@@ -14,37 +15,26 @@ export interface DispatchTo extends RepositoryRef {
   defaultBranch: string;
 }
 
-export type Dispatched = { ok: true } | { ok: false; status: number; message: string };
+export type { Dispatched };
 
 /**
  * Starts the repository's rpg-forge workflow (`workflow` in the config) with these inputs and the
- * configured RPG path, on the default branch or on `ref` (a branch made from it). A refusal by GitHub
- * (4xx: no such workflow, no workflow_dispatch trigger, an input it does not declare) is a result the
- * caller reports; anything else is thrown, so that the delivery fails and may be redelivered.
+ * configured RPG path, on the default branch or on `ref` (a branch made from it).
  */
-// TODO(issue 15): move to src/github/dispatch.ts (STYLE.md §2: github/ makes every GitHub write), outside this slice's folders.
-export async function dispatchRun(
+export function dispatchRun(
   octokit: Context["octokit"],
   to: DispatchTo,
   config: AppConfig,
   inputs: DispatchInputs,
   ref: string = to.defaultBranch,
 ): Promise<Dispatched> {
-  try {
-    await octokit.rest.actions.createWorkflowDispatch({
-      owner: to.owner,
-      repo: to.repo,
-      workflow_id: config.workflow,
-      ref,
-      inputs: dispatchInputs({ "rpg-path": rpgPathOf(config), ...inputs }),
-    });
-    return { ok: true };
-  } catch (error) {
-    const status = (error as { status?: unknown }).status;
-    if (typeof status === "number" && status >= 400 && status < 500 && status !== 429)
-      return { ok: false, status, message: (error as Error).message };
-    throw error;
-  }
+  return dispatchWorkflow(githubClient(octokit), {
+    owner: to.owner,
+    repo: to.repo,
+    workflow: config.workflow,
+    ref,
+    inputs: dispatchInputs({ "rpg-path": rpgPathOf(config), ...inputs }),
+  });
 }
 
 /** Says on the issue or pull request why its request started nothing; `request` keys the comment, so a redelivery edits it. */
@@ -55,6 +45,7 @@ export async function reportDispatchFailure(
   target: Target,
   request: string,
   failure: { status: number; message: string },
+  ours?: readonly ListedComment[],
 ): Promise<void> {
   const body = renderDispatchFailure(config.workflow, to.defaultBranch, failure.status, failure.message);
   await upsertComment(
@@ -62,5 +53,6 @@ export async function reportDispatchFailure(
     { owner: to.owner, repo: to.repo, issueNumber: target.number },
     commentMarker("dispatch-failed", request),
     body,
+    ours,
   );
 }

@@ -5,6 +5,7 @@ import { onCheckRunAction } from "./on-check-run-action.js";
 import { onIssueComment } from "./on-issue-comment.js";
 import { onIssueLabeled } from "./on-issue-labeled.js";
 import { onPullRequestClosed } from "./on-pull-request-closed.js";
+import { onPullRequestReview } from "./on-pull-request-review.js";
 import { onPush } from "./on-push.js";
 
 /**
@@ -18,5 +19,6 @@ export default function rpgForgeApp(app: Probot): void {
   app.on("issue_comment.created", oncePerDelivery(deliveries, onIssueComment));
   app.on("issues.labeled", oncePerDelivery(deliveries, onIssueLabeled));
   app.on("pull_request.closed", oncePerDelivery(deliveries, onPullRequestClosed));
+  app.on("pull_request_review.submitted", oncePerDelivery(deliveries, onPullRequestReview));
   app.on("push", oncePerDelivery(deliveries, onPush));
 }

@@ -4,8 +4,8 @@ import { hasAccess, ignoredComment, refuse } from "./access.js";
 import { answer, answerStatus } from "./answers.js";
 import { parseCommand } from "./command.js";
 import { configForRequest } from "./config.js";
-import { dispatchRun, reportDispatchFailure } from "./dispatch.js";
 import { renderHelp } from "./replies.js";
+import { dispatchOnce } from "./request-once.js";
 import { commentTarget } from "./target.js";
 
 /** `/rpg <command>` on the first line of a comment on an issue or an rpg-forge pull request. */
@@ -36,9 +36,17 @@ export async function onIssueComment(context: Context<"issue_comment.created">):
     case "revise": {
       const to = { ...repo, defaultBranch: repository.default_branch };
       const nodes = command.nodes.length > 0 ? command.nodes.join(" ") : undefined;
-      const dispatched = await dispatchRun(context.octokit, to, config, { mode: command.name, nodes, issue: String(target.number) });
-      if (!dispatched.ok) return reportDispatchFailure(context.octokit, to, config, target, `comment-${comment.id}`, dispatched);
-      await context.octokit.rest.reactions.createForIssueComment({ ...repo, comment_id: comment.id, content: "rocket" });
+      const request = { key: `comment-${comment.id}`, described: `\`${config.command} ${command.name}\`` };
+      // A revise's note is the rest of the comment: the run reads it through the API, never from an input.
+      const inputs = {
+        mode: command.name,
+        nodes,
+        issue: String(target.number),
+        ...(command.name === "revise" ? { request: request.key } : {}),
+      };
+      const started = await dispatchOnce(context, to, config, target, request, inputs);
+      if (started === "started")
+        await context.octokit.rest.reactions.createForIssueComment({ ...repo, comment_id: comment.id, content: "rocket" });
     }
   }
 }

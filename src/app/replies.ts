@@ -85,3 +85,9 @@ export function renderRpgCommitRefused(path: string, branch: string, status: num
 export function renderRpgAccepted(path: string, ref: string): string {
   return `rpg-forge took the RPG of this issue: ${code(path)} on ${code(ref)}. The problems listed here before are gone.`;
 }
+
+/** The answer to a request whose run started: what runs, for what, and the run when GitHub named it. */
+export function renderStarted(mode: string, described: string, runUrl: string | undefined): string {
+  const run = runUrl === undefined ? "its run is in this repository's Actions tab" : `[the run](${runUrl})`;
+  return `rpg-forge started ${code(mode)} for ${described}: ${run}. Its results come here when it ends.`;
+}

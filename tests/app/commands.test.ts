@@ -29,12 +29,21 @@ function accepts(options: { pr?: number; config?: string; role?: "write" | "main
 }
 
 const answerMarker = `<!-- rpg-forge:answer:${COMMENT_ID} -->`;
+const requestMarker = `<!-- rpg-forge:request:comment-${COMMENT_ID} -->`;
+const RUN = {
+  workflow_run_id: 5001,
+  run_url: "https://api.github.com/repos/octo/statkit/actions/runs/5001",
+  html_url: "https://github.com/octo/statkit/actions/runs/5001",
+};
 
 describe("/rpg retry and revise", () => {
   it("retry with nodes on an rpg-forge pull request dispatches mode retry for them, reporting to the pull request, then 🚀", async () => {
     accepts({ pr: 7 });
+    listsComments(7, []);
     const dispatch = recorder();
-    dispatches(dispatch);
+    dispatches(dispatch, "rpg-generate.yml", 204, RUN);
+    const answer = recorder();
+    comments(7, answer);
     reactsToComment(COMMENT_ID, "rocket");
 
     const status = await app.deliver({
@@ -46,13 +55,28 @@ describe("/rpg retry and revise", () => {
     expect(dispatch.bodies).toEqual([
       { ref: "main", inputs: dispatchInputs({ "rpg-path": "rpg.json", mode: "retry", nodes: "stats.mean stats.median", issue: "7" }) },
     ]);
+    // The answer links the run and carries the request's marker: a redelivery to a restarted App finds it.
+    expect(answer.bodies).toEqual([
+      {
+        body: `${requestMarker}\nrpg-forge started \`retry\` for \`/rpg retry\`: [the run](${RUN.html_url}). Its results come here when it ends.`,
+      },
+    ]);
+  });
+
+  it("a request whose answer is there already (a redelivery to a restarted App) dispatches nothing again", async () => {
+    accepts({ pr: 7 });
+    listsComments(7, [listed(950, 7, `${requestMarker}\nrpg-forge started \`retry\``)]);
+
+    expect(await app.deliver({ event: "issue_comment", payload: commentOn("/rpg retry stats.mean", { pr: 7 }) })).toBe(200);
   });
 
   it("retry without nodes on an issue leaves the nodes to the Action; prefix, workflow, graph and permission come from the config", async () => {
     const config = "command: /forge\nworkflow: forge.yml\nrpg: [graphs/stats.json]\npermission: maintain\n";
     accepts({ config, role: "maintain" });
+    listsComments(1, []);
     const dispatch = recorder();
     dispatches(dispatch, "forge.yml");
+    comments(1, recorder());
     reactsToComment(COMMENT_ID, "rocket");
 
     await app.deliver({ event: "issue_comment", payload: commentOn("/forge retry") });
@@ -62,15 +86,27 @@ describe("/rpg retry and revise", () => {
 
   it("revise dispatches mode revise for the nodes on the first line; the rest of the comment is the reviewer's note", async () => {
     accepts({ pr: 7 });
+    listsComments(7, []);
     const dispatch = recorder();
     dispatches(dispatch);
+    comments(7, recorder());
     reactsToComment(COMMENT_ID, "rocket");
 
     const body = "/rpg revise stats.mean\nThe mean of an empty list must raise ValueError, not return 0.";
     await app.deliver({ event: "issue_comment", payload: commentOn(body, { pr: 7 }) });
 
     expect(dispatch.bodies).toEqual([
-      { ref: "main", inputs: dispatchInputs({ "rpg-path": "rpg.json", mode: "revise", nodes: "stats.mean", issue: "7" }) },
+      // The note is not an input: the run reads the comment (`request`) through the API.
+      {
+        ref: "main",
+        inputs: dispatchInputs({
+          "rpg-path": "rpg.json",
+          mode: "revise",
+          nodes: "stats.mean",
+          issue: "7",
+          request: `comment-${COMMENT_ID}`,
+        }),
+      },
     ]);
   });
 

@@ -210,12 +210,23 @@ export function reactsToIssue(issue: number, content: "eyes" | "rocket"): nock.S
   return github().post(`${repoPath}/issues/${issue}/reactions`, { content }).reply(201, { id: 1, content });
 }
 
-/** The App dispatches the workflow; its request bodies land in `taken.bodies`. */
-export function dispatches(taken: ReturnType<typeof recorder>, workflow = "rpg-generate.yml", status = 204): nock.Scope {
-  const scope = github().post(`${repoPath}/actions/workflows/${workflow}/dispatches`, taken.take);
-  return status === 204
-    ? scope.reply(204)
-    : scope.reply(status, { message: "Not Found", documentation_url: "https://docs.github.com/rest" });
+/**
+ * The App dispatches the workflow; its request bodies land in `taken.bodies`. Every dispatch must ask
+ * for the run's details (`return_run_details`, checked here and left out of the recorded body);
+ * `run` is GitHub's answer with them (200), else it answers 204 as a GitHub without the parameter does.
+ */
+export function dispatches(
+  taken: ReturnType<typeof recorder>,
+  workflow = "rpg-generate.yml",
+  status = 204,
+  run?: { workflow_run_id: number; run_url: string; html_url: string },
+): nock.Scope {
+  const scope = github().post(`${repoPath}/actions/workflows/${workflow}/dispatches`, (body: Record<string, unknown>) => {
+    const { return_run_details: details, ...rest } = body;
+    return details === true && taken.take(rest);
+  });
+  if (status !== 204) return scope.reply(status, { message: "Not Found", documentation_url: "https://docs.github.com/rest" });
+  return run ? scope.reply(200, run) : scope.reply(204);
 }
 
 /** A comment as GitHub lists it; `bot` for one rpg-forge wrote. */

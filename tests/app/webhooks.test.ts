@@ -2,16 +2,28 @@ import { randomUUID } from "node:crypto";
 
 import { describe, expect, it } from "vitest";
 
-import { dispatches, github, hasConfig, hasRole, mintsToken, reactsToComment, recorder, useApp } from "./harness.js";
+import {
+  comments,
+  dispatches,
+  github,
+  hasConfig,
+  hasRole,
+  listsComments,
+  mintsToken,
+  reactsToComment,
+  recorder,
+  useApp,
+} from "./harness.js";
 import { COMMENT_ID, COMMENTER, commentOn } from "./payloads.js";
 
 const app = useApp();
 
-/** A `/rpg retry` on issue #1 from a writer, up to the dispatch. */
+/** A `/rpg retry` on issue #1 from a writer, up to the dispatch: its request's answer is not there yet. */
 function retryAccepted() {
   hasConfig();
   hasRole(COMMENTER, "write");
   reactsToComment(COMMENT_ID, "eyes");
+  listsComments(1, []);
 }
 
 describe("the webhook endpoint", () => {
@@ -26,6 +38,7 @@ describe("the webhook endpoint", () => {
     retryAccepted();
     const dispatch = recorder();
     dispatches(dispatch);
+    comments(1, recorder());
     reactsToComment(COMMENT_ID, "rocket");
     const id = randomUUID();
 
@@ -46,6 +59,7 @@ describe("the webhook endpoint", () => {
     retryAccepted();
     const dispatch = recorder();
     dispatches(dispatch);
+    comments(1, recorder());
     reactsToComment(COMMENT_ID, "rocket");
     expect(await app.deliver({ event: "issue_comment", payload: commentOn("/rpg retry"), id })).toBe(200);
 

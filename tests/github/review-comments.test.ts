@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { Octokit } from "@octokit/rest";
-import Ajv from "ajv";
+import { Ajv } from "ajv";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readIssueComment, readReview, upsertReviewReplies } from "../../src/github/review-comments.js";
 import { startGitHubStandIn, type GitHubStandIn } from "../helpers/github-stand-in.js";
