@@ -3,6 +3,7 @@ import type { Context } from "probot";
 import { MARKER_PREFIX, commentMarker, findCommentsByPrefix, upsertComment } from "../github/comments.js";
 import type { RepositoryRef } from "../github/repository.js";
 import { githubClient } from "./github-client.js";
+import { pullRequestStatus } from "./pull-status.js";
 import { renderStatus } from "./replies.js";
 import type { Target } from "./target.js";
 
@@ -16,8 +17,9 @@ export async function answer(octokit: Context["octokit"], repository: Repository
 }
 
 /**
- * Answers `status` with a link to the latest report: on a pull request its subgraph's report
- * comment (`report:<subgraph>`), on an issue the run's (`run-report:<rpg path>`), both by marker.
+ * Answers `status`: on a pull request with its node table as its branch holds it, and the link to
+ * its subgraph's report comment (`report:<subgraph>`); on an issue with the link to the run's
+ * report (`run-report:<rpg path>`). Both reports are found by marker.
  */
 export async function answerStatus(
   octokit: Context["octokit"],
@@ -25,6 +27,7 @@ export async function answerStatus(
   target: Target,
   commentId: number,
   prefix: string,
+  rpgPath: string,
 ) {
   const gh = githubClient(octokit);
   const where = { ...repository, issueNumber: target.number };
@@ -32,6 +35,7 @@ export async function answerStatus(
   const ours = await findCommentsByPrefix(gh, where, MARKER_PREFIX);
   const kind = target.kind === "pull request" ? "report" : "run-report";
   const report = ours.filter((c) => c.body?.startsWith(`${MARKER_PREFIX}${kind}:`)).at(-1);
-  const body = renderStatus(target.kind, report?.html_url, prefix);
+  const table = target.head === undefined ? undefined : await pullRequestStatus(gh, repository, target.head, rpgPath, report?.html_url);
+  const body = table ?? renderStatus(target.kind, report?.html_url, prefix);
   await upsertComment(gh, where, commentMarker("answer", String(commentId)), body, ours);
 }

@@ -3,7 +3,7 @@ import type { Context } from "probot";
 import { hasAccess, ignoredComment, refuse } from "./access.js";
 import { answer, answerStatus } from "./answers.js";
 import { parseCommand } from "./command.js";
-import { configForRequest } from "./config.js";
+import { configForRequest, rpgPathOf } from "./config.js";
 import { renderHelp } from "./replies.js";
 import { dispatchOnce } from "./request-once.js";
 import { commentTarget } from "./target.js";
@@ -31,7 +31,7 @@ export async function onIssueComment(context: Context<"issue_comment.created">):
     case "help":
       return answer(context.octokit, repo, target, comment.id, renderHelp(config.command, config.permission, command.problem));
     case "status":
-      return answerStatus(context.octokit, repo, target, comment.id, config.command);
+      return answerStatus(context.octokit, repo, target, comment.id, config.command, rpgPathOf(config));
     case "retry":
     case "revise": {
       const to = { ...repo, defaultBranch: repository.default_branch };

@@ -4,6 +4,8 @@ import type { Context } from "probot";
 export interface Target {
   kind: "issue" | "pull request";
   number: number;
+  /** A pull request's head branch, when the handler asked GitHub for it. */
+  head?: string;
 }
 
 /** rpg-forge's pull request branches: `rpg/<rpg-name>/<subgraph>` (subgraphBranch in src/engine/history.ts, which an edge may not import). */
@@ -32,5 +34,5 @@ export async function commentTarget(context: Context<"issue_comment.created">): 
   // The comment event does not say where the pull request comes from.
   const { data: pr } = await context.octokit.rest.pulls.get(context.pullRequest());
   const ignored = notRpgForgePullRequest(pr.head, repository);
-  return ignored === undefined ? { kind: "pull request", number: issue.number } : { ignored };
+  return ignored === undefined ? { kind: "pull request", number: issue.number, head: pr.head.ref } : { ignored };
 }

@@ -6,6 +6,7 @@ import {
   comments,
   dispatches,
   getsPull,
+  github,
   hasConfig,
   hasRole,
   listed,
@@ -29,6 +30,49 @@ function accepts(options: { pr?: number; config?: string; role?: "write" | "main
 }
 
 const answerMarker = `<!-- rpg-forge:answer:${COMMENT_ID} -->`;
+/** A file on the pull request's branch (rpg/statkit/core), as the contents API serves it raw; undefined: not there. */
+function onBranch(path: string, text: string | undefined) {
+  const scope = github()
+    .get(`/repos/octo/statkit/contents/${encodeURIComponent(path)}`)
+    .query({ ref: "rpg/statkit/core" });
+  return text === undefined ? scope.reply(404, { message: "Not Found" }) : scope.reply(200, text, { "content-type": "text/plain" });
+}
+
+const leaf = (id: string, name: string) => ({
+  id,
+  name,
+  type: "function",
+  node_type: "leaf",
+  file_path: "src/statkit/stats.py",
+  docstring: `The ${name}.`,
+  subgraph_id: "core",
+});
+const STATUS_RPG = {
+  metadata: { name: "statkit" },
+  subgraphs: [{ id: "core", name: "Core statistics" }],
+  nodes: [leaf("stats.mean", "mean"), leaf("stats.median", "median")],
+  edges: [],
+};
+const entry = (status: string, extra: Record<string, unknown> = {}) => ({
+  status,
+  timestamp: "2026-11-23T10:00:00.000Z",
+  retry_count: 0,
+  subgraph_id: "core",
+  attempts: [],
+  ...extra,
+});
+const STATUS_CHECKPOINT = {
+  version: 1,
+  run_id: "run-1",
+  rpg_sha256: "0".repeat(64),
+  created_at: "2026-11-23T10:00:00.000Z",
+  updated_at: "2026-11-23T10:00:00.000Z",
+  nodes: {
+    "stats.mean": entry("passed"),
+    "stats.median": entry("failed", { retry_count: 8, failure_reason: "tests still failing after 8 debug iterations" }),
+  },
+};
+
 const requestMarker = `<!-- rpg-forge:request:comment-${COMMENT_ID} -->`;
 const RUN = {
   workflow_run_id: 5001,
@@ -146,8 +190,28 @@ describe("/rpg retry and revise", () => {
 });
 
 describe("/rpg status, help and the rest", () => {
+  it("status on a pull request answers with its node table, read from its branch, and links its report", async () => {
+    accepts({ pr: 7 });
+    listsComments(7, [listed(11, 7, "<!-- rpg-forge:report:core -->\n### core: 1 of 2 nodes pass")]);
+    onBranch("docs/rpg.json", JSON.stringify(STATUS_RPG));
+    onBranch("docs/generation_checkpoint.json", JSON.stringify(STATUS_CHECKPOINT));
+    const answer = recorder();
+    comments(7, answer);
+
+    await app.deliver({ event: "issue_comment", payload: commentOn("/rpg status", { pr: 7 }) });
+
+    const [{ body }] = answer.bodies as [{ body: string }];
+    expect(body).toContain("### rpg-forge status of `Core statistics`: 1 of 2 nodes passed");
+    expect(body).toContain("The latest report: https://github.com/octo/statkit/issues/7#issuecomment-11");
+    expect(body).toMatch(/\| `stats.mean` \| `mean` \| [^|]*passed[^|]* \|/);
+    expect(body).toMatch(/\| `stats.median` \| `median` \| [^|]*failed[^|]* \|.*tests still failing after 8 debug iterations \|/);
+  });
+
   it("status on a pull request links its report comment, found by marker among rpg-forge's comments only", async () => {
     accepts({ pr: 7 });
+    // A branch with no checkpoint yet (its first run is still going): the answer is the link.
+    onBranch("docs/rpg.json", undefined);
+    onBranch("docs/generation_checkpoint.json", undefined);
     listsComments(7, [
       listed(10, 7, "<!-- rpg-forge:report:core -->\nquoted by a person", false),
       listed(11, 7, "<!-- rpg-forge:report:core -->\n### core: 3 of 4 nodes pass"),
