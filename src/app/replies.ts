@@ -91,3 +91,11 @@ export function renderStarted(mode: string, described: string, runUrl: string | 
   const run = runUrl === undefined ? "its run is in this repository's Actions tab" : `[the run](${runUrl})`;
   return `rpg-forge started ${code(mode)} for ${described}: ${run}. Its results come here when it ends.`;
 }
+
+/** Why a request started nothing: a run already waits for the one in progress, and a new one would replace it. */
+export function renderRunWaiting(described: string, runUrl: string): string {
+  return (
+    `rpg-forge did not start a run for ${described}: [a run](${runUrl}) is already waiting for the one in progress, ` +
+    "and GitHub would cancel it for a new one. Ask again once it has started."
+  );
+}

@@ -2,10 +2,11 @@ import type { Context } from "probot";
 
 import type { DispatchInputs } from "../config/dispatch-inputs.js";
 import { MARKER_PREFIX, commentMarker, findCommentsByPrefix, upsertComment } from "../github/comments.js";
+import { waitingRunOf } from "../github/workflow-dispatch.js";
 import type { AppConfig } from "./config.js";
 import { dispatchRun, reportDispatchFailure, type DispatchTo } from "./dispatch.js";
 import { githubClient } from "./github-client.js";
-import { renderStarted } from "./replies.js";
+import { renderRunWaiting, renderStarted } from "./replies.js";
 import type { Target } from "./target.js";
 
 /** One request a person made: what started it (`comment-<id>`, `review-<id>`), and how the answer names it. */
@@ -28,7 +29,7 @@ export async function dispatchOnce(
   target: Target,
   request: PersonRequest,
   inputs: DispatchInputs,
-): Promise<"started" | "already" | "refused"> {
+): Promise<"started" | "already" | "waiting" | "refused"> {
   const gh = githubClient(context.octokit);
   const where = { owner: to.owner, repo: to.repo, issueNumber: target.number };
   const marker = commentMarker("request", request.key);
@@ -37,6 +38,12 @@ export async function dispatchOnce(
   if (ours.some((c) => c.body?.startsWith(marker))) {
     context.log.info(`request ${request.key} was dispatched already: ignored`);
     return "already";
+  }
+  const waiting = await waitingRunOf(gh, { owner: to.owner, repo: to.repo, workflow: config.workflow, ref: to.defaultBranch });
+  if (waiting !== undefined) {
+    // Said under the request's marker: asking again, once the waiting run has started, is a new request.
+    await upsertComment(gh, where, commentMarker("waiting", request.key), renderRunWaiting(request.described, waiting), ours);
+    return "waiting";
   }
   const dispatched = await dispatchRun(context.octokit, to, config, inputs);
   if (!dispatched.ok) {

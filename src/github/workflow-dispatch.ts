@@ -36,3 +36,20 @@ export async function dispatchWorkflow(octokit: Octokit, dispatch: WorkflowDispa
     throw error;
   }
 }
+
+/**
+ * A run of the workflow on `ref` that waits for the run in progress (status pending), if there is
+ * one: GitHub keeps one waiting run per concurrency group and cancels it for a newer one, so a
+ * dispatch now would silently drop the request it holds.
+ */
+export async function waitingRunOf(octokit: Octokit, dispatch: Omit<WorkflowDispatch, "inputs">): Promise<string | undefined> {
+  const { data } = await octokit.rest.actions.listWorkflowRuns({
+    owner: dispatch.owner,
+    repo: dispatch.repo,
+    workflow_id: dispatch.workflow,
+    branch: dispatch.ref,
+    status: "pending",
+    per_page: 1,
+  });
+  return data.workflow_runs[0]?.html_url;
+}

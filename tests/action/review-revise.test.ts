@@ -5,7 +5,18 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGitHubStandIn, type GitHubStandIn } from "../helpers/github-stand-in.js";
 import { nodeOf, startScriptedModel, type ScriptedModel } from "../helpers/scripted-model.js";
-import { dispatches, example, hasConfig, hasRole, listsComments, comments, mintsToken, recorder, useApp } from "../app/harness.js";
+import {
+  runsWaiting,
+  dispatches,
+  example,
+  hasConfig,
+  hasRole,
+  listsComments,
+  comments,
+  mintsToken,
+  recorder,
+  useApp,
+} from "../app/harness.js";
 import { TOKEN, checkout, git } from "./fixtures.js";
 import { runAction } from "./run-action.js";
 import { actionRun, inMergeOrder, seedRemoteWith } from "./stack-merging.js";
@@ -75,6 +86,7 @@ describe("a review requesting changes on an rpg-forge pull request", () => {
     hasConfig();
     hasRole(REVIEWER.login, "write");
     listsComments(pull.number, []);
+    runsWaiting();
     const dispatch = recorder();
     dispatches(dispatch);
     comments(pull.number, recorder());

@@ -15,6 +15,7 @@ import {
   reactsToComment,
   recorder,
   useApp,
+  runsWaiting,
 } from "./harness.js";
 import { COMMENT_ID, COMMENTER, commentOn } from "./payloads.js";
 
@@ -85,6 +86,7 @@ describe("/rpg retry and revise", () => {
     accepts({ pr: 7 });
     listsComments(7, []);
     const dispatch = recorder();
+    runsWaiting();
     dispatches(dispatch, "rpg-generate.yml", 204, RUN);
     const answer = recorder();
     comments(7, answer);
@@ -119,6 +121,7 @@ describe("/rpg retry and revise", () => {
     accepts({ config, role: "maintain" });
     listsComments(1, []);
     const dispatch = recorder();
+    runsWaiting([], "forge.yml");
     dispatches(dispatch, "forge.yml");
     comments(1, recorder());
     reactsToComment(COMMENT_ID, "rocket");
@@ -132,6 +135,7 @@ describe("/rpg retry and revise", () => {
     accepts({ pr: 7 });
     listsComments(7, []);
     const dispatch = recorder();
+    runsWaiting();
     dispatches(dispatch);
     comments(7, recorder());
     reactsToComment(COMMENT_ID, "rocket");
@@ -173,6 +177,7 @@ describe("/rpg retry and revise", () => {
   it("a workflow GitHub cannot dispatch gets a comment naming the file to check, and no 🚀", async () => {
     accepts();
     const dispatch = recorder();
+    runsWaiting();
     dispatches(dispatch, "rpg-generate.yml", 404);
     listsComments(1, []);
     const answer = recorder();

@@ -229,6 +229,14 @@ export function dispatches(
   return run ? scope.reply(200, run) : scope.reply(204);
 }
 
+/** The workflow's runs on main that wait for the one in progress (GitHub's status `pending`): none, or these. */
+export function runsWaiting(urls: string[] = [], workflow = "rpg-generate.yml"): nock.Scope {
+  return github()
+    .get(`${repoPath}/actions/workflows/${workflow}/runs`)
+    .query({ branch: "main", status: "pending", per_page: 1 })
+    .reply(200, { total_count: urls.length, workflow_runs: urls.map((html_url, i) => ({ id: 6000 + i, html_url })) });
+}
+
 /** A comment as GitHub lists it; `bot` for one rpg-forge wrote. */
 export function listed(id: number, issue: number, body: string, bot = true) {
   return {

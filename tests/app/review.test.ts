@@ -15,6 +15,7 @@ import {
   mintsToken,
   recorder,
   useApp,
+  runsWaiting,
 } from "./harness.js";
 
 /**
@@ -54,6 +55,7 @@ describe("a review that requests changes", () => {
     hasRole(REVIEWER, "write");
     listsComments(PR, []);
     const dispatch = recorder();
+    runsWaiting();
     dispatches(dispatch, "rpg-generate.yml", 204, {
       workflow_run_id: 5001,
       run_url: `${API}/repos/${OWNER}/${REPO}/actions/runs/5001`,
@@ -91,6 +93,7 @@ describe("a review that requests changes", () => {
     hasRole(REVIEWER, "write");
     listsComments(PR, []);
     const dispatch = recorder();
+    runsWaiting();
     dispatches(dispatch);
     comments(PR, recorder());
 
@@ -98,6 +101,22 @@ describe("a review that requests changes", () => {
     expect(await app.deliver({ event: "pull_request_review", payload, id: "same-delivery" })).toBe(200);
     expect(await app.deliver({ event: "pull_request_review", payload, id: "same-delivery" })).toBe(200);
     expect(dispatch.bodies).toHaveLength(1);
+  });
+
+  it("a run already waiting for the one in progress is not replaced: the review is answered with its link", async () => {
+    mintsToken();
+    hasConfig();
+    hasRole(REVIEWER, "write");
+    listsComments(PR, []);
+    runsWaiting([`https://github.com/${OWNER}/${REPO}/actions/runs/4999`]);
+    const answer = recorder();
+    comments(PR, answer);
+
+    await app.deliver({ event: "pull_request_review", payload: review() });
+
+    const [{ body }] = answer.bodies as [{ body: string }];
+    expect(body.startsWith(`<!-- rpg-forge:waiting:review-${REVIEW_ID} -->\n`)).toBe(true);
+    expect(body).toContain(`[a run](https://github.com/${OWNER}/${REPO}/actions/runs/4999) is already waiting for the one in progress`);
   });
 
   it("a reviewer without write access gets the refusal", async () => {

@@ -13,6 +13,7 @@ import {
   reactsToComment,
   recorder,
   useApp,
+  runsWaiting,
 } from "./harness.js";
 import { COMMENT_ID, COMMENTER, commentOn } from "./payloads.js";
 
@@ -37,6 +38,7 @@ describe("the webhook endpoint", () => {
     mintsToken();
     retryAccepted();
     const dispatch = recorder();
+    runsWaiting();
     dispatches(dispatch);
     comments(1, recorder());
     reactsToComment(COMMENT_ID, "rocket");
@@ -51,6 +53,7 @@ describe("the webhook endpoint", () => {
   it("handles a redelivery again when the first delivery failed, so that GitHub's redelivery is a retry", async () => {
     mintsToken();
     retryAccepted();
+    runsWaiting();
     github().post("/repos/octo/statkit/actions/workflows/rpg-generate.yml/dispatches").reply(502, { message: "Bad Gateway" });
     const id = randomUUID();
     // Probot answers with the failed API call's status: GitHub marks the delivery failed.
@@ -58,6 +61,7 @@ describe("the webhook endpoint", () => {
 
     retryAccepted();
     const dispatch = recorder();
+    runsWaiting();
     dispatches(dispatch);
     comments(1, recorder());
     reactsToComment(COMMENT_ID, "rocket");
