@@ -11,6 +11,8 @@
  * repository's state and implements the operations, shapes.ts renders that state into GitHub's response
  * shapes, and types.ts holds the public types. With the `remote` option, remote.ts runs git on the bare
  * repository the test pushes to (branch tips, merges in a throwaway clone) and merge.ts implements pulls/merge.
+ * With an `app` that has a public key, apps.ts makes it the App's installation: it mints installation tokens for
+ * the App's JWT, and what such a token writes is the App's bot's.
  */
 
 export { startGitHubStandIn } from "./github-stand-in/server.js";

@@ -4,7 +4,7 @@ import type { StandInApp, StoredCheckRun, StoredPull } from "./types.js";
 
 /**
  * Check runs (checks/create, checks/update, checks/list-for-ref, checks/list-annotations), kept in
- * memory and written as `app`, the App the token belongs to. Beyond the request's top-level fields
+ * memory and written as the App the request's token belongs to (the caller's). Beyond the request's top-level fields
  * (checked against the REST description by the server), GitHub's own rules are enforced with its
  * 422: output needs title and summary, at most 50 annotations per request (each with path, lines,
  * level and message), at most 3 actions with GitHub's lengths. An update appends its annotations,
@@ -17,9 +17,8 @@ export const GITHUB_ACTIONS_APP: StandInApp = { id: 15368, slug: "github-actions
 interface Parts {
   site: Site;
   now: () => string;
-  app: StandInApp;
   pulls: StoredPull[];
-  userJson: (u: { login: string; id: number; type: "User" | "Bot" | "Organization" }) => unknown;
+  integrationJson: (app: StandInApp) => unknown;
 }
 
 interface OutputInput {
@@ -29,7 +28,7 @@ interface OutputInput {
   annotations?: Record<string, unknown>[];
 }
 
-export function createChecks({ site, now, app, pulls, userJson }: Parts) {
+export function createChecks({ site, now, pulls, integrationJson }: Parts) {
   const checkRuns: StoredCheckRun[] = [];
   let lastId = 3_000_000_000;
   const invalid = (call: Call, message: string): Reply => ({
@@ -81,21 +80,6 @@ export function createChecks({ site, now, app, pulls, userJson }: Parts) {
     if (Array.isArray(body.actions)) run.actions = body.actions as StoredCheckRun["actions"];
   }
 
-  const appJson = () => ({
-    id: app.id,
-    slug: app.slug,
-    node_id: legacyNodeId("Integration", app.id),
-    client_id: `Iv1.${app.id.toString(16).padStart(16, "0")}`,
-    owner: userJson({ login: site.owner, id: 9_000_001, type: "Organization" }),
-    name: app.name,
-    description: "",
-    external_url: `https://github.com/apps/${app.slug}`,
-    html_url: `https://github.com/apps/${app.slug}`,
-    created_at: "2024-01-01T00:00:00Z",
-    updated_at: "2024-01-01T00:00:00Z",
-    permissions: { checks: "write", metadata: "read" },
-    events: [],
-  });
   const checkRunJson = (r: StoredCheckRun) => ({
     id: r.id,
     node_id: r.node_id,
@@ -115,7 +99,7 @@ export function createChecks({ site, now, app, pulls, userJson }: Parts) {
     },
     name: r.name,
     check_suite: { id: 4_000_000_000 + checkRuns.indexOf(r) },
-    app: appJson(),
+    app: integrationJson(r.app),
     pull_requests: pulls
       .filter((p) => p.state === "open" && p.head.sha === r.head_sha)
       .map((p) => ({
@@ -147,7 +131,7 @@ export function createChecks({ site, now, app, pulls, userJson }: Parts) {
         output: { title: null, summary: null, text: null },
         annotations: [],
         actions: [],
-        app,
+        app: call.caller.app,
       };
       apply(run, call.body);
       checkRuns.push(run);
@@ -158,7 +142,8 @@ export function createChecks({ site, now, app, pulls, userJson }: Parts) {
       const run = byId(call.params.check_run_id);
       if (!run) return { status: 404, body: { message: "Not Found", documentation_url: call.operation.docsUrl, status: "404" } };
       // Only the App that made a check run may change it.
-      if (run.app.id !== app.id) return { status: 403, body: { message: "Invalid app_id", documentation_url: call.operation.docsUrl } };
+      if (run.app.id !== call.caller.app.id)
+        return { status: 403, body: { message: "Invalid app_id", documentation_url: call.operation.docsUrl } };
       const wrong = problem(call.body);
       if (wrong) return invalid(call, wrong);
       apply(run, call.body);

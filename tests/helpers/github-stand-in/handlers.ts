@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { createApps, type Caller } from "./apps.js";
 import { createChecks, GITHUB_ACTIONS_APP } from "./checks.js";
 import type { JsonObject, Operation } from "./description.js";
 import { mergePull } from "./merge.js";
@@ -24,6 +25,8 @@ export interface Call {
   body: JsonObject;
   operation: Operation;
   path: string;
+  /** Who the request's token acts as. */
+  caller: Caller;
 }
 
 export const DOCS = "https://docs.github.com/rest";
@@ -39,25 +42,29 @@ const validationFailed = (operation: Operation, errors: JsonObject[]): Reply => 
 
 export type RepositoryState = Pick<
   GitHubStandIn,
-  "pulls" | "issues" | "comments" | "checkRuns" | "reviewComments" | "addIssue" | "addComment" | "addReview"
+  "pulls" | "issues" | "comments" | "checkRuns" | "reviewComments" | "addIssue" | "addComment" | "addReview" | "installationTokens"
 > & {
   /** By operationId; an operation without one answers 404. */
   handlers: Record<string, (call: Call) => Reply>;
+  /** Who a request with this authorization header acts as, or GitHub's 401 for it. */
+  callerOf(operationId: string, authorization: string): Caller | Reply;
 };
 
 export interface GitSide {
   /** Undefined: shas are made up from branch names and pulls/merge is not implemented. */
   remote?: Remote;
   deleteBranchOnMerge: boolean;
-  /** The App the token belongs to; GitHub Actions' when undefined. */
+  /** The App the token belongs to; GitHub Actions' when undefined. With a public key, only the tokens it mints are its (apps.ts). */
   app?: StandInApp | undefined;
+  /** The clock in milliseconds, for JWTs and installation tokens. Default the real one. */
+  clock?: () => number;
 }
 
 /** `now` gives GitHub's timestamps: ISO 8601 without milliseconds. */
 export function createRepositoryState(
   site: Site,
   now: () => string,
-  { remote, deleteBranchOnMerge, app }: GitSide = { deleteBranchOnMerge: false },
+  { remote, deleteBranchOnMerge, app, clock = Date.now }: GitSide = { deleteBranchOnMerge: false },
 ): RepositoryState {
   const { api, owner, repoApi, repoHtml, actor } = site;
   const pulls: StoredPull[] = [];
@@ -65,10 +72,14 @@ export function createRepositoryState(
   const comments: StoredComment[] = [];
   let lastNumber = 0;
   let lastCommentId = 2_000_000_000;
-  const { repoJson, pullJson, commentJson, userJson } = createShapes(site, { pulls, issues, comments });
+  const { repoJson, pullJson, commentJson, userJson, integrationJson } = createShapes(site, { pulls, issues, comments });
   // Each further area keeps its own state and handlers in its own file, merged in below.
-  const checks = createChecks({ site, now, app: app ?? GITHUB_ACTIONS_APP, pulls, userJson });
+  const checks = createChecks({ site, now, pulls, integrationJson });
   const reviews = createReviews({ site, now, pulls, userJson, paged });
+  const publicKey = app?.publicKey;
+  const apps = app && publicKey !== undefined ? createApps({ site, clock, app: { ...app, publicKey }, userJson }) : undefined;
+  // Without the App's key every token is the one the options describe; with it, a token the App did not mint is GITHUB_TOKEN.
+  const tokenCaller: Caller = { user: actor, app: (apps ? undefined : app) ?? GITHUB_ACTIONS_APP };
 
   const headLabel = (ref: string) => `${owner}:${ref}`;
   const branch = (ref: string, tips?: Map<string, string>): BranchRef => ({
@@ -102,7 +113,7 @@ export function createRepositoryState(
   const noCommitsBetween = (operation: Operation, base: string, head: string) =>
     validationFailed(operation, [{ resource: "PullRequest", code: "custom", message: `No commits between ${base} and ${head}` }]);
 
-  function addComment(comment: { issue_number: number; body: string; user?: StandInUser }): StoredComment {
+  function addComment(comment: { issue_number: number; body: string; user?: StandInUser; app?: StandInApp | undefined }): StoredComment {
     if (!issueExists(comment.issue_number)) throw new Error(`stand-in: there is no issue or pull request #${comment.issue_number}`);
     const id = ++lastCommentId;
     const kind = pulls.some((p) => p.number === comment.issue_number) ? "pull" : "issues";
@@ -116,6 +127,7 @@ export function createRepositoryState(
       url: `${repoApi}/issues/comments/${id}`,
       issue_url: `${repoApi}/issues/${comment.issue_number}`,
       user: comment.user ?? actor,
+      app: comment.app,
       created_at: stamp,
       updated_at: stamp,
     };
@@ -197,7 +209,7 @@ export function createRepositoryState(
         base: branch(base, tips),
         html_url: `${repoHtml}/pull/${number}`,
         url: `${repoApi}/pulls/${number}`,
-        user: actor,
+        user: call.caller.user,
         created_at: stamp,
         updated_at: stamp,
         closed_at: null,
@@ -255,7 +267,7 @@ export function createRepositoryState(
       "pulls/merge": (call: Call) => {
         const pull = pullByNumber(call.params.pull_number);
         if (!pull) return notFound(call.operation.docsUrl);
-        return mergePull({ remote, owner, actor, now, deleteBranchOnMerge, pulls, refresh, branch }, pull, call);
+        return mergePull({ remote, owner, actor: call.caller.user, now, deleteBranchOnMerge, pulls, refresh, branch }, pull, call);
       },
     }),
 
@@ -272,7 +284,12 @@ export function createRepositoryState(
     "issues/create-comment": (call) => {
       const number = Number(call.params.issue_number);
       if (!issueExists(number)) return notFound(call.operation.docsUrl);
-      const comment = addComment({ issue_number: number, body: String(call.body.body) });
+      const comment = addComment({
+        issue_number: number,
+        body: String(call.body.body),
+        user: call.caller.user,
+        app: call.caller.installation,
+      });
       return { status: 201, body: commentJson(comment), headers: { location: comment.url } };
     },
 
@@ -300,6 +317,7 @@ export function createRepositoryState(
 
     ...checks.handlers,
     ...reviews.handlers,
+    ...apps?.handlers,
   };
 
   return {
@@ -309,7 +327,9 @@ export function createRepositoryState(
     checkRuns: checks.checkRuns,
     reviewComments: reviews.reviewComments,
     addReview: reviews.addReview,
+    installationTokens: apps?.minted ?? [],
     handlers,
+    callerOf: (operationId, authorization) => apps?.callerOf(operationId, authorization, tokenCaller) ?? tokenCaller,
     addIssue: ({ title, body, labels }) => {
       const number = ++lastNumber;
       const id = 1_000_000_000 + number;

@@ -129,7 +129,7 @@ export function createReviews({ site, now, pulls, userJson, paged }: Parts) {
       const reply: StoredReviewComment = {
         ...parent,
         id: ++lastId,
-        user: site.actor,
+        user: call.caller.user,
         body: String(call.body.body),
         in_reply_to_id: parent.id,
         created_at: now(),

@@ -58,12 +58,17 @@ export async function startGitHubStandIn(options: GitHubStandInOptions = {}): Pr
       if (!/^(token|bearer) \S+$/i.test(req.headers.authorization ?? "")) {
         return send(res, { status: 401, body: { message: "Requires authentication", documentation_url: DOCS, status: "401" } });
       }
-      const handler = state.handlers[match.operation.operationId];
+      const { operationId } = match.operation;
+      const handler = state.handlers[operationId];
       const sameRepo = match.params.owner?.toLowerCase() === owner.toLowerCase() && match.params.repo?.toLowerCase() === repo.toLowerCase();
-      if (!handler || !sameRepo) return send(res, notFound(match.operation.docsUrl));
+      // The one operation served outside the repository's path: the App (when it has one) minting a token for its installation here.
+      const ofTheApp = operationId === "apps/create-installation-access-token" && handler !== undefined;
+      if (!handler || !(sameRepo || ofTheApp)) return send(res, notFound(match.operation.docsUrl));
+      const caller = state.callerOf(operationId, req.headers.authorization ?? "");
+      if ("status" in caller) return send(res, caller);
       const body = (recorded.body ?? {}) as JsonObject;
       try {
-        send(res, handler({ params: match.params, query, body, operation: match.operation, path: url.pathname }));
+        send(res, handler({ params: match.params, query, body, operation: match.operation, path: url.pathname, caller }));
       } catch (error) {
         // A bug in the stand-in must fail the request, not take the test worker down with an uncaught exception.
         send(res, { status: 500, body: { message: `stand-in handler threw: ${(error as Error).message}`, status: "500" } });
@@ -75,7 +80,7 @@ export async function startGitHubStandIn(options: GitHubStandInOptions = {}): Pr
   const state = createRepositoryState(
     { api, owner, repo, repoApi: `${api}/repos/${owner}/${repo}`, repoHtml: `https://github.com/${owner}/${repo}`, actor },
     now,
-    { remote, deleteBranchOnMerge: options.deleteBranchOnMerge ?? false, app: options.app },
+    { remote, deleteBranchOnMerge: options.deleteBranchOnMerge ?? false, app: options.app, clock: () => clock().getTime() },
   );
 
   function send(res: ServerResponse, reply: Reply): void {
@@ -110,6 +115,7 @@ export async function startGitHubStandIn(options: GitHubStandInOptions = {}): Pr
     comments: state.comments,
     checkRuns: state.checkRuns,
     reviewComments: state.reviewComments,
+    installationTokens: state.installationTokens,
     addReview: state.addReview,
     addIssue: state.addIssue,
     addComment: state.addComment,

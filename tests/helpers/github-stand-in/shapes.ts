@@ -1,4 +1,4 @@
-import type { BranchRef, StandInUser, StoredComment, StoredIssue, StoredPull } from "./types.js";
+import type { BranchRef, StandInApp, StandInUser, StoredComment, StoredIssue, StoredPull } from "./types.js";
 
 /**
  * Renders the stored repository, pull requests and comments into the response shapes of GitHub's REST
@@ -213,11 +213,27 @@ export function createShapes({ api, owner, repo, repoApi, repoHtml, actor }: Sit
     created_at: c.created_at,
     updated_at: c.updated_at,
     issue_url: c.issue_url,
-    author_association: c.user.login === actor.login ? "NONE" : "MEMBER",
-    performed_via_github_app: null,
+    author_association: c.user.login === actor.login || c.app ? "NONE" : "MEMBER",
+    performed_via_github_app: c.app ? integrationJson(c.app) : null,
+  });
+  /** A GitHub App (GitHub's `integration`): the owner of a check run, the writer of a comment made with its installation token. */
+  const integrationJson = (app: StandInApp) => ({
+    id: app.id,
+    slug: app.slug,
+    node_id: legacyNodeId("Integration", app.id),
+    client_id: `Iv1.${app.id.toString(16).padStart(16, "0")}`,
+    owner: userJson(ownerUser),
+    name: app.name,
+    description: "",
+    external_url: `https://github.com/apps/${app.slug}`,
+    html_url: `https://github.com/apps/${app.slug}`,
+    created_at: "2024-01-01T00:00:00Z",
+    updated_at: "2024-01-01T00:00:00Z",
+    permissions: { checks: "write", metadata: "read" },
+    events: [],
   });
 
-  return { repoJson, pullJson, commentJson, userJson };
+  return { repoJson, pullJson, commentJson, userJson, integrationJson };
 }
 
 /** GitHub's legacy global node id: base64 of "0<length of type>:<Type><id>", e.g. "MDExOlB1bGxSZXF1ZXN0MQ==". */

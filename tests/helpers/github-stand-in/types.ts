@@ -70,6 +70,8 @@ export interface StoredComment {
   url: string;
   issue_url: string;
   user: StandInUser;
+  /** The App whose installation token wrote it (GitHub's performed_via_github_app); undefined otherwise. */
+  app?: StandInApp | undefined;
   created_at: string;
   updated_at: string;
 }
@@ -79,6 +81,13 @@ export interface StandInApp {
   id: number;
   slug: string;
   name: string;
+  /**
+   * The App's public key (PEM). Given, the stand-in is the App's installation on its repository: it mints
+   * installation tokens for JWTs this key verifies (apps.ts), and what a request with such a token writes is
+   * the App's bot's (`<slug>[bot]`) and the App's; any other token is GITHUB_TOKEN's, written as `actor` and
+   * GitHub Actions. Without it, every token belongs to this App (its check runs) and writes as `actor`.
+   */
+  publicKey?: string;
 }
 
 export interface StoredCheckRun {
@@ -115,7 +124,7 @@ export interface GitHubStandInOptions {
   repo?: string;
   /** Who the token belongs to: author of created PRs and comments. Default github-actions[bot], as with GITHUB_TOKEN. */
   actor?: StandInUser;
-  /** The clock for created_at, updated_at, merged_at and merge commits' dates. Default the real one. */
+  /** The clock for created_at, updated_at, merged_at and merge commits' dates, and for JWTs' and installation tokens' expiry. Default the real one. */
   now?: () => Date;
   /**
    * The path of a bare git repository the test pushes branches to. Given, pull requests report their branches'
@@ -126,7 +135,10 @@ export interface GitHubStandInOptions {
   remote?: string;
   /** GitHub's "Automatically delete head branches" setting: a merge deletes the head branch and retargets PRs based on it. Default false. */
   deleteBranchOnMerge?: boolean;
-  /** The App the token belongs to, which owns the check runs it makes. Default GitHub Actions', as with GITHUB_TOKEN. */
+  /**
+   * The App the token belongs to, which owns the check runs it makes. Default GitHub Actions', as with GITHUB_TOKEN.
+   * With a `publicKey`, only the installation tokens it mints belong to the App (see StandInApp).
+   */
   app?: StandInApp;
 }
 
@@ -146,6 +158,8 @@ export interface GitHubStandIn {
   checkRuns: StoredCheckRun[];
   /** Inline review comments and the replies to them. */
   reviewComments: StoredReviewComment[];
+  /** The installation tokens minted for the App (apps/create-installation-access-token), in order. */
+  installationTokens: { token: string; expires_at: string }[];
   /** A person's review of a pull request's head, with inline comments; returns it with its id. */
   addReview(review: NewReview): StoredReview;
   /** Opens an issue and returns its number (shared with pull requests, as on GitHub). */
