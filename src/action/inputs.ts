@@ -46,9 +46,7 @@ export const ActionInputsSchema = z
           .positive("issue must be an issue number")
           .optional(),
       ),
-    request: DispatchInputsSchema.shape.request
-      .unwrap()
-      .transform((text) => parseRequest(text)),
+    request: DispatchInputsSchema.shape.request.unwrap().transform((text) => parseRequest(text)),
     replay: z.string(),
     sandbox: z.enum(["bwrap", "process"], { error: "sandbox must be bwrap or process" }),
   })
