@@ -66,7 +66,7 @@ benchWarning();
 benchCycle();
 const plan1k = plans.get(1000);
 if (plan1k) {
-  stage("runPlan 1,000 nodes (about 10 s)");
+  stage("runPlan 1,000 nodes");
   await benchRunPlan(plan1k, plans.get(50), plans.get(10000), { rows, notes, fail });
 }
 benchMermaid(plans.get(10000));

@@ -5790,7 +5790,7 @@ var require_client_h1 = __commonJS({
       kResume,
       kHTTPContext
     } = require_symbols();
-    var constants8 = require_constants2();
+    var constants9 = require_constants2();
     var EMPTY_BUF = Buffer.alloc(0);
     var FastBuffer = Buffer[Symbol.species];
     var addListener = util2.addListener;
@@ -5865,7 +5865,7 @@ var require_client_h1 = __commonJS({
       constructor(client, socket, { exports: exports2 }) {
         assert2(Number.isFinite(client[kMaxHeadersSize]) && client[kMaxHeadersSize] > 0);
         this.llhttp = exports2;
-        this.ptr = this.llhttp.llhttp_alloc(constants8.TYPE.RESPONSE);
+        this.ptr = this.llhttp.llhttp_alloc(constants9.TYPE.RESPONSE);
         this.client = client;
         this.socket = socket;
         this.timeout = null;
@@ -5960,11 +5960,11 @@ var require_client_h1 = __commonJS({
             currentBufferRef = null;
           }
           const offset = llhttp.llhttp_get_error_pos(this.ptr) - currentBufferPtr;
-          if (ret !== constants8.ERROR.OK) {
+          if (ret !== constants9.ERROR.OK) {
             const body = data.subarray(offset);
-            if (ret === constants8.ERROR.PAUSED_UPGRADE) {
+            if (ret === constants9.ERROR.PAUSED_UPGRADE) {
               this.onUpgrade(body);
-            } else if (ret === constants8.ERROR.PAUSED) {
+            } else if (ret === constants9.ERROR.PAUSED) {
               this.paused = true;
               socket.unshift(body);
             } else {
@@ -5987,10 +5987,10 @@ var require_client_h1 = __commonJS({
         } finally {
           currentParser = null;
         }
-        if (ret === constants8.ERROR.OK) {
+        if (ret === constants9.ERROR.OK) {
           return null;
         }
-        if (ret === constants8.ERROR.PAUSED || ret === constants8.ERROR.PAUSED_UPGRADE) {
+        if (ret === constants9.ERROR.PAUSED || ret === constants9.ERROR.PAUSED_UPGRADE) {
           this.paused = true;
           return null;
         }
@@ -6007,7 +6007,7 @@ var require_client_h1 = __commonJS({
           const len = new Uint8Array(llhttp.memory.buffer, ptr).indexOf(0);
           message = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len).toString() + ")";
         }
-        return new HTTPParserError(message, constants8.ERROR[ret], data);
+        return new HTTPParserError(message, constants9.ERROR[ret], data);
       }
       destroy() {
         assert2(this.ptr != null);
@@ -6187,7 +6187,7 @@ var require_client_h1 = __commonJS({
           socket[kBlocking] = false;
           client[kResume]();
         }
-        return pause ? constants8.ERROR.PAUSED : 0;
+        return pause ? constants9.ERROR.PAUSED : 0;
       }
       onBody(buf) {
         const { client, socket, statusCode, maxResponseSize } = this;
@@ -6209,7 +6209,7 @@ var require_client_h1 = __commonJS({
         }
         this.bytesRead += buf.length;
         if (request2.onData(buf) === false) {
-          return constants8.ERROR.PAUSED;
+          return constants9.ERROR.PAUSED;
         }
       }
       onMessageComplete() {
@@ -6245,13 +6245,13 @@ var require_client_h1 = __commonJS({
         if (socket[kWriting]) {
           assert2(client[kRunning] === 0);
           util2.destroy(socket, new InformationalError("reset"));
-          return constants8.ERROR.PAUSED;
+          return constants9.ERROR.PAUSED;
         } else if (!shouldKeepAlive) {
           util2.destroy(socket, new InformationalError("reset"));
-          return constants8.ERROR.PAUSED;
+          return constants9.ERROR.PAUSED;
         } else if (socket[kReset] && client[kRunning] === 0) {
           util2.destroy(socket, new InformationalError("reset"));
-          return constants8.ERROR.PAUSED;
+          return constants9.ERROR.PAUSED;
         } else if (client[kPipelining] == null || client[kPipelining] === 1) {
           setImmediate(() => client[kResume]());
         } else {
@@ -20016,7 +20016,7 @@ var require_dist2 = __commonJS({
 });
 
 // src/action/main.ts
-import { isAbsolute as isAbsolute4, join as join15, relative as relative4 } from "node:path";
+import { isAbsolute as isAbsolute4, join as join16, relative as relative4 } from "node:path";
 
 // node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -54536,21 +54536,8 @@ var CheckpointSchema = external_exports.object({
   pending_writes: external_exports.array(external_exports.string()).optional().describe("Passed nodes whose files were still buffered in the work tree; a resume regenerates them.")
 });
 var AppendixBSchema = external_exports.record(external_exports.string(), CheckpointEntrySchema.omit({ attempts: true }).extend({ attempts: external_exports.unknown().optional() }));
-async function readCheckpoint(path2) {
-  let text3;
-  try {
-    text3 = await readFile5(path2, "utf8");
-  } catch (error63) {
-    if (error63.code === "ENOENT") return void 0;
-    const hint = "check the file's permissions and that every folder on its path is a directory";
-    throw new RpgForgeError("CHECKPOINT_UNREADABLE", `cannot read the checkpoint: ${error63.message}`, { file: path2 }, hint, {
-      cause: error63
-    });
-  }
-  return parseCheckpoint(text3, path2);
-}
 function parseCheckpoint(text3, path2) {
-  const corrupt = (why, cause) => new RpgForgeError(
+  const corrupt2 = (why, cause) => new RpgForgeError(
     "CHECKPOINT_CORRUPT",
     `the checkpoint is corrupt: ${why}`,
     { file: path2 },
@@ -54561,7 +54548,7 @@ function parseCheckpoint(text3, path2) {
   try {
     data = JSON.parse(text3);
   } catch (error63) {
-    throw corrupt("not valid JSON", error63);
+    throw corrupt2("not valid JSON", error63);
   }
   const current = CheckpointSchema.safeParse(data);
   if (current.success) return current.data;
@@ -54570,7 +54557,7 @@ function parseCheckpoint(text3, path2) {
     if (legacy.success) return fromAppendixB(legacy.data);
   }
   const first = current.error.issues[0];
-  throw corrupt(`${first.path.join(".") || "(root)"}: ${first.message}`, current.error);
+  throw corrupt2(`${first.path.join(".") || "(root)"}: ${first.message}`, current.error);
 }
 function fromAppendixB(entries) {
   const stamps = Object.values(entries).map((e) => e.timestamp).sort();
@@ -54587,10 +54574,13 @@ function checkpointExistsError(path2) {
   );
 }
 async function writeCheckpoint(path2, checkpoint) {
+  await writeCheckpointText(path2, checkpointText(checkpoint));
+}
+async function writeCheckpointText(path2, text3) {
   const folder = dirname3(path2);
   await refuseLinks(dirname3(folder), join4(basename2(folder), basename2(path2)));
   try {
-    await writeFileAtomic(path2, checkpointText(checkpoint));
+    await writeFileAtomic(path2, text3);
   } catch (error63) {
     throw new RpgForgeError(
       "CHECKPOINT_WRITE_FAILED",
@@ -54619,6 +54609,7 @@ async function setCheckpointAside(path2, now) {
 // src/engine/output-paths.ts
 var CHECKPOINT_PATH = "docs/generation_checkpoint.json";
 var REPORT_PATH = "docs/generation_report.md";
+var JOURNAL_PATH = ".rpg-forge/checkpoint.journal";
 var EXPORTED_RPG_PATH = "docs/rpg.json";
 var PYTEST_INI = "pytest.ini";
 var ASSEMBLED = [
@@ -67406,7 +67397,7 @@ import { randomUUID as randomUUID3 } from "node:crypto";
 
 // src/engine/generate.ts
 import { existsSync as existsSync3 } from "node:fs";
-import { join as join14, resolve as resolve4 } from "node:path";
+import { join as join15, resolve as resolve4 } from "node:path";
 
 // src/assembly/docstrings.ts
 var ESCAPED = /[\u0000-\u0008\u000b-\u001f\u007f\\]|"(?="")|"$/g;
@@ -69041,6 +69032,157 @@ async function layOver(workDir, files) {
 async function removeWorkTree(workDir) {
   const info2 = await stat6(join13(workDir, STAMP)).catch(() => void 0);
   if (info2) await rm6(workDir, { recursive: true, force: true });
+}
+
+// src/engine/checkpoint-journal.ts
+import { createHash as createHash4 } from "node:crypto";
+import { closeSync, constants as constants8, openSync, writeSync } from "node:fs";
+import { readFile as readFile9 } from "node:fs/promises";
+import { dirname as dirname7, join as join14 } from "node:path";
+var CheckpointStore = class {
+  constructor(path2, journalPath = journalPathFor(path2)) {
+    this.path = path2;
+    this.journalPath = journalPath;
+  }
+  path;
+  journalPath;
+  #journalBytes = 0;
+  #snapshotBytes = 0;
+  /** Writes happen one at a time, in the order asked: a line never lands in a journal a compaction replaced. */
+  #chain = Promise.resolve();
+  /** The journal's file descriptor, opened once per journal. */
+  #fd;
+  #redact = secretRedactor();
+  /** The checkpoint the file and its journal hold, or undefined when there is no file. */
+  async read() {
+    let text3;
+    try {
+      text3 = await readFile9(this.path, "utf8");
+    } catch (error63) {
+      if (error63.code === "ENOENT") return void 0;
+      throw error63;
+    }
+    const checkpoint = parseCheckpoint(text3, this.path);
+    const journal = await readFile9(this.journalPath, "utf8").catch((error63) => {
+      if (error63.code === "ENOENT") return void 0;
+      throw error63;
+    });
+    if (journal === void 0) return checkpoint;
+    const lines = journal.split("\n");
+    const header = parseLine2(lines[0]);
+    if (header?.base !== sha256(text3)) return checkpoint;
+    const torn = journal.endsWith("\n") ? -1 : lines.length - 1;
+    for (let i = 1; i < lines.length; i++) {
+      if (lines[i] === "") continue;
+      const change = parseLine2(lines[i]);
+      if (change === void 0) {
+        if (i === torn) break;
+        throw corrupt(this.journalPath, `line ${i + 1} is not a journal entry`);
+      }
+      apply(checkpoint, change);
+    }
+    const checked = CheckpointSchema.safeParse(checkpoint);
+    if (!checked.success) throw corrupt(this.journalPath, checked.error.issues[0].message);
+    return checked.data;
+  }
+  /** Writes the whole checkpoint and starts an empty journal after it. */
+  compact(checkpoint) {
+    const text3 = checkpointText(checkpoint);
+    return this.#serially(() => this.#compactText(text3));
+  }
+  async #compactText(text3) {
+    await writeCheckpointText(this.path, text3);
+    this.#closeJournal();
+    await writeFileAtomic(this.journalPath, `${JSON.stringify({ base: sha256(text3) })}
+`);
+    this.#snapshotBytes = Buffer.byteLength(text3);
+    this.#journalBytes = 0;
+  }
+  /**
+   * Appends the entries of `ids` and the checkpoint's own fields as one line; once the journal
+   * outgrows the file it extends, compacts, so that reading stays cheap and every write is paid
+   * for at most twice.
+   */
+  record(checkpoint, ids2) {
+    const nodes = {};
+    for (const id of ids2) if (checkpoint.nodes[id]) nodes[id] = checkpoint.nodes[id];
+    const { nodes: _all, pending_writes, ...top } = checkpoint;
+    const line = `${this.#redactedJson({ top: { ...top, pending_writes: pending_writes ?? null }, nodes })}
+`;
+    return this.#serially(async () => {
+      await this.#append(line);
+      if (this.#journalBytes > Math.max(this.#snapshotBytes, 64 * 1024)) await this.#compactText(checkpointText(checkpoint));
+    });
+  }
+  /** Closes the journal; the next record opens it again. */
+  close() {
+    return this.#serially(async () => this.#closeJournal());
+  }
+  #closeJournal() {
+    if (this.#fd !== void 0) closeSync(this.#fd);
+    this.#fd = void 0;
+  }
+  /**
+   * The change as JSON without secrets: the text is redacted at once (every form of a secret,
+   * its JSON-escaped one included, is caught in it), which costs a tenth of walking every
+   * string; a pattern that matched across strings and broke the JSON falls back to the walk.
+   */
+  #redactedJson(change) {
+    const raw = JSON.stringify(change);
+    const text3 = this.#redact(raw);
+    if (text3 === raw || parseLine2(text3) !== void 0) return text3;
+    return JSON.stringify(redactDeep(change));
+  }
+  #serially(task) {
+    const next = this.#chain.then(task);
+    this.#chain = next.catch(() => void 0);
+    return next;
+  }
+  async #append(line) {
+    try {
+      this.#fd ??= openSync(this.journalPath, constants8.O_WRONLY | constants8.O_APPEND | constants8.O_NOFOLLOW);
+      writeSync(this.#fd, line);
+    } catch (error63) {
+      throw new RpgForgeError(
+        "CHECKPOINT_WRITE_FAILED",
+        `cannot append to the checkpoint's journal: ${error63.message}`,
+        { file: this.journalPath },
+        "check that the output directory is writable and the disk has room",
+        { cause: error63 }
+      );
+    }
+    this.#journalBytes += Buffer.byteLength(line);
+  }
+};
+function journalPathFor(checkpointPath) {
+  const normalized = checkpointPath.replace(/\\/g, "/");
+  if (normalized.endsWith(`/${CHECKPOINT_PATH}`)) return join14(dirname7(dirname7(checkpointPath)), JOURNAL_PATH);
+  return `${checkpointPath}.journal`;
+}
+function apply(checkpoint, change) {
+  const { pending_writes, ...top } = change.top;
+  Object.assign(checkpoint, top);
+  if (pending_writes === null) delete checkpoint.pending_writes;
+  else checkpoint.pending_writes = pending_writes;
+  Object.assign(checkpoint.nodes, change.nodes);
+}
+function parseLine2(line) {
+  try {
+    return JSON.parse(line);
+  } catch {
+    return void 0;
+  }
+}
+function sha256(text3) {
+  return createHash4("sha256").update(text3).digest("hex");
+}
+function corrupt(path2, why) {
+  return new RpgForgeError(
+    "CHECKPOINT_CORRUPT",
+    `the checkpoint's journal is corrupt: ${why}`,
+    { file: path2 },
+    "pass --fresh to start again; the old checkpoint is kept beside it as <name>.previous-<time>"
+  );
 }
 
 // src/workspace/python-outline.ts
@@ -77899,9 +78041,9 @@ function ownBlockOnly(source, nodeId) {
 }
 
 // src/engine/state.ts
-import { createHash as createHash4 } from "node:crypto";
+import { createHash as createHash5 } from "node:crypto";
 function specHash(node2) {
-  return createHash4("sha256").update(canonicalJson(node2)).digest("hex");
+  return createHash5("sha256").update(canonicalJson(node2)).digest("hex");
 }
 function newCheckpoint(plan, runId, rpgSha256, now) {
   const nodes = {};
@@ -77986,7 +78128,8 @@ async function runPlan(options) {
   const iso = () => new Date(clock()).toISOString();
   const signal = options.signal ?? new AbortController().signal;
   const started = clock();
-  const { checkpoint, resumed } = await openCheckpoint(options, iso());
+  const store = new CheckpointStore(options.checkpointPath, options.journalPath);
+  const { checkpoint, resumed } = await openCheckpoint(options, store, iso());
   if (resumed) {
     const unwritten = (checkpoint.pending_writes ?? []).filter((id) => checkpoint.nodes[id]?.status === "passed");
     for (const id of unwritten) Object.assign(checkpoint.nodes[id], { status: "pending", timestamp: iso() });
@@ -78011,11 +78154,12 @@ async function runPlan(options) {
   }
   const work = range.filter((id) => checkpoint.nodes[id].status !== "passed");
   emit({ type: "run-started", runId, total: plan.order.length, toRun: work.length, resumed });
-  const save = () => {
+  const save = (...ids2) => {
     checkpoint.updated_at = iso();
-    return writeCheckpoint(options.checkpointPath, checkpoint);
+    return store.record(checkpoint, ids2);
   };
-  await save();
+  checkpoint.updated_at = iso();
+  await store.compact(checkpoint);
   const writer = options.writer;
   const flush = async () => {
     if (!writer || writer.pending.length === 0) return;
@@ -78028,9 +78172,9 @@ async function runPlan(options) {
       if (attempt) Object.assign(attempt, { status: "failed", failure_reason: entry.failure_reason });
     }
     for (const nodeId of result.blocked) checkpoint.nodes[nodeId].status = "skipped";
-    for (const { nodeId } of result.failed) skipDownstream(nodeId, plan, checkpoint, now);
+    const skipped = result.failed.flatMap(({ nodeId }) => skipDownstream(nodeId, plan, checkpoint, now));
     delete checkpoint.pending_writes;
-    await save();
+    await save(...result.failed.map((f3) => f3.nodeId), ...result.blocked, ...skipped);
     emit({
       type: "batch-written",
       nodeIds: result.written,
@@ -78080,9 +78224,12 @@ async function runPlan(options) {
     await visit3();
   } catch (error63) {
     await flush().catch(() => void 0);
+    await store.compact(checkpoint).catch(() => store.close().catch(() => void 0));
     throw error63;
   }
   await flush();
+  checkpoint.updated_at = iso();
+  await store.compact(checkpoint);
   emit({ type: "run-finished", interrupted, elapsedMs: clock() - started });
   return { checkpoint, interrupted };
   async function visit3() {
@@ -78141,7 +78288,7 @@ async function runPlan(options) {
             blocked_by: blockers,
             failure_reason: `skipped: depends on ${blockers.join(", ")}, which did not pass`
           });
-          await save();
+          await save(id);
           await finish2(id, entry, since);
           continue;
         }
@@ -78154,7 +78301,7 @@ async function runPlan(options) {
           queue.splice(i--, 1);
           Object.assign(entry, { status: "passed", timestamp: iso() });
           delete entry.failure_reason;
-          await save();
+          await save(id);
           await finish2(id, entry, since);
           continue;
         }
@@ -78172,14 +78319,14 @@ async function runPlan(options) {
     const attempt = { run_id: runId, started_at: iso() };
     entry.attempts.push(attempt);
     Object.assign(entry, { status: "in_progress", timestamp: attempt.started_at });
-    await save();
+    await save(id);
     emit({ type: "node-started", nodeId: id, attempt: entry.attempts.length });
     let outcome;
     try {
       outcome = await executor(node2, { runId, attempt: entry.attempts.length, signal });
     } catch (error63) {
       if (error63 instanceof RpgForgeError) {
-        await save();
+        await save(id);
         throw error63;
       }
       outcome = { status: "failed", iterations: 0, reason: `internal error: ${error63.message}` };
@@ -78187,19 +78334,20 @@ async function runPlan(options) {
     outcome = redactDeep(outcome);
     if (outcome.status === "interrupted") {
       interrupted = true;
-      await save();
+      await save(id);
       return false;
     }
     recordOutcome(entry, attempt, outcome, iso(), node2.name);
     entry.duration_ms = Math.max(0, clock() - since);
     const kept = outcome.status === "failed" ? reviewed.get(id) : void 0;
+    const skipped = [];
     if (kept) keepReviewedVersion(entry, kept, iso());
-    else if (outcome.status === "failed") skipDownstream(id, plan, checkpoint, iso());
+    else if (outcome.status === "failed") skipped.push(...skipDownstream(id, plan, checkpoint, iso()));
     if (outcome.status === "passed" && writer) {
       batchFull = writer.stage(id) || batchFull;
       checkpoint.pending_writes = [...writer.pending];
     }
-    await save();
+    await save(id, ...skipped);
     return true;
   }
 }
@@ -78236,14 +78384,14 @@ function recordOutcome(entry, attempt, outcome, now, name) {
     else delete entry.owns;
   }
 }
-async function openCheckpoint(options, now) {
+async function openCheckpoint(options, store, now) {
   const { checkpointPath: path2, plan, runId, rpgSha256 } = options;
   if (options.mode === "fresh") {
     const aside = await setCheckpointAside(path2, new Date(now));
     if (aside) options.onEvent?.({ type: "checkpoint-set-aside", path: aside });
     return { checkpoint: newCheckpoint(plan, runId, rpgSha256, now), resumed: false };
   }
-  const existing = await readCheckpoint(path2);
+  const existing = await store.read();
   if (existing && options.mode === "new") throw checkpointExistsError(path2);
   if (!existing) return { checkpoint: newCheckpoint(plan, runId, rpgSha256, now), resumed: false };
   return { checkpoint: existing, resumed: true };
@@ -79235,8 +79383,8 @@ async function generate(options) {
   const present = existsSync3(outDir);
   if (present) await prepareOutputDir(outDir, OWN_WRITES);
   const plan = buildPlan(options.rpg);
-  const checkpointPath = join14(outDir, CHECKPOINT_PATH);
-  const previous = present && options.mode !== "fresh" ? await readCheckpoint(checkpointPath) : void 0;
+  const checkpointPath = join15(outDir, CHECKPOINT_PATH);
+  const previous = present && options.mode !== "fresh" ? await new CheckpointStore(checkpointPath).read() : void 0;
   if (options.mode === "new" && previous !== void 0) throw checkpointExistsError(checkpointPath);
   checkRequestedNodes(plan, previous, options);
   const python = await findPython();
@@ -79325,7 +79473,7 @@ async function generate(options) {
   if (options.onEvent) runOptions.onEvent = options.onEvent;
   if (options.signal) runOptions.signal = options.signal;
   const visited = new Set(runOptions.scope ?? plan.order);
-  const snapshotDir = join14(outDir, ".rpg-forge", "snapshot");
+  const snapshotDir = join15(outDir, ".rpg-forge", "snapshot");
   const snapshotOf = async (subgraphs, checkpoint2) => buildSnapshot({
     rpg: options.rpg,
     plan,
@@ -79693,7 +79841,7 @@ function inPlanOrder(plan, ids2) {
 }
 
 // src/action/generate-mode.ts
-import { readFile as readFile9 } from "node:fs/promises";
+import { readFile as readFile10 } from "node:fs/promises";
 async function runGeneration(inputs, context, at2, credentials, commandPrefix = "/rpg") {
   const { plan, rpgPath } = at2;
   const { dir, auth: fetchAuth, rpgName } = runnerCheckout(inputs, context, at2);
@@ -79740,7 +79888,7 @@ async function runGeneration(inputs, context, at2, credentials, commandPrefix = 
   const { checkpoint } = result;
   if (credentials) await useFreshToken(inputs, credentials, (token) => setSecret(token));
   const auth6 = remoteAuthOf(inputs, context);
-  const report = await readFile9(result.reportPath, "utf8");
+  const report = await readFile10(result.reportPath, "utf8");
   const finished = { plan, rpgPath, checkpoint, report, runId: result.runId };
   if (matrix) {
     const local = new Set(await refsUnder(dir, `refs/heads/${workBranchPrefix(rpgName)}`));
@@ -79898,7 +80046,7 @@ async function reportInvalidRpg(issues, rpgPath, token, context, issue3) {
 }
 
 // src/action/report-mode.ts
-import { readFile as readFile10 } from "node:fs/promises";
+import { readFile as readFile11 } from "node:fs/promises";
 
 // src/llm/no-model.ts
 function noModel(why) {
@@ -79953,7 +80101,7 @@ async function runReport(inputs, context, at2, credentials) {
     rpgPath,
     checkpoint: result.checkpoint,
     prs,
-    report: await readFile10(result.reportPath, "utf8"),
+    report: await readFile11(result.reportPath, "utf8"),
     runId: result.runId,
     branch: runBranchName,
     whole: true
@@ -80007,7 +80155,7 @@ async function run4() {
     const credentials = credentialsFor(inputs, context);
     await useFreshToken(inputs, credentials, (token) => setSecret(token));
     process.chdir(context.workspace);
-    const rpgFile = isAbsolute4(inputs.rpgPath) ? inputs.rpgPath : join15(context.workspace, inputs.rpgPath);
+    const rpgFile = isAbsolute4(inputs.rpgPath) ? inputs.rpgPath : join16(context.workspace, inputs.rpgPath);
     const rpgPath = relative4(context.workspace, rpgFile);
     const { loaded, text: text3 } = await loadRpgWithText(rpgFile);
     if (!loaded.ok) return await reportInvalidRpg(loaded.issues, rpgPath, inputs.githubToken, context, inputs.issue);

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { readCheckpoint } from "../engine/checkpoint.js";
+import { CheckpointStore } from "../engine/checkpoint-journal.js";
 import { summarize, type RunSummary } from "../engine/summary.js";
 import { RpgForgeError } from "../errors.js";
 import { terminalLine } from "../report/terminal.js";
@@ -13,7 +13,8 @@ export function addStatusCommand(program: Command, io: CliIo, setExit: (code: nu
     .option("--json", "print the summary as JSON")
     .action(async (file: string, options: { json?: boolean }) => {
       try {
-        const checkpoint = await readCheckpoint(file);
+        // With its journal: the status of a run going on, or one that was stopped, is up to its last node.
+        const checkpoint = await new CheckpointStore(file).read();
         if (!checkpoint)
           throw new RpgForgeError(
             "INPUT_NOT_FOUND",

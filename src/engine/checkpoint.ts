@@ -143,10 +143,15 @@ export function checkpointExistsError(path: string): RpgForgeError {
  * secrets, and never through a link in its folder's or its own place (OUTPUT_SYMLINK).
  */
 export async function writeCheckpoint(path: string, checkpoint: Checkpoint): Promise<void> {
+  await writeCheckpointText(path, checkpointText(checkpoint));
+}
+
+/** writeCheckpoint of a text checkpointText made (the journal names the file it extends by this text's hash). */
+export async function writeCheckpointText(path: string, text: string): Promise<void> {
   const folder = dirname(path);
   await refuseLinks(dirname(folder), join(basename(folder), basename(path)));
   try {
-    await writeFileAtomic(path, checkpointText(checkpoint));
+    await writeFileAtomic(path, text);
   } catch (error) {
     throw new RpgForgeError(
       "CHECKPOINT_WRITE_FAILED",

@@ -22,7 +22,8 @@ import { BatchedWriter } from "../workspace/batched-writer.js";
 import { buildStack, type StackResult } from "../workspace/stack.js";
 import { createWorkTree, defaultWorkTree, layOver, removeWorkTree, WORK_TREE_STAMP } from "../workspace/work-tree.js";
 import { normalizePath } from "../rpg/paths.js";
-import { checkpointExistsError, readCheckpoint, type Checkpoint } from "./checkpoint.js";
+import { checkpointExistsError, type Checkpoint } from "./checkpoint.js";
+import { CheckpointStore } from "./checkpoint-journal.js";
 import type { RunEventListener } from "./events.js";
 import { ownedPaths, rpgNameOf, runBranch, workBranch } from "./history.js";
 import { runLevels, stackOwnedPaths } from "./pr-stack.js";
@@ -117,7 +118,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const plan = buildPlan(options.rpg);
   // Before git's checks: a second plain run should hear "--resume", not "uncommitted changes".
   const checkpointPath = join(outDir, CHECKPOINT_PATH);
-  const previous = present && options.mode !== "fresh" ? await readCheckpoint(checkpointPath) : undefined;
+  const previous = present && options.mode !== "fresh" ? await new CheckpointStore(checkpointPath).read() : undefined;
   if (options.mode === "new" && previous !== undefined) throw checkpointExistsError(checkpointPath);
   checkRequestedNodes(plan, previous, options);
   const python = await findPython();

@@ -1,6 +1,8 @@
 /** Where rpg-forge keeps its own records in the output, relative to its root. */
 export const CHECKPOINT_PATH = "docs/generation_checkpoint.json";
 export const REPORT_PATH = "docs/generation_report.md";
+/** What changed in the checkpoint since it was last written whole: rpg-forge's own, never committed. */
+export const JOURNAL_PATH = ".rpg-forge/checkpoint.journal";
 
 /** The RPG as exported with each node's status, and the model that generated the package. */
 export const EXPORTED_RPG_PATH = "docs/rpg.json";

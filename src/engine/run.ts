@@ -3,15 +3,14 @@ import { redactDeep } from "../redact.js";
 import type { Plan } from "../plan/plan.js";
 import {
   checkpointExistsError,
-  readCheckpoint,
   setCheckpointAside,
-  writeCheckpoint,
   type Checkpoint,
   type CheckpointEntry,
 } from "./checkpoint.js";
 import type { NodeExecutor, NodeOutcome, RunEvent, RunEventListener } from "./events.js";
 import type { FlushResult } from "../workspace/batched-writer.js";
 import { isComplete } from "./history.js";
+import { CheckpointStore } from "./checkpoint-journal.js";
 import { blockersOf, newCheckpoint, prepareResume, skipDownstream } from "./state.js";
 
 /** Where passed nodes' files go: buffered, and written to the output in batches (workspace/batched-writer.ts). */
@@ -38,6 +37,8 @@ export interface RunOptions {
   startFromNode?: string;
   /** Regenerate exactly these nodes (passed ones too), in plan order; everything else is left as it is. */
   only?: readonly string[];
+  /** Where the checkpoint's journal goes (default: journalPathFor(checkpointPath)). */
+  journalPath?: string;
   /** With `only`: a passed node whose new attempt fails keeps its passed entry (a revise never loses reviewed code). */
   keepPassedOnFailure?: boolean;
   /**
@@ -87,7 +88,8 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
   const signal = options.signal ?? new AbortController().signal;
   const started = clock();
 
-  const { checkpoint, resumed } = await openCheckpoint(options, iso());
+  const store = new CheckpointStore(options.checkpointPath, options.journalPath);
+  const { checkpoint, resumed } = await openCheckpoint(options, store, iso());
   if (resumed) {
     // Killed before their batch was written: the checkpoint says passed, the output lacks their files.
     const unwritten = (checkpoint.pending_writes ?? []).filter((id) => checkpoint.nodes[id]?.status === "passed");
@@ -117,11 +119,14 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
   const work = range.filter((id) => checkpoint.nodes[id]!.status !== "passed");
   emit({ type: "run-started", runId, total: plan.order.length, toRun: work.length, resumed });
 
-  const save = (): Promise<void> => {
+  /** Journals the entries of `ids` (and the checkpoint's own fields): a node's write costs its entry, not the graph's. */
+  const save = (...ids: readonly string[]): Promise<void> => {
     checkpoint.updated_at = iso();
-    return writeCheckpoint(options.checkpointPath, checkpoint);
+    return store.record(checkpoint, ids);
   };
-  await save();
+  // Whole once at the start: the resets above touched any number of entries.
+  checkpoint.updated_at = iso();
+  await store.compact(checkpoint);
 
   const writer = options.writer;
   const flush = async (): Promise<void> => {
@@ -136,9 +141,9 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
     }
     // Blocked nodes passed their tests but import a node that is not there; skipDownstream names the failed root.
     for (const nodeId of result.blocked) checkpoint.nodes[nodeId]!.status = "skipped";
-    for (const { nodeId } of result.failed) skipDownstream(nodeId, plan, checkpoint, now);
+    const skipped = result.failed.flatMap(({ nodeId }) => skipDownstream(nodeId, plan, checkpoint, now));
     delete checkpoint.pending_writes;
-    await save();
+    await save(...result.failed.map((f) => f.nodeId), ...result.blocked, ...skipped);
     emit({
       type: "batch-written",
       nodeIds: result.written,
@@ -195,11 +200,15 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
   try {
     await visit();
   } catch (error) {
-    // A run-level error still writes what passed (best effort: the error at hand is the one to report).
+    // A run-level error still writes what passed, and the checkpoint whole (best effort: the error at hand is the one to report).
     await flush().catch(() => undefined);
+    await store.compact(checkpoint).catch(() => store.close().catch(() => undefined));
     throw error;
   }
   await flush();
+  // Whole again at the end: what a commit, `status` or the next run reads is one file.
+  checkpoint.updated_at = iso();
+  await store.compact(checkpoint);
   emit({ type: "run-finished", interrupted, elapsedMs: clock() - started });
   return { checkpoint, interrupted };
 
@@ -271,7 +280,7 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
             blocked_by: blockers,
             failure_reason: `skipped: depends on ${blockers.join(", ")}, which did not pass`,
           });
-          await save();
+          await save(id);
           await finish(id, entry, since);
           continue;
         }
@@ -285,7 +294,7 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
           queue.splice(i--, 1);
           Object.assign(entry, { status: "passed", timestamp: iso() });
           delete entry.failure_reason;
-          await save();
+          await save(id);
           await finish(id, entry, since);
           continue;
         }
@@ -305,7 +314,7 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
     const attempt = { run_id: runId, started_at: iso() };
     entry.attempts.push(attempt);
     Object.assign(entry, { status: "in_progress", timestamp: attempt.started_at });
-    await save();
+    await save(id);
     emit({ type: "node-started", nodeId: id, attempt: entry.attempts.length });
 
     let outcome: NodeOutcome;
@@ -315,7 +324,7 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
       // A run-level failure (bad credentials, a broken sandbox) ends the run with the
       // node still in_progress, so a resume retries it; anything else fails the node.
       if (error instanceof RpgForgeError) {
-        await save();
+        await save(id);
         throw error;
       }
       outcome = { status: "failed", iterations: 0, reason: `internal error: ${(error as Error).message}` };
@@ -325,20 +334,21 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
     outcome = redactDeep(outcome);
     if (outcome.status === "interrupted") {
       interrupted = true;
-      await save();
+      await save(id);
       return false;
     }
     recordOutcome(entry, attempt, outcome, iso(), node.name);
     entry.duration_ms = Math.max(0, clock() - since);
     const kept = outcome.status === "failed" ? reviewed.get(id) : undefined;
     // The failed version never reached the output, which still holds the reviewed one: the entry says so again.
+    const skipped: string[] = [];
     if (kept) keepReviewedVersion(entry, kept, iso());
-    else if (outcome.status === "failed") skipDownstream(id, plan, checkpoint, iso());
+    else if (outcome.status === "failed") skipped.push(...skipDownstream(id, plan, checkpoint, iso()));
     if (outcome.status === "passed" && writer) {
       batchFull = writer.stage(id) || batchFull;
       checkpoint.pending_writes = [...writer.pending];
     }
-    await save();
+    await save(id, ...skipped);
     return true;
   }
 }
@@ -386,14 +396,18 @@ function recordOutcome(
   }
 }
 
-async function openCheckpoint(options: RunOptions, now: string): Promise<{ checkpoint: Checkpoint; resumed: boolean }> {
+async function openCheckpoint(
+  options: RunOptions,
+  store: CheckpointStore,
+  now: string,
+): Promise<{ checkpoint: Checkpoint; resumed: boolean }> {
   const { checkpointPath: path, plan, runId, rpgSha256 } = options;
   if (options.mode === "fresh") {
     const aside = await setCheckpointAside(path, new Date(now));
     if (aside) options.onEvent?.({ type: "checkpoint-set-aside", path: aside });
     return { checkpoint: newCheckpoint(plan, runId, rpgSha256, now), resumed: false };
   }
-  const existing = await readCheckpoint(path);
+  const existing = await store.read();
   if (existing && options.mode === "new") throw checkpointExistsError(path);
   if (!existing) return { checkpoint: newCheckpoint(plan, runId, rpgSha256, now), resumed: false };
   return { checkpoint: existing, resumed: true };

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseCheckpoint, type Checkpoint } from "../../src/engine/checkpoint.js";
+import { CheckpointStore } from "../../src/engine/checkpoint-journal.js";
 import type { NodeExecutor, RunEvent } from "../../src/engine/events.js";
 import { runPlan, type RunOptions } from "../../src/engine/run.js";
 import { RpgForgeError } from "../../src/errors.js";
@@ -37,7 +38,8 @@ async function batchedRun(
   const module = (id: string) => `src/pkg/${id}.py`;
   const executor: NodeExecutor = async (node) => {
     await extra.before?.(node.id);
-    const checkpoint = parseCheckpoint(readFileSync(checkpointPath, "utf8"), checkpointPath);
+    // What a crash here would leave: the file and its journal.
+    const checkpoint = (await new CheckpointStore(checkpointPath).read())!;
     seen[node.id] = { inOutput: plan.order.filter((id) => existsSync(join(out, module(id)))), buffered: checkpoint.pending_writes };
     mkdirSync(join(work, "src/pkg"), { recursive: true });
     writeFileSync(join(work, module(node.id)), `def ${node.name}():\n    return 1\n`);

@@ -1,8 +1,9 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseCheckpoint, type Checkpoint } from "../../src/engine/checkpoint.js";
+import type { Checkpoint } from "../../src/engine/checkpoint.js";
 import type { NodeExecutor, NodeOutcome, RunEvent } from "../../src/engine/events.js";
+import { CheckpointStore } from "../../src/engine/checkpoint-journal.js";
 import { runPlan, type RunOptions } from "../../src/engine/run.js";
 import { summarize } from "../../src/engine/summary.js";
 import { RpgForgeError } from "../../src/errors.js";
@@ -53,7 +54,8 @@ function options(plan: Plan, executor: NodeExecutor, extra: Partial<RunOptions> 
   };
 }
 
-const readCheckpointFile = (path: string): Checkpoint => parseCheckpoint(readFileSync(path, "utf8"), path);
+/** The checkpoint as a crash would leave it: the file and its journal. */
+const readCheckpointFile = async (path: string): Promise<Checkpoint> => (await new CheckpointStore(path).read())!;
 const statuses = (cp: Checkpoint) => Object.fromEntries(Object.entries(cp.nodes).map(([id, e]) => [id, e.status]));
 
 describe("runPlan", () => {
@@ -64,7 +66,7 @@ describe("runPlan", () => {
     const { checkpoint, interrupted } = await runPlan(opts);
     expect(interrupted).toBe(false);
     expect(executor.calls).toEqual(["n01", "n02", "n03"]);
-    expect(statuses(readCheckpointFile(opts.checkpointPath))).toEqual({ n01: "passed", n02: "passed", n03: "passed" });
+    expect(statuses(await readCheckpointFile(opts.checkpointPath))).toEqual({ n01: "passed", n02: "passed", n03: "passed" });
     expect(checkpoint.nodes.n02).toMatchObject({
       test_results: { passed: 3, failed: 0 },
       retry_count: 0,
@@ -78,7 +80,7 @@ describe("runPlan", () => {
     let path = "";
     const seen: string[] = [];
     const opts = options(plan, async (node) => {
-      const cp = readCheckpointFile(path);
+      const cp = await readCheckpointFile(path);
       seen.push(`${node.id}:${cp.nodes[node.id]!.status}:${Object.values(cp.nodes).filter((e) => e.status === "passed").length}`);
       return { status: "passed", iterations: 0 };
     });
@@ -133,7 +135,7 @@ describe("runPlan", () => {
     const plan = planOf(rpgDoc(chain(10)));
     const first = options(plan, scripted(["n05"]));
     await runPlan(first);
-    expect(statuses(readCheckpointFile(first.checkpointPath))).toMatchObject({
+    expect(statuses(await readCheckpointFile(first.checkpointPath))).toMatchObject({
       n04: "passed",
       n05: "failed",
       n06: "skipped",
@@ -159,7 +161,7 @@ describe("runPlan", () => {
       return { status: "passed", iterations: 0 };
     });
     await expect(runPlan(first)).rejects.toThrow("simulated crash");
-    expect(statuses(readCheckpointFile(first.checkpointPath))).toEqual({ n01: "passed", n02: "in_progress", n03: "pending" });
+    expect(statuses(await readCheckpointFile(first.checkpointPath))).toEqual({ n01: "passed", n02: "in_progress", n03: "pending" });
     const executor = scripted();
     await runPlan(options(plan, executor, { checkpointPath: first.checkpointPath, mode: "resume" }));
     expect(executor.calls).toEqual(["n02", "n03"]);
@@ -246,7 +248,12 @@ describe("runPlan", () => {
     );
     const { interrupted } = await runPlan(opts);
     expect(interrupted).toBe(true);
-    expect(statuses(readCheckpointFile(opts.checkpointPath))).toEqual({ n01: "passed", n02: "passed", n03: "pending", n04: "pending" });
+    expect(statuses(await readCheckpointFile(opts.checkpointPath))).toEqual({
+      n01: "passed",
+      n02: "passed",
+      n03: "pending",
+      n04: "pending",
+    });
   });
 
   it("keeps a node in progress when the executor reports it was interrupted", async () => {
@@ -254,7 +261,7 @@ describe("runPlan", () => {
     const opts = options(plan, async () => ({ status: "interrupted" }));
     const { interrupted } = await runPlan(opts);
     expect(interrupted).toBe(true);
-    expect(statuses(readCheckpointFile(opts.checkpointPath))).toEqual({ n01: "in_progress", n02: "pending" });
+    expect(statuses(await readCheckpointFile(opts.checkpointPath))).toEqual({ n01: "in_progress", n02: "pending" });
   });
 
   it("fails only the node when the executor throws an unexpected error", async () => {

@@ -3,7 +3,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { expect, it } from "vitest";
-import { parseCheckpoint, readCheckpoint } from "../../src/engine/checkpoint.js";
+import { parseCheckpoint } from "../../src/engine/checkpoint.js";
+import { CheckpointStore } from "../../src/engine/checkpoint-journal.js";
 import { useTempDirs } from "../helpers/temp-dir.js";
 
 const tempDir = useTempDirs();
@@ -35,7 +36,7 @@ it("Ctrl-C stops generate with exit 130, a whole checkpoint and nothing half-wri
   // Interrupt once two nodes have passed and a third is under way.
   for (let i = 0; i < 1200; i++) {
     await sleep(50);
-    const checkpoint = await readCheckpoint(checkpointPath).catch(() => undefined);
+    const checkpoint = await new CheckpointStore(checkpointPath).read().catch(() => undefined);
     const statuses = Object.values(checkpoint?.nodes ?? {}).map((e) => e.status);
     if (statuses.filter((s) => s === "passed").length >= 2 && statuses.includes("in_progress")) break;
   }

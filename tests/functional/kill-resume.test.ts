@@ -1,9 +1,9 @@
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { expect, it } from "vitest";
-import { parseCheckpoint, readCheckpoint, type Checkpoint } from "../../src/engine/checkpoint.js";
+import type { Checkpoint } from "../../src/engine/checkpoint.js";
+import { CheckpointStore } from "../../src/engine/checkpoint-journal.js";
 import { runPlan } from "../../src/engine/run.js";
 import { summarize } from "../../src/engine/summary.js";
 import { buildPlan } from "../../src/plan/plan.js";
@@ -26,14 +26,14 @@ it("plans a 20-node, 3-subgraph graph, is killed midway and resumes where it sto
   let seen: Checkpoint | undefined;
   for (let i = 0; i < 400; i++) {
     await sleep(25);
-    seen = await readCheckpoint(checkpointPath).catch(() => undefined);
+    seen = await new CheckpointStore(checkpointPath).read().catch(() => undefined);
     if (seen && Object.values(seen.nodes).filter((e) => e.status === "passed" && e.node_type === "leaf").length >= 6) break;
   }
   child.kill("SIGKILL");
   expect(await exited).toBe("SIGKILL");
 
-  // Every write was atomic, so what the kill left is a whole checkpoint.
-  const killed = parseCheckpoint(readFileSync(checkpointPath, "utf8"), checkpointPath);
+  // The file was written atomically and the journal whole line by line: what the kill left is a whole checkpoint.
+  const killed = (await new CheckpointStore(checkpointPath).read())!;
   const passedBefore = Object.keys(killed.nodes).filter((id) => killed.nodes[id]!.status === "passed");
   const inProgress = Object.keys(killed.nodes).filter((id) => killed.nodes[id]!.status === "in_progress");
   expect(passedBefore.length).toBeGreaterThanOrEqual(6);
