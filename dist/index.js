@@ -78040,6 +78040,132 @@ function ownBlockOnly(source, nodeId) {
 `;
 }
 
+// src/engine/scheduler.ts
+var Scheduler = class {
+  #plan;
+  #hooks;
+  #limit;
+  /** Running nodes and their files. */
+  #running = /* @__PURE__ */ new Map();
+  /** The files of each write under way, asked again whenever it is checked (a write's set may grow while it waits). */
+  #holds = /* @__PURE__ */ new Set();
+  #wakers = [];
+  /** Counts the changes, so that a pass of the loop knows whether one happened while it awaited. */
+  #version = 0;
+  #chain = Promise.resolve();
+  #stopped = false;
+  #failure;
+  constructor(plan, hooks, concurrency = 1) {
+    this.#plan = plan;
+    this.#hooks = hooks;
+    this.#limit = Math.max(1, concurrency);
+  }
+  /** How many nodes are running now. */
+  get inFlight() {
+    return this.#running.size;
+  }
+  /**
+   * Runs `task` once no running node edits a file of `files()`, and starts no node on those
+   * files until it is done. Call it from a node's bookkeeping (`settled`) or anywhere else.
+   */
+  async hold(files, task) {
+    this.#holds.add(files);
+    this.#wake();
+    try {
+      while ([...this.#running.values()].some((own2) => own2.some((file2) => files().has(file2)))) await this.#changed();
+      return await task();
+    } finally {
+      this.#holds.delete(files);
+      this.#wake();
+    }
+  }
+  /** Visits every node of the plan; resolves when all settled or the run stopped, rejects with the first throw. */
+  async run() {
+    const queue = [...this.#plan.order];
+    const inPlan = new Set(queue);
+    const settled = /* @__PURE__ */ new Set();
+    const tasks = /* @__PURE__ */ new Set();
+    this.#stopped = false;
+    this.#failure = void 0;
+    const ready = (id) => this.#plan.dependenciesOf(id).every((dep) => !inPlan.has(dep) || settled.has(dep));
+    const track = (task) => {
+      const tracked = task.catch((error63) => this.#stop(error63));
+      tasks.add(tracked);
+      void tracked.finally(() => {
+        tasks.delete(tracked);
+        this.#wake();
+      });
+    };
+    const settle2 = (id) => this.#serially(async () => {
+      await this.#hooks.settled(id);
+      settled.add(id);
+    });
+    for (; ; ) {
+      const seen = this.#version;
+      let progressed = false;
+      for (let i = 0; !this.#stopped && this.#running.size < this.#limit && i < queue.length; i++) {
+        const id = queue[i];
+        if (!ready(id) || this.#plan.filesOf(id).some((file2) => this.#busy(file2))) continue;
+        queue.splice(i--, 1);
+        progressed = true;
+        const admission = await this.#hooks.admit(id);
+        if (admission === "stop") {
+          this.#stopped = true;
+          break;
+        }
+        if (admission === "run") track(this.#start(id, settle2));
+        else if (this.#holds.size === 0) await settle2(id);
+        else track(settle2(id));
+      }
+      if (queue.length === 0 && tasks.size === 0) break;
+      if (progressed || this.#version !== seen) continue;
+      if (tasks.size === 0) break;
+      await this.#changed();
+    }
+    const failure2 = this.#failureOf();
+    if (failure2) throw failure2.error;
+  }
+  #failureOf() {
+    return this.#failure;
+  }
+  /** Runs a node's executor, then its bookkeeping; one that does not settle, or throws, stops the run. */
+  async #start(id, settle2) {
+    this.#running.set(id, this.#plan.filesOf(id));
+    let finished = false;
+    try {
+      finished = await this.#hooks.execute(id);
+      if (!finished) this.#stopped = true;
+    } catch (error63) {
+      this.#stop(error63);
+    } finally {
+      this.#running.delete(id);
+    }
+    if (this.#holds.size > 0 || !finished) this.#wake();
+    if (finished) await settle2(id);
+  }
+  #stop(error63) {
+    this.#failure ??= { error: error63 };
+    this.#stopped = true;
+  }
+  #busy(file2) {
+    for (const own2 of this.#running.values()) if (own2.includes(file2)) return true;
+    for (const files of this.#holds) if (files().has(file2)) return true;
+    return false;
+  }
+  #changed() {
+    return new Promise((wake) => this.#wakers.push(wake));
+  }
+  #wake() {
+    this.#version++;
+    for (const wake of this.#wakers.splice(0)) wake();
+  }
+  #serially(task) {
+    const next = this.#chain.then(task);
+    this.#chain = next.catch(() => void 0);
+    return next;
+  }
+};
+
 // src/engine/state.ts
 import { createHash as createHash5 } from "node:crypto";
 function specHash(node2) {
@@ -78153,6 +78279,7 @@ async function runPlan(options) {
     if (dropped.length > 0) emit({ type: "nodes-reset", nodeIds: dropped, reason: "not-in-rpg" });
   }
   const work = range.filter((id) => checkpoint.nodes[id].status !== "passed");
+  const inWork = new Set(work);
   emit({ type: "run-started", runId, total: plan.order.length, toRun: work.length, resumed });
   const save = (...ids2) => {
     checkpoint.updated_at = iso();
@@ -78173,6 +78300,7 @@ async function runPlan(options) {
     }
     for (const nodeId of result.blocked) checkpoint.nodes[nodeId].status = "skipped";
     const skipped = result.failed.flatMap(({ nodeId }) => skipDownstream(nodeId, plan, checkpoint, now));
+    awaitLines(skipped);
     delete checkpoint.pending_writes;
     await save(...result.failed.map((f3) => f3.nodeId), ...result.blocked, ...skipped);
     emit({
@@ -78187,28 +78315,13 @@ async function runPlan(options) {
   let done = 0;
   let interrupted = false;
   let batchFull = false;
-  const executing = /* @__PURE__ */ new Set();
-  const drainWaiters = [];
-  const drained = () => executing.size === 0 ? Promise.resolve() : new Promise((wake) => drainWaiters.push(wake));
-  let holding = false;
-  let chain = Promise.resolve();
-  const serially = (task) => {
-    const next = chain.then(task);
-    chain = next.catch(() => void 0);
-    return next;
-  };
-  const finished = async (nodeId, entry, since) => {
-    if (writer && writer.pending.length > 0 && flushDue(batchFull)) {
-      holding = true;
-      await drained();
-      holding = false;
-      batchFull = false;
-      await flush();
-    }
-    await options.afterNode?.(nodeId, checkpoint);
+  const filesOf = (id) => options.filesOf?.(id) ?? [plan.nodes.get(id).file_path];
+  const since = /* @__PURE__ */ new Map();
+  const announce = (nodeId) => {
+    const entry = checkpoint.nodes[nodeId];
     done++;
     const status = entry.status;
-    const event = { type: "node-finished", nodeId, status, durationMs: clock() - since };
+    const event = { type: "node-finished", nodeId, status, durationMs: clock() - since.get(nodeId) };
     if (entry.failure_reason !== void 0 && status !== "passed") event.reason = entry.failure_reason;
     if (entry.blocked_by) event.blockedBy = entry.blocked_by;
     if (status !== "skipped" && entry.node_type !== "composite")
@@ -78220,8 +78333,27 @@ async function runPlan(options) {
       emit({ type: "progress", done, total: work.length, elapsedMs, etaMs: Math.round(elapsedMs / done * (work.length - done)) });
     }
   };
+  const unannounced = /* @__PURE__ */ new Set();
+  const awaitLines = (ids2) => {
+    for (const id of ids2) if (inWork.has(id)) unannounced.add(id);
+  };
+  const finished = async (nodeId) => {
+    if (writer && writer.pending.length > 0 && flushDue(batchFull)) {
+      batchFull = false;
+      await scheduler.hold(pendingFiles, flush);
+    }
+    announce(nodeId);
+    unannounced.delete(nodeId);
+    await options.afterNode?.(nodeId, checkpoint, unannounced);
+  };
+  const pendingFiles = () => new Set(writer?.pending.flatMap((id) => filesOf(id)) ?? []);
+  const scheduler = new Scheduler(
+    { order: work, dependenciesOf: (id) => plan.dependencies.get(id) ?? [], filesOf },
+    { admit, execute: (id) => execute(id, checkpoint.nodes[id], since.get(id)), settled: finished },
+    options.concurrency ?? 1
+  );
   try {
-    await visit3();
+    await scheduler.run();
   } catch (error63) {
     await flush().catch(() => void 0);
     await store.compact(checkpoint).catch(() => store.close().catch(() => void 0));
@@ -78232,89 +78364,34 @@ async function runPlan(options) {
   await store.compact(checkpoint);
   emit({ type: "run-finished", interrupted, elapsedMs: clock() - started });
   return { checkpoint, interrupted };
-  async function visit3() {
-    const limit2 = Math.max(1, options.concurrency ?? 1);
-    const queue = [...work];
-    const inWork = new Set(work);
-    const finishedIds = /* @__PURE__ */ new Set();
-    const busy = /* @__PURE__ */ new Set();
-    const tasks = /* @__PURE__ */ new Set();
-    const filesOf = (id) => options.filesOf?.(id) ?? [plan.nodes.get(id).file_path];
-    const ready = (id) => (plan.dependencies.get(id) ?? []).every((dep) => !inWork.has(dep) || finishedIds.has(dep));
-    let stopped = false;
-    let failure2;
-    const finish2 = (id, entry, since) => serially(async () => {
-      await finished(id, entry, since);
-      finishedIds.add(id);
-    });
-    const start = (id, entry, since) => {
-      executing.add(id);
-      for (const file2 of filesOf(id)) busy.add(file2);
-      const task = (async () => {
-        let settled = false;
-        try {
-          settled = await execute(id, entry, since);
-          if (!settled) stopped = true;
-        } catch (error63) {
-          failure2 ??= error63;
-          stopped = true;
-        } finally {
-          executing.delete(id);
-          for (const file2 of filesOf(id)) busy.delete(file2);
-          if (executing.size === 0) for (const wake of drainWaiters.splice(0)) wake();
-        }
-        if (settled) await finish2(id, entry, since);
-      })();
-      tasks.add(task);
-      void task.finally(() => tasks.delete(task));
-    };
-    while (queue.length > 0 || tasks.size > 0) {
-      for (let i = 0; !stopped && !holding && executing.size < limit2 && i < queue.length; i++) {
-        const id = queue[i];
-        if (!ready(id)) continue;
-        const entry = checkpoint.nodes[id];
-        const since = clock();
-        if (entry.status === "skipped") {
-          queue.splice(i--, 1);
-          await finish2(id, entry, since);
-          continue;
-        }
-        const blockers = blockersOf(id, plan, checkpoint);
-        if (blockers.length > 0) {
-          queue.splice(i--, 1);
-          Object.assign(entry, {
-            status: "skipped",
-            timestamp: iso(),
-            blocked_by: blockers,
-            failure_reason: `skipped: depends on ${blockers.join(", ")}, which did not pass`
-          });
-          await save(id);
-          await finish2(id, entry, since);
-          continue;
-        }
-        if (signal.aborted) {
-          interrupted = true;
-          stopped = true;
-          break;
-        }
-        if (plan.nodes.get(id).node_type === "composite") {
-          queue.splice(i--, 1);
-          Object.assign(entry, { status: "passed", timestamp: iso() });
-          delete entry.failure_reason;
-          await save(id);
-          await finish2(id, entry, since);
-          continue;
-        }
-        if (filesOf(id).some((file2) => busy.has(file2))) continue;
-        queue.splice(i--, 1);
-        start(id, entry, since);
-      }
-      if (tasks.size === 0) break;
-      await Promise.race(tasks);
+  async function admit(id) {
+    const entry = checkpoint.nodes[id];
+    since.set(id, clock());
+    if (entry.status === "skipped") return "done";
+    const blockers = blockersOf(id, plan, checkpoint);
+    if (blockers.length > 0) {
+      Object.assign(entry, {
+        status: "skipped",
+        timestamp: iso(),
+        blocked_by: blockers,
+        failure_reason: `skipped: depends on ${blockers.join(", ")}, which did not pass`
+      });
+      await save(id);
+      return "done";
     }
-    if (failure2 !== void 0) throw failure2;
+    if (signal.aborted) {
+      interrupted = true;
+      return "stop";
+    }
+    if (plan.nodes.get(id).node_type === "composite") {
+      Object.assign(entry, { status: "passed", timestamp: iso() });
+      delete entry.failure_reason;
+      await save(id);
+      return "done";
+    }
+    return "run";
   }
-  async function execute(id, entry, since) {
+  async function execute(id, entry, since2) {
     const node2 = plan.nodes.get(id);
     const attempt = { run_id: runId, started_at: iso() };
     entry.attempts.push(attempt);
@@ -78338,11 +78415,13 @@ async function runPlan(options) {
       return false;
     }
     recordOutcome(entry, attempt, outcome, iso(), node2.name);
-    entry.duration_ms = Math.max(0, clock() - since);
+    unannounced.add(id);
+    entry.duration_ms = Math.max(0, clock() - since2);
     const kept = outcome.status === "failed" ? reviewed.get(id) : void 0;
     const skipped = [];
     if (kept) keepReviewedVersion(entry, kept, iso());
     else if (outcome.status === "failed") skipped.push(...skipDownstream(id, plan, checkpoint, iso()));
+    awaitLines(skipped);
     if (outcome.status === "passed" && writer) {
       batchFull = writer.stage(id) || batchFull;
       checkpoint.pending_writes = [...writer.pending];
@@ -79261,12 +79340,16 @@ var SubgraphCommits = class {
   /** Subgraphs whose snapshot failed its suite: their code waits for the next commit. */
   waiting = [];
   commits = [];
-  /** Commits every subgraph whose turn has come. Called after each node. */
-  async commitCompleted(checkpoint) {
+  /**
+   * Commits every subgraph whose turn has come. Called after each node; a subgraph one of whose
+   * nodes is `unannounced` (its outcome is in, its line not yet out) waits for that line, so that
+   * "Committed subgraph" comes after the line of the node that completed it.
+   */
+  async commitCompleted(checkpoint, unannounced = /* @__PURE__ */ new Set()) {
     const { plan, repo } = this.options;
     while (this.next < plan.subgraphs.length) {
       const subgraph = plan.subgraphs[this.next];
-      if (!isComplete(subgraph, checkpoint)) {
+      if (!isComplete(subgraph, checkpoint) || subgraph.nodes.some((id) => unannounced.has(id))) {
         if (subgraph.nodes.some((id) => this.options.visited.has(id))) return;
         this.next++;
         continue;
@@ -79502,7 +79585,7 @@ async function generate(options) {
     )
   });
   const history = new SubgraphCommits({ plan, repo, runId, visited, snapshotOf, onEvent: options.onEvent, onNotice: options.onNotice });
-  runOptions.afterNode = (_id, checkpoint2) => history.commitCompleted(checkpoint2);
+  runOptions.afterNode = (_id, checkpoint2, unannounced) => history.commitCompleted(checkpoint2, unannounced);
   let final;
   let run5;
   try {

@@ -248,7 +248,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
         ),
     });
   const history = new SubgraphCommits({ plan, repo, runId, visited, snapshotOf, onEvent: options.onEvent, onNotice: options.onNotice });
-  runOptions.afterNode = (_id, checkpoint) => history.commitCompleted(checkpoint);
+  runOptions.afterNode = (_id, checkpoint, unannounced) => history.commitCompleted(checkpoint, unannounced);
   let final: Snapshot | undefined;
   let run: Awaited<ReturnType<typeof runPlan>>;
   try {

@@ -1,16 +1,12 @@
 import { RpgForgeError } from "../errors.js";
 import { redactDeep } from "../redact.js";
 import type { Plan } from "../plan/plan.js";
-import {
-  checkpointExistsError,
-  setCheckpointAside,
-  type Checkpoint,
-  type CheckpointEntry,
-} from "./checkpoint.js";
+import { checkpointExistsError, setCheckpointAside, type Checkpoint, type CheckpointEntry } from "./checkpoint.js";
 import type { NodeExecutor, NodeOutcome, RunEvent, RunEventListener } from "./events.js";
 import type { FlushResult } from "../workspace/batched-writer.js";
 import { isComplete } from "./history.js";
 import { CheckpointStore } from "./checkpoint-journal.js";
+import { Scheduler, type Admission } from "./scheduler.js";
 import { blockersOf, newCheckpoint, prepareResume, skipDownstream } from "./state.js";
 
 /** Where passed nodes' files go: buffered, and written to the output in batches (workspace/batched-writer.ts). */
@@ -58,10 +54,11 @@ export interface RunOptions {
   /** The files a node writes (its module and tests), so that two nodes on one file never run at once. */
   filesOf?: (nodeId: string) => readonly string[];
   /**
-   * Called, and awaited, after each node's outcome is in the checkpoint and its
-   * batch (if due) is written: where history is written.
+   * Called, and awaited, after each node's outcome is in the checkpoint, its batch (if due) is
+   * written and its line is out: where history is written. With several nodes at once, other
+   * nodes' outcomes may be in the checkpoint before their lines: `unannounced` holds them.
    */
-  afterNode?: (nodeId: string, checkpoint: Checkpoint) => Promise<void>;
+  afterNode?: (nodeId: string, checkpoint: Checkpoint, unannounced: ReadonlySet<string>) => Promise<void>;
   /**
    * Buffers passed nodes' files and writes them after every batch, when a subgraph
    * completes, and when the run stops. Without one, the executor's writes are final.
@@ -117,6 +114,7 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
     if (dropped.length > 0) emit({ type: "nodes-reset", nodeIds: dropped, reason: "not-in-rpg" });
   }
   const work = range.filter((id) => checkpoint.nodes[id]!.status !== "passed");
+  const inWork = new Set(work);
   emit({ type: "run-started", runId, total: plan.order.length, toRun: work.length, resumed });
 
   /** Journals the entries of `ids` (and the checkpoint's own fields): a node's write costs its entry, not the graph's. */
@@ -142,6 +140,7 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
     // Blocked nodes passed their tests but import a node that is not there; skipDownstream names the failed root.
     for (const nodeId of result.blocked) checkpoint.nodes[nodeId]!.status = "skipped";
     const skipped = result.failed.flatMap(({ nodeId }) => skipDownstream(nodeId, plan, checkpoint, now));
+    awaitLines(skipped);
     delete checkpoint.pending_writes;
     await save(...result.failed.map((f) => f.nodeId), ...result.blocked, ...skipped);
     emit({
@@ -159,32 +158,15 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
   let done = 0;
   let interrupted = false;
   let batchFull = false;
-  /** Leaves whose executor is running. */
-  const executing = new Set<string>();
-  const drainWaiters: (() => void)[] = [];
-  const drained = (): Promise<void> => (executing.size === 0 ? Promise.resolve() : new Promise((wake) => drainWaiters.push(wake)));
-  /** Set while a batch waits for the running executors: no new node starts. */
-  let holding = false;
-  let chain: Promise<unknown> = Promise.resolve();
-  /** One node's bookkeeping at a time: flushes, history and events never interleave. */
-  const serially = (task: () => Promise<void>): Promise<void> => {
-    const next = chain.then(task);
-    chain = next.catch(() => undefined);
-    return next;
-  };
-  const finished = async (nodeId: string, entry: CheckpointEntry, since: number): Promise<void> => {
-    // Before history: a subgraph is committed from the output, so its files must be there.
-    if (writer && writer.pending.length > 0 && flushDue(batchFull)) {
-      holding = true;
-      await drained();
-      holding = false;
-      batchFull = false;
-      await flush();
-    }
-    await options.afterNode?.(nodeId, checkpoint);
+  const filesOf = (id: string): readonly string[] => options.filesOf?.(id) ?? [plan.nodes.get(id)!.file_path];
+  /** When each node was admitted: its duration runs from there. */
+  const since = new Map<string, number>();
+  /** A node's line, once its outcome is final (a write that fails makes a passed node failed). */
+  const announce = (nodeId: string): void => {
+    const entry = checkpoint.nodes[nodeId]!;
     done++;
     const status = entry.status as "passed" | "failed" | "skipped";
-    const event: RunEvent = { type: "node-finished", nodeId, status, durationMs: clock() - since };
+    const event: RunEvent = { type: "node-finished", nodeId, status, durationMs: clock() - since.get(nodeId)! };
     if (entry.failure_reason !== undefined && status !== "passed") event.reason = entry.failure_reason;
     if (entry.blocked_by) event.blockedBy = entry.blocked_by;
     if (status !== "skipped" && entry.node_type !== "composite")
@@ -196,9 +178,34 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
       emit({ type: "progress", done, total: work.length, elapsedMs, etaMs: Math.round((elapsedMs / done) * (work.length - done)) });
     }
   };
+  /** Nodes whose outcome is in the checkpoint but whose line is not out yet. */
+  const unannounced = new Set<string>();
+  /** Skipped ahead of their turn: their lines come when the scheduler reaches them. */
+  const awaitLines = (ids: readonly string[]): void => {
+    for (const id of ids) if (inWork.has(id)) unannounced.add(id);
+  };
+  /** A settled node's bookkeeping, one at a time: the batch write it makes due, its line, then history. */
+  const finished = async (nodeId: string): Promise<void> => {
+    // Before history: a subgraph is committed from the output, so its files must be there. The write
+    // waits only for the nodes running on the files it writes; the others go on.
+    if (writer && writer.pending.length > 0 && flushDue(batchFull)) {
+      batchFull = false;
+      await scheduler.hold(pendingFiles, flush);
+    }
+    announce(nodeId);
+    unannounced.delete(nodeId);
+    await options.afterNode?.(nodeId, checkpoint, unannounced);
+  };
+  /** The files the buffered nodes' write puts in the output, asked whenever the scheduler checks (more may pass meanwhile). */
+  const pendingFiles = (): ReadonlySet<string> => new Set(writer?.pending.flatMap((id) => filesOf(id)) ?? []);
+  const scheduler = new Scheduler(
+    { order: work, dependenciesOf: (id) => plan.dependencies.get(id) ?? [], filesOf },
+    { admit, execute: (id) => execute(id, checkpoint.nodes[id]!, since.get(id)!), settled: finished },
+    options.concurrency ?? 1,
+  );
 
   try {
-    await visit();
+    await scheduler.run();
   } catch (error) {
     // A run-level error still writes what passed, and the checkpoint whole (best effort: the error at hand is the one to report).
     await flush().catch(() => undefined);
@@ -213,99 +220,36 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
   return { checkpoint, interrupted };
 
   /**
-   * The scheduler: nodes start in plan order once everything they depend on has
-   * finished, up to `concurrency` executors at a time, never two on the same file.
-   * Writing a batch and history happen with no executor running (a flush waits for
-   * them), so generated code never sees, and the output never gets, a file mid-edit.
-   * With a concurrency of 1 this is the plain walk over the order.
+   * What a ready node needs (scheduler.ts starts it): a node skipped earlier in this run, or blocked
+   * by a dependency that did not pass, is settled as skipped; a composite (a module or package) is
+   * scaffolding, passed once what it depends on is; an interruption stops the run before the node.
    */
-  async function visit(): Promise<void> {
-    const limit = Math.max(1, options.concurrency ?? 1);
-    const queue = [...work];
-    const inWork = new Set(work);
-    const finishedIds = new Set<string>();
-    const busy = new Set<string>();
-    const tasks = new Set<Promise<void>>();
-    const filesOf = (id: string): readonly string[] => options.filesOf?.(id) ?? [plan.nodes.get(id)!.file_path];
-    const ready = (id: string): boolean => (plan.dependencies.get(id) ?? []).every((dep) => !inWork.has(dep) || finishedIds.has(dep));
-    let stopped = false;
-    let failure: unknown;
-
-    const finish = (id: string, entry: CheckpointEntry, since: number): Promise<void> =>
-      serially(async () => {
-        await finished(id, entry, since);
-        finishedIds.add(id);
+  async function admit(id: string): Promise<Admission> {
+    const entry = checkpoint.nodes[id]!;
+    since.set(id, clock());
+    if (entry.status === "skipped") return "done";
+    const blockers = blockersOf(id, plan, checkpoint);
+    if (blockers.length > 0) {
+      Object.assign(entry, {
+        status: "skipped",
+        timestamp: iso(),
+        blocked_by: blockers,
+        failure_reason: `skipped: depends on ${blockers.join(", ")}, which did not pass`,
       });
-
-    const start = (id: string, entry: CheckpointEntry, since: number): void => {
-      executing.add(id);
-      for (const file of filesOf(id)) busy.add(file);
-      const task = (async () => {
-        let settled = false;
-        try {
-          settled = await execute(id, entry, since);
-          if (!settled) stopped = true;
-        } catch (error) {
-          failure ??= error;
-          stopped = true;
-        } finally {
-          executing.delete(id);
-          for (const file of filesOf(id)) busy.delete(file);
-          if (executing.size === 0) for (const wake of drainWaiters.splice(0)) wake();
-        }
-        if (settled) await finish(id, entry, since);
-      })();
-      tasks.add(task);
-      void task.finally(() => tasks.delete(task));
-    };
-
-    while (queue.length > 0 || tasks.size > 0) {
-      for (let i = 0; !stopped && !holding && executing.size < limit && i < queue.length; i++) {
-        const id = queue[i]!;
-        if (!ready(id)) continue;
-        const entry = checkpoint.nodes[id]!;
-        const since = clock();
-        if (entry.status === "skipped") {
-          // Already skipped in this run, when an upstream node failed.
-          queue.splice(i--, 1);
-          await finish(id, entry, since);
-          continue;
-        }
-        const blockers = blockersOf(id, plan, checkpoint);
-        if (blockers.length > 0) {
-          queue.splice(i--, 1);
-          Object.assign(entry, {
-            status: "skipped",
-            timestamp: iso(),
-            blocked_by: blockers,
-            failure_reason: `skipped: depends on ${blockers.join(", ")}, which did not pass`,
-          });
-          await save(id);
-          await finish(id, entry, since);
-          continue;
-        }
-        if (signal.aborted) {
-          interrupted = true;
-          stopped = true;
-          break;
-        }
-        if (plan.nodes.get(id)!.node_type === "composite") {
-          // A module or package is scaffolding: it is ready once what it depends on is.
-          queue.splice(i--, 1);
-          Object.assign(entry, { status: "passed", timestamp: iso() });
-          delete entry.failure_reason;
-          await save(id);
-          await finish(id, entry, since);
-          continue;
-        }
-        if (filesOf(id).some((file) => busy.has(file))) continue;
-        queue.splice(i--, 1);
-        start(id, entry, since);
-      }
-      if (tasks.size === 0) break;
-      await Promise.race(tasks);
+      await save(id);
+      return "done";
     }
-    if (failure !== undefined) throw failure;
+    if (signal.aborted) {
+      interrupted = true;
+      return "stop";
+    }
+    if (plan.nodes.get(id)!.node_type === "composite") {
+      Object.assign(entry, { status: "passed", timestamp: iso() });
+      delete entry.failure_reason;
+      await save(id);
+      return "done";
+    }
+    return "run";
   }
 
   /** Runs one leaf's executor and records its outcome; false when it did not finish (interrupted). */
@@ -338,12 +282,14 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
       return false;
     }
     recordOutcome(entry, attempt, outcome, iso(), node.name);
+    unannounced.add(id);
     entry.duration_ms = Math.max(0, clock() - since);
     const kept = outcome.status === "failed" ? reviewed.get(id) : undefined;
     // The failed version never reached the output, which still holds the reviewed one: the entry says so again.
     const skipped: string[] = [];
     if (kept) keepReviewedVersion(entry, kept, iso());
     else if (outcome.status === "failed") skipped.push(...skipDownstream(id, plan, checkpoint, iso()));
+    awaitLines(skipped);
     if (outcome.status === "passed" && writer) {
       batchFull = writer.stage(id) || batchFull;
       checkpoint.pending_writes = [...writer.pending];

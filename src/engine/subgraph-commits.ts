@@ -38,12 +38,16 @@ export class SubgraphCommits {
 
   constructor(private readonly options: SubgraphCommitsOptions) {}
 
-  /** Commits every subgraph whose turn has come. Called after each node. */
-  async commitCompleted(checkpoint: Checkpoint): Promise<void> {
+  /**
+   * Commits every subgraph whose turn has come. Called after each node; a subgraph one of whose
+   * nodes is `unannounced` (its outcome is in, its line not yet out) waits for that line, so that
+   * "Committed subgraph" comes after the line of the node that completed it.
+   */
+  async commitCompleted(checkpoint: Checkpoint, unannounced: ReadonlySet<string> = new Set()): Promise<void> {
     const { plan, repo } = this.options;
     while (this.next < plan.subgraphs.length) {
       const subgraph = plan.subgraphs[this.next]!;
-      if (!isComplete(subgraph, checkpoint)) {
+      if (!isComplete(subgraph, checkpoint) || subgraph.nodes.some((id) => unannounced.has(id))) {
         if (subgraph.nodes.some((id) => this.options.visited.has(id))) return;
         this.next++;
         continue;

@@ -31,7 +31,6 @@ describe("generate with a concurrency of 3", () => {
       model,
       mode: "new",
       concurrency: 3,
-      git: false,
       onEvent: (event) => {
         events.push(event);
         if (event.type === "node-started") most = Math.max(most, ++running);
@@ -43,5 +42,17 @@ describe("generate with a concurrency of 3", () => {
     expect(result.summary.failed.map((f) => f.id)).toEqual(["report.format_number"]);
     const report = readFileSync(result.reportPath, "utf8");
     expect(report).toMatch(/\*\*Nodes Passed\*\*: 11/);
+    // Issue 16: progress reads in the order things happen. A subgraph is committed after the line of
+    // every one of its nodes, however the nodes side by side finished.
+    const lines = events.flatMap((e) =>
+      e.type === "node-finished" ? [`node ${e.nodeId}`] : e.type === "subgraph-committed" ? [`commit ${e.subgraphId}`] : [],
+    );
+    const commits = lines.filter((l) => l.startsWith("commit "));
+    expect(commits).toEqual(["commit validation", "commit stats", "commit report"]);
+    for (const subgraph of loaded.value.nodes.map((n) => n.subgraph_id)) {
+      const committedAt = lines.indexOf(`commit ${subgraph}`);
+      for (const node of loaded.value.nodes.filter((n) => n.subgraph_id === subgraph && n.node_type === "leaf"))
+        expect(lines.indexOf(`node ${node.id}`), `${node.id}'s line before ${subgraph}'s commit`).toBeLessThan(committedAt);
+    }
   }, 180_000);
 });
