@@ -54389,6 +54389,83 @@ function redactDeep(value, env = process.env) {
   return walk(value);
 }
 
+// src/record/checkpoint.ts
+var TestResultsSchema = external_exports.object({ passed: external_exports.int().min(0), failed: external_exports.int().min(0) });
+var FailureContextSchema = external_exports.object({
+  failingTests: external_exports.array(external_exports.object({ name: external_exports.string(), message: external_exports.string() })),
+  output: external_exports.string().describe("The end of pytest's output."),
+  lastCode: external_exports.string().optional().describe("The last implementation the model proposed."),
+  attempts: external_exports.array(external_exports.object({ label: external_exports.string(), tried: external_exports.string(), outcome: external_exports.string() }))
+});
+var TokensSchema = external_exports.object({ prompt: external_exports.int().min(0), completion: external_exports.int().min(0), total: external_exports.int().min(0) });
+var AttemptSchema = external_exports.object({
+  run_id: external_exports.string(),
+  started_at: external_exports.string(),
+  finished_at: external_exports.string().optional(),
+  status: NodeStatusSchema.optional(),
+  iterations: external_exports.int().min(0).optional(),
+  failure_reason: external_exports.string().optional()
+});
+var CheckpointEntrySchema = external_exports.object({
+  status: NodeStatusSchema,
+  timestamp: external_exports.string(),
+  test_results: TestResultsSchema.default({ passed: 0, failed: 0 }),
+  retry_count: external_exports.int().min(0).default(0),
+  failure_reason: external_exports.string().optional(),
+  blocked_by: external_exports.array(external_exports.string()).optional().describe("For skipped nodes: the failed ancestors that blocked them."),
+  subgraph_id: external_exports.string().optional(),
+  node_type: external_exports.enum(["leaf", "composite"]).optional(),
+  spec_sha256: external_exports.string().optional().describe("Hash of the node as planned; a changed node is regenerated on resume."),
+  attempts: external_exports.array(AttemptSchema).default([]),
+  tokens: TokensSchema.optional().describe("Tokens the model used for this node, summed over its attempts."),
+  duration_ms: external_exports.int().min(0).optional(),
+  failure_context: FailureContextSchema.optional(),
+  owns: external_exports.array(external_exports.string()).optional().describe("The top-level names a passed node's code defines in its module: its symbol and its support code's (default: its symbol).")
+});
+var CheckpointSchema = external_exports.object({
+  version: external_exports.literal(1),
+  run_id: external_exports.string(),
+  rpg_sha256: external_exports.string(),
+  created_at: external_exports.string(),
+  updated_at: external_exports.string(),
+  nodes: external_exports.record(external_exports.string(), CheckpointEntrySchema),
+  pending_writes: external_exports.array(external_exports.string()).optional().describe("Passed nodes whose files were still buffered in the work tree; a resume regenerates them.")
+});
+var AppendixBSchema = external_exports.record(external_exports.string(), CheckpointEntrySchema.omit({ attempts: true }).extend({ attempts: external_exports.unknown().optional() }));
+function parseCheckpoint(text3, path2) {
+  const corrupt2 = (why, cause) => new RpgForgeError(
+    "CHECKPOINT_CORRUPT",
+    `the checkpoint is corrupt: ${why}`,
+    { file: path2 },
+    "pass --fresh to start again; the old file is kept beside it as <name>.previous-<time>",
+    { cause }
+  );
+  let data;
+  try {
+    data = JSON.parse(text3);
+  } catch (error63) {
+    throw corrupt2("not valid JSON", error63);
+  }
+  const current = CheckpointSchema.safeParse(data);
+  if (current.success) return current.data;
+  if (typeof data === "object" && data !== null && !("version" in data)) {
+    const legacy = AppendixBSchema.safeParse(data);
+    if (legacy.success) return fromAppendixB(legacy.data);
+  }
+  const first = current.error.issues[0];
+  throw corrupt2(`${first.path.join(".") || "(root)"}: ${first.message}`, current.error);
+}
+function fromAppendixB(entries) {
+  const stamps = Object.values(entries).map((e) => e.timestamp).sort();
+  const nodes = {};
+  for (const [id, entry] of Object.entries(entries)) nodes[id] = { ...entry, attempts: [] };
+  return { version: 1, run_id: "imported", rpg_sha256: "", created_at: stamps[0] ?? "", updated_at: stamps.at(-1) ?? "", nodes };
+}
+function checkpointText(checkpoint) {
+  return `${JSON.stringify(redactDeep(checkpoint), null, 2)}
+`;
+}
+
 // src/workspace/atomic-write.ts
 import { randomBytes } from "node:crypto";
 import { mkdir as mkdir3, open as open3, rename as rename2, unlink as unlink2 } from "node:fs/promises";
@@ -54494,77 +54571,6 @@ async function writeFileNoFollow(path2, content) {
 }
 
 // src/engine/checkpoint.ts
-var TestResultsSchema = external_exports.object({ passed: external_exports.int().min(0), failed: external_exports.int().min(0) });
-var FailureContextSchema = external_exports.object({
-  failingTests: external_exports.array(external_exports.object({ name: external_exports.string(), message: external_exports.string() })),
-  output: external_exports.string().describe("The end of pytest's output."),
-  lastCode: external_exports.string().optional().describe("The last implementation the model proposed."),
-  attempts: external_exports.array(external_exports.object({ label: external_exports.string(), tried: external_exports.string(), outcome: external_exports.string() }))
-});
-var TokensSchema = external_exports.object({ prompt: external_exports.int().min(0), completion: external_exports.int().min(0), total: external_exports.int().min(0) });
-var AttemptSchema = external_exports.object({
-  run_id: external_exports.string(),
-  started_at: external_exports.string(),
-  finished_at: external_exports.string().optional(),
-  status: NodeStatusSchema.optional(),
-  iterations: external_exports.int().min(0).optional(),
-  failure_reason: external_exports.string().optional()
-});
-var CheckpointEntrySchema = external_exports.object({
-  status: NodeStatusSchema,
-  timestamp: external_exports.string(),
-  test_results: TestResultsSchema.default({ passed: 0, failed: 0 }),
-  retry_count: external_exports.int().min(0).default(0),
-  failure_reason: external_exports.string().optional(),
-  blocked_by: external_exports.array(external_exports.string()).optional().describe("For skipped nodes: the failed ancestors that blocked them."),
-  subgraph_id: external_exports.string().optional(),
-  node_type: external_exports.enum(["leaf", "composite"]).optional(),
-  spec_sha256: external_exports.string().optional().describe("Hash of the node as planned; a changed node is regenerated on resume."),
-  attempts: external_exports.array(AttemptSchema).default([]),
-  tokens: TokensSchema.optional().describe("Tokens the model used for this node, summed over its attempts."),
-  duration_ms: external_exports.int().min(0).optional(),
-  failure_context: FailureContextSchema.optional(),
-  owns: external_exports.array(external_exports.string()).optional().describe("The top-level names a passed node's code defines in its module: its symbol and its support code's (default: its symbol).")
-});
-var CheckpointSchema = external_exports.object({
-  version: external_exports.literal(1),
-  run_id: external_exports.string(),
-  rpg_sha256: external_exports.string(),
-  created_at: external_exports.string(),
-  updated_at: external_exports.string(),
-  nodes: external_exports.record(external_exports.string(), CheckpointEntrySchema),
-  pending_writes: external_exports.array(external_exports.string()).optional().describe("Passed nodes whose files were still buffered in the work tree; a resume regenerates them.")
-});
-var AppendixBSchema = external_exports.record(external_exports.string(), CheckpointEntrySchema.omit({ attempts: true }).extend({ attempts: external_exports.unknown().optional() }));
-function parseCheckpoint(text3, path2) {
-  const corrupt2 = (why, cause) => new RpgForgeError(
-    "CHECKPOINT_CORRUPT",
-    `the checkpoint is corrupt: ${why}`,
-    { file: path2 },
-    "pass --fresh to start again; the old file is kept beside it as <name>.previous-<time>",
-    { cause }
-  );
-  let data;
-  try {
-    data = JSON.parse(text3);
-  } catch (error63) {
-    throw corrupt2("not valid JSON", error63);
-  }
-  const current = CheckpointSchema.safeParse(data);
-  if (current.success) return current.data;
-  if (typeof data === "object" && data !== null && !("version" in data)) {
-    const legacy = AppendixBSchema.safeParse(data);
-    if (legacy.success) return fromAppendixB(legacy.data);
-  }
-  const first = current.error.issues[0];
-  throw corrupt2(`${first.path.join(".") || "(root)"}: ${first.message}`, current.error);
-}
-function fromAppendixB(entries) {
-  const stamps = Object.values(entries).map((e) => e.timestamp).sort();
-  const nodes = {};
-  for (const [id, entry] of Object.entries(entries)) nodes[id] = { ...entry, attempts: [] };
-  return { version: 1, run_id: "imported", rpg_sha256: "", created_at: stamps[0] ?? "", updated_at: stamps.at(-1) ?? "", nodes };
-}
 function checkpointExistsError(path2) {
   return new RpgForgeError(
     "CHECKPOINT_EXISTS",
@@ -54590,10 +54596,6 @@ async function writeCheckpointText(path2, text3) {
       { cause: error63 }
     );
   }
-}
-function checkpointText(checkpoint) {
-  return `${JSON.stringify(redactDeep(checkpoint), null, 2)}
-`;
 }
 async function setCheckpointAside(path2, now) {
   try {
@@ -79417,7 +79419,7 @@ function carriedNote(carried) {
   return `Also holds ${names}: ${carried.length === 1 ? "its" : "their"} tests fail without this subgraph's code, so ${carried.length === 1 ? "it was" : "they were"} not committed alone.`;
 }
 
-// src/engine/summary.ts
+// src/record/summary.ts
 function summarize(checkpoint) {
   const counts = emptyCounts();
   const bySubgraph = /* @__PURE__ */ new Map();

@@ -1,4 +1,4 @@
-import { parseCheckpoint } from "../engine/checkpoint.js";
+import { parseCheckpoint } from "../record/checkpoint.js";
 import { CHECKPOINT_PATH, EXPORTED_RPG_PATH } from "../engine/output-paths.js";
 import { readFileAtRef } from "../github/file-at-ref.js";
 import type { Octokit, RepositoryRef } from "../github/repository.js";

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { CheckpointStore } from "../engine/checkpoint-journal.js";
-import { summarize, type RunSummary } from "../engine/summary.js";
+import { summarize, type RunSummary } from "../record/summary.js";
 import { RpgForgeError } from "../errors.js";
 import { terminalLine } from "../report/terminal.js";
 import { printRunError, type CliIo } from "./output.js";

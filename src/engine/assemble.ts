@@ -1,5 +1,6 @@
 import { basename } from "node:path";
-import { importCycles, type ImportCycle } from "../assembly/imports.js";
+import type { AssemblyResult } from "../assembly/assembly-result.js";
+import { importCycles } from "../assembly/imports.js";
 import { moduleDocstrings, withModuleDocstring } from "../assembly/docstrings.js";
 import { packageApis, reexportOption, renderInitFile, renderInitWithCode, stripApiBlock } from "../assembly/init-files.js";
 import { moduleOf, packageDirectories, testFiles } from "../assembly/layout.js";
@@ -16,6 +17,8 @@ import { outlinePython } from "../workspace/python-outline.js";
 import type { Checkpoint } from "./checkpoint.js";
 import { localPackagesOf } from "./tdd-setup.js";
 
+export type { AssemblyResult };
+
 /** Where assembly reads the package and writes what it derives: the output itself, or a snapshot laid over it. */
 export type PackageView = Pick<PackageFiles, "root" | "read" | "write">;
 
@@ -27,18 +30,6 @@ export interface AssemblyOptions {
   model: string;
   /** Runs the assembled package's suite (the passed nodes' test files). */
   runTests(targets: readonly string[]): Promise<PytestResult>;
-}
-
-export interface AssemblyResult {
-  /** Placeholders used and files left alone, for the terminal and the report. */
-  warnings: string[];
-  written: string[];
-  /** Modules that import each other at load time, which fails or misbehaves at import. */
-  importCycles: ImportCycle[];
-  /** The whole suite, run once more after assembly; undefined when no node passed. */
-  suite: { exitCode: number; passed: number; failed: number; total: number } | undefined;
-  /** pytest's JUnit report of that run: test_results.xml, a run artifact (its timings change on every run). */
-  junitXml: string | undefined;
 }
 
 const GITIGNORE = [

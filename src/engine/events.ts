@@ -1,6 +1,6 @@
 import type { TokenUsage } from "../llm/provider.js";
 import type { RpgNode } from "../rpg/schema.js";
-import type { FailureContext, NodeStatus, TestResults } from "./checkpoint.js";
+import type { FailureContext, TestResults } from "./checkpoint.js";
 
 /** What a node executor reports for one node. A failing node is a result, not an exception. */
 export type NodeOutcome =
@@ -26,28 +26,4 @@ export interface NodeContext {
 /** Generates one leaf node. The engine decides order, state and checkpoints; the executor only does the node. */
 export type NodeExecutor = (node: RpgNode, context: NodeContext) => Promise<NodeOutcome>;
 
-/** Everything the engine tells an edge while it runs. The engine never prints; edges render these. */
-export type RunEvent =
-  | { type: "run-started"; runId: string; total: number; toRun: number; resumed: boolean }
-  | { type: "checkpoint-set-aside"; path: string }
-  | { type: "nodes-reset"; nodeIds: string[]; reason: "spec-changed" | "not-in-rpg" | "not-written" }
-  | { type: "node-started"; nodeId: string; attempt: number }
-  | {
-      type: "node-finished";
-      nodeId: string;
-      status: Exclude<NodeStatus, "pending" | "in_progress">;
-      durationMs: number;
-      reason?: string;
-      blockedBy?: string[];
-      /** Debug iterations and tokens, for nodes that ran. */
-      iterations?: number;
-      tokens?: number;
-    }
-  | { type: "progress"; done: number; total: number; elapsedMs: number; etaMs: number }
-  /** A batch of passed nodes' files went to the output; `failed` nodes could not be written, `blocked` ones import one of those. */
-  | { type: "batch-written"; nodeIds: string[]; files: string[]; failed: { nodeId: string; reason: string }[]; blocked: string[] }
-  /** A completed subgraph's commit on the run branch (sha, tag) and its own branch, either of which may be unchanged. */
-  | { type: "subgraph-committed"; subgraphId: string; sha?: string; tag?: string; branch?: string }
-  | { type: "run-finished"; interrupted: boolean; elapsedMs: number };
-
-export type RunEventListener = (event: RunEvent) => void;
+export type { RunEvent, RunEventListener } from "../record/events.js";

@@ -33,7 +33,7 @@ import { checkRequestedNodes, runPlan, type RunOptions } from "./run.js";
 import { ASSEMBLED, CHECKPOINT_PATH, REPORT_PATH, TEST_RESULTS_PATH } from "./output-paths.js";
 import { buildSnapshot, writeSnapshot, type Snapshot } from "./snapshot.js";
 import { SubgraphCommits } from "./subgraph-commits.js";
-import { summarize, type RunSummary } from "./summary.js";
+import { summarize, type RunSummary } from "../record/summary.js";
 import { createTddSetup } from "./tdd-setup.js";
 
 /** What rpg-forge writes in the output by path rather than through PackageFiles: no link may sit on their way. */

@@ -1,4 +1,4 @@
-import type { Checkpoint } from "../engine/checkpoint.js";
+import type { Checkpoint } from "../record/checkpoint.js";
 import type { Plan } from "../plan/plan.js";
 import { redactSecrets } from "../redact.js";
 import { CHECK_OUTPUT_LIMIT, renderCheckRun, type CheckAnnotation, type RenderedCheckRun } from "../report/check-run.js";

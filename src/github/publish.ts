@@ -1,4 +1,4 @@
-import type { Checkpoint } from "../engine/checkpoint.js";
+import type { Checkpoint } from "../record/checkpoint.js";
 import type { Plan, PlannedSubgraph } from "../plan/plan.js";
 import {
   renderFailedNodeComment,

@@ -1,6 +1,6 @@
-import type { AssemblyResult } from "../engine/assemble.js";
-import type { Checkpoint, CheckpointEntry } from "../engine/checkpoint.js";
-import type { RunSummary } from "../engine/summary.js";
+import type { AssemblyResult } from "../assembly/assembly-result.js";
+import type { Checkpoint, CheckpointEntry } from "../record/checkpoint.js";
+import type { RunSummary } from "../record/summary.js";
 import type { Plan } from "../plan/plan.js";
 import { code, fenced, prose } from "./markdown.js";
 import { renderMermaid } from "./mermaid.js";

@@ -1,4 +1,4 @@
-import type { NodeStatus } from "../engine/checkpoint.js";
+import type { NodeStatus } from "../record/checkpoint.js";
 import type { Plan } from "../plan/plan.js";
 
 export interface MermaidOptions {

@@ -1,4 +1,4 @@
-import type { RunEvent } from "../engine/events.js";
+import type { RunEvent } from "../record/events.js";
 import { duration } from "./generation-report.js";
 import { terminalLine } from "./terminal.js";
 

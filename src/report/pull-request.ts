@@ -1,4 +1,4 @@
-import type { Checkpoint, CheckpointEntry, NodeStatus } from "../engine/checkpoint.js";
+import type { Checkpoint, CheckpointEntry, NodeStatus } from "../record/checkpoint.js";
 import type { Plan, PlannedSubgraph } from "../plan/plan.js";
 import { compareIds } from "../rpg/ids.js";
 import { COMMENT_LIMIT, fitToLimit } from "./fit-limit.js";

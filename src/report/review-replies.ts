@@ -1,4 +1,4 @@
-import type { CheckpointEntry } from "../engine/checkpoint.js";
+import type { CheckpointEntry } from "../record/checkpoint.js";
 import { code } from "./markdown.js";
 
 /** What became of a node a reviewer asked to revise, as the run's checkpoint tells it. */

@@ -1,4 +1,4 @@
-import type { Checkpoint } from "../engine/checkpoint.js";
+import type { Checkpoint } from "../record/checkpoint.js";
 import type { Plan } from "../plan/plan.js";
 import { code } from "./markdown.js";
 import { countsOf, renderNodeTable, scopeOf } from "./pull-request.js";

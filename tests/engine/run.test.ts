@@ -5,7 +5,7 @@ import type { Checkpoint } from "../../src/engine/checkpoint.js";
 import type { NodeExecutor, NodeOutcome, RunEvent } from "../../src/engine/events.js";
 import { CheckpointStore } from "../../src/engine/checkpoint-journal.js";
 import { runPlan, type RunOptions } from "../../src/engine/run.js";
-import { summarize } from "../../src/engine/summary.js";
+import { summarize } from "../../src/record/summary.js";
 import { RpgForgeError } from "../../src/errors.js";
 import { buildPlan, type Plan } from "../../src/plan/plan.js";
 import { parseRpgText } from "../../src/rpg/load.js";

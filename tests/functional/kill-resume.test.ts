@@ -5,7 +5,7 @@ import { expect, it } from "vitest";
 import type { Checkpoint } from "../../src/engine/checkpoint.js";
 import { CheckpointStore } from "../../src/engine/checkpoint-journal.js";
 import { runPlan } from "../../src/engine/run.js";
-import { summarize } from "../../src/engine/summary.js";
+import { summarize } from "../../src/record/summary.js";
 import { buildPlan } from "../../src/plan/plan.js";
 import { loadRpg } from "../../src/rpg/load.js";
 import { useTempDirs } from "../helpers/temp-dir.js";

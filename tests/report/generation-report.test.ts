@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Checkpoint, CheckpointEntry } from "../../src/engine/checkpoint.js";
-import { summarize } from "../../src/engine/summary.js";
+import { summarize } from "../../src/record/summary.js";
 import { buildPlan } from "../../src/plan/plan.js";
 import { parseRpgText } from "../../src/rpg/load.js";
 import {

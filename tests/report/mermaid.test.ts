@@ -68,7 +68,7 @@ describe("renderMermaid", () => {
 describe("renderGenerationReport", () => {
   it("shows the coverage of a run: 15 of 20 passed is 75%", async () => {
     const { renderGenerationReport } = await import("../../src/report/generation-report.js");
-    const { summarize } = await import("../../src/engine/summary.js");
+    const { summarize } = await import("../../src/record/summary.js");
     const plan = planOf(rpgDoc(chain(20)));
     const status = (i: number): "passed" | "failed" | "skipped" => (i < 15 ? "passed" : i === 15 ? "failed" : "skipped");
     const nodes = Object.fromEntries(
