@@ -67126,14 +67126,13 @@ function chunked(annotations) {
 }
 
 // src/github/comments.ts
-var BODY_LIMIT = 65536;
 function commentMarker(kind, key) {
   return `${MARKER_PREFIX}${kind}:${key.replace(/--/g, "-\u200B-")} -->`;
 }
 var MARKER_PREFIX = "<!-- rpg-forge:";
 async function upsertComment(octokit, where, marker, body, ours) {
   const full = `${marker}
-${fitToLimit(redactSecrets(body), BODY_LIMIT - marker.length - 1)}`;
+${fitToLimit(redactSecrets(body), COMMENT_LIMIT - marker.length - 1)}`;
   const existing = ours ? ours.find((c3) => c3.body?.startsWith(marker)) : await findComment(octokit, where, marker);
   if (existing) {
     if (existing.body !== full)
@@ -67244,7 +67243,7 @@ async function publishSubgraphs(input2) {
       head,
       base,
       title: renderPrTitle(render),
-      body: renderPrBody(render, BODY_LIMIT)
+      body: renderPrBody(render, COMMENT_LIMIT)
     });
     published.set(subgraph.id, { subgraphId: subgraph.id, ...pr2, base });
     if (pr2.closed) continue;
@@ -67257,14 +67256,14 @@ async function publishSubgraphs(input2) {
       input2.octokit,
       where,
       reportMarker,
-      renderReportComment({ ...render, model: input2.model }, BODY_LIMIT - reportMarker.length - 1),
+      renderReportComment({ ...render, model: input2.model }, COMMENT_LIMIT - reportMarker.length - 1),
       ours
     );
     for (const nodeId of subgraph.nodes) {
       const status = input2.checkpoint.nodes[nodeId]?.status;
       const marker = commentMarker(FAILED, nodeId);
       if (status === "failed") {
-        const limit2 = BODY_LIMIT - marker.length - 1;
+        const limit2 = COMMENT_LIMIT - marker.length - 1;
         await upsertComment(input2.octokit, where, marker, renderFailedNodeComment(render, nodeId, input2.retryCommand(nodeId), limit2), ours);
       } else if (status === "passed" && ours.some((c3) => c3.body?.startsWith(marker))) {
         await upsertComment(input2.octokit, where, marker, renderPassedAgainComment(render, nodeId), ours);
@@ -67375,7 +67374,7 @@ async function finish(inputs, context, run5) {
       createOctokit(inputs.githubToken, context.apiUrl),
       { ...context.repository, issueNumber: inputs.issue },
       marker,
-      fitToLimit(body, BODY_LIMIT - marker.length - 1)
+      fitToLimit(body, COMMENT_LIMIT - marker.length - 1)
     );
   }
   const open5 = run5.prs.filter((pr2) => !pr2.closed);
@@ -79815,7 +79814,7 @@ async function upsertReviewReplies(octokit, repository, pullNumber, replies) {
   for (const { commentId, text: text3 } of replies) {
     const marker = commentMarker("review-reply", String(commentId));
     const body = `${marker}
-${fitToLimit(redactSecrets(text3), BODY_LIMIT - marker.length - 1)}`;
+${fitToLimit(redactSecrets(text3), COMMENT_LIMIT - marker.length - 1)}`;
     const existing = all.find((c3) => c3.user?.type === "Bot" && c3.in_reply_to_id === commentId && c3.body.startsWith(marker));
     if (!existing)
       await octokit.rest.pulls.createReplyForReviewComment({ ...repository, pull_number: pullNumber, comment_id: commentId, body });
@@ -80124,7 +80123,7 @@ async function reportInvalidRpg(issues, rpgPath, token, context, issue3) {
       createOctokit(token, context.apiUrl),
       { ...context.repository, issueNumber },
       marker,
-      body.slice(0, BODY_LIMIT - marker.length - 1)
+      body.slice(0, COMMENT_LIMIT - marker.length - 1)
     );
   }
   setFailed(`${rpgPath} is invalid: ${errors.length} problem(s); see the annotations`);

@@ -1,11 +1,11 @@
 import * as core from "@actions/core";
 import type { Checkpoint } from "../engine/checkpoint.js";
-import { BODY_LIMIT, commentMarker, upsertComment } from "../github/comments.js";
+import { commentMarker, upsertComment } from "../github/comments.js";
 import type { PublishedPullRequest } from "../github/publish.js";
 import { createOctokit } from "../github/repository.js";
 import type { Plan } from "../plan/plan.js";
 import { redactSecrets } from "../redact.js";
-import { fitToLimit } from "../report/fit-limit.js";
+import { COMMENT_LIMIT, fitToLimit } from "../report/fit-limit.js";
 import { withoutRunDetails } from "../report/generation-report.js";
 import { code } from "../report/markdown.js";
 import type { ActionContext } from "./context.js";
@@ -46,7 +46,7 @@ export async function finish(inputs: ActionInputs, context: ActionContext, run: 
       createOctokit(inputs.githubToken, context.apiUrl),
       { ...context.repository, issueNumber: inputs.issue },
       marker,
-      fitToLimit(body, BODY_LIMIT - marker.length - 1),
+      fitToLimit(body, COMMENT_LIMIT - marker.length - 1),
     );
   }
   const open = run.prs.filter((pr) => !pr.closed);

@@ -1,5 +1,6 @@
 import * as core from "@actions/core";
-import { BODY_LIMIT, commentMarker, upsertComment } from "../github/comments.js";
+import { commentMarker, upsertComment } from "../github/comments.js";
+import { COMMENT_LIMIT } from "../report/fit-limit.js";
 import { createOctokit } from "../github/repository.js";
 import type { RpgIssue } from "../rpg/issues.js";
 import { renderInvalidRpg } from "../report/invalid-rpg.js";
@@ -40,7 +41,7 @@ export async function reportInvalidRpg(
       createOctokit(token, context.apiUrl),
       { ...context.repository, issueNumber },
       marker,
-      body.slice(0, BODY_LIMIT - marker.length - 1),
+      body.slice(0, COMMENT_LIMIT - marker.length - 1),
     );
   }
   core.setFailed(`${rpgPath} is invalid: ${errors.length} problem(s); see the annotations`);

@@ -1,9 +1,6 @@
 import { redactSecrets } from "../redact.js";
-import { fitToLimit } from "../report/fit-limit.js";
+import { COMMENT_LIMIT, fitToLimit } from "../report/fit-limit.js";
 import type { Octokit, RepositoryRef } from "./repository.js";
-
-/** GitHub's limit for the body of an issue comment or a pull request, in characters. */
-export const BODY_LIMIT = 65_536;
 
 /**
  * The hidden line that tells our comments apart, so that a rerun edits its comment
@@ -38,7 +35,7 @@ export async function upsertComment(
 ): Promise<UpsertedComment> {
   // Bodies quote generated code and its output, which may print a secret it found; a
   // redacted secret can be longer than its value, so the body is fitted again.
-  const full = `${marker}\n${fitToLimit(redactSecrets(body), BODY_LIMIT - marker.length - 1)}`;
+  const full = `${marker}\n${fitToLimit(redactSecrets(body), COMMENT_LIMIT - marker.length - 1)}`;
   const existing = ours ? ours.find((c) => c.body?.startsWith(marker)) : await findComment(octokit, where, marker);
   if (existing) {
     if (existing.body !== full)

@@ -9,7 +9,8 @@ import {
   type DependencyPr,
   type SubgraphPrInput,
 } from "../report/pull-request.js";
-import { BODY_LIMIT, MARKER_PREFIX, commentMarker, findCommentsByPrefix, upsertComment } from "./comments.js";
+import { MARKER_PREFIX, commentMarker, findCommentsByPrefix, upsertComment } from "./comments.js";
+import { COMMENT_LIMIT } from "../report/fit-limit.js";
 import { findPullRequest, upsertPullRequest } from "./pull-requests.js";
 import type { Octokit, RepositoryRef } from "./repository.js";
 
@@ -97,7 +98,7 @@ export async function publishSubgraphs(input: PublishInput): Promise<PublishedPu
       head,
       base,
       title: renderPrTitle(render),
-      body: renderPrBody(render, BODY_LIMIT),
+      body: renderPrBody(render, COMMENT_LIMIT),
     });
     published.set(subgraph.id, { subgraphId: subgraph.id, ...pr, base });
     if (pr.closed) continue;
@@ -112,14 +113,14 @@ export async function publishSubgraphs(input: PublishInput): Promise<PublishedPu
       input.octokit,
       where,
       reportMarker,
-      renderReportComment({ ...render, model: input.model }, BODY_LIMIT - reportMarker.length - 1),
+      renderReportComment({ ...render, model: input.model }, COMMENT_LIMIT - reportMarker.length - 1),
       ours,
     );
     for (const nodeId of subgraph.nodes) {
       const status = input.checkpoint.nodes[nodeId]?.status;
       const marker = commentMarker(FAILED, nodeId);
       if (status === "failed") {
-        const limit = BODY_LIMIT - marker.length - 1;
+        const limit = COMMENT_LIMIT - marker.length - 1;
         await upsertComment(input.octokit, where, marker, renderFailedNodeComment(render, nodeId, input.retryCommand(nodeId), limit), ours);
       } else if (status === "passed" && ours.some((c) => c.body?.startsWith(marker))) {
         await upsertComment(input.octokit, where, marker, renderPassedAgainComment(render, nodeId), ours);

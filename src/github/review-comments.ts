@@ -1,6 +1,6 @@
 import { redactSecrets } from "../redact.js";
-import { fitToLimit } from "../report/fit-limit.js";
-import { BODY_LIMIT, commentMarker } from "./comments.js";
+import { COMMENT_LIMIT, fitToLimit } from "../report/fit-limit.js";
+import { commentMarker } from "./comments.js";
 import type { Octokit, RepositoryRef } from "./repository.js";
 
 /** A person's request as text: a comment command's, or a review's summary. */
@@ -72,7 +72,7 @@ export async function upsertReviewReplies(
   const all = await octokit.paginate(octokit.rest.pulls.listReviewComments, { ...repository, pull_number: pullNumber, per_page: 100 });
   for (const { commentId, text } of replies) {
     const marker = commentMarker("review-reply", String(commentId));
-    const body = `${marker}\n${fitToLimit(redactSecrets(text), BODY_LIMIT - marker.length - 1)}`;
+    const body = `${marker}\n${fitToLimit(redactSecrets(text), COMMENT_LIMIT - marker.length - 1)}`;
     // Only bots' comments qualify: a person quoting our marker must never be overwritten.
     const existing = all.find((c) => c.user?.type === "Bot" && c.in_reply_to_id === commentId && c.body.startsWith(marker));
     if (!existing)
