@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Checkpoint } from "../../src/engine/checkpoint.js";
@@ -7,6 +7,7 @@ import { closedPortUrl, errorReply, startScriptedOpenAi, type FakeOpenAi } from 
 import { runCli } from "../helpers/cli.js";
 import { useTempDirs } from "../helpers/temp-dir.js";
 import { packagingPython } from "../helpers/python-venv.js";
+import { copySharedExample, sharedExample } from "../helpers/shared-example.js";
 
 const tempDir = useTempDirs();
 const EXAMPLE = "examples/statkit/rpg.json";
@@ -125,24 +126,15 @@ describe("rpg-forge generate: bad input stops before any work, exit 2", () => {
 
 describe("rpg-forge generate on the shipped example, offline", () => {
   it("generates the package from the cassette: a line per node, the report, and tests that pass", async () => {
+    // Generated once per test run, strictly (every prompt matches the recording byte for byte, by hash, so
+    // the prompts, failure briefs included, are deterministic and the cassette is current), with a branch per
+    // subgraph: tests/helpers/example-setup.ts. pytest and pip write into the package, so this test works on a copy.
+    const result = await sharedExample();
     const root = tempDir();
-    mkdirSync(root, { recursive: true });
-    const out = join(root, "statkit");
-    // Strict: every prompt must match the recording byte for byte (by hash), so the
-    // prompts, failure briefs included, are deterministic and the cassette is current.
-    const result = await runCli(
-      "generate",
-      EXAMPLE,
-      "--out",
-      out,
-      "--replay",
-      "examples/statkit/cassette.jsonl",
-      "--replay-strict",
-      "--branch-per-subgraph",
-    );
+    const out = copySharedExample(result, join(root, "statkit"));
     expect(result.code).toBe(1);
     // The run's own report (run id, timings, history) is the run's; the committed one describes the package.
-    const reportPath = join(out, ".rpg-forge/runs", /runs\/([^/]+)\//.exec(result.out)?.[1] ?? "?", "generation_report.md");
+    const reportPath = join(result.dir, ".rpg-forge/runs", /runs\/([^/]+)\//.exec(result.out)?.[1] ?? "?", "generation_report.md");
     expect(result.out).toBe(`11 passed, 1 failed, 2 skipped of 14 nodes; report: ${reportPath}; branch rpg-forge/statkit\n`);
     expect(readFileSync(reportPath, "utf8")).toContain("## Git History");
     expect(readFileSync(join(out, "docs/generation_report.md"), "utf8")).not.toContain("## Git History");
