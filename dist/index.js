@@ -50434,8 +50434,20 @@ async function useFreshToken(inputs, credentials, mask) {
   inputs.githubToken = token;
 }
 
-// src/engine/history.ts
-import { basename, dirname, resolve as resolve2 } from "node:path";
+// src/record/branch-names.ts
+var PR_BRANCH_ROOT = "rpg/";
+var RUN_BRANCH_ROOT = "rpg-forge/";
+var WORK_BRANCH_ROOT = "rpg-work/";
+var subgraphBranch = (rpgName, subgraphId) => `${subgraphBranchPrefix(rpgName)}${refSafe(subgraphId)}`;
+var subgraphBranchPrefix = (rpgName) => `${PR_BRANCH_ROOT}${refSafe(rpgName)}/`;
+var workBranch = (rpgName, subgraphId) => `${workBranchPrefix(rpgName)}${refSafe(subgraphId)}`;
+var workBranchPrefix = (rpgName) => `${WORK_BRANCH_ROOT}${refSafe(rpgName)}/`;
+var runBranch = (rpgName) => `${RUN_BRANCH_ROOT}${refSafe(rpgName)}`;
+var subgraphTag = (runId, subgraphId) => `${runTagPrefix(runId)}${refSafe(subgraphId)}`;
+var runTagPrefix = (runId) => `${PR_BRANCH_ROOT}${runId}/`;
+
+// src/engine/matrix.ts
+import { join as join5 } from "node:path";
 
 // src/rpg/symbol-kind.ts
 var CONSTANT_TYPES = /* @__PURE__ */ new Set(["constant", "type_alias"]);
@@ -50486,43 +50498,6 @@ function signatureOf(node2) {
   const kind = symbolKindOf(node2);
   return kind === "class" ? `class ${node2.name}` : kind === "constant" ? `${node2.name} = ...` : `def ${node2.name}(...)`;
 }
-
-// src/engine/history.ts
-function ownedPaths(rpg, testFileOf, extra) {
-  const paths = new Set(extra);
-  for (const node2 of rpg.nodes) {
-    if (node2.node_type !== "leaf") continue;
-    paths.add(normalizePath(node2.file_path));
-    paths.add(testFileOf(node2.id));
-  }
-  for (const dir of packageDirectories(rpg)) paths.add(`${dir}/__init__.py`);
-  return paths;
-}
-function isComplete(subgraph, checkpoint) {
-  return subgraph.nodes.every((id) => {
-    const status = checkpoint.nodes[id]?.status;
-    return status === "passed" || status === "failed" || status === "skipped";
-  });
-}
-var subgraphBranch = (rpgName, subgraphId) => `${subgraphBranchPrefix(rpgName)}${refSafe(subgraphId)}`;
-var subgraphBranchPrefix = (rpgName) => `rpg/${refSafe(rpgName)}/`;
-var workBranch = (rpgName, subgraphId) => `${workBranchPrefix(rpgName)}${refSafe(subgraphId)}`;
-var workBranchPrefix = (rpgName) => `rpg-work/${refSafe(rpgName)}/`;
-function subgraphCommitMessage(subgraph) {
-  const first = subgraph.nodes[0] ?? "";
-  const last = subgraph.nodes.at(-1) ?? "";
-  return `feat: complete ${subgraph.name} (nodes ${first === last ? first : `${first}-${last}`})`;
-}
-var subgraphTag = (runId, subgraphId) => `${runTagPrefix(runId)}${refSafe(subgraphId)}`;
-var runTagPrefix = (runId) => `rpg/${runId}/`;
-function rpgNameOf(rpg, rpgPath) {
-  const name = rpg.metadata.name;
-  return typeof name === "string" && name ? name : basename(dirname(resolve2(rpgPath)));
-}
-var runBranch = (rpgName) => `rpg-forge/${refSafe(rpgName)}`;
-
-// src/engine/matrix.ts
-import { join as join5 } from "node:path";
 
 // src/workspace/git.ts
 import { execFile } from "node:child_process";
@@ -54338,7 +54313,7 @@ function further(a, b3) {
 
 // src/engine/checkpoint.ts
 import { readFile as readFile5, rename as rename3, stat as stat2 } from "node:fs/promises";
-import { basename as basename2, dirname as dirname3, join as join4 } from "node:path";
+import { basename, dirname as dirname2, join as join4 } from "node:path";
 
 // src/redact.ts
 var SECRET_PATTERNS = [
@@ -54469,13 +54444,13 @@ function checkpointText(checkpoint) {
 // src/workspace/atomic-write.ts
 import { randomBytes } from "node:crypto";
 import { mkdir as mkdir3, open as open3, rename as rename2, unlink as unlink2 } from "node:fs/promises";
-import { dirname as dirname2 } from "node:path";
+import { dirname } from "node:path";
 async function writeFileAtomic(path2, content) {
   const staged = await stageFileAtomic(path2, content);
   await staged.commit();
 }
 async function stageFileAtomic(path2, content) {
-  const dir = dirname2(path2);
+  const dir = dirname(path2);
   const temp = `${path2}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
   const discard = () => unlink2(temp).catch(() => void 0);
   try {
@@ -54583,8 +54558,8 @@ async function writeCheckpoint(path2, checkpoint) {
   await writeCheckpointText(path2, checkpointText(checkpoint));
 }
 async function writeCheckpointText(path2, text3) {
-  const folder = dirname3(path2);
-  await refuseLinks(dirname3(folder), join4(basename2(folder), basename2(path2)));
+  const folder = dirname2(path2);
+  await refuseLinks(dirname2(folder), join4(basename(folder), basename(path2)));
   try {
     await writeFileAtomic(path2, text3);
   } catch (error63) {
@@ -54606,6 +54581,34 @@ async function setCheckpointAside(path2, now) {
   const aside = `${path2}.previous-${now.toISOString().replace(/[:.]/g, "-")}`;
   await rename3(path2, aside);
   return aside;
+}
+
+// src/engine/history.ts
+import { basename as basename2, dirname as dirname3, resolve as resolve2 } from "node:path";
+function ownedPaths(rpg, testFileOf, extra) {
+  const paths = new Set(extra);
+  for (const node2 of rpg.nodes) {
+    if (node2.node_type !== "leaf") continue;
+    paths.add(normalizePath(node2.file_path));
+    paths.add(testFileOf(node2.id));
+  }
+  for (const dir of packageDirectories(rpg)) paths.add(`${dir}/__init__.py`);
+  return paths;
+}
+function isComplete(subgraph, checkpoint) {
+  return subgraph.nodes.every((id) => {
+    const status = checkpoint.nodes[id]?.status;
+    return status === "passed" || status === "failed" || status === "skipped";
+  });
+}
+function subgraphCommitMessage(subgraph) {
+  const first = subgraph.nodes[0] ?? "";
+  const last = subgraph.nodes.at(-1) ?? "";
+  return `feat: complete ${subgraph.name} (nodes ${first === last ? first : `${first}-${last}`})`;
+}
+function rpgNameOf(rpg, rpgPath) {
+  const name = rpg.metadata.name;
+  return typeof name === "string" && name ? name : basename2(dirname3(resolve2(rpgPath)));
 }
 
 // src/engine/output-paths.ts
@@ -66714,7 +66717,6 @@ var STATUS = {
   in_progress: "\u{1F504} in progress",
   pending: "\u23F3 pending"
 };
-var SUBGRAPH_BRANCH_PREFIX = "rpg/";
 function renderPrTitle(input2) {
   const { subgraph, leaves } = scopeOf(input2);
   const c3 = countsOf(leaves, input2.checkpoint);
@@ -66736,7 +66738,7 @@ function renderPrBody(input2, limit2 = COMMENT_LIMIT) {
   if (deps.length > 0) lines.push("", "**Depends on**", "", ...deps);
   if (input2.mergeOrder) {
     lines.push("", ...mergeOrderLines(input2, input2.mergeOrder));
-  } else if (subgraph.dependsOn.length > 0 && input2.baseBranch.startsWith(SUBGRAPH_BRANCH_PREFIX)) {
+  } else if (subgraph.dependsOn.length > 0 && input2.baseBranch.startsWith(PR_BRANCH_ROOT)) {
     lines.push(
       "",
       `**Stacked:** this pull request targets ${code(input2.baseBranch)}, the branch of a subgraph it depends on, so its diff shows only this subgraph's changes. Merge the pull requests above first.`

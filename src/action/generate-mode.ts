@@ -1,5 +1,5 @@
 import * as core from "@actions/core";
-import { runBranch, subgraphBranchPrefix, workBranch, workBranchPrefix } from "../engine/history.js";
+import { runBranch, subgraphBranchPrefix, workBranch, workBranchPrefix } from "../record/branch-names.js";
 import { combineNeededBranches, fetchSubgraphBranches, fetchWorkBranches } from "../engine/matrix.js";
 import { rpgHash } from "../engine/run-id.js";
 import { selectProvider } from "../llm/select.js";

@@ -2,7 +2,7 @@ import * as core from "@actions/core";
 import { stackBranches, subgraphOfBranch } from "../engine/pr-stack.js";
 import type { Plan } from "../plan/plan.js";
 import { renderHeldComment } from "../report/pull-request.js";
-import { runTagPrefix, subgraphTag } from "../engine/history.js";
+import { runTagPrefix, subgraphTag } from "../record/branch-names.js";
 import { refsUnder } from "../workspace/git.js";
 import { pushBranches, pushRefs, type RemoteAuth } from "../workspace/remote.js";
 import type { StackResult } from "../workspace/stack.js";

@@ -1,6 +1,6 @@
 import * as core from "@actions/core";
 import { readFile } from "node:fs/promises";
-import { runBranch, subgraphBranchPrefix, workBranch, workBranchPrefix } from "../engine/history.js";
+import { runBranch, subgraphBranchPrefix, workBranch, workBranchPrefix } from "../record/branch-names.js";
 import { fetchSubgraphBranches, fetchWorkBranches, layWorkBranchesOver } from "../engine/matrix.js";
 import { stateAt } from "../engine/pr-stack.js";
 import { rpgHash } from "../engine/run-id.js";

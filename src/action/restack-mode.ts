@@ -1,5 +1,5 @@
 import * as core from "@actions/core";
-import { subgraphBranch } from "../engine/history.js";
+import { subgraphBranch } from "../record/branch-names.js";
 import { fetchSubgraphBranches } from "../engine/matrix.js";
 import { CHECKPOINT_PATH } from "../engine/output-paths.js";
 import { restackBranches, stateAt } from "../engine/pr-stack.js";

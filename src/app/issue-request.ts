@@ -7,11 +7,9 @@ import { parseRpgText } from "../rpg/load.js";
 import { rpgPathOf, type AppConfig } from "./config.js";
 import type { DispatchTo } from "./dispatch.js";
 import { githubClient } from "./github-client.js";
+import { issueBranch } from "../record/branch-names.js";
 import { issuePathProblem, issueRpg } from "./issue-rpg.js";
 import { renderRpgAccepted, renderRpgCommitRefused, renderRpgPathRefused } from "./replies.js";
-
-/** The branch an issue's pasted graph is committed to, and the run dispatched on (decision 0015). */
-export const issueBranch = (issue: number): string => `rpg-forge/issue-${issue}`;
 
 /** What to dispatch for an issue: the graph's path, on which ref. */
 export interface IssueRun {

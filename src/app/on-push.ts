@@ -1,11 +1,10 @@
 import type { Context } from "probot";
 
+import { isOwnBranch } from "../record/branch-names.js";
+
 import { loadAppConfig } from "./config.js";
 import { dispatchRun } from "./dispatch.js";
 import { workflowStartsOn } from "./workflow-triggers.js";
-
-/** rpg-forge's own branches: what it pushes there is never a new graph. */
-const OWN_BRANCHES = /^refs\/heads\/(rpg|rpg-forge|rpg-work)\//;
 
 /**
  * A push to the default branch that changes a watched graph (`rpg` in the config) starts a
@@ -16,7 +15,7 @@ const OWN_BRANCHES = /^refs\/heads\/(rpg|rpg-forge|rpg-work)\//;
 export async function onPush(context: Context<"push">): Promise<void> {
   const { ref, repository, commits } = context.payload;
   const defaultBranch = repository.default_branch ?? "main";
-  if (ref !== `refs/heads/${defaultBranch}` || OWN_BRANCHES.test(ref)) return;
+  if (ref !== `refs/heads/${defaultBranch}` || isOwnBranch(ref)) return;
   const changed = new Set(commits.flatMap((c) => [...(c.added ?? []), ...(c.modified ?? [])]));
   if (changed.size === 0) return;
   const config = await loadAppConfig(context);

@@ -3,9 +3,9 @@ import { CHECKPOINT_PATH, EXPORTED_RPG_PATH } from "../engine/output-paths.js";
 import { readFileAtRef } from "../github/file-at-ref.js";
 import type { Octokit, RepositoryRef } from "../github/repository.js";
 import { buildPlan } from "../plan/plan.js";
+import { subgraphOfPrBranch } from "../record/branch-names.js";
 import { renderPullRequestStatus } from "../report/status.js";
 import { parseRpgText } from "../rpg/load.js";
-import { refSafe } from "../rpg/ref-names.js";
 
 /**
  * The node table of an rpg-forge pull request, read from its branch: the graph rpg-forge exported
@@ -33,8 +33,10 @@ export async function pullRequestStatus(
     return undefined;
   }
   const plan = buildPlan(loaded.value);
-  // rpg/<name>/<subgraph>: the last part is the subgraph's id as a ref holds it.
-  const subgraph = plan.subgraphs.find((s) => head.endsWith(`/${refSafe(s.id)}`));
-  if (!subgraph) return undefined;
-  return renderPullRequestStatus({ plan, checkpoint, subgraphId: subgraph.id, rpgPath, branch: head, reportUrl });
+  const subgraphId = subgraphOfPrBranch(
+    head,
+    plan.subgraphs.map((s) => s.id),
+  );
+  if (subgraphId === undefined) return undefined;
+  return renderPullRequestStatus({ plan, checkpoint, subgraphId, rpgPath, branch: head, reportUrl });
 }

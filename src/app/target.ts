@@ -1,5 +1,7 @@
 import type { Context } from "probot";
 
+import { PR_BRANCH_ROOT } from "../record/branch-names.js";
+
 /** Where a request was made, and where its answers and its run's report go. */
 export interface Target {
   kind: "issue" | "pull request";
@@ -7,9 +9,6 @@ export interface Target {
   /** A pull request's head branch, when the handler asked GitHub for it. */
   head?: string;
 }
-
-/** rpg-forge's pull request branches: `rpg/<rpg-name>/<subgraph>` (subgraphBranch in src/engine/history.ts, which an edge may not import). */
-export const RPG_BRANCH_PREFIX = "rpg/";
 
 interface PullRequestHead {
   ref: string;
@@ -23,7 +22,7 @@ interface PullRequestHead {
  */
 export function notRpgForgePullRequest(head: PullRequestHead, repository: { full_name: string }): string | undefined {
   if (head.repo?.full_name !== repository.full_name) return "the pull request comes from a fork";
-  if (!head.ref.startsWith(RPG_BRANCH_PREFIX)) return `the pull request's branch ${head.ref} is not rpg-forge's (${RPG_BRANCH_PREFIX}**)`;
+  if (!head.ref.startsWith(PR_BRANCH_ROOT)) return `the pull request's branch ${head.ref} is not rpg-forge's (${PR_BRANCH_ROOT}**)`;
   return undefined;
 }
 

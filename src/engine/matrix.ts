@@ -7,7 +7,8 @@ import { checkoutWithFiles, commitFiles, filesAt, readFileAt, refsUnder, takeFil
 import { fetchRefs, type RemoteAuth } from "../workspace/remote.js";
 import { mergeCheckpoints, type CheckpointPart } from "./checkpoint-merge.js";
 import { parseCheckpoint, writeCheckpoint, type Checkpoint } from "./checkpoint.js";
-import { ownedPaths, subgraphBranchPrefix, workBranch, workBranchPrefix } from "./history.js";
+import { ownedPaths } from "./history.js";
+import { subgraphBranchPrefix, workBranch, workBranchPrefix } from "../record/branch-names.js";
 import { CHECKPOINT_PATH, PYTEST_INI } from "./output-paths.js";
 
 /**

@@ -4,7 +4,8 @@ import type { Plan } from "../plan/plan.js";
 import type { Rpg } from "../rpg/schema.js";
 import { readFileAt, refsUnder } from "../workspace/git.js";
 import { buildStack, type StackLevel, type StackResult } from "../workspace/stack.js";
-import { ownedPaths, subgraphBranch, subgraphBranchPrefix, subgraphCommitMessage } from "./history.js";
+import { ownedPaths, subgraphCommitMessage } from "./history.js";
+import { subgraphBranch, subgraphBranchPrefix } from "../record/branch-names.js";
 import { parseCheckpoint, type Checkpoint } from "./checkpoint.js";
 import { ASSEMBLED, CHECKPOINT_PATH, EXPORTED_RPG_PATH } from "./output-paths.js";
 

@@ -2,7 +2,8 @@ import type { Plan, PlannedSubgraph } from "../plan/plan.js";
 import type { GitRepository } from "../workspace/git.js";
 import type { Checkpoint } from "./checkpoint.js";
 import type { RunEventListener } from "./events.js";
-import { isComplete, subgraphCommitMessage, subgraphTag } from "./history.js";
+import { isComplete, subgraphCommitMessage } from "./history.js";
+import { subgraphTag } from "../record/branch-names.js";
 import type { Snapshot } from "./snapshot.js";
 
 export interface SubgraphCommitsOptions {

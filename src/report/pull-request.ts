@@ -1,6 +1,7 @@
 import type { Checkpoint, CheckpointEntry, NodeStatus } from "../record/checkpoint.js";
 import type { Plan, PlannedSubgraph } from "../plan/plan.js";
 import { compareIds } from "../rpg/ids.js";
+import { PR_BRANCH_ROOT } from "../record/branch-names.js";
 import { COMMENT_LIMIT, fitToLimit } from "./fit-limit.js";
 import { clip, code, count, details, fenced, prose, row } from "./markdown.js";
 import { RUN_DETAILS_NOTE } from "./generation-report.js";
@@ -49,9 +50,6 @@ const STATUS: Record<NodeStatus, string> = {
   pending: "⏳ pending",
 };
 
-/** Subgraph branches live under rpg/ (subgraphBranch in src/engine/history.ts); report/ may not import the engine's values. */
-const SUBGRAPH_BRANCH_PREFIX = "rpg/";
-
 /** "rpg-forge: <subgraph name> (7/9 nodes pass)"; only leaves count, as in the run summary. */
 export function renderPrTitle(input: SubgraphPrInput): string {
   const { subgraph, leaves } = scopeOf(input);
@@ -78,7 +76,7 @@ export function renderPrBody(input: SubgraphPrInput, limit = COMMENT_LIMIT): str
   if (deps.length > 0) lines.push("", "**Depends on**", "", ...deps);
   if (input.mergeOrder) {
     lines.push("", ...mergeOrderLines(input, input.mergeOrder));
-  } else if (subgraph.dependsOn.length > 0 && input.baseBranch.startsWith(SUBGRAPH_BRANCH_PREFIX)) {
+  } else if (subgraph.dependsOn.length > 0 && input.baseBranch.startsWith(PR_BRANCH_ROOT)) {
     lines.push(
       "",
       `**Stacked:** this pull request targets ${code(input.baseBranch)}, the branch of a subgraph it depends on, ` +
