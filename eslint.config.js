@@ -28,6 +28,7 @@ export default tseslint.config(
       "**/engine/**",
       "**/llm/**",
       "**/sandbox/**",
+      "**/python-helpers/**",
       "**/review/**",
       "**/lsp/**",
       "**/localize/**",
@@ -46,6 +47,7 @@ export default tseslint.config(
     [
       "src/llm/**",
       "src/sandbox/**",
+      "src/python-helpers/**",
       "src/review/**",
       "src/lsp/**",
       "src/localize/**",

@@ -67524,7 +67524,7 @@ function lastLineOf(error63) {
 var normalizeDistribution = (name) => name.toLowerCase().replace(/[-_.]+/g, "-");
 var distributionOf = (requirement) => requirement.trim().split(/[\s<>=!~;[(@]/)[0] ?? "";
 
-// src/sandbox/python-worker.ts
+// src/python-helpers/worker.ts
 import { spawn } from "node:child_process";
 import { createHash as createHash3 } from "node:crypto";
 import { availableParallelism } from "node:os";
@@ -67670,7 +67670,7 @@ function runInWorker(python, script, input2) {
   return pool.run(script, input2);
 }
 
-// src/sandbox/python-script.ts
+// src/python-helpers/run-script.ts
 async function runPythonScript(python, script, input2 = "") {
   let result;
   try {

@@ -1,4 +1,4 @@
-import { runPythonScript } from "../sandbox/python-script.js";
+import { runPythonScript } from "../python-helpers/run-script.js";
 
 /**
  * Cuts whole top-level definitions out of a module, as `python3 -I -c` with a JSON request

@@ -1,4 +1,4 @@
-import { runPythonScript } from "../sandbox/python-script.js";
+import { runPythonScript } from "../python-helpers/run-script.js";
 
 /**
  * The Python half of imports.ts: one script, run as `python3 -I -c` with a JSON request

@@ -1,4 +1,4 @@
-import { runPythonScript } from "../sandbox/python-script.js";
+import { runPythonScript } from "../python-helpers/run-script.js";
 import { isStdlib } from "./imports.js";
 import { askImportScript } from "./python-imports.js";
 

@@ -1,4 +1,4 @@
-import { runPythonScript } from "../sandbox/python-script.js";
+import { runPythonScript } from "../python-helpers/run-script.js";
 import { REVIEW_SCRIPT } from "./review-script.js";
 import { textFindings, type ReplyPart } from "./text-checks.js";
 

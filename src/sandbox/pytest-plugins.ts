@@ -1,5 +1,5 @@
 import { distributionOf, normalizeDistribution } from "../rpg/requirements.js";
-import { runPythonScript } from "./python-script.js";
+import { runPythonScript } from "../python-helpers/run-script.js";
 
 // Lists installed pytest plugins (entry point group pytest11) with their distributions.
 const LIST_PLUGINS = String.raw`

@@ -1,4 +1,4 @@
-import { runPythonScript } from "../sandbox/python-script.js";
+import { runPythonScript } from "../python-helpers/run-script.js";
 
 /**
  * Python's own parser, run as `python3 -I` on source text passed through stdin. It

@@ -1,4 +1,4 @@
-import { runPythonScript } from "../sandbox/python-script.js";
+import { runPythonScript } from "../python-helpers/run-script.js";
 
 /**
  * A node's module-level support code (issue 14): what real modules hold beside a function,

@@ -4,7 +4,7 @@ import { renderPackageReadme } from "../../src/assembly/readme.js";
 import { parseRpgText } from "../../src/rpg/load.js";
 import type { Rpg } from "../../src/rpg/schema.js";
 import { findPython } from "../../src/sandbox/python.js";
-import { runPythonScript } from "../../src/sandbox/python-script.js";
+import { runPythonScript } from "../../src/python-helpers/run-script.js";
 import { HOSTILE, HOSTILE_TEXT, livePayloads } from "../helpers/live-markdown.js";
 import { leaf, rpgDoc, text } from "../helpers/rpg.js";
 import { expectBalanced } from "../report/markdown-structure.js";

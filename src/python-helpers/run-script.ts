@@ -1,9 +1,9 @@
 import { RpgForgeError } from "../errors.js";
-import { runInWorker } from "./python-worker.js";
+import { runInWorker } from "./worker.js";
 
 /**
  * Runs one of rpg-forge's own Python helper scripts as `python -I -c script` would, with
- * `input` on stdin, and returns its stdout: in a long-lived worker (./python-worker.ts),
+ * `input` on stdin, and returns its stdout: in a long-lived worker (./worker.ts),
  * since a process per call cost more than the calls. The scripts only read source or
  * package metadata, never run generated code, so they need no sandbox; `-I` keeps a local
  * file named like a stdlib module from shadowing it, and the environment is PATH only.

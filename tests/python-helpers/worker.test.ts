@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { runPythonScript } from "../../src/sandbox/python-script.js";
+import { runPythonScript } from "../../src/python-helpers/run-script.js";
 import { findPython } from "../../src/sandbox/python.js";
 
 const python = await findPython();
