@@ -2,7 +2,6 @@ import type { Context } from "probot";
 
 import { MARKER_PREFIX, commentMarker, upsertComment } from "../github/comments.js";
 import { ROLES, type AppConfig, type Role } from "./config.js";
-import { githubClient } from "./github-client.js";
 import { renderRefusal } from "./replies.js";
 import type { Target } from "./target.js";
 
@@ -41,5 +40,5 @@ export async function hasAccess(context: Context, login: string, required: Role)
 /** One polite refusal per person on an issue or pull request, found again by its marker and never repeated. */
 export async function refuse(context: Context, target: Target, login: string, required: AppConfig["permission"]): Promise<void> {
   const where = { ...context.repo(), issueNumber: target.number };
-  await upsertComment(githubClient(context.octokit), where, commentMarker("refused", login), renderRefusal(login, required));
+  await upsertComment(context.octokit, where, commentMarker("refused", login), renderRefusal(login, required));
 }

@@ -2,7 +2,6 @@ import type { Context } from "probot";
 
 import { MARKER_PREFIX, commentMarker, findCommentsByPrefix, upsertComment } from "../github/comments.js";
 import type { RepositoryRef } from "../github/repository.js";
-import { githubClient } from "./github-client.js";
 import { pullRequestStatus } from "./pull-status.js";
 import { renderStatus } from "./replies.js";
 import type { Target } from "./target.js";
@@ -13,7 +12,7 @@ import type { Target } from "./target.js";
  */
 export async function answer(octokit: Context["octokit"], repository: RepositoryRef, target: Target, commentId: number, body: string) {
   const where = { ...repository, issueNumber: target.number };
-  await upsertComment(githubClient(octokit), where, commentMarker("answer", String(commentId)), body);
+  await upsertComment(octokit, where, commentMarker("answer", String(commentId)), body);
 }
 
 /**
@@ -29,13 +28,13 @@ export async function answerStatus(
   prefix: string,
   rpgPath: string,
 ) {
-  const gh = githubClient(octokit);
   const where = { ...repository, issueNumber: target.number };
   // One listing finds the report and this request's earlier answer, if any.
-  const ours = await findCommentsByPrefix(gh, where, MARKER_PREFIX);
+  const ours = await findCommentsByPrefix(octokit, where, MARKER_PREFIX);
   const kind = target.kind === "pull request" ? "report" : "run-report";
   const report = ours.filter((c) => c.body?.startsWith(`${MARKER_PREFIX}${kind}:`)).at(-1);
-  const table = target.head === undefined ? undefined : await pullRequestStatus(gh, repository, target.head, rpgPath, report?.html_url);
+  const table =
+    target.head === undefined ? undefined : await pullRequestStatus(octokit, repository, target.head, rpgPath, report?.html_url);
   const body = table ?? renderStatus(target.kind, report?.html_url, prefix);
-  await upsertComment(gh, where, commentMarker("answer", String(commentId)), body, ours);
+  await upsertComment(octokit, where, commentMarker("answer", String(commentId)), body, ours);
 }

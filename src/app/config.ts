@@ -2,7 +2,6 @@ import type { Context } from "probot";
 
 import { DEFAULT_CONFIG_PATH, RepoConfigSchema, describeConfigProblem, parseRepoConfig, type RepoConfig } from "../config/repo-config.js";
 import { commentMarker, upsertComment } from "../github/comments.js";
-import { githubClient } from "./github-client.js";
 import { renderConfigProblem } from "./replies.js";
 import { AppError } from "./errors.js";
 
@@ -52,7 +51,7 @@ export async function configForRequest(
     if (!(error instanceof AppError) || error.code !== "APP_CONFIG_INVALID") throw error;
     if (!asked(RepoConfigSchema.parse({}))) return undefined;
     await upsertComment(
-      githubClient(context.octokit),
+      context.octokit,
       { ...context.repo(), issueNumber: target.number },
       commentMarker("config-invalid", DEFAULT_CONFIG_PATH),
       renderConfigProblem(error.message),
@@ -63,8 +62,8 @@ export async function configForRequest(
 
 /**
  * The graph a dispatch names: the first of `rpg`, as the Action takes it when its input is
- * empty. Sent explicitly, since the workflow template fills an empty `rpg-path` itself.
- * TODO(issue 15): with several graphs, dispatch for the graph of the pull request (its branch's `rpg/<name>/`).
+ * empty. Sent explicitly, since the workflow template fills an empty `rpg-path` itself. A request
+ * on a pull request names its own graph instead (graph-of-branch.ts).
  */
 export function rpgPathOf(config: AppConfig): string {
   return config.rpg[0]!;

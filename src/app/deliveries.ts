@@ -4,8 +4,9 @@ import type { Context } from "probot";
  * The delivery ids (`X-GitHub-Delivery`) being handled or handled already, so that a
  * redelivered webhook (GitHub keeps its id) starts nothing twice. Oldest forgotten first.
  *
- * In memory, so it holds for one process: a restart or a second replica forgets it. That is
- * enough for this slice. TODO(issue 15): a marker comment per request, which survives both.
+ * In memory, so it holds for one process: a restart or a second replica forgets it. A person's
+ * request also carries a marker in its answer (request-once.ts), which survives both; this log
+ * is the cheap first check, and the only one for events that are no person's request.
  */
 export class DeliveryLog {
   readonly #ids = new Set<string>();

@@ -5,7 +5,6 @@ import { commentMarker, upsertComment, type ListedComment } from "../github/comm
 import type { RepositoryRef } from "../github/repository.js";
 import { rpgPathOf, type AppConfig } from "./config.js";
 import { dispatchWorkflow, type Dispatched } from "../github/workflow-dispatch.js";
-import { githubClient } from "./github-client.js";
 import { renderDispatchFailure } from "./replies.js";
 import type { Target } from "./target.js";
 
@@ -28,7 +27,7 @@ export function dispatchRun(
   inputs: DispatchInputs,
   ref: string = to.defaultBranch,
 ): Promise<Dispatched> {
-  return dispatchWorkflow(githubClient(octokit), {
+  return dispatchWorkflow(octokit, {
     owner: to.owner,
     repo: to.repo,
     workflow: config.workflow,
@@ -49,7 +48,7 @@ export async function reportDispatchFailure(
 ): Promise<void> {
   const body = renderDispatchFailure(config.workflow, to.defaultBranch, failure.status, failure.message);
   await upsertComment(
-    githubClient(octokit),
+    octokit,
     { owner: to.owner, repo: to.repo, issueNumber: target.number },
     commentMarker("dispatch-failed", request),
     body,

@@ -6,7 +6,6 @@ import { renderInvalidRpg } from "../report/invalid-rpg.js";
 import { parseRpgText } from "../rpg/load.js";
 import { rpgPathOf, type AppConfig } from "./config.js";
 import type { DispatchTo } from "./dispatch.js";
-import { githubClient } from "./github-client.js";
 import { issueBranch } from "../record/branch-names.js";
 import { issuePathProblem, issueRpg } from "./issue-rpg.js";
 import { renderRpgAccepted, renderRpgCommitRefused, renderRpgPathRefused } from "./replies.js";
@@ -30,7 +29,7 @@ export async function runForIssue(
   to: DispatchTo,
   issue: { number: number; body?: string | null },
 ): Promise<IssueRun | undefined> {
-  const octokit = githubClient(context.octokit);
+  const octokit = context.octokit;
   const where = { owner: to.owner, repo: to.repo, issueNumber: issue.number };
   const marker = commentMarker("invalid-rpg", "issue");
   const say = async (body: string): Promise<undefined> => void (await upsertComment(octokit, where, marker, body));

@@ -5,6 +5,7 @@ import { answer, answerStatus } from "./answers.js";
 import { parseCommand } from "./command.js";
 import { configForRequest, rpgPathOf } from "./config.js";
 import { renderHelp } from "./replies.js";
+import { graphOfBranch } from "./graph-of-branch.js";
 import { dispatchOnce } from "./request-once.js";
 import { commentTarget } from "./target.js";
 
@@ -27,18 +28,22 @@ export async function onIssueComment(context: Context<"issue_comment.created">):
 
   const repo = context.repo();
   await context.octokit.rest.reactions.createForIssueComment({ ...repo, comment_id: comment.id, content: "eyes" });
+  const to = { ...repo, defaultBranch: repository.default_branch };
+  // On a pull request, the graph of its branch; on an issue, the configured one.
+  const graph = (): Promise<string> =>
+    target.head === undefined ? Promise.resolve(rpgPathOf(config)) : graphOfBranch(context.octokit, to, config, target.head);
   switch (command.name) {
     case "help":
       return answer(context.octokit, repo, target, comment.id, renderHelp(config.command, config.permission, command.problem));
     case "status":
-      return answerStatus(context.octokit, repo, target, comment.id, config.command, rpgPathOf(config));
+      return answerStatus(context.octokit, repo, target, comment.id, config.command, await graph());
     case "retry":
     case "revise": {
-      const to = { ...repo, defaultBranch: repository.default_branch };
       const nodes = command.nodes.length > 0 ? command.nodes.join(" ") : undefined;
       const request = { key: `comment-${comment.id}`, described: `\`${config.command} ${command.name}\`` };
       // A revise's note is the rest of the comment: the run reads it through the API, never from an input.
       const inputs = {
+        "rpg-path": await graph(),
         mode: command.name,
         nodes,
         issue: String(target.number),

@@ -2,6 +2,7 @@ import type { Context } from "probot";
 
 import { loadAppConfig } from "./config.js";
 import { dispatchRun, reportDispatchFailure } from "./dispatch.js";
+import { graphOfBranch } from "./graph-of-branch.js";
 import { notRpgForgePullRequest } from "./target.js";
 import { workflowStartsOn } from "./workflow-triggers.js";
 
@@ -21,7 +22,8 @@ export async function onPullRequestClosed(context: Context<"pull_request.closed"
   // The template restacks on a merged pull request by itself: a second run would only race it for the same leases.
   if (await workflowStartsOn(context.octokit, to, config, "pull_request"))
     return context.log.debug(`merge of #${pr.number}: ${config.workflow} restacks on its own`);
-  const dispatched = await dispatchRun(context.octokit, to, config, { mode: "restack", "base-branch": pr.base.ref });
+  const rpgPath = await graphOfBranch(context.octokit, to, config, pr.head.ref);
+  const dispatched = await dispatchRun(context.octokit, to, config, { "rpg-path": rpgPath, mode: "restack", "base-branch": pr.base.ref });
   if (!dispatched.ok)
     await reportDispatchFailure(context.octokit, to, config, { kind: "pull request", number: pr.number }, "restack", dispatched);
 }

@@ -2,6 +2,7 @@ import type { Context } from "probot";
 
 import { hasAccess, refuse } from "./access.js";
 import { configForRequest } from "./config.js";
+import { graphOfBranch } from "./graph-of-branch.js";
 import { dispatchOnce } from "./request-once.js";
 import { notRpgForgePullRequest, type Target } from "./target.js";
 
@@ -23,5 +24,11 @@ export async function onPullRequestReview(context: Context<"pull_request_review.
 
   const to = { ...context.repo(), defaultBranch: repository.default_branch };
   const request = { key: `review-${review.id}`, described: `@${sender.login}'s review` };
-  await dispatchOnce(context, to, config, target, request, { mode: "revise", request: request.key, issue: String(pr.number) });
+  const rpgPath = await graphOfBranch(context.octokit, to, config, pr.head.ref);
+  await dispatchOnce(context, to, config, target, request, {
+    "rpg-path": rpgPath,
+    mode: "revise",
+    request: request.key,
+    issue: String(pr.number),
+  });
 }

@@ -1,7 +1,7 @@
 import { parseCheckpoint } from "../record/checkpoint.js";
 import { CHECKPOINT_PATH, EXPORTED_RPG_PATH } from "../engine/output-paths.js";
 import { readFileAtRef } from "../github/file-at-ref.js";
-import type { Octokit, RepositoryRef } from "../github/repository.js";
+import type { GitHubClient, RepositoryRef } from "../github/repository.js";
 import { buildPlan } from "../plan/plan.js";
 import { subgraphOfPrBranch } from "../record/branch-names.js";
 import { renderPullRequestStatus } from "../report/status.js";
@@ -13,7 +13,7 @@ import { parseRpgText } from "../rpg/load.js";
  * neither (a first run still going) or they do not read, and the answer falls back to the report's link.
  */
 export async function pullRequestStatus(
-  octokit: Octokit,
+  octokit: GitHubClient,
   repository: RepositoryRef,
   head: string,
   rpgPath: string,

@@ -5,7 +5,6 @@ import { MARKER_PREFIX, commentMarker, findCommentsByPrefix, upsertComment } fro
 import { waitingRunOf } from "../github/workflow-dispatch.js";
 import type { AppConfig } from "./config.js";
 import { dispatchRun, reportDispatchFailure, type DispatchTo } from "./dispatch.js";
-import { githubClient } from "./github-client.js";
 import { renderRunWaiting, renderStarted } from "./replies.js";
 import type { Target } from "./target.js";
 
@@ -30,7 +29,7 @@ export async function dispatchOnce(
   request: PersonRequest,
   inputs: DispatchInputs,
 ): Promise<"started" | "already" | "waiting" | "refused"> {
-  const gh = githubClient(context.octokit);
+  const gh = context.octokit;
   const where = { owner: to.owner, repo: to.repo, issueNumber: target.number };
   const marker = commentMarker("request", request.key);
   // One listing serves the check and the answer.

@@ -4,7 +4,7 @@ import { redactSecrets } from "../redact.js";
 import { CHECK_OUTPUT_LIMIT, renderCheckRun, type CheckAnnotation, type RenderedCheckRun } from "../report/check-run.js";
 import { fitToLimit } from "../report/fit-limit.js";
 import type { PublishedPullRequest } from "./publish.js";
-import type { Octokit, RepositoryRef } from "./repository.js";
+import type { GitHubClient, RepositoryRef } from "./repository.js";
 
 /** GitHub takes at most 50 annotations per request; more go in further updates of the same check run. */
 export const ANNOTATIONS_PER_REQUEST = 50;
@@ -16,7 +16,7 @@ export const ANNOTATIONS_PER_REQUEST = 50;
 export type CheckRunWrite = "created" | "updated" | "unchanged" | "replaced";
 
 export interface CheckRunsInput {
-  octokit: Octokit;
+  octokit: GitHubClient;
   repository: RepositoryRef;
   plan: Plan;
   checkpoint: Checkpoint;
@@ -57,7 +57,7 @@ export async function publishCheckRuns(input: CheckRunsInput): Promise<Map<strin
  * shows the newest run of a name).
  */
 export async function upsertCheckRun(
-  octokit: Octokit,
+  octokit: GitHubClient,
   repository: RepositoryRef,
   headSha: string,
   given: RenderedCheckRun,
@@ -132,7 +132,7 @@ export async function upsertCheckRun(
 
 /** Whether the check run holds exactly these annotations (compared by what a reader sees). */
 async function hasAnnotations(
-  octokit: Octokit,
+  octokit: GitHubClient,
   repository: RepositoryRef,
   id: number,
   wanted: readonly CheckAnnotation[],

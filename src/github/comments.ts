@@ -1,6 +1,6 @@
 import { redactSecrets } from "../redact.js";
 import { COMMENT_LIMIT, fitToLimit } from "../report/fit-limit.js";
-import type { Octokit, RepositoryRef } from "./repository.js";
+import type { GitHubClient, RepositoryRef } from "./repository.js";
 
 /**
  * The hidden line that tells our comments apart, so that a rerun edits its comment
@@ -27,7 +27,7 @@ export const MARKER_PREFIX = "<!-- rpg-forge:";
  * comment when a PR gets many.
  */
 export async function upsertComment(
-  octokit: Octokit,
+  octokit: GitHubClient,
   where: RepositoryRef & { issueNumber: number },
   marker: string,
   body: string,
@@ -52,14 +52,14 @@ export async function upsertComment(
 }
 
 /** Our comment with this marker, if there is one. */
-export async function findComment(octokit: Octokit, where: RepositoryRef & { issueNumber: number }, marker: string) {
+export async function findComment(octokit: GitHubClient, where: RepositoryRef & { issueNumber: number }, marker: string) {
   return (await findCommentsByPrefix(octokit, where, marker))[0];
 }
 
 export type ListedComment = Awaited<ReturnType<typeof findCommentsByPrefix>>[number];
 
 /** Every comment on the issue or PR whose marker starts with `prefix`. */
-export async function findCommentsByPrefix(octokit: Octokit, where: RepositoryRef & { issueNumber: number }, prefix: string) {
+export async function findCommentsByPrefix(octokit: GitHubClient, where: RepositoryRef & { issueNumber: number }, prefix: string) {
   const comments = await octokit.paginate(octokit.rest.issues.listComments, {
     owner: where.owner,
     repo: where.repo,

@@ -1,4 +1,4 @@
-import type { Octokit, RepositoryRef } from "./repository.js";
+import type { GitHubClient, RepositoryRef } from "./repository.js";
 
 export interface FileOnBranch {
   /** The branch to point at the commit; made when missing, moved with force when not already there. */
@@ -25,7 +25,7 @@ export interface CommittedFile {
  * When `from` already holds the same file, the branch points at `from`'s head itself. GitHub's
  * refusals (a 4xx, e.g. a folder at `path`, an empty repository) are thrown as they come.
  */
-export async function commitFileToBranch(octokit: Octokit, repository: RepositoryRef, file: FileOnBranch): Promise<CommittedFile> {
+export async function commitFileToBranch(octokit: GitHubClient, repository: RepositoryRef, file: FileOnBranch): Promise<CommittedFile> {
   const repo = { owner: repository.owner, repo: repository.repo };
   const { data: fromRef } = await octokit.rest.git.getRef({ ...repo, ref: `heads/${file.from}` });
   const base = fromRef.object.sha;
@@ -58,7 +58,7 @@ export async function commitFileToBranch(octokit: Octokit, repository: Repositor
 }
 
 /** The commit a branch points at, or undefined when there is no such branch. */
-async function branchHead(octokit: Octokit, repository: RepositoryRef, branch: string): Promise<string | undefined> {
+async function branchHead(octokit: GitHubClient, repository: RepositoryRef, branch: string): Promise<string | undefined> {
   try {
     const { data } = await octokit.rest.git.getRef({ owner: repository.owner, repo: repository.repo, ref: `heads/${branch}` });
     return data.object.sha;
@@ -69,7 +69,7 @@ async function branchHead(octokit: Octokit, repository: RepositoryRef, branch: s
 }
 
 /** Creates the branch at `sha`, or moves it there with force; a branch another delivery created meanwhile is moved. */
-async function pointBranch(octokit: Octokit, repository: RepositoryRef, branch: string, sha: string, exists: boolean): Promise<void> {
+async function pointBranch(octokit: GitHubClient, repository: RepositoryRef, branch: string, sha: string, exists: boolean): Promise<void> {
   const repo = { owner: repository.owner, repo: repository.repo };
   if (!exists) {
     try {

@@ -1,7 +1,12 @@
-import type { Octokit, RepositoryRef } from "./repository.js";
+import type { GitHubClient, RepositoryRef } from "./repository.js";
 
 /** A file's text on a branch or commit, through the contents API (raw, so files over 1 MB come whole); undefined when it is not there. */
-export async function readFileAtRef(octokit: Octokit, repository: RepositoryRef, path: string, ref: string): Promise<string | undefined> {
+export async function readFileAtRef(
+  octokit: GitHubClient,
+  repository: RepositoryRef,
+  path: string,
+  ref: string,
+): Promise<string | undefined> {
   try {
     const { data } = await octokit.rest.repos.getContent({ ...repository, path, ref, mediaType: { format: "raw" } });
     return typeof data === "string" ? data : undefined;

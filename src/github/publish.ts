@@ -12,10 +12,10 @@ import {
 import { MARKER_PREFIX, commentMarker, findCommentsByPrefix, upsertComment } from "./comments.js";
 import { COMMENT_LIMIT } from "../report/fit-limit.js";
 import { findPullRequest, upsertPullRequest } from "./pull-requests.js";
-import type { Octokit, RepositoryRef } from "./repository.js";
+import type { GitHubClient, RepositoryRef } from "./repository.js";
 
 export interface PublishInput {
-  octokit: Octokit;
+  octokit: GitHubClient;
   repository: RepositoryRef;
   plan: Plan;
   checkpoint: Checkpoint;

@@ -1,6 +1,6 @@
 import { redactSecrets } from "../redact.js";
 import { COMMENT_LIMIT, fitToLimit } from "../report/fit-limit.js";
-import type { Octokit, RepositoryRef } from "./repository.js";
+import type { GitHubClient, RepositoryRef } from "./repository.js";
 
 export interface PullRequestSpec {
   head: string;
@@ -23,7 +23,11 @@ export interface UpsertedPullRequest {
  * person closed without merging stays closed. A merged one is history: the branch's
  * new commits get a new PR.
  */
-export async function upsertPullRequest(octokit: Octokit, repository: RepositoryRef, given: PullRequestSpec): Promise<UpsertedPullRequest> {
+export async function upsertPullRequest(
+  octokit: GitHubClient,
+  repository: RepositoryRef,
+  given: PullRequestSpec,
+): Promise<UpsertedPullRequest> {
   const { owner, repo } = repository;
   // The body reports on generated code, which may have printed a secret it found.
   const spec = { ...given, title: redactSecrets(given.title), body: fitToLimit(redactSecrets(given.body), COMMENT_LIMIT) };
@@ -55,7 +59,7 @@ export async function upsertPullRequest(octokit: Octokit, repository: Repository
 }
 
 /** The newest pull request in this state whose head is this branch of the repository, if any. */
-export async function findPullRequest(octokit: Octokit, repository: RepositoryRef, head: string, state: "open" | "closed" = "open") {
+export async function findPullRequest(octokit: GitHubClient, repository: RepositoryRef, head: string, state: "open" | "closed" = "open") {
   const { owner, repo } = repository;
   // `head` must be owner:branch; GitHub ignores a bare branch name and lists every PR.
   const { data } = await octokit.rest.pulls.list({

@@ -12,3 +12,9 @@ export function createOctokit(token: string, baseUrl: string): Octokit {
 }
 
 export type { Octokit };
+
+/**
+ * What src/github/ calls of a client: the REST methods and `paginate`. Both the Action's
+ * @octokit/rest and Probot's context.octokit are one.
+ */
+export type GitHubClient = Pick<Octokit, "rest" | "paginate">;

@@ -1,7 +1,7 @@
 import { redactSecrets } from "../redact.js";
 import { COMMENT_LIMIT, fitToLimit } from "../report/fit-limit.js";
 import { commentMarker } from "./comments.js";
-import type { Octokit, RepositoryRef } from "./repository.js";
+import type { GitHubClient, RepositoryRef } from "./repository.js";
 
 /** A person's request as text: a comment command's, or a review's summary. */
 export interface RequestText {
@@ -23,14 +23,14 @@ export interface InlineComment {
 }
 
 /** The text of an issue or pull request comment. */
-export async function readIssueComment(octokit: Octokit, repository: RepositoryRef, commentId: number): Promise<RequestText> {
+export async function readIssueComment(octokit: GitHubClient, repository: RepositoryRef, commentId: number): Promise<RequestText> {
   const { data } = await octokit.rest.issues.getComment({ ...repository, comment_id: commentId });
   return { author: data.user?.login ?? "someone", body: data.body ?? "" };
 }
 
 /** A review's summary and its inline comments (replies to earlier threads left out: they answer, not ask). */
 export async function readReview(
-  octokit: Octokit,
+  octokit: GitHubClient,
   repository: RepositoryRef,
   pullNumber: number,
   reviewId: number,
@@ -63,7 +63,7 @@ export async function readReview(
  * their markers among the bots' comments of the pull request, listed once) instead of adding more.
  */
 export async function upsertReviewReplies(
-  octokit: Octokit,
+  octokit: GitHubClient,
   repository: RepositoryRef,
   pullNumber: number,
   replies: readonly { commentId: number; text: string }[],

@@ -1,4 +1,4 @@
-import type { Octokit, RepositoryRef } from "./repository.js";
+import type { GitHubClient, RepositoryRef } from "./repository.js";
 
 export type Dispatched = { ok: true; runUrl?: string | undefined } | { ok: false; status: number; message: string };
 
@@ -17,7 +17,7 @@ export interface WorkflowDispatch extends RepositoryRef {
  * declare) is a result the caller reports; anything else is thrown, so that the delivery fails
  * and may be redelivered.
  */
-export async function dispatchWorkflow(octokit: Octokit, dispatch: WorkflowDispatch): Promise<Dispatched> {
+export async function dispatchWorkflow(octokit: GitHubClient, dispatch: WorkflowDispatch): Promise<Dispatched> {
   try {
     const { data } = await octokit.rest.actions.createWorkflowDispatch({
       owner: dispatch.owner,
@@ -42,7 +42,7 @@ export async function dispatchWorkflow(octokit: Octokit, dispatch: WorkflowDispa
  * one: GitHub keeps one waiting run per concurrency group and cancels it for a newer one, so a
  * dispatch now would silently drop the request it holds.
  */
-export async function waitingRunOf(octokit: Octokit, dispatch: Omit<WorkflowDispatch, "inputs">): Promise<string | undefined> {
+export async function waitingRunOf(octokit: GitHubClient, dispatch: Omit<WorkflowDispatch, "inputs">): Promise<string | undefined> {
   const { data } = await octokit.rest.actions.listWorkflowRuns({
     owner: dispatch.owner,
     repo: dispatch.repo,

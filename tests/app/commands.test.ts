@@ -109,6 +109,31 @@ describe("/rpg retry and revise", () => {
     ]);
   });
 
+  it("on a pull request of one of several graphs, dispatches for that graph: the one whose name its branch carries", async () => {
+    mintsToken();
+    hasConfig("rpg: [graphs/a.json, graphs/b.json]\n");
+    getsPull(7, "rpg/beta/core");
+    hasRole(COMMENTER, "write");
+    reactsToComment(COMMENT_ID, "eyes");
+    const graph = (path: string, name: string) =>
+      github()
+        .get(`/repos/octo/statkit/contents/${encodeURIComponent(path)}`)
+        .query({ ref: "main" })
+        .reply(200, JSON.stringify({ ...STATUS_RPG, metadata: { name } }), { "content-type": "text/plain" });
+    graph("graphs/a.json", "alpha");
+    graph("graphs/b.json", "beta");
+    listsComments(7, []);
+    runsWaiting();
+    const dispatch = recorder();
+    dispatches(dispatch);
+    comments(7, recorder());
+    reactsToComment(COMMENT_ID, "rocket");
+
+    await app.deliver({ event: "issue_comment", payload: commentOn("/rpg retry", { pr: 7 }) });
+
+    expect(dispatch.bodies).toEqual([{ ref: "main", inputs: { "rpg-path": "graphs/b.json", mode: "retry", issue: "7" } }]);
+  });
+
   it("a request whose answer is there already (a redelivery to a restarted App) dispatches nothing again", async () => {
     accepts({ pr: 7 });
     listsComments(7, [listed(950, 7, `${requestMarker}\nrpg-forge started \`retry\``)]);
