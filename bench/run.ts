@@ -12,6 +12,7 @@ import { parseRpgText } from "../src/rpg/load.js";
 import type { Rpg } from "../src/rpg/schema.js";
 import { topologicalOrder } from "../src/plan/order.js";
 import { benchRunPlan } from "./engine-bench.js";
+import { benchEngineSpeed } from "./engine-speed-bench.js";
 import { formatBytes, formatMs, now, renderTable, summarize, timeSync, timingRow, type Row } from "./measure.js";
 import { syntheticRpg } from "./synthetic-rpg.js";
 
@@ -70,6 +71,9 @@ if (plan1k) {
   await benchRunPlan(plan1k, plans.get(50), plans.get(10000), { rows, notes, fail });
 }
 benchMermaid(plans.get(10000));
+// Issue 16's table in small: 12 independent nodes at concurrency 4 against the fake model (about 10 s); the full
+// table (40 independent, a 40-node chain, a 200-node grid at concurrency 1, 4 and 16) is `npm run bench:engine`.
+await benchEngineSpeed({ shapes: ["independent"], concurrency: [4], latencyMs: 200, nodes: 12, log: stage }, { rows, notes, fail });
 
 console.log(renderTable(rows));
 if (notes.length > 0) console.log(`\n${notes.map((note) => `- ${note}`).join("\n")}`);
