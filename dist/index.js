@@ -67562,8 +67562,8 @@ for line in requests:
     replies.flush()
 `;
 var Worker = class {
-  constructor(python, onIdle) {
-    this.onIdle = onIdle;
+  constructor(python, pool) {
+    this.pool = pool;
     this.child = spawn(python, ["-I", "-c", WORKER], { stdio: ["pipe", "pipe", "pipe"], env: { PATH: process.env.PATH ?? "" } });
     this.child.stdin.on("error", () => void 0);
     this.child.stderr.resume();
@@ -67572,23 +67572,29 @@ var Worker = class {
     this.child.on("close", (code2) => this.die(new Error(`python exited (${code2})`), code2));
     this.idle();
   }
-  onIdle;
+  pool;
   child;
   known = /* @__PURE__ */ new Set();
-  current;
+  /** The calls written to it and not answered yet, oldest first. */
+  inFlight = [];
   dead = false;
-  run(job) {
-    this.current = job;
-    this.busy();
-    const request2 = { key: job.key, input: Buffer.from(job.input, "utf8").toString("base64") };
-    if (!this.known.has(job.key)) request2.script = job.script;
-    this.known.add(job.key);
-    this.child.stdin.write(`${JSON.stringify(request2)}
-`);
+  get busy() {
+    return this.inFlight.length > 0;
+  }
+  run(jobs) {
+    this.inFlight.push(...jobs);
+    this.hold();
+    const lines = jobs.map((job) => {
+      const request2 = { key: job.key, input: Buffer.from(job.input, "utf8").toString("base64") };
+      if (!this.known.has(job.key)) request2.script = job.script;
+      this.known.add(job.key);
+      return `${JSON.stringify(request2)}
+`;
+    });
+    this.child.stdin.write(lines.join(""));
   }
   answer(line) {
-    const job = this.current;
-    this.current = void 0;
+    const job = this.inFlight.shift();
     if (!job) return;
     let reply;
     try {
@@ -67597,29 +67603,36 @@ var Worker = class {
       job.resolve({ status: 1, stdout: "", stderr: `the helper wrote outside its answer: ${line.slice(0, 200)}` });
       this.dead = true;
       this.child.kill();
-      this.onIdle(this);
+      this.pool.requeue(this.inFlight.splice(0));
+      this.pool.release(this);
       return;
     }
     job.resolve({ status: reply.status, stdout: Buffer.from(reply.stdout, "base64").toString("utf8"), stderr: reply.stderr });
-    this.idle();
-    this.onIdle(this);
+    if (this.inFlight.length === 0) {
+      this.idle();
+      this.pool.release(this);
+    }
   }
-  /** The call in flight gets what a process of its own would have given: its exit status, or the spawn error. */
+  /** The call it was running gets what a process of its own would have given: its exit status, or the spawn error. */
   die(error63, code2) {
     if (this.dead) return;
     this.dead = true;
-    const job = this.current;
-    this.current = void 0;
-    if (!job) return;
-    if (code2 === null && error63.code) job.reject(error63);
-    else job.resolve({ status: code2, stdout: "", stderr: error63.message });
+    const job = this.inFlight.shift();
+    const behind = this.inFlight.splice(0);
+    if (job) {
+      if (code2 === null && error63.code) job.reject(error63);
+      else job.resolve({ status: code2, stdout: "", stderr: error63.message });
+    }
+    if (code2 === null && error63.code) for (const other of behind) other.reject(error63);
+    else this.pool.requeue(behind);
+    this.pool.release(this);
   }
   // An idle worker must not keep a finished CLI run alive; a busy one must, until it answers.
   idle() {
     this.child.unref();
     for (const stream of [this.child.stdin, this.child.stdout, this.child.stderr]) stream.unref?.();
   }
-  busy() {
+  hold() {
     this.child.ref();
     for (const stream of [this.child.stdin, this.child.stdout, this.child.stderr]) stream.ref?.();
   }
@@ -67630,37 +67643,43 @@ var Pool = class {
   }
   python;
   workers = [];
-  idleWorkers = [];
   queue = [];
   size = Math.max(1, Math.min(4, availableParallelism()));
+  scheduled = false;
   run(script, input2) {
     const key = createHash3("sha256").update(script).digest("hex");
     return new Promise((resolve5, reject) => {
       this.queue.push({ key, script, input: input2, resolve: resolve5, reject });
+      this.schedule();
+    });
+  }
+  release(_worker) {
+    this.schedule();
+  }
+  requeue(jobs) {
+    this.queue.unshift(...jobs);
+    this.schedule();
+  }
+  schedule() {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    queueMicrotask(() => {
+      this.scheduled = false;
       this.next();
     });
   }
   next() {
-    while (this.queue.length > 0) {
-      let worker = this.idleWorkers.pop();
-      while (worker?.dead) worker = this.idleWorkers.pop();
-      if (!worker) {
-        for (let i = this.workers.length - 1; i >= 0; i--) if (this.workers[i].dead) this.workers.splice(i, 1);
-        if (this.workers.length >= this.size) return;
-        worker = new Worker(this.python, (w2) => this.release(w2));
-        this.workers.push(worker);
-      }
-      const job = this.queue.shift();
-      const settle2 = (fn2) => (value) => {
-        fn2(value);
-        if (worker.dead) queueMicrotask(() => this.next());
-      };
-      worker.run({ ...job, resolve: settle2(job.resolve), reject: settle2(job.reject) });
+    for (let i = this.workers.length - 1; i >= 0; i--) if (this.workers[i].dead) this.workers.splice(i, 1);
+    if (this.queue.length === 0) return;
+    const idle = this.workers.filter((w2) => !w2.busy);
+    if (idle.length === 0) {
+      if (this.workers.length >= this.size) return;
+      const started = new Worker(this.python, this);
+      this.workers.push(started);
+      idle.push(started);
     }
-  }
-  release(worker) {
-    if (!worker.dead) this.idleWorkers.push(worker);
-    this.next();
+    const each = Math.ceil(this.queue.length / idle.length);
+    for (const worker of idle) if (this.queue.length > 0) worker.run(this.queue.splice(0, each));
   }
 };
 var pools = /* @__PURE__ */ new Map();
@@ -77813,21 +77832,29 @@ ${result.output.slice(-3e3)}`;
   async applyCode(imports, code2, support, proposed = true) {
     const python = this.setup.python;
     const before = (proposed ? this.baseline : void 0) ?? await this.setup.files.read(this.implFile) ?? "";
-    imports = await withoutSelfImports(python, imports, {
-      module: this.prompt.module,
-      isPackage: /(^|\/)__init__\.py$/.test(this.implFile),
-      source: before,
-      names: [this.owner?.name ?? this.node.name]
-    });
-    if (proposed) {
-      const reviewed = await reviewImplementation(python, code2, imports.join("\n"), { support, registrars: this.registrars() });
-      if (!reviewed.ok) return { ok: false, reason: `the review refused the code: ${reviewed.reason}` };
-    }
-    const verdict = checkCode(this.node, await outlinePython(python, code2), await outlinePython(python, imports.join("\n")));
+    const [filtered, codeOutline, extra, outline, edgeImports] = await Promise.all([
+      // A name the module defines needs no import: importing it is an import of the module by itself,
+      // which fails at load time. A package's __init__.py keeps `from pkg import submodule`.
+      withoutSelfImports(python, imports, {
+        module: this.prompt.module,
+        isPackage: /(^|\/)__init__\.py$/.test(this.implFile),
+        source: before,
+        names: [this.owner?.name ?? this.node.name]
+      }),
+      outlinePython(python, code2),
+      readSupportCode(python, support, this.node.name),
+      outlinePython(python, before),
+      this.edgeImports(code2)
+    ]);
+    imports = filtered;
+    const [reviewed, importsOutline] = await Promise.all([
+      proposed ? reviewImplementation(python, code2, imports.join("\n"), { support, registrars: this.registrars() }) : void 0,
+      outlinePython(python, imports.join("\n"))
+    ]);
+    if (reviewed && !reviewed.ok) return { ok: false, reason: `the review refused the code: ${reviewed.reason}` };
+    const verdict = checkCode(this.node, codeOutline, importsOutline);
     if (!verdict.ok) return verdict;
-    const extra = await readSupportCode(python, support, this.node.name);
     if (!extra.ok) return { ok: false, reason: `the support code was refused: ${extra.problems.slice(0, 3).join("; ")}` };
-    const outline = await outlinePython(python, before);
     if (!outline.ok)
       return { ok: false, reason: `${this.implFile} does not parse before the edit: line ${outline.line}: ${outline.message}` };
     const taken = new Set(
@@ -77848,7 +77875,6 @@ ${result.output.slice(-3e3)}`;
     const replacedOutline = await outlinePython(python, replaced);
     if (!replacedOutline.ok)
       return { ok: false, reason: `the edited file would not parse: line ${replacedOutline.line}: ${replacedOutline.message}` };
-    const edgeImports = await this.edgeImports(code2);
     const organized = await organizeImports(python, replaced, this.setup.localPackages, [...imports, ...edgeImports]);
     const after = organized.reason === void 0 ? organized.source : addImports(replaced, replacedOutline.statements, [...imports, ...edgeImports]);
     const final = await outlinePython(python, after);
@@ -78403,7 +78429,7 @@ async function runPlan(options) {
     emit({ type: "node-started", nodeId: id, attempt: entry.attempts.length });
     let outcome;
     try {
-      outcome = await executor(node2, { runId, attempt: entry.attempts.length, signal });
+      outcome = await executor(node2, { runId, attempt: entry.attempts.length, signal: AbortSignal.any([signal]) });
     } catch (error63) {
       if (error63 instanceof RpgForgeError) {
         await save(id);

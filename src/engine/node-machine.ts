@@ -245,23 +245,31 @@ class NodeRun {
   ): Promise<{ ok: true } | { ok: false; reason: string }> {
     const python = this.setup.python;
     const before = (proposed ? this.baseline : undefined) ?? (await this.setup.files.read(this.implFile)) ?? "";
-    // A name the module defines needs no import: importing it is an import of the module by itself,
-    // which fails at load time. A package's __init__.py keeps `from pkg import submodule`.
-    imports = await withoutSelfImports(python, imports, {
-      module: this.prompt.module,
-      isPackage: /(^|\/)__init__\.py$/.test(this.implFile),
-      source: before,
-      names: [this.owner?.name ?? this.node.name],
-    });
-    if (proposed) {
-      const reviewed = await reviewImplementation(python, code, imports.join("\n"), { support, registrars: this.registrars() });
-      if (!reviewed.ok) return { ok: false, reason: `the review refused the code: ${reviewed.reason}` };
-    }
-    const verdict = checkCode(this.node, await outlinePython(python, code), await outlinePython(python, imports.join("\n")));
+    // The checks that need only the reply and the module as it is go to the helpers at once: the
+    // worker pool sends calls made together in one round trip.
+    const [filtered, codeOutline, extra, outline, edgeImports] = await Promise.all([
+      // A name the module defines needs no import: importing it is an import of the module by itself,
+      // which fails at load time. A package's __init__.py keeps `from pkg import submodule`.
+      withoutSelfImports(python, imports, {
+        module: this.prompt.module,
+        isPackage: /(^|\/)__init__\.py$/.test(this.implFile),
+        source: before,
+        names: [this.owner?.name ?? this.node.name],
+      }),
+      outlinePython(python, code),
+      readSupportCode(python, support, this.node.name),
+      outlinePython(python, before),
+      this.edgeImports(code),
+    ]);
+    imports = filtered;
+    const [reviewed, importsOutline] = await Promise.all([
+      proposed ? reviewImplementation(python, code, imports.join("\n"), { support, registrars: this.registrars() }) : undefined,
+      outlinePython(python, imports.join("\n")),
+    ]);
+    if (reviewed && !reviewed.ok) return { ok: false, reason: `the review refused the code: ${reviewed.reason}` };
+    const verdict = checkCode(this.node, codeOutline, importsOutline);
     if (!verdict.ok) return verdict;
-    const extra = await readSupportCode(python, support, this.node.name);
     if (!extra.ok) return { ok: false, reason: `the support code was refused: ${extra.problems.slice(0, 3).join("; ")}` };
-    const outline = await outlinePython(python, before);
     if (!outline.ok)
       return { ok: false, reason: `${this.implFile} does not parse before the edit: line ${outline.line}: ${outline.message}` };
     const taken = new Set(
@@ -285,7 +293,6 @@ class NodeRun {
       return { ok: false, reason: `the edited file would not parse: line ${replacedOutline.line}: ${replacedOutline.message}` };
     // The model's imports plus those the RPG's edges imply for dependencies the code
     // uses, in PEP 8 order; where the block cannot be reordered, they are only added.
-    const edgeImports = await this.edgeImports(code);
     const organized = await organizeImports(python, replaced, this.setup.localPackages, [...imports, ...edgeImports]);
     const after =
       organized.reason === undefined ? organized.source : addImports(replaced, replacedOutline.statements, [...imports, ...edgeImports]);

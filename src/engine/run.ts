@@ -263,7 +263,9 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
 
     let outcome: NodeOutcome;
     try {
-      outcome = await executor(node, { runId, attempt: entry.attempts.length, signal });
+      // A signal of its own, following the run's: what a node listens on (its requests, its pytest runs) is
+      // counted on it, so that 16 nodes at once do not pile dozens of listeners onto one signal.
+      outcome = await executor(node, { runId, attempt: entry.attempts.length, signal: AbortSignal.any([signal]) });
     } catch (error) {
       // A run-level failure (bad credentials, a broken sandbox) ends the run with the
       // node still in_progress, so a resume retries it; anything else fails the node.

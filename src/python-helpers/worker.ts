@@ -60,16 +60,22 @@ interface Job {
   reject: (error: Error) => void;
 }
 
-/** One python process answering one script call at a time. */
+/**
+ * One python process. It runs one script at a time, in the order asked; the calls asked in one
+ * tick are written to it together (one round trip for all of them), and it answers them line by
+ * line. A call that ends the interpreter takes only itself down: the calls behind it go back to
+ * the pool, for another worker.
+ */
 class Worker {
   private readonly child: ChildProcessWithoutNullStreams;
   private readonly known = new Set<string>();
-  private current: Job | undefined;
+  /** The calls written to it and not answered yet, oldest first. */
+  private readonly inFlight: Job[] = [];
   dead = false;
 
   constructor(
     python: string,
-    private readonly onIdle: (worker: Worker) => void,
+    private readonly pool: { release(worker: Worker): void; requeue(jobs: Job[]): void },
   ) {
     this.child = spawn(python, ["-I", "-c", WORKER], { stdio: ["pipe", "pipe", "pipe"], env: { PATH: process.env.PATH ?? "" } });
     this.child.stdin.on("error", () => undefined);
@@ -80,44 +86,59 @@ class Worker {
     this.idle();
   }
 
-  run(job: Job): void {
-    this.current = job;
-    this.busy();
-    const request: Record<string, string> = { key: job.key, input: Buffer.from(job.input, "utf8").toString("base64") };
-    if (!this.known.has(job.key)) request.script = job.script;
-    this.known.add(job.key);
-    this.child.stdin.write(`${JSON.stringify(request)}\n`);
+  get busy(): boolean {
+    return this.inFlight.length > 0;
+  }
+
+  run(jobs: readonly Job[]): void {
+    this.inFlight.push(...jobs);
+    this.hold();
+    const lines = jobs.map((job) => {
+      const request: Record<string, string> = { key: job.key, input: Buffer.from(job.input, "utf8").toString("base64") };
+      if (!this.known.has(job.key)) request.script = job.script;
+      this.known.add(job.key);
+      return `${JSON.stringify(request)}\n`;
+    });
+    this.child.stdin.write(lines.join(""));
   }
 
   private answer(line: string): void {
-    const job = this.current;
-    this.current = undefined;
+    const job = this.inFlight.shift();
     if (!job) return;
     let reply: { status: number; stdout: string; stderr: string };
     try {
       reply = JSON.parse(line) as typeof reply;
     } catch {
-      // Not the worker's own answer (something wrote past it): the call fails, and the worker is not trusted again.
+      // Not the worker's own answer (something wrote past it): the call fails, the worker is not trusted
+      // again, and the calls behind it go to another.
       job.resolve({ status: 1, stdout: "", stderr: `the helper wrote outside its answer: ${line.slice(0, 200)}` });
       this.dead = true;
       this.child.kill();
-      this.onIdle(this);
+      this.pool.requeue(this.inFlight.splice(0));
+      this.pool.release(this);
       return;
     }
     job.resolve({ status: reply.status, stdout: Buffer.from(reply.stdout, "base64").toString("utf8"), stderr: reply.stderr });
-    this.idle();
-    this.onIdle(this);
+    if (this.inFlight.length === 0) {
+      this.idle();
+      this.pool.release(this);
+    }
   }
 
-  /** The call in flight gets what a process of its own would have given: its exit status, or the spawn error. */
+  /** The call it was running gets what a process of its own would have given: its exit status, or the spawn error. */
   private die(error: Error, code: number | null): void {
     if (this.dead) return;
     this.dead = true;
-    const job = this.current;
-    this.current = undefined;
-    if (!job) return;
-    if (code === null && (error as NodeJS.ErrnoException).code) job.reject(error);
-    else job.resolve({ status: code, stdout: "", stderr: error.message });
+    const job = this.inFlight.shift();
+    const behind = this.inFlight.splice(0);
+    if (job) {
+      if (code === null && (error as NodeJS.ErrnoException).code) job.reject(error);
+      else job.resolve({ status: code, stdout: "", stderr: error.message });
+    }
+    // A python that does not start fails every call; one that died running a script, only that one.
+    if (code === null && (error as NodeJS.ErrnoException).code) for (const other of behind) other.reject(error);
+    else this.pool.requeue(behind);
+    this.pool.release(this);
   }
 
   // An idle worker must not keep a finished CLI run alive; a busy one must, until it answers.
@@ -126,18 +147,22 @@ class Worker {
     for (const stream of [this.child.stdin, this.child.stdout, this.child.stderr]) (stream as unknown as { unref?(): void }).unref?.();
   }
 
-  private busy(): void {
+  private hold(): void {
     this.child.ref();
     for (const stream of [this.child.stdin, this.child.stdout, this.child.stderr]) (stream as unknown as { ref?(): void }).ref?.();
   }
 }
 
-/** The workers of one python executable: as many as the machine has cores, started when first needed. */
+/**
+ * The workers of one python executable, started when first needed, at most one per core (4 at
+ * the most). The calls asked in one tick go out together, to one idle worker: the independent
+ * calls of a code application cost one round trip.
+ */
 class Pool {
   private readonly workers: Worker[] = [];
-  private readonly idleWorkers: Worker[] = [];
   private readonly queue: Job[] = [];
   private readonly size = Math.max(1, Math.min(4, availableParallelism()));
+  private scheduled = false;
 
   constructor(private readonly python: string) {}
 
@@ -145,35 +170,42 @@ class Pool {
     const key = createHash("sha256").update(script).digest("hex");
     return new Promise((resolve, reject) => {
       this.queue.push({ key, script, input, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  release(_worker: Worker): void {
+    this.schedule();
+  }
+
+  requeue(jobs: Job[]): void {
+    this.queue.unshift(...jobs);
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    // After the calls of this tick are queued: they go together.
+    queueMicrotask(() => {
+      this.scheduled = false;
       this.next();
     });
   }
 
   private next(): void {
-    while (this.queue.length > 0) {
-      let worker = this.idleWorkers.pop();
-      while (worker?.dead) worker = this.idleWorkers.pop();
-      if (!worker) {
-        for (let i = this.workers.length - 1; i >= 0; i--) if (this.workers[i]!.dead) this.workers.splice(i, 1);
-        if (this.workers.length >= this.size) return;
-        worker = new Worker(this.python, (w) => this.release(w));
-        this.workers.push(worker);
-      }
-      const job = this.queue.shift()!;
-      const settle =
-        <T>(fn: (value: T) => void) =>
-        (value: T) => {
-          fn(value);
-          // A worker that died answering is replaced by the next call.
-          if (worker!.dead) queueMicrotask(() => this.next());
-        };
-      worker.run({ ...job, resolve: settle(job.resolve), reject: settle(job.reject) });
+    for (let i = this.workers.length - 1; i >= 0; i--) if (this.workers[i]!.dead) this.workers.splice(i, 1);
+    if (this.queue.length === 0) return;
+    const idle = this.workers.filter((w) => !w.busy);
+    if (idle.length === 0) {
+      // A new worker only when none is free: starting python costs more than waiting for a few calls.
+      if (this.workers.length >= this.size) return;
+      const started = new Worker(this.python, this);
+      this.workers.push(started);
+      idle.push(started);
     }
-  }
-
-  private release(worker: Worker): void {
-    if (!worker.dead) this.idleWorkers.push(worker);
-    this.next();
+    const each = Math.ceil(this.queue.length / idle.length);
+    for (const worker of idle) if (this.queue.length > 0) worker.run(this.queue.splice(0, each));
   }
 }
 

@@ -125,6 +125,44 @@ describe("runPlan with a concurrency above 1", () => {
     expect(written.sort()).toEqual(["a", "b", "c", "d", "e", "f"]);
   });
 
+  it("gives no MaxListenersExceededWarning with 16 nodes at once, each listening for the stop a few times", async () => {
+    const plan = planOf(Array.from({ length: 16 }, (_, i) => own(`n${i}`)));
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on("warning", onWarning);
+    const controller = new AbortController();
+    const executor: NodeExecutor = async (_node, context) => {
+      // A node's model requests and pytest runs each listen for the stop while they run.
+      const listeners = Array.from({ length: 4 }, () => () => undefined);
+      for (const listener of listeners) context.signal.addEventListener("abort", listener);
+      await tick(20);
+      for (const listener of listeners) context.signal.removeEventListener("abort", listener);
+      return { status: "passed", iterations: 0 };
+    };
+    try {
+      await runPlan(options(plan, executor, { concurrency: 16, signal: controller.signal }));
+      await tick(10);
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(warnings).not.toContain("MaxListenersExceededWarning");
+  });
+
+  it("passes the stop on to every running node", async () => {
+    const plan = planOf(["a", "b"].map((id) => own(id)));
+    const controller = new AbortController();
+    const seen: boolean[] = [];
+    const executor: NodeExecutor = async (_node, context) => {
+      await tick(10);
+      controller.abort();
+      await tick(10);
+      seen.push(context.signal.aborted);
+      return { status: "interrupted" };
+    };
+    await runPlan(options(plan, executor, { concurrency: 2, signal: controller.signal }));
+    expect(seen).toEqual([true, true]);
+  });
+
   it("lets running nodes end when interrupted, and starts no more", async () => {
     const plan = planOf(["a", "b", "c", "d"].map((id) => own(id)));
     const controller = new AbortController();
