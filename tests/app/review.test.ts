@@ -48,12 +48,17 @@ function reviewPayload() {
 const REVIEW_ID = reviewPayload().review.id;
 const requestMarker = `<!-- rpg-forge:request:review-${REVIEW_ID} -->`;
 
+/** What a writer's review costs before its dispatch: a token, the config, the reviewer's permission, the comments listing. */
+function accepted(listing: ReturnType<typeof listed>[] = []) {
+  mintsToken();
+  hasConfig();
+  hasRole(REVIEWER, "write");
+  listsComments(PR, listing);
+}
+
 describe("a review that requests changes", () => {
   it("dispatches one revise for the review, reporting to the pull request, and says so with the run's link", async () => {
-    mintsToken();
-    hasConfig();
-    hasRole(REVIEWER, "write");
-    listsComments(PR, []);
+    accepted();
     const dispatch = recorder();
     runsWaiting();
     dispatches(dispatch, "rpg-generate.yml", 204, {
@@ -79,19 +84,13 @@ describe("a review that requests changes", () => {
   });
 
   it("a redelivery to a restarted App finds the request's answer and dispatches nothing", async () => {
-    mintsToken();
-    hasConfig();
-    hasRole(REVIEWER, "write");
-    listsComments(PR, [listed(950, PR, `${requestMarker}\nrpg-forge started revise`)]);
+    accepted([listed(950, PR, `${requestMarker}\nrpg-forge started revise`)]);
 
     expect(await app.deliver({ event: "pull_request_review", payload: review() })).toBe(200);
   });
 
   it("the same delivery twice to one App is handled once", async () => {
-    mintsToken();
-    hasConfig();
-    hasRole(REVIEWER, "write");
-    listsComments(PR, []);
+    accepted();
     const dispatch = recorder();
     runsWaiting();
     dispatches(dispatch);
@@ -104,10 +103,7 @@ describe("a review that requests changes", () => {
   });
 
   it("a run already waiting for the one in progress is not replaced: the review is answered with its link", async () => {
-    mintsToken();
-    hasConfig();
-    hasRole(REVIEWER, "write");
-    listsComments(PR, []);
+    accepted();
     runsWaiting([`https://github.com/${OWNER}/${REPO}/actions/runs/4999`]);
     const answer = recorder();
     comments(PR, answer);
