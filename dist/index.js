@@ -77872,13 +77872,15 @@ ${result.output.slice(-3e3)}`;
     const holder = this.owner?.name ?? this.node.name;
     const symbol2 = swappedOutline.ok ? swappedOutline.statements.find((st2) => st2.name === holder) : void 0;
     const replaced = symbol2 ? placeSupportCode(put.source, symbol2.start, symbol2.end, extra) : put.source;
-    const replacedOutline = await outlinePython(python, replaced);
+    const replacedOutline = replaced === put.source ? swappedOutline : await outlinePython(python, replaced);
     if (!replacedOutline.ok)
       return { ok: false, reason: `the edited file would not parse: line ${replacedOutline.line}: ${replacedOutline.message}` };
     const organized = await organizeImports(python, replaced, this.setup.localPackages, [...imports, ...edgeImports]);
     const after = organized.reason === void 0 ? organized.source : addImports(replaced, replacedOutline.statements, [...imports, ...edgeImports]);
-    const final = await outlinePython(python, after);
-    if (!final.ok) return { ok: false, reason: `the edited file would not parse: line ${final.line}: ${final.message}` };
+    if (organized.reason !== void 0) {
+      const final = await outlinePython(python, after);
+      if (!final.ok) return { ok: false, reason: `the edited file would not parse: line ${final.line}: ${final.message}` };
+    }
     await this.setup.files.write(this.implFile, after);
     if (proposed) {
       this.lastReply = { code: code2, support };

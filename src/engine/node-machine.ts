@@ -288,7 +288,8 @@ class NodeRun {
     const holder = this.owner?.name ?? this.node.name;
     const symbol = swappedOutline.ok ? swappedOutline.statements.find((st) => st.name === holder) : undefined;
     const replaced = symbol ? placeSupportCode(put.source, symbol.start, symbol.end, extra) : put.source;
-    const replacedOutline = await outlinePython(python, replaced);
+    // The same text parses the same: without support code to place, the outline at hand is the one.
+    const replacedOutline = replaced === put.source ? swappedOutline : await outlinePython(python, replaced);
     if (!replacedOutline.ok)
       return { ok: false, reason: `the edited file would not parse: line ${replacedOutline.line}: ${replacedOutline.message}` };
     // The model's imports plus those the RPG's edges imply for dependencies the code
@@ -296,8 +297,12 @@ class NodeRun {
     const organized = await organizeImports(python, replaced, this.setup.localPackages, [...imports, ...edgeImports]);
     const after =
       organized.reason === undefined ? organized.source : addImports(replaced, replacedOutline.statements, [...imports, ...edgeImports]);
-    const final = await outlinePython(python, after);
-    if (!final.ok) return { ok: false, reason: `the edited file would not parse: line ${final.line}: ${final.message}` };
+    // organizeImports parses what it returns (and returns the parsed `replaced` when it changes nothing): only the
+    // fallback's text is new.
+    if (organized.reason !== undefined) {
+      const final = await outlinePython(python, after);
+      if (!final.ok) return { ok: false, reason: `the edited file would not parse: line ${final.line}: ${final.message}` };
+    }
     await this.setup.files.write(this.implFile, after);
     if (proposed) {
       this.lastReply = { code, support };
