@@ -77832,7 +77832,11 @@ ${result.output.slice(-3e3)}`;
   async applyCode(imports, code2, support, proposed = true) {
     const python = this.setup.python;
     const before = (proposed ? this.baseline : void 0) ?? await this.setup.files.read(this.implFile) ?? "";
-    const [filtered, codeOutline, extra, outline, edgeImports] = await Promise.all([
+    const review2 = (lines) => Promise.all([
+      proposed ? reviewImplementation(python, code2, lines.join("\n"), { support, registrars: this.registrars() }) : void 0,
+      outlinePython(python, lines.join("\n"))
+    ]);
+    const [filtered, codeOutline, extra, outline, edgeImports, asProposed] = await Promise.all([
       // A name the module defines needs no import: importing it is an import of the module by itself,
       // which fails at load time. A package's __init__.py keeps `from pkg import submodule`.
       withoutSelfImports(python, imports, {
@@ -77844,13 +77848,14 @@ ${result.output.slice(-3e3)}`;
       outlinePython(python, code2),
       readSupportCode(python, support, this.node.name),
       outlinePython(python, before),
-      this.edgeImports(code2)
+      this.edgeImports(code2),
+      // Reviewed with the imports as proposed, in the same round trip; asked again in the rare case that
+      // some were imports of the module by itself, so that the review sees what is applied.
+      review2(imports)
     ]);
+    const selfImported = filtered.length !== imports.length || filtered.some((line, i) => line !== imports[i]);
     imports = filtered;
-    const [reviewed, importsOutline] = await Promise.all([
-      proposed ? reviewImplementation(python, code2, imports.join("\n"), { support, registrars: this.registrars() }) : void 0,
-      outlinePython(python, imports.join("\n"))
-    ]);
+    const [reviewed, importsOutline] = selfImported ? await review2(imports) : asProposed;
     if (reviewed && !reviewed.ok) return { ok: false, reason: `the review refused the code: ${reviewed.reason}` };
     const verdict = checkCode(this.node, codeOutline, importsOutline);
     if (!verdict.ok) return verdict;

@@ -247,7 +247,12 @@ class NodeRun {
     const before = (proposed ? this.baseline : undefined) ?? (await this.setup.files.read(this.implFile)) ?? "";
     // The checks that need only the reply and the module as it is go to the helpers at once: the
     // worker pool sends calls made together in one round trip.
-    const [filtered, codeOutline, extra, outline, edgeImports] = await Promise.all([
+    const review = (lines: readonly string[]) =>
+      Promise.all([
+        proposed ? reviewImplementation(python, code, lines.join("\n"), { support, registrars: this.registrars() }) : undefined,
+        outlinePython(python, lines.join("\n")),
+      ]);
+    const [filtered, codeOutline, extra, outline, edgeImports, asProposed] = await Promise.all([
       // A name the module defines needs no import: importing it is an import of the module by itself,
       // which fails at load time. A package's __init__.py keeps `from pkg import submodule`.
       withoutSelfImports(python, imports, {
@@ -260,12 +265,13 @@ class NodeRun {
       readSupportCode(python, support, this.node.name),
       outlinePython(python, before),
       this.edgeImports(code),
+      // Reviewed with the imports as proposed, in the same round trip; asked again in the rare case that
+      // some were imports of the module by itself, so that the review sees what is applied.
+      review(imports),
     ]);
+    const selfImported = filtered.length !== imports.length || filtered.some((line, i) => line !== imports[i]);
     imports = filtered;
-    const [reviewed, importsOutline] = await Promise.all([
-      proposed ? reviewImplementation(python, code, imports.join("\n"), { support, registrars: this.registrars() }) : undefined,
-      outlinePython(python, imports.join("\n")),
-    ]);
+    const [reviewed, importsOutline] = selfImported ? await review(imports) : asProposed;
     if (reviewed && !reviewed.ok) return { ok: false, reason: `the review refused the code: ${reviewed.reason}` };
     const verdict = checkCode(this.node, codeOutline, importsOutline);
     if (!verdict.ok) return verdict;
