@@ -2165,9 +2165,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve5, reject) => {
+          return new Promise((resolve4, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve5(data);
+              return err ? reject(err) : resolve4(data);
             });
           });
         }
@@ -2205,12 +2205,12 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve5, reject) => {
+          return new Promise((resolve4, reject) => {
             this.destroy(err, (err2, data) => {
               return err2 ? (
                 /* istanbul ignore next: should never error */
                 reject(err2)
-              ) : resolve5(data);
+              ) : resolve4(data);
             });
           });
         }
@@ -4477,8 +4477,8 @@ var require_util2 = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise2 = new Promise((resolve5, reject) => {
-        res = resolve5;
+      const promise2 = new Promise((resolve4, reject) => {
+        res = resolve4;
         rej = reject;
       });
       return { promise: promise2, resolve: res, reject: rej };
@@ -6729,12 +6729,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve5, reject) => {
+      const waitForDrain = () => new Promise((resolve4, reject) => {
         assert2(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve5;
+          callback = resolve4;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -7404,12 +7404,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve5, reject) => {
+      const waitForDrain = () => new Promise((resolve4, reject) => {
         assert2(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve5;
+          callback = resolve4;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -7888,16 +7888,16 @@ var require_client = __commonJS({
         return this[kNeedDrain] < 2;
       }
       async [kClose]() {
-        return new Promise((resolve5) => {
+        return new Promise((resolve4) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve5;
+            this[kClosedResolve] = resolve4;
           } else {
-            resolve5(null);
+            resolve4(null);
           }
         });
       }
       async [kDestroy](err) {
-        return new Promise((resolve5) => {
+        return new Promise((resolve4) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request2 = requests[i];
@@ -7908,7 +7908,7 @@ var require_client = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve5(null);
+            resolve4(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -7959,7 +7959,7 @@ var require_client = __commonJS({
         });
       }
       try {
-        const socket = await new Promise((resolve5, reject) => {
+        const socket = await new Promise((resolve4, reject) => {
           client[kConnector]({
             host,
             hostname: hostname3,
@@ -7971,7 +7971,7 @@ var require_client = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve5(socket2);
+              resolve4(socket2);
             }
           });
         });
@@ -8307,8 +8307,8 @@ var require_pool_base = __commonJS({
         if (this[kQueue].isEmpty()) {
           await Promise.all(this[kClients].map((c3) => c3.close()));
         } else {
-          await new Promise((resolve5) => {
-            this[kClosedResolve] = resolve5;
+          await new Promise((resolve4) => {
+            this[kClosedResolve] = resolve4;
           });
         }
       }
@@ -9577,7 +9577,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return null;
         }
-        return await new Promise((resolve5, reject) => {
+        return await new Promise((resolve4, reject) => {
           if (this[kContentLength] > limit2) {
             this.destroy(new AbortError());
           }
@@ -9590,7 +9590,7 @@ var require_readable = __commonJS({
             if (signal?.aborted) {
               reject(signal.reason ?? new AbortError());
             } else {
-              resolve5(null);
+              resolve4(null);
             }
           }).on("error", noop4).on("data", function(chunk) {
             limit2 -= chunk.length;
@@ -9609,7 +9609,7 @@ var require_readable = __commonJS({
     }
     async function consume(stream, type) {
       assert2(!stream[kConsume]);
-      return new Promise((resolve5, reject) => {
+      return new Promise((resolve4, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -9626,7 +9626,7 @@ var require_readable = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve: resolve5,
+              resolve: resolve4,
               reject,
               length: 0,
               body: []
@@ -9696,18 +9696,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2) {
-      const { type, body, resolve: resolve5, stream, length } = consume2;
+      const { type, body, resolve: resolve4, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve5(chunksDecode(body, length));
+          resolve4(chunksDecode(body, length));
         } else if (type === "json") {
-          resolve5(JSON.parse(chunksDecode(body, length)));
+          resolve4(JSON.parse(chunksDecode(body, length)));
         } else if (type === "arrayBuffer") {
-          resolve5(chunksConcat(body, length).buffer);
+          resolve4(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve5(new Blob(body, { type: stream[kContentType] }));
+          resolve4(new Blob(body, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve5(chunksConcat(body, length));
+          resolve4(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -9964,9 +9964,9 @@ var require_api_request = __commonJS({
     };
     function request2(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve5, reject) => {
+        return new Promise((resolve4, reject) => {
           request2.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve5(data);
+            return err ? reject(err) : resolve4(data);
           });
         });
       }
@@ -10189,9 +10189,9 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve5, reject) => {
+        return new Promise((resolve4, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve5(data);
+            return err ? reject(err) : resolve4(data);
           });
         });
       }
@@ -10476,9 +10476,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve5, reject) => {
+        return new Promise((resolve4, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve5(data);
+            return err ? reject(err) : resolve4(data);
           });
         });
       }
@@ -10570,9 +10570,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve5, reject) => {
+        return new Promise((resolve4, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve5(data);
+            return err ? reject(err) : resolve4(data);
           });
         });
       }
@@ -14435,7 +14435,7 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url2 = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
-        return new Promise((resolve5, reject) => agent.dispatch(
+        return new Promise((resolve4, reject) => agent.dispatch(
           {
             path: url2.pathname + url2.search,
             origin: url2.origin,
@@ -14511,7 +14511,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
-              resolve5({
+              resolve4({
                 status,
                 statusText,
                 headersList,
@@ -14554,7 +14554,7 @@ var require_fetch = __commonJS({
               for (let i = 0; i < rawHeaders.length; i += 2) {
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
               }
-              resolve5({
+              resolve4({
                 status,
                 statusText: STATUS_CODES[status],
                 headersList,
@@ -18295,8 +18295,8 @@ var require_util8 = __commonJS({
       return true;
     }
     function delay(ms2) {
-      return new Promise((resolve5) => {
-        setTimeout(resolve5, ms2).unref();
+      return new Promise((resolve4) => {
+        setTimeout(resolve4, ms2).unref();
       });
     }
     module.exports = {
@@ -20180,11 +20180,11 @@ import { EOL as EOL3 } from "os";
 import { constants, promises } from "fs";
 var __awaiter = function(thisArg, _arguments, P3, generator) {
   function adopt(value) {
-    return value instanceof P3 ? value : new P3(function(resolve5) {
-      resolve5(value);
+    return value instanceof P3 ? value : new P3(function(resolve4) {
+      resolve4(value);
     });
   }
-  return new (P3 || (P3 = Promise))(function(resolve5, reject) {
+  return new (P3 || (P3 = Promise))(function(resolve4, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -20200,7 +20200,7 @@ var __awaiter = function(thisArg, _arguments, P3, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve5(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve4(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -28086,7 +28086,7 @@ var recursive = /* @__PURE__ */ new WeakMap();
 var NONE = 0;
 var ASSUMED = 1;
 var PROVEN = 2;
-function isRecursive(inst, stack, resolve5) {
+function isRecursive(inst, stack, resolve4) {
   const cached3 = recursive.get(inst);
   if (cached3 !== void 0)
     return cached3 ? PROVEN : NONE;
@@ -28096,7 +28096,7 @@ function isRecursive(inst, stack, resolve5) {
   let result = NONE;
   const check2 = (child) => {
     if (result !== PROVEN && child?._zod) {
-      const answer = isRecursive(child, stack, resolve5);
+      const answer = isRecursive(child, stack, resolve4);
       if (answer > result)
         result = answer;
     }
@@ -28107,7 +28107,7 @@ function isRecursive(inst, stack, resolve5) {
       const desc = Object.getOwnPropertyDescriptor(sh, key);
       if (spread && !desc.enumerable)
         continue;
-      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve5) : NONE;
+      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve4) : NONE;
       if (child > answer)
         answer = child;
     }
@@ -28171,7 +28171,7 @@ function isRecursive(inst, stack, resolve5) {
       break;
     // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
     case "lazy": {
-      const inner = def._cachedInner ?? (resolve5 ? inst._zod.innerType : void 0);
+      const inner = def._cachedInner ?? (resolve4 ? inst._zod.innerType : void 0);
       merge3(inner ? isRecursive(inner, stack, false) : ASSUMED);
       break;
     }
@@ -46338,7 +46338,7 @@ function getCachedAuthentication(state, auth22) {
   return newScope === currentScope ? authentication : false;
 }
 async function wait(seconds) {
-  await new Promise((resolve5) => setTimeout(resolve5, seconds * 1e3));
+  await new Promise((resolve4) => setTimeout(resolve4, seconds * 1e3));
 }
 async function waitForAccessToken(request2, clientId, clientType, verification) {
   try {
@@ -47344,7 +47344,7 @@ async function sendRequestWithRetries(state, request2, options, createdAt, retri
     state.log.warn(
       `[@octokit/auth-app] Retrying after 401 response to account for token replication delay (retry: ${retries}, wait: ${awaitTime / 1e3}s)`
     );
-    await new Promise((resolve5) => setTimeout(resolve5, awaitTime));
+    await new Promise((resolve4) => setTimeout(resolve4, awaitTime));
     return sendRequestWithRetries(state, request2, options, createdAt, retries);
   }
 }
@@ -50435,6 +50435,13 @@ async function useFreshToken(inputs, credentials, mask) {
 }
 
 // src/record/branch-names.ts
+import { posix } from "node:path";
+function rpgNameOf(rpg, rpgPath, rootName = "") {
+  const name = rpg.metadata.name;
+  if (typeof name === "string" && name) return name;
+  const folder = posix.basename(posix.dirname(rpgPath.replace(/\\/g, "/")));
+  return folder === "." ? rootName : folder;
+}
 var PR_BRANCH_ROOT = "rpg/";
 var RUN_BRANCH_ROOT = "rpg-forge/";
 var WORK_BRANCH_ROOT = "rpg-work/";
@@ -53967,13 +53974,13 @@ function gitWithIndex(dir, indexFile) {
   const env = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", GIT_INDEX_FILE: indexFile };
   for (const name of ALLOWED_ENVIRONMENT) if (process.env[name] !== void 0) env[name] = process.env[name];
   const config2 = [...UNTRUSTED_REPOSITORY_CONFIG, "core.splitIndex=false"].flatMap((c3) => ["-c", c3]);
-  return (args, input2) => new Promise((resolve5, reject) => {
+  return (args, input2) => new Promise((resolve4, reject) => {
     const child = execFile(
       "git",
       ["-C", dir, ...config2, ...args],
       { env, encoding: "buffer", maxBuffer: 1024 * 1024 * 1024 },
       (error63, stdout, stderr) => {
-        if (!error63) return resolve5(stdout);
+        if (!error63) return resolve4(stdout);
         const said = stderr.toString();
         reject(Object.assign(error63, { stderr: said, message: said || error63.message }));
       }
@@ -54584,7 +54591,6 @@ async function setCheckpointAside(path2, now) {
 }
 
 // src/engine/history.ts
-import { basename as basename2, dirname as dirname3, resolve as resolve2 } from "node:path";
 function ownedPaths(rpg, testFileOf, extra) {
   const paths = new Set(extra);
   for (const node2 of rpg.nodes) {
@@ -54605,10 +54611,6 @@ function subgraphCommitMessage(subgraph) {
   const first = subgraph.nodes[0] ?? "";
   const last = subgraph.nodes.at(-1) ?? "";
   return `feat: complete ${subgraph.name} (nodes ${first === last ? first : `${first}-${last}`})`;
-}
-function rpgNameOf(rpg, rpgPath) {
-  const name = rpg.metadata.name;
-  return typeof name === "string" && name ? name : basename2(dirname3(resolve2(rpgPath)));
 }
 
 // src/engine/output-paths.ts
@@ -54739,11 +54741,11 @@ function makeRunId(startedAt, rpgSha256) {
 
 // src/llm/select.ts
 import { access as access2, constants as constants4, stat as stat3 } from "node:fs/promises";
-import { dirname as dirname5 } from "node:path";
+import { dirname as dirname4 } from "node:path";
 
 // src/llm/cassette.ts
 import { appendFile as appendFile3, mkdir as mkdir5, readFile as readFile6 } from "node:fs/promises";
-import { dirname as dirname4 } from "node:path";
+import { dirname as dirname3 } from "node:path";
 
 // src/llm/provider.ts
 import { createHash as createHash2 } from "node:crypto";
@@ -54872,7 +54874,7 @@ function createRecordingProvider(inner, file2) {
   let writes = Promise.resolve();
   const append = (text3) => {
     writes = writes.catch(() => void 0).then(async () => {
-      await mkdir5(dirname4(file2), { recursive: true });
+      await mkdir5(dirname3(file2), { recursive: true });
       await appendFile3(file2, text3, "utf8");
     });
     return writes;
@@ -55193,7 +55195,7 @@ var safeJSON = (text3) => {
 };
 
 // node_modules/openai/internal/utils/sleep.mjs
-var sleep = (ms2) => new Promise((resolve5) => setTimeout(resolve5, ms2));
+var sleep = (ms2) => new Promise((resolve4) => setTimeout(resolve4, ms2));
 
 // node_modules/openai/version.mjs
 var VERSION13 = "6.49.0";
@@ -56304,8 +56306,8 @@ function addRequestID(value, response) {
 var _APIPromise_client;
 var APIPromise = class _APIPromise extends Promise {
   constructor(client, responsePromise, parseResponse2 = defaultParseResponse) {
-    super((resolve5) => {
-      resolve5(null);
+    super((resolve4) => {
+      resolve4(null);
     });
     this.responsePromise = responsePromise;
     this.parseResponse = parseResponse2;
@@ -57216,12 +57218,12 @@ var EventStream = class {
     _EventStream_errored.set(this, false);
     _EventStream_aborted.set(this, false);
     _EventStream_catchingPromiseCreated.set(this, false);
-    __classPrivateFieldSet(this, _EventStream_connectedPromise, new Promise((resolve5, reject) => {
-      __classPrivateFieldSet(this, _EventStream_resolveConnectedPromise, resolve5, "f");
+    __classPrivateFieldSet(this, _EventStream_connectedPromise, new Promise((resolve4, reject) => {
+      __classPrivateFieldSet(this, _EventStream_resolveConnectedPromise, resolve4, "f");
       __classPrivateFieldSet(this, _EventStream_rejectConnectedPromise, reject, "f");
     }), "f");
-    __classPrivateFieldSet(this, _EventStream_endPromise, new Promise((resolve5, reject) => {
-      __classPrivateFieldSet(this, _EventStream_resolveEndPromise, resolve5, "f");
+    __classPrivateFieldSet(this, _EventStream_endPromise, new Promise((resolve4, reject) => {
+      __classPrivateFieldSet(this, _EventStream_resolveEndPromise, resolve4, "f");
       __classPrivateFieldSet(this, _EventStream_rejectEndPromise, reject, "f");
     }), "f");
     __classPrivateFieldGet(this, _EventStream_connectedPromise, "f").catch(() => {
@@ -57321,11 +57323,11 @@ var EventStream = class {
    *   const message = await stream.emitted('message') // rejects if the stream errors
    */
   emitted(event) {
-    return new Promise((resolve5, reject) => {
+    return new Promise((resolve4, reject) => {
       __classPrivateFieldSet(this, _EventStream_catchingPromiseCreated, true, "f");
       if (event !== "error")
         this.once("error", reject);
-      this.once(event, resolve5);
+      this.once(event, resolve4);
     });
   }
   /**
@@ -57408,8 +57410,8 @@ var EventStream = class {
         }
         if (ended)
           return Promise.resolve(doneResult());
-        return new Promise((resolve5, reject) => {
-          readQueue.push({ resolve: resolve5, reject });
+        return new Promise((resolve4, reject) => {
+          readQueue.push({ resolve: resolve4, reject });
         });
       },
       return: () => {
@@ -58500,7 +58502,7 @@ var ChatCompletionStream = class _ChatCompletionStream extends AbstractChatCompl
           if (done) {
             return { value: void 0, done: true };
           }
-          return new Promise((resolve5, reject) => readQueue.push({ resolve: resolve5, reject })).then((chunk2) => chunk2 ? { value: chunk2, done: false } : { value: void 0, done: true });
+          return new Promise((resolve4, reject) => readQueue.push({ resolve: resolve4, reject })).then((chunk2) => chunk2 ? { value: chunk2, done: false } : { value: void 0, done: true });
         }
         const chunk = pushQueue.shift();
         return { value: chunk, done: false };
@@ -58682,7 +58684,7 @@ var ChatCompletionStreamingRunner = class _ChatCompletionStreamingRunner extends
           if (done) {
             return { value: void 0, done: true };
           }
-          return new Promise((resolve5, reject) => readQueue.push({ resolve: resolve5, reject })).then((event2) => event2 ? { value: event2, done: false } : { value: void 0, done: true });
+          return new Promise((resolve4, reject) => readQueue.push({ resolve: resolve4, reject })).then((event2) => event2 ? { value: event2, done: false } : { value: void 0, done: true });
         }
         const event = pushQueue.shift();
         if (!event) {
@@ -61964,7 +61966,7 @@ var AssistantStream = class extends EventStream {
           if (done) {
             return { value: void 0, done: true };
           }
-          return new Promise((resolve5, reject) => readQueue.push({ resolve: resolve5, reject })).then((chunk2) => chunk2 ? { value: chunk2, done: false } : { value: void 0, done: true });
+          return new Promise((resolve4, reject) => readQueue.push({ resolve: resolve4, reject })).then((chunk2) => chunk2 ? { value: chunk2, done: false } : { value: void 0, done: true });
         }
         const chunk = pushQueue.shift();
         return { value: chunk, done: false };
@@ -64341,7 +64343,7 @@ var ResponseStream = class _ResponseStream extends EventStream {
           if (done) {
             return { value: void 0, done: true };
           }
-          return new Promise((resolve5, reject) => readQueue.push({ resolve: resolve5, reject })).then((event2) => event2 ? { value: event2, done: false } : { value: void 0, done: true });
+          return new Promise((resolve4, reject) => readQueue.push({ resolve: resolve4, reject })).then((event2) => event2 ? { value: event2, done: false } : { value: void 0, done: true });
         }
         const event = pushQueue.shift();
         return { value: event, done: false };
@@ -66076,7 +66078,7 @@ async function checkRecordTarget(file2) {
     }
   );
   if (info2?.isDirectory()) throw refuse("it is a directory, not a file");
-  const target = info2 ? file2 : dirname5(file2);
+  const target = info2 ? file2 : dirname4(file2);
   if (!info2 && await stat3(target).catch(() => void 0) === void 0) return;
   try {
     await access2(target, constants4.W_OK);
@@ -67324,6 +67326,17 @@ async function publishStack(inputs, context, run5, pushed) {
   }
   return prs;
 }
+async function shipRun(inputs, context, run5) {
+  const pushed = await pushStack(run5.dir, run5.plan, run5.rpgName, run5.stack, run5.remoteHeads, run5.auth);
+  await pushRunRecord(
+    run5.dir,
+    run5.runId,
+    run5.plan.subgraphs.map((s) => s.id),
+    [runBranch(run5.rpgName)],
+    run5.auth
+  );
+  return publishStack(inputs, context, { plan: run5.plan, checkpoint: run5.checkpoint, rpgPath: run5.rpgPath, model: run5.model }, pushed);
+}
 
 // src/action/summaries.ts
 function planSummary(plan, rpgPath) {
@@ -67400,7 +67413,7 @@ import { randomUUID as randomUUID3 } from "node:crypto";
 
 // src/engine/generate.ts
 import { existsSync as existsSync3 } from "node:fs";
-import { join as join15, resolve as resolve4 } from "node:path";
+import { join as join15, resolve as resolve3 } from "node:path";
 
 // src/assembly/docstrings.ts
 var ESCAPED = /[\u0000-\u0008\u000b-\u001f\u007f\\]|"(?="")|"$/g;
@@ -67604,13 +67617,13 @@ var Worker = class {
       this.dead = true;
       this.child.kill();
       this.pool.requeue(this.inFlight.splice(0));
-      this.pool.release(this);
+      this.pool.release();
       return;
     }
     job.resolve({ status: reply.status, stdout: Buffer.from(reply.stdout, "base64").toString("utf8"), stderr: reply.stderr });
     if (this.inFlight.length === 0) {
       this.idle();
-      this.pool.release(this);
+      this.pool.release();
     }
   }
   /** The call it was running gets what a process of its own would have given: its exit status, or the spawn error. */
@@ -67625,7 +67638,7 @@ var Worker = class {
     }
     if (code2 === null && error63.code) for (const other of behind) other.reject(error63);
     else this.pool.requeue(behind);
-    this.pool.release(this);
+    this.pool.release();
   }
   // An idle worker must not keep a finished CLI run alive; a busy one must, until it answers.
   idle() {
@@ -67648,12 +67661,13 @@ var Pool = class {
   scheduled = false;
   run(script, input2) {
     const key = createHash3("sha256").update(script).digest("hex");
-    return new Promise((resolve5, reject) => {
-      this.queue.push({ key, script, input: input2, resolve: resolve5, reject });
+    return new Promise((resolve4, reject) => {
+      this.queue.push({ key, script, input: input2, resolve: resolve4, reject });
       this.schedule();
     });
   }
-  release(_worker) {
+  /** A worker is free again, or gone: the queue may move. */
+  release() {
     this.schedule();
   }
   requeue(jobs) {
@@ -68669,7 +68683,7 @@ function safe(segment) {
 
 // src/workspace/output-dir.ts
 import { access as access4, constants as constants7, mkdir as mkdir7, readdir as readdir5, stat as stat5 } from "node:fs/promises";
-import { dirname as dirname6, join as join11, relative, sep as sep2 } from "node:path";
+import { dirname as dirname5, join as join11, relative, sep as sep2 } from "node:path";
 async function prepareOutputDir(path2, ownPaths = []) {
   const info2 = await stat5(path2).catch(() => void 0);
   if (info2 && !info2.isDirectory()) {
@@ -68704,7 +68718,7 @@ async function scaffoldPackage(files, packageDirs) {
   }
 }
 async function writeOutputFile(root, rel, content) {
-  await mkdirNoLinks(root, dirname6(rel));
+  await mkdirNoLinks(root, dirname5(rel));
   await refuseLinks(root, rel);
   await writeFileAtomic(join11(root, rel), content);
 }
@@ -68980,7 +68994,7 @@ var BatchedWriter = class {
 
 // src/workspace/work-tree.ts
 import { copyFile as copyFile2, lstat as lstat6, mkdir as mkdir8, readdir as readdir7, rm as rm6, stat as stat6, writeFile as writeFile3 } from "node:fs/promises";
-import { join as join13, relative as relative3, resolve as resolve3, sep as sep4 } from "node:path";
+import { join as join13, relative as relative3, resolve as resolve2, sep as sep4 } from "node:path";
 var defaultWorkTree = (outDir) => join13(outDir, ".rpg-forge", "work");
 var WORK_TREE_STAMP = ".rpg-forge-work-tree";
 var STAMP = WORK_TREE_STAMP;
@@ -68997,8 +69011,8 @@ var NOT_COPIED = /* @__PURE__ */ new Set([
   "node_modules"
 ]);
 async function createWorkTree(outDir, workDir) {
-  const out = resolve3(outDir);
-  const work = resolve3(workDir);
+  const out = resolve2(outDir);
+  const work = resolve2(workDir);
   if (out === work || !relative3(work, out).startsWith("..")) {
     throw new RpgForgeError("WORK_TREE_REFUSED", `the work tree ${work} would hold the output ${out}`, { file: work });
   }
@@ -69060,7 +69074,7 @@ async function removeWorkTree(workDir) {
 import { createHash as createHash4 } from "node:crypto";
 import { closeSync, constants as constants8, openSync, writeSync } from "node:fs";
 import { readFile as readFile9 } from "node:fs/promises";
-import { dirname as dirname7, join as join14 } from "node:path";
+import { dirname as dirname6, join as join14 } from "node:path";
 var CheckpointStore = class {
   constructor(path2, journalPath = journalPathFor(path2)) {
     this.path = path2;
@@ -69178,7 +69192,7 @@ var CheckpointStore = class {
 };
 function journalPathFor(checkpointPath) {
   const normalized = checkpointPath.replace(/\\/g, "/");
-  if (normalized.endsWith(`/${CHECKPOINT_PATH}`)) return join14(dirname7(dirname7(checkpointPath)), JOURNAL_PATH);
+  if (normalized.endsWith(`/${CHECKPOINT_PATH}`)) return join14(dirname6(dirname6(checkpointPath)), JOURNAL_PATH);
   return `${checkpointPath}.journal`;
 }
 function apply(checkpoint, change) {
@@ -78321,8 +78335,11 @@ async function runPlan(options) {
     checkpoint.updated_at = iso();
     return store.record(checkpoint, ids2);
   };
-  checkpoint.updated_at = iso();
-  await store.compact(checkpoint);
+  const saveWhole = () => {
+    checkpoint.updated_at = iso();
+    return store.compact(checkpoint);
+  };
+  await saveWhole();
   const writer = options.writer;
   const flush = async () => {
     if (!writer || writer.pending.length === 0) return;
@@ -78396,8 +78413,7 @@ async function runPlan(options) {
     throw error63;
   }
   await flush();
-  checkpoint.updated_at = iso();
-  await store.compact(checkpoint);
+  await saveWhole();
   emit({ type: "run-finished", interrupted, elapsedMs: clock() - started });
   return { checkpoint, interrupted };
   async function admit(id) {
@@ -78908,7 +78924,7 @@ async function withoutSymbols(python, source, remove) {
 }
 
 // src/engine/assemble.ts
-import { basename as basename3 } from "node:path";
+import { basename as basename2 } from "node:path";
 
 // src/assembly/pyproject.ts
 function projectInfo(rpg, fallbackName) {
@@ -79176,7 +79192,7 @@ async function assemblePackage(options) {
   const statusOf = (id) => checkpoint.nodes[id]?.status;
   const passed = rpg.nodes.filter((n) => n.node_type === "leaf" && statusOf(n.id) === "passed");
   const passedIds = new Set(passed.map((n) => n.id));
-  const info2 = projectInfo(rpg, basename3(files.root));
+  const info2 = projectInfo(rpg, basename2(files.root));
   const warnings = [...info2.warnings];
   const written = [];
   const write = async (rel, content, owned = true) => {
@@ -79498,7 +79514,7 @@ var OWN_WRITES = [
 async function generate(options) {
   const clock = options.clock ?? Date.now;
   const started = clock();
-  const outDir = resolve4(options.outDir);
+  const outDir = resolve3(options.outDir);
   const present = existsSync3(outDir);
   if (present) await prepareOutputDir(outDir, OWN_WRITES);
   const plan = buildPlan(options.rpg);
@@ -79516,7 +79532,7 @@ async function generate(options) {
   await prepareOutputDir(outDir, OWN_WRITES);
   const preexisting = await existingFiles(outDir);
   const testFileOf = testFileLookup(options.rpg);
-  const rpgName = rpgNameOf(options.rpg, options.rpgPath);
+  const rpgName = rpgNameOf(options.rpg, resolve3(options.rpgPath));
   const repo = options.git === false ? void 0 : await GitRepository.open(outDir, {
     branch: runBranch(rpgName),
     ownPaths: ownedPaths(options.rpg, testFileOf, [...ASSEMBLED, TEST_RESULTS_PATH]),
@@ -80017,15 +80033,18 @@ async function runGeneration(inputs, context, at2, credentials, commandPrefix = 
     await finish(inputs, context, { ...finished, prs: [], branch: void 0, whole: false });
     return;
   }
-  const pushed = await pushStack(dir, plan, rpgName, result.stack, remoteHeads, auth6);
-  await pushRunRecord(
+  const prs = await shipRun(inputs, context, {
     dir,
-    result.runId,
-    plan.subgraphs.map((s) => s.id),
-    [runBranchName],
-    auth6
-  );
-  const prs = await publishStack(inputs, context, { plan, checkpoint, rpgPath, model }, pushed);
+    plan,
+    rpgName,
+    runId: result.runId,
+    stack: result.stack,
+    remoteHeads,
+    auth: auth6,
+    checkpoint,
+    rpgPath,
+    model
+  });
   if (revision) await replyToReview(inputs, context, revision, { checkpoint, runId: result.runId }, commandPrefix);
   await finish(inputs, context, { ...finished, prs, branch: runBranchName, whole: true });
 }
@@ -80206,15 +80225,18 @@ async function runReport(inputs, context, at2, credentials) {
   const runBranchName = runBranch(rpgName);
   if (credentials) await useFreshToken(inputs, credentials, (token) => setSecret(token));
   const auth6 = remoteAuthOf(inputs, context);
-  const pushed = await pushStack(dir, plan, rpgName, result.stack, remoteHeads, auth6);
-  await pushRunRecord(
+  const prs = await shipRun(inputs, context, {
     dir,
-    result.runId,
-    plan.subgraphs.map((s) => s.id),
-    [runBranchName],
-    auth6
-  );
-  const prs = await publishStack(inputs, context, { plan, checkpoint: result.checkpoint, rpgPath, model }, pushed);
+    plan,
+    rpgName,
+    runId: result.runId,
+    stack: result.stack,
+    remoteHeads,
+    auth: auth6,
+    checkpoint: result.checkpoint,
+    rpgPath,
+    model
+  });
   await finish(inputs, context, {
     plan,
     rpgPath,

@@ -7,11 +7,11 @@ import type { Checkpoint } from "../engine/checkpoint.js";
 import type { Plan } from "../plan/plan.js";
 import { branchHeads, headOf, refsUnder, takeFiles } from "../workspace/git.js";
 import { stackOwnedPaths, topOfStack } from "../engine/pr-stack.js";
-import { pushRunRecord, pushStack } from "./push-stack.js";
+import { pushRunRecord } from "./push-stack.js";
 import { runnerCheckout, remoteAuthOf } from "./runner-checkout.js";
 import { useFreshToken, type Credentials } from "./credentials.js";
 import type { ActionContext, RpgAtHand } from "./context.js";
-import { publishStack } from "./publish-stack.js";
+import { shipRun } from "./publish-stack.js";
 import { finish } from "./finish.js";
 import { generateInRunner } from "./run-engine.js";
 import { readRevision, replyToReview } from "./revision.js";
@@ -96,15 +96,18 @@ export async function runGeneration(
     await finish(inputs, context, { ...finished, prs: [], branch: undefined, whole: false });
     return;
   }
-  const pushed = await pushStack(dir, plan, rpgName, result.stack!, remoteHeads, auth);
-  await pushRunRecord(
+  const prs = await shipRun(inputs, context, {
     dir,
-    result.runId,
-    plan.subgraphs.map((s) => s.id),
-    [runBranchName],
+    plan,
+    rpgName,
+    runId: result.runId,
+    stack: result.stack!,
+    remoteHeads,
     auth,
-  );
-  const prs = await publishStack(inputs, context, { plan, checkpoint, rpgPath, model }, pushed);
+    checkpoint,
+    rpgPath,
+    model,
+  });
   if (revision) await replyToReview(inputs, context, revision, { checkpoint, runId: result.runId }, commandPrefix);
   await finish(inputs, context, { ...finished, prs, branch: runBranchName, whole: true });
 }

@@ -6,7 +6,10 @@ import { createOctokit } from "../github/repository.js";
 import type { Plan } from "../plan/plan.js";
 import { baseBranchOf, workflowFile, type ActionContext } from "./context.js";
 import type { ActionInputs } from "./inputs.js";
-import type { PushedStack } from "./push-stack.js";
+import { pushRunRecord, pushStack, type PushedStack } from "./push-stack.js";
+import { runBranch } from "../record/branch-names.js";
+import type { RemoteAuth } from "../workspace/remote.js";
+import type { StackResult } from "../workspace/stack.js";
 
 /** A word for a POSIX shell: the retry command is copied into terminals, and node ids are free text. */
 export function shellWord(text: string): string {
@@ -55,4 +58,35 @@ export async function publishStack(
     for (const [subgraph, write] of written) core.info(`check run of ${subgraph}: ${write}`);
   }
   return prs;
+}
+
+/**
+ * A whole run's work goes out, as a single job's run and matrix mode's report job both end: the
+ * stack's branches (leased on what the run fetched), the run's tags and branch, and the PRs.
+ */
+export async function shipRun(
+  inputs: ActionInputs,
+  context: ActionContext,
+  run: {
+    dir: string;
+    plan: Plan;
+    rpgName: string;
+    runId: string;
+    stack: StackResult;
+    remoteHeads: ReadonlyMap<string, string>;
+    auth: RemoteAuth | undefined;
+    checkpoint: Checkpoint;
+    rpgPath: string;
+    model: string;
+  },
+): Promise<PublishedPullRequest[]> {
+  const pushed = await pushStack(run.dir, run.plan, run.rpgName, run.stack, run.remoteHeads, run.auth);
+  await pushRunRecord(
+    run.dir,
+    run.runId,
+    run.plan.subgraphs.map((s) => s.id),
+    [runBranch(run.rpgName)],
+    run.auth,
+  );
+  return publishStack(inputs, context, { plan: run.plan, checkpoint: run.checkpoint, rpgPath: run.rpgPath, model: run.model }, pushed);
 }

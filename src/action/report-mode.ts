@@ -11,8 +11,7 @@ import { useFreshToken, type Credentials } from "./credentials.js";
 import type { ActionContext, RpgAtHand } from "./context.js";
 import { finish } from "./finish.js";
 import type { ActionInputs } from "./inputs.js";
-import { publishStack } from "./publish-stack.js";
-import { pushRunRecord, pushStack } from "./push-stack.js";
+import { shipRun } from "./publish-stack.js";
 import { generateInRunner } from "./run-engine.js";
 
 /**
@@ -53,15 +52,18 @@ export async function runReport(inputs: ActionInputs, context: ActionContext, at
   // The snapshots' suites may have taken longer than an installation token lives: the writes below get a fresh one.
   if (credentials) await useFreshToken(inputs, credentials, (token) => core.setSecret(token));
   const auth = remoteAuthOf(inputs, context);
-  const pushed = await pushStack(dir, plan, rpgName, result.stack!, remoteHeads, auth);
-  await pushRunRecord(
+  const prs = await shipRun(inputs, context, {
     dir,
-    result.runId,
-    plan.subgraphs.map((s) => s.id),
-    [runBranchName],
+    plan,
+    rpgName,
+    runId: result.runId,
+    stack: result.stack!,
+    remoteHeads,
     auth,
-  );
-  const prs = await publishStack(inputs, context, { plan, checkpoint: result.checkpoint, rpgPath, model }, pushed);
+    checkpoint: result.checkpoint,
+    rpgPath,
+    model,
+  });
   await finish(inputs, context, {
     plan,
     rpgPath,
