@@ -1,4 +1,4 @@
-import { rpgNameOf } from "../engine/history.js";
+import { rpgNameOf } from "../record/branch-names.js";
 import type { RemoteAuth } from "../workspace/remote.js";
 import { useBotIdentity } from "./bot-identity.js";
 import type { ActionContext, RpgAtHand } from "./context.js";

@@ -1,8 +1,6 @@
-import { posix } from "node:path";
-
 import { readFileAtRef } from "../github/file-at-ref.js";
 import type { GitHubClient, RepositoryRef } from "../github/repository.js";
-import { subgraphBranchPrefix } from "../record/branch-names.js";
+import { rpgNameOf, subgraphBranchPrefix } from "../record/branch-names.js";
 import { parseRpgText } from "../rpg/load.js";
 import { rpgPathOf, type AppConfig } from "./config.js";
 
@@ -25,10 +23,7 @@ export async function graphOfBranch(
     if (text === undefined) continue;
     const loaded = parseRpgText(text, path);
     if (!loaded.ok) continue;
-    const named = loaded.value.metadata.name;
-    const folder = posix.basename(posix.dirname(path));
-    const name = typeof named === "string" && named ? named : folder && folder !== "." ? folder : repository.repo;
-    if (branch.startsWith(subgraphBranchPrefix(name))) return path;
+    if (branch.startsWith(subgraphBranchPrefix(rpgNameOf(loaded.value, path, repository.repo)))) return path;
   }
   return rpgPathOf(config);
 }

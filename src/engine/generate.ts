@@ -25,7 +25,8 @@ import { normalizePath } from "../rpg/paths.js";
 import { checkpointExistsError, type Checkpoint } from "./checkpoint.js";
 import { CheckpointStore } from "./checkpoint-journal.js";
 import type { RunEventListener } from "./events.js";
-import { ownedPaths, rpgNameOf } from "./history.js";
+import { ownedPaths } from "./history.js";
+import { rpgNameOf } from "../record/branch-names.js";
 import { runBranch, workBranch } from "../record/branch-names.js";
 import { runLevels, stackOwnedPaths } from "./pr-stack.js";
 import { createTddExecutor } from "./node-machine.js";
@@ -135,7 +136,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   // nothing but rpg-forge's code (of nodes done later) is in it, as after a rollback.
   const preexisting = await existingFiles(outDir);
   const testFileOf = testFileLookup(options.rpg);
-  const rpgName = rpgNameOf(options.rpg, options.rpgPath);
+  const rpgName = rpgNameOf(options.rpg, resolve(options.rpgPath));
   const repo =
     options.git === false
       ? undefined

@@ -1,4 +1,3 @@
-import { basename, dirname, resolve } from "node:path";
 import { packageDirectories } from "../assembly/layout.js";
 import type { PlannedSubgraph } from "../plan/plan.js";
 import { normalizePath } from "../rpg/paths.js";
@@ -30,10 +29,4 @@ export function subgraphCommitMessage(subgraph: PlannedSubgraph): string {
   const first = subgraph.nodes[0] ?? "";
   const last = subgraph.nodes.at(-1) ?? "";
   return `feat: complete ${subgraph.name} (nodes ${first === last ? first : `${first}-${last}`})`;
-}
-
-/** The name branches are made of: the RPG's metadata.name, else the folder the RPG is in. */
-export function rpgNameOf(rpg: Rpg, rpgPath: string): string {
-  const name = rpg.metadata.name;
-  return typeof name === "string" && name ? name : basename(dirname(resolve(rpgPath)));
 }

@@ -1,10 +1,24 @@
+import { posix } from "node:path";
 import { refSafe } from "../rpg/ref-names.js";
+import type { Rpg } from "../rpg/schema.js";
 
 /**
  * The names of rpg-forge's branches and tags, built and recognized in one place: the engine
  * makes them, the Action pushes them, the App and the workflow template tell them from a
  * person's. A name part is made ref-safe (src/rpg/ref-names.ts).
  */
+
+/**
+ * The name branches are made of: the RPG's metadata.name, else the name of the folder the RPG is in.
+ * A path with no folder of its own (`rpg.json`, relative to a repository's root) takes `rootName`: the
+ * App passes the repository's name, which is what a runner's checkout folder is called.
+ */
+export function rpgNameOf(rpg: Pick<Rpg, "metadata">, rpgPath: string, rootName = ""): string {
+  const name = rpg.metadata.name;
+  if (typeof name === "string" && name) return name;
+  const folder = posix.basename(posix.dirname(rpgPath.replace(/\\/g, "/")));
+  return folder === "." ? rootName : folder;
+}
 
 /** A subgraph's pull request branch: `rpg/<rpg-name>/<subgraph>`. */
 export const PR_BRANCH_ROOT = "rpg/";

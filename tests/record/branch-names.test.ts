@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   isOwnBranch,
   issueBranch,
+  rpgNameOf,
   runBranch,
   subgraphBranch,
   subgraphOfPrBranch,
@@ -32,5 +33,15 @@ describe("branch names", () => {
     for (const id of ids) expect(subgraphOfPrBranch(subgraphBranch("statkit", id), ids)).toBe(id);
     expect(subgraphOfPrBranch("rpg-work/statkit/core", ids)).toBeUndefined();
     expect(subgraphOfPrBranch("rpg/statkit/other", ids)).toBeUndefined();
+  });
+
+  it("names a graph by its metadata.name, else its folder, else the root it is relative to", () => {
+    const named = { metadata: { name: "statkit" } };
+    const unnamed = { metadata: {} };
+    expect(rpgNameOf(named, "graphs/a.json", "repo")).toBe("statkit");
+    expect(rpgNameOf(unnamed, "graphs/a.json", "repo")).toBe("graphs");
+    expect(rpgNameOf(unnamed, "rpg.json", "statkit-repo")).toBe("statkit-repo");
+    expect(rpgNameOf(unnamed, "/home/ada/work/lexkit/rpg.json")).toBe("lexkit");
+    expect(rpgNameOf({ metadata: { name: "" } }, "C:\\work\\lexkit\\rpg.json")).toBe("lexkit");
   });
 });
