@@ -122,9 +122,13 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
     checkpoint.updated_at = iso();
     return store.record(checkpoint, ids);
   };
+  /** Writes the checkpoint whole and starts its journal afresh. */
+  const saveWhole = (): Promise<void> => {
+    checkpoint.updated_at = iso();
+    return store.compact(checkpoint);
+  };
   // Whole once at the start: the resets above touched any number of entries.
-  checkpoint.updated_at = iso();
-  await store.compact(checkpoint);
+  await saveWhole();
 
   const writer = options.writer;
   const flush = async (): Promise<void> => {
@@ -214,8 +218,7 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
   }
   await flush();
   // Whole again at the end: what a commit, `status` or the next run reads is one file.
-  checkpoint.updated_at = iso();
-  await store.compact(checkpoint);
+  await saveWhole();
   emit({ type: "run-finished", interrupted, elapsedMs: clock() - started });
   return { checkpoint, interrupted };
 

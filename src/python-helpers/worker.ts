@@ -75,7 +75,7 @@ class Worker {
 
   constructor(
     python: string,
-    private readonly pool: { release(worker: Worker): void; requeue(jobs: Job[]): void },
+    private readonly pool: { release(): void; requeue(jobs: Job[]): void },
   ) {
     this.child = spawn(python, ["-I", "-c", WORKER], { stdio: ["pipe", "pipe", "pipe"], env: { PATH: process.env.PATH ?? "" } });
     this.child.stdin.on("error", () => undefined);
@@ -115,13 +115,13 @@ class Worker {
       this.dead = true;
       this.child.kill();
       this.pool.requeue(this.inFlight.splice(0));
-      this.pool.release(this);
+      this.pool.release();
       return;
     }
     job.resolve({ status: reply.status, stdout: Buffer.from(reply.stdout, "base64").toString("utf8"), stderr: reply.stderr });
     if (this.inFlight.length === 0) {
       this.idle();
-      this.pool.release(this);
+      this.pool.release();
     }
   }
 
@@ -138,7 +138,7 @@ class Worker {
     // A python that does not start fails every call; one that died running a script, only that one.
     if (code === null && (error as NodeJS.ErrnoException).code) for (const other of behind) other.reject(error);
     else this.pool.requeue(behind);
-    this.pool.release(this);
+    this.pool.release();
   }
 
   // An idle worker must not keep a finished CLI run alive; a busy one must, until it answers.
@@ -174,7 +174,8 @@ class Pool {
     });
   }
 
-  release(_worker: Worker): void {
+  /** A worker is free again, or gone: the queue may move. */
+  release(): void {
     this.schedule();
   }
 
