@@ -3,7 +3,6 @@ import { generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dispatchInputs } from "../../src/config/dispatch-inputs.js";
 import { commentMarker } from "../../src/github/comments.js";
@@ -22,7 +21,7 @@ import {
 } from "../app/harness.js";
 import { TOKEN, git } from "./fixtures.js";
 import { runAction } from "./run-action.js";
-import { inMergeOrder, seedRemoteWith } from "./stack-merging.js";
+import { DIAMOND, inMergeOrder, seedRemoteWith, standInEnv } from "./stack-merging.js";
 
 /**
  * Issue 15, end to end: a person labels an issue `generate`, the issue naming the graph (`rpg: rpg.json`,
@@ -32,7 +31,6 @@ import { inMergeOrder, seedRemoteWith } from "./stack-merging.js";
  * subgraph, stacked, each linking back to the issue, a check run per PR, and the report on the issue and PRs.
  */
 
-const GRAPH = { dir: fileURLToPath(new URL("../fixtures/diamond/", import.meta.url)), module: "dia" };
 const PERSON = "Codertocat";
 const BOT = { login: "rpg-forge[bot]", type: "Bot" };
 
@@ -51,7 +49,7 @@ describe("the generate label on an issue naming the graph, from the delivery to 
 
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), "rpg-forge-label-"));
-    remote = seedRemoteWith(root, GRAPH);
+    remote = seedRemoteWith(root, DIAMOND);
     standIn = await startGitHubStandIn({
       owner: "octo",
       repo: "statkit",
@@ -105,11 +103,11 @@ describe("the generate label on an issue naming the graph, from the delivery to 
         "github-token": TOKEN,
         "app-id": String(APP_ID),
         "app-private-key": keys.privateKey,
-        replay: join(GRAPH.dir, "cassette.jsonl"),
+        replay: join(DIAMOND.dir, "cassette.jsonl"),
         sandbox: "process",
       },
       event: { name: "workflow_dispatch", payload: { inputs, ref: `refs/heads/${ref}`, repository: { default_branch: "main" } } },
-      env: { GITHUB_REPOSITORY: "octo/statkit", GITHUB_API_URL: standIn.url, GITHUB_SERVER_URL: "https://github.com" },
+      env: standInEnv(standIn),
     });
     expect(run.code, `${run.stdout.slice(-4000)}\n${run.stderr}`).toBe(0);
 

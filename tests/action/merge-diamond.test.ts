@@ -1,10 +1,10 @@
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TOKEN, git } from "./fixtures.js";
 import { Octokit } from "@octokit/rest";
 import {
+  DIAMOND,
   actionRun,
   copyWithPulls,
   generateAndMerge,
@@ -17,14 +17,13 @@ import {
 
 // Subgraphs in a diamond (base; left and right on it; top on both), left and right sharing src/dia/voice.py,
 // and right's node generated before left's: the merges a DAG of PRs could not survive.
-const GRAPH = { dir: fileURLToPath(new URL("../fixtures/diamond/", import.meta.url)), module: "dia" };
 const ORDER = ["rpg/dia/base", "rpg/dia/left", "rpg/dia/right", "rpg/dia/top"];
 
 let run: MergedGraph;
 
 beforeAll(async () => {
   // Squash with GitHub deleting merged branches (it retargets the PRs stacked on them itself); the others without.
-  run = await generateAndMerge(GRAPH, "rpg-forge-diamond-", ORDER, "squash");
+  run = await generateAndMerge(DIAMOND, "rpg-forge-diamond-", ORDER, "squash");
 }, 300_000);
 
 afterAll(() => {
@@ -67,7 +66,7 @@ describe("the PRs of a diamond of subgraphs, two sharing a module", () => {
 
   it.each(["merge", "squash", "rebase"] as const)("leave main, merged by %s, the whole package, installed and passing", (method) => {
     const { main } = run.results.get(method)!;
-    expect(installAndTest(run.venv, main, run.root, GRAPH.module)).toBe(4);
+    expect(installAndTest(run.venv, main, run.root, DIAMOND.module)).toBe(4);
     expect(readFileSync(join(main, "README.md"), "utf8")).toContain("# Ours");
     const checkpoint = JSON.parse(readFileSync(join(main, "docs/generation_checkpoint.json"), "utf8")) as {
       nodes: Record<string, { status: string }>;
@@ -113,7 +112,7 @@ describe("the PRs of a diamond of subgraphs, two sharing a module", () => {
       const gh = new Octokit({ auth: TOKEN, baseUrl: standIn.url, log: { debug() {}, info() {}, warn() {}, error() {} } });
       const [first] = inMergeOrder(standIn.pulls);
       await gh.rest.pulls.merge({ owner: "octo", repo: "statkit", pull_number: first!.number, merge_method: "squash" });
-      const next = await actionRun(run.root, copy, standIn, { mode: "generate", replay: join(GRAPH.dir, "cassette.jsonl") });
+      const next = await actionRun(run.root, copy, standIn, { mode: "generate", replay: join(DIAMOND.dir, "cassette.jsonl") });
       expect(next.stdout).toMatch(/Resuming run .*: 0 of 4 nodes to generate/);
       expect(inMergeOrder(standIn.pulls).map((p) => [p.head.ref, p.base.ref])).toEqual([
         [ORDER[1], "main"],

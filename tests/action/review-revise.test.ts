@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGitHubStandIn, type GitHubStandIn } from "../helpers/github-stand-in.js";
 import { nodeOf, startScriptedModel, type ScriptedModel } from "../helpers/scripted-model.js";
@@ -19,7 +18,7 @@ import {
 } from "../app/harness.js";
 import { TOKEN, checkout, git } from "./fixtures.js";
 import { runAction } from "./run-action.js";
-import { actionRun, inMergeOrder, seedRemoteWith } from "./stack-merging.js";
+import { DIAMOND, actionRun, inMergeOrder, seedRemoteWith, standInEnv } from "./stack-merging.js";
 
 /**
  * Issue 15, end to end: a person requests changes on an rpg-forge pull request with an inline
@@ -29,7 +28,6 @@ import { actionRun, inMergeOrder, seedRemoteWith } from "./stack-merging.js";
  * (the PRs above it restacked on it) and a reply to the comment.
  */
 
-const GRAPH = { dir: fileURLToPath(new URL("../fixtures/diamond/", import.meta.url)), module: "dia" };
 const BASE = "rpg/dia/base";
 const REVIEWER = { login: "Codertocat", id: 583231, type: "User" as const };
 
@@ -48,9 +46,9 @@ describe("a review requesting changes on an rpg-forge pull request", () => {
 
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), "rpg-forge-review-"));
-    remote = seedRemoteWith(root, GRAPH);
+    remote = seedRemoteWith(root, DIAMOND);
     standIn = await startGitHubStandIn({ owner: "octo", repo: "statkit", remote });
-    await actionRun(root, remote, standIn, { mode: "generate", replay: join(GRAPH.dir, "cassette.jsonl") });
+    await actionRun(root, remote, standIn, { mode: "generate", replay: join(DIAMOND.dir, "cassette.jsonl") });
     model = await startScriptedModel({
       "base.clean": {
         tests: [{ test_code: CLEAN_TESTS, notes: "" }],
@@ -108,9 +106,7 @@ describe("a review requesting changes on an rpg-forge pull request", () => {
       inputs: { ...inputs, "github-token": TOKEN, sandbox: "process" },
       event: { name: "workflow_dispatch", payload: { inputs, repository: { default_branch: "main" } } },
       env: {
-        GITHUB_REPOSITORY: "octo/statkit",
-        GITHUB_API_URL: standIn.url,
-        GITHUB_SERVER_URL: "https://github.com",
+        ...standInEnv(standIn),
         OPENAI_API_KEY: "sk-test-key",
         OPENAI_BASE_URL: model.url,
       },

@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import { execFileSync } from "node:child_process";
 import { cpSync, copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,6 +19,9 @@ import { runAction, type ActionRun } from "./run-action.js";
 
 export type MergeMethod = "merge" | "squash" | "rebase";
 
+/** A diamond of subgraphs, two sharing a module (tests/fixtures/diamond, with its cassette). */
+export const DIAMOND: Graph = { dir: fileURLToPath(new URL("../fixtures/diamond/", import.meta.url)), module: "dia" };
+
 export interface Graph {
   /** The folder holding rpg.json and cassette.jsonl. */
   dir: string;
@@ -25,7 +29,8 @@ export interface Graph {
   module: string;
 }
 
-const ENV = (standIn: GitHubStandIn) => ({
+/** What the runner tells the Action of the repository, with the stand-in as GitHub's API. */
+export const standInEnv = (standIn: GitHubStandIn) => ({
   GITHUB_REPOSITORY: "octo/statkit",
   GITHUB_API_URL: standIn.url,
   GITHUB_SERVER_URL: "https://github.com",
@@ -58,7 +63,7 @@ export async function actionRun(root: string, remote: string, standIn: GitHubSta
     runnerDir: join(root, `runner-${n}`),
     inputs: { "rpg-path": "rpg.json", "github-token": TOKEN, ...inputs },
     event: { name: "pull_request", payload: payload("pull_request", "closed") },
-    env: ENV(standIn),
+    env: standInEnv(standIn),
   });
   if (run.code !== 0) throw new Error(`the Action failed (${inputs.mode}):\n${run.stdout.slice(-4000)}\n${run.stderr}`);
   return run;
