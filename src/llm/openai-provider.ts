@@ -1,4 +1,4 @@
-import OpenAI from "openai";
+import OpenAI, { BadRequestError } from "openai";
 import { mapOpenAiError, type EndpointFacts } from "./openai-errors.js";
 import { ZERO_USAGE, type ModelProvider, type ModelRequest, type ModelResponse } from "./provider.js";
 
@@ -39,10 +39,14 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): ModelProvi
     logLevel: "off",
   });
 
-  return {
+  // Some models take only their default temperature (OpenAI's reasoning models answer 400, param
+  // "temperature"): once refused, a request is asked again without one, and so is every later request.
+  let temperatureRefused = false;
+  const provider: ModelProvider = {
     description: `${facts.model} at ${facts.baseURL}`,
     async complete(request: ModelRequest, signal?: AbortSignal): Promise<ModelResponse> {
       let completion: OpenAI.Chat.Completions.ChatCompletion;
+      const temperature = temperatureRefused ? undefined : request.temperature;
       // The SDK leaves its listener on the signal it is given; a run makes thousands of
       // calls with one run-wide signal, so each call gets its own, linked and unlinked here.
       const call = new AbortController();
@@ -55,11 +59,15 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): ModelProvi
             model: facts.model,
             messages: request.messages,
             response_format: { type: "json_schema", json_schema: { name: request.schemaName, schema: request.jsonSchema, strict: true } },
-            ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+            ...(temperature !== undefined ? { temperature } : {}),
           },
           { signal: call.signal },
         );
       } catch (error) {
+        if (temperature !== undefined && refusesTemperature(error)) {
+          temperatureRefused = true;
+          return provider.complete(request, signal);
+        }
         return mapOpenAiError(error, facts, signal);
       } finally {
         signal?.removeEventListener("abort", forward);
@@ -67,6 +75,11 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): ModelProvi
       return readCompletion(completion);
     },
   };
+  return provider;
+}
+
+function refusesTemperature(error: unknown): boolean {
+  return error instanceof BadRequestError && (error.param === "temperature" || /\btemperature\b/i.test(error.message));
 }
 
 function readCompletion(completion: OpenAI.Chat.Completions.ChatCompletion): ModelResponse {

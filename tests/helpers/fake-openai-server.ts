@@ -51,12 +51,12 @@ const DEFAULT_USAGE: NonNullable<FakeReply["usage"]> = { prompt_tokens: 11, comp
 export function errorReply(
   status: number,
   message: string,
-  options: { type?: string; code?: string | null; headers?: Record<string, string> } = {},
+  options: { type?: string; code?: string | null; param?: string | null; headers?: Record<string, string> } = {},
 ): RawReply {
   const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
   return {
     status,
-    body: { error: { message, type: options.type ?? "invalid_request_error", param: null, code: options.code ?? null } },
+    body: { error: { message, type: options.type ?? "invalid_request_error", param: options.param ?? null, code: options.code ?? null } },
     headers: { ...(retryable ? { "retry-after-ms": "1" } : {}), ...options.headers },
   };
 }

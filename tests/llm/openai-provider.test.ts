@@ -125,6 +125,26 @@ describe("createOpenAiProvider", () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it("asks again without a temperature the model refuses, and sends none after that", async () => {
+    // OpenAI's answer for a model that takes only its default temperature.
+    const refusal = errorReply(400, "Unsupported value: 'temperature' does not support 0.2 with this model.", { param: "temperature" });
+    const server = track(await startScriptedOpenAi([refusal, { content: "{}" }, { content: "{}" }]));
+    const provider = createOpenAiProvider({ apiKey: KEY, baseURL: server.url, model: "o-mini", maxRetries: 0 });
+
+    await expect(provider.complete(request)).resolves.toMatchObject({ ok: true, content: "{}" });
+    await expect(provider.complete({ ...request, temperature: 0.7 })).resolves.toMatchObject({ ok: true });
+    expect(server.requests.map((r) => r.body.temperature)).toEqual([0.2, undefined, undefined]);
+  });
+
+  it("keeps the temperature when a 400 is about something else", async () => {
+    const server = track(await startFakeOpenAi(() => errorReply(400, "Invalid schema for response_format 'tests_reply'")));
+    const provider = createOpenAiProvider({ apiKey: KEY, baseURL: server.url, model: "m", maxRetries: 0 });
+
+    await expect(provider.complete(request)).resolves.toMatchObject({ ok: false });
+    await provider.complete(request);
+    expect(server.requests.map((r) => r.body.temperature)).toEqual([0.2, 0.2]);
+  });
+
   it("throws MODEL_UNREACHABLE naming the base URL when nothing listens", async () => {
     const url = await closedPortUrl();
     const provider = createOpenAiProvider({ apiKey: KEY, baseURL: url, model: "m", maxRetries: 0 });
