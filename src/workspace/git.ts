@@ -1,74 +1,9 @@
-import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { simpleGit, type SimpleGit } from "simple-git";
 import { RpgForgeError } from "../errors.js";
-
-/**
- * The GIT_* variables a run honours. simple-git strips every ambient GIT_* variable
- * unless named (some can make git run commands); these only say who commits, when,
- * and which config files apply, which CI and the Action rely on.
- */
-const ALLOWED_ENVIRONMENT = [
-  "GIT_AUTHOR_NAME",
-  "GIT_AUTHOR_EMAIL",
-  "GIT_AUTHOR_DATE",
-  "GIT_COMMITTER_NAME",
-  "GIT_COMMITTER_EMAIL",
-  "GIT_COMMITTER_DATE",
-  "GIT_CONFIG_GLOBAL",
-  "GIT_CONFIG_NOSYSTEM",
-];
-
-/**
- * Settings every git call rpg-forge makes carries: the output repository is not
- * trusted. Generated code run without bwrap can write `.git/hooks/*` or a
- * `core.fsmonitor` command into it, and git would run those with our environment
- * (OPENAI_API_KEY, GITHUB_TOKEN) on our commits, checkouts and status calls. A hooks
- * path of /dev/null holds no hook, and the command-line setting wins over the
- * repository's config.
- */
-export const UNTRUSTED_REPOSITORY_CONFIG = ["core.hooksPath=/dev/null", "core.fsmonitor=false"] as const;
-
-const gitIn = (dir: string): SimpleGit =>
-  simpleGit({
-    baseDir: dir,
-    allowEnvironment: ALLOWED_ENVIRONMENT,
-    config: [...UNTRUSTED_REPOSITORY_CONFIG],
-    // simple-git refuses any -c core.hooksPath / core.fsmonitor; ours only turn them off.
-    unsafe: { allowUnsafeHooksPath: true, allowUnsafeFsMonitor: true },
-  });
-
-/**
- * git run directly with an index file of its own (GIT_INDEX_FILE, which simple-git will not
- * pass), so that the repository's index is never read or written: for building trees and
- * commits without a checkout. The environment is the allowed variables and PATH/HOME only.
- * Output comes back as bytes (`ls-tree -z`, blob contents); a failure carries git's stderr.
- */
-export function gitWithIndex(dir: string, indexFile: string): (args: readonly string[], input?: string) => Promise<Buffer> {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", GIT_INDEX_FILE: indexFile };
-  for (const name of ALLOWED_ENVIRONMENT) if (process.env[name] !== undefined) env[name] = process.env[name];
-  // A split index would write its shared part into the repository's .git.
-  const config = [...UNTRUSTED_REPOSITORY_CONFIG, "core.splitIndex=false"].flatMap((c) => ["-c", c]);
-  return (args, input) =>
-    new Promise((resolve, reject) => {
-      const child = execFile(
-        "git",
-        ["-C", dir, ...config, ...args],
-        { env, encoding: "buffer", maxBuffer: 1024 * 1024 * 1024 },
-        (error, stdout, stderr) => {
-          if (!error) return resolve(stdout);
-          const said = stderr.toString();
-          reject(Object.assign(error, { stderr: said, message: said || error.message }));
-        },
-      );
-      // A git that does not read its input closes the pipe: that is not an error of the call.
-      child.stdin?.on("error", () => undefined);
-      child.stdin?.end(input ?? "");
-    });
-}
+import { gitIn, type Git } from "./git-runner.js";
 
 /** What generated code and its runs leave that never belongs in a commit. */
 const EXCLUDED = [".rpg-forge/", "__pycache__/", "*.py[cod]", ".pytest_cache/", "test_results.xml"];
@@ -86,14 +21,14 @@ export interface RepositoryOptions {
 }
 
 /**
- * The output as a git repository (simple-git underneath). Every check that could
- * refuse happens in `open`, before anything is written: git missing, no identity, a
- * locked index, uncommitted changes that are not ours.
+ * The output as a git repository. Every check that could refuse happens in `open`,
+ * before anything is written: git missing, no identity, a locked index, uncommitted
+ * changes that are not ours.
  */
 export class GitRepository {
   private constructor(
     readonly dir: string,
-    private readonly git: SimpleGit,
+    private readonly git: Git,
     readonly branch: string,
     /** The commit the run branch started from. */
     readonly base: string,
@@ -101,19 +36,19 @@ export class GitRepository {
 
   static async open(dir: string, options: RepositoryOptions): Promise<GitRepository> {
     const git = gitIn(dir);
-    await run(() => git.version(), "GIT_UNAVAILABLE", "git does not run", "install git (apt-get install git)");
+    await run(() => git(["version"]), "GIT_UNAVAILABLE", "git does not run", "install git (apt-get install git)");
     const isRepo = existsSync(join(dir, ".git"));
     if (!isRepo) {
       // Refused before `git init`, so that a refusal leaves the folder as it was.
       const foreign = (await filesUnder(dir)).filter((path) => !(options.resuming && options.ownPaths.has(path)));
       if (foreign.length > 0 && !options.allowDirty) throw dirtyError(dir, foreign);
-      await run(() => git.init(["--initial-branch", options.branch]), "GIT_FAILED", "git init failed");
+      await gitText(git, ["init", "--initial-branch", options.branch], "git init failed");
       // A repository we create is ours to sign: without an identity of the user's, its
       // commits are rpg-forge's (set in this repository only), so a first run on a
       // fresh machine works. A user's own repository never gets an identity from us.
       if (!(await hasIdentity(git))) {
-        await git.addConfig("user.name", "rpg-forge");
-        await git.addConfig("user.email", "rpg-forge@users.noreply.localhost");
+        await gitText(git, ["config", "--local", "user.name", "rpg-forge"], "git config failed");
+        await gitText(git, ["config", "--local", "user.email", "rpg-forge@users.noreply.localhost"], "git config failed");
         options.onNotice?.("git has no user.name or user.email; the new repository's commits are signed rpg-forge");
       }
     }
@@ -127,24 +62,17 @@ export class GitRepository {
       );
     }
     await excludeRunFiles(dir);
-    const status = await run(() => git.status(), "GIT_FAILED", "git status failed");
-    const dirty = status.files.map((f) => f.path).filter((path) => !(options.resuming && options.ownPaths.has(path)));
+    const dirty = (await changedPaths(git)).filter((path) => !(options.resuming && options.ownPaths.has(path)));
     if (dirty.length > 0 && !options.allowDirty) throw dirtyError(dir, dirty);
-    let head = (await git.revparse(["--verify", "--quiet", "HEAD"]).catch(() => "")).trim();
-    if (!head) {
+    const current = (await gitText(git, ["branch", "--show-current"], "git branch failed")).trim();
+    if (!(await commitOf(git, "HEAD"))) {
       // A first, empty commit gives every branch of the run a common base to start from.
-      await run(
-        () => git.commit("chore: start rpg-forge run", [], { "--allow-empty": null, "--no-verify": null }),
-        "GIT_FAILED",
-        "the first commit failed",
-      );
-      head = (await git.revparse(["HEAD"])).trim();
+      await gitText(git, ["commit", "--allow-empty", "--no-verify", "-m", "chore: start rpg-forge run"], "the first commit failed");
     }
-    const base = head;
-    if (base && status.current !== options.branch) {
-      const branches = await git.branchLocal();
-      const args = branches.all.includes(options.branch) ? [options.branch] : ["-b", options.branch];
-      await run(() => git.checkout(args), "GIT_FAILED", `cannot switch to the branch ${options.branch}`);
+    const base = (await gitText(git, ["rev-parse", "HEAD"], "git rev-parse HEAD failed")).trim();
+    if (current !== options.branch) {
+      const args = (await commitOf(git, `refs/heads/${options.branch}`)) ? [options.branch] : ["-b", options.branch];
+      await gitText(git, ["checkout", ...args], `cannot switch to the branch ${options.branch}`);
     }
     return new GitRepository(dir, git, options.branch, base);
   }
@@ -157,7 +85,7 @@ export class GitRepository {
    */
   async commitFiles(files: ReadonlyMap<string, string | null>, message: string, tag?: string): Promise<string | undefined> {
     const scratch = await mkdtemp(join(tmpdir(), "rpg-forge-index-"));
-    const raw = gitWithIndex(this.dir, join(scratch, "index"));
+    const raw = gitIn(this.dir, { indexFile: join(scratch, "index") });
     const git = async (args: readonly string[], input?: string): Promise<string> => (await raw(args, input)).toString("utf8");
     try {
       const head = (await git(["rev-parse", "HEAD"])).trim();
@@ -178,8 +106,8 @@ export class GitRepository {
       if (tree === (await git(["rev-parse", `${head}^{tree}`])).trim()) return undefined;
       const sha = (await git(["commit-tree", tree, "-p", head, "-F", "-"], message)).trim();
       await git(["update-ref", "-m", message, `refs/heads/${this.branch}`, sha, head]);
-      await run(() => this.git.raw(["reset", "--quiet"]), "GIT_FAILED", "git reset failed");
-      if (tag) await run(() => this.git.raw(["tag", "--force", tag, sha]), "GIT_FAILED", `git tag ${tag} failed`);
+      await gitText(this.git, ["reset", "--quiet"], "git reset failed");
+      if (tag) await gitText(this.git, ["tag", "--force", tag, sha], `git tag ${tag} failed`);
       return sha;
     } catch (error) {
       if (error instanceof RpgForgeError) throw error;
@@ -194,37 +122,31 @@ export class GitRepository {
 
   /** The commit HEAD is on. */
   async head(): Promise<string> {
-    return (await run(() => this.git.revparse(["HEAD"]), "GIT_FAILED", "git rev-parse HEAD failed")).trim();
+    return headOf(this.dir);
   }
 
   /** Creates or moves a branch (not the one checked out) to a commit. */
   async pointBranch(branch: string, sha: string): Promise<void> {
-    await run(() => this.git.raw(["branch", "--force", branch, sha]), "GIT_FAILED", `cannot move the branch ${branch}`);
+    await gitText(this.git, ["branch", "--force", branch, sha], `cannot move the branch ${branch}`);
   }
 
   /** The run's commits, newest first, one line each: for the report. */
   async log(): Promise<string[]> {
-    const out = await this.git.raw(["log", "--format=%h %s%d", "--decorate=short", `${this.base}..HEAD`]).catch(() => "");
+    const out = await gitText(this.git, ["log", "--format=%h %s%d", "--decorate=short", `${this.base}..HEAD`], "git log failed").catch(
+      () => "",
+    );
     return out.trim() === "" ? [] : out.trim().split("\n");
   }
 }
 
 /** Local refs under a prefix (`refs/heads/rpg/statkit/`, `refs/tags/rpg/<run>/`), as short names. */
 export async function refsUnder(dir: string, prefix: string): Promise<string[]> {
-  const out = await run(() => gitIn(dir).raw(["for-each-ref", "--format=%(refname)", prefix]), "GIT_FAILED", "git for-each-ref failed");
-  return out
-    .split("\n")
-    .filter(Boolean)
-    .map((ref) => ref.replace(/^refs\/(heads|tags)\//, ""));
+  return [...(await branchHeads(dir, prefix)).keys()];
 }
 
 /** The commit each local ref under a prefix points at, by short name. */
 export async function branchHeads(dir: string, prefix: string): Promise<Map<string, string>> {
-  const out = await run(
-    () => gitIn(dir).raw(["for-each-ref", "--format=%(refname) %(objectname)", prefix]),
-    "GIT_FAILED",
-    "git for-each-ref failed",
-  );
+  const out = await gitText(gitIn(dir), ["for-each-ref", "--format=%(refname) %(objectname)", prefix], "git for-each-ref failed");
   return new Map(
     out
       .split("\n")
@@ -239,24 +161,25 @@ export async function branchHeads(dir: string, prefix: string): Promise<Map<stri
 /** Lays the files of `ref` that `wanted` names over the work tree (staged, not committed); the rest stays. */
 export async function takeFiles(dir: string, ref: string, wanted: (path: string) => boolean): Promise<void> {
   const paths = (await filesAt(dir, ref)).filter(wanted);
-  if (paths.length > 0) await run(() => gitIn(dir).checkout([ref, "--", ...paths]), "GIT_FAILED", `cannot take the files of ${ref}`);
+  if (paths.length > 0) await gitText(gitIn(dir), ["checkout", ref, "--", ...paths], `cannot take the files of ${ref}`);
 }
 
 /** A file as it is on a branch or commit; undefined when it is not there. */
 export async function readFileAt(dir: string, ref: string, path: string): Promise<string | undefined> {
-  return gitIn(dir)
-    .show([`${ref}:${path}`])
-    .catch(() => undefined);
+  return gitIn(dir)(["show", `${ref}:${path}`]).then(
+    (out) => out.toString("utf8"),
+    () => undefined,
+  );
 }
 
 /** The commit HEAD points at. */
 export async function headOf(dir: string): Promise<string> {
-  return (await run(() => gitIn(dir).revparse(["HEAD"]), "GIT_FAILED", "git rev-parse HEAD failed")).trim();
+  return (await gitText(gitIn(dir), ["rev-parse", "HEAD"], "git rev-parse HEAD failed")).trim();
 }
 
 /** The files a branch or commit holds. */
 export async function filesAt(dir: string, ref: string): Promise<string[]> {
-  const out = await run(() => gitIn(dir).raw(["ls-tree", "-r", "--name-only", ref]), "GIT_FAILED", `cannot list ${ref}`);
+  const out = await gitText(gitIn(dir), ["ls-tree", "-r", "--name-only", ref], `cannot list ${ref}`);
   return out.split("\n").filter(Boolean);
 }
 
@@ -273,25 +196,25 @@ export async function checkoutWithFiles(
   overlays: readonly { ref: string; paths: readonly string[] }[],
 ): Promise<void> {
   const git = gitIn(dir);
-  await run(() => git.checkout(["-B", branch, first]), "GIT_FAILED", `cannot start ${branch} from ${first}`);
+  await gitText(git, ["checkout", "-B", branch, first], `cannot start ${branch} from ${first}`);
   if (overlays.length > 0)
-    await run(
-      () => git.raw(["merge", "-s", "ours", "--no-ff", "--no-commit", ...overlays.map((o) => o.ref)]),
-      "GIT_FAILED",
+    await gitText(
+      git,
+      ["merge", "-s", "ours", "--no-ff", "--no-commit", ...overlays.map((o) => o.ref)],
       `cannot merge ${overlays.map((o) => o.ref).join(", ")} into ${branch}`,
     );
   for (const { ref, paths } of overlays) {
-    if (paths.length > 0) await run(() => git.checkout([ref, "--", ...paths]), "GIT_FAILED", `cannot take the files of ${ref}`);
+    if (paths.length > 0) await gitText(git, ["checkout", ref, "--", ...paths], `cannot take the files of ${ref}`);
   }
 }
 
 /** Commits these paths as they are (the index is otherwise as it was); a merge under way is committed even with nothing staged. */
 export async function commitFiles(dir: string, paths: readonly string[], message: string): Promise<void> {
   const git = gitIn(dir);
-  await run(() => git.add(["--", ...paths]), "GIT_FAILED", "git add failed");
+  await gitText(git, ["add", "--", ...paths], "git add failed");
   const merging = existsSync(join(dir, ".git", "MERGE_HEAD"));
-  if (!merging && (await git.diff(["--cached", "--name-only"])).trim() === "") return;
-  await run(() => git.commit(message, [], { "--no-verify": null }), "GIT_FAILED", "git commit failed");
+  if (!merging && (await gitText(git, ["diff", "--cached", "--name-only"], "git diff failed")).trim() === "") return;
+  await gitText(git, ["commit", "--no-verify", "-m", message], "git commit failed");
 }
 
 export interface RollbackResult {
@@ -317,7 +240,7 @@ export async function rollbackTo(dir: string, subgraph?: string): Promise<Rollba
       "rollback works on an output generated with git (the default)",
     );
   const git = gitIn(dir);
-  const log = await run(() => git.raw(["log", "--format=%H%x09%D", "HEAD"]), "GIT_FAILED", "git log failed");
+  const log = await gitText(git, ["log", "--format=%H%x09%D", "HEAD"], "git log failed");
   const commits = log
     .trim()
     .split("\n")
@@ -342,27 +265,26 @@ export async function rollbackTo(dir: string, subgraph?: string): Promise<Rollba
   const target = commits[index]!;
   const tag = target.tags.find((t) => subgraph === undefined || t.endsWith(`/${subgraph}`))!;
   let stash: string | undefined;
-  const status = await git.status();
-  if (!status.isClean()) {
+  if ((await changedPaths(git)).length > 0) {
     const message = `rpg-forge rollback to ${tag}`;
-    await run(() => git.stash(["push", "--include-untracked", "-m", message]), "GIT_FAILED", "git stash failed");
+    await gitText(git, ["stash", "push", "--include-untracked", "-m", message], "git stash failed");
     stash = `stash@{0} (${message})`;
   }
-  await run(() => git.reset(["--hard", target.sha]), "GIT_FAILED", "git reset failed");
+  await gitText(git, ["reset", "--hard", target.sha], "git reset failed");
   return { sha: target.sha, tag, undone: commits.slice(0, index).map((c) => c.sha), stash };
 }
 
 // useConfigOnly: git must not guess root@hostname; a commit made as that is worse than none.
-const identity = (git: SimpleGit): Promise<string> => git.raw(["-c", "user.useConfigOnly=true", "var", "GIT_COMMITTER_IDENT"]);
+const identity = (git: Git): Promise<Buffer> => git(["-c", "user.useConfigOnly=true", "var", "GIT_COMMITTER_IDENT"]);
 
-async function hasIdentity(git: SimpleGit): Promise<boolean> {
+async function hasIdentity(git: Git): Promise<boolean> {
   return identity(git).then(
     () => true,
     () => false,
   );
 }
 
-async function ensureIdentity(git: SimpleGit, dir: string): Promise<void> {
+async function ensureIdentity(git: Git, dir: string): Promise<void> {
   try {
     await identity(git);
   } catch (error) {
@@ -384,6 +306,37 @@ async function excludeRunFiles(dir: string): Promise<void> {
   if (missing.length === 0) return;
   await mkdir(join(dir, ".git", "info"), { recursive: true });
   await appendFile(path, `${current === "" || current.endsWith("\n") ? "" : "\n"}# rpg-forge\n${missing.join("\n")}\n`);
+}
+
+/**
+ * The paths `git status` shows: changed, staged or untracked (each file of an untracked
+ * folder), a rename by its new name. Ignored files are not among them.
+ */
+async function changedPaths(git: Git): Promise<string[]> {
+  const out = await gitText(git, ["status", "--porcelain", "-z", "--untracked-files=all"], "git status failed");
+  const fields = out.split("\0");
+  const paths: string[] = [];
+  for (let i = 0; i < fields.length; i++) {
+    const field = fields[i]!;
+    if (field.length < 4) continue;
+    paths.push(field.slice(3));
+    // "XY new\0old\0" for a rename or copy: the old name is not a path of the work tree.
+    if (field[0] === "R" || field[0] === "C") i++;
+  }
+  return paths;
+}
+
+/** The commit a name resolves to; "" when it resolves to none (an unborn HEAD, a missing branch). */
+async function commitOf(git: Git, name: string): Promise<string> {
+  return git(["rev-parse", "--verify", "--quiet", `${name}^{commit}`]).then(
+    (out) => out.toString("utf8").trim(),
+    () => "",
+  );
+}
+
+/** git's output as text; a failure becomes GIT_FAILED saying what could not be done, in git's words. */
+async function gitText(git: Git, args: readonly string[], what: string): Promise<string> {
+  return run(async () => (await git(args)).toString("utf8"), "GIT_FAILED", what);
 }
 
 async function run<T>(task: () => Promise<T>, code: "GIT_UNAVAILABLE" | "GIT_FAILED", what: string, hint?: string): Promise<T> {

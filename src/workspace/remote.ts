@@ -1,9 +1,5 @@
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { RpgForgeError } from "../errors.js";
-import { UNTRUSTED_REPOSITORY_CONFIG } from "./git.js";
-
-const execFileAsync = promisify(execFile);
+import { gitIn } from "./git-runner.js";
 
 /**
  * How git proves who pushes: an HTTP header for one server, as actions/checkout
@@ -16,12 +12,9 @@ export interface RemoteAuth {
   token: string;
 }
 
-/**
- * git itself rather than simple-git: the header has to reach git through the
- * environment, and simple-git refuses explicitly set GIT_CONFIG_* variables.
- */
+/** git for a remote: it never stops to ask for a password, and carries the header when there is one. */
 function remoteGit(dir: string, auth: RemoteAuth | undefined) {
-  const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: "0" };
+  const env: Record<string, string> = { GIT_TERMINAL_PROMPT: "0" };
   if (auth) {
     const basic = Buffer.from(`x-access-token:${auth.token}`).toString("base64");
     Object.assign(env, {
@@ -30,15 +23,8 @@ function remoteGit(dir: string, auth: RemoteAuth | undefined) {
       GIT_CONFIG_VALUE_0: `AUTHORIZATION: basic ${basic}`,
     });
   }
-  return {
-    raw: async (args: string[]): Promise<string> =>
-      (
-        await execFileAsync("git", ["-C", dir, ...UNTRUSTED_REPOSITORY_CONFIG.flatMap((c) => ["-c", c]), ...args], {
-          env,
-          maxBuffer: 16 * 1024 * 1024,
-        })
-      ).stdout,
-  };
+  const git = gitIn(dir, { env });
+  return { raw: async (args: string[]): Promise<string> => (await git(args)).toString("utf8") };
 }
 
 /** Fetches refs from a remote (refspecs with globs allowed; a glob that matches nothing is fine). */

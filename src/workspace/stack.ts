@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RpgForgeError } from "../errors.js";
-import { gitWithIndex } from "./git.js";
+import { gitIn, type Git } from "./git-runner.js";
 
 /**
  * A linear stack of PR branches, one commit per level, rebuilt with plumbing only: the
@@ -84,7 +84,7 @@ export async function buildStack(options: StackOptions): Promise<StackResult> {
   const twice = branches.find((branch, i) => branches.indexOf(branch) !== i);
   if (twice !== undefined) throw new RpgForgeError("GIT_FAILED", `the branch ${twice} is named by two levels of the stack`);
   const scratch = await mkdtemp(join(tmpdir(), "rpg-forge-stack-"));
-  const git = gitWithIndex(options.dir, join(scratch, "index"));
+  const git = gitIn(options.dir, { indexFile: join(scratch, "index") });
   try {
     const [base, ...sources] = await resolveCommits(git, [options.base, ...options.levels.map((level) => level.source)]);
     if (base === undefined) throw new RpgForgeError("GIT_FAILED", `the base ${options.base} of the stack is not a commit`);
@@ -140,8 +140,6 @@ export async function buildStack(options: StackOptions): Promise<StackResult> {
     await rm(scratch, { recursive: true, force: true });
   }
 }
-
-type Git = ReturnType<typeof gitWithIndex>;
 
 const text = (out: Buffer): string => out.toString("utf8").trim();
 
