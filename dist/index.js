@@ -19155,7 +19155,7 @@ var require_undici = __commonJS({
 });
 
 // src/action/main.ts
-import { isAbsolute as isAbsolute4, join as join16, relative as relative4 } from "node:path";
+import { isAbsolute as isAbsolute4, join as join17, relative as relative4 } from "node:path";
 
 // ../../work/main/node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -49593,7 +49593,7 @@ var subgraphTag = (runId, subgraphId) => `${runTagPrefix(runId)}${refSafe(subgra
 var runTagPrefix = (runId) => `${PR_BRANCH_ROOT}${runId}/`;
 
 // src/engine/matrix.ts
-import { join as join5 } from "node:path";
+import { join as join6 } from "node:path";
 
 // src/rpg/symbol-kind.ts
 var CONSTANT_TYPES = /* @__PURE__ */ new Set(["constant", "type_alias"]);
@@ -49647,7 +49647,11 @@ function signatureOf(node2) {
 
 // src/workspace/git.ts
 import { existsSync as existsSync2 } from "node:fs";
-import { appendFile as appendFile2, mkdir as mkdir2, mkdtemp, readdir as readdir2, readFile as readFile4, rm as rm2, writeFile as writeFile2 } from "node:fs/promises";
+import { appendFile as appendFile2, mkdir as mkdir2, readdir as readdir2, readFile as readFile4 } from "node:fs/promises";
+import { join as join3 } from "node:path";
+
+// src/workspace/git-commit.ts
+import { mkdtemp, rm as rm2, writeFile as writeFile2 } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join as join2 } from "node:path";
 
@@ -49693,6 +49697,64 @@ function guardedEnvironment(options) {
   return { ...env, ...options.env };
 }
 
+// src/workspace/git-commit.ts
+async function commitFiles(dir, commit) {
+  const scratch = await mkdtemp(join2(tmpdir(), "rpg-forge-index-"));
+  const git = gitIn(dir, { indexFile: join2(scratch, "index") });
+  const say = async (args, input2) => (await git(args, input2)).toString("utf8").trim();
+  try {
+    const parent = await say(["rev-parse", "--verify", `${commit.parent}^{commit}`]);
+    await say(["read-tree", parent]);
+    const merged = [];
+    for (const { ref, paths } of commit.merging ?? []) {
+      merged.push(await say(["rev-parse", "--verify", `${ref}^{commit}`]));
+      await stageFilesOf(git, ref, paths);
+    }
+    await stageContents(git, scratch, commit.files, "0".repeat(parent.length));
+    const tree = await say(["write-tree"]);
+    const parents = await independentParents(say, parent, merged);
+    if (parents.length === 1 && tree === await say(["rev-parse", `${parent}^{tree}`])) return void 0;
+    const sha = await say(["commit-tree", tree, ...parents.flatMap((p) => ["-p", p]), "-F", "-"], commit.message);
+    if (commit.branch !== void 0) await say(["update-ref", "-m", commit.message, `refs/heads/${commit.branch}`, sha, parent]);
+    if (commit.tag !== void 0) await say(["tag", "--force", commit.tag, sha]);
+    return sha;
+  } catch (error63) {
+    if (error63 instanceof RpgForgeError) throw error63;
+    const said = error63.message.trim().split("\n").filter(Boolean).at(-1) ?? "";
+    throw new RpgForgeError("GIT_FAILED", `cannot commit "${commit.message.split("\n")[0]}": ${said}`, { file: dir }, void 0, {
+      cause: error63
+    });
+  } finally {
+    await rm2(scratch, { recursive: true, force: true });
+  }
+}
+async function stageFilesOf(git, ref, paths) {
+  if (paths.length === 0) return;
+  const entries = /* @__PURE__ */ new Map();
+  for (const record2 of (await git(["ls-tree", "-r", "-z", "--full-tree", ref])).toString("utf8").split("\0")) {
+    const tab = record2.indexOf("	");
+    if (tab > 0) entries.set(record2.slice(tab + 1), record2.slice(0, tab));
+  }
+  const missing = paths.find((path2) => !entries.has(path2));
+  if (missing !== void 0) throw new RpgForgeError("GIT_FAILED", `cannot take ${missing} from ${ref}: it has no such file`);
+  await git(["update-index", "-z", "--index-info"], paths.map((path2) => `${entries.get(path2)}	${path2}`).join("\0") + "\0");
+}
+async function stageContents(git, scratch, files, zero) {
+  const paths = [...files.keys()].sort();
+  if (paths.length === 0) return;
+  const written = paths.filter((p) => files.get(p) !== null);
+  await Promise.all(written.map((p, i) => writeFile2(join2(scratch, `blob-${i}`), files.get(p))));
+  const blobs = written.length === 0 ? [] : (await git(["hash-object", "-w", "--stdin-paths"], written.map((_, i) => join2(scratch, `blob-${i}`)).join("\n") + "\n")).toString("utf8").trim().split("\n");
+  const removed = paths.filter((p) => files.get(p) === null).map((p) => `0 ${zero}	${p}`);
+  const info2 = [...removed, ...written.map((p, i) => `100644 ${blobs[i]}	${p}`)];
+  await git(["update-index", "-z", "--index-info"], info2.join("\0") + "\0");
+}
+async function independentParents(say, parent, merged) {
+  if (merged.length === 0) return [parent];
+  const independent = new Set((await say(["merge-base", "--independent", parent, ...merged])).split("\n"));
+  return [parent, ...new Set(merged.filter((sha) => sha !== parent && independent.has(sha)))];
+}
+
 // src/workspace/git.ts
 var EXCLUDED = [".rpg-forge/", "__pycache__/", "*.py[cod]", ".pytest_cache/", "test_results.xml"];
 var GitRepository = class _GitRepository {
@@ -49709,7 +49771,7 @@ var GitRepository = class _GitRepository {
   static async open(dir, options) {
     const git = gitIn(dir);
     await run(() => git(["version"]), "GIT_UNAVAILABLE", "git does not run", "install git (apt-get install git)");
-    const isRepo = existsSync2(join2(dir, ".git"));
+    const isRepo = existsSync2(join3(dir, ".git"));
     if (!isRepo) {
       const foreign = (await filesUnder(dir)).filter((path2) => !(options.resuming && options.ownPaths.has(path2)));
       if (foreign.length > 0 && !options.allowDirty) throw dirtyError(dir, foreign);
@@ -49721,11 +49783,11 @@ var GitRepository = class _GitRepository {
       }
     }
     await ensureIdentity(git, dir);
-    if (existsSync2(join2(dir, ".git", "index.lock"))) {
+    if (existsSync2(join3(dir, ".git", "index.lock"))) {
       throw new RpgForgeError(
         "GIT_LOCKED",
         "another git process holds .git/index.lock",
-        { file: join2(dir, ".git", "index.lock") },
+        { file: join3(dir, ".git", "index.lock") },
         "wait for it to finish, or remove the lock file if no git is running"
       );
     }
@@ -49744,42 +49806,15 @@ var GitRepository = class _GitRepository {
     return new _GitRepository(dir, git, options.branch, base);
   }
   /**
-   * Commits these files, as given, on top of HEAD, and tags the commit; null removes a
-   * file. The work tree is not touched (it may hold later nodes' files): the tree is built
-   * in an index of its own, and the branch's index is then set to the new commit. Returns
-   * undefined when the tree would not change.
+   * Commits these files, as given, on the run branch and tags the commit; null removes a
+   * file. The work tree is not touched (it may hold later nodes' files), and the index is
+   * then set to the new commit, so that `git status` shows the work tree against it.
+   * Returns undefined when the tree would not change.
    */
   async commitFiles(files, message, tag) {
-    const scratch = await mkdtemp(join2(tmpdir(), "rpg-forge-index-"));
-    const raw = gitIn(this.dir, { indexFile: join2(scratch, "index") });
-    const git = async (args, input2) => (await raw(args, input2)).toString("utf8");
-    try {
-      const head = (await git(["rev-parse", "HEAD"])).trim();
-      await git(["read-tree", head]);
-      const paths = [...files.keys()].sort();
-      const written = paths.filter((p) => files.get(p) !== null);
-      await Promise.all(written.map((p, i) => writeFile2(join2(scratch, `blob-${i}`), files.get(p))));
-      const blobs = written.length === 0 ? [] : (await git(["hash-object", "-w", "--stdin-paths"], written.map((_, i) => join2(scratch, `blob-${i}`)).join("\n") + "\n")).trim().split("\n");
-      const removed = paths.filter((p) => files.get(p) === null).map((p) => `0 ${"0".repeat(40)}	${p}`);
-      const info2 = [...removed, ...written.map((p, i) => `100644 ${blobs[i]}	${p}`)];
-      await git(["update-index", "--index-info"], `${info2.join("\n")}
-`);
-      const tree = (await git(["write-tree"])).trim();
-      if (tree === (await git(["rev-parse", `${head}^{tree}`])).trim()) return void 0;
-      const sha = (await git(["commit-tree", tree, "-p", head, "-F", "-"], message)).trim();
-      await git(["update-ref", "-m", message, `refs/heads/${this.branch}`, sha, head]);
-      await gitText(this.git, ["reset", "--quiet"], "git reset failed");
-      if (tag) await gitText(this.git, ["tag", "--force", tag, sha], `git tag ${tag} failed`);
-      return sha;
-    } catch (error63) {
-      if (error63 instanceof RpgForgeError) throw error63;
-      const said = error63.message.trim().split("\n").filter(Boolean).at(-1) ?? "";
-      throw new RpgForgeError("GIT_FAILED", `cannot commit "${message.split("\n")[0]}": ${said}`, { file: this.dir }, void 0, {
-        cause: error63
-      });
-    } finally {
-      await rm2(scratch, { recursive: true, force: true });
-    }
+    const sha = await commitFiles(this.dir, { parent: await this.head(), files, message, branch: this.branch, tag });
+    if (sha !== void 0) await gitText(this.git, ["reset", "--quiet"], "git reset failed");
+    return sha;
   }
   /** The commit HEAD is on. */
   async head() {
@@ -49826,25 +49861,8 @@ async function filesAt(dir, ref) {
   const out = await gitText(gitIn(dir), ["ls-tree", "-r", "--name-only", ref], `cannot list ${ref}`);
   return out.split("\n").filter(Boolean);
 }
-async function checkoutWithFiles(dir, branch, first, overlays) {
-  const git = gitIn(dir);
-  await gitText(git, ["checkout", "-B", branch, first], `cannot start ${branch} from ${first}`);
-  if (overlays.length > 0)
-    await gitText(
-      git,
-      ["merge", "-s", "ours", "--no-ff", "--no-commit", ...overlays.map((o) => o.ref)],
-      `cannot merge ${overlays.map((o) => o.ref).join(", ")} into ${branch}`
-    );
-  for (const { ref, paths } of overlays) {
-    if (paths.length > 0) await gitText(git, ["checkout", ref, "--", ...paths], `cannot take the files of ${ref}`);
-  }
-}
-async function commitFiles(dir, paths, message) {
-  const git = gitIn(dir);
-  await gitText(git, ["add", "--", ...paths], "git add failed");
-  const merging = existsSync2(join2(dir, ".git", "MERGE_HEAD"));
-  if (!merging && (await gitText(git, ["diff", "--cached", "--name-only"], "git diff failed")).trim() === "") return;
-  await gitText(git, ["commit", "--no-verify", "-m", message], "git commit failed");
+async function checkoutBranchAt(dir, branch, commit) {
+  await gitText(gitIn(dir), ["checkout", "-B", branch, commit], `cannot put ${branch} at ${commit}`);
 }
 var identity = (git) => git(["-c", "user.useConfigOnly=true", "var", "GIT_COMMITTER_IDENT"]);
 async function hasIdentity(git) {
@@ -49867,11 +49885,11 @@ async function ensureIdentity(git, dir) {
   }
 }
 async function excludeRunFiles(dir) {
-  const path2 = join2(dir, ".git", "info", "exclude");
+  const path2 = join3(dir, ".git", "info", "exclude");
   const current = await readFile4(path2, "utf8").catch(() => "");
   const missing = EXCLUDED.filter((e) => !current.split("\n").includes(e));
   if (missing.length === 0) return;
-  await mkdir2(join2(dir, ".git", "info"), { recursive: true });
+  await mkdir2(join3(dir, ".git", "info"), { recursive: true });
   await appendFile2(path2, `${current === "" || current.endsWith("\n") ? "" : "\n"}# rpg-forge
 ${missing.join("\n")}
 `);
@@ -49916,7 +49934,7 @@ function dirtyError(dir, paths) {
 }
 async function filesUnder(dir, prefix = "") {
   const found = [];
-  for (const entry of await readdir2(join2(dir, prefix), { withFileTypes: true })) {
+  for (const entry of await readdir2(join3(dir, prefix), { withFileTypes: true })) {
     const rel = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
     if (rel === ".rpg-forge") continue;
     if (entry.isDirectory()) found.push(...await filesUnder(dir, rel));
@@ -50029,10 +50047,6 @@ function further(a, b) {
   const byRank = RANK[a.status] - RANK[b.status];
   return byRank !== 0 ? byRank > 0 : a.timestamp > b.timestamp;
 }
-
-// src/engine/checkpoint.ts
-import { readFile as readFile5, rename as rename3, stat as stat2 } from "node:fs/promises";
-import { basename, dirname as dirname2, join as join4 } from "node:path";
 
 // src/redact.ts
 var SECRET_PATTERNS = [
@@ -50160,6 +50174,10 @@ function checkpointText(checkpoint) {
 `;
 }
 
+// src/engine/checkpoint.ts
+import { readFile as readFile5, rename as rename3, stat as stat2 } from "node:fs/promises";
+import { basename, dirname as dirname2, join as join5 } from "node:path";
+
 // src/workspace/atomic-write.ts
 import { randomBytes } from "node:crypto";
 import { mkdir as mkdir3, open as open3, rename as rename2, unlink as unlink2 } from "node:fs/promises";
@@ -50213,7 +50231,7 @@ async function syncDirectory(dir) {
 // src/workspace/no-links.ts
 import { constants as constants3 } from "node:fs";
 import { lstat as lstat3, mkdir as mkdir4, open as open4 } from "node:fs/promises";
-import { join as join3 } from "node:path";
+import { join as join4 } from "node:path";
 function linkRefused(path2) {
   return new RpgForgeError(
     "OUTPUT_SYMLINK",
@@ -50226,7 +50244,7 @@ var partsOf = (rel) => rel.split(/[\\/]+/).filter((p) => p !== "" && p !== ".");
 async function refuseLinks(root, rel) {
   let path2 = root;
   for (const part of partsOf(rel)) {
-    path2 = join3(path2, part);
+    path2 = join4(path2, part);
     const info2 = await lstat3(path2).catch(() => void 0);
     if (!info2) return;
     if (info2.isSymbolicLink()) throw linkRefused(path2);
@@ -50236,7 +50254,7 @@ async function mkdirNoLinks(root, rel) {
   await mkdir4(root, { recursive: true });
   let path2 = root;
   for (const part of partsOf(rel)) {
-    path2 = join3(path2, part);
+    path2 = join4(path2, part);
     let info2 = await lstat3(path2).catch(() => void 0);
     if (!info2) {
       await mkdir4(path2).catch((error63) => {
@@ -50278,7 +50296,7 @@ async function writeCheckpoint(path2, checkpoint) {
 }
 async function writeCheckpointText(path2, text3) {
   const folder = dirname2(path2);
-  await refuseLinks(dirname2(folder), join4(basename(folder), basename(path2)));
+  await refuseLinks(dirname2(folder), join5(basename(folder), basename(path2)));
   try {
     await writeFileAtomic(path2, text3);
   } catch (error63) {
@@ -50410,13 +50428,13 @@ async function combineNeededBranches(dir, rpg, plan, rpgName, runBranch2, subgra
       paths: (await filesAt(dir, ref)).filter((path2) => ours.has(path2) && (owner.get(path2) ?? ids2[i + 1]) === ids2[i + 1])
     }))
   );
-  await checkoutWithFiles(dir, runBranch2, first, overlays);
-  if (checkpoint) await writeCheckpoint(join5(dir, CHECKPOINT_PATH), checkpoint);
-  await commitFiles(
-    dir,
-    [.../* @__PURE__ */ new Set([...overlays.flatMap((o) => o.paths), CHECKPOINT_PATH])],
-    `chore: the code of ${[...branches.keys()].join(", ")}, for ${subgraphs.join(", ")}`
-  );
+  const combined = await commitFiles(dir, {
+    parent: first,
+    merging: overlays,
+    files: new Map(checkpoint ? [[CHECKPOINT_PATH, checkpointText(checkpoint)]] : []),
+    message: `chore: the code of ${[...branches.keys()].join(", ")}, for ${subgraphs.join(", ")}`
+  });
+  await checkoutBranchAt(dir, runBranch2, combined ?? first);
   return { combined: [...branches.keys()], missing };
 }
 async function layWorkBranchesOver(dir, rpg, plan, rpgName) {
@@ -50424,7 +50442,7 @@ async function layWorkBranchesOver(dir, rpg, plan, rpgName) {
   const ours = ownedPaths(rpg, testFileLookup(rpg), [PYTEST_INI]);
   const owner = pathOwners(rpg, [...branches.keys()]);
   for (const [id, branch] of branches) await takeFiles(dir, branch, (path2) => ours.has(path2) && (owner.get(path2) ?? id) === id);
-  if (checkpoint) await writeCheckpoint(join5(dir, CHECKPOINT_PATH), checkpoint);
+  if (checkpoint) await writeCheckpoint(join6(dir, CHECKPOINT_PATH), checkpoint);
   return [...branches.keys()];
 }
 function pathOwners(rpg, subgraphs) {
@@ -61724,10 +61742,12 @@ function createOpenAiProvider(options) {
     // The CLI owns stderr (progress lines); failures reach the user as RpgForgeError.
     logLevel: "off"
   });
-  return {
+  let temperatureRefused = false;
+  const provider = {
     description: `${facts.model} at ${facts.baseURL}`,
     async complete(request2, signal) {
       let completion;
+      const temperature = temperatureRefused ? void 0 : request2.temperature;
       const call2 = new AbortController();
       const forward = () => call2.abort(signal?.reason);
       signal?.addEventListener("abort", forward, { once: true });
@@ -61738,11 +61758,15 @@ function createOpenAiProvider(options) {
             model: facts.model,
             messages: request2.messages,
             response_format: { type: "json_schema", json_schema: { name: request2.schemaName, schema: request2.jsonSchema, strict: true } },
-            ...request2.temperature !== void 0 ? { temperature: request2.temperature } : {}
+            ...temperature !== void 0 ? { temperature } : {}
           },
           { signal: call2.signal }
         );
       } catch (error63) {
+        if (temperature !== void 0 && refusesTemperature(error63)) {
+          temperatureRefused = true;
+          return provider.complete(request2, signal);
+        }
         return mapOpenAiError(error63, facts, signal);
       } finally {
         signal?.removeEventListener("abort", forward);
@@ -61750,6 +61774,10 @@ function createOpenAiProvider(options) {
       return readCompletion(completion);
     }
   };
+  return provider;
+}
+function refusesTemperature(error63) {
+  return error63 instanceof BadRequestError && (error63.param === "temperature" || /\btemperature\b/i.test(error63.message));
 }
 function readCompletion(completion) {
   const usage = completion.usage ? {
@@ -61811,7 +61839,7 @@ function isOurInit(content) {
 // src/workspace/stack.ts
 import { mkdtemp as mkdtemp2, rm as rm3 } from "node:fs/promises";
 import { tmpdir as tmpdir2 } from "node:os";
-import { join as join6 } from "node:path";
+import { join as join7 } from "node:path";
 var STACK_BRANCH_TRAILER = "Rpg-Forge-Branch";
 var STACK_TREE_TRAILER = "Rpg-Forge-Tree";
 function stackMessage(message, branch, tree) {
@@ -61830,8 +61858,8 @@ async function buildStack(options) {
   const branches = options.levels.map((level) => level.branch);
   const twice = branches.find((branch, i) => branches.indexOf(branch) !== i);
   if (twice !== void 0) throw new RpgForgeError("GIT_FAILED", `the branch ${twice} is named by two levels of the stack`);
-  const scratch = await mkdtemp2(join6(tmpdir2(), "rpg-forge-stack-"));
-  const git = gitIn(options.dir, { indexFile: join6(scratch, "index") });
+  const scratch = await mkdtemp2(join7(tmpdir2(), "rpg-forge-stack-"));
+  const git = gitIn(options.dir, { indexFile: join7(scratch, "index") });
   try {
     const [base, ...sources] = await resolveCommits(git, [options.base, ...options.levels.map((level) => level.source)]);
     if (base === void 0) throw new RpgForgeError("GIT_FAILED", `the base ${options.base} of the stack is not a commit`);
@@ -63125,7 +63153,7 @@ import { randomUUID as randomUUID3 } from "node:crypto";
 
 // src/engine/generate.ts
 import { existsSync as existsSync3 } from "node:fs";
-import { join as join15, resolve as resolve3 } from "node:path";
+import { join as join16, resolve as resolve3 } from "node:path";
 
 // src/assembly/docstrings.ts
 var ESCAPED = /[\u0000-\u0008\u000b-\u001f\u007f\\]|"(?="")|"$/g;
@@ -63456,12 +63484,12 @@ async function pluginsFor(python, requirements) {
 import { randomUUID as randomUUID2 } from "node:crypto";
 import { lstat as lstat4, mkdir as mkdir6, mkdtemp as mkdtemp3, realpath, stat as stat4 } from "node:fs/promises";
 import { homedir, tmpdir as tmpdir3 } from "node:os";
-import { delimiter as delimiter2, isAbsolute as isAbsolute2, join as join9 } from "node:path";
+import { delimiter as delimiter2, isAbsolute as isAbsolute2, join as join10 } from "node:path";
 
 // src/sandbox/bwrap.ts
 import { execFile as execFile3 } from "node:child_process";
 import { access as access3, constants as constants6 } from "node:fs/promises";
-import { delimiter, join as join7 } from "node:path";
+import { delimiter, join as join8 } from "node:path";
 
 // src/sandbox/process-group.ts
 import { spawn as spawn2 } from "node:child_process";
@@ -63638,7 +63666,7 @@ function findBwrap() {
   located ??= (async () => {
     for (const dir of (process.env.PATH ?? "").split(delimiter)) {
       if (dir === "") continue;
-      const candidate = join7(dir, "bwrap");
+      const candidate = join8(dir, "bwrap");
       if (await access3(candidate, constants6.X_OK).then(
         () => true,
         () => false
@@ -64129,7 +64157,7 @@ function rlimitPairs(limits) {
 
 // src/sandbox/remove-tree.ts
 import { chmod as chmod2, readdir as readdir4, rm as rm4 } from "node:fs/promises";
-import { join as join8 } from "node:path";
+import { join as join9 } from "node:path";
 async function removeTree(dir) {
   try {
     await rm4(dir, { recursive: true, force: true });
@@ -64142,7 +64170,7 @@ async function restorePermissions(dir) {
   await chmod2(dir, 448).catch(() => void 0);
   const entries = await readdir4(dir, { withFileTypes: true }).catch(() => []);
   for (const entry of entries) {
-    if (entry.isDirectory()) await restorePermissions(join8(dir, entry.name));
+    if (entry.isDirectory()) await restorePermissions(join9(dir, entry.name));
   }
 }
 
@@ -64195,11 +64223,11 @@ async function runPytest(run5) {
   const bwrap = run5.sandbox === "bwrap" ? await requireBwrap() : void 0;
   const limits = resolveLimits(run5.limits);
   if (run5.signal?.aborted) return notRun("the run was aborted before it started");
-  const privateDir = await mkdtemp3(join9(tmpdir3(), "rpg-forge-pytest-"));
+  const privateDir = await mkdtemp3(join10(tmpdir3(), "rpg-forge-pytest-"));
   try {
-    const dirs = { home: join9(privateDir, "home"), tmp: join9(privateDir, "tmp") };
+    const dirs = { home: join10(privateDir, "home"), tmp: join10(privateDir, "tmp") };
     for (const dir of Object.values(dirs)) await mkdir6(dir, { mode: 448 });
-    const junitPath = join9(privateDir, "junit.xml");
+    const junitPath = join10(privateDir, "junit.xml");
     const pytestArgs = [
       ...[...run5.targets, "-q", "-p", "no:cacheprovider", `--junitxml=${junitPath}`],
       ...["-o", "junit_family=xunit2", "--color=no"],
@@ -64357,7 +64385,7 @@ function redactPytestResult(result, env = process.env) {
 }
 
 // src/workspace/artifacts.ts
-import { join as join10 } from "node:path";
+import { join as join11 } from "node:path";
 var ArtifactStore = class {
   constructor(root, runId) {
     this.root = root;
@@ -64374,17 +64402,17 @@ var ArtifactStore = class {
   async save(nodeId, step, files) {
     const n = (this.steps.get(nodeId) ?? 0) + 1;
     this.steps.set(nodeId, n);
-    const rel = join10(".rpg-forge", "runs", safe(this.runId), safe(nodeId), `${String(n).padStart(2, "0")}-${safe(step)}`);
+    const rel = join11(".rpg-forge", "runs", safe(this.runId), safe(nodeId), `${String(n).padStart(2, "0")}-${safe(step)}`);
     const dir = await mkdirNoLinks(this.root, rel);
     for (const [name, content] of Object.entries(files)) {
-      if (content !== void 0) await writeFileNoFollow(join10(dir, safe(name)), redactSecrets(content));
+      if (content !== void 0) await writeFileNoFollow(join11(dir, safe(name)), redactSecrets(content));
     }
     return dir;
   }
 };
 async function saveRunFile(root, runId, name, content) {
-  const dir = await mkdirNoLinks(root, join10(".rpg-forge", "runs", safe(runId)));
-  const path2 = join10(dir, safe(name));
+  const dir = await mkdirNoLinks(root, join11(".rpg-forge", "runs", safe(runId)));
+  const path2 = join11(dir, safe(name));
   await writeFileNoFollow(path2, redactSecrets(content));
   return path2;
 }
@@ -64395,7 +64423,7 @@ function safe(segment) {
 
 // src/workspace/output-dir.ts
 import { access as access4, constants as constants7, mkdir as mkdir7, readdir as readdir5, stat as stat5 } from "node:fs/promises";
-import { dirname as dirname5, join as join11, relative, sep as sep2 } from "node:path";
+import { dirname as dirname5, join as join12, relative, sep as sep2 } from "node:path";
 async function prepareOutputDir(path2, ownPaths = []) {
   const info2 = await stat5(path2).catch(() => void 0);
   if (info2 && !info2.isDirectory()) {
@@ -64432,14 +64460,14 @@ async function scaffoldPackage(files, packageDirs) {
 async function writeOutputFile(root, rel, content) {
   await mkdirNoLinks(root, dirname5(rel));
   await refuseLinks(root, rel);
-  await writeFileAtomic(join11(root, rel), content);
+  await writeFileAtomic(join12(root, rel), content);
 }
 async function existingFiles(outDir) {
   const entries = await readdir5(outDir, { recursive: true, withFileTypes: true });
   const files = /* @__PURE__ */ new Set();
   for (const entry of entries) {
     if (!entry.isFile()) continue;
-    const rel = relative(outDir, join11(entry.parentPath, entry.name)).split(sep2).join("/");
+    const rel = relative(outDir, join12(entry.parentPath, entry.name)).split(sep2).join("/");
     if (rel.startsWith(".git/") || rel.startsWith(".rpg-forge/")) continue;
     files.add(rel);
   }
@@ -64448,7 +64476,7 @@ async function existingFiles(outDir) {
 
 // src/workspace/package-files.ts
 import { lstat as lstat5, readdir as readdir6, readFile as readFile8, realpath as realpath2, rm as rm5, unlink as unlink3 } from "node:fs/promises";
-import { isAbsolute as isAbsolute3, join as join12, relative as relative2, sep as sep3 } from "node:path";
+import { isAbsolute as isAbsolute3, join as join13, relative as relative2, sep as sep3 } from "node:path";
 var PROTECTED = [".git", ".github"];
 var PackageFiles = class _PackageFiles {
   constructor(root, tracked, untracked = /* @__PURE__ */ new Set()) {
@@ -64468,7 +64496,7 @@ var PackageFiles = class _PackageFiles {
   static async openTracked(root, untracked = []) {
     const files = new _PackageFiles(await realpath2(root), true, new Set(untracked));
     const { entries } = await files.scan();
-    for (const [rel, kind] of entries) if (kind === "file") files.ledger.set(rel, await readFile8(join12(files.root, rel)));
+    for (const [rel, kind] of entries) if (kind === "file") files.ledger.set(rel, await readFile8(join13(files.root, rel)));
     return files;
   }
   /** The absolute path of `rel`, or WORKSPACE_PATH_REFUSED. */
@@ -64480,11 +64508,11 @@ var PackageFiles = class _PackageFiles {
     const parts2 = rel.split("/").filter((p) => p !== "" && p !== ".");
     if (parts2.length === 0 || parts2.includes("..")) refuse("it leaves the package");
     if (PROTECTED.includes(parts2[0].toLowerCase())) refuse(`${parts2[0]}/ is never written by generated code`);
-    const absolute = join12(this.root, ...parts2);
+    const absolute = join13(this.root, ...parts2);
     if (relative2(this.root, absolute).startsWith(`..${sep3}`)) refuse("it leaves the package");
     let current = this.root;
     for (const part of parts2) {
-      current = join12(current, part);
+      current = join13(current, part);
       const info2 = await lstat5(current).catch(() => void 0);
       if (!info2) break;
       if (info2.isSymbolicLink()) refuse(`${relative2(this.root, current)} is a symbolic link`);
@@ -64535,7 +64563,7 @@ var PackageFiles = class _PackageFiles {
       for (const [rel, kind] of entries) {
         const known = ledger.get(rel);
         if (kind !== "file" || known === void 0) found.added.push(rel);
-        else if (!known.equals(await readFile8(join12(this.root, rel)))) found.changed.push(rel);
+        else if (!known.equals(await readFile8(join13(this.root, rel)))) found.changed.push(rel);
       }
       for (const rel of ledger.keys()) if (!entries.has(rel)) found.removed.push(rel);
       const held = new Set(
@@ -64545,11 +64573,11 @@ var PackageFiles = class _PackageFiles {
       );
       const strayFolders = folders2.filter((dir) => !held.has(dir));
       if (found.changed.length + found.added.length + found.removed.length === 0 && strayFolders.length === 0) return void 0;
-      for (const rel of found.added) await rm5(join12(this.root, rel), { recursive: true, force: true });
-      for (const dir of strayFolders) await rm5(join12(this.root, dir), { recursive: true, force: true });
+      for (const rel of found.added) await rm5(join13(this.root, rel), { recursive: true, force: true });
+      for (const dir of strayFolders) await rm5(join13(this.root, dir), { recursive: true, force: true });
       for (const rel of [...found.changed, ...found.removed]) {
-        await rm5(join12(this.root, rel), { recursive: true, force: true });
-        await writeFileAtomic(join12(this.root, rel), ledger.get(rel));
+        await rm5(join13(this.root, rel), { recursive: true, force: true });
+        await writeFileAtomic(join13(this.root, rel), ledger.get(rel));
       }
       return found.changed.length + found.added.length + found.removed.length === 0 ? void 0 : found;
     });
@@ -64564,7 +64592,7 @@ var PackageFiles = class _PackageFiles {
         if (prefix === "" && this.untracked.has(entry.name)) continue;
         if (entry.isDirectory()) {
           folders2.push(rel);
-          await walk(join12(dir, entry.name), rel);
+          await walk(join13(dir, entry.name), rel);
         } else entries.set(rel, entry.isFile() ? "file" : "other");
       }
     };
@@ -64706,8 +64734,8 @@ var BatchedWriter = class {
 
 // src/workspace/work-tree.ts
 import { copyFile as copyFile2, lstat as lstat6, mkdir as mkdir8, readdir as readdir7, rm as rm6, stat as stat6, writeFile as writeFile3 } from "node:fs/promises";
-import { join as join13, relative as relative3, resolve as resolve2, sep as sep4 } from "node:path";
-var defaultWorkTree = (outDir) => join13(outDir, ".rpg-forge", "work");
+import { join as join14, relative as relative3, resolve as resolve2, sep as sep4 } from "node:path";
+var defaultWorkTree = (outDir) => join14(outDir, ".rpg-forge", "work");
 var WORK_TREE_STAMP = ".rpg-forge-work-tree";
 var STAMP = WORK_TREE_STAMP;
 var NOT_COPIED = /* @__PURE__ */ new Set([
@@ -64731,7 +64759,7 @@ async function createWorkTree(outDir, workDir) {
   if (work.startsWith(`${out}${sep4}`)) {
     let path2 = out;
     for (const part of relative3(out, work).split(sep4)) {
-      path2 = join13(path2, part);
+      path2 = join14(path2, part);
       const info2 = await lstat6(path2).catch(() => void 0);
       if (info2 && !info2.isDirectory())
         throw new RpgForgeError(
@@ -64755,18 +64783,18 @@ async function createWorkTree(outDir, workDir) {
     await rm6(work, { recursive: true, force: true });
   }
   await mkdir8(work, { recursive: true });
-  await writeFile3(join13(work, STAMP), "rpg-forge runs the TDD loop here; it is rebuilt from the output on every run.\n");
+  await writeFile3(join14(work, STAMP), "rpg-forge runs the TDD loop here; it is rebuilt from the output on every run.\n");
   await copyTree(out, work, work);
 }
 async function copyTree(from, to, skip) {
   for (const entry of await readdir7(from, { withFileTypes: true })) {
-    const source = join13(from, entry.name);
+    const source = join14(from, entry.name);
     if (NOT_COPIED.has(entry.name) || source === skip) continue;
     if (entry.isDirectory()) {
-      await mkdir8(join13(to, entry.name), { recursive: true });
-      await copyTree(source, join13(to, entry.name), skip);
+      await mkdir8(join14(to, entry.name), { recursive: true });
+      await copyTree(source, join14(to, entry.name), skip);
     } else if (entry.isFile()) {
-      await copyFile2(source, join13(to, entry.name));
+      await copyFile2(source, join14(to, entry.name));
     }
   }
 }
@@ -64778,7 +64806,7 @@ async function layOver(workDir, files) {
   }
 }
 async function removeWorkTree(workDir) {
-  const info2 = await stat6(join13(workDir, STAMP)).catch(() => void 0);
+  const info2 = await stat6(join14(workDir, STAMP)).catch(() => void 0);
   if (info2) await rm6(workDir, { recursive: true, force: true });
 }
 
@@ -64786,7 +64814,7 @@ async function removeWorkTree(workDir) {
 import { createHash as createHash4 } from "node:crypto";
 import { closeSync, constants as constants8, openSync, writeSync } from "node:fs";
 import { readFile as readFile9 } from "node:fs/promises";
-import { dirname as dirname6, join as join14 } from "node:path";
+import { dirname as dirname6, join as join15 } from "node:path";
 var CheckpointStore = class {
   constructor(path2, journalPath = journalPathFor(path2)) {
     this.path = path2;
@@ -64904,7 +64932,7 @@ var CheckpointStore = class {
 };
 function journalPathFor(checkpointPath) {
   const normalized = checkpointPath.replace(/\\/g, "/");
-  if (normalized.endsWith(`/${CHECKPOINT_PATH}`)) return join14(dirname6(dirname6(checkpointPath)), JOURNAL_PATH);
+  if (normalized.endsWith(`/${CHECKPOINT_PATH}`)) return join15(dirname6(dirname6(checkpointPath)), JOURNAL_PATH);
   return `${checkpointPath}.journal`;
 }
 function apply(checkpoint, change) {
@@ -75293,7 +75321,7 @@ async function generate(options) {
   const present = existsSync3(outDir);
   if (present) await prepareOutputDir(outDir, OWN_WRITES);
   const plan = buildPlan(options.rpg);
-  const checkpointPath = join15(outDir, CHECKPOINT_PATH);
+  const checkpointPath = join16(outDir, CHECKPOINT_PATH);
   const previous = present && options.mode !== "fresh" ? await new CheckpointStore(checkpointPath).read() : void 0;
   if (options.mode === "new" && previous !== void 0) throw checkpointExistsError(checkpointPath);
   checkRequestedNodes(plan, previous, options);
@@ -75383,7 +75411,7 @@ async function generate(options) {
   if (options.onEvent) runOptions.onEvent = options.onEvent;
   if (options.signal) runOptions.signal = options.signal;
   const visited = new Set(runOptions.scope ?? plan.order);
-  const snapshotDir = join15(outDir, ".rpg-forge", "snapshot");
+  const snapshotDir = join16(outDir, ".rpg-forge", "snapshot");
   const snapshotOf = async (subgraphs, checkpoint2) => buildSnapshot({
     rpg: options.rpg,
     plan,
@@ -76071,7 +76099,7 @@ async function run4() {
     const credentials = credentialsFor(inputs, context);
     await useFreshToken(inputs, credentials, (token) => setSecret(token));
     process.chdir(context.workspace);
-    const rpgFile = isAbsolute4(inputs.rpgPath) ? inputs.rpgPath : join16(context.workspace, inputs.rpgPath);
+    const rpgFile = isAbsolute4(inputs.rpgPath) ? inputs.rpgPath : join17(context.workspace, inputs.rpgPath);
     const rpgPath = relative4(context.workspace, rpgFile);
     const { loaded, text: text3 } = await loadRpgWithText(rpgFile);
     if (!loaded.ok) return await reportInvalidRpg(loaded.issues, rpgPath, inputs.githubToken, context, inputs.issue);

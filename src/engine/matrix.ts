@@ -3,9 +3,11 @@ import { testFileLookup } from "../assembly/layout.js";
 import type { Plan } from "../plan/plan.js";
 import { normalizePath } from "../rpg/paths.js";
 import type { Rpg } from "../rpg/schema.js";
-import { checkoutWithFiles, commitFiles, filesAt, readFileAt, refsUnder, takeFiles } from "../workspace/git.js";
+import { checkoutBranchAt, filesAt, readFileAt, refsUnder, takeFiles } from "../workspace/git.js";
+import { commitFiles } from "../workspace/git-commit.js";
 import { fetchRefs, type RemoteAuth } from "../workspace/remote.js";
 import { mergeCheckpoints, type CheckpointPart } from "./checkpoint-merge.js";
+import { checkpointText } from "../record/checkpoint.js";
 import { parseCheckpoint, writeCheckpoint, type Checkpoint } from "./checkpoint.js";
 import { ownedPaths } from "./history.js";
 import { subgraphBranchPrefix, workBranch, workBranchPrefix } from "../record/branch-names.js";
@@ -97,11 +99,12 @@ export function matrixWaves(plan: Plan, rpg: Rpg): string[][] {
 }
 
 /**
- * Prepares a fresh checkout for generating `subgraphs` alone: the work tree becomes the
- * work branch of the first subgraph they need, with rpg-forge's files of the other
- * needed branches laid over it and the checkpoints merged, committed on `runBranch` so
- * that the run starts clean. A needed subgraph without a branch (none of its nodes
- * passed) is returned, so the edge can say that the nodes needing it will be skipped.
+ * Prepares a fresh checkout for generating `subgraphs` alone: the work tree becomes
+ * `runBranch` at a commit on the work branch of the first subgraph they need, with
+ * rpg-forge's files of the other needed branches laid over it (those branches its further
+ * parents) and the checkpoints merged, so that the run starts clean. A needed subgraph
+ * without a branch (none of its nodes passed) is returned, so the edge can say that the
+ * nodes needing it will be skipped.
  */
 export async function combineNeededBranches(
   dir: string,
@@ -126,13 +129,13 @@ export async function combineNeededBranches(
       paths: (await filesAt(dir, ref)).filter((path) => ours.has(path) && (owner.get(path) ?? ids[i + 1]) === ids[i + 1]),
     })),
   );
-  await checkoutWithFiles(dir, runBranch, first, overlays);
-  if (checkpoint) await writeCheckpoint(join(dir, CHECKPOINT_PATH), checkpoint);
-  await commitFiles(
-    dir,
-    [...new Set([...overlays.flatMap((o) => o.paths), CHECKPOINT_PATH])],
-    `chore: the code of ${[...branches.keys()].join(", ")}, for ${subgraphs.join(", ")}`,
-  );
+  const combined = await commitFiles(dir, {
+    parent: first,
+    merging: overlays,
+    files: new Map(checkpoint ? [[CHECKPOINT_PATH, checkpointText(checkpoint)]] : []),
+    message: `chore: the code of ${[...branches.keys()].join(", ")}, for ${subgraphs.join(", ")}`,
+  });
+  await checkoutBranchAt(dir, runBranch, combined ?? first);
   return { combined: [...branches.keys()], missing };
 }
 

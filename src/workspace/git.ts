@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
-import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { appendFile, mkdir, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { RpgForgeError } from "../errors.js";
+import { commitFiles } from "./git-commit.js";
 import { gitIn, type Git } from "./git-runner.js";
 
 /** What generated code and its runs leave that never belongs in a commit. */
@@ -78,46 +78,15 @@ export class GitRepository {
   }
 
   /**
-   * Commits these files, as given, on top of HEAD, and tags the commit; null removes a
-   * file. The work tree is not touched (it may hold later nodes' files): the tree is built
-   * in an index of its own, and the branch's index is then set to the new commit. Returns
-   * undefined when the tree would not change.
+   * Commits these files, as given, on the run branch and tags the commit; null removes a
+   * file. The work tree is not touched (it may hold later nodes' files), and the index is
+   * then set to the new commit, so that `git status` shows the work tree against it.
+   * Returns undefined when the tree would not change.
    */
   async commitFiles(files: ReadonlyMap<string, string | null>, message: string, tag?: string): Promise<string | undefined> {
-    const scratch = await mkdtemp(join(tmpdir(), "rpg-forge-index-"));
-    const raw = gitIn(this.dir, { indexFile: join(scratch, "index") });
-    const git = async (args: readonly string[], input?: string): Promise<string> => (await raw(args, input)).toString("utf8");
-    try {
-      const head = (await git(["rev-parse", "HEAD"])).trim();
-      await git(["read-tree", head]);
-      const paths = [...files.keys()].sort();
-      const written = paths.filter((p) => files.get(p) !== null);
-      await Promise.all(written.map((p, i) => writeFile(join(scratch, `blob-${i}`), files.get(p)!)));
-      const blobs =
-        written.length === 0
-          ? []
-          : (await git(["hash-object", "-w", "--stdin-paths"], written.map((_, i) => join(scratch, `blob-${i}`)).join("\n") + "\n"))
-              .trim()
-              .split("\n");
-      const removed = paths.filter((p) => files.get(p) === null).map((p) => `0 ${"0".repeat(40)}\t${p}`);
-      const info = [...removed, ...written.map((p, i) => `100644 ${blobs[i]}\t${p}`)];
-      await git(["update-index", "--index-info"], `${info.join("\n")}\n`);
-      const tree = (await git(["write-tree"])).trim();
-      if (tree === (await git(["rev-parse", `${head}^{tree}`])).trim()) return undefined;
-      const sha = (await git(["commit-tree", tree, "-p", head, "-F", "-"], message)).trim();
-      await git(["update-ref", "-m", message, `refs/heads/${this.branch}`, sha, head]);
-      await gitText(this.git, ["reset", "--quiet"], "git reset failed");
-      if (tag) await gitText(this.git, ["tag", "--force", tag, sha], `git tag ${tag} failed`);
-      return sha;
-    } catch (error) {
-      if (error instanceof RpgForgeError) throw error;
-      const said = (error as Error).message.trim().split("\n").filter(Boolean).at(-1) ?? "";
-      throw new RpgForgeError("GIT_FAILED", `cannot commit "${message.split("\n")[0]}": ${said}`, { file: this.dir }, undefined, {
-        cause: error,
-      });
-    } finally {
-      await rm(scratch, { recursive: true, force: true });
-    }
+    const sha = await commitFiles(this.dir, { parent: await this.head(), files, message, branch: this.branch, tag });
+    if (sha !== undefined) await gitText(this.git, ["reset", "--quiet"], "git reset failed");
+    return sha;
   }
 
   /** The commit HEAD is on. */
@@ -183,38 +152,9 @@ export async function filesAt(dir: string, ref: string): Promise<string[]> {
   return out.split("\n").filter(Boolean);
 }
 
-/**
- * Puts the work tree on `branch`, made from `first`, with the named files of other
- * refs laid over it (matrix mode: the code of every subgraph branch a subgraph
- * needs). The other refs are merged in by strategy "ours", so the commit the caller
- * makes descends from every branch it took files from. The caller commits the result.
- */
-export async function checkoutWithFiles(
-  dir: string,
-  branch: string,
-  first: string,
-  overlays: readonly { ref: string; paths: readonly string[] }[],
-): Promise<void> {
-  const git = gitIn(dir);
-  await gitText(git, ["checkout", "-B", branch, first], `cannot start ${branch} from ${first}`);
-  if (overlays.length > 0)
-    await gitText(
-      git,
-      ["merge", "-s", "ours", "--no-ff", "--no-commit", ...overlays.map((o) => o.ref)],
-      `cannot merge ${overlays.map((o) => o.ref).join(", ")} into ${branch}`,
-    );
-  for (const { ref, paths } of overlays) {
-    if (paths.length > 0) await gitText(git, ["checkout", ref, "--", ...paths], `cannot take the files of ${ref}`);
-  }
-}
-
-/** Commits these paths as they are (the index is otherwise as it was); a merge under way is committed even with nothing staged. */
-export async function commitFiles(dir: string, paths: readonly string[], message: string): Promise<void> {
-  const git = gitIn(dir);
-  await gitText(git, ["add", "--", ...paths], "git add failed");
-  const merging = existsSync(join(dir, ".git", "MERGE_HEAD"));
-  if (!merging && (await gitText(git, ["diff", "--cached", "--name-only"], "git diff failed")).trim() === "") return;
-  await gitText(git, ["commit", "--no-verify", "-m", message], "git commit failed");
+/** Puts the work tree on `branch`, created or moved to `commit`; uncommitted changes go along where they can. */
+export async function checkoutBranchAt(dir: string, branch: string, commit: string): Promise<void> {
+  await gitText(gitIn(dir), ["checkout", "-B", branch, commit], `cannot put ${branch} at ${commit}`);
 }
 
 export interface RollbackResult {

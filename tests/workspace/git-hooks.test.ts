@@ -3,7 +3,8 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkoutWithFiles, commitFiles, GitRepository, takeFiles } from "../../src/workspace/git.js";
+import { commitFiles } from "../../src/workspace/git-commit.js";
+import { checkoutBranchAt, GitRepository, takeFiles } from "../../src/workspace/git.js";
 import { fetchRefs, pushRefs } from "../../src/workspace/remote.js";
 import { useTempDirs } from "../helpers/temp-dir.js";
 
@@ -58,7 +59,7 @@ function armedRepository(): { dir: string; remote: string; marker: string } {
 }
 
 describe("git never runs the output repository's hooks or fsmonitor", () => {
-  it("through open, commit, tag, a subgraph branch, checkout, commit of files, push and fetch", async () => {
+  it("through open, commit, tag, a subgraph branch, a commit merging a branch's files, checkout, push and fetch", async () => {
     const { dir, remote, marker } = armedRepository();
     const repo = await GitRepository.open(dir, {
       branch: "rpg-forge/mini",
@@ -78,10 +79,18 @@ describe("git never runs the output repository's hooks or fsmonitor", () => {
       owned: () => true,
     });
     expect(stack.levels[0]!.sha).toMatch(/^[0-9a-f]{40}$/);
-    await commitFiles(dir, ["src/b.py"], "chore: b");
-    // Checkouts as the Action makes them: a branch started from another (matrix mode), and files taken from a branch.
-    await checkoutWithFiles(dir, "rpg/mini/c", "rpg/mini/b", []);
-    await checkoutWithFiles(dir, "rpg-forge/mini", "rpg-forge/mini", []);
+    await repo.commitFiles(new Map([["src/b.py", "B = 1\n"]]), "chore: b");
+    // As matrix mode makes them: a commit on one branch taking files of another, checked out; and files taken from a branch.
+    const combined = await commitFiles(dir, {
+      parent: "rpg/mini/b",
+      merging: [{ ref: "rpg-forge/mini", paths: ["src/b.py"] }],
+      files: new Map([["src/c.py", "C = 1\n"]]),
+      message: "chore: the code of b",
+      tag: "rpg/run-1/c",
+    });
+    expect(git(dir, "rev-list", "--parents", "-n", "1", combined!).split(" ")).toHaveLength(3);
+    await checkoutBranchAt(dir, "rpg/mini/c", combined!);
+    await checkoutBranchAt(dir, "rpg-forge/mini", "rpg-forge/mini");
     await takeFiles(dir, "rpg/mini/b", (path) => path === "src/a.py");
     await pushRefs(dir, "origin", ["refs/heads/rpg-forge/mini:refs/heads/rpg-forge/mini", "refs/tags/rpg/run-1/a:refs/tags/rpg/run-1/a"]);
     await fetchRefs(dir, "origin", ["+refs/heads/rpg-forge/*:refs/remotes/origin/rpg-forge/*"]);
