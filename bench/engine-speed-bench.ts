@@ -71,6 +71,7 @@ import { parseArgs } from "node:util";
 import { generate } from "../src/engine/generate.js";
 import type { RunEvent } from "../src/engine/events.js";
 import { createOpenAiProvider } from "../src/llm/openai-provider.js";
+import { committedReport } from "../src/report/generation-report.js";
 import { parseRpgText } from "../src/rpg/load.js";
 import { startFakeOpenAi } from "../tests/helpers/fake-openai-server.js";
 import { kindOf, nodeOf } from "../tests/helpers/scripted-model.js";
@@ -346,6 +347,7 @@ async function runOnce(
       concurrency,
       sandbox: "process",
       git: false,
+      renderCommittedReport: committedReport,
       onEvent,
     });
     wall = now() - t0;

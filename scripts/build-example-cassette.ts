@@ -11,6 +11,7 @@ import { rpgHash } from "../src/engine/run-id.js";
 import { createRecordingProvider } from "../src/llm/cassette.js";
 import { estimateTokens } from "../src/llm/redact.js";
 import type { ModelProvider } from "../src/llm/provider.js";
+import { committedReport } from "../src/report/generation-report.js";
 import { parseRpgText } from "../src/rpg/load.js";
 import { REPLIES } from "./example-statkit/replies.js";
 
@@ -57,6 +58,7 @@ try {
     provider: createRecordingProvider(scripted, recording),
     model: "scripted",
     mode: "new",
+    renderCommittedReport: committedReport,
     onEvent: (e) => {
       if (e.type === "node-finished") console.error(`${e.status.padEnd(7)} ${e.nodeId}${e.reason ? `: ${e.reason}` : ""}`);
     },

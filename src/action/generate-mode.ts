@@ -16,7 +16,6 @@ import { finish } from "./finish.js";
 import { generateInRunner } from "./run-engine.js";
 import { readRevision, replyToReview } from "./revision.js";
 import type { ActionInputs } from "./inputs.js";
-import { readFile } from "node:fs/promises";
 
 /**
  * Modes generate, retry and revise: prepare the checkout, run the engine, push, and
@@ -85,8 +84,7 @@ export async function runGeneration(
   // Generating may have taken longer than an installation token lives: the writes below get a fresh one.
   if (credentials) await useFreshToken(inputs, credentials, (token) => core.setSecret(token));
   const auth = remoteAuthOf(inputs, context);
-  const report = await readFile(result.reportPath, "utf8");
-  const finished = { plan, rpgPath, checkpoint, report, runId: result.runId };
+  const finished = { plan, rpgPath, checkpoint, report: result.report, runId: result.runId };
   if (matrix) {
     // Each wave job's work branch holds what the job had; the next waves and the report job build on it.
     const local = new Set(await refsUnder(dir, `refs/heads/${workBranchPrefix(rpgName)}`));

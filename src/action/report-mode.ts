@@ -1,5 +1,4 @@
 import * as core from "@actions/core";
-import { readFile } from "node:fs/promises";
 import { runBranch, subgraphBranchPrefix, workBranch, workBranchPrefix } from "../record/branch-names.js";
 import { fetchSubgraphBranches, fetchWorkBranches, layWorkBranchesOver } from "../engine/matrix.js";
 import { stateAt } from "../engine/pr-stack.js";
@@ -69,7 +68,7 @@ export async function runReport(inputs: ActionInputs, context: ActionContext, at
     rpgPath,
     checkpoint: result.checkpoint,
     prs,
-    report: await readFile(result.reportPath, "utf8"),
+    report: result.report,
     runId: result.runId,
     branch: runBranchName,
     whole: true,

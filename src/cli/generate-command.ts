@@ -4,7 +4,9 @@ import { rpgHash } from "../engine/run-id.js";
 import { selectProvider } from "../llm/select.js";
 import { loadRpgWithText } from "../rpg/load.js";
 import { EXIT, printIssues, printRunError, type CliIo } from "./output.js";
+import { committedReport } from "../report/generation-report.js";
 import { progressPrinter } from "../report/progress.js";
+import { writeRunReport } from "../report/run-report.js";
 import { terminalLine } from "../report/terminal.js";
 import { DEFAULT_LIMITS, LIMIT_FLAGS } from "../sandbox/limits.js";
 
@@ -113,13 +115,15 @@ async function runGenerate(file: string, flags: GenerateFlags, io: CliIo): Promi
       git: flags.git,
       allowDirty: flags.allowDirty,
       branchPerSubgraph: flags.branchPerSubgraph,
+      renderCommittedReport: committedReport,
       onEvent: progressPrinter(io.err),
       onNotice: (notice) => io.err(`warning: ${terminalLine(notice)}\n`),
       signal: controller.signal,
     });
+    const { path: reportPath } = await writeRunReport(flags.out, { ...result, rpgPath: file, model });
     const c = result.summary.counts;
     const branch = result.branch ? `; branch ${result.branch}` : "";
-    io.out(`${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped of ${c.total} nodes; report: ${result.reportPath}${branch}\n`);
+    io.out(`${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped of ${c.total} nodes; report: ${reportPath}${branch}\n`);
     if (result.interrupted) return EXIT.interrupted;
     return c.failed + c.skipped + c.pending + c.in_progress === 0 ? EXIT.ok : EXIT.failed;
   } catch (error) {

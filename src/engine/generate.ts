@@ -5,16 +5,15 @@ import { packageDirectories, testFileLookup } from "../assembly/layout.js";
 import type { ModelProvider } from "../llm/provider.js";
 import type { ReviewerNote } from "../llm/requests/node-context.js";
 import { createRequestKeys } from "../llm/request-keys.js";
-import { buildPlan } from "../plan/plan.js";
+import { buildPlan, type Plan } from "../plan/plan.js";
 import type { Rpg } from "../rpg/schema.js";
-import { committedReport, renderGenerationReport } from "../report/generation-report.js";
 import { findPython } from "../sandbox/python.js";
 import { redactSecrets } from "../redact.js";
 import { pluginsFor } from "../sandbox/pytest-plugins.js";
 import type { ResourceLimits } from "../sandbox/limits.js";
 import { chooseSandbox, runPytest, type PytestResult, type SandboxKind } from "../sandbox/pytest.js";
 import { redactPytestResult } from "../sandbox/redact-result.js";
-import { ArtifactStore, saveRunFile } from "../workspace/artifacts.js";
+import { ArtifactStore } from "../workspace/artifacts.js";
 import { existingFiles, prepareOutputDir, scaffoldPackage, writeOutputFile } from "../workspace/output-dir.js";
 import { GitRepository } from "../workspace/git.js";
 import { PackageFiles } from "../workspace/package-files.js";
@@ -34,6 +33,7 @@ import { makeRunId } from "./run-id.js";
 import { checkRequestedNodes, runPlan, type RunOptions } from "./run.js";
 import { ASSEMBLED, CHECKPOINT_PATH, REPORT_PATH, TEST_RESULTS_PATH } from "./output-paths.js";
 import { buildSnapshot, writeSnapshot, type Snapshot } from "./snapshot.js";
+import type { AssemblyResult } from "./assemble.js";
 import { SubgraphCommits } from "./subgraph-commits.js";
 import { summarize, type RunSummary } from "../record/summary.js";
 import { createTddSetup } from "./tdd-setup.js";
@@ -48,6 +48,17 @@ const OWN_WRITES = [
   ".rpg-forge/work",
   ".rpg-forge/snapshot",
 ];
+
+/** What the committed report of a state is rendered from: that state alone, nothing that changes with every run. */
+export interface CommittedReportInput {
+  plan: Plan;
+  /** The checkpoint as the snapshot holds it. */
+  checkpoint: Checkpoint;
+  summary: RunSummary;
+  rpgPath: string;
+  model: string;
+  assembly: AssemblyResult;
+}
 
 export interface GenerateOptions {
   rpg: Rpg;
@@ -83,6 +94,11 @@ export interface GenerateOptions {
   limits?: Partial<ResourceLimits> | undefined;
   /** Passed nodes per batch of writes to the output (default 5). */
   batchSize?: number | undefined;
+  /**
+   * Renders docs/generation_report.md as every snapshot commits it; the engine redacts what it returns. The edges
+   * pass report/'s committedReport: rendering is theirs, the engine only knows where the text goes.
+   */
+  renderCommittedReport: (input: CommittedReportInput) => string;
   onEvent?: RunEventListener;
   /** A one-line notice for the user (the sandbox fallback warning). */
   onNotice?: (text: string) => void;
@@ -96,7 +112,15 @@ export interface GenerateResult {
   checkpoint: Checkpoint;
   interrupted: boolean;
   runId: string;
-  reportPath: string;
+  /** The plan the run followed. */
+  plan: Plan;
+  /** When the run's work was done, by the run's clock, and how long it took: the run's own report shows both. */
+  finishedAt: Date;
+  elapsedMs: number;
+  /** What assembly did to the final snapshot; undefined for an interrupted run. */
+  assembly: AssemblyResult | undefined;
+  /** The run branch's commits, newest first (`git log --format="%h %s%d"`); undefined without git. */
+  gitLog: string[] | undefined;
   checkpointPath: string;
   /** The branch the run committed to; undefined without git. */
   branch: string | undefined;
@@ -105,9 +129,10 @@ export interface GenerateResult {
 }
 
 /**
- * `generate` for every edge: checks the output and the tools before any work, runs
- * the TDD loop over the plan with a checkpoint after every node, and writes the
- * report. Knows nothing of terminals or GitHub; edges render its events and result.
+ * `generate` for every edge: checks the output and the tools before any work, and runs
+ * the TDD loop over the plan with a checkpoint after every node. Knows nothing of
+ * terminals, GitHub or reports; edges render its events and result (the run's report
+ * with report/'s writeRunReport).
  */
 export async function generate(options: GenerateOptions): Promise<GenerateResult> {
   const clock = options.clock ?? Date.now;
@@ -239,7 +264,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       },
       renderReport: (projected, assembly) =>
         redactSecrets(
-          committedReport({
+          options.renderCommittedReport({
             plan,
             checkpoint: projected,
             summary: summarize(projected),
@@ -268,20 +293,9 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   }
   const { checkpoint, interrupted } = run;
   const summary = summarize(checkpoint);
-  // The run's own report, with what changes on every run (run id, timings, tokens, history); the committed one leaves those out.
-  const report = renderGenerationReport({
-    plan,
-    checkpoint,
-    summary,
-    rpgPath: options.rpgPath,
-    runId,
-    model: options.model,
-    generatedAt: new Date(clock()),
-    elapsedMs: clock() - started,
-    assembly: final?.assembly,
-    gitLog: repo ? await repo.log() : undefined,
-  });
-  const reportPath = await saveRunFile(outDir, runId, "generation_report.md", report);
+  // For the run's own report: what changes on every run (timings, history), taken before the PR branches are built.
+  const finished = clock();
+  const gitLog = repo ? await repo.log() : undefined;
   let stack: StackResult | undefined;
   const hasPassed = (subgraphId: string): boolean =>
     plan.subgraphs.find((s) => s.id === subgraphId)!.nodes.some((id) => checkpoint.nodes[id]?.status === "passed");
@@ -299,5 +313,18 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       owned: await stackOwnedPaths(outDir, base, options.rpg),
     });
   }
-  return { summary, checkpoint, interrupted, runId, reportPath, checkpointPath, branch: repo?.branch, stack };
+  return {
+    summary,
+    checkpoint,
+    interrupted,
+    runId,
+    plan,
+    finishedAt: new Date(finished),
+    elapsedMs: finished - started,
+    assembly: final?.assembly,
+    gitLog,
+    checkpointPath,
+    branch: repo?.branch,
+    stack,
+  };
 }

@@ -6,6 +6,8 @@ import type { RunEvent } from "../../src/engine/events.js";
 import { generate } from "../../src/engine/generate.js";
 import { rpgHash } from "../../src/engine/run-id.js";
 import { selectProvider } from "../../src/llm/select.js";
+import { committedReport } from "../../src/report/generation-report.js";
+import { writeRunReport } from "../../src/report/run-report.js";
 import { parseRpgText } from "../../src/rpg/load.js";
 import { useTempDirs } from "../helpers/temp-dir.js";
 
@@ -22,15 +24,17 @@ describe("generate with a concurrency of 3", () => {
     const events: RunEvent[] = [];
     let running = 0;
     let most = 0;
+    const out = tempDir();
     const result = await generate({
       rpg: loaded.value,
       rpgPath: join(EXAMPLE, "rpg.json"),
       rpgSha256: rpgHash(text),
-      outDir: tempDir(),
+      outDir: out,
       provider,
       model,
       mode: "new",
       concurrency: 3,
+      renderCommittedReport: committedReport,
       onEvent: (event) => {
         events.push(event);
         if (event.type === "node-started") most = Math.max(most, ++running);
@@ -40,7 +44,8 @@ describe("generate with a concurrency of 3", () => {
     expect(most).toBeGreaterThan(1);
     expect(result.summary.counts).toMatchObject({ total: 14, passed: 11, failed: 1, skipped: 2 });
     expect(result.summary.failed.map((f) => f.id)).toEqual(["report.format_number"]);
-    const report = readFileSync(result.reportPath, "utf8");
+    const { path } = await writeRunReport(out, { ...result, rpgPath: join(EXAMPLE, "rpg.json"), model });
+    const report = readFileSync(path, "utf8");
     expect(report).toMatch(/\*\*Nodes Passed\*\*: 11/);
     // Issue 16: progress reads in the order things happen. A subgraph is committed after the line of
     // every one of its nodes, however the nodes side by side finished.

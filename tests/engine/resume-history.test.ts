@@ -7,6 +7,7 @@ import type { RunEvent } from "../../src/engine/events.js";
 import { generate, type GenerateOptions } from "../../src/engine/generate.js";
 import { rpgHash } from "../../src/engine/run-id.js";
 import { selectProvider } from "../../src/llm/select.js";
+import { committedReport } from "../../src/report/generation-report.js";
 import { parseRpgText } from "../../src/rpg/load.js";
 import { useTempDirs } from "../helpers/temp-dir.js";
 
@@ -32,6 +33,7 @@ describe("history across an interrupted run and its resume", () => {
       model,
       mode: "new",
       branchPerSubgraph: true,
+      renderCommittedReport: committedReport,
       // The history is the point, not the debug loop: report.format_number fails after 1 fix instead of 8 (the
       // nodes that pass need at most 1), with the same outcome for every node, 7 pytest runs and a diagnosis fewer.
       maxIterations: 1,

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseCheckpoint, type Checkpoint } from "../../src/engine/checkpoint.js";
 import type { GenerateResult } from "../../src/engine/generate.js";
+import { writeRunReport } from "../../src/report/run-report.js";
 import type { ReceivedRequest } from "../helpers/fake-openai-server.js";
 import { generateWith, KINDS, kindOf, labLeaf, startScriptedModel, type ScriptedModel, type Scripts } from "../helpers/scripted-model.js";
 
@@ -308,10 +309,16 @@ describe("the TDD loop, through a real OpenAI-compatible HTTP server", () => {
     expect(JSON.parse(readFileSync(join(dir, "05-fix-1", "accepted.json"), "utf8"))).toMatchObject({ explanation: "was off by one" });
   });
 
-  it("writes the report, and leaves a package whose own tests pass", () => {
-    const report = readFileSync(result.reportPath, "utf8");
+  it("commits the report it is given, returns what the run's own report needs, and leaves a package whose own tests pass", async () => {
+    const committed = readFileSync(join(out, "docs/generation_report.md"), "utf8");
+    expect(committed).toContain("- **Nodes Failed**: 3 (20%)");
+    expect(committed).toContain("### `scale`: `scale`");
+    const { path, report } = await writeRunReport(out, { ...result, rpgPath: "rpg.json", model: "fake-model" });
+    expect(path).toBe(join(out, ".rpg-forge/runs", result.runId, "generation_report.md"));
+    expect(readFileSync(path, "utf8")).toBe(report);
     expect(report).toContain("- **Nodes Failed**: 3 (20%)");
     expect(report).toContain("### `scale`: `scale`");
+    expect(report).toContain(`- **Run**: ${result.runId}`);
     const pytest = spawnSync("python3", ["-m", "pytest", "-q", "-p", "no:cacheprovider"], { cwd: out, encoding: "utf8" });
     expect(pytest.stdout).toMatch(/\b12 passed\b/);
     expect(pytest.status).toBe(0);

@@ -5,6 +5,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generate } from "../../src/engine/generate.js";
 import { createOpenAiProvider } from "../../src/llm/openai-provider.js";
+import { committedReport } from "../../src/report/generation-report.js";
+import { writeRunReport } from "../../src/report/run-report.js";
 import { parseRpgText } from "../../src/rpg/load.js";
 import { startScriptedOpenAi, type FakeOpenAi } from "../helpers/fake-openai-server.js";
 import { leaf, rpgDoc, text } from "../helpers/rpg.js";
@@ -68,6 +70,7 @@ describe("a full disk under generate", () => {
       mode: "new",
       git: false,
       sandbox: "process",
+      renderCommittedReport: committedReport,
     });
     const checkpoint = JSON.parse(readFileSync(result.checkpointPath, "utf8"));
     expect(checkpoint.nodes.big).toMatchObject({
@@ -79,7 +82,9 @@ describe("a full disk under generate", () => {
     expect(readFileSync(join(out, "src/pkg/small.py"), "utf8")).toContain("return x + 1");
     expect(readdirSync(join(out, "tests"))).toEqual(["test_small.py"]);
     expect(readdirSync(join(out, "src/pkg")).filter((f) => f.endsWith(".tmp"))).toEqual([]);
-    expect(readFileSync(result.reportPath, "utf8")).toContain("ENOSPC");
+    expect(readFileSync(join(out, "docs/generation_report.md"), "utf8")).toContain("ENOSPC");
+    const { path } = await writeRunReport(out, { ...result, rpgPath: "rpg.json", model: "fake-model" });
+    expect(readFileSync(path, "utf8")).toContain("ENOSPC");
     expect(result.summary.counts).toMatchObject({ passed: 1, failed: 1 });
   });
 });

@@ -9,7 +9,9 @@ import { generate, type GenerateResult } from "../../src/engine/generate.js";
 import { publishSubgraphs } from "../../src/github/publish.js";
 import { createOpenAiProvider } from "../../src/llm/openai-provider.js";
 import { buildPlan, type Plan } from "../../src/plan/plan.js";
+import { committedReport } from "../../src/report/generation-report.js";
 import { renderFailedNodeComment } from "../../src/report/pull-request.js";
+import { writeRunReport } from "../../src/report/run-report.js";
 import { parseRpgText } from "../../src/rpg/load.js";
 import { startFakeOpenAi, type FakeOpenAi } from "../helpers/fake-openai-server.js";
 import { startGitHubStandIn, type GitHubStandIn } from "../helpers/github-stand-in.js";
@@ -66,6 +68,7 @@ let fake: FakeOpenAi;
 let out: string;
 let plan: Plan;
 let result: GenerateResult;
+let reportPath: string;
 
 beforeAll(async () => {
   fake = await startFakeOpenAi((body) => {
@@ -103,7 +106,10 @@ beforeAll(async () => {
     maxIterations: 1,
     perTestTimeoutMs: 5000,
     branchPerSubgraph: true,
+    renderCommittedReport: committedReport,
   });
+  // As every edge does: the run's own report, from the result.
+  ({ path: reportPath } = await writeRunReport(out, { ...result, rpgPath: "rpg.json", model: "fake-model" }));
 }, 180_000);
 
 afterAll(async () => {
@@ -130,7 +136,8 @@ describe("a secret that generated code prints", () => {
   it("is in no file under the output: checkpoint, artifacts, report, package", () => {
     const files = filesUnder(out);
     expect(files).toContain(result.checkpointPath);
-    expect(files).toContain(result.reportPath);
+    expect(files).toContain(reportPath);
+    expect(files).toContain(join(out, "docs/generation_report.md"));
     const artifacts = files.filter((f) => f.includes("/.rpg-forge/runs/"));
     expect(artifacts.some((f) => f.endsWith("pytest-output.txt"))).toBe(true);
     expect(artifacts.some((f) => readFileSync(f, "utf8").includes(REDACTED))).toBe(true);

@@ -1,5 +1,6 @@
 import { generate, type GenerateOptions, type GenerateResult } from "../../src/engine/generate.js";
 import { createOpenAiProvider } from "../../src/llm/openai-provider.js";
+import { committedReport } from "../../src/report/generation-report.js";
 import { parseRpgText } from "../../src/rpg/load.js";
 import { startFakeOpenAi, type FakeOpenAi, type ReceivedRequest } from "./fake-openai-server.js";
 import { rpgDoc, text } from "./rpg.js";
@@ -55,7 +56,7 @@ export async function generateWith(
   model: FakeOpenAi,
   nodes: Record<string, unknown>[],
   outDir: string,
-  options: Partial<GenerateOptions> = {},
+  options: Partial<Omit<GenerateOptions, "renderCommittedReport">> = {},
   edges: Parameters<typeof rpgDoc>[1] = [],
 ): Promise<GenerateResult> {
   const loaded = parseRpgText(text(rpgDoc(nodes, edges)), "rpg.json");
@@ -68,6 +69,7 @@ export async function generateWith(
     provider: createOpenAiProvider({ apiKey: "test-key", baseURL: model.url, model: "fake-model", maxRetries: 0 }),
     model: "fake-model",
     mode: "new",
+    renderCommittedReport: committedReport,
     ...options,
   });
 }
