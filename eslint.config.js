@@ -60,8 +60,8 @@ export default tseslint.config(
   ),
   layer(
     ["src/engine/**"],
-    ["**/github/**", "**/cli/**", "**/action/**", "**/app/**", ...GITHUB_PACKAGES],
-    "the engine knows nothing of GitHub or its edges",
+    ["**/report/**", "**/github/**", "**/cli/**", "**/action/**", "**/app/**", ...GITHUB_PACKAGES],
+    "the engine knows nothing of reports, GitHub or its edges: the edges render and write the reports",
   ),
   layer(
     ["src/github/**"],
