@@ -148,8 +148,9 @@ export async function headOf(dir: string): Promise<string> {
 
 /** The files a branch or commit holds. */
 export async function filesAt(dir: string, ref: string): Promise<string[]> {
-  const out = await gitText(gitIn(dir), ["ls-tree", "-r", "--name-only", ref], `cannot list ${ref}`);
-  return out.split("\n").filter(Boolean);
+  // -z: paths as they are, not quoted when they hold a byte outside ASCII.
+  const out = await gitText(gitIn(dir), ["ls-tree", "-r", "-z", "--name-only", ref], `cannot list ${ref}`);
+  return out.split("\0").filter(Boolean);
 }
 
 /** Puts the work tree on `branch`, created or moved to `commit`; uncommitted changes go along where they can. */
