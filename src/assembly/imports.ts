@@ -1,26 +1,13 @@
 import { findCycles } from "../rpg/cycles.js";
 import { compareIds } from "../rpg/ids.js";
-import { outlinePython } from "../workspace/python-outline.js";
 import { moduleOf } from "./layout.js";
-import { askImportScript, type ImportStatement, type RuntimeImport } from "./python-imports.js";
-
-/** How the import statements of one module are classified: for PEP 8 grouping. */
-export type ImportGroup = "future" | "stdlib" | "third_party" | "local";
-
-const GROUP_ORDER: readonly ImportGroup[] = ["future", "stdlib", "third_party", "local"];
+import { askImportScript, type RuntimeImport } from "./python-imports.js";
 
 /** The organized source; `reason` says why it was left unchanged when it could not be organized. */
 export interface OrganizedImports {
   source: string;
   changed: boolean;
   reason?: string;
-}
-
-/** One statement of the new block, with the comment lines that travel with it. */
-interface Unit {
-  statement: ImportStatement;
-  comments: string[];
-  text: string;
 }
 
 /**
@@ -34,7 +21,9 @@ interface Unit {
  * split and loses the comment. Extra lines are added unless every name they bind is
  * already imported at top level, or is imported inside the functions that use it and read
  * nowhere else as the module's name: an import the code put in a function (often to avoid
- * a cycle) stays there, and is not repeated at the top. CRLF line ends become LF.
+ * a cycle) stays there, and is not repeated at the top. CRLF line ends become LF. A result
+ * that would not parse is not returned. The block is scanned, rendered and parsed by
+ * `organize` in ./python-imports.ts, in one call; the code application runs the same function.
  */
 export async function organizeImports(
   python: string,
@@ -42,123 +31,7 @@ export async function organizeImports(
   localPackages: readonly string[],
   extra: readonly string[] = [],
 ): Promise<OrganizedImports> {
-  const unchanged = (reason?: string): OrganizedImports => ({ source, changed: false, ...(reason === undefined ? {} : { reason }) });
-  const text = source.replace(/\r\n/g, "\n");
-  const wanted = extra.map((line) => line.trim()).filter((line) => line !== "");
-  const scan = await askImportScript(python, { mode: "block", source: text, extra: wanted });
-  if (!scan.ok) return unchanged(`imports not organized: ${scan.message}`);
-
-  const lines = text === "" ? [] : text.replace(/\n$/, "").split("\n");
-  const firstStatement = scan.imports[0]?.start ?? (scan.next.start || lines.length + 1);
-  const headEnd = scan.docstringEnd > 0 ? scan.docstringEnd : headerEnd(lines, firstStatement - 1);
-  const units = unitsOf(lines, headEnd, scan.imports);
-  if (typeof units === "string") return unchanged(`imports not organized: ${units}`);
-  const added = newExtras(scan.extras, scan.present, scan.localOnly);
-  if (units.length === 0 && added.length === 0) return unchanged();
-
-  const stdlib = await stdlibNames(python);
-  const block = renderBlock([...withoutRepeats(units), ...added], localPackages, stdlib);
-  const head = lines.slice(0, headEnd);
-  while (head.length > 0 && head.at(-1)!.trim() === "") head.pop();
-  const tail = lines.slice(scan.imports.at(-1)?.end ?? headEnd);
-  while (tail.length > 0 && tail[0]!.trim() === "") tail.shift();
-  const gap = scan.next.kind === "def" ? ["", ""] : [""];
-  const result = `${[...head, ...(head.length > 0 ? [""] : []), ...block, ...(tail.length > 0 ? gap : []), ...tail].join("\n")}\n`;
-  if (result === source) return unchanged();
-  const outline = await outlinePython(python, result);
-  if (!outline.ok) return unchanged(`imports not organized: the result would not parse (line ${outline.line}: ${outline.message})`);
-  return { source: result, changed: true };
-}
-
-/**
- * Without a docstring, how many lines stay above the imports: a shebang and coding
- * cookie (they only work on lines 1–2), and a leading comment block set off by a blank
- * line, which is a file header rather than a note on the first import.
- */
-function headerEnd(lines: readonly string[], limit: number): number {
-  let end = 0;
-  while (end < Math.min(2, limit) && /^#!|^#.*coding[:=]/.test(lines[end]!)) end++;
-  let next = end;
-  while (next < limit && lines[next]!.startsWith("#")) next++;
-  return next > end && next < limit && lines[next]!.trim() === "" ? next : end;
-}
-
-/** The block's statements with the comment lines above each; a description of the problem if a line is neither. */
-function unitsOf(lines: readonly string[], headEnd: number, imports: readonly ImportStatement[]): Unit[] | string {
-  const units: Unit[] = [];
-  let line = headEnd + 1;
-  for (const statement of imports) {
-    const comments: string[] = [];
-    for (; line < statement.start; line++) {
-      const content = lines[line - 1]!.trim();
-      if (content.startsWith("#")) comments.push(content);
-      else if (content !== "") return `line ${line} sits in the import block but is neither an import nor a comment`;
-    }
-    const text = statement.shared ? statement.segment : lines.slice(statement.start - 1, statement.end).join("\n");
-    units.push({ statement, comments, text });
-    line = Math.max(line, statement.end + 1);
-  }
-  return units;
-}
-
-/** The block without a second copy of a statement; a copy with comments of its own is kept, so nothing a person wrote is lost. */
-function withoutRepeats(units: readonly Unit[]): Unit[] {
-  const seen = new Set<string>();
-  return units.filter((unit) => {
-    const key = unit.text.replace(/\s+/g, " ").trim();
-    const repeat = seen.has(key) && unit.comments.length === 0;
-    seen.add(key);
-    return !repeat;
-  });
-}
-
-/**
- * Extra statements that bind a name not yet imported the same way (`from m import x` is there when `from m import x, y` is),
- * other than names only the functions that import them read.
- */
-function newExtras(extras: readonly ImportStatement[], present: readonly string[], localOnly: readonly string[]): Unit[] {
-  const bound = new Set(present);
-  const local = new Set(localOnly);
-  const added: Unit[] = [];
-  for (const statement of extras) {
-    if (statement.keys.every((key) => bound.has(key)) || statement.binds.every((name) => local.has(name))) continue;
-    for (const key of statement.keys) bound.add(key);
-    added.push({ statement, comments: [], text: statement.segment });
-  }
-  return added;
-}
-
-function renderBlock(units: readonly Unit[], localPackages: readonly string[], stdlib: ReadonlySet<string>): string[] {
-  const out: string[] = [];
-  for (const group of GROUP_ORDER) {
-    const members = units.filter((unit) => groupOf(unit.statement, localPackages, stdlib) === group);
-    if (members.length === 0) continue;
-    if (out.length > 0) out.push("");
-    for (const unit of members.sort(compareUnits)) out.push(...unit.comments, unit.text);
-  }
-  return out;
-}
-
-function groupOf(statement: ImportStatement, localPackages: readonly string[], stdlib: ReadonlySet<string>): ImportGroup {
-  if (statement.level > 0) return "local";
-  const isFrom = statement.keys[0]?.startsWith("from ") ?? false;
-  // `import __future__` is an ordinary module; only `from __future__ import` is a future statement.
-  if (isFrom && statement.module === "__future__") return "future";
-  const top = statement.module.split(".")[0]!;
-  // The package's own name wins over a standard-library module of the same name.
-  if (localPackages.includes(top)) return "local";
-  return stdlib.has(top) ? "stdlib" : "third_party";
-}
-
-function compareUnits(a: Unit, b: Unit): number {
-  const key = (u: Unit): string[] => {
-    const module = ".".repeat(u.statement.level) + u.statement.module;
-    return [u.statement.level > 0 ? "1" : "0", module.toLowerCase(), module, u.statement.keys[0]?.startsWith("from ") ? "1" : "0", u.text];
-  };
-  const ka = key(a);
-  const kb = key(b);
-  for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return ka[i]! < kb[i]! ? -1 : 1;
-  return 0;
+  return askImportScript(python, { mode: "organize", source, localPackages, extra });
 }
 
 /** The import line a dependent needs for a dependency in another module: `from <module> import <name>`; none when both are in the same module. */

@@ -1,4 +1,6 @@
+import { JS_TEXT_PY } from "../python-helpers/js-text.js";
 import { runPythonScript } from "../python-helpers/run-script.js";
+import { OUTLINE_PY } from "../workspace/python-outline.js";
 
 /**
  * The Python half of imports.ts: one script, run as `python3 -I -c` with a JSON request
@@ -7,8 +9,8 @@ import { runPythonScript } from "../python-helpers/run-script.js";
  * from shadowing `ast` or `json`. The bytes go through stdin.buffer as UTF-8 and come
  * back as ASCII JSON, so the locale of the scrubbed environment does not matter.
  */
-const IMPORTS_SCRIPT = String.raw`
-import ast, io, json, sys, tokenize
+export const IMPORTS_PY = String.raw`
+import ast, io, json, re, sys, tokenize
 
 def is_docstring(node):
     return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
@@ -285,8 +287,132 @@ def stdlib(req):
         found = set(sys.builtin_module_names) | {m.name for m in pkgutil.iter_modules([sysconfig.get_paths()["stdlib"]])}
     return {"ok": True, "names": sorted(found)}
 
+def organize(req):
+    # The module with its leading import block in PEP 8 order and req["extra"] added (see organizeImports in
+    # imports.ts), parsed; the source unchanged, with a reason when the block cannot be organized.
+    source = req["source"]
+    def unchanged(reason=None):
+        return {"source": source, "changed": False, **({} if reason is None else {"reason": reason})}
+    text = source.replace("\r\n", "\n")
+    scan = block({"source": text, "extra": [line for line in map(js_trim, req["extra"]) if line != ""]})
+    if not scan["ok"]:
+        return unchanged("imports not organized: " + scan["message"])
+    lines = [] if text == "" else (text[:-1] if text.endswith("\n") else text).split("\n")
+    imports = scan["imports"]
+    first_statement = imports[0]["start"] if imports else scan["next"]["start"] or len(lines) + 1
+    head_end = scan["docstringEnd"] if scan["docstringEnd"] > 0 else header_end(lines, first_statement - 1)
+    units = units_of(lines, head_end, imports)
+    if isinstance(units, str):
+        return unchanged("imports not organized: " + units)
+    added = new_extras(scan["extras"], scan["present"], scan["localOnly"])
+    if not units and not added:
+        return unchanged()
+    rendered = render_block(without_repeats(units) + added, req["localPackages"], set(stdlib(req)["names"]))
+    head = lines[:head_end]
+    while head and js_trim(head[-1]) == "":
+        head.pop()
+    tail = lines[imports[-1]["end"] if imports else head_end :]
+    while tail and js_trim(tail[0]) == "":
+        tail.pop(0)
+    gap = ["", ""] if scan["next"]["kind"] == "def" else [""]
+    result = "\n".join(head + ([""] if head else []) + rendered + (gap if tail else []) + tail) + "\n"
+    if result == source:
+        return unchanged()
+    parsed = outline(universal(result))
+    if not parsed["ok"]:
+        return unchanged("imports not organized: the result would not parse (line %s: %s)" % (parsed["line"], parsed["message"]))
+    return {"source": result, "changed": True}
+
+HEADER = re.compile("#!|#" + JS_DOT + "*coding[:=]")
+
+def header_end(lines, limit):
+    # Without a docstring, how many lines stay above the imports: a shebang and coding cookie (they only work on
+    # lines 1-2), and a leading comment block set off by a blank line, which is a file header rather than a note on
+    # the first import.
+    end = 0
+    while end < min(2, limit, len(lines)) and HEADER.match(lines[end]):
+        end += 1
+    after = end
+    while after < limit and lines[after].startswith("#"):
+        after += 1
+    return after if end < after < limit and js_trim(lines[after]) == "" else end
+
+def units_of(lines, head_end, imports):
+    # The block's statements with the comment lines above each; a description of the problem if a line is neither.
+    units, line = [], head_end + 1
+    for statement in imports:
+        comments = []
+        while line < statement["start"]:
+            content = js_trim(lines[line - 1])
+            if content.startswith("#"):
+                comments.append(content)
+            elif content != "":
+                return "line %d sits in the import block but is neither an import nor a comment" % line
+            line += 1
+        text = statement["segment"] if statement["shared"] else "\n".join(lines[statement["start"] - 1 : statement["end"]])
+        units.append({"statement": statement, "comments": comments, "text": text})
+        line = max(line, statement["end"] + 1)
+    return units
+
+def without_repeats(units):
+    # The block without a second copy of a statement; a copy with comments of its own is kept, so nothing a person wrote is lost.
+    seen, kept = set(), []
+    for unit in units:
+        key = js_trim(JS_SPACES.sub(" ", unit["text"]))
+        if key not in seen or unit["comments"]:
+            kept.append(unit)
+        seen.add(key)
+    return kept
+
+def new_extras(extras, present, local_only):
+    # Extra statements that bind a name not yet imported the same way, other than names only the functions that
+    # import them read.
+    bound, local, added = set(present), set(local_only), []
+    for statement in extras:
+        if all(key in bound for key in statement["keys"]) or all(name in local for name in statement["binds"]):
+            continue
+        bound.update(statement["keys"])
+        added.append({"statement": statement, "comments": [], "text": statement["segment"]})
+    return added
+
+def render_block(units, local_packages, stdlib_names):
+    out = []
+    for group in ("future", "stdlib", "third_party", "local"):
+        members = [unit for unit in units if group_of(unit["statement"], local_packages, stdlib_names) == group]
+        if not members:
+            continue
+        if out:
+            out.append("")
+        for unit in sorted(members, key=unit_order):
+            out += unit["comments"] + [unit["text"]]
+    return out
+
+def group_of(statement, local_packages, stdlib_names):
+    if statement["level"] > 0:
+        return "local"
+    # "import __future__" is an ordinary module; only "from __future__ import" is a future statement.
+    if statement["keys"] and statement["keys"][0].startswith("from ") and statement["module"] == "__future__":
+        return "future"
+    top = statement["module"].split(".")[0]
+    # The package's own name wins over a standard-library module of the same name.
+    if top in local_packages:
+        return "local"
+    return "stdlib" if top in stdlib_names else "third_party"
+
+def unit_order(unit):
+    # Relative imports last; by module, case-insensitively; "import x" before "from x import y"; then the text.
+    statement = unit["statement"]
+    module = "." * statement["level"] + statement["module"]
+    is_from = bool(statement["keys"]) and statement["keys"][0].startswith("from ")
+    return tuple(map(js_order, ("1" if statement["level"] > 0 else "0", module.lower(), module, "1" if is_from else "0", unit["text"])))
+`;
+
+const IMPORTS_SCRIPT = `${JS_TEXT_PY}
+${OUTLINE_PY}
+${IMPORTS_PY}
 request = json.loads(sys.stdin.buffer.read().decode("utf-8"))
-print(json.dumps({"block": block, "names": names, "graph": graph, "own": own, "stdlib": stdlib}[request["mode"]](request)))
+modes = {"block": block, "names": names, "graph": graph, "own": own, "stdlib": stdlib, "organize": organize}
+print(json.dumps(modes[request["mode"]](request)))
 `;
 
 /** One top-level import statement as the script describes it (lines are 1-based, inclusive). */
@@ -340,6 +466,7 @@ export interface ScriptReplies {
   graph: { ok: true; modules: Record<string, RuntimeImport[] | null>; defined: Record<string, string[]> };
   own: { ok: true; lines: string[] };
   stdlib: { ok: true; names: string[] };
+  organize: { source: string; changed: boolean; reason?: string };
 }
 
 export type ScriptRequest =
@@ -347,7 +474,8 @@ export type ScriptRequest =
   | { mode: "names"; code: string }
   | { mode: "graph"; modules: Record<string, string> }
   | { mode: "own"; lines: readonly string[]; module: string; isPackage: boolean; source: string; names: readonly string[] }
-  | { mode: "stdlib" };
+  | { mode: "stdlib" }
+  | { mode: "organize"; source: string; localPackages: readonly string[]; extra: readonly string[] };
 
 /** Runs one request through the import script; throws when Python itself fails, since nothing can go on without it. */
 export async function askImportScript<M extends ScriptRequest["mode"]>(

@@ -6,8 +6,10 @@
  * once (again only the bodies of comparison methods and of functions taking a restricted
  * fixture); checks that need every binding of the reply (what `wraps` or `os` stands for)
  * are queued during the walk and run at its end. The rules are in docs/review-rules.md.
+ * REVIEW_PY defines `review_reply(request)`, which returns that output, so that the code
+ * application's script reviews a reply with this very code; REVIEW_SCRIPT runs it on stdin.
  */
-export const REVIEW_SCRIPT = String.raw`
+export const REVIEW_PY = String.raw`
 import ast, gc, json, re, sys
 
 gc.disable()  # the review makes no cycles to collect, and scanning a large tree over and over doubles its time
@@ -833,8 +835,7 @@ def review(request):
     return r.out
 
 
-def main():
-    request = json.loads(sys.stdin.buffer.read())
+def review_reply(request):
     try:
         found = review(request)
     except (RecursionError, MemoryError):
@@ -843,8 +844,9 @@ def main():
         found = [("unreviewable", 0, "the review failed: %s: %s" % (type(e).__name__, e), "code")]
     order = {p: i for i, (p, _) in enumerate(request["parts"])}
     found = sorted(set(found), key=lambda f: (order.get(f[3], 0), f[1], f[0], f[2]))
-    print(json.dumps({"findings": found[:100], "total": len(found)}))
+    return {"findings": found[:100], "total": len(found)}
+`;
 
-
-main()
+export const REVIEW_SCRIPT = `${REVIEW_PY}
+print(json.dumps(review_reply(json.loads(sys.stdin.buffer.read()))))
 `;
