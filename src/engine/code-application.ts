@@ -1,13 +1,13 @@
-import { importFor, isStdlib, missingNames, organizeImports, usedNames, withoutSelfImports } from "../assembly/imports.js";
+import { importFor, isStdlib, missingNames, organizeImports, withoutSelfImports } from "../assembly/imports.js";
 import { moduleOf } from "../assembly/layout.js";
 import type { NodePromptContext } from "../llm/requests/node-context.js";
-import { reviewImplementation } from "../review/reply-review.js";
+import { helperFailed } from "../python-helpers/run-script.js";
+import { implementationRequest, reviewImplementation, scriptVerdict, textVerdict } from "../review/reply-review.js";
 import type { RpgNode } from "../rpg/schema.js";
 import { symbolKindOf } from "../rpg/symbol-kind.js";
 import type { PytestResult } from "../sandbox/pytest.js";
-import { addImports, memberCode, replaceMember, replaceSymbol, stubFor } from "../workspace/python-edit.js";
-import { outlinePython, type TopLevelStatement } from "../workspace/python-outline.js";
-import { placeSupportCode, readSupportCode } from "../workspace/support-code.js";
+import { stubFor } from "../workspace/python-edit.js";
+import { applyInPython } from "./application-script.js";
 import { checkCode } from "./proposals.js";
 import type { TddSetup } from "./tdd-setup.js";
 
@@ -89,11 +89,14 @@ export class CodeApplication {
     for (const name of names) if (await isStdlib(this.setup.python, name)) lines.push(`import ${name}`);
     if (lines.length === 0) return [];
     // An import the engine adds is held to the review like one the model proposed (no `import signal` by the back door).
+    // Both calls go together, in one round trip; the organized module is written only if the review accepts.
     const { code, support } = this.accepted ?? { code: "", support: "" };
-    if (!(await reviewImplementation(this.setup.python, code, lines.join("\n"), { support, registrars: this.registrars() })).ok) return [];
     const source = (await this.setup.files.read(this.implFile)) ?? "";
-    const organized = await organizeImports(this.setup.python, source, this.setup.localPackages, lines);
-    if (!organized.changed || organized.reason !== undefined) return [];
+    const [reviewed, organized] = await Promise.all([
+      reviewImplementation(this.setup.python, code, lines.join("\n"), { support, registrars: this.registrars() }),
+      organizeImports(this.setup.python, source, this.setup.localPackages, lines),
+    ]);
+    if (!reviewed.ok || !organized.changed || organized.reason !== undefined) return [];
     await this.setup.files.write(this.implFile, organized.source);
     return lines;
   }
@@ -101,128 +104,66 @@ export class CodeApplication {
   private async apply(imports: string[], code: string, support: string, proposed: boolean): Promise<Applied> {
     const python = this.setup.python;
     const before = (proposed ? this.baseline : undefined) ?? (await this.setup.files.read(this.implFile)) ?? "";
-    // The checks that need only the reply and the module as it is go to the helpers at once: the
-    // worker pool sends calls made together in one round trip.
-    const review = (lines: readonly string[]) =>
-      Promise.all([
-        proposed ? reviewImplementation(python, code, lines.join("\n"), { support, registrars: this.registrars() }) : undefined,
-        outlinePython(python, lines.join("\n")),
-      ]);
-    const [filtered, codeOutline, extra, outline, edgeImports, asProposed] = await Promise.all([
-      // A name the module defines needs no import: importing it is an import of the module by itself,
-      // which fails at load time. A package's __init__.py keeps `from pkg import submodule`.
-      withoutSelfImports(python, imports, {
-        module: this.prompt.module,
-        isPackage: /(^|\/)__init__\.py$/.test(this.implFile),
-        source: before,
-        names: [this.owner?.name ?? this.node.name],
-      }),
-      outlinePython(python, code),
-      readSupportCode(python, support, this.node.name),
-      outlinePython(python, before),
-      this.edgeImports(code),
-      // Reviewed with the imports as proposed, in the same round trip; asked again in the rare case that
-      // some were imports of the module by itself, so that the review sees what is applied.
-      review(imports),
-    ]);
-    const selfImported = filtered.length !== imports.length || filtered.some((line, i) => line !== imports[i]);
-    imports = filtered;
-    const [reviewed, importsOutline] = selfImported ? await review(imports) : asProposed;
-    if (reviewed && !reviewed.ok) return { ok: false, reason: `the review refused the code: ${reviewed.reason}` };
-    const verdict = checkCode(this.node, codeOutline, importsOutline);
-    if (!verdict.ok) return verdict;
-    if (!extra.ok) return { ok: false, reason: `the support code was refused: ${extra.problems.slice(0, 3).join("; ")}` };
-    if (!outline.ok)
-      return { ok: false, reason: `${this.implFile} does not parse before the edit: line ${outline.line}: ${outline.message}` };
-    const taken = new Set(
-      outline.statements.flatMap((st) => st.names ?? (st.name ? [st.name] : [])).filter((name) => name !== this.node.name),
-    );
-    const clashes = extra.names.filter((name) => taken.has(name) || name === this.node.name);
-    if (clashes.length > 0)
-      return {
-        ok: false,
-        reason: `the support code defines ${clashes.join(", ")}, which ${this.implFile} already has; choose other names`,
-      };
-    const put = await this.putSymbol(before, outline.statements, code);
-    if (!put.ok) return put;
-    const swappedOutline = await outlinePython(python, put.source);
-    // Support code goes around the top-level statement that holds the symbol: the class, for a method.
-    const holder = this.owner?.name ?? this.node.name;
-    const symbol = swappedOutline.ok ? swappedOutline.statements.find((st) => st.name === holder) : undefined;
-    const replaced = symbol ? placeSupportCode(put.source, symbol.start, symbol.end, extra) : put.source;
-    // The same text parses the same: without support code to place, the outline at hand is the one.
-    const replacedOutline = replaced === put.source ? swappedOutline : await outlinePython(python, replaced);
-    if (!replacedOutline.ok)
-      return { ok: false, reason: `the edited file would not parse: line ${replacedOutline.line}: ${replacedOutline.message}` };
-    // The model's imports plus those the RPG's edges imply for dependencies the code
-    // uses, in PEP 8 order; where the block cannot be reordered, they are only added.
-    const organized = await organizeImports(python, replaced, this.setup.localPackages, [...imports, ...edgeImports]);
-    const after =
-      organized.reason === undefined ? organized.source : addImports(replaced, replacedOutline.statements, [...imports, ...edgeImports]);
-    // organizeImports parses what it returns (and returns the parsed `replaced` when it changes nothing): only the
-    // fallback's text is new.
-    if (organized.reason !== undefined) {
-      const final = await outlinePython(python, after);
-      if (!final.ok) return { ok: false, reason: `the edited file would not parse: line ${final.line}: ${final.message}` };
+    const isPackage = /(^|\/)__init__\.py$/.test(this.implFile);
+    const reviewOf = (lines: readonly string[]) =>
+      proposed ? implementationRequest(code, lines.join("\n"), { support, registrars: this.registrars() }) : null;
+    // A reply that is not text never reaches Python: the text checks refuse it here. They see the imports
+    // as applied, so where there are imports to filter, the refusal waits for the filter.
+    let filtered = false;
+    const asProposed = reviewOf(imports);
+    if (asProposed && textVerdict(asProposed)) {
+      if (imports.length > 0) {
+        // A name the module defines needs no import: importing it is an import of the module by itself,
+        // which fails at load time. A package's __init__.py keeps `from pkg import submodule`.
+        imports = await withoutSelfImports(python, imports, {
+          module: this.prompt.module,
+          isPackage,
+          source: before,
+          names: [this.holder],
+        });
+        filtered = true;
+      }
+      const refused = textVerdict(reviewOf(imports)!);
+      if (refused) return { ok: false, reason: `the review refused the code: ${refused.reason}` };
     }
-    await this.setup.files.write(this.implFile, after);
+    // One round trip: the filter, the review, the outlines, the support code, the edit and the import block.
+    const reply = await applyInPython(python, {
+      file: this.implFile,
+      before,
+      code,
+      imports,
+      filtered,
+      support,
+      symbol: this.node.name,
+      owner: this.owner?.name ?? null,
+      module: this.prompt.module,
+      isPackage,
+      // A method is reached through its class, never imported by its own name.
+      dependencies: this.setup
+        .dependenciesOf(this.node)
+        .map((dep) => [dep.name, symbolKindOf(dep) === "method" ? null : (importFor(dep, this.node) ?? null)]),
+      methods: symbolKindOf(this.node) === "class" ? this.setup.methodsOf(this.node) : [],
+      localPackages: this.setup.localPackages,
+      review: reviewOf(imports),
+    });
+    const review = reviewOf(reply.imports);
+    const reviewed = review && (textVerdict(review) ?? scriptVerdict(reply.review!));
+    if (reviewed && !reviewed.ok) return { ok: false, reason: `the review refused the code: ${reviewed.reason}` };
+    const verdict = checkCode(this.node, reply.codeOutline, reply.importsOutline);
+    if (!verdict.ok) return verdict;
+    if (reply.failed !== undefined || !reply.applied)
+      throw helperFailed(python, 1, reply.failed ?? "the code application returned nothing");
+    if (!reply.applied.ok) return reply.applied;
+    await this.setup.files.write(this.implFile, reply.applied.source);
     if (proposed) {
       this.accepted = { code, support };
-      this.owned = [this.owner ? `${this.owner.name}.${this.node.name}` : this.node.name, ...extra.names];
+      this.owned = [this.owner ? `${this.owner.name}.${this.node.name}` : this.node.name, ...reply.supportNames];
     }
     return { ok: true };
   }
 
-  /**
-   * The module with the node's symbol in place: a function, class or constant replaces its
-   * top-level statement; a method goes into its class. A class keeps the methods its method
-   * nodes put into it, so that regenerating the class does not take them away.
-   */
-  private async putSymbol(
-    source: string,
-    statements: TopLevelStatement[],
-    code: string,
-  ): Promise<{ ok: true; source: string } | { ok: false; reason: string }> {
-    if (this.owner) {
-      const klass = statements.find((st) => st.kind === "class" && st.name === this.owner!.name);
-      if (!klass) return { ok: false, reason: `class ${this.owner.name} is not in ${this.implFile} yet` };
-      return { ok: true, source: replaceMember(source, klass, this.node.name, code) };
-    }
-    const methods = symbolKindOf(this.node) === "class" ? this.setup.methodsOf(this.node) : [];
-    if (methods.length > 0) {
-      const proposed = await outlinePython(this.setup.python, code);
-      const own = proposed.ok ? (proposed.statements[0]?.members ?? []).filter((m) => methods.includes(m.name)) : [];
-      if (own.length > 0)
-        return {
-          ok: false,
-          reason: `${own.map((m) => m.name).join(", ")} ${own.length === 1 ? "is a node" : "are nodes"} of its own: leave it out of the class`,
-        };
-    }
-    const old = statements.find((st) => st.kind === "class" && st.name === this.node.name);
-    const carried = methods.flatMap((m) => {
-      const text = old ? memberCode(source, old, m) : undefined;
-      return text === undefined ? [] : [[m, text] as const];
-    });
-    let next = replaceSymbol(source, statements, this.node.name, code);
-    for (const [name, text] of carried) {
-      const outline = await outlinePython(this.setup.python, next);
-      const klass = outline.ok ? outline.statements.find((st) => st.kind === "class" && st.name === this.node.name) : undefined;
-      if (klass) next = replaceMember(next, klass, name, text);
-    }
-    return { ok: true, source: next };
-  }
-
-  /** `from <module> import <name>` for each dependency in another module that the code uses. */
-  private async edgeImports(code: string): Promise<string[]> {
-    const deps = this.setup.dependenciesOf(this.node);
-    const used = new Set(
-      await usedNames(
-        this.setup.python,
-        code,
-        deps.map((d) => d.name),
-      ),
-    );
-    // A method is reached through its class, never imported by its own name.
-    return deps.filter((d) => used.has(d.name) && symbolKindOf(d) !== "method").flatMap((d) => importFor(d, this.node) ?? []);
+  /** The top-level statement that holds the node's symbol: its class, for a method. */
+  private get holder(): string {
+    return this.owner?.name ?? this.node.name;
   }
 }

@@ -15,14 +15,16 @@ export async function runPythonScript(python: string, script: string, input = ""
   } catch (error) {
     throw new RpgForgeError("SANDBOX_NO_PYTHON", `${python} does not start: ${(error as Error).message}`, {}, undefined, { cause: error });
   }
-  if (result.status !== 0) {
-    const said = result.stderr.trim().split("\n").at(-1) ?? "";
-    throw new RpgForgeError(
-      "SANDBOX_NO_PYTHON",
-      `${python} failed running rpg-forge's helper script (exit ${result.status}): ${said}`,
-      {},
-      "check that python3 runs: python3 -c 'import ast'",
-    );
-  }
+  if (result.status !== 0) throw helperFailed(python, result.status, result.stderr.trim().split("\n").at(-1) ?? "");
   return result.stdout;
+}
+
+/** The error of a helper script that failed: its exit status and the last line it wrote (the exception, for a traceback). */
+export function helperFailed(python: string, status: number | null, said: string): RpgForgeError {
+  return new RpgForgeError(
+    "SANDBOX_NO_PYTHON",
+    `${python} failed running rpg-forge's helper script (exit ${status}): ${said}`,
+    {},
+    "check that python3 runs: python3 -c 'import ast'",
+  );
 }

@@ -91,6 +91,8 @@ class Worker {
   }
 
   run(jobs: readonly Job[]): void {
+    traffic.batches++;
+    traffic.requests += jobs.length;
     this.inFlight.push(...jobs);
     this.hold();
     const lines = jobs.map((job) => {
@@ -211,6 +213,14 @@ class Pool {
 }
 
 const pools = new Map<string, Pool>();
+
+// Counted for the tests that hold an operation to its round trips (decision 0018): batches written, and calls in them.
+const traffic = { batches: 0, requests: 0 };
+
+/** How many batches of calls (round trips) and calls this process has written to its workers so far. */
+export function helperTraffic(): { batches: number; requests: number } {
+  return { ...traffic };
+}
 
 /** Runs one helper script with `input` on its stdin, in a worker of `python`. */
 export function runInWorker(python: string, script: string, input: string): Promise<ScriptResult> {

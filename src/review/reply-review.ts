@@ -19,7 +19,8 @@ export interface ReviewFinding {
   part: ReplyPart["name"];
 }
 
-export type ReviewResult = { ok: true } | { ok: false; findings: ReviewFinding[]; reason: string };
+export type ReviewResult = { ok: true } | ReviewRefusal;
+export type ReviewRefusal = { ok: false; findings: ReviewFinding[]; reason: string };
 
 const LISTED = 3;
 
@@ -41,17 +42,43 @@ export async function reviewImplementation(
   imports: string,
   extras: ImplementationExtras = {},
 ): Promise<ReviewResult> {
+  return review(python, implementationRequest(code, imports, extras));
+}
+
+/** The review script's request for an implementation reply (what `review_reply` in ./review-script.ts takes). */
+export interface ReviewRequest {
+  kind: "implementation" | "tests";
+  parts: [ReplyPart["name"], string][];
+  registrars: [string, string][];
+}
+
+/** The review script's output: the first findings as [rule, line, message, part], and how many there were. */
+export interface ReviewOutput {
+  findings: [string, number, string, ReplyPart["name"]][];
+  total: number;
+}
+
+/** The request that reviews an implementation reply, for a script that runs the review among other work. */
+export function implementationRequest(code: string, imports: string, extras: ImplementationExtras = {}): ReviewRequest {
   const parts: ReplyPart[] = [
     { name: "code", source: code },
     { name: "imports", source: imports },
   ];
   if (extras.support) parts.push({ name: "support", source: extras.support });
-  return review(
-    python,
-    "implementation",
-    parts,
-    (extras.registrars ?? []).map((r) => [r.name, r.path] as const),
-  );
+  return { kind: "implementation", parts: parts.map((p) => [p.name, p.source]), registrars: registrarPairs(extras.registrars) };
+}
+
+/** The verdict of the text checks, which need no Python: a refusal, or undefined when the reply may go to the script. */
+export function textVerdict(request: ReviewRequest): ReviewRefusal | undefined {
+  const early = textFindings(request.parts.map(([name, source]) => ({ name, source })));
+  return early.length > 0 ? refused(early, early.length) : undefined;
+}
+
+/** The verdict of the review script's output. */
+export function scriptVerdict(output: ReviewOutput): ReviewResult {
+  if (output.total === 0) return { ok: true };
+  const findings = output.findings.map(([rule, line, message, part]) => ({ rule, line, message, part }));
+  return refused(findings, output.total);
 }
 
 /** Reviews a tests reply, which holds its own imports; `registrars` may decorate its helpers (a rule registered in a test). */
@@ -60,36 +87,21 @@ export async function reviewTests(
   code: string,
   registrars: ImplementationExtras["registrars"] = [],
 ): Promise<ReviewResult> {
-  return review(
-    python,
-    "tests",
-    [{ name: "code", source: code }],
-    registrars.map((r) => [r.name, r.path] as const),
-  );
+  return review(python, { kind: "tests", parts: [["code", code]], registrars: registrarPairs(registrars) });
 }
 
-interface ScriptOutput {
-  findings: [string, number, string, ReplyPart["name"]][];
-  total: number;
+function registrarPairs(registrars: ImplementationExtras["registrars"] = []): [string, string][] {
+  return registrars.map((r) => [r.name, r.path]);
 }
 
-async function review(
-  python: string,
-  kind: "implementation" | "tests",
-  parts: ReplyPart[],
-  registrars: readonly (readonly [string, string])[] = [],
-): Promise<ReviewResult> {
+async function review(python: string, request: ReviewRequest): Promise<ReviewResult> {
   // Refused here, a reply that is not text or would rewrite its surroundings never reaches Python.
-  const early = textFindings(parts);
-  if (early.length > 0) return refused(early, early.length);
-  const input = JSON.stringify({ kind, parts: parts.map((p) => [p.name, p.source]), registrars });
-  const output = JSON.parse(await runPythonScript(python, REVIEW_SCRIPT, input)) as ScriptOutput;
-  if (output.total === 0) return { ok: true };
-  const findings = output.findings.map(([rule, line, message, part]) => ({ rule, line, message, part }));
-  return refused(findings, output.total);
+  const early = textVerdict(request);
+  if (early) return early;
+  return scriptVerdict(JSON.parse(await runPythonScript(python, REVIEW_SCRIPT, JSON.stringify(request))) as ReviewOutput);
 }
 
-function refused(findings: ReviewFinding[], total: number): ReviewResult {
+function refused(findings: ReviewFinding[], total: number): ReviewRefusal {
   const listed = findings.slice(0, LISTED).map((f) => {
     const where = f.line > 0 ? `line ${f.line}: ` : "";
     return `${f.part === "code" ? "" : `${f.part} `}${where}${oneLine(f.message)} (${f.rule})`;

@@ -69,6 +69,73 @@ export function addImports(source: string, outline: readonly TopLevelStatement[]
 }
 
 /**
+ * The same edits in Python, for the code application's script (src/engine/application-script.ts), which puts
+ * a symbol in place and parses the result in one call: `replace_symbol`, `replace_member`, `member_code` and
+ * `add_imports`, each writing what its TypeScript namesake above writes (tests/engine/code-application.test.ts
+ * holds them to it). Outlines are `outline()`'s dicts; `js_trim` and `JS_SPACE` come from JS_TEXT_PY.
+ */
+export const EDIT_PY = String.raw`
+
+def split_lines(source):
+    if source == "":
+        return []
+    text = source.replace("\r\n", "\n")
+    return (text[:-1] if text.endswith("\n") else text).split("\n")
+
+
+def replace_symbol(source, statements, name, code):
+    lines = split_lines(source)
+    existing = next((s for s in statements if s["kind"] in ("def", "class", "assign") and s["name"] == name), None)
+    block = code.rstrip(JS_SPACE).split("\n")
+    if existing is None:
+        while lines and js_trim(lines[-1]) == "":
+            lines.pop()
+        return "\n".join(lines + (["", ""] if lines else []) + block) + "\n"
+    lines[existing["start"] - 1 : existing["end"]] = block
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def class_indent(klass):
+    return klass["indent"] if klass.get("indent") is not None else 4
+
+
+def replace_member(source, klass, name, code):
+    lines = split_lines(source)
+    pad = " " * class_indent(klass)
+    block = ["" if js_trim(line) == "" else pad + line for line in code.rstrip(JS_SPACE).split("\n")]
+    existing = next((m for m in klass.get("members") or [] if m["name"] == name), None)
+    if existing is not None:
+        lines[existing["start"] - 1 : existing["end"]] = block
+    else:
+        lines[klass["end"] : klass["end"]] = [""] + block
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def member_code(source, klass, name):
+    member = next((m for m in klass.get("members") or [] if m["name"] == name), None)
+    if member is None:
+        return None
+    pad = class_indent(klass)
+    lines = split_lines(source)[member["start"] - 1 : member["end"]]
+    return "\n".join(line[min(pad, len(line) - len(line.lstrip(JS_SPACE))) :] for line in lines)
+
+
+def add_imports(source, statements, imports):
+    lines = split_lines(source)
+    present = {js_trim(line) for line in lines}
+    missing = [line for line in dict.fromkeys(js_trim(i) for i in imports) if line != "" and line not in present]
+    if not missing:
+        return source
+    after = 0
+    for statement in statements:
+        if statement["kind"] not in ("docstring", "future", "import"):
+            break
+        after = statement["end"]
+    lines[after:after] = missing + (["", ""] if after == 0 else [])
+    return "\n".join(lines).rstrip("\n") + "\n"
+`;
+
+/**
  * A stand-in for a symbol that is not written yet: importable, and failing loudly when used.
  * A constant's stand-in is NotImplemented, which no test of its value accepts.
  */
