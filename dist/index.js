@@ -2165,9 +2165,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve4, reject) => {
+          return new Promise((resolve5, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve4(data);
+              return err ? reject(err) : resolve5(data);
             });
           });
         }
@@ -2205,12 +2205,12 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve4, reject) => {
+          return new Promise((resolve5, reject) => {
             this.destroy(err, (err2, data) => {
               return err2 ? (
                 /* istanbul ignore next: should never error */
                 reject(err2)
-              ) : resolve4(data);
+              ) : resolve5(data);
             });
           });
         }
@@ -4477,8 +4477,8 @@ var require_util2 = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise2 = new Promise((resolve4, reject) => {
-        res = resolve4;
+      const promise2 = new Promise((resolve5, reject) => {
+        res = resolve5;
         rej = reject;
       });
       return { promise: promise2, resolve: res, reject: rej };
@@ -6729,12 +6729,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve4, reject) => {
+      const waitForDrain = () => new Promise((resolve5, reject) => {
         assert2(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve4;
+          callback = resolve5;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -7404,12 +7404,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve4, reject) => {
+      const waitForDrain = () => new Promise((resolve5, reject) => {
         assert2(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve4;
+          callback = resolve5;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -7888,16 +7888,16 @@ var require_client = __commonJS({
         return this[kNeedDrain] < 2;
       }
       async [kClose]() {
-        return new Promise((resolve4) => {
+        return new Promise((resolve5) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve4;
+            this[kClosedResolve] = resolve5;
           } else {
-            resolve4(null);
+            resolve5(null);
           }
         });
       }
       async [kDestroy](err) {
-        return new Promise((resolve4) => {
+        return new Promise((resolve5) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request2 = requests[i];
@@ -7908,7 +7908,7 @@ var require_client = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve4(null);
+            resolve5(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -7959,7 +7959,7 @@ var require_client = __commonJS({
         });
       }
       try {
-        const socket = await new Promise((resolve4, reject) => {
+        const socket = await new Promise((resolve5, reject) => {
           client[kConnector]({
             host,
             hostname: hostname3,
@@ -7971,7 +7971,7 @@ var require_client = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve4(socket2);
+              resolve5(socket2);
             }
           });
         });
@@ -8307,8 +8307,8 @@ var require_pool_base = __commonJS({
         if (this[kQueue].isEmpty()) {
           await Promise.all(this[kClients].map((c) => c.close()));
         } else {
-          await new Promise((resolve4) => {
-            this[kClosedResolve] = resolve4;
+          await new Promise((resolve5) => {
+            this[kClosedResolve] = resolve5;
           });
         }
       }
@@ -9577,7 +9577,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return null;
         }
-        return await new Promise((resolve4, reject) => {
+        return await new Promise((resolve5, reject) => {
           if (this[kContentLength] > limit2) {
             this.destroy(new AbortError());
           }
@@ -9590,7 +9590,7 @@ var require_readable = __commonJS({
             if (signal?.aborted) {
               reject(signal.reason ?? new AbortError());
             } else {
-              resolve4(null);
+              resolve5(null);
             }
           }).on("error", noop4).on("data", function(chunk) {
             limit2 -= chunk.length;
@@ -9609,7 +9609,7 @@ var require_readable = __commonJS({
     }
     async function consume(stream, type) {
       assert2(!stream[kConsume]);
-      return new Promise((resolve4, reject) => {
+      return new Promise((resolve5, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -9626,7 +9626,7 @@ var require_readable = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve: resolve4,
+              resolve: resolve5,
               reject,
               length: 0,
               body: []
@@ -9696,18 +9696,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2) {
-      const { type, body, resolve: resolve4, stream, length } = consume2;
+      const { type, body, resolve: resolve5, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve4(chunksDecode(body, length));
+          resolve5(chunksDecode(body, length));
         } else if (type === "json") {
-          resolve4(JSON.parse(chunksDecode(body, length)));
+          resolve5(JSON.parse(chunksDecode(body, length)));
         } else if (type === "arrayBuffer") {
-          resolve4(chunksConcat(body, length).buffer);
+          resolve5(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve4(new Blob(body, { type: stream[kContentType] }));
+          resolve5(new Blob(body, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve4(chunksConcat(body, length));
+          resolve5(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -9964,9 +9964,9 @@ var require_api_request = __commonJS({
     };
     function request2(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve4, reject) => {
+        return new Promise((resolve5, reject) => {
           request2.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve4(data);
+            return err ? reject(err) : resolve5(data);
           });
         });
       }
@@ -10189,9 +10189,9 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve4, reject) => {
+        return new Promise((resolve5, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve4(data);
+            return err ? reject(err) : resolve5(data);
           });
         });
       }
@@ -10476,9 +10476,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve4, reject) => {
+        return new Promise((resolve5, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve4(data);
+            return err ? reject(err) : resolve5(data);
           });
         });
       }
@@ -10570,9 +10570,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve4, reject) => {
+        return new Promise((resolve5, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve4(data);
+            return err ? reject(err) : resolve5(data);
           });
         });
       }
@@ -14435,7 +14435,7 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url2 = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
-        return new Promise((resolve4, reject) => agent.dispatch(
+        return new Promise((resolve5, reject) => agent.dispatch(
           {
             path: url2.pathname + url2.search,
             origin: url2.origin,
@@ -14511,7 +14511,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
-              resolve4({
+              resolve5({
                 status,
                 statusText,
                 headersList,
@@ -14554,7 +14554,7 @@ var require_fetch = __commonJS({
               for (let i = 0; i < rawHeaders.length; i += 2) {
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
               }
-              resolve4({
+              resolve5({
                 status,
                 statusText: STATUS_CODES[status],
                 headersList,
@@ -18295,8 +18295,8 @@ var require_util8 = __commonJS({
       return true;
     }
     function delay(ms) {
-      return new Promise((resolve4) => {
-        setTimeout(resolve4, ms).unref();
+      return new Promise((resolve5) => {
+        setTimeout(resolve5, ms).unref();
       });
     }
     module.exports = {
@@ -19319,11 +19319,11 @@ import { EOL as EOL3 } from "os";
 import { constants, promises } from "fs";
 var __awaiter = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve4) {
-      resolve4(value);
+    return value instanceof P ? value : new P(function(resolve5) {
+      resolve5(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve4, reject) {
+  return new (P || (P = Promise))(function(resolve5, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -19339,7 +19339,7 @@ var __awaiter = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve4(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve5(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -27225,7 +27225,7 @@ var recursive = /* @__PURE__ */ new WeakMap();
 var NONE = 0;
 var ASSUMED = 1;
 var PROVEN = 2;
-function isRecursive(inst, stack, resolve4) {
+function isRecursive(inst, stack, resolve5) {
   const cached3 = recursive.get(inst);
   if (cached3 !== void 0)
     return cached3 ? PROVEN : NONE;
@@ -27235,7 +27235,7 @@ function isRecursive(inst, stack, resolve4) {
   let result = NONE;
   const check2 = (child) => {
     if (result !== PROVEN && child?._zod) {
-      const answer = isRecursive(child, stack, resolve4);
+      const answer = isRecursive(child, stack, resolve5);
       if (answer > result)
         result = answer;
     }
@@ -27246,7 +27246,7 @@ function isRecursive(inst, stack, resolve4) {
       const desc = Object.getOwnPropertyDescriptor(sh, key);
       if (spread && !desc.enumerable)
         continue;
-      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve4) : NONE;
+      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve5) : NONE;
       if (child > answer)
         answer = child;
     }
@@ -27310,7 +27310,7 @@ function isRecursive(inst, stack, resolve4) {
       break;
     // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
     case "lazy": {
-      const inner = def._cachedInner ?? (resolve4 ? inst._zod.innerType : void 0);
+      const inner = def._cachedInner ?? (resolve5 ? inst._zod.innerType : void 0);
       merge3(inner ? isRecursive(inner, stack, false) : ASSUMED);
       break;
     }
@@ -45477,7 +45477,7 @@ function getCachedAuthentication(state, auth22) {
   return newScope === currentScope ? authentication : false;
 }
 async function wait(seconds) {
-  await new Promise((resolve4) => setTimeout(resolve4, seconds * 1e3));
+  await new Promise((resolve5) => setTimeout(resolve5, seconds * 1e3));
 }
 async function waitForAccessToken(request2, clientId, clientType, verification) {
   try {
@@ -46483,7 +46483,7 @@ async function sendRequestWithRetries(state, request2, options, createdAt, retri
     state.log.warn(
       `[@octokit/auth-app] Retrying after 401 response to account for token replication delay (retry: ${retries}, wait: ${awaitTime / 1e3}s)`
     );
-    await new Promise((resolve4) => setTimeout(resolve4, awaitTime));
+    await new Promise((resolve5) => setTimeout(resolve5, awaitTime));
     return sendRequestWithRetries(state, request2, options, createdAt, retries);
   }
 }
@@ -49672,13 +49672,13 @@ var ALLOWED_ENVIRONMENT = /* @__PURE__ */ new Set([
 var PROGRAM_VARIABLES = /* @__PURE__ */ new Set(["EDITOR", "VISUAL", "PAGER", "SSH_ASKPASS", "PREFIX"]);
 function gitIn(dir, options = {}) {
   const config2 = (options.indexFile === void 0 ? UNTRUSTED_REPOSITORY_CONFIG : OWN_INDEX_CONFIG).flatMap((c) => ["-c", c]);
-  return (args, input2) => new Promise((resolve4, reject) => {
+  return (args, input2) => new Promise((resolve5, reject) => {
     const child = execFile(
       "git",
       ["-C", dir, ...config2, ...args],
       { env: guardedEnvironment(options), encoding: "buffer", maxBuffer: 1024 * 1024 * 1024 },
       (error63, stdout, stderr) => {
-        if (!error63) return resolve4(stdout);
+        if (!error63) return resolve5(stdout);
         const said = stderr.toString("utf8");
         reject(Object.assign(error63, { stdout: stdout.toString("utf8"), stderr: said, message: said || error63.message }));
       }
@@ -50925,7 +50925,7 @@ var safeJSON = (text3) => {
 };
 
 // ../../work/main/node_modules/openai/internal/utils/sleep.mjs
-var sleep = (ms) => new Promise((resolve4) => setTimeout(resolve4, ms));
+var sleep = (ms) => new Promise((resolve5) => setTimeout(resolve5, ms));
 
 // ../../work/main/node_modules/openai/version.mjs
 var VERSION13 = "6.49.0";
@@ -52036,8 +52036,8 @@ function addRequestID(value, response) {
 var _APIPromise_client;
 var APIPromise = class _APIPromise extends Promise {
   constructor(client, responsePromise, parseResponse2 = defaultParseResponse) {
-    super((resolve4) => {
-      resolve4(null);
+    super((resolve5) => {
+      resolve5(null);
     });
     this.responsePromise = responsePromise;
     this.parseResponse = parseResponse2;
@@ -52948,12 +52948,12 @@ var EventStream = class {
     _EventStream_errored.set(this, false);
     _EventStream_aborted.set(this, false);
     _EventStream_catchingPromiseCreated.set(this, false);
-    __classPrivateFieldSet(this, _EventStream_connectedPromise, new Promise((resolve4, reject) => {
-      __classPrivateFieldSet(this, _EventStream_resolveConnectedPromise, resolve4, "f");
+    __classPrivateFieldSet(this, _EventStream_connectedPromise, new Promise((resolve5, reject) => {
+      __classPrivateFieldSet(this, _EventStream_resolveConnectedPromise, resolve5, "f");
       __classPrivateFieldSet(this, _EventStream_rejectConnectedPromise, reject, "f");
     }), "f");
-    __classPrivateFieldSet(this, _EventStream_endPromise, new Promise((resolve4, reject) => {
-      __classPrivateFieldSet(this, _EventStream_resolveEndPromise, resolve4, "f");
+    __classPrivateFieldSet(this, _EventStream_endPromise, new Promise((resolve5, reject) => {
+      __classPrivateFieldSet(this, _EventStream_resolveEndPromise, resolve5, "f");
       __classPrivateFieldSet(this, _EventStream_rejectEndPromise, reject, "f");
     }), "f");
     __classPrivateFieldGet(this, _EventStream_connectedPromise, "f").catch(() => {
@@ -53053,11 +53053,11 @@ var EventStream = class {
    *   const message = await stream.emitted('message') // rejects if the stream errors
    */
   emitted(event) {
-    return new Promise((resolve4, reject) => {
+    return new Promise((resolve5, reject) => {
       __classPrivateFieldSet(this, _EventStream_catchingPromiseCreated, true, "f");
       if (event !== "error")
         this.once("error", reject);
-      this.once(event, resolve4);
+      this.once(event, resolve5);
     });
   }
   /**
@@ -53140,8 +53140,8 @@ var EventStream = class {
         }
         if (ended)
           return Promise.resolve(doneResult());
-        return new Promise((resolve4, reject) => {
-          readQueue.push({ resolve: resolve4, reject });
+        return new Promise((resolve5, reject) => {
+          readQueue.push({ resolve: resolve5, reject });
         });
       },
       return: () => {
@@ -54232,7 +54232,7 @@ var ChatCompletionStream = class _ChatCompletionStream extends AbstractChatCompl
           if (done) {
             return { value: void 0, done: true };
           }
-          return new Promise((resolve4, reject) => readQueue.push({ resolve: resolve4, reject })).then((chunk2) => chunk2 ? { value: chunk2, done: false } : { value: void 0, done: true });
+          return new Promise((resolve5, reject) => readQueue.push({ resolve: resolve5, reject })).then((chunk2) => chunk2 ? { value: chunk2, done: false } : { value: void 0, done: true });
         }
         const chunk = pushQueue.shift();
         return { value: chunk, done: false };
@@ -54414,7 +54414,7 @@ var ChatCompletionStreamingRunner = class _ChatCompletionStreamingRunner extends
           if (done) {
             return { value: void 0, done: true };
           }
-          return new Promise((resolve4, reject) => readQueue.push({ resolve: resolve4, reject })).then((event2) => event2 ? { value: event2, done: false } : { value: void 0, done: true });
+          return new Promise((resolve5, reject) => readQueue.push({ resolve: resolve5, reject })).then((event2) => event2 ? { value: event2, done: false } : { value: void 0, done: true });
         }
         const event = pushQueue.shift();
         if (!event) {
@@ -57696,7 +57696,7 @@ var AssistantStream = class extends EventStream {
           if (done) {
             return { value: void 0, done: true };
           }
-          return new Promise((resolve4, reject) => readQueue.push({ resolve: resolve4, reject })).then((chunk2) => chunk2 ? { value: chunk2, done: false } : { value: void 0, done: true });
+          return new Promise((resolve5, reject) => readQueue.push({ resolve: resolve5, reject })).then((chunk2) => chunk2 ? { value: chunk2, done: false } : { value: void 0, done: true });
         }
         const chunk = pushQueue.shift();
         return { value: chunk, done: false };
@@ -60073,7 +60073,7 @@ var ResponseStream = class _ResponseStream extends EventStream {
           if (done) {
             return { value: void 0, done: true };
           }
-          return new Promise((resolve4, reject) => readQueue.push({ resolve: resolve4, reject })).then((event2) => event2 ? { value: event2, done: false } : { value: void 0, done: true });
+          return new Promise((resolve5, reject) => readQueue.push({ resolve: resolve5, reject })).then((event2) => event2 ? { value: event2, done: false } : { value: void 0, done: true });
         }
         const event = pushQueue.shift();
         return { value: event, done: false };
@@ -63335,6 +63335,8 @@ var Worker = class {
     return this.inFlight.length > 0;
   }
   run(jobs) {
+    traffic.batches++;
+    traffic.requests += jobs.length;
     this.inFlight.push(...jobs);
     this.hold();
     const lines = jobs.map((job) => {
@@ -63401,8 +63403,8 @@ var Pool = class {
   scheduled = false;
   run(script, input2) {
     const key = createHash3("sha256").update(script).digest("hex");
-    return new Promise((resolve4, reject) => {
-      this.queue.push({ key, script, input: input2, resolve: resolve4, reject });
+    return new Promise((resolve5, reject) => {
+      this.queue.push({ key, script, input: input2, resolve: resolve5, reject });
       this.schedule();
     });
   }
@@ -63437,6 +63439,7 @@ var Pool = class {
   }
 };
 var pools = /* @__PURE__ */ new Map();
+var traffic = { batches: 0, requests: 0 };
 function runInWorker(python, script, input2) {
   let pool = pools.get(python);
   if (!pool) pools.set(python, pool = new Pool(python));
@@ -63451,16 +63454,16 @@ async function runPythonScript(python, script, input2 = "") {
   } catch (error63) {
     throw new RpgForgeError("SANDBOX_NO_PYTHON", `${python} does not start: ${error63.message}`, {}, void 0, { cause: error63 });
   }
-  if (result.status !== 0) {
-    const said = result.stderr.trim().split("\n").at(-1) ?? "";
-    throw new RpgForgeError(
-      "SANDBOX_NO_PYTHON",
-      `${python} failed running rpg-forge's helper script (exit ${result.status}): ${said}`,
-      {},
-      "check that python3 runs: python3 -c 'import ast'"
-    );
-  }
+  if (result.status !== 0) throw helperFailed(python, result.status, result.stderr.trim().split("\n").at(-1) ?? "");
   return result.stdout;
+}
+function helperFailed(python, status, said) {
+  return new RpgForgeError(
+    "SANDBOX_NO_PYTHON",
+    `${python} failed running rpg-forge's helper script (exit ${status}): ${said}`,
+    {},
+    "check that python3 runs: python3 -c 'import ast'"
+  );
 }
 
 // src/sandbox/pytest-plugins.ts
@@ -65176,45 +65179,55 @@ function testsPrompt(node2, rejection) {
 }
 
 // src/workspace/python-outline.ts
-var OUTLINE_SCRIPT = String.raw`
+var OUTLINE_PY = String.raw`
 import ast, json, sys
-src = sys.stdin.read()
-try:
-    tree = ast.parse(src)
-except SyntaxError as e:
-    print(json.dumps({"ok": False, "line": e.lineno or 0, "column": e.offset or 0, "message": e.msg}))
-    sys.exit(0)
-out = []
-for node in tree.body:
-    start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
-    kind = {"FunctionDef": "def", "AsyncFunctionDef": "def", "ClassDef": "class", "Import": "import", "ImportFrom": "import"}.get(type(node).__name__, "other")
-    if kind == "other" and isinstance(node, ast.Expr) and isinstance(getattr(node, "value", None), ast.Constant) and isinstance(node.value.value, str):
-        kind = "docstring"
-    if isinstance(node, ast.ImportFrom) and node.module == "__future__":
-        kind = "future"
-    name = getattr(node, "name", None)
-    # An assignment to one plain name (a constant, a table, a type alias), annotated or not.
-    targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
-    if len(targets) == 1 and isinstance(targets[0], ast.Name):
-        kind, name = "assign", targets[0].id
-    entry = {"kind": kind, "name": name, "start": start, "end": node.end_lineno}
-    if targets:
-        # Every name the statement binds (a, b = ...; c = d = ...): what another node must not bind again.
-        entry["names"] = [t.id for target in targets for t in ast.walk(target) if isinstance(t, ast.Name)]
-    if kind == "class":
-        # Its methods, where method nodes are filled in, and the indentation of its body.
-        entry["members"] = [{"name": m.name, "start": min([m.lineno] + [d.lineno for d in m.decorator_list]), "end": m.end_lineno}
-                            for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
-        entry["indent"] = node.body[0].col_offset
-    out.append(entry)
-print(json.dumps({"ok": True, "statements": out}))
+
+
+def outline(src):
+    """The top-level statements of src, or where it fails to parse."""
+    try:
+        tree = ast.parse(src)
+    except SyntaxError as e:
+        return {"ok": False, "line": e.lineno or 0, "column": e.offset or 0, "message": e.msg}
+    out = []
+    for node in tree.body:
+        start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+        kind = {"FunctionDef": "def", "AsyncFunctionDef": "def", "ClassDef": "class", "Import": "import", "ImportFrom": "import"}.get(type(node).__name__, "other")
+        if kind == "other" and isinstance(node, ast.Expr) and isinstance(getattr(node, "value", None), ast.Constant) and isinstance(node.value.value, str):
+            kind = "docstring"
+        if isinstance(node, ast.ImportFrom) and node.module == "__future__":
+            kind = "future"
+        name = getattr(node, "name", None)
+        # An assignment to one plain name (a constant, a table, a type alias), annotated or not.
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        if len(targets) == 1 and isinstance(targets[0], ast.Name):
+            kind, name = "assign", targets[0].id
+        entry = {"kind": kind, "name": name, "start": start, "end": node.end_lineno}
+        if targets:
+            # Every name the statement binds (a, b = ...; c = d = ...): what another node must not bind again.
+            entry["names"] = [t.id for target in targets for t in ast.walk(target) if isinstance(t, ast.Name)]
+        if kind == "class":
+            # Its methods, where method nodes are filled in, and the indentation of its body.
+            entry["members"] = [{"name": m.name, "start": min([m.lineno] + [d.lineno for d in m.decorator_list]), "end": m.end_lineno}
+                                for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
+            entry["indent"] = node.body[0].col_offset
+        out.append(entry)
+    return {"ok": True, "statements": out}
+
+
+def universal(text):
+    # What outline() sees when the source comes on a text-mode stdin, as OUTLINE_SCRIPT reads it: universal newlines.
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+`;
+var OUTLINE_SCRIPT = `${OUTLINE_PY}
+print(json.dumps(outline(sys.stdin.read())))
 `;
 async function outlinePython(python, source) {
   return JSON.parse(await runPythonScript(python, OUTLINE_SCRIPT, source));
 }
 
 // src/review/review-script.ts
-var REVIEW_SCRIPT = String.raw`
+var REVIEW_PY = String.raw`
 import ast, gc, json, re, sys
 
 gc.disable()  # the review makes no cycles to collect, and scanning a large tree over and over doubles its time
@@ -66040,8 +66053,7 @@ def review(request):
     return r.out
 
 
-def main():
-    request = json.loads(sys.stdin.buffer.read())
+def review_reply(request):
     try:
         found = review(request)
     except (RecursionError, MemoryError):
@@ -66050,10 +66062,10 @@ def main():
         found = [("unreviewable", 0, "the review failed: %s: %s" % (type(e).__name__, e), "code")]
     order = {p: i for i, (p, _) in enumerate(request["parts"])}
     found = sorted(set(found), key=lambda f: (order.get(f[3], 0), f[1], f[0], f[2]))
-    print(json.dumps({"findings": found[:100], "total": len(found)}))
-
-
-main()
+    return {"findings": found[:100], "total": len(found)}
+`;
+var REVIEW_SCRIPT = `${REVIEW_PY}
+print(json.dumps(review_reply(json.loads(sys.stdin.buffer.read()))))
 `;
 
 // src/review/text-checks.ts
@@ -66097,34 +66109,35 @@ function lineAt(source, index) {
 // src/review/reply-review.ts
 var LISTED = 3;
 async function reviewImplementation(python, code2, imports, extras = {}) {
+  return review(python, implementationRequest(code2, imports, extras));
+}
+function implementationRequest(code2, imports, extras = {}) {
   const parts2 = [
     { name: "code", source: code2 },
     { name: "imports", source: imports }
   ];
   if (extras.support) parts2.push({ name: "support", source: extras.support });
-  return review(
-    python,
-    "implementation",
-    parts2,
-    (extras.registrars ?? []).map((r) => [r.name, r.path])
-  );
+  return { kind: "implementation", parts: parts2.map((p) => [p.name, p.source]), registrars: registrarPairs(extras.registrars) };
 }
-async function reviewTests(python, code2, registrars = []) {
-  return review(
-    python,
-    "tests",
-    [{ name: "code", source: code2 }],
-    registrars.map((r) => [r.name, r.path])
-  );
+function textVerdict(request2) {
+  const early = textFindings(request2.parts.map(([name, source]) => ({ name, source })));
+  return early.length > 0 ? refused(early, early.length) : void 0;
 }
-async function review(python, kind, parts2, registrars = []) {
-  const early = textFindings(parts2);
-  if (early.length > 0) return refused(early, early.length);
-  const input2 = JSON.stringify({ kind, parts: parts2.map((p) => [p.name, p.source]), registrars });
-  const output2 = JSON.parse(await runPythonScript(python, REVIEW_SCRIPT, input2));
+function scriptVerdict(output2) {
   if (output2.total === 0) return { ok: true };
   const findings = output2.findings.map(([rule, line, message, part]) => ({ rule, line, message, part }));
   return refused(findings, output2.total);
+}
+async function reviewTests(python, code2, registrars = []) {
+  return review(python, { kind: "tests", parts: [["code", code2]], registrars: registrarPairs(registrars) });
+}
+function registrarPairs(registrars = []) {
+  return registrars.map((r) => [r.name, r.path]);
+}
+async function review(python, request2) {
+  const early = textVerdict(request2);
+  if (early) return early;
+  return scriptVerdict(JSON.parse(await runPythonScript(python, REVIEW_SCRIPT, JSON.stringify(request2))));
 }
 function refused(findings, total) {
   const listed = findings.slice(0, LISTED).map((f) => {
@@ -66138,9 +66151,26 @@ function oneLine(text3) {
   return text3.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ");
 }
 
+// src/python-helpers/js-text.ts
+var JS_TEXT_PY = String.raw`
+import re
+
+JS_SPACE = "\t\n\v\f\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+JS_SPACES = re.compile("[" + JS_SPACE + "]+")
+JS_DOT = "[^\n\r\u2028\u2029]"
+
+
+def js_trim(text):
+    return text.strip(JS_SPACE)
+
+
+def js_order(text):
+    return text.encode("utf-16-be", "surrogatepass")
+`;
+
 // src/assembly/python-imports.ts
-var IMPORTS_SCRIPT = String.raw`
-import ast, io, json, sys, tokenize
+var IMPORTS_PY = String.raw`
+import ast, io, json, re, sys, tokenize
 
 def is_docstring(node):
     return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
@@ -66417,121 +66447,143 @@ def stdlib(req):
         found = set(sys.builtin_module_names) | {m.name for m in pkgutil.iter_modules([sysconfig.get_paths()["stdlib"]])}
     return {"ok": True, "names": sorted(found)}
 
+def organize(req):
+    # The module with its leading import block in PEP 8 order and req["extra"] added (see organizeImports in
+    # imports.ts), parsed; the source unchanged, with a reason when the block cannot be organized.
+    source = req["source"]
+    def unchanged(reason=None):
+        return {"source": source, "changed": False, **({} if reason is None else {"reason": reason})}
+    text = source.replace("\r\n", "\n")
+    scan = block({"source": text, "extra": [line for line in map(js_trim, req["extra"]) if line != ""]})
+    if not scan["ok"]:
+        return unchanged("imports not organized: " + scan["message"])
+    lines = [] if text == "" else (text[:-1] if text.endswith("\n") else text).split("\n")
+    imports = scan["imports"]
+    first_statement = imports[0]["start"] if imports else scan["next"]["start"] or len(lines) + 1
+    head_end = scan["docstringEnd"] if scan["docstringEnd"] > 0 else header_end(lines, first_statement - 1)
+    units = units_of(lines, head_end, imports)
+    if isinstance(units, str):
+        return unchanged("imports not organized: " + units)
+    added = new_extras(scan["extras"], scan["present"], scan["localOnly"])
+    if not units and not added:
+        return unchanged()
+    rendered = render_block(without_repeats(units) + added, req["localPackages"], set(stdlib(req)["names"]))
+    head = lines[:head_end]
+    while head and js_trim(head[-1]) == "":
+        head.pop()
+    tail = lines[imports[-1]["end"] if imports else head_end :]
+    while tail and js_trim(tail[0]) == "":
+        tail.pop(0)
+    gap = ["", ""] if scan["next"]["kind"] == "def" else [""]
+    result = "\n".join(head + ([""] if head else []) + rendered + (gap if tail else []) + tail) + "\n"
+    if result == source:
+        return unchanged()
+    parsed = outline(universal(result))
+    if not parsed["ok"]:
+        return unchanged("imports not organized: the result would not parse (line %s: %s)" % (parsed["line"], parsed["message"]))
+    return {"source": result, "changed": True}
+
+HEADER = re.compile("#!|#" + JS_DOT + "*coding[:=]")
+
+def header_end(lines, limit):
+    # Without a docstring, how many lines stay above the imports: a shebang and coding cookie (they only work on
+    # lines 1-2), and a leading comment block set off by a blank line, which is a file header rather than a note on
+    # the first import.
+    end = 0
+    while end < min(2, limit, len(lines)) and HEADER.match(lines[end]):
+        end += 1
+    after = end
+    while after < limit and lines[after].startswith("#"):
+        after += 1
+    return after if end < after < limit and js_trim(lines[after]) == "" else end
+
+def units_of(lines, head_end, imports):
+    # The block's statements with the comment lines above each; a description of the problem if a line is neither.
+    units, line = [], head_end + 1
+    for statement in imports:
+        comments = []
+        while line < statement["start"]:
+            content = js_trim(lines[line - 1])
+            if content.startswith("#"):
+                comments.append(content)
+            elif content != "":
+                return "line %d sits in the import block but is neither an import nor a comment" % line
+            line += 1
+        text = statement["segment"] if statement["shared"] else "\n".join(lines[statement["start"] - 1 : statement["end"]])
+        units.append({"statement": statement, "comments": comments, "text": text})
+        line = max(line, statement["end"] + 1)
+    return units
+
+def without_repeats(units):
+    # The block without a second copy of a statement; a copy with comments of its own is kept, so nothing a person wrote is lost.
+    seen, kept = set(), []
+    for unit in units:
+        key = js_trim(JS_SPACES.sub(" ", unit["text"]))
+        if key not in seen or unit["comments"]:
+            kept.append(unit)
+        seen.add(key)
+    return kept
+
+def new_extras(extras, present, local_only):
+    # Extra statements that bind a name not yet imported the same way, other than names only the functions that
+    # import them read.
+    bound, local, added = set(present), set(local_only), []
+    for statement in extras:
+        if all(key in bound for key in statement["keys"]) or all(name in local for name in statement["binds"]):
+            continue
+        bound.update(statement["keys"])
+        added.append({"statement": statement, "comments": [], "text": statement["segment"]})
+    return added
+
+def render_block(units, local_packages, stdlib_names):
+    out = []
+    for group in ("future", "stdlib", "third_party", "local"):
+        members = [unit for unit in units if group_of(unit["statement"], local_packages, stdlib_names) == group]
+        if not members:
+            continue
+        if out:
+            out.append("")
+        for unit in sorted(members, key=unit_order):
+            out += unit["comments"] + [unit["text"]]
+    return out
+
+def group_of(statement, local_packages, stdlib_names):
+    if statement["level"] > 0:
+        return "local"
+    # "import __future__" is an ordinary module; only "from __future__ import" is a future statement.
+    if statement["keys"] and statement["keys"][0].startswith("from ") and statement["module"] == "__future__":
+        return "future"
+    top = statement["module"].split(".")[0]
+    # The package's own name wins over a standard-library module of the same name.
+    if top in local_packages:
+        return "local"
+    return "stdlib" if top in stdlib_names else "third_party"
+
+def unit_order(unit):
+    # Relative imports last; by module, case-insensitively; "import x" before "from x import y"; then the text.
+    statement = unit["statement"]
+    module = "." * statement["level"] + statement["module"]
+    is_from = bool(statement["keys"]) and statement["keys"][0].startswith("from ")
+    return tuple(map(js_order, ("1" if statement["level"] > 0 else "0", module.lower(), module, "1" if is_from else "0", unit["text"])))
+`;
+var IMPORTS_SCRIPT = `${JS_TEXT_PY}
+${OUTLINE_PY}
+${IMPORTS_PY}
 request = json.loads(sys.stdin.buffer.read().decode("utf-8"))
-print(json.dumps({"block": block, "names": names, "graph": graph, "own": own, "stdlib": stdlib}[request["mode"]](request)))
+modes = {"block": block, "names": names, "graph": graph, "own": own, "stdlib": stdlib, "organize": organize}
+print(json.dumps(modes[request["mode"]](request)))
 `;
 async function askImportScript(python, request2) {
   return JSON.parse(await runPythonScript(python, IMPORTS_SCRIPT, JSON.stringify(request2)));
 }
 
 // src/assembly/imports.ts
-var GROUP_ORDER = ["future", "stdlib", "third_party", "local"];
 async function organizeImports(python, source, localPackages, extra = []) {
-  const unchanged = (reason) => ({ source, changed: false, ...reason === void 0 ? {} : { reason } });
-  const text3 = source.replace(/\r\n/g, "\n");
-  const wanted = extra.map((line) => line.trim()).filter((line) => line !== "");
-  const scan = await askImportScript(python, { mode: "block", source: text3, extra: wanted });
-  if (!scan.ok) return unchanged(`imports not organized: ${scan.message}`);
-  const lines = text3 === "" ? [] : text3.replace(/\n$/, "").split("\n");
-  const firstStatement = scan.imports[0]?.start ?? (scan.next.start || lines.length + 1);
-  const headEnd = scan.docstringEnd > 0 ? scan.docstringEnd : headerEnd(lines, firstStatement - 1);
-  const units = unitsOf(lines, headEnd, scan.imports);
-  if (typeof units === "string") return unchanged(`imports not organized: ${units}`);
-  const added = newExtras(scan.extras, scan.present, scan.localOnly);
-  if (units.length === 0 && added.length === 0) return unchanged();
-  const stdlib = await stdlibNames(python);
-  const block = renderBlock([...withoutRepeats(units), ...added], localPackages, stdlib);
-  const head = lines.slice(0, headEnd);
-  while (head.length > 0 && head.at(-1).trim() === "") head.pop();
-  const tail2 = lines.slice(scan.imports.at(-1)?.end ?? headEnd);
-  while (tail2.length > 0 && tail2[0].trim() === "") tail2.shift();
-  const gap = scan.next.kind === "def" ? ["", ""] : [""];
-  const result = `${[...head, ...head.length > 0 ? [""] : [], ...block, ...tail2.length > 0 ? gap : [], ...tail2].join("\n")}
-`;
-  if (result === source) return unchanged();
-  const outline = await outlinePython(python, result);
-  if (!outline.ok) return unchanged(`imports not organized: the result would not parse (line ${outline.line}: ${outline.message})`);
-  return { source: result, changed: true };
-}
-function headerEnd(lines, limit2) {
-  let end2 = 0;
-  while (end2 < Math.min(2, limit2) && /^#!|^#.*coding[:=]/.test(lines[end2])) end2++;
-  let next = end2;
-  while (next < limit2 && lines[next].startsWith("#")) next++;
-  return next > end2 && next < limit2 && lines[next].trim() === "" ? next : end2;
-}
-function unitsOf(lines, headEnd, imports) {
-  const units = [];
-  let line = headEnd + 1;
-  for (const statement of imports) {
-    const comments = [];
-    for (; line < statement.start; line++) {
-      const content = lines[line - 1].trim();
-      if (content.startsWith("#")) comments.push(content);
-      else if (content !== "") return `line ${line} sits in the import block but is neither an import nor a comment`;
-    }
-    const text3 = statement.shared ? statement.segment : lines.slice(statement.start - 1, statement.end).join("\n");
-    units.push({ statement, comments, text: text3 });
-    line = Math.max(line, statement.end + 1);
-  }
-  return units;
-}
-function withoutRepeats(units) {
-  const seen = /* @__PURE__ */ new Set();
-  return units.filter((unit) => {
-    const key = unit.text.replace(/\s+/g, " ").trim();
-    const repeat = seen.has(key) && unit.comments.length === 0;
-    seen.add(key);
-    return !repeat;
-  });
-}
-function newExtras(extras, present, localOnly) {
-  const bound = new Set(present);
-  const local = new Set(localOnly);
-  const added = [];
-  for (const statement of extras) {
-    if (statement.keys.every((key) => bound.has(key)) || statement.binds.every((name) => local.has(name))) continue;
-    for (const key of statement.keys) bound.add(key);
-    added.push({ statement, comments: [], text: statement.segment });
-  }
-  return added;
-}
-function renderBlock(units, localPackages, stdlib) {
-  const out = [];
-  for (const group of GROUP_ORDER) {
-    const members2 = units.filter((unit) => groupOf(unit.statement, localPackages, stdlib) === group);
-    if (members2.length === 0) continue;
-    if (out.length > 0) out.push("");
-    for (const unit of members2.sort(compareUnits)) out.push(...unit.comments, unit.text);
-  }
-  return out;
-}
-function groupOf(statement, localPackages, stdlib) {
-  if (statement.level > 0) return "local";
-  const isFrom = statement.keys[0]?.startsWith("from ") ?? false;
-  if (isFrom && statement.module === "__future__") return "future";
-  const top = statement.module.split(".")[0];
-  if (localPackages.includes(top)) return "local";
-  return stdlib.has(top) ? "stdlib" : "third_party";
-}
-function compareUnits(a, b) {
-  const key = (u) => {
-    const module = ".".repeat(u.statement.level) + u.statement.module;
-    return [u.statement.level > 0 ? "1" : "0", module.toLowerCase(), module, u.statement.keys[0]?.startsWith("from ") ? "1" : "0", u.text];
-  };
-  const ka = key(a);
-  const kb = key(b);
-  for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return ka[i] < kb[i] ? -1 : 1;
-  return 0;
+  return askImportScript(python, { mode: "organize", source, localPackages, extra });
 }
 function importFor(dependency, dependent) {
   const module = moduleOf(dependency.file_path);
   return module === moduleOf(dependent.file_path) ? void 0 : `from ${module} import ${dependency.name}`;
-}
-async function usedNames(python, code2, candidates) {
-  if (candidates.length === 0) return [];
-  const found = new Set((await askImportScript(python, { mode: "names", code: code2 })).names);
-  return [...new Set(candidates)].filter((name) => found.has(name));
 }
 async function withoutSelfImports(python, lines, importer) {
   if (lines.length === 0) return [];
@@ -66613,51 +66665,66 @@ async function isStdlib(python, module) {
 }
 
 // src/workspace/python-edit.ts
-function replaceSymbol(source, outline, name, code2) {
-  const lines = splitLines(source);
-  const existing = outline.find((s) => (s.kind === "def" || s.kind === "class" || s.kind === "assign") && s.name === name);
-  const block = code2.replace(/\s+$/, "").split("\n");
-  if (!existing) {
-    while (lines.length > 0 && lines[lines.length - 1].trim() === "") lines.pop();
-    const gap = lines.length > 0 ? ["", ""] : [];
-    return `${[...lines, ...gap, ...block].join("\n")}
+var EDIT_PY = String.raw`
+
+def split_lines(source):
+    if source == "":
+        return []
+    text = source.replace("\r\n", "\n")
+    return (text[:-1] if text.endswith("\n") else text).split("\n")
+
+
+def replace_symbol(source, statements, name, code):
+    lines = split_lines(source)
+    existing = next((s for s in statements if s["kind"] in ("def", "class", "assign") and s["name"] == name), None)
+    block = code.rstrip(JS_SPACE).split("\n")
+    if existing is None:
+        while lines and js_trim(lines[-1]) == "":
+            lines.pop()
+        return "\n".join(lines + (["", ""] if lines else []) + block) + "\n"
+    lines[existing["start"] - 1 : existing["end"]] = block
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def class_indent(klass):
+    return klass["indent"] if klass.get("indent") is not None else 4
+
+
+def replace_member(source, klass, name, code):
+    lines = split_lines(source)
+    pad = " " * class_indent(klass)
+    block = ["" if js_trim(line) == "" else pad + line for line in code.rstrip(JS_SPACE).split("\n")]
+    existing = next((m for m in klass.get("members") or [] if m["name"] == name), None)
+    if existing is not None:
+        lines[existing["start"] - 1 : existing["end"]] = block
+    else:
+        lines[klass["end"] : klass["end"]] = [""] + block
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def member_code(source, klass, name):
+    member = next((m for m in klass.get("members") or [] if m["name"] == name), None)
+    if member is None:
+        return None
+    pad = class_indent(klass)
+    lines = split_lines(source)[member["start"] - 1 : member["end"]]
+    return "\n".join(line[min(pad, len(line) - len(line.lstrip(JS_SPACE))) :] for line in lines)
+
+
+def add_imports(source, statements, imports):
+    lines = split_lines(source)
+    present = {js_trim(line) for line in lines}
+    missing = [line for line in dict.fromkeys(js_trim(i) for i in imports) if line != "" and line not in present]
+    if not missing:
+        return source
+    after = 0
+    for statement in statements:
+        if statement["kind"] not in ("docstring", "future", "import"):
+            break
+        after = statement["end"]
+    lines[after:after] = missing + (["", ""] if after == 0 else [])
+    return "\n".join(lines).rstrip("\n") + "\n"
 `;
-  }
-  lines.splice(existing.start - 1, existing.end - existing.start + 1, ...block);
-  return `${lines.join("\n").replace(/\n+$/, "")}
-`;
-}
-function replaceMember(source, klass, name, code2) {
-  const lines = splitLines(source);
-  const pad = " ".repeat(klass.indent ?? 4);
-  const block = code2.replace(/\s+$/, "").split("\n").map((line) => line.trim() === "" ? "" : `${pad}${line}`);
-  const existing = klass.members?.find((m) => m.name === name);
-  if (existing) lines.splice(existing.start - 1, existing.end - existing.start + 1, ...block);
-  else lines.splice(klass.end, 0, "", ...block);
-  return `${lines.join("\n").replace(/\n+$/, "")}
-`;
-}
-function memberCode(source, klass, name) {
-  const member = klass.members?.find((m) => m.name === name);
-  if (!member) return void 0;
-  const pad = klass.indent ?? 4;
-  return splitLines(source).slice(member.start - 1, member.end).map((line) => line.slice(Math.min(pad, line.length - line.trimStart().length))).join("\n");
-}
-function addImports(source, outline, imports) {
-  const lines = splitLines(source);
-  const present = new Set(lines.map((l) => l.trim()));
-  const missing = [...new Set(imports.map((i) => i.trim()))].filter((i) => i !== "" && !present.has(i));
-  if (missing.length === 0) return source;
-  let after = 0;
-  for (const statement of outline) {
-    if (statement.kind === "docstring" || statement.kind === "future" || statement.kind === "import") after = statement.end;
-    else break;
-  }
-  const insert = after === 0 ? [...missing, "", ""] : missing;
-  lines.splice(after, 0, ...insert);
-  return `${lines.join("\n").replace(/\n+$/, "")}
-`;
-}
 function stubFor(name, kind) {
   const message = JSON.stringify(`${name} is not implemented yet`);
   if (kind === "constant") return `${name} = NotImplemented
@@ -66672,72 +66739,185 @@ function stubFor(name, kind) {
     raise NotImplementedError(${message})
 `;
 }
-function splitLines(source) {
-  if (source === "") return [];
-  return source.replace(/\r\n/g, "\n").replace(/\n$/, "").split("\n");
-}
 
 // src/workspace/support-code.ts
-var SUPPORT_SCRIPT = String.raw`
+var SUPPORT_PY = String.raw`
 import ast, json, re, sys
+
+
+def read_support(src, symbol):
+    """What support code binds, and its chunks before and after the symbol; or its problems."""
+    try:
+        body = ast.parse(src).body
+    except SyntaxError as e:
+        return {"ok": False, "problems": ["the support code does not parse: line %d: %s" % (e.lineno or 0, e.msg)]}
+    lines = src.splitlines()
+    names, problems, sides = [], [], []
+    def private(name):
+        return name.startswith("_") and not name.startswith("__")
+    for node in body:
+        start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+        bound = []
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound = [node.name]
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                elts = t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t]
+                if not all(isinstance(e, ast.Name) for e in elts):
+                    problems.append("line %d: only plain names may be assigned beside the symbol" % node.lineno)
+                bound += [e.id for e in elts if isinstance(e, ast.Name)]
+        elif not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
+            problems.append("line %d: beside the symbol stand only private helpers, private constants and calls that register them; imports go in \"imports\"" % node.lineno)
+            continue
+        for name in bound:
+            if not private(name):
+                problems.append('line %d: "%s" must start with "_": support code is private to its node' % (node.lineno, name))
+        names += bound
+        uses = any(isinstance(n, ast.Name) and n.id == symbol for n in ast.walk(node))
+        sides.append(("after" if uses else "before", start, node.end_lineno))
+    # Neighbours on one side stay one chunk, as written (their spacing is the author's); chunks are set apart by two blank lines.
+    chunks = {"before": [], "after": []}
+    for i, (side, start, end) in enumerate(sides):
+        if i > 0 and sides[i - 1][0] == side:
+            chunks[side][-1] = (chunks[side][-1][0], end)
+        else:
+            chunks[side].append((start, end))
+    text = lambda c: "\n".join(lines[c[0] - 1 : c[1]])
+    return {"ok": not problems, "problems": problems, "names": names,
+            "before": [text(c) for c in chunks["before"]], "after": [text(c) for c in chunks["after"]]}
+
+
+def place_support_code(source, start, end, support):
+    # The module with support code laid around the symbol that spans start..end (1-based, inclusive), set apart as PEP 8 wants.
+    if not support["before"] and not support["after"]:
+        return source
+    lines = (source[:-1] if source.endswith("\n") else source).split("\n")
+    def block(parts):
+        out = []
+        for i, part in enumerate(parts):
+            out += (["", ""] if i > 0 else []) + part.split("\n")
+        return out
+    before = block(support["before"]) + ["", ""] if support["before"] else []
+    after = ["", ""] + block(support["after"]) if support["after"] else []
+    return "\n".join(lines[: start - 1] + before + lines[start - 1 : end] + after + lines[end:]) + "\n"
+`;
+var SUPPORT_SCRIPT = `${SUPPORT_PY}
 req = json.loads(sys.stdin.read())
-src, symbol = req["support"], req["symbol"]
-try:
-    body = ast.parse(src).body
-except SyntaxError as e:
-    print(json.dumps({"ok": False, "problems": ["the support code does not parse: line %d: %s" % (e.lineno or 0, e.msg)]}))
-    sys.exit(0)
-lines = src.splitlines()
-names, problems, sides = [], [], []
-def private(name):
-    return name.startswith("_") and not name.startswith("__")
-for node in body:
-    start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
-    bound = []
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        bound = [node.name]
-    elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        for t in targets:
-            elts = t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t]
-            if not all(isinstance(e, ast.Name) for e in elts):
-                problems.append("line %d: only plain names may be assigned beside the symbol" % node.lineno)
-            bound += [e.id for e in elts if isinstance(e, ast.Name)]
-    elif not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
-        problems.append("line %d: beside the symbol stand only private helpers, private constants and calls that register them; imports go in \"imports\"" % node.lineno)
-        continue
-    for name in bound:
-        if not private(name):
-            problems.append('line %d: "%s" must start with "_": support code is private to its node' % (node.lineno, name))
-    names += bound
-    uses = any(isinstance(n, ast.Name) and n.id == symbol for n in ast.walk(node))
-    sides.append(("after" if uses else "before", start, node.end_lineno))
-# Neighbours on one side stay one chunk, as written (their spacing is the author's); chunks are set apart by two blank lines.
-chunks = {"before": [], "after": []}
-for i, (side, start, end) in enumerate(sides):
-    if i > 0 and sides[i - 1][0] == side:
-        chunks[side][-1] = (chunks[side][-1][0], end)
-    else:
-        chunks[side].append((start, end))
-text = lambda c: "\n".join(lines[c[0] - 1 : c[1]])
-print(json.dumps({"ok": not problems, "problems": problems, "names": names,
-                  "before": [text(c) for c in chunks["before"]], "after": [text(c) for c in chunks["after"]]}))
+print(json.dumps(read_support(req["support"], req["symbol"])))
 `;
-async function readSupportCode(python, support, symbol2) {
-  if (support.trim() === "") return { ok: true, names: [], before: [], after: [] };
-  return JSON.parse(await runPythonScript(python, SUPPORT_SCRIPT, JSON.stringify({ support, symbol: symbol2 })));
-}
-function placeSupportCode(source, start, end2, support) {
-  if (support.before.length === 0 && support.after.length === 0) return source;
-  const lines = source.replace(/\n$/, "").split("\n");
-  const block = (parts2) => parts2.flatMap((p, i) => [...i > 0 ? ["", ""] : [], ...p.split("\n")]);
-  const head = lines.slice(0, start - 1);
-  const symbol2 = lines.slice(start - 1, end2);
-  const tail2 = lines.slice(end2);
-  const before = support.before.length > 0 ? [...block(support.before), "", ""] : [];
-  const after = support.after.length > 0 ? ["", "", ...block(support.after)] : [];
-  return `${[...head, ...before, ...symbol2, ...after, ...tail2].join("\n")}
+
+// src/engine/application-script.ts
+var DRIVER = String.raw`
+import json, sys, traceback
+
+
+def apply_code(req):
+    before, code, support, symbol, owner = req["before"], req["code"], req["support"], req["symbol"], req["owner"]
+    imports = req["imports"]
+    # What the application asked of the helpers at once before this script, in the same order (one that fails
+    # fails the call, as it failed the application then).
+    if imports and not req["filtered"]:
+        imports = own({"lines": imports, "module": req["module"], "isPackage": req["isPackage"], "source": before,
+                       "names": [owner or symbol]})["lines"]
+    code_outline = outline(universal(code))
+    extra = read_support(support, symbol) if js_trim(support) != "" else {"ok": True, "names": [], "before": [], "after": []}
+    before_outline = outline(universal(before))
+    used = set(names({"code": code})["names"]) if req["dependencies"] else set()
+    edge = [line for name, line in req["dependencies"] if line is not None and name in used]
+    reviewed = None
+    if req["review"] is not None:
+        parts = [[part, "\n".join(imports) if part == "imports" else source] for part, source in req["review"]["parts"]]
+        reviewed = review_reply({**req["review"], "parts": parts})
+    imports_outline = outline(universal("\n".join(imports)))
+    out = {"imports": imports, "edgeImports": edge, "codeOutline": code_outline, "importsOutline": imports_outline,
+           "review": reviewed, "supportNames": extra.get("names", [])}
+    # The review and a reply that does not parse refuse before anything is put in place.
+    if (reviewed is None or reviewed["total"] == 0) and code_outline["ok"] and imports_outline["ok"]:
+        try:
+            out["applied"] = put_in_place(req, imports + edge, code_outline, extra, before_outline)
+        except Exception as e:
+            # Refused in TypeScript first (checkCode), a reply never gets this far; otherwise the call fails, as it did.
+            out["failed"] = traceback.format_exception_only(type(e), e)[-1].strip()
+    return out
+
+
+def refusal(reason):
+    return {"ok": False, "reason": reason}
+
+
+def put_in_place(req, wanted, code_outline, extra, before_outline):
+    symbol, owner, where = req["symbol"], req["owner"], req["file"]
+    if not extra["ok"]:
+        return refusal("the support code was refused: " + "; ".join(extra["problems"][:3]))
+    if not before_outline["ok"]:
+        return refusal("%s does not parse before the edit: line %s: %s" % (where, before_outline["line"], before_outline["message"]))
+    statements = before_outline["statements"]
+    taken = {name for st in statements for name in (st["names"] if "names" in st else [st["name"]] if st["name"] else []) if name != symbol}
+    clashes = [name for name in extra["names"] if name in taken or name == symbol]
+    if clashes:
+        return refusal("the support code defines %s, which %s already has; choose other names" % (", ".join(clashes), where))
+    put = put_symbol(req, statements, code_outline)
+    if not put["ok"]:
+        return put
+    swapped = outline(universal(put["source"]))
+    # Support code goes around the top-level statement that holds the symbol: the class, for a method.
+    holder = next((st for st in swapped["statements"] if st["name"] == (owner or symbol)), None) if swapped["ok"] else None
+    replaced = place_support_code(put["source"], holder["start"], holder["end"], extra) if holder else put["source"]
+    replaced_outline = swapped if replaced == put["source"] else outline(universal(replaced))
+    if not replaced_outline["ok"]:
+        return refusal("the edited file would not parse: line %s: %s" % (replaced_outline["line"], replaced_outline["message"]))
+    # The model's imports plus those the RPG's edges imply for dependencies the code uses, in PEP 8 order; where
+    # the block cannot be reordered, they are only added. organize() parses what it returns.
+    organized = organize({"source": replaced, "localPackages": req["localPackages"], "extra": wanted})
+    if "reason" not in organized:
+        return {"ok": True, "source": organized["source"]}
+    after = add_imports(replaced, replaced_outline["statements"], wanted)
+    final = outline(universal(after))
+    if not final["ok"]:
+        return refusal("the edited file would not parse: line %s: %s" % (final["line"], final["message"]))
+    return {"ok": True, "source": after}
+
+
+def put_symbol(req, statements, code_outline):
+    # A function, class or constant replaces its top-level statement; a method goes into its class. A class keeps
+    # the methods its method nodes put into it, so that regenerating the class does not take them away.
+    source, code, symbol, owner, methods = req["before"], req["code"], req["symbol"], req["owner"], req["methods"]
+    if owner:
+        klass = next((st for st in statements if st["kind"] == "class" and st["name"] == owner), None)
+        if klass is None:
+            return refusal("class %s is not in %s yet" % (owner, req["file"]))
+        return {"ok": True, "source": replace_member(source, klass, symbol, code)}
+    if methods:
+        first = code_outline["statements"][0] if code_outline["statements"] else {}
+        mine = [m["name"] for m in first.get("members") or [] if m["name"] in methods]
+        if mine:
+            return refusal("%s %s of its own: leave it out of the class" % (", ".join(mine), "is a node" if len(mine) == 1 else "are nodes"))
+    old = next((st for st in statements if st["kind"] == "class" and st["name"] == symbol), None)
+    carried = [(m, text) for m in methods for text in [member_code(source, old, m) if old else None] if text is not None]
+    edited = replace_symbol(source, statements, symbol, code)
+    for name, text in carried:
+        now = outline(universal(edited))
+        klass = next((st for st in now["statements"] if st["kind"] == "class" and st["name"] == symbol), None) if now["ok"] else None
+        if klass:
+            edited = replace_member(edited, klass, name, text)
+    return {"ok": True, "source": edited}
+
+
+print(json.dumps(apply_code(json.loads(sys.stdin.buffer.read()))))
 `;
+var APPLICATION_PARTS = {
+  JS_TEXT_PY,
+  OUTLINE_PY,
+  IMPORTS_PY,
+  SUPPORT_PY,
+  EDIT_PY,
+  REVIEW_PY,
+  DRIVER
+};
+var APPLICATION_SCRIPT = Object.values(APPLICATION_PARTS).join("\n");
+async function applyInPython(python, request2) {
+  return JSON.parse(await runPythonScript(python, APPLICATION_SCRIPT, JSON.stringify(request2)));
 }
 
 // src/engine/proposals.ts
@@ -66844,122 +67024,70 @@ ${code2}`;
     for (const name of names) if (await isStdlib(this.setup.python, name)) lines.push(`import ${name}`);
     if (lines.length === 0) return [];
     const { code: code2, support } = this.accepted ?? { code: "", support: "" };
-    if (!(await reviewImplementation(this.setup.python, code2, lines.join("\n"), { support, registrars: this.registrars() })).ok) return [];
     const source = await this.setup.files.read(this.implFile) ?? "";
-    const organized = await organizeImports(this.setup.python, source, this.setup.localPackages, lines);
-    if (!organized.changed || organized.reason !== void 0) return [];
+    const [reviewed, organized] = await Promise.all([
+      reviewImplementation(this.setup.python, code2, lines.join("\n"), { support, registrars: this.registrars() }),
+      organizeImports(this.setup.python, source, this.setup.localPackages, lines)
+    ]);
+    if (!reviewed.ok || !organized.changed || organized.reason !== void 0) return [];
     await this.setup.files.write(this.implFile, organized.source);
     return lines;
   }
   async apply(imports, code2, support, proposed) {
     const python = this.setup.python;
     const before = (proposed ? this.baseline : void 0) ?? await this.setup.files.read(this.implFile) ?? "";
-    const review2 = (lines) => Promise.all([
-      proposed ? reviewImplementation(python, code2, lines.join("\n"), { support, registrars: this.registrars() }) : void 0,
-      outlinePython(python, lines.join("\n"))
-    ]);
-    const [filtered, codeOutline, extra, outline, edgeImports, asProposed] = await Promise.all([
-      // A name the module defines needs no import: importing it is an import of the module by itself,
-      // which fails at load time. A package's __init__.py keeps `from pkg import submodule`.
-      withoutSelfImports(python, imports, {
-        module: this.prompt.module,
-        isPackage: /(^|\/)__init__\.py$/.test(this.implFile),
-        source: before,
-        names: [this.owner?.name ?? this.node.name]
-      }),
-      outlinePython(python, code2),
-      readSupportCode(python, support, this.node.name),
-      outlinePython(python, before),
-      this.edgeImports(code2),
-      // Reviewed with the imports as proposed, in the same round trip; asked again in the rare case that
-      // some were imports of the module by itself, so that the review sees what is applied.
-      review2(imports)
-    ]);
-    const selfImported = filtered.length !== imports.length || filtered.some((line, i) => line !== imports[i]);
-    imports = filtered;
-    const [reviewed, importsOutline] = selfImported ? await review2(imports) : asProposed;
-    if (reviewed && !reviewed.ok) return { ok: false, reason: `the review refused the code: ${reviewed.reason}` };
-    const verdict = checkCode(this.node, codeOutline, importsOutline);
-    if (!verdict.ok) return verdict;
-    if (!extra.ok) return { ok: false, reason: `the support code was refused: ${extra.problems.slice(0, 3).join("; ")}` };
-    if (!outline.ok)
-      return { ok: false, reason: `${this.implFile} does not parse before the edit: line ${outline.line}: ${outline.message}` };
-    const taken = new Set(
-      outline.statements.flatMap((st) => st.names ?? (st.name ? [st.name] : [])).filter((name) => name !== this.node.name)
-    );
-    const clashes = extra.names.filter((name) => taken.has(name) || name === this.node.name);
-    if (clashes.length > 0)
-      return {
-        ok: false,
-        reason: `the support code defines ${clashes.join(", ")}, which ${this.implFile} already has; choose other names`
-      };
-    const put = await this.putSymbol(before, outline.statements, code2);
-    if (!put.ok) return put;
-    const swappedOutline = await outlinePython(python, put.source);
-    const holder = this.owner?.name ?? this.node.name;
-    const symbol2 = swappedOutline.ok ? swappedOutline.statements.find((st) => st.name === holder) : void 0;
-    const replaced = symbol2 ? placeSupportCode(put.source, symbol2.start, symbol2.end, extra) : put.source;
-    const replacedOutline = replaced === put.source ? swappedOutline : await outlinePython(python, replaced);
-    if (!replacedOutline.ok)
-      return { ok: false, reason: `the edited file would not parse: line ${replacedOutline.line}: ${replacedOutline.message}` };
-    const organized = await organizeImports(python, replaced, this.setup.localPackages, [...imports, ...edgeImports]);
-    const after = organized.reason === void 0 ? organized.source : addImports(replaced, replacedOutline.statements, [...imports, ...edgeImports]);
-    if (organized.reason !== void 0) {
-      const final = await outlinePython(python, after);
-      if (!final.ok) return { ok: false, reason: `the edited file would not parse: line ${final.line}: ${final.message}` };
+    const isPackage = /(^|\/)__init__\.py$/.test(this.implFile);
+    const reviewOf = (lines) => proposed ? implementationRequest(code2, lines.join("\n"), { support, registrars: this.registrars() }) : null;
+    let filtered = false;
+    const asProposed = reviewOf(imports);
+    if (asProposed && textVerdict(asProposed)) {
+      if (imports.length > 0) {
+        imports = await withoutSelfImports(python, imports, {
+          module: this.prompt.module,
+          isPackage,
+          source: before,
+          names: [this.holder]
+        });
+        filtered = true;
+      }
+      const refused2 = textVerdict(reviewOf(imports));
+      if (refused2) return { ok: false, reason: `the review refused the code: ${refused2.reason}` };
     }
-    await this.setup.files.write(this.implFile, after);
+    const reply = await applyInPython(python, {
+      file: this.implFile,
+      before,
+      code: code2,
+      imports,
+      filtered,
+      support,
+      symbol: this.node.name,
+      owner: this.owner?.name ?? null,
+      module: this.prompt.module,
+      isPackage,
+      // A method is reached through its class, never imported by its own name.
+      dependencies: this.setup.dependenciesOf(this.node).map((dep) => [dep.name, symbolKindOf(dep) === "method" ? null : importFor(dep, this.node) ?? null]),
+      methods: symbolKindOf(this.node) === "class" ? this.setup.methodsOf(this.node) : [],
+      localPackages: this.setup.localPackages,
+      review: reviewOf(imports)
+    });
+    const review2 = reviewOf(reply.imports);
+    const reviewed = review2 && (textVerdict(review2) ?? scriptVerdict(reply.review));
+    if (reviewed && !reviewed.ok) return { ok: false, reason: `the review refused the code: ${reviewed.reason}` };
+    const verdict = checkCode(this.node, reply.codeOutline, reply.importsOutline);
+    if (!verdict.ok) return verdict;
+    if (reply.failed !== void 0 || !reply.applied)
+      throw helperFailed(python, 1, reply.failed ?? "the code application returned nothing");
+    if (!reply.applied.ok) return reply.applied;
+    await this.setup.files.write(this.implFile, reply.applied.source);
     if (proposed) {
       this.accepted = { code: code2, support };
-      this.owned = [this.owner ? `${this.owner.name}.${this.node.name}` : this.node.name, ...extra.names];
+      this.owned = [this.owner ? `${this.owner.name}.${this.node.name}` : this.node.name, ...reply.supportNames];
     }
     return { ok: true };
   }
-  /**
-   * The module with the node's symbol in place: a function, class or constant replaces its
-   * top-level statement; a method goes into its class. A class keeps the methods its method
-   * nodes put into it, so that regenerating the class does not take them away.
-   */
-  async putSymbol(source, statements, code2) {
-    if (this.owner) {
-      const klass = statements.find((st) => st.kind === "class" && st.name === this.owner.name);
-      if (!klass) return { ok: false, reason: `class ${this.owner.name} is not in ${this.implFile} yet` };
-      return { ok: true, source: replaceMember(source, klass, this.node.name, code2) };
-    }
-    const methods = symbolKindOf(this.node) === "class" ? this.setup.methodsOf(this.node) : [];
-    if (methods.length > 0) {
-      const proposed = await outlinePython(this.setup.python, code2);
-      const own2 = proposed.ok ? (proposed.statements[0]?.members ?? []).filter((m) => methods.includes(m.name)) : [];
-      if (own2.length > 0)
-        return {
-          ok: false,
-          reason: `${own2.map((m) => m.name).join(", ")} ${own2.length === 1 ? "is a node" : "are nodes"} of its own: leave it out of the class`
-        };
-    }
-    const old = statements.find((st) => st.kind === "class" && st.name === this.node.name);
-    const carried = methods.flatMap((m) => {
-      const text3 = old ? memberCode(source, old, m) : void 0;
-      return text3 === void 0 ? [] : [[m, text3]];
-    });
-    let next = replaceSymbol(source, statements, this.node.name, code2);
-    for (const [name, text3] of carried) {
-      const outline = await outlinePython(this.setup.python, next);
-      const klass = outline.ok ? outline.statements.find((st) => st.kind === "class" && st.name === this.node.name) : void 0;
-      if (klass) next = replaceMember(next, klass, name, text3);
-    }
-    return { ok: true, source: next };
-  }
-  /** `from <module> import <name>` for each dependency in another module that the code uses. */
-  async edgeImports(code2) {
-    const deps = this.setup.dependenciesOf(this.node);
-    const used = new Set(
-      await usedNames(
-        this.setup.python,
-        code2,
-        deps.map((d) => d.name)
-      )
-    );
-    return deps.filter((d) => used.has(d.name) && symbolKindOf(d) !== "method").flatMap((d) => importFor(d, this.node) ?? []);
+  /** The top-level statement that holds the node's symbol: its class, for a method. */
+  get holder() {
+    return this.owner?.name ?? this.node.name;
   }
 };
 
@@ -72430,7 +72558,7 @@ function planPromotedRootAnyOfDefinitionRenames(root, branch) {
     if (!isObject2(rootDefinitions) || !isObject2(branchDefinitions)) {
       continue;
     }
-    const usedNames2 = /* @__PURE__ */ new Set([...Object.keys(rootDefinitions), ...Object.keys(branchDefinitions)]);
+    const usedNames = /* @__PURE__ */ new Set([...Object.keys(rootDefinitions), ...Object.keys(branchDefinitions)]);
     const keywordRenames = /* @__PURE__ */ new Map();
     let aliasIndex = 0;
     for (const [name, definition] of Object.entries(branchDefinitions)) {
@@ -72438,10 +72566,10 @@ function planPromotedRootAnyOfDefinitionRenames(root, branch) {
         continue;
       }
       let alias = "__openai_strict_anyOf_definition_" + aliasIndex++;
-      while (usedNames2.has(alias)) {
+      while (usedNames.has(alias)) {
         alias = "__openai_strict_anyOf_definition_" + aliasIndex++;
       }
-      usedNames2.add(alias);
+      usedNames.add(alias);
       keywordRenames.set(name, alias);
     }
     if (keywordRenames.size > 0) {
@@ -75429,7 +75557,7 @@ async function generate(options) {
       return pytestIn(snapshotDir)(targets);
     },
     renderReport: (projected, assembly) => redactSecrets(
-      committedReport({
+      options.renderCommittedReport({
         plan,
         checkpoint: projected,
         summary: summarize(projected),
@@ -75457,19 +75585,8 @@ async function generate(options) {
   }
   const { checkpoint, interrupted } = run5;
   const summary2 = summarize(checkpoint);
-  const report = renderGenerationReport({
-    plan,
-    checkpoint,
-    summary: summary2,
-    rpgPath: options.rpgPath,
-    runId,
-    model: options.model,
-    generatedAt: new Date(clock()),
-    elapsedMs: clock() - started,
-    assembly: final?.assembly,
-    gitLog: repo ? await repo.log() : void 0
-  });
-  const reportPath = await saveRunFile(outDir, runId, "generation_report.md", report);
+  const finished = clock();
+  const gitLog = repo ? await repo.log() : void 0;
   let stack;
   const hasPassed = (subgraphId) => plan.subgraphs.find((s) => s.id === subgraphId).nodes.some((id) => checkpoint.nodes[id]?.status === "passed");
   if (repo && options.branchPerSubgraph && !interrupted && options.subgraphs) {
@@ -75485,7 +75602,20 @@ async function generate(options) {
       owned: await stackOwnedPaths(outDir, base, options.rpg)
     });
   }
-  return { summary: summary2, checkpoint, interrupted, runId, reportPath, checkpointPath, branch: repo?.branch, stack };
+  return {
+    summary: summary2,
+    checkpoint,
+    interrupted,
+    runId,
+    plan,
+    finishedAt: new Date(finished),
+    elapsedMs: finished - started,
+    assembly: final?.assembly,
+    gitLog,
+    checkpointPath,
+    branch: repo?.branch,
+    stack
+  };
 }
 
 // src/report/terminal.ts
@@ -75578,15 +75708,25 @@ function progressPrinter(output2) {
 }
 var plural3 = (n, one, many) => `${n} ${n === 1 ? one : many}`;
 
+// src/report/run-report.ts
+import { resolve as resolve4 } from "node:path";
+async function writeRunReport(outDir, run5) {
+  const report = redactSecrets(renderGenerationReport({ ...run5, generatedAt: run5.finishedAt }));
+  const path2 = await saveRunFile(resolve4(outDir), run5.runId, "generation_report.md", report);
+  return { path: path2, report };
+}
+
 // src/action/run-engine.ts
 async function generateInRunner(options) {
   const notices = [];
   const stop = randomUUID3();
+  let result;
   process.stdout.write(`::stop-commands::${stop}
 `);
   try {
-    return await generate({
+    result = await generate({
       ...options,
+      renderCommittedReport: committedReport,
       onEvent: progressPrinter((line) => void process.stdout.write(line)),
       onNotice: (notice) => notices.push(notice)
     });
@@ -75595,6 +75735,8 @@ async function generateInRunner(options) {
 `);
     for (const notice of notices) warning(notice);
   }
+  const { report } = await writeRunReport(options.outDir, { ...result, rpgPath: options.rpgPath, model: options.model });
+  return { ...result, report };
 }
 
 // src/engine/node-at-line.ts
@@ -75779,7 +75921,6 @@ function inPlanOrder(plan, ids2) {
 }
 
 // src/action/generate-mode.ts
-import { readFile as readFile10 } from "node:fs/promises";
 async function runGeneration(inputs, context, at, credentials, commandPrefix = "/rpg") {
   const { plan, rpgPath } = at;
   const { dir, auth: fetchAuth, rpgName } = runnerCheckout(inputs, context, at);
@@ -75826,8 +75967,7 @@ async function runGeneration(inputs, context, at, credentials, commandPrefix = "
   const { checkpoint } = result;
   if (credentials) await useFreshToken(inputs, credentials, (token) => setSecret(token));
   const auth6 = remoteAuthOf(inputs, context);
-  const report = await readFile10(result.reportPath, "utf8");
-  const finished = { plan, rpgPath, checkpoint, report, runId: result.runId };
+  const finished = { plan, rpgPath, checkpoint, report: result.report, runId: result.runId };
   if (matrix) {
     const local = new Set(await refsUnder(dir, `refs/heads/${workBranchPrefix(rpgName)}`));
     const work = branchesWithAPassedNode(plan, checkpoint, local, (id) => workBranch(rpgName, id));
@@ -75986,9 +76126,6 @@ async function reportInvalidRpg(issues, rpgPath, token, context, issue3) {
   setFailed(`${rpgPath} is invalid: ${errors.length} problem(s); see the annotations`);
 }
 
-// src/action/report-mode.ts
-import { readFile as readFile11 } from "node:fs/promises";
-
 // src/llm/no-model.ts
 function noModel(why) {
   return {
@@ -76045,7 +76182,7 @@ async function runReport(inputs, context, at, credentials) {
     rpgPath,
     checkpoint: result.checkpoint,
     prs,
-    report: await readFile11(result.reportPath, "utf8"),
+    report: result.report,
     runId: result.runId,
     branch: runBranchName,
     whole: true
