@@ -31,8 +31,8 @@ const scripted: ModelProvider = {
           ? replies?.implementation
           : kind === "fix"
             ? replies?.fixes?.[attempt - 1]
-            : kind === "diagnosis" && attempt === 1
-              ? replies?.diagnosis
+            : kind === "diagnosis"
+              ? replies?.votes?.[attempt - 1]
               : undefined;
     if (!reply || ("test_code" in reply && reply.test_code === undefined)) {
       return { ok: false, reason: `no scripted reply for ${request.key.nodeId} ${kind} ${attempt}`, final: true };

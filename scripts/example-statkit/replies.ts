@@ -7,8 +7,15 @@ export interface NodeReplies {
   tests: string;
   implementation: { imports: string[]; code: string; notes: string };
   fixes?: { imports: string[]; code: string; explanation: string }[];
-  diagnosis?: { verdict: "implementation_bug" | "test_issue" | "environment_issue"; reason: string };
+  /** The diagnosis votes, in the order they are asked: five at a node's first failure, five more half-way through its fixes. */
+  votes?: Vote[];
 }
+
+type Vote = { verdict: "implementation_bug" | "test_issue" | "environment_issue"; reason: string };
+
+/** Five votes: the reasons given, then the same verdict with the first reason until there are five. */
+const votes = (verdict: Vote["verdict"], ...reasons: string[]): Vote[] =>
+  Array.from({ length: 5 }, (_, i) => ({ verdict, reason: reasons[i] ?? reasons[0]! }));
 
 const py = (s: TemplateStringsArray): string => s.raw[0]!.replace(/^\n/, "");
 
@@ -138,6 +145,12 @@ def parse_numbers(text: str, sep: str = ",") -> list[float]:
 `,
       },
     ],
+    votes: votes(
+      "implementation_bug",
+      "The docstring says blank text gives an empty list; the code parses the blank item and raises.",
+      "The test for blank input follows the docstring; the implementation has no case for it.",
+      "An error naming the item's position is in the docstring, and the code re-raises without it.",
+    ),
   },
   "validation.ensure_numbers": {
     tests: py`
@@ -279,6 +292,16 @@ def median(values: list[float]) -> float:
 `,
       },
     ],
+    votes: [
+      ...votes(
+        "implementation_bug",
+        "The median of [3, 1, 2] is 2; the code takes the middle of the unsorted list.",
+        "The values are never sorted, so the middle element is not the median.",
+        "test_median_odd_count expects the docstring's median; the code does not sort.",
+        "Sorting is missing; the tests agree with the docstring.",
+      ).slice(0, 4),
+      { verdict: "test_issue", reason: "The docstring does not say whether the input may be sorted in place." },
+    ],
   },
   "stats.mode": {
     tests: py`
@@ -410,6 +433,11 @@ def variance(values: list[float], sample: bool = False) -> float:
 `,
       },
     ],
+    votes: votes(
+      "implementation_bug",
+      "Population variance divides by n, as the docstring's example (4.0) shows; the code divides by n - 1.",
+      "The sample flag is ignored: the code always divides by n - 1.",
+    ),
   },
   "stats.std_dev": {
     tests: py`
@@ -525,10 +553,14 @@ def test_format_number_rejects_negative_digits():
       ][n]!,
       code: FORMAT_NUMBER_TRIES[i]!,
     })),
-    diagnosis: {
-      verdict: "implementation_bug",
-      reason: "The docstring says -0 is shown as 0; the test checks exactly that, and the code still prints -0.",
-    },
+    votes: [
+      ...votes("implementation_bug", "The docstring says -0 is shown as 0; the test checks exactly that, and the code still prints -0."),
+      ...votes(
+        "implementation_bug",
+        "format_number(-0.001) rounds to -0.00, and the sign survives the trailing-zero removal.",
+        "The test of negative zero follows the docstring; no fix so far normalises the rounded value.",
+      ),
+    ],
   },
   "report.summarize": {
     tests: py`

@@ -73,6 +73,7 @@ export async function runGeneration(
     revise: revision ? { notes: revision.notes } : undefined,
     subgraphs: matrix,
     maxIterations: inputs.maxIterations,
+    diagnosisVotes: inputs.diagnosisVotes,
     concurrency: inputs.concurrency,
     sandbox: inputs.sandbox,
     git: true,

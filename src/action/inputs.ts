@@ -31,6 +31,8 @@ export const ActionInputsSchema = z
     subgraphs: ids,
     model: z.string(),
     maxIterations: positive("max-iterations", 8),
+    /** From .github/rpg-forge.yml only: a workflow input would take one of the ten a dispatch may carry. */
+    diagnosisVotes: z.number().int().min(1).optional(),
     concurrency: positive("concurrency", 1),
     baseBranch: z.string(),
     githubToken: z.string(),
@@ -89,6 +91,7 @@ export function readInputs(config: RepoConfig = RepoConfigSchema.parse({})): Act
     subgraphs: core.getInput("subgraphs"),
     model: given("model", config.model),
     maxIterations: given("max-iterations", config["max-iterations"]),
+    diagnosisVotes: config["diagnosis-votes"],
     concurrency: given("concurrency", config.concurrency),
     baseBranch: given("base-branch", config["base-branch"]),
     githubToken: core.getInput("github-token"),

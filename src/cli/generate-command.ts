@@ -1,6 +1,7 @@
 import { InvalidArgumentError, Option, type Command } from "commander";
 import { generate } from "../engine/generate.js";
 import { rpgHash } from "../engine/run-id.js";
+import { DEFAULT_DIAGNOSIS_VOTES } from "../engine/tdd-setup.js";
 import { selectProvider } from "../llm/select.js";
 import { loadRpgWithText } from "../rpg/load.js";
 import { EXIT, printIssues, printRunError, type CliIo } from "./output.js";
@@ -17,6 +18,7 @@ interface GenerateFlags {
   startFromNode?: string;
   only?: string[];
   maxIterations: number;
+  diagnosisVotes: number;
   concurrency: number;
   model?: string;
   replay?: string;
@@ -49,6 +51,7 @@ export function addGenerateCommand(program: Command, io: CliIo, setExit: (code: 
         .filter(Boolean),
     )
     .option("--max-iterations <n>", "debug iterations per node", positiveInt, 8)
+    .option("--diagnosis-votes <n>", "diagnoses of a failing gate, a majority of which decides", positiveInt, DEFAULT_DIAGNOSIS_VOTES)
     .option("--concurrency <n>", "nodes generated at once (independent ones, never two on one file)", positiveInt, 1)
     .option("--model <name>", "model name (default: RPG_FORGE_MODEL or gpt-4o-mini)")
     .option("--replay <cassette>", "answer from a recorded cassette instead of a live model (offline)")
@@ -108,6 +111,7 @@ async function runGenerate(file: string, flags: GenerateFlags, io: CliIo): Promi
       startFromNode: flags.startFromNode,
       only: flags.only,
       maxIterations: flags.maxIterations,
+      diagnosisVotes: flags.diagnosisVotes,
       concurrency: flags.concurrency,
       sandbox: flags.sandbox,
       perTestTimeoutMs: flags.testTimeout * 1000,

@@ -1,6 +1,6 @@
 import type { TokenUsage } from "../llm/provider.js";
 import type { RpgNode } from "../rpg/schema.js";
-import type { FailureContext, TestResults } from "./checkpoint.js";
+import type { Diagnosis, FailureContext, TestResults } from "./checkpoint.js";
 
 /** What a node executor reports for one node. A failing node is a result, not an exception. */
 export type NodeOutcome =
@@ -11,8 +11,17 @@ export type NodeOutcome =
       usage?: TokenUsage;
       /** The top-level names its code defines in its module (its symbol and its support code's); the symbol alone when absent. */
       owns?: string[];
+      diagnoses?: Diagnosis[];
     }
-  | { status: "failed"; iterations: number; reason: string; testResults?: TestResults; usage?: TokenUsage; context?: FailureContext }
+  | {
+      status: "failed";
+      iterations: number;
+      reason: string;
+      testResults?: TestResults;
+      usage?: TokenUsage;
+      context?: FailureContext;
+      diagnoses?: Diagnosis[];
+    }
   /** The run was asked to stop while the node was in progress; it stays in_progress and is retried on resume. */
   | { status: "interrupted" };
 

@@ -78,6 +78,8 @@ export interface GenerateOptions {
   /** Generate only these subgraphs' nodes (matrix mode); the rest of the checkpoint is left as it is. */
   subgraphs?: string[] | undefined;
   maxIterations?: number | undefined;
+  /** How many times a failing gate is diagnosed (decision 0020); 5 when undefined. */
+  diagnosisVotes?: number | undefined;
   /** Leaves generated at once (default 1); nodes of one file never run together. */
   concurrency?: number | undefined;
   sandbox?: SandboxKind | undefined;
@@ -209,6 +211,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     artifacts: new ArtifactStore(outDir, runId),
     python,
     maxIterations: options.maxIterations,
+    diagnosisVotes: options.diagnosisVotes,
     runTests: pytestIn(workDir),
     notes: options.revise?.notes,
   });

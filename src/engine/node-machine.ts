@@ -10,7 +10,9 @@ import type { PytestResult } from "../sandbox/pytest.js";
 import type { Tampering } from "../workspace/package-files.js";
 import { outlinePython } from "../workspace/python-outline.js";
 import { reviewTests } from "../review/reply-review.js";
+import type { Diagnosis } from "../record/checkpoint.js";
 import { CodeApplication } from "./code-application.js";
+import { describeSplit, tallyVotes, voteTemperatures, type Vote } from "./diagnosis-vote.js";
 import type { NodeExecutor, NodeOutcome } from "./events.js";
 import { failureBrief, outcomeLine, type AttemptNote } from "./failure-brief.js";
 import { FinalRefusal, NodeModel } from "./node-model.js";
@@ -35,7 +37,7 @@ type State =
   | { step: "implement" }
   /** Apply a proposal and run the tests: the node passes, fails, or goes on to a diagnosis or a fix. */
   | { step: "green"; proposal: Proposal }
-  /** Half-way through the debug loop: are the tests what is wrong? */
+  /** The first failure against a round of tests, and half-way through the debug loop: where does the fault lie? */
   | { step: "diagnose"; result: PytestResult; outcome: string }
   /** Ask for a fix, given the failure (or why the last proposal was refused). */
   | { step: "fix"; result: PytestResult | undefined; outcome: string }
@@ -86,8 +88,14 @@ class NodeRun {
   private readonly code: CodeApplication;
   private testIds: string[] = [];
   private testsCode = "";
+  /** Tests requests in the current round of tests. */
   private testAttempts = 0;
+  /** Rounds of tests after the first, each asked for by a diagnosis. */
+  private rewrites = 0;
   private implemented = false;
+  /** Set by each implementation against a round of tests: its first failure is diagnosed. */
+  private diagnosisDue = false;
+  private readonly diagnoses: Diagnosis[] = [];
 
   constructor(
     private readonly setup: TddSetup,
@@ -159,6 +167,7 @@ class NodeRun {
     const reply = await this.model.ask(IMPLEMENTATION_KIND, implementationPrompt(this.prompt, this.testsCode));
     if (this.implemented) this.iterations++;
     this.implemented = true;
+    this.diagnosisDue = true;
     return { step: "green", proposal: reply.ok ? { ok: true, ...reply.value, tried: reply.value.notes } : reply };
   }
 
@@ -180,7 +189,13 @@ class NodeRun {
         "junit.xml": result.junitXml,
       });
       if (route === "green") return { step: "done", outcome: this.passed(result) };
-      if (route === "environment") return this.done(`the test environment failed (pytest exit ${result.exitCode})`, result);
+      if (route === "environment")
+        return this.done(
+          result.timedOut
+            ? "the test run was killed at its time limit, which counts as an environment issue"
+            : `the test environment failed (pytest exit ${result.exitCode})`,
+          result,
+        );
       outcome = (result.exitCode === 0 ? ownedTestsProblem(result, this.testIds, "passed") : undefined) ?? outcomeLine(result);
     } else {
       outcome = `refused: ${applied.reason}`;
@@ -193,26 +208,78 @@ class NodeRun {
     });
     if (iterations >= this.setup.maxIterations)
       return this.done(`tests still failing after ${iterations} debug iteration${iterations === 1 ? "" : "s"}: ${outcome}`, result);
-    // Half-way, once, with a run to judge (a refused fix has none).
-    if (iterations === Math.ceil(this.setup.maxIterations / 2) && result) return { step: "diagnose", result, outcome };
+    // With a run to judge (a refused fix has none): the first failure against these tests, and half-way.
+    const halfWay = iterations === Math.ceil(this.setup.maxIterations / 2);
+    if (result && (this.diagnosisDue || halfWay)) return { step: "diagnose", result, outcome };
     return { step: "fix", result, outcome };
   }
 
   /**
-   * One diagnosis, half-way through the loop. Only a test fault changes anything, while the node has tests
-   * requests left: new tests make the old code and brief moot, so it implements afresh against them.
+   * A diagnosis by majority vote (decision 0020). Tests that pass when run again unchanged are flaky,
+   * whatever a vote would say; otherwise the model judges the failure `diagnosisVotes` times and a
+   * majority decides: the fix step, new tests, or a failed node (the environment, or a split that
+   * needs a person).
    */
   private async diagnose(result: PytestResult, outcome: string): Promise<State> {
-    if (this.testAttempts >= this.setup.maxTestAttempts) return { step: "fix", result, outcome };
-    const reply = await this.model.ask(
-      DIAGNOSIS_KIND,
-      diagnosisPrompt(this.prompt, this.testsCode, this.code.lastCode ?? "", this.brief(result)),
-    );
-    const verdict = reply.ok ? reply.value.verdict : "unclear";
-    this.notes.push({ label: "diagnosis", tried: reply.ok ? reply.value.reason : reply.reason, outcome: verdict });
-    if (verdict === "test_issue" && reply.ok)
-      return { step: "tests", why: `a diagnosis found the previous tests at fault: ${reply.value.reason}` };
-    return { step: "fix", result, outcome };
+    this.diagnosisDue = false;
+    const flaky = await this.flakyTests(result);
+    if (flaky.length > 0) {
+      this.record({ iteration: this.iterations, votes: [], decision: "flaky", flaky_tests: flaky });
+      this.notes.push({ label: "diagnosis", tried: `ran the tests again unchanged: ${flaky.join(", ")} passed`, outcome: "flaky" });
+      return this.rewriteTests(`${flaky.join(", ")} failed and then passed unchanged: the tests are flaky`, result);
+    }
+    const votes = await this.vote(result);
+    const asked = this.setup.diagnosisVotes;
+    const { decision, count } = tallyVotes(votes, asked);
+    this.record({ iteration: this.iterations, votes, decision });
+    const why = votes.find((vote) => vote.verdict === decision)?.reason ?? "";
+    this.notes.push({ label: "diagnosis", tried: why ? `${describeSplit(votes)}: ${why}` : describeSplit(votes), outcome: decision });
+    switch (decision) {
+      case "test_issue":
+        return this.rewriteTests(`a diagnosis found the previous tests at fault (${count} of ${asked} votes): ${why}`, result);
+      case "environment_issue":
+        return this.done(`the diagnosis found an environment issue (${count} of ${asked} votes): ${why}`, result);
+      case "needs_human_review":
+        return this.done(`needs human review: the diagnosis votes split (${describeSplit(votes)})`, result);
+      default:
+        return { step: "fix", result, outcome };
+    }
+  }
+
+  /** The failure judged `diagnosisVotes` times at once, at temperatures spread from 0.3 to 0.7; a request that fails casts no vote. */
+  private async vote(result: PytestResult): Promise<Vote[]> {
+    const messages = diagnosisPrompt(this.prompt, this.testsCode, this.code.lastCode ?? "", this.brief(result));
+    const temperatures = voteTemperatures(this.setup.diagnosisVotes);
+    const replies = await Promise.allSettled(temperatures.map((t) => this.model.ask(DIAGNOSIS_KIND, messages, t)));
+    return replies.map((settled, i): Vote => {
+      if (settled.status === "rejected") throw settled.reason;
+      const reply = settled.value;
+      const temperature = temperatures[i]!;
+      return reply.ok
+        ? { verdict: reply.value.verdict, reason: reply.value.reason, temperature }
+        : { verdict: "none", reason: reply.reason, temperature };
+    });
+  }
+
+  /** The failing tests, when a second run of the same tests and code passes: a failure that is not the code's. */
+  private async flakyTests(result: PytestResult): Promise<string[]> {
+    if (result.exitCode !== 1 || result.timedOut) return [];
+    const again = await this.runTests();
+    if (greenGateRoute(again, this.testFile, this.testIds) !== "green") return [];
+    return result.tests.filter((t) => t.status === "failed" || t.status === "error").map((t) => t.name);
+  }
+
+  /** New tests, while rewrites are left: the code and brief of the old ones are moot, so a fresh implementation follows. */
+  private rewriteTests(why: string, result: PytestResult): State {
+    if (this.rewrites >= this.setup.maxTestRewrites)
+      return this.done(`needs human review: the tests were rewritten ${this.rewrites} times, and ${why}`, result);
+    this.rewrites++;
+    this.testAttempts = 0;
+    return { step: "tests", why };
+  }
+
+  private record(diagnosis: Diagnosis): void {
+    this.diagnoses.push(diagnosis);
   }
 
   /** A fix request with the failure brief, or with why the last proposal was refused. */
@@ -308,7 +375,12 @@ class NodeRun {
       testResults: { passed, failed: 0 },
       usage: this.model.usage,
       owns: this.code.owns,
+      ...this.diagnosisRecord(),
     };
+  }
+
+  private diagnosisRecord(): { diagnoses?: Diagnosis[] } {
+    return this.diagnoses.length > 0 ? { diagnoses: this.diagnoses } : {};
   }
 
   private done(reason: string, result?: PytestResult): State {
@@ -322,6 +394,7 @@ class NodeRun {
       iterations: this.iterations,
       reason,
       usage: this.model.usage,
+      ...this.diagnosisRecord(),
       testResults: { passed: (result?.tests.length ?? 0) - failing.length, failed: failing.length },
       context: {
         failingTests: failing.map((t) => ({ name: t.name, message: (t.message ?? "").slice(0, 500) })),

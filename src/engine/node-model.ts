@@ -38,7 +38,7 @@ export class NodeModel {
   }
 
   /** One structured request. A reply no retry can give throws FinalRefusal; any other refusal is a result. */
-  async ask<K extends RequestKind>(kind: K, raw: ModelMessage[]): Promise<StructuredResult<ReplyOf<K>>> {
+  async ask<K extends RequestKind>(kind: K, raw: ModelMessage[], temperature?: number): Promise<StructuredResult<ReplyOf<K>>> {
     if (this.signal.aborted) throw this.signal.reason instanceof Error ? this.signal.reason : new Error("interrupted");
     const messages = redactMessages(raw);
     const tokens = estimateTokens(messages);
@@ -52,7 +52,13 @@ export class NodeModel {
     }
     const { keys, provider } = this.setup;
     const key = keys.next(this.nodeId, kind.kind);
-    const request = { key, schemaName: kind.schemaName, jsonSchema: this.setup.jsonSchemaOf(kind.schema), messages };
+    const request = {
+      key,
+      schemaName: kind.schemaName,
+      jsonSchema: this.setup.jsonSchemaOf(kind.schema),
+      messages,
+      ...(temperature === undefined ? {} : { temperature }),
+    };
     // A kind may read replies more leniently than it asks (a field recorded cassettes lack).
     const accepts = "accepts" in kind ? kind.accepts : kind.schema;
     const result = await askStructured(provider, request, accepts as never, {

@@ -37,13 +37,15 @@ export function redGateRoute(result: PytestResult, testFile: string, owned: read
 
 /**
  * Green gate: a pass is exit 0 and a signed report in which each of the node's tests
- * passed. Failing tests (1), a run cut short or without its report, a module that no
- * longer imports (2, or 4 when the collection error is in the node's test file) and a
- * run killed at its time limit are the implementation's fault and go to the debug
- * loop; 3, 5 and other usage errors cannot be fixed by changing the implementation.
+ * passed. Failing tests (1), a run cut short or without its report and a module that no
+ * longer imports (2, or 4 when the collection error is in the node's test file) are the
+ * implementation's fault and go to the debug loop; 3, 5 and other usage errors cannot be
+ * fixed by changing the implementation. A test over its own time limit fails like any
+ * other (exit 1); a whole run killed at the hard limit counts as the environment's
+ * (PRD epic 4.5, decision 0020).
  */
 export function greenGateRoute(result: PytestResult, testFile: string, owned: readonly string[]): GreenRoute {
-  if (result.timedOut) return "failing";
+  if (result.timedOut) return "environment";
   switch (result.exitCode) {
     case 0:
       return ownedTestsProblem(result, owned, "passed") === undefined ? "green" : "failing";

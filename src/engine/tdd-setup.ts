@@ -11,6 +11,9 @@ import type { PytestResult } from "../sandbox/pytest.js";
 import type { ArtifactStore } from "../workspace/artifacts.js";
 import type { PackageFiles } from "../workspace/package-files.js";
 
+/** PRD epic 4.5: five rounds of diagnosis, three of which decide. */
+export const DEFAULT_DIAGNOSIS_VOTES = 5;
+
 /** Everything the TDD loop needs, handed in so that tests and edges can choose the parts. */
 export interface TddSetup {
   provider: ModelProvider;
@@ -19,7 +22,12 @@ export interface TddSetup {
   artifacts: ArtifactStore;
   python: string;
   maxIterations: number;
+  /** Tests requests per round of tests: the first, and each rewrite a diagnosis asks for. */
   maxTestAttempts: number;
+  /** How often a diagnosis may send a node back to new tests (decision 0020). */
+  maxTestRewrites: number;
+  /** How many times a failing gate is diagnosed; a majority of them decides (decision 0020). */
+  diagnosisVotes: number;
   /** The most tokens one prompt may use, by estimate. */
   tokenBudget: number;
   testFileOf(nodeId: string): string;
@@ -45,6 +53,7 @@ export interface TddSetupOptions {
   runTests: TddSetup["runTests"];
   maxIterations?: number;
   maxTestAttempts?: number;
+  diagnosisVotes?: number;
   tokenBudget?: number;
   /** A revise run's reviewer notes, by node id. */
   notes?: ReadonlyMap<string, readonly ReviewerNote[]> | undefined;
@@ -62,6 +71,8 @@ export function createTddSetup(options: TddSetupOptions): TddSetup {
     runTests: options.runTests,
     maxIterations: options.maxIterations ?? 8,
     maxTestAttempts: options.maxTestAttempts ?? 3,
+    maxTestRewrites: 2,
+    diagnosisVotes: options.diagnosisVotes ?? DEFAULT_DIAGNOSIS_VOTES,
     tokenBudget: options.tokenBudget ?? 24_000,
     testFileOf,
     dependenciesOf: (node) =>

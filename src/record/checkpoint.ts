@@ -22,6 +22,30 @@ export const FailureContextSchema = z.object({
   attempts: z.array(z.object({ label: z.string(), tried: z.string(), outcome: z.string() })),
 });
 
+/** What a diagnosis can decide (decision 0020): one verdict by majority, or why none was taken. */
+export const DiagnosisDecisionSchema = z.enum([
+  "implementation_bug",
+  "test_issue",
+  "environment_issue",
+  "needs_human_review",
+  "flaky",
+  "no_votes",
+]);
+
+/** One diagnosis of a failing gate: each vote the model cast (or why it cast none), and what they decided. */
+export const DiagnosisSchema = z.object({
+  iteration: z.int().min(0).describe("The debug iteration whose failure was judged."),
+  votes: z.array(
+    z.object({
+      verdict: z.enum(["implementation_bug", "test_issue", "environment_issue", "none"]),
+      reason: z.string(),
+      temperature: z.number().optional(),
+    }),
+  ),
+  decision: DiagnosisDecisionSchema,
+  flaky_tests: z.array(z.string()).optional().describe("Tests that failed and then passed unchanged when run again."),
+});
+
 export const TokensSchema = z.object({ prompt: z.int().min(0), completion: z.int().min(0), total: z.int().min(0) });
 
 /** One start of a node's generation; the list is the node's history across runs and resumes. */
@@ -52,6 +76,7 @@ export const CheckpointEntrySchema = z.object({
   tokens: TokensSchema.optional().describe("Tokens the model used for this node, summed over its attempts."),
   duration_ms: z.int().min(0).optional(),
   failure_context: FailureContextSchema.optional(),
+  diagnoses: z.array(DiagnosisSchema).optional().describe("The diagnoses of the node's latest attempt, in order."),
   owns: z
     .array(z.string())
     .optional()
@@ -73,6 +98,8 @@ export const CheckpointSchema = z.object({
 
 export type TestResults = z.infer<typeof TestResultsSchema>;
 export type FailureContext = z.infer<typeof FailureContextSchema>;
+export type Diagnosis = z.infer<typeof DiagnosisSchema>;
+export type DiagnosisDecision = z.infer<typeof DiagnosisDecisionSchema>;
 export type Attempt = z.infer<typeof AttemptSchema>;
 export type CheckpointEntry = z.infer<typeof CheckpointEntrySchema>;
 export type Checkpoint = z.infer<typeof CheckpointSchema>;

@@ -2,6 +2,7 @@ import type { AssemblyResult } from "../assembly/assembly-result.js";
 import type { Checkpoint, CheckpointEntry } from "../record/checkpoint.js";
 import type { RunSummary } from "../record/summary.js";
 import type { Plan } from "../plan/plan.js";
+import { diagnosedNodes, renderDiagnoses } from "./diagnoses.js";
 import { code, fenced, prose } from "./markdown.js";
 import { renderMermaid } from "./mermaid.js";
 
@@ -85,6 +86,11 @@ export function renderGenerationReport(input: ReportInput): string {
       if (blocked.length > 0) lines.push(`- **Skipped Because of It**: ${blocked.map(code).join(", ")}`);
       lines.push("");
     }
+  }
+  const diagnosed = diagnosedNodes(plan.order, checkpoint.nodes);
+  if (diagnosed.length > 0) {
+    lines.push("## Diagnoses", "", "Each failing gate judged by the model's votes, a majority of which decides (decision 0020).", "");
+    for (const id of diagnosed) lines.push(`### ${code(id)}`, "", ...renderDiagnoses(checkpoint.nodes[id]!.diagnoses!), "");
   }
   lines.push("## Test Results", "", ...testResults(input, entries), "");
   if (input.assembly) {

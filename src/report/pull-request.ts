@@ -6,6 +6,7 @@ import { COMMENT_LIMIT, fitToLimit } from "./fit-limit.js";
 import { clip, code, count, details, fenced, prose, row } from "./markdown.js";
 import { RUN_DETAILS_NOTE } from "./generation-report.js";
 import { renderMermaid } from "./mermaid.js";
+import { renderDiagnoses } from "./diagnoses.js";
 
 export interface DependencyPr {
   subgraphId: string;
@@ -159,7 +160,8 @@ export function renderFailedNodeComment(input: SubgraphPrInput, nodeId: string, 
     lines.push(
       ...details(`Failing tests (${context.failingTests.length})`, [fenced(tests || "(none recorded)")]),
       ...details("pytest output (end)", [fenced(withoutTimings(context.output) || "(no output)", "text")]),
-      ...details(`Attempts (${context.attempts.length}): diagnosis votes and localization trail`, trail.length > 0 ? trail : ["(none)"]),
+      ...(entry.diagnoses?.length ? details(`Diagnosis votes (${entry.diagnoses.length})`, renderDiagnoses(entry.diagnoses)) : []),
+      ...details(`Attempts (${context.attempts.length})`, trail.length > 0 ? trail : ["(none)"]),
       ...details("Last attempted code", [context.lastCode ? fenced(context.lastCode, "python") : "(no code was proposed)"]),
     );
   }

@@ -243,6 +243,12 @@ describe("readInputs: the input, else .github/rpg-forge.yml, else the built-in d
     });
   });
 
+  it("takes the diagnosis votes from the config alone, the engine's default when it has none", () => {
+    setInputs({});
+    expect(readInputs(RepoConfigSchema.parse({ "diagnosis-votes": 3 })).diagnosisVotes).toBe(3);
+    expect(readInputs(config).diagnosisVotes).toBeUndefined();
+  });
+
   it("takes the built-in default for a key the config leaves out", () => {
     setInputs({ model: "input-model" });
     expect(picked(readInputs(RepoConfigSchema.parse({ concurrency: 4 })))).toEqual({

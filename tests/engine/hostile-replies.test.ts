@@ -6,6 +6,7 @@ import { parseCheckpoint, type Checkpoint } from "../../src/engine/checkpoint.js
 import type { SandboxKind } from "../../src/sandbox/pytest.js";
 import type { FakeOpenAi } from "../helpers/fake-openai-server.js";
 import { generateWith, labLeaf, startScriptedModel, type Scripts } from "../helpers/scripted-model.js";
+import { unanimous } from "../helpers/votes.js";
 
 /**
  * A model that games its reward, answered through a real local OpenAI-compatible
@@ -33,7 +34,7 @@ const stubborn = (name: string, body: string, imports: string[] = [], head?: str
   tests: [tests(name)],
   implementation: [reply(name, body, imports, head)],
   fix: Array.from({ length: 8 }, () => fixReply(name, body, imports, head)),
-  diagnosis: [{ verdict: "implementation_bug", reason: "keep going" }],
+  diagnosis: unanimous("implementation_bug", "keep going"),
 });
 
 const SCRIPTS: Scripts = {

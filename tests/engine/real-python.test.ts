@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GenerateResult } from "../../src/engine/generate.js";
 import { generateWith, startScriptedModel, type ScriptedModel, type Scripts } from "../helpers/scripted-model.js";
+import { unanimous } from "../helpers/votes.js";
 
 /**
  * Issue 14: modules as a person writes them. A constant node, a function with private
@@ -60,7 +61,7 @@ const SCRIPTS: Scripts = {
       impl(WORD_V1),
     ],
     fix: [fix(WORD_V1)],
-    diagnosis: [{ verdict: "implementation_bug", reason: "go on" }],
+    diagnosis: unanimous("implementation_bug", "go on"),
   },
   "Word.loud": {
     tests: [tests('from lex.words import Word\n\n\ndef test_loud():\n    assert Word("cat").loud() == "CAT"\n')],
@@ -148,7 +149,7 @@ const SCRIPTS: Scripts = {
       fix("def hostile(x):\n    return x * 2\n", "register(_x)\n\n\ndef _x(w):\n    return w", ["from os import system as register"]),
       fix("def hostile(x):\n    return x * 2\n", "PUBLIC = 1"),
     ],
-    diagnosis: [{ verdict: "implementation_bug", reason: "go on" }],
+    diagnosis: unanimous("implementation_bug", "go on"),
   },
 };
 

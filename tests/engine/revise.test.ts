@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ReviewerNote } from "../../src/llm/requests/node-context.js";
 import { generateWith, labLeaf, startScriptedModel, type ScriptedModel } from "../helpers/scripted-model.js";
+import { unanimous } from "../helpers/votes.js";
 
 /**
  * Issue 15: a reviewer asks for changes (a review or `/rpg revise`). The nodes named are
@@ -45,7 +46,7 @@ describe("revise", () => {
       double: {
         tests: [tests(DOUBLE_TESTS), tests(DOUBLE_TESTS.replace("double(2) == 4", "double(3) == 6")), tests(DOUBLE_TESTS)],
         implementation: [impl(DOUBLE_V1), impl(DOUBLE_V2.replace("2 * x", "2 * x + 1")), impl(DOUBLE_V2)],
-        diagnosis: [{ verdict: "implementation_bug", reason: "off by one" }],
+        diagnosis: unanimous("implementation_bug", "off by one"),
         fix: [{ imports: [], code: DOUBLE_V2.replace("2 * x", "2 * x - 1"), support: "", explanation: "" }],
       },
       quad: { tests: [tests(QUAD_TESTS)], implementation: [impl(QUAD, ["from lab.double import double"])] },

@@ -72,8 +72,8 @@ describe("the green gate's routes", () => {
     expect(greenGateRoute(run(code, allPassed), FILE, OWNED)).toBe(route);
   });
 
-  it("sends an implementation killed at the time limit to the debug loop", () => {
-    expect(greenGateRoute(run(-1, null, { timedOut: true }), FILE, OWNED)).toBe("failing");
+  it("counts a run killed at its hard time limit as the environment's, not the implementation's", () => {
+    expect(greenGateRoute(run(-1, null, { timedOut: true }), FILE, OWNED)).toBe("environment");
   });
 
   it("never passes exit 0 without a signed report, or with a test of the node missing, failed, errored or skipped", () => {

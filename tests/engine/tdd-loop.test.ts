@@ -8,6 +8,7 @@ import type { GenerateResult } from "../../src/engine/generate.js";
 import { writeRunReport } from "../../src/report/run-report.js";
 import type { ReceivedRequest } from "../helpers/fake-openai-server.js";
 import { generateWith, KINDS, kindOf, labLeaf, startScriptedModel, type ScriptedModel, type Scripts } from "../helpers/scripted-model.js";
+import { unanimous } from "../helpers/votes.js";
 
 /**
  * One generate run over a graph whose every node takes a different route through the
@@ -29,12 +30,12 @@ const SCRIPTS: Scripts = {
     tests: [{ test_code: "from lab.shared import add_one\n\n\ndef test_add_one():\n    assert add_one(1) == 2\n", notes: "" }],
     implementation: [impl("add_one", "return x + 1")],
   },
-  // Never right: 8 fixes, all wrong; a diagnosis half-way; its dependent is skipped.
+  // Never right: 8 fixes, all wrong; diagnosed at its first failure and half-way; its dependent is skipped.
   scale: {
     tests: [{ test_code: "from lab.shared import scale\n\n\ndef test_scale():\n    assert scale(2) == 20\n", notes: "" }],
     implementation: [impl("scale", "return x * 2")],
     fix: Array.from({ length: 8 }, (_, i) => fix("scale", `return x * ${i + 11}`, `try factor ${i + 11}`)),
-    diagnosis: [{ verdict: "implementation_bug", reason: "the factor is wrong" }],
+    diagnosis: unanimous("implementation_bug", "the factor is wrong"),
   },
   uses_scale: { tests: [goodTests("uses_scale", [[1, 1]])], implementation: [impl("uses_scale", "return x")] },
   // Red gate: vacuous tests (exit 0) are regenerated.
@@ -78,6 +79,7 @@ const SCRIPTS: Scripts = {
     ],
     implementation: [impl("inc", "return x + 2")],
     fix: [fix("inc", "return x + 1", "was off by one")],
+    diagnosis: unanimous("implementation_bug", "off by one", 5),
   },
   // An implementation that ends the interpreter is refused by the review and costs an attempt; the fix passes.
   dec: {
@@ -98,6 +100,7 @@ const SCRIPTS: Scripts = {
     tests: [goodTests("spin", [[1, 1]])],
     implementation: [impl("spin", "while True:\n        pass")],
     fix: [fix("spin", "return x")],
+    diagnosis: unanimous("implementation_bug", "it never returns", 5),
   },
   // Uses a dependency from another module without importing it: the RPG's edge supplies the import.
   uses_add: { tests: [goodTests("uses_add", [[1, 4]])], implementation: [impl("uses_add", "return add_one(x) * 2")] },
@@ -242,14 +245,30 @@ describe("the TDD loop, through a real OpenAI-compatible HTTP server", () => {
     expect(JSON.stringify(requestsOf("spin", "fix")[0]!.body.messages)).toContain("timed out");
   });
 
-  it("stops after 8 failed fixes, asks for one diagnosis half-way, and restores every file it touched", () => {
+  it("stops after 8 failed fixes, diagnosed by five votes at its first failure and half-way, and restores every file it touched", () => {
     expect(entry("scale")).toMatchObject({
       status: "failed",
       retry_count: 8,
       failure_reason: expect.stringContaining("after 8 debug iterations"),
     });
     expect(requestsOf("scale", "fix")).toHaveLength(8);
-    expect(requestsOf("scale", "diagnosis")).toHaveLength(1);
+    const votes = requestsOf("scale", "diagnosis");
+    expect(votes).toHaveLength(10);
+    expect(
+      votes
+        .slice(0, 5)
+        .map((r) => r.body.temperature)
+        .sort(),
+    ).toEqual([0.3, 0.4, 0.5, 0.6, 0.7]);
+    expect(entry("scale").diagnoses).toEqual([
+      {
+        iteration: 0,
+        decision: "implementation_bug",
+        votes: expect.arrayContaining([expect.objectContaining({ verdict: "implementation_bug" })]),
+      },
+      { iteration: 4, decision: "implementation_bug", votes: expect.any(Array) },
+    ]);
+    expect(entry("scale").diagnoses![1]!.votes).toHaveLength(5);
     // add_one shares the file and passed before; the file is exactly as add_one left it.
     const shared = readFileSync(join(out, "src/lab/shared.py"), "utf8");
     expect(shared).toBe("def add_one(x):\n    return x + 1\n");
@@ -262,6 +281,7 @@ describe("the TDD loop, through a real OpenAI-compatible HTTP server", () => {
     });
     expect(entry("scale").failure_context!.attempts.map((a) => a.label)).toEqual([
       "implementation",
+      "diagnosis",
       "fix 1",
       "fix 2",
       "fix 3",
@@ -296,17 +316,24 @@ describe("the TDD loop, through a real OpenAI-compatible HTTP server", () => {
   it("keeps every prompt, reply and test result as artifacts per node and step", () => {
     const dir = join(out, ".rpg-forge", "runs", result.runId, "inc");
     const steps = readdirSync(dir);
-    expect(steps).toEqual([
+    // The five votes are asked at once: each is kept, numbered in the order its reply came.
+    expect(
+      steps
+        .slice(4, 9)
+        .map((step) => step.replace(/^\d+-/, ""))
+        .sort(),
+    ).toEqual([1, 2, 3, 4, 5].map((n) => `diagnosis-${n}`));
+    expect([...steps.slice(0, 4), ...steps.slice(9)]).toEqual([
       "01-tests-1",
       "02-red-gate-red",
       "03-implementation-1",
       "04-green-gate-failing",
-      "05-fix-1",
-      "06-green-gate-green",
+      "10-fix-1",
+      "11-green-gate-green",
     ]);
-    expect(readFileSync(join(dir, "06-green-gate-green", "inc.py"), "utf8")).toContain("return x + 1");
+    expect(readFileSync(join(dir, "11-green-gate-green", "inc.py"), "utf8")).toContain("return x + 1");
     expect(readFileSync(join(dir, "02-red-gate-red", "pytest-output.txt"), "utf8")).toContain("NotImplementedError");
-    expect(JSON.parse(readFileSync(join(dir, "05-fix-1", "accepted.json"), "utf8"))).toMatchObject({ explanation: "was off by one" });
+    expect(JSON.parse(readFileSync(join(dir, "10-fix-1", "accepted.json"), "utf8"))).toMatchObject({ explanation: "was off by one" });
   });
 
   it("commits the report it is given, returns what the run's own report needs, and leaves a package whose own tests pass", async () => {

@@ -95,6 +95,31 @@ describe("docs/generation_report.md", () => {
     expect(markdown).toContain("| `core <img src=x>` | 3 | 1 | 1 | 1 | 50% |");
   });
 
+  it("shows each diagnosed node's votes, passed nodes too, quoted inert", () => {
+    const votes = (reason: string) =>
+      [0.3, 0.4, 0.5, 0.6, 0.7].map((temperature, i) => ({
+        verdict: i < 4 ? ("implementation_bug" as const) : ("test_issue" as const),
+        reason,
+        temperature,
+      }));
+    const diagnosed: Checkpoint = {
+      ...checkpoint,
+      nodes: {
+        ...checkpoint.nodes,
+        ok: entry("passed", { diagnoses: [{ iteration: 0, decision: "implementation_bug", votes: votes(`sorted? ${HOSTILE_TEXT}`) }] }),
+      },
+    };
+    const markdown = report({ checkpoint: diagnosed, summary: summarize(diagnosed) });
+    expect(markdown).toContain(
+      "## Diagnoses\n\nEach failing gate judged by the model's votes, a majority of which decides (decision 0020).\n\n### `ok`\n\n| After | Votes | Decision |",
+    );
+    expect(markdown).toContain("| implementation | implementation\\_bug 4, test\\_issue 1 | implementation bug: fix the code |");
+    expect(markdown).toContain("- implementation, test_issue at 0.7: sorted? @\u200boctocat");
+    expect(livePayloads(markdown)).toEqual([]);
+    expectBalanced(markdown);
+    expect(report()).not.toContain("## Diagnoses");
+  });
+
   it("keeps backticks and markup in subgraph names out of the chart's labels", () => {
     const chart = renderMermaid(plan);
     expect(chart).not.toMatch(/`|<img|<!--/);

@@ -208,6 +208,9 @@ describe("renderReportComment", () => {
   });
 });
 
+const split = (verdict: "implementation_bug" | "test_issue", n: number) =>
+  Array.from({ length: n }, () => ({ verdict, reason: `${verdict} it is` }));
+
 describe("renderFailedNodeComment", () => {
   const retry = "npx rpg-forge run --resume --retry-node c";
   const comment = renderFailedNodeComment(input(), "c", retry);
@@ -223,16 +226,43 @@ describe("renderFailedNodeComment", () => {
 
   it("puts the failing tests, pytest's output, the attempts and the last code in collapsed sections", () => {
     const summaries = [...comment.matchAll(/<details><summary>(.*)<\/summary>/g)].map((m) => m[1]);
-    expect(summaries).toEqual([
-      "Failing tests (2)",
-      "pytest output (end)",
-      "Attempts (2): diagnosis votes and localization trail",
-      "Last attempted code",
-    ]);
+    expect(summaries).toEqual(["Failing tests (2)", "pytest output (end)", "Attempts (2)", "Last attempted code"]);
     expect(comment).toContain("tests/test_core.py::test_compute\n    AssertionError: assert 2 == 3");
     expect(comment).toContain("````text\ncollected 3 items");
     expect(comment).toContain("````python\ndef compute(x):");
     expect(comment).toContain("- **localization**: searched compute, parse → edited compute");
+  });
+
+  it("shows every diagnosis vote with its reason, and the decision of each diagnosis", () => {
+    const diagnosed = checkpointWith(context);
+    diagnosed.nodes["c"]!.diagnoses = [
+      {
+        iteration: 0,
+        decision: "implementation_bug",
+        votes: [0.3, 0.4, 0.5, 0.6, 0.7].map((temperature, i) => ({
+          verdict: i === 4 ? "test_issue" : "implementation_bug",
+          reason: i === 4 ? "the test wants `3` | </details> @octocat" : "compute returns its input",
+          temperature,
+        })),
+      },
+      {
+        iteration: 2,
+        decision: "needs_human_review",
+        votes: [
+          ...split("implementation_bug", 2),
+          ...split("test_issue", 2),
+          { verdict: "environment_issue", reason: "the sandbox is slow" },
+        ],
+      },
+    ];
+    const shown = renderFailedNodeComment(input({ checkpoint: diagnosed }), "c", retry);
+    const summaries = [...shown.matchAll(/<details><summary>(.*)<\/summary>/g)].map((m) => m[1]);
+    expect(summaries).toContain("Diagnosis votes (2)");
+    expect(shown).toContain("| implementation | implementation\\_bug 4, test\\_issue 1 | implementation bug: fix the code |");
+    expect(shown).toContain("| fix 2 | implementation\\_bug 2, test\\_issue 2, environment\\_issue 1 | no majority: needs human review |");
+    expect(shown).toContain("- implementation, test_issue at 0.7: the test wants \\`3\\` \\| &lt;/details&gt; @\u200boctocat");
+    expect(shown.split("\n").filter((line) => line.startsWith("- fix 2,"))).toHaveLength(5);
+    expectBalanced(shown);
   });
 
   it("keeps quoted fences and </details> from closing its own", () => {
