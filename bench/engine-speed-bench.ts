@@ -53,8 +53,10 @@
  * ratio = wall / bound.
  *
  * Engine time per node = (wall − the time during which at least one model request or one
- * pytest run was in flight) / nodes: the wall the engine adds along the way, setup and
- * assembly included. At concurrency 1 it is the engine's whole cost; with more in flight its
+ * pytest run was in flight − the run's fixed work) / nodes: the wall the engine adds for each
+ * node. The run's fixed work, the same for 1 node or 10,000, is that idle wall before the first
+ * node starts (checks, scaffold, work tree) and after the last ends (assembly, snapshot,
+ * commits); the detail table shows it apart. At concurrency 1 it is the engine's whole cost; with more in flight its
  * work hides behind model waits, so the detail table also gives the time inside each node
  * that is neither its own model calls nor its own pytest runs ("in-node"), and the engine's
  * CPU per node (this process plus the helper workers).
@@ -113,7 +115,10 @@ export interface SpeedResult {
   callsPerSlot: number;
   cpuPerCore: number;
   ratio: number;
+  /** The engine's wall between the first node's start and the last node's end, per node: its cost for each node it generates. */
   engineMsPerNode: number;
+  /** The engine's wall before the first node starts (checks, scaffold, work tree) and after the last ends (assembly, commits): once per run. */
+  fixedMs: number;
   inNodeEngineMsPerNode: number;
   engineCpuMsPerNode: number;
   /** Of which the Python helper workers'. */
@@ -391,6 +396,11 @@ async function runOnce(
   const [binding, bound] = terms.reduce((a, b) => (b[1] > a[1] ? b : a));
 
   const busy = unionLength([...calls, ...pytest], t0, t1);
+  // A run's own work before its first node and after its last is paid once, whatever the graph's size: apart from the per-node figure.
+  const firstStart = Math.min(...started.values());
+  const lastFinish = Math.max(...finished.values());
+  const idleBetween = (from: number, to: number): number => Math.max(0, to - from - unionLength([...calls, ...pytest], from, to));
+  const fixed = idleBetween(t0, firstStart) + idleBetween(lastFinish, t1);
   let inNode = 0;
   let nodeTime = 0;
   for (const { index } of nodes) {
@@ -413,7 +423,8 @@ async function runOnce(
     callsPerSlot,
     cpuPerCore,
     ratio: wall / bound,
-    engineMsPerNode: (wall - busy) / n,
+    engineMsPerNode: (wall - busy - fixed) / n,
+    fixedMs: fixed,
     inNodeEngineMsPerNode: inNode / n,
     engineCpuMsPerNode: ((cpu.user + cpu.system) / 1000 + helperCpu) / n,
     helperCpuMsPerNode: helperCpu / n,
@@ -479,6 +490,7 @@ export function renderDetails(results: readonly SpeedResult[]): string {
     "pytest CPU / cores s",
     "ratio",
     "engine ms/node",
+    "run's fixed s",
     "in-node ms/node",
     "engine CPU ms/node (helpers)",
     "machine share",
@@ -495,6 +507,7 @@ export function renderDetails(results: readonly SpeedResult[]): string {
     s(r.cpuPerCore),
     r.ratio.toFixed(2),
     r.engineMsPerNode.toFixed(0),
+    s(r.fixedMs),
     r.inNodeEngineMsPerNode.toFixed(0),
     `${r.engineCpuMsPerNode.toFixed(0)} (${r.helperCpuMsPerNode.toFixed(0)})`,
     `${(r.machineShare * 100).toFixed(0)}%`,
