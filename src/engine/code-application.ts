@@ -62,6 +62,11 @@ export class CodeApplication {
     return stubbed;
   }
 
+  /** The module back as it was before the last proposal: its stub in place, the other nodes' code as it was. */
+  async revert(): Promise<void> {
+    if (this.baseline !== undefined) await this.setup.files.write(this.implFile, this.baseline);
+  }
+
   /** A proposal applied to the baseline, so that a fix's support code replaces the last attempt's rather than adding to it. */
   propose(imports: string[], code: string, support: string): Promise<Applied> {
     return this.apply(imports, code, support, true);

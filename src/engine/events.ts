@@ -12,6 +12,7 @@ export type NodeOutcome =
       /** The top-level names its code defines in its module (its symbol and its support code's); the symbol alone when absent. */
       owns?: string[];
       diagnoses?: Diagnosis[];
+      regressions?: number;
     }
   | {
       status: "failed";
@@ -21,6 +22,7 @@ export type NodeOutcome =
       usage?: TokenUsage;
       context?: FailureContext;
       diagnoses?: Diagnosis[];
+      regressions?: number;
     }
   /** The run was asked to stop while the node was in progress; it stays in_progress and is retried on resume. */
   | { status: "interrupted" };

@@ -1,4 +1,4 @@
-import { findTestBlock, upsertTestBlock } from "../assembly/test-blocks.js";
+import { findTestBlock, upsertTestBlock, withoutTestBlocks } from "../assembly/test-blocks.js";
 import type { StructuredResult } from "../llm/structured.js";
 import { DIAGNOSIS_KIND, diagnosisPrompt } from "../llm/requests/diagnosis.js";
 import { FIX_KIND, fixPrompt, IMPLEMENTATION_KIND, implementationPrompt, type FixReply } from "../llm/requests/implementation.js";
@@ -93,6 +93,8 @@ class NodeRun {
   /** Rounds of tests after the first, each asked for by a diagnosis. */
   private rewrites = 0;
   private implemented = false;
+  /** Changes undone because they broke the tests of nodes that passed before in the same module. */
+  private regressions = 0;
   /** Set by each implementation against a round of tests: its first failure is diagnosed. */
   private diagnosisDue = false;
   private readonly diagnoses: Diagnosis[] = [];
@@ -188,7 +190,19 @@ class NodeRun {
         "pytest-output.txt": result.output,
         "junit.xml": result.junitXml,
       });
-      if (route === "green") return { step: "done", outcome: this.passed(result) };
+      const regression = route === "green" ? await this.regressionCheck() : undefined;
+      if (route === "green" && !regression) return { step: "done", outcome: this.passed(result) };
+      if (regression) {
+        // The node's own tests pass, but others' in its module no longer do: the change is undone, and the fix is told what broke.
+        this.regressions++;
+        await this.code.revert();
+        this.notes.push({
+          label: this.iterations === 0 ? "implementation" : `fix ${this.iterations}`,
+          tried: (proposal.ok && proposal.tried) || "(no notes)",
+          outcome: regression.outcome,
+        });
+        return this.afterFailure(regression.outcome, regression.result, false);
+      }
       if (route === "environment")
         return this.done(
           result.timedOut
@@ -200,18 +214,47 @@ class NodeRun {
     } else {
       outcome = `refused: ${applied.reason}`;
     }
-    const iterations = this.iterations;
     this.notes.push({
-      label: iterations === 0 ? "implementation" : `fix ${iterations}`,
+      label: this.iterations === 0 ? "implementation" : `fix ${this.iterations}`,
       tried: (proposal.ok && proposal.tried) || "(no notes)",
       outcome,
     });
+    return this.afterFailure(outcome, result, true);
+  }
+
+  /** After a failed attempt: the node fails when its iterations are spent; otherwise a diagnosis when one is due, or the fix step. */
+  private afterFailure(outcome: string, result: PytestResult | undefined, diagnosable: boolean): State {
+    const iterations = this.iterations;
     if (iterations >= this.setup.maxIterations)
       return this.done(`tests still failing after ${iterations} debug iteration${iterations === 1 ? "" : "s"}: ${outcome}`, result);
     // With a run to judge (a refused fix has none): the first failure against these tests, and half-way.
     const halfWay = iterations === Math.ceil(this.setup.maxIterations / 2);
-    if (result && (this.diagnosisDue || halfWay)) return { step: "diagnose", result, outcome };
+    if (diagnosable && result && (this.diagnosisDue || halfWay)) return { step: "diagnose", result, outcome };
     return { step: "fix", result, outcome };
+  }
+
+  /**
+   * Regression tests (PRD epic 4.5): once the node's own tests pass, the tests of the other nodes
+   * that passed in its module (their blocks in the same test file) run again against the module as
+   * the change left it. Undefined when they all pass, or when there are none.
+   */
+  private async regressionCheck(): Promise<{ result: PytestResult; outcome: string } | undefined> {
+    const full = (await this.setup.files.read(this.testFile)) ?? "";
+    if (!/^(async\s+)?def test|^class Test/m.test(withoutTestBlocks(full, [this.node.id]))) return undefined;
+    const result = await this.runTests([this.testFile]);
+    await this.setup.artifacts.save(this.node.id, result.exitCode === 0 ? "regression-check-passed" : "regression-check-failed", {
+      "pytest-output.txt": result.output,
+      "junit.xml": result.junitXml,
+    });
+    if (result.exitCode === 0 && result.report.authentic) return undefined;
+    const owned = (name: string): boolean =>
+      this.testIds.some((id) => name === id || name.startsWith(`${id}[`) || name.startsWith(`${id}::`));
+    const broken = result.tests.filter((t) => (t.status === "failed" || t.status === "error") && !owned(t.id)).map((t) => t.name);
+    const what =
+      broken.length > 0
+        ? `broke ${broken.slice(0, 5).join(", ")}${broken.length > 5 ? ` and ${broken.length - 5} more` : ""}`
+        : `left the other tests of ${this.testFile} failing to run (pytest exit ${result.exitCode}${this.reportProblem(result)})`;
+    return { result, outcome: `regression: the change ${what}, tests of nodes that passed before in ${this.implFile}; it was undone` };
   }
 
   /**
@@ -322,17 +365,17 @@ class NodeRun {
 
   /**
    * One gate run. Only the node's own block is in its test file while it runs, so no
-   * other node's tests are collected with it; afterwards the work tree must hold
-   * exactly what the engine wrote, or the node fails as tampering.
+   * other node's tests are collected with it (a regression check runs `wholeFile` instead);
+   * afterwards the work tree must hold exactly what the engine wrote, or the node fails as tampering.
    */
-  private async runTests(): Promise<PytestResult> {
+  private async runTests(wholeFile?: readonly string[]): Promise<PytestResult> {
     this.throwIfAborted();
     const files = this.setup.files;
     const full = (await files.read(this.testFile)) ?? "";
-    await files.write(this.testFile, ownBlockOnly(full, this.node.id));
+    if (!wholeFile) await files.write(this.testFile, ownBlockOnly(full, this.node.id));
     let tampering: Tampering | undefined;
     try {
-      const result = await this.setup.runTests(this.testIds, this.signal);
+      const result = await this.setup.runTests(wholeFile ?? this.testIds, this.signal);
       // A run stopped by Ctrl-C is no verdict on the node: it stays in progress, to be tried again on resume.
       this.throwIfAborted();
       tampering = await files.verify();
@@ -379,8 +422,12 @@ class NodeRun {
     };
   }
 
-  private diagnosisRecord(): { diagnoses?: Diagnosis[] } {
-    return this.diagnoses.length > 0 ? { diagnoses: this.diagnoses } : {};
+  /** What the outcome records beyond the verdict, when there is any: the diagnoses and the regressions caught. */
+  private diagnosisRecord(): { diagnoses?: Diagnosis[]; regressions?: number } {
+    return {
+      ...(this.diagnoses.length > 0 ? { diagnoses: this.diagnoses } : {}),
+      ...(this.regressions > 0 ? { regressions: this.regressions } : {}),
+    };
   }
 
   private done(reason: string, result?: PytestResult): State {

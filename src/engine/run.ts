@@ -335,6 +335,8 @@ function recordOutcome(
   Object.assign(attempt, { finished_at: now, status: outcome.status, iterations: outcome.iterations });
   if (outcome.diagnoses) entry.diagnoses = outcome.diagnoses;
   else delete entry.diagnoses;
+  if (outcome.regressions) entry.regressions = outcome.regressions;
+  else delete entry.regressions;
   if (outcome.status === "failed") {
     entry.failure_reason = outcome.reason;
     if (outcome.context) entry.failure_context = outcome.context;

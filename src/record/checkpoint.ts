@@ -77,6 +77,11 @@ export const CheckpointEntrySchema = z.object({
   duration_ms: z.int().min(0).optional(),
   failure_context: FailureContextSchema.optional(),
   diagnoses: z.array(DiagnosisSchema).optional().describe("The diagnoses of the node's latest attempt, in order."),
+  regressions: z
+    .int()
+    .min(1)
+    .optional()
+    .describe("Changes of the latest attempt undone because they broke the tests of nodes that passed before in the same module."),
   owns: z
     .array(z.string())
     .optional()

@@ -45,6 +45,7 @@ export function renderGenerationReport(input: ReportInput): string {
   const entries = Object.values(checkpoint.nodes).filter((e) => e.node_type !== "composite");
   const tokens = entries.reduce((sum, e) => sum + (e.tokens?.total ?? 0), 0);
   const ran = entries.filter((e) => e.duration_ms !== undefined);
+  const regressions = entries.reduce((sum, e) => sum + (e.regressions ?? 0), 0);
   const lines = [
     "# Code Generation Report",
     "",
@@ -62,6 +63,9 @@ export function renderGenerationReport(input: ReportInput): string {
     `- **Nodes Failed**: ${c.failed} (${pct(c.failed)})`,
     `- **Nodes Skipped**: ${c.skipped} (${pct(c.skipped)})`,
     ...(c.pending + c.in_progress > 0 ? [`- **Not Yet Generated**: ${c.pending + c.in_progress}`] : []),
+    ...(regressions > 0
+      ? [`- **Regressions Caught**: ${regressions} (changes undone because they broke the tests of nodes that had passed)`]
+      : []),
     "",
     "## Breakdown by Subgraph",
     "",
