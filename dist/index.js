@@ -50150,6 +50150,7 @@ var CheckpointEntrySchema = external_exports.object({
   duration_ms: external_exports.int().min(0).optional(),
   failure_context: FailureContextSchema.optional(),
   diagnoses: external_exports.array(DiagnosisSchema).optional().describe("The diagnoses of the node's latest attempt, in order."),
+  regressions: external_exports.int().min(1).optional().describe("Changes of the latest attempt undone because they broke the tests of nodes that passed before in the same module."),
   owns: external_exports.array(external_exports.string()).optional().describe("The top-level names a passed node's code defines in its module: its symbol and its support code's (default: its symbol).")
 });
 var CheckpointSchema = external_exports.object({
@@ -62375,6 +62376,7 @@ function renderGenerationReport(input2) {
   const entries = Object.values(checkpoint.nodes).filter((e) => e.node_type !== "composite");
   const tokens = entries.reduce((sum, e) => sum + (e.tokens?.total ?? 0), 0);
   const ran = entries.filter((e) => e.duration_ms !== void 0);
+  const regressions = entries.reduce((sum, e) => sum + (e.regressions ?? 0), 0);
   const lines = [
     "# Code Generation Report",
     "",
@@ -62392,6 +62394,7 @@ function renderGenerationReport(input2) {
     `- **Nodes Failed**: ${c.failed} (${pct(c.failed)})`,
     `- **Nodes Skipped**: ${c.skipped} (${pct(c.skipped)})`,
     ...c.pending + c.in_progress > 0 ? [`- **Not Yet Generated**: ${c.pending + c.in_progress}`] : [],
+    ...regressions > 0 ? [`- **Regressions Caught**: ${regressions} (changes undone because they broke the tests of nodes that had passed)`] : [],
     "",
     "## Breakdown by Subgraph",
     "",
@@ -67056,6 +67059,10 @@ ${code2}`;
     const stubbed = await this.apply([], stubFor(this.node.name, symbolKindOf(this.node)), "", false);
     if (stubbed.ok) this.baseline = await this.setup.files.read(this.implFile);
     return stubbed;
+  }
+  /** The module back as it was before the last proposal: its stub in place, the other nodes' code as it was. */
+  async revert() {
+    if (this.baseline !== void 0) await this.setup.files.write(this.implFile, this.baseline);
   }
   /** A proposal applied to the baseline, so that a fix's support code replaces the last attempt's rather than adding to it. */
   propose(imports, code2, support) {
@@ -73900,6 +73907,8 @@ var NodeRun = class {
   /** Rounds of tests after the first, each asked for by a diagnosis. */
   rewrites = 0;
   implemented = false;
+  /** Changes undone because they broke the tests of nodes that passed before in the same module. */
+  regressions = 0;
   /** Set by each implementation against a round of tests: its first failure is diagnosed. */
   diagnosisDue = false;
   diagnoses = [];
@@ -73975,7 +73984,18 @@ ${result.output.slice(-3e3)}`;
         "pytest-output.txt": result.output,
         "junit.xml": result.junitXml
       });
-      if (route === "green") return { step: "done", outcome: this.passed(result) };
+      const regression = route === "green" ? await this.regressionCheck() : void 0;
+      if (route === "green" && !regression) return { step: "done", outcome: this.passed(result) };
+      if (regression) {
+        this.regressions++;
+        await this.code.revert();
+        this.notes.push({
+          label: this.iterations === 0 ? "implementation" : `fix ${this.iterations}`,
+          tried: proposal.ok && proposal.tried || "(no notes)",
+          outcome: regression.outcome
+        });
+        return this.afterFailure(regression.outcome, regression.result, false);
+      }
       if (route === "environment")
         return this.done(
           result.timedOut ? "the test run was killed at its time limit, which counts as an environment issue" : `the test environment failed (pytest exit ${result.exitCode})`,
@@ -73985,17 +74005,40 @@ ${result.output.slice(-3e3)}`;
     } else {
       outcome = `refused: ${applied.reason}`;
     }
-    const iterations = this.iterations;
     this.notes.push({
-      label: iterations === 0 ? "implementation" : `fix ${iterations}`,
+      label: this.iterations === 0 ? "implementation" : `fix ${this.iterations}`,
       tried: proposal.ok && proposal.tried || "(no notes)",
       outcome
     });
+    return this.afterFailure(outcome, result, true);
+  }
+  /** After a failed attempt: the node fails when its iterations are spent; otherwise a diagnosis when one is due, or the fix step. */
+  afterFailure(outcome, result, diagnosable) {
+    const iterations = this.iterations;
     if (iterations >= this.setup.maxIterations)
       return this.done(`tests still failing after ${iterations} debug iteration${iterations === 1 ? "" : "s"}: ${outcome}`, result);
     const halfWay = iterations === Math.ceil(this.setup.maxIterations / 2);
-    if (result && (this.diagnosisDue || halfWay)) return { step: "diagnose", result, outcome };
+    if (diagnosable && result && (this.diagnosisDue || halfWay)) return { step: "diagnose", result, outcome };
     return { step: "fix", result, outcome };
+  }
+  /**
+   * Regression tests (PRD epic 4.5): once the node's own tests pass, the tests of the other nodes
+   * that passed in its module (their blocks in the same test file) run again against the module as
+   * the change left it. Undefined when they all pass, or when there are none.
+   */
+  async regressionCheck() {
+    const full = await this.setup.files.read(this.testFile) ?? "";
+    if (!/^(async\s+)?def test|^class Test/m.test(withoutTestBlocks(full, [this.node.id]))) return void 0;
+    const result = await this.runTests([this.testFile]);
+    await this.setup.artifacts.save(this.node.id, result.exitCode === 0 ? "regression-check-passed" : "regression-check-failed", {
+      "pytest-output.txt": result.output,
+      "junit.xml": result.junitXml
+    });
+    if (result.exitCode === 0 && result.report.authentic) return void 0;
+    const owned = (name) => this.testIds.some((id) => name === id || name.startsWith(`${id}[`) || name.startsWith(`${id}::`));
+    const broken = result.tests.filter((t) => (t.status === "failed" || t.status === "error") && !owned(t.id)).map((t) => t.name);
+    const what = broken.length > 0 ? `broke ${broken.slice(0, 5).join(", ")}${broken.length > 5 ? ` and ${broken.length - 5} more` : ""}` : `left the other tests of ${this.testFile} failing to run (pytest exit ${result.exitCode}${this.reportProblem(result)})`;
+    return { result, outcome: `regression: the change ${what}, tests of nodes that passed before in ${this.implFile}; it was undone` };
   }
   /**
    * A diagnosis by majority vote (decision 0020). Tests that pass when run again unchanged are flaky,
@@ -74093,17 +74136,17 @@ ${result.output.slice(-3e3)}`;
   }
   /**
    * One gate run. Only the node's own block is in its test file while it runs, so no
-   * other node's tests are collected with it; afterwards the work tree must hold
-   * exactly what the engine wrote, or the node fails as tampering.
+   * other node's tests are collected with it (a regression check runs `wholeFile` instead);
+   * afterwards the work tree must hold exactly what the engine wrote, or the node fails as tampering.
    */
-  async runTests() {
+  async runTests(wholeFile) {
     this.throwIfAborted();
     const files = this.setup.files;
     const full = await files.read(this.testFile) ?? "";
-    await files.write(this.testFile, ownBlockOnly(full, this.node.id));
+    if (!wholeFile) await files.write(this.testFile, ownBlockOnly(full, this.node.id));
     let tampering;
     try {
-      const result = await this.setup.runTests(this.testIds, this.signal);
+      const result = await this.setup.runTests(wholeFile ?? this.testIds, this.signal);
       this.throwIfAborted();
       tampering = await files.verify();
       if (!tampering) return result;
@@ -74142,8 +74185,12 @@ ${result.output.slice(-3e3)}`;
       ...this.diagnosisRecord()
     };
   }
+  /** What the outcome records beyond the verdict, when there is any: the diagnoses and the regressions caught. */
   diagnosisRecord() {
-    return this.diagnoses.length > 0 ? { diagnoses: this.diagnoses } : {};
+    return {
+      ...this.diagnoses.length > 0 ? { diagnoses: this.diagnoses } : {},
+      ...this.regressions > 0 ? { regressions: this.regressions } : {}
+    };
   }
   done(reason, result) {
     return { step: "done", outcome: this.failed(reason, result) };
@@ -74588,6 +74635,8 @@ function recordOutcome(entry, attempt, outcome, now, name) {
   Object.assign(attempt, { finished_at: now, status: outcome.status, iterations: outcome.iterations });
   if (outcome.diagnoses) entry.diagnoses = outcome.diagnoses;
   else delete entry.diagnoses;
+  if (outcome.regressions) entry.regressions = outcome.regressions;
+  else delete entry.regressions;
   if (outcome.status === "failed") {
     entry.failure_reason = outcome.reason;
     if (outcome.context) entry.failure_context = outcome.context;
