@@ -1,0 +1,47 @@
+import type { MutantKind, TestStrength } from "../record/test-strength.js";
+import { strengthScore } from "../record/test-strength.js";
+import { generateMutants, type Mutant, type MutationTarget } from "../workspace/mutants.js";
+
+/**
+ * What the node's tests said about one mutant: "killed" when they failed against it (exit 1, or a
+ * collection error), "survived" when they passed, "error" when the run could tell neither (the
+ * sandbox failed, pytest crashed): such a mutant is left out of the count.
+ */
+export type MutantVerdict = "killed" | "survived" | "error";
+
+export interface TestStrengthInput {
+  python: string;
+  /** The module holding the node's symbol, as it passed. */
+  source: string;
+  symbol: MutationTarget;
+  /** Runs the node's tests with `mutantSource` in place of the module; one run per mutant. */
+  runTests: (mutantSource: string, mutant: Mutant) => Promise<MutantVerdict>;
+  /** At most this many mutants, so at most this many test runs (3 by default). */
+  max?: number;
+}
+
+export interface TestStrengthResult extends TestStrength {
+  /** killed / mutants, or undefined when no mutant got a verdict. */
+  score: number | undefined;
+  survivors: { kind: MutantKind; description: string }[];
+}
+
+/**
+ * Runs a passed node's tests against mechanical mutants of its symbol and counts the ones they
+ * kill (decision 0022). A measure shown to people, never a gate: whatever it finds, the node has
+ * passed. The runs are one after another, since each is a whole pytest run of its own.
+ */
+export async function measureTestStrength(input: TestStrengthInput): Promise<TestStrengthResult> {
+  const mutants = await generateMutants(input.python, input.source, input.symbol, input.max ?? 3);
+  let measured = 0;
+  let killed = 0;
+  const survivors: TestStrengthResult["survivors"] = [];
+  for (const mutant of mutants) {
+    const verdict = await input.runTests(mutant.source, mutant);
+    if (verdict === "error") continue;
+    measured += 1;
+    if (verdict === "killed") killed += 1;
+    else survivors.push({ kind: mutant.kind, description: mutant.description });
+  }
+  return { mutants: measured, killed, score: strengthScore({ mutants: measured, killed }), survivors };
+}
