@@ -277,10 +277,17 @@ def _gate(limits, junit_path, timeout_source, args):
 raise SystemExit(_gate(__LIMITS__, __JUNIT__, __TIMEOUT__, __ARGS__))
 `;
 
-/** Python source of the bootstrap for one run. Values go in as JSON, which is valid Python for strings, numbers and lists. */
+/**
+ * Python source of the bootstrap for one run. Values go in as JSON, which is valid Python for strings, numbers and
+ * lists. One pass with a replacer function: a value is never searched for the next placeholder, and `$'` or `$&` in a
+ * test id (a parametrized test's id is the package's text) is not one of String.replace's patterns.
+ */
 export function gateBootstrapSource(settings: BootstrapSettings): string {
-  return SOURCE.replace("__LIMITS__", JSON.stringify(settings.limits))
-    .replace("__JUNIT__", JSON.stringify(settings.junitPath))
-    .replace("__TIMEOUT__", JSON.stringify(settings.timeoutPluginSource))
-    .replace("__ARGS__", JSON.stringify(settings.pytestArgs));
+  const values: Record<string, string> = {
+    LIMITS: JSON.stringify(settings.limits),
+    JUNIT: JSON.stringify(settings.junitPath),
+    TIMEOUT: JSON.stringify(settings.timeoutPluginSource),
+    ARGS: JSON.stringify(settings.pytestArgs),
+  };
+  return SOURCE.replace(/__(LIMITS|JUNIT|TIMEOUT|ARGS)__/g, (_, name: string) => values[name]!);
 }
