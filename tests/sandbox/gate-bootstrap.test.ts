@@ -14,9 +14,7 @@ describe("gateBootstrapSource", () => {
       limits: [],
       pytestArgs: HOSTILE_IDS,
     });
-    expect(source).toContain(
-      `(${JSON.stringify([])}, "/j/__LIMITS__", ${JSON.stringify("__ARGS__ $'")}, ${JSON.stringify(HOSTILE_IDS)}`,
-    );
+    expect(source).toContain(`(${JSON.stringify([])}, "/j/__LIMITS__", ${JSON.stringify("__ARGS__ $'")}, ${JSON.stringify(HOSTILE_IDS)}`);
     expect(source.split("raise SystemExit(_gate(")).toHaveLength(2);
   });
 });
