@@ -1,0 +1,70 @@
+import { execFile } from "node:child_process";
+import { delimiter } from "node:path";
+import { promisify } from "node:util";
+import { z } from "zod";
+import type { Coverage } from "../record/coverage.js";
+import { scrubbedEnv } from "./env.js";
+import type { PythonSetup } from "./python.js";
+
+const run = promisify(execFile);
+
+/**
+ * coverage.py's own analysis of a module, out of the sandbox and without running it: its
+ * statements and branch exits come from parsing a copy of the module taken before the
+ * tests ran, and only the arcs come from the run. Every line counts: the package's
+ * configuration is not read, and "pragma: no cover" or "no branch" comments exclude nothing.
+ */
+const ANALYZE = String.raw`
+import json, sys
+import coverage
+
+request = json.load(sys.stdin)
+path = request["path"]
+measure = coverage.Coverage(data_file=None, branch=True, config_file=False)
+# Cleared, then a pattern that matches nothing: some versions read an empty list as "every line".
+for which in ("exclude", "partial"):
+    measure.clear_exclude(which=which)
+    measure.exclude("(?!)", which=which)
+measure.get_data().add_arcs({path: [tuple(arc) for arc in request["arcs"]]})
+analysis = measure._analyze(path)
+stats = analysis.branch_stats()
+print(json.dumps({
+    "statements": sorted(analysis.statements),
+    "missing": sorted(analysis.missing),
+    "branches": sorted([line, exits, taken] for line, (exits, taken) in stats.items()),
+}))
+`;
+
+const ANALYSIS_TIMEOUT_MS = 60_000;
+
+const AnalysisSchema = z.object({
+  statements: z.array(z.int().min(1)),
+  missing: z.array(z.int().min(1)),
+  /** [line, its exits, the exits the tests took] per line that branches. */
+  branches: z.array(z.tuple([z.int().min(1), z.int().min(0), z.int().min(0)])),
+});
+export type Analysis = z.infer<typeof AnalysisSchema>;
+
+/** coverage.py's analysis of `path` (a private copy of the module) given the arcs a run recorded. Throws when coverage.py fails. */
+export async function analyzeArcs(python: PythonSetup, path: string, arcs: readonly (readonly [number, number])[]): Promise<Analysis> {
+  const env: Record<string, string> = { ...scrubbedEnv(process.env, "/nonexistent", "/tmp"), PYTHONSAFEPATH: "1", PYTHONNOUSERSITE: "1" };
+  if (python.userSitePath.length > 0) env.PYTHONPATH = python.userSitePath.join(delimiter);
+  const running = run(python.executable, ["-s", "-c", ANALYZE], { env, timeout: ANALYSIS_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 });
+  running.child.stdin?.end(JSON.stringify({ path, arcs }));
+  const { stdout } = await running;
+  return AnalysisSchema.parse(JSON.parse(stdout));
+}
+
+/** The analysis restricted to the node's lines (1-based, inclusive ranges). */
+export function countOnRanges(analysis: Analysis, ranges: readonly (readonly [number, number])[]): Coverage {
+  const onRanges = (line: number): boolean => ranges.some(([start, end]) => line >= start && line <= end);
+  const statements = new Set(analysis.statements.filter(onRanges));
+  const missing = new Set(analysis.missing.filter((line) => statements.has(line)));
+  const branches = { covered: 0, total: 0 };
+  for (const [line, exits, taken] of analysis.branches) {
+    if (!onRanges(line)) continue;
+    branches.total += exits;
+    branches.covered += Math.min(taken, exits);
+  }
+  return { lines: { covered: statements.size - missing.size, total: statements.size }, branches };
+}
