@@ -17,6 +17,11 @@ export interface BootstrapSettings {
   limits: [string, number][];
   /** Arguments for pytest.main. */
   pytestArgs: string[];
+  /**
+   * When given, coverage.py measures this file (absolute, real path) with branch coverage from before pytest
+   * starts, and the signed report carries its analysis (see coverageOf below). A measure, never part of a verdict.
+   */
+  coverFile?: string;
 }
 
 /**
@@ -34,9 +39,12 @@ export interface BootstrapSettings {
  *    object lists, ctypes, tracing, new code objects or the process's memory, compiles
  *    or runs code other than through the import system, namedtuple, dataclasses or a
  *    parser, or reaches for frames other than through library functions that hand none
- *    back. An audit hook cannot be removed;
+ *    back. An audit hook cannot be removed. On a coverage run, coverage.py's own code may
+ *    start its tracer under the package's frames (a thread's first frame), since that run
+ *    is a measure, never a verdict;
  * 4. replaces signal.signal (a handler is handed a frame) by one that checks the stack;
- * 5. loads the timeout plugin from its source and runs pytest.
+ * 5. loads the timeout plugin from its source and runs pytest; when a file is to be measured
+ *    (BootstrapSettings.coverFile), coverage.py is started first, still before any generated code runs.
  * Its verdict plugin records every test's outcome itself, from the reports pytest hands
  * every plugin, and at the very end of the session writes them with the exit status and
  * pytest's JUnit report to REPORT_FD, signed with HMAC-SHA256. Code that exits early,
@@ -45,7 +53,7 @@ export interface BootstrapSettings {
  * after pytest wrote it.
  */
 const SOURCE = String.raw`
-def guard_for(root, protected, getframe, end_run, sysconfig, os):
+def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer):
     """The guard: an audit hook (PEP 578), built here so that nothing outside it holds its state."""
     library = tuple(os.path.realpath(sysconfig.get_paths()[k]) + "/" for k in ("stdlib", "platstdlib"))
     runner = ("/_pytest/", "/pytest/", "/pluggy/", "/py/", "/iniconfig/")
@@ -126,7 +134,12 @@ def guard_for(root, protected, getframe, end_run, sysconfig, os):
             return
         busy[0] = True
         try:
-            culprit = refused(kind, getframe(1))
+            raiser = getframe(1)
+            # On a coverage run only (tracer is coverage.py's folder, else empty): its tracer starting in a new thread,
+            # whose first frame may be the package's own Thread.run.
+            if event == "sys.settrace" and raiser.f_code.co_filename.startswith(tracer):
+                return
+            culprit = refused(kind, raiser)
             if culprit is not None:
                 how = event if event.startswith(("sys.", "gc.", "ctypes", "code.", "open", "compile", "exec")) else "%s %s" % (event, args[1])
                 end_run("%s:%d reached for the interpreter's internals (%s)" % (culprit.f_code.co_filename[len(root):], culprit.f_lineno, how))
@@ -136,7 +149,27 @@ def guard_for(root, protected, getframe, end_run, sysconfig, os):
     return guard
 
 
-def _gate(limits, junit_path, timeout_source, args):
+def coverage_of(path):
+    """Starts coverage.py on one file; returns what stops it and reads the arcs it recorded (decision 0023)."""
+    import coverage
+
+    # No data file (nothing on disk for the package to write first or replace), and none of the package's
+    # configuration files (.coveragerc, setup.cfg, pyproject.toml: plugins, other files, other data files).
+    measure = coverage.Coverage(data_file=None, branch=True, include=[path], config_file=False)
+    measure.start()
+
+    def finish():
+        try:
+            measure.stop()
+            arcs = measure.get_data().arcs(path) or []
+            return {"arcs": sorted(set((a, b) for a, b in arcs if type(a) is int and type(b) is int))}
+        except Exception as error:
+            return {"error": "%s: %s" % (type(error).__name__, error)}
+
+    return finish
+
+
+def _gate(limits, junit_path, timeout_source, args, cover_file):
     import posix, resource, sys, sysconfig
 
     for name, value in limits:
@@ -186,8 +219,12 @@ def _gate(limits, junit_path, timeout_source, args):
                 if outcome != "passed" or nodeid not in tests:
                     tests[nodeid] = outcome
             elif kind == "finish":
+                status, measured = value
                 junit = read_junit(junit_path)
-                payload = encode({"exitstatus": value, "tests": tests, "collect_errors": collect_errors, "junit": junit}).encode("ascii")
+                document = {"exitstatus": status, "tests": tests, "collect_errors": collect_errors, "junit": junit}
+                if measured is not None:
+                    document["coverage"] = measured
+                payload = encode(document).encode("ascii")
                 data = digest(key, payload, "sha256").hex().encode("ascii") + b"\n" + payload
                 while data:
                     data = data[write(${REPORT_FD}, data):]
@@ -209,8 +246,13 @@ def _gate(limits, junit_path, timeout_source, args):
     next(record)
     installing = installer(_signal.signal)
     next(installing)
+    tracer = ()
+    if cover_file is not None:
+        import coverage
+
+        tracer = tuple(set(folder + "/" for folder in (os.path.dirname(coverage.__file__), os.path.realpath(os.path.dirname(coverage.__file__)))))
     # Bound to no name here: the guard's state is out of reach of anyone who finds this frame.
-    sys.addaudithook(guard_for(os.path.realpath(posix.getcwd()) + "/", {id(record), id(installing)}, getframe, end_run, sysconfig, os))
+    sys.addaudithook(guard_for(os.path.realpath(posix.getcwd()) + "/", {id(record), id(installing)}, getframe, end_run, sysconfig, os, tracer))
 
     def guarded_signal(signalnum, handler):
         return installing.send((signalnum, handler))
@@ -235,14 +277,20 @@ def _gate(limits, junit_path, timeout_source, args):
             posix.close(fd)
         return data.decode("utf-8", "replace")
 
+    # Started here, after the guard and before pytest imports anything of the package. Its tracer is coverage.py's
+    # own (C) code; the guard still refuses sys.settrace to the package.
+    finish_coverage = coverage_of(cover_file) if cover_file is not None else None
+
     import pytest
 
     class Verdict:
         @pytest.hookimpl(hookwrapper=True, trylast=True)
         def pytest_sessionfinish(self, session, exitstatus):
             yield
+            # Read outside the record's frame: coverage.py's objects are within the package's reach.
+            measured = finish_coverage() if finish_coverage is not None else None
             try:
-                record.send(("finish", int(exitstatus)))
+                record.send(("finish", (int(exitstatus), measured)))
             except StopIteration:
                 pass
 
@@ -274,7 +322,7 @@ def _gate(limits, junit_path, timeout_source, args):
     return pytest.main(args, plugins=[timeout, Verdict()])
 
 
-raise SystemExit(_gate(__LIMITS__, __JUNIT__, __TIMEOUT__, __ARGS__))
+raise SystemExit(_gate(__LIMITS__, __JUNIT__, __TIMEOUT__, __ARGS__, __COVER__))
 `;
 
 /**
@@ -288,6 +336,7 @@ export function gateBootstrapSource(settings: BootstrapSettings): string {
     JUNIT: JSON.stringify(settings.junitPath),
     TIMEOUT: JSON.stringify(settings.timeoutPluginSource),
     ARGS: JSON.stringify(settings.pytestArgs),
+    COVER: settings.coverFile === undefined ? "None" : JSON.stringify(settings.coverFile),
   };
-  return SOURCE.replace(/__(LIMITS|JUNIT|TIMEOUT|ARGS)__/g, (_, name: string) => values[name]!);
+  return SOURCE.replace(/__(LIMITS|JUNIT|TIMEOUT|ARGS|COVER)__/g, (_, name: string) => values[name]!);
 }

@@ -10,7 +10,7 @@ import { parseJUnitXml, type TestCaseResult } from "./junit.js";
 import { resolveLimits, rlimitPairs, type ResourceLimits } from "./limits.js";
 import { RUN_MARK_VARIABLE } from "./marked-processes.js";
 import { runInOwnGroup, type GroupExit } from "./process-group.js";
-import { findPythonSetup } from "./python.js";
+import { findPythonSetup, type PythonSetup } from "./python.js";
 import { removeTree } from "./remove-tree.js";
 import { newReportKey, verifySignedReport, type SignedReport } from "./signed-report.js";
 import { timeoutPluginSource } from "./timeout-plugin.js";
@@ -79,12 +79,25 @@ const TESTS_PER_FILE_TARGET = 10;
  * time-outs and crashes are results; it throws only when tests cannot be run at all
  * (no Python, no bwrap when asked for, a bad cwd, a sandbox that will not start).
  */
-export async function runPytest(run: PytestRun): Promise<PytestResult> {
+export function runPytest(run: PytestRun): Promise<PytestResult> {
+  return runGate(run, {});
+}
+
+/** What a run other than a gate's changes (src/sandbox/coverage.ts): its outcomes then decide nothing. */
+export interface GateVariant {
+  /** The interpreter; findPythonSetup's when not given. */
+  python?: PythonSetup;
+  /** Measure this file (absolute, real path) with coverage.py; the arcs it recorded arrive in `report.coverage`. */
+  coverFile?: string;
+}
+
+/** runPytest, with the interpreter chosen and coverage.py measuring a file. */
+export async function runGate(run: PytestRun, variant: GateVariant): Promise<PytestResult> {
   const started = Date.now();
   const perTestMs = run.perTestTimeoutMs ?? DEFAULT_PER_TEST_MS;
   if (!(perTestMs > 0 && Number.isFinite(perTestMs))) throw new RangeError(`perTestTimeoutMs must be positive, got ${perTestMs}`);
   const cwd = await packageDirectory(run.cwd);
-  const python = await findPythonSetup();
+  const python = variant.python ?? (await findPythonSetup());
   const bwrap = run.sandbox === "bwrap" ? await requireBwrap() : undefined;
   const limits = resolveLimits(run.limits);
   if (run.signal?.aborted) return notRun("the run was aborted before it started");
@@ -105,6 +118,7 @@ export async function runPytest(run: PytestRun): Promise<PytestResult> {
       junitPath,
       limits: rlimitPairs(limits),
       pytestArgs,
+      ...(variant.coverFile === undefined ? {} : { coverFile: variant.coverFile }),
     });
     const env: Record<string, string> = {
       ...scrubbedEnv(process.env, dirs.home, dirs.tmp),

@@ -53,6 +53,26 @@ export function findPythonSetup(): Promise<PythonSetup> {
   return cached;
 }
 
+const setups = new Map<string, Promise<PythonSetup>>();
+
+/**
+ * The setup of a given interpreter (absolute path), resolved once and cached like
+ * findPythonSetup; for a measure that needs a module the default python3 may lack
+ * (coverage.py). Throws RpgForgeError SANDBOX_NO_PYTHON when it cannot run pytest.
+ */
+export function pythonSetupOf(executable: string): Promise<PythonSetup> {
+  if (!isAbsolute(executable)) return Promise.reject(new RangeError(`the interpreter must be an absolute path, got ${executable}`));
+  let setup = setups.get(executable);
+  if (!setup) {
+    setup = layoutOf(executable).catch((error: unknown) => {
+      setups.delete(executable);
+      throw error;
+    });
+    setups.set(executable, setup);
+  }
+  return setup;
+}
+
 const PROBE = "import sys; print(sys.executable)";
 
 // Run by the interpreter found: where pytest and the user site are, and what the interpreter reads.
@@ -82,6 +102,10 @@ async function resolvePython(): Promise<PythonSetup> {
     // sys.executable is empty when Python cannot tell where it lives (an embedded build).
     throw new RpgForgeError("SANDBOX_NO_PYTHON", `python3 reports no usable sys.executable ("${executable}")`, {}, INSTALL_HINT);
   }
+  return layoutOf(executable);
+}
+
+async function layoutOf(executable: string): Promise<PythonSetup> {
   try {
     const { stdout } = await run(executable, ["-c", LAYOUT], { timeout: PROBE_TIMEOUT_MS });
     const layout = JSON.parse(stdout) as Omit<PythonSetup, "executable">;

@@ -10,6 +10,7 @@ const SignedPayload = z.object({
   tests: z.record(z.string(), TestOutcome),
   collect_errors: z.array(z.string()),
   junit: z.string().nullable(),
+  coverage: z.unknown().optional(),
 });
 
 /** The gate's own record of a pytest run, when it arrived whole and correctly signed. */
@@ -23,6 +24,12 @@ export type SignedReport =
       collectErrors: string[];
       /** pytest's JUnit report as it was right after pytest wrote it. */
       junitXml: string | undefined;
+      /**
+       * The arcs coverage.py recorded in the measured file, on a coverage run only (BootstrapSettings.coverFile), unchecked:
+       * src/sandbox/coverage.ts parses it. Signed like the rest, yet measured inside the package's own interpreter,
+       * so it is a figure for people and never evidence (decision 0023).
+       */
+      coverage?: unknown;
     }
   | { authentic: false; problem: string };
 
@@ -57,5 +64,6 @@ export function verifySignedReport(data: Buffer, key: Buffer): SignedReport {
     outcomes: new Map(Object.entries(parsed.tests)),
     collectErrors: parsed.collect_errors,
     junitXml: parsed.junit ?? undefined,
+    ...(parsed.coverage === undefined ? {} : { coverage: parsed.coverage }),
   };
 }
