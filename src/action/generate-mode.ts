@@ -74,6 +74,7 @@ export async function runGeneration(
     subgraphs: matrix,
     maxIterations: inputs.maxIterations,
     diagnosisVotes: inputs.diagnosisVotes,
+    mutants: inputs.mutants,
     concurrency: inputs.concurrency,
     sandbox: inputs.sandbox,
     git: true,

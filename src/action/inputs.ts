@@ -33,6 +33,7 @@ export const ActionInputsSchema = z
     maxIterations: positive("max-iterations", 8),
     /** From .github/rpg-forge.yml only: a workflow input would take one of the ten a dispatch may carry. */
     diagnosisVotes: z.number().int().min(1).optional(),
+    mutants: z.number().int().min(0).optional(),
     concurrency: positive("concurrency", 1),
     baseBranch: z.string(),
     githubToken: z.string(),
@@ -92,6 +93,7 @@ export function readInputs(config: RepoConfig = RepoConfigSchema.parse({})): Act
     model: given("model", config.model),
     maxIterations: given("max-iterations", config["max-iterations"]),
     diagnosisVotes: config["diagnosis-votes"],
+    mutants: config.mutants,
     concurrency: given("concurrency", config.concurrency),
     baseBranch: given("base-branch", config["base-branch"]),
     githubToken: core.getInput("github-token"),

@@ -1,7 +1,7 @@
 import { InvalidArgumentError, Option, type Command } from "commander";
 import { generate } from "../engine/generate.js";
 import { rpgHash } from "../engine/run-id.js";
-import { DEFAULT_DIAGNOSIS_VOTES } from "../engine/tdd-setup.js";
+import { DEFAULT_DIAGNOSIS_VOTES, DEFAULT_MUTANTS } from "../engine/tdd-setup.js";
 import { selectProvider } from "../llm/select.js";
 import { loadRpgWithText } from "../rpg/load.js";
 import { EXIT, printIssues, printRunError, type CliIo } from "./output.js";
@@ -19,6 +19,7 @@ interface GenerateFlags {
   only?: string[];
   maxIterations: number;
   diagnosisVotes: number;
+  mutants: number;
   concurrency: number;
   model?: string;
   replay?: string;
@@ -52,6 +53,7 @@ export function addGenerateCommand(program: Command, io: CliIo, setExit: (code: 
     )
     .option("--max-iterations <n>", "debug iterations per node", positiveInt, 8)
     .option("--diagnosis-votes <n>", "diagnoses of a failing gate, a majority of which decides", positiveInt, DEFAULT_DIAGNOSIS_VOTES)
+    .option("--mutants <n>", "mutants of each passed node's code to measure its tests against (0: none)", wholeInt, DEFAULT_MUTANTS)
     .option("--concurrency <n>", "nodes generated at once (independent ones, never two on one file)", positiveInt, 1)
     .option("--model <name>", "model name (default: RPG_FORGE_MODEL or gpt-4o-mini)")
     .option("--replay <cassette>", "answer from a recorded cassette instead of a live model (offline)")
@@ -112,6 +114,7 @@ async function runGenerate(file: string, flags: GenerateFlags, io: CliIo): Promi
       only: flags.only,
       maxIterations: flags.maxIterations,
       diagnosisVotes: flags.diagnosisVotes,
+      mutants: flags.mutants,
       concurrency: flags.concurrency,
       sandbox: flags.sandbox,
       perTestTimeoutMs: flags.testTimeout * 1000,
@@ -135,6 +138,12 @@ async function runGenerate(file: string, flags: GenerateFlags, io: CliIo): Promi
   } finally {
     process.off("SIGINT", onSigint);
   }
+}
+
+function wholeInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError("expected a whole number, 0 or more");
+  return n;
 }
 
 function positiveInt(value: string): number {

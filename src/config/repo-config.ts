@@ -59,6 +59,7 @@ export const RepoConfigSchema = z.strictObject({
   model: text("a model name").optional(),
   "max-iterations": wholeNumber(1, 50).optional(),
   "diagnosis-votes": wholeNumber(1, 9).optional(),
+  mutants: wholeNumber(0, 10).optional(),
   concurrency: wholeNumber(1, 16).optional(),
   "base-branch": text("a branch name").optional(),
 });

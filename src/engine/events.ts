@@ -1,5 +1,6 @@
 import type { TokenUsage } from "../llm/provider.js";
 import type { RpgNode } from "../rpg/schema.js";
+import type { TestStrength } from "../record/test-strength.js";
 import type { Diagnosis, FailureContext, TestResults } from "./checkpoint.js";
 
 /** What a node executor reports for one node. A failing node is a result, not an exception. */
@@ -13,6 +14,8 @@ export type NodeOutcome =
       owns?: string[];
       diagnoses?: Diagnosis[];
       regressions?: number;
+      /** The share of mutants of its code its tests kill (decision 0022); absent when none was measured. */
+      testStrength?: TestStrength;
     }
   | {
       status: "failed";

@@ -80,6 +80,8 @@ export interface GenerateOptions {
   maxIterations?: number | undefined;
   /** How many times a failing gate is diagnosed (decision 0020); 5 when undefined. */
   diagnosisVotes?: number | undefined;
+  /** Mutants of each passed node's code to run its tests against (decision 0022); 3 when undefined, 0 for none. */
+  mutants?: number | undefined;
   /** Leaves generated at once (default 1); nodes of one file never run together. */
   concurrency?: number | undefined;
   sandbox?: SandboxKind | undefined;
@@ -212,6 +214,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     python,
     maxIterations: options.maxIterations,
     diagnosisVotes: options.diagnosisVotes,
+    mutants: options.mutants,
     runTests: pytestIn(workDir),
     notes: options.revise?.notes,
   });

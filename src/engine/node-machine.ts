@@ -11,7 +11,9 @@ import type { Tampering } from "../workspace/package-files.js";
 import { outlinePython } from "../workspace/python-outline.js";
 import { reviewTests } from "../review/reply-review.js";
 import type { Diagnosis } from "../record/checkpoint.js";
+import type { TestStrength } from "../record/test-strength.js";
 import { CodeApplication } from "./code-application.js";
+import { measureTestStrength, type MutantVerdict } from "./test-strength.js";
 import { describeSplit, tallyVotes, voteTemperatures, type Vote } from "./diagnosis-vote.js";
 import type { NodeExecutor, NodeOutcome } from "./events.js";
 import { failureBrief, outcomeLine, type AttemptNote } from "./failure-brief.js";
@@ -191,7 +193,7 @@ class NodeRun {
         "junit.xml": result.junitXml,
       });
       const regression = route === "green" ? await this.regressionCheck() : undefined;
-      if (route === "green" && !regression) return { step: "done", outcome: this.passed(result) };
+      if (route === "green" && !regression) return { step: "done", outcome: this.passed(result, await this.testStrength()) };
       if (regression) {
         // The node's own tests pass, but others' in its module no longer do: the change is undone, and the fix is told what broke.
         this.regressions++;
@@ -386,6 +388,44 @@ class NodeRun {
     throw new Tampered(tampering);
   }
 
+  /**
+   * Test strength (decision 0022): the node's tests run against a few mutants of its code, and the share they
+   * kill is measured. A measure shown to people, never a verdict: a mutant run that goes wrong in any way
+   * counts as neither killed nor survived, and the module is put back as it was tested, byte for byte.
+   */
+  private async testStrength(): Promise<TestStrength | undefined> {
+    if (this.setup.mutants === 0) return undefined;
+    const files = this.setup.files;
+    const source = (await files.read(this.implFile)) ?? "";
+    const runTests = async (mutant: string): Promise<MutantVerdict> => {
+      await files.write(this.implFile, mutant);
+      try {
+        const route = greenGateRoute(await this.runTests(), this.testFile, this.testIds);
+        return route === "green" ? "survived" : route === "failing" ? "killed" : "error";
+      } catch (error) {
+        if (error instanceof Tampered) return "error";
+        throw error;
+      }
+    };
+    try {
+      const owner = this.prompt.owner;
+      const symbol = { name: this.node.name, ...(owner ? { owner: owner.name } : {}) };
+      const { mutants, killed, survivors } = await measureTestStrength({
+        python: this.setup.python,
+        source,
+        symbol,
+        runTests,
+        max: this.setup.mutants,
+      });
+      await this.setup.artifacts.save(this.node.id, "test-strength", {
+        "strength.json": JSON.stringify({ mutants, killed, survivors }, null, 2),
+      });
+      return mutants > 0 ? { mutants, killed, survivors } : undefined;
+    } finally {
+      await files.write(this.implFile, source);
+    }
+  }
+
   private reportProblem(result: PytestResult): string {
     return result.report.authentic ? "" : `; ${result.report.problem}`;
   }
@@ -410,7 +450,7 @@ class NodeRun {
     if (this.signal.aborted) throw this.signal.reason instanceof Error ? this.signal.reason : new Error("interrupted");
   }
 
-  private passed(result: PytestResult): NodeOutcome {
+  private passed(result: PytestResult, testStrength: TestStrength | undefined): NodeOutcome {
     const passed = result.report.authentic ? [...result.report.outcomes.values()].filter((o) => o === "passed").length : 0;
     return {
       status: "passed",
@@ -419,6 +459,7 @@ class NodeRun {
       usage: this.model.usage,
       owns: this.code.owns,
       ...this.diagnosisRecord(),
+      ...(testStrength ? { testStrength } : {}),
     };
   }
 

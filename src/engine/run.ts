@@ -348,6 +348,8 @@ function recordOutcome(
     // Recorded when it says more than the default, the node's name alone.
     if (outcome.owns && !(outcome.owns.length === 1 && outcome.owns[0] === name)) entry.owns = outcome.owns;
     else delete entry.owns;
+    if (outcome.testStrength) entry.test_strength = outcome.testStrength;
+    else delete entry.test_strength;
   }
 }
 

@@ -14,6 +14,9 @@ import type { PackageFiles } from "../workspace/package-files.js";
 /** PRD epic 4.5: five rounds of diagnosis, three of which decide. */
 export const DEFAULT_DIAGNOSIS_VOTES = 5;
 
+/** Three mutants, one of each kind where the code has them (decision 0022): three more pytest runs per passed node. */
+export const DEFAULT_MUTANTS = 3;
+
 /** Everything the TDD loop needs, handed in so that tests and edges can choose the parts. */
 export interface TddSetup {
   provider: ModelProvider;
@@ -28,6 +31,8 @@ export interface TddSetup {
   maxTestRewrites: number;
   /** How many times a failing gate is diagnosed; a majority of them decides (decision 0020). */
   diagnosisVotes: number;
+  /** How many mutants of a passed node's code its tests are run against (decision 0022); 0 measures nothing. */
+  mutants: number;
   /** The most tokens one prompt may use, by estimate. */
   tokenBudget: number;
   testFileOf(nodeId: string): string;
@@ -54,6 +59,7 @@ export interface TddSetupOptions {
   maxIterations?: number;
   maxTestAttempts?: number;
   diagnosisVotes?: number;
+  mutants?: number;
   tokenBudget?: number;
   /** A revise run's reviewer notes, by node id. */
   notes?: ReadonlyMap<string, readonly ReviewerNote[]> | undefined;
@@ -73,6 +79,7 @@ export function createTddSetup(options: TddSetupOptions): TddSetup {
     maxTestAttempts: options.maxTestAttempts ?? 3,
     maxTestRewrites: 2,
     diagnosisVotes: options.diagnosisVotes ?? DEFAULT_DIAGNOSIS_VOTES,
+    mutants: options.mutants ?? DEFAULT_MUTANTS,
     tokenBudget: options.tokenBudget ?? 24_000,
     testFileOf,
     dependenciesOf: (node) =>

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { RpgForgeError } from "../errors.js";
 import { redactDeep } from "../redact.js";
 import { NodeStatusSchema } from "../rpg/schema.js";
+import { TestStrengthSchema } from "./test-strength.js";
 
 /**
  * The checkpoint's shape: what a run records of each node, for resuming, the report, the pull
@@ -77,6 +78,7 @@ export const CheckpointEntrySchema = z.object({
   duration_ms: z.int().min(0).optional(),
   failure_context: FailureContextSchema.optional(),
   diagnoses: z.array(DiagnosisSchema).optional().describe("The diagnoses of the node's latest attempt, in order."),
+  test_strength: TestStrengthSchema.optional().describe("How many mutants of a passed node's code its own tests killed (decision 0022)."),
   regressions: z
     .int()
     .min(1)
@@ -147,7 +149,26 @@ function fromAppendixB(entries: z.infer<typeof AppendixBSchema>): Checkpoint {
   return { version: 1, run_id: "imported", rpg_sha256: "", created_at: stamps[0] ?? "", updated_at: stamps.at(-1) ?? "", nodes };
 }
 
-/** The checkpoint as its file holds it: committed and pushed, so without secrets. */
+/** The entry fields in the order the schema declares them: the order of an entry read back from a file. */
+const ENTRY_KEYS = Object.keys(CheckpointEntrySchema.shape);
+const CHECKPOINT_KEYS = Object.keys(CheckpointSchema.shape);
+
+/**
+ * The checkpoint as its file holds it: committed and pushed, so without secrets. Each entry's fields
+ * are written in the schema's order, whatever order the run set them in, so that the same state gives
+ * the same bytes in the run that made it and in one that read it back (a rerun then commits nothing).
+ */
 export function checkpointText(checkpoint: Checkpoint): string {
-  return `${JSON.stringify(redactDeep(checkpoint), null, 2)}\n`;
+  const nodes: Record<string, CheckpointEntry> = {};
+  for (const [id, entry] of Object.entries(checkpoint.nodes)) {
+    const ordered: Record<string, unknown> = {};
+    for (const key of ENTRY_KEYS)
+      if ((entry as Record<string, unknown>)[key] !== undefined) ordered[key] = (entry as Record<string, unknown>)[key];
+    nodes[id] = ordered as CheckpointEntry;
+  }
+  const whole: Record<string, unknown> = {};
+  for (const key of CHECKPOINT_KEYS)
+    if ((checkpoint as Record<string, unknown>)[key] !== undefined)
+      whole[key] = key === "nodes" ? nodes : (checkpoint as Record<string, unknown>)[key];
+  return `${JSON.stringify(redactDeep(whole), null, 2)}\n`;
 }

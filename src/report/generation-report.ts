@@ -4,6 +4,7 @@ import type { RunSummary } from "../record/summary.js";
 import type { Plan } from "../plan/plan.js";
 import { diagnosedNodes, renderDiagnoses } from "./diagnoses.js";
 import { code, fenced, prose } from "./markdown.js";
+import { renderTestStrength } from "./test-strength.js";
 import { renderMermaid } from "./mermaid.js";
 
 export interface ReportInput {
@@ -97,6 +98,7 @@ export function renderGenerationReport(input: ReportInput): string {
     for (const id of diagnosed) lines.push(`### ${code(id)}`, "", ...renderDiagnoses(checkpoint.nodes[id]!.diagnoses!), "");
   }
   lines.push("## Test Results", "", ...testResults(input, entries), "");
+  lines.push(...renderTestStrength(plan, checkpoint.nodes));
   if (input.assembly) {
     const suite = input.assembly.suite;
     lines.push("## Repository Validation", "");

@@ -7,6 +7,7 @@ import { clip, code, count, details, fenced, prose, row } from "./markdown.js";
 import { RUN_DETAILS_NOTE } from "./generation-report.js";
 import { renderMermaid } from "./mermaid.js";
 import { renderDiagnoses } from "./diagnoses.js";
+import { weakTests } from "./test-strength.js";
 
 export interface DependencyPr {
   subgraphId: string;
@@ -122,6 +123,17 @@ export function renderReportComment(input: SubgraphPrInput & { model: string }, 
     ...renderNodeTable(input, leaves),
   ];
   lines.push("", RUN_DETAILS_NOTE);
+  const weak = weakTests(leaves, checkpoint.nodes);
+  if (weak.length > 0) {
+    lines.push("", "#### ⚠️ Tests that catch no mutant", "");
+    for (const id of weak) {
+      const strength = checkpoint.nodes[id]!.test_strength!;
+      const what = strength.survivors.map((s) => prose(s.description, 120)).join("; ");
+      lines.push(
+        `- ${code(id)} (${code(plan.nodes.get(id)?.name ?? "?")}): its tests still pass with each of ${strength.mutants} mutants of its code (${what}). Review them before merging.`,
+      );
+    }
+  }
   const skipped = leaves.filter((id) => checkpoint.nodes[id]?.status === "skipped");
   if (skipped.length > 0) {
     lines.push("", "#### Skipped nodes", "");

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseCheckpoint, readCheckpoint, writeCheckpoint, type Checkpoint } from "../../src/engine/checkpoint.js";
+import { checkpointText, parseCheckpoint, readCheckpoint, writeCheckpoint, type Checkpoint } from "../../src/engine/checkpoint.js";
 import { useTempDirs } from "../helpers/temp-dir.js";
 
 const tempDir = useTempDirs();
@@ -30,6 +30,16 @@ describe("checkpoint files", () => {
     await writeCheckpoint(path, sample);
     expect(await readCheckpoint(path)).toEqual(sample);
     expect(readdirSync(join(dir, "docs"))).toEqual(["generation_checkpoint.json"]);
+  });
+
+  it("writes the same bytes for the same state, whatever order a run set the fields in", () => {
+    const checkpoint = parseCheckpoint(checkpointText(sample), "c.json");
+    const entry = checkpoint.nodes["node_001"]!;
+    // A run sets the outcome's fields first and the duration after; a file read back has the schema's order.
+    const setLate = { ...checkpoint, nodes: { node_001: { diagnoses: [], ...entry, duration_ms: 5 } } };
+    const setEarly = { ...checkpoint, nodes: { node_001: { duration_ms: 5, ...entry, diagnoses: [] } } };
+    expect(checkpointText(setLate)).toBe(checkpointText(setEarly));
+    expect(checkpointText(parseCheckpoint(checkpointText(setLate), "c.json"))).toBe(checkpointText(setLate));
   });
 
   it("returns undefined when there is no checkpoint", async () => {

@@ -330,6 +330,7 @@ describe("the TDD loop, through a real OpenAI-compatible HTTP server", () => {
       "04-green-gate-failing",
       "10-fix-1",
       "11-green-gate-green",
+      "12-test-strength",
     ]);
     expect(readFileSync(join(dir, "11-green-gate-green", "inc.py"), "utf8")).toContain("return x + 1");
     expect(readFileSync(join(dir, "02-red-gate-red", "pytest-output.txt"), "utf8")).toContain("NotImplementedError");

@@ -179,6 +179,27 @@ describe("renderPrBody", () => {
 describe("renderReportComment", () => {
   const report = renderReportComment({ ...input(), model: "gpt-4o" });
 
+  it("flags a node whose tests kill none of its mutants, and only then", () => {
+    expect(report).not.toContain("Tests that catch no mutant");
+    const measured = checkpointWith(context);
+    measured.nodes["b"]!.test_strength = {
+      mutants: 2,
+      killed: 0,
+      survivors: [
+        { kind: "comparison-flipped", description: "line 3: `<` became `>=` @octocat" },
+        { kind: "constant-returned", description: "line 2: the body of `compute` became `return None`" },
+      ],
+    };
+    measured.nodes["a"]!.test_strength = { mutants: 3, killed: 3, survivors: [] };
+    const flagged = renderReportComment({ ...input({ checkpoint: measured }), model: "gpt-4o" });
+    expect(flagged).toContain("#### ⚠️ Tests that catch no mutant");
+    expect(flagged).toContain("- `b` (`");
+    expect(flagged).toContain(
+      "its tests still pass with each of 2 mutants of its code (line 3: \\`&lt;\\` became \\`&gt;=\\` @\u200boctocat;",
+    );
+    expect(flagged).not.toContain("- `a` (");
+  });
+
   it("counts this subgraph and the whole run, with pass rates over the generated nodes", () => {
     expect(report).toContain("| Subgraph `core` | 3 | 1 | 1 | 1 | 50% |");
     expect(report).toContain("| Whole run | 5 | 2 | 1 | 2 | 67% |");
