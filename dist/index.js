@@ -41906,6 +41906,7 @@ var RepoConfigSchema = external_exports.strictObject({
   model: text("a model name").optional(),
   "max-iterations": wholeNumber(1, 50).optional(),
   "diagnosis-votes": wholeNumber(1, 9).optional(),
+  mutants: wholeNumber(0, 10).optional(),
   concurrency: wholeNumber(1, 16).optional(),
   "base-branch": text("a branch name").optional()
 });
@@ -50098,6 +50099,25 @@ function redactDeep(value, env = process.env) {
   return walk(value);
 }
 
+// src/record/test-strength.ts
+var MutantKindSchema = external_exports.enum(["comparison-flipped", "constant-returned", "branch-dropped"]);
+var TestStrengthSchema = external_exports.object({
+  mutants: external_exports.int().min(0).describe("Mutants the tests ran against with a verdict; a run that could not tell is not counted."),
+  killed: external_exports.int().min(0).describe("Mutants against which the tests failed."),
+  survivors: external_exports.array(
+    external_exports.object({
+      kind: MutantKindSchema,
+      description: external_exports.string().describe("What the mutant changed, e.g. line 12: `<` became `>=`.")
+    })
+  )
+});
+function strengthScore(strength) {
+  return strength.mutants > 0 ? strength.killed / strength.mutants : void 0;
+}
+function killsNone(strength) {
+  return strength.mutants > 0 && strength.killed === 0;
+}
+
 // src/record/checkpoint.ts
 var TestResultsSchema = external_exports.object({ passed: external_exports.int().min(0), failed: external_exports.int().min(0) });
 var FailureContextSchema = external_exports.object({
@@ -50150,6 +50170,7 @@ var CheckpointEntrySchema = external_exports.object({
   duration_ms: external_exports.int().min(0).optional(),
   failure_context: FailureContextSchema.optional(),
   diagnoses: external_exports.array(DiagnosisSchema).optional().describe("The diagnoses of the node's latest attempt, in order."),
+  test_strength: TestStrengthSchema.optional().describe("How many mutants of a passed node's code its own tests killed (decision 0022)."),
   regressions: external_exports.int().min(1).optional().describe("Changes of the latest attempt undone because they broke the tests of nodes that passed before in the same module."),
   owns: external_exports.array(external_exports.string()).optional().describe("The top-level names a passed node's code defines in its module: its symbol and its support code's (default: its symbol).")
 });
@@ -50192,8 +50213,21 @@ function fromAppendixB(entries) {
   for (const [id, entry] of Object.entries(entries)) nodes[id] = { ...entry, attempts: [] };
   return { version: 1, run_id: "imported", rpg_sha256: "", created_at: stamps[0] ?? "", updated_at: stamps.at(-1) ?? "", nodes };
 }
+var ENTRY_KEYS = Object.keys(CheckpointEntrySchema.shape);
+var CHECKPOINT_KEYS = Object.keys(CheckpointSchema.shape);
 function checkpointText(checkpoint) {
-  return `${JSON.stringify(redactDeep(checkpoint), null, 2)}
+  const nodes = {};
+  for (const [id, entry] of Object.entries(checkpoint.nodes)) {
+    const ordered = {};
+    for (const key of ENTRY_KEYS)
+      if (entry[key] !== void 0) ordered[key] = entry[key];
+    nodes[id] = ordered;
+  }
+  const whole = {};
+  for (const key of CHECKPOINT_KEYS)
+    if (checkpoint[key] !== void 0)
+      whole[key] = key === "nodes" ? nodes : checkpoint[key];
+  return `${JSON.stringify(redactDeep(whole), null, 2)}
 `;
 }
 
@@ -62310,6 +62344,41 @@ function diagnosedNodes(order, nodes) {
   return order.filter((id) => (nodes[id]?.diagnoses?.length ?? 0) > 0);
 }
 
+// src/report/test-strength.ts
+function renderTestStrength(plan, nodes) {
+  const measured = plan.order.filter((id) => nodes[id]?.test_strength !== void 0);
+  if (measured.length === 0) return [];
+  const total = measured.reduce((sum, id) => sum + nodes[id].test_strength.mutants, 0);
+  const killed = measured.reduce((sum, id) => sum + nodes[id].test_strength.killed, 0);
+  const lines = [
+    "## Test Strength",
+    "",
+    `Each passed node's tests, run against mechanical mutants of its code (a comparison flipped, a constant returned, a branch dropped): ${killed} of ${total} mutants killed (${percent(killed, total)}).`,
+    "",
+    "| Node | Mutants killed | Survivors |",
+    "|------|----------------|-----------|"
+  ];
+  for (const id of measured) {
+    const strength = nodes[id].test_strength;
+    const flag = killsNone(strength) ? " \u26A0\uFE0F" : "";
+    const survivors = strength.survivors.map((s) => prose(s.description, 120)).join("; ") || "none";
+    lines.push(
+      `| ${code(id)} | ${strength.killed} of ${strength.mutants} (${percent(strength.killed, strength.mutants)})${flag} | ${survivors} |`
+    );
+  }
+  return [...lines, ""];
+}
+function weakTests(ids2, nodes) {
+  return ids2.filter((id) => {
+    const strength = nodes[id]?.test_strength;
+    return strength !== void 0 && killsNone(strength);
+  });
+}
+function percent(part, whole) {
+  const score = strengthScore({ mutants: whole, killed: part });
+  return score === void 0 ? "-" : `${Math.round(score * 100)}%`;
+}
+
 // src/report/mermaid.ts
 var MAX_EDGES = 450;
 var STATUS_STYLES = {
@@ -62426,6 +62495,7 @@ function renderGenerationReport(input2) {
     for (const id of diagnosed) lines.push(`### ${code(id)}`, "", ...renderDiagnoses(checkpoint.nodes[id].diagnoses), "");
   }
   lines.push("## Test Results", "", ...testResults(input2, entries), "");
+  lines.push(...renderTestStrength(plan, checkpoint.nodes));
   if (input2.assembly) {
     const suite = input2.assembly.suite;
     lines.push("## Repository Validation", "");
@@ -62578,6 +62648,17 @@ function renderReportComment(input2, limit2 = COMMENT_LIMIT) {
     ...renderNodeTable(input2, leaves)
   ];
   lines.push("", RUN_DETAILS_NOTE);
+  const weak = weakTests(leaves, checkpoint.nodes);
+  if (weak.length > 0) {
+    lines.push("", "#### \u26A0\uFE0F Tests that catch no mutant", "");
+    for (const id of weak) {
+      const strength = checkpoint.nodes[id].test_strength;
+      const what = strength.survivors.map((s) => prose(s.description, 120)).join("; ");
+      lines.push(
+        `- ${code(id)} (${code(plan.nodes.get(id)?.name ?? "?")}): its tests still pass with each of ${strength.mutants} mutants of its code (${what}). Review them before merging.`
+      );
+    }
+  }
   const skipped = leaves.filter((id) => checkpoint.nodes[id]?.status === "skipped");
   if (skipped.length > 0) {
     lines.push("", "#### Skipped nodes", "");
@@ -63317,6 +63398,9 @@ async function resolvePython() {
   if (!isAbsolute(executable)) {
     throw new RpgForgeError("SANDBOX_NO_PYTHON", `python3 reports no usable sys.executable ("${executable}")`, {}, INSTALL_HINT);
   }
+  return layoutOf(executable);
+}
+async function layoutOf(executable) {
   try {
     const { stdout } = await run2(executable, ["-c", LAYOUT], { timeout: PROBE_TIMEOUT_MS });
     const layout = JSON.parse(stdout);
@@ -63786,7 +63870,7 @@ var MAX_JUNIT_BYTES = 16 * 1024 * 1024;
 var MAX_SIGNED_REPORT_BYTES = 6 * MAX_JUNIT_BYTES + 4 * 1024 * 1024;
 var GUARD_EXIT = 86;
 var SOURCE = String.raw`
-def guard_for(root, protected, getframe, end_run, sysconfig, os):
+def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer):
     """The guard: an audit hook (PEP 578), built here so that nothing outside it holds its state."""
     library = tuple(os.path.realpath(sysconfig.get_paths()[k]) + "/" for k in ("stdlib", "platstdlib"))
     runner = ("/_pytest/", "/pytest/", "/pluggy/", "/py/", "/iniconfig/")
@@ -63867,7 +63951,12 @@ def guard_for(root, protected, getframe, end_run, sysconfig, os):
             return
         busy[0] = True
         try:
-            culprit = refused(kind, getframe(1))
+            raiser = getframe(1)
+            # On a coverage run only (tracer is coverage.py's folder, else empty): its tracer starting in a new thread,
+            # whose first frame may be the package's own Thread.run.
+            if event == "sys.settrace" and raiser.f_code.co_filename.startswith(tracer):
+                return
+            culprit = refused(kind, raiser)
             if culprit is not None:
                 how = event if event.startswith(("sys.", "gc.", "ctypes", "code.", "open", "compile", "exec")) else "%s %s" % (event, args[1])
                 end_run("%s:%d reached for the interpreter's internals (%s)" % (culprit.f_code.co_filename[len(root):], culprit.f_lineno, how))
@@ -63877,7 +63966,27 @@ def guard_for(root, protected, getframe, end_run, sysconfig, os):
     return guard
 
 
-def _gate(limits, junit_path, timeout_source, args):
+def coverage_of(path):
+    """Starts coverage.py on one file; returns what stops it and reads the arcs it recorded (decision 0023)."""
+    import coverage
+
+    # No data file (nothing on disk for the package to write first or replace), and none of the package's
+    # configuration files (.coveragerc, setup.cfg, pyproject.toml: plugins, other files, other data files).
+    measure = coverage.Coverage(data_file=None, branch=True, include=[path], config_file=False)
+    measure.start()
+
+    def finish():
+        try:
+            measure.stop()
+            arcs = measure.get_data().arcs(path) or []
+            return {"arcs": sorted(set((a, b) for a, b in arcs if type(a) is int and type(b) is int))}
+        except Exception as error:
+            return {"error": "%s: %s" % (type(error).__name__, error)}
+
+    return finish
+
+
+def _gate(limits, junit_path, timeout_source, args, cover_file):
     import posix, resource, sys, sysconfig
 
     for name, value in limits:
@@ -63927,8 +64036,12 @@ def _gate(limits, junit_path, timeout_source, args):
                 if outcome != "passed" or nodeid not in tests:
                     tests[nodeid] = outcome
             elif kind == "finish":
+                status, measured = value
                 junit = read_junit(junit_path)
-                payload = encode({"exitstatus": value, "tests": tests, "collect_errors": collect_errors, "junit": junit}).encode("ascii")
+                document = {"exitstatus": status, "tests": tests, "collect_errors": collect_errors, "junit": junit}
+                if measured is not None:
+                    document["coverage"] = measured
+                payload = encode(document).encode("ascii")
                 data = digest(key, payload, "sha256").hex().encode("ascii") + b"\n" + payload
                 while data:
                     data = data[write(${REPORT_FD}, data):]
@@ -63950,8 +64063,13 @@ def _gate(limits, junit_path, timeout_source, args):
     next(record)
     installing = installer(_signal.signal)
     next(installing)
+    tracer = ()
+    if cover_file is not None:
+        import coverage
+
+        tracer = tuple(set(folder + "/" for folder in (os.path.dirname(coverage.__file__), os.path.realpath(os.path.dirname(coverage.__file__)))))
     # Bound to no name here: the guard's state is out of reach of anyone who finds this frame.
-    sys.addaudithook(guard_for(os.path.realpath(posix.getcwd()) + "/", {id(record), id(installing)}, getframe, end_run, sysconfig, os))
+    sys.addaudithook(guard_for(os.path.realpath(posix.getcwd()) + "/", {id(record), id(installing)}, getframe, end_run, sysconfig, os, tracer))
 
     def guarded_signal(signalnum, handler):
         return installing.send((signalnum, handler))
@@ -63976,14 +64094,20 @@ def _gate(limits, junit_path, timeout_source, args):
             posix.close(fd)
         return data.decode("utf-8", "replace")
 
+    # Started here, after the guard and before pytest imports anything of the package. Its tracer is coverage.py's
+    # own (C) code; the guard still refuses sys.settrace to the package.
+    finish_coverage = coverage_of(cover_file) if cover_file is not None else None
+
     import pytest
 
     class Verdict:
         @pytest.hookimpl(hookwrapper=True, trylast=True)
         def pytest_sessionfinish(self, session, exitstatus):
             yield
+            # Read outside the record's frame: coverage.py's objects are within the package's reach.
+            measured = finish_coverage() if finish_coverage is not None else None
             try:
-                record.send(("finish", int(exitstatus)))
+                record.send(("finish", (int(exitstatus), measured)))
             except StopIteration:
                 pass
 
@@ -64015,10 +64139,17 @@ def _gate(limits, junit_path, timeout_source, args):
     return pytest.main(args, plugins=[timeout, Verdict()])
 
 
-raise SystemExit(_gate(__LIMITS__, __JUNIT__, __TIMEOUT__, __ARGS__))
+raise SystemExit(_gate(__LIMITS__, __JUNIT__, __TIMEOUT__, __ARGS__, __COVER__))
 `;
 function gateBootstrapSource(settings) {
-  return SOURCE.replace("__LIMITS__", JSON.stringify(settings.limits)).replace("__JUNIT__", JSON.stringify(settings.junitPath)).replace("__TIMEOUT__", JSON.stringify(settings.timeoutPluginSource)).replace("__ARGS__", JSON.stringify(settings.pytestArgs));
+  const values = {
+    LIMITS: JSON.stringify(settings.limits),
+    JUNIT: JSON.stringify(settings.junitPath),
+    TIMEOUT: JSON.stringify(settings.timeoutPluginSource),
+    ARGS: JSON.stringify(settings.pytestArgs),
+    COVER: settings.coverFile === void 0 ? "None" : JSON.stringify(settings.coverFile)
+  };
+  return SOURCE.replace(/__(LIMITS|JUNIT|TIMEOUT|ARGS|COVER)__/g, (_, name) => values[name]);
 }
 
 // src/sandbox/timeout-plugin.ts
@@ -64245,7 +64376,8 @@ var SignedPayload = external_exports.object({
   exitstatus: external_exports.number().int(),
   tests: external_exports.record(external_exports.string(), TestOutcome),
   collect_errors: external_exports.array(external_exports.string()),
-  junit: external_exports.string().nullable()
+  junit: external_exports.string().nullable(),
+  coverage: external_exports.unknown().optional()
 });
 function newReportKey() {
   return randomBytes2(32);
@@ -64270,7 +64402,8 @@ function verifySignedReport(data, key) {
     exitStatus: parsed.exitstatus,
     outcomes: new Map(Object.entries(parsed.tests)),
     collectErrors: parsed.collect_errors,
-    junitXml: parsed.junit ?? void 0
+    junitXml: parsed.junit ?? void 0,
+    ...parsed.coverage === void 0 ? {} : { coverage: parsed.coverage }
   };
 }
 
@@ -64278,12 +64411,15 @@ function verifySignedReport(data, key) {
 var DEFAULT_PER_TEST_MS = 3e4;
 var STARTUP_GRACE_MS = 15e3;
 var TESTS_PER_FILE_TARGET = 10;
-async function runPytest(run5) {
+function runPytest(run5) {
+  return runGate(run5, {});
+}
+async function runGate(run5, variant) {
   const started = Date.now();
   const perTestMs = run5.perTestTimeoutMs ?? DEFAULT_PER_TEST_MS;
   if (!(perTestMs > 0 && Number.isFinite(perTestMs))) throw new RangeError(`perTestTimeoutMs must be positive, got ${perTestMs}`);
   const cwd = await packageDirectory2(run5.cwd);
-  const python = await findPythonSetup();
+  const python = variant.python ?? await findPythonSetup();
   const bwrap = run5.sandbox === "bwrap" ? await requireBwrap() : void 0;
   const limits = resolveLimits(run5.limits);
   if (run5.signal?.aborted) return notRun("the run was aborted before it started");
@@ -64301,7 +64437,8 @@ async function runPytest(run5) {
       timeoutPluginSource: timeoutPluginSource(perTestMs),
       junitPath,
       limits: rlimitPairs(limits),
-      pytestArgs
+      pytestArgs,
+      ...variant.coverFile === void 0 ? {} : { coverFile: variant.coverFile }
     });
     const env = {
       ...scrubbedEnv(process.env, dirs.home, dirs.tmp),
@@ -67155,6 +67292,197 @@ ${code2}`;
     return this.owner?.name ?? this.node.name;
   }
 };
+
+// src/workspace/mutants.ts
+var MUTANTS_SCRIPT = String.raw`
+import ast, bisect, json, re, sys, warnings
+
+FLIPPED = {ast.Eq: "!=", ast.NotEq: "==", ast.Lt: ">=", ast.GtE: "<", ast.Gt: "<=", ast.LtE: ">",
+           ast.In: "not in", ast.NotIn: "in", ast.Is: "is not", ast.IsNot: "is"}
+WRITTEN = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
+           ast.In: "in", ast.NotIn: "not in", ast.Is: "is", ast.IsNot: "is not"}
+# How each operator may be written between its operands: parentheses, comments and line breaks may surround it.
+PATTERN = {ast.Eq: r"==", ast.NotEq: r"!=", ast.Lt: r"<(?!=)", ast.LtE: r"<=", ast.Gt: r">(?!=)", ast.GtE: r">=",
+           ast.In: r"\bin\b", ast.NotIn: r"\bnot[\s\\]+in\b", ast.Is: r"\bis\b", ast.IsNot: r"\bis[\s\\]+not\b"}
+DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+class Text:
+    """The source with its line starts, to turn ast positions (1-based lines, UTF-8 byte columns) into offsets."""
+
+    def __init__(self, src):
+        self.src = src
+        # ast counts \r\n, \r and \n as line ends, and nothing else.
+        self.starts = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", src)]
+
+    def offset(self, line, col):
+        start = self.starts[line - 1]
+        end = self.starts[line] if line < len(self.starts) else len(self.src)
+        text = self.src[start:end]
+        return start + (col if text.isascii() else len(text.encode("utf-8")[:col].decode("utf-8")))
+
+    def line_of(self, offset):
+        return bisect.bisect_right(self.starts, offset)
+
+    def start(self, node):
+        return self.offset(node.lineno, node.col_offset)
+
+    def end(self, node):
+        return self.offset(node.end_lineno, node.end_col_offset)
+
+
+def find_symbol(tree, name, owner):
+    scope = tree.body
+    if owner is not None:
+        classes = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == owner]
+        if not classes:
+            return None
+        scope = classes[-1].body
+    found = None
+    # The last definition of the name, since that is the one the module's users (and its tests) get.
+    for n in scope:
+        if isinstance(n, DEFS + (ast.ClassDef,)) and n.name == name:
+            found = n
+        elif owner is None and isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in n.targets):
+            found = n
+        elif owner is None and isinstance(n, ast.AnnAssign) and n.value is not None and isinstance(n.target, ast.Name) and n.target.id == name:
+            found = n
+    return found
+
+
+def inner_nodes(symbol):
+    """The expressions and statements of the symbol's code (not its decorators or signature), in source order."""
+    roots = symbol.body if isinstance(symbol, DEFS + (ast.ClassDef,)) else [symbol.value]
+    out = []
+
+    def visit(node):
+        # Positions inside f-strings were not reliable before Python 3.12.
+        if isinstance(node, ast.JoinedStr):
+            return
+        out.append(node)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    for root in roots:
+        visit(root)
+    return sorted((n for n in out if hasattr(n, "lineno")), key=lambda n: (n.lineno, n.col_offset))
+
+
+def snippet(text, limit=40):
+    one = " ".join(text.split())
+    return one if len(one) <= limit else one[: limit - 1] + "\u2026"
+
+
+def comparison_flips(text, nodes):
+    for node in nodes:
+        if not isinstance(node, ast.Compare):
+            continue
+        op = type(node.ops[0])
+        start, end = text.end(node.left), text.start(node.comparators[0])
+        # Between the operands: parentheses, line breaks, comments (blanked here) and the operator.
+        gap = re.sub(r"#[^\r\n]*", lambda m: " " * len(m.group()), text.src[start:end])
+        found = list(re.finditer(PATTERN[op], gap))
+        if len(found) != 1:
+            continue
+        at, until = start + found[0].start(), start + found[0].end()
+        yield ("comparison-flipped", at, until, FLIPPED[op], f"line {text.line_of(at)}: \u0060{WRITTEN[op]}\u0060 became \u0060{FLIPPED[op]}\u0060")
+
+
+def constant_returns(text, symbol, label):
+    if isinstance(symbol, DEFS):
+        functions = [(symbol, label)]
+    elif isinstance(symbol, ast.ClassDef):
+        functions = [(m, f"{label}.{m.name}") for m in symbol.body if isinstance(m, DEFS)]
+    else:
+        return  # a constant has no body to replace
+    for fn, name in functions:
+        body = fn.body
+        if isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+            body = body[1:]  # the docstring stays, so that the body is never empty
+        if not body:
+            continue
+        at = text.start(body[0])
+        yield ("constant-returned", at, text.end(body[-1]), "return None", f"line {text.line_of(at)}: the body of \u0060{name}\u0060 became \u0060return None\u0060")
+
+
+def dropped_branches(text, nodes):
+    for node in nodes:
+        if not isinstance(node, (ast.If, ast.IfExp)):
+            continue
+        if isinstance(node.test, ast.Constant) and node.test.value is False:
+            continue
+        at, until = text.start(node.test), text.end(node.test)
+        test = snippet(text.src[at:until])
+        if isinstance(node, ast.IfExp):
+            said = f"\u0060\u2026 if {test} else \u2026\u0060 became \u0060\u2026 if False else \u2026\u0060"
+        else:
+            keyword = "elif" if text.src.startswith("elif", text.start(node)) else "if"
+            said = f"\u0060{keyword} {test}\u0060 became \u0060{keyword} False\u0060"
+        yield ("branch-dropped", at, until, "False", f"line {text.line_of(at)}: {said}")
+
+
+def compiles(src):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "is" with a literal and the like: the mutant is still a mutant
+        try:
+            compile(src, "<mutant>", "exec", dont_inherit=True)
+        except (SyntaxError, ValueError):
+            return False
+    return True
+
+
+def mutants(src, name, owner, limit):
+    if limit <= 0:
+        return []
+    try:
+        tree = ast.parse(src)
+    except (SyntaxError, ValueError):
+        return []
+    symbol = find_symbol(tree, name, owner)
+    if symbol is None:
+        return []
+    text = Text(src)
+    nodes = inner_nodes(symbol)
+    label = name if owner is None else f"{owner}.{name}"
+    kinds = [list(comparison_flips(text, nodes)), list(constant_returns(text, symbol, label)), list(dropped_branches(text, nodes))]
+    seen, out = {src}, []
+    for i in range(max(len(k) for k in kinds)):
+        for candidates in kinds:
+            if i >= len(candidates) or len(out) >= limit:
+                continue
+            kind, at, until, replacement, description = candidates[i]
+            mutant = src[:at] + replacement + src[until:]
+            if mutant in seen or not compiles(mutant):
+                continue
+            seen.add(mutant)
+            out.append({"kind": kind, "description": description, "source": mutant})
+    return out
+
+
+request = json.loads(sys.stdin.read())
+print(json.dumps(mutants(request["source"], request["name"], request.get("owner"), request["max"])))
+`;
+async function generateMutants(python, source, symbol2, max = 3) {
+  if (max <= 0) return [];
+  const request2 = JSON.stringify({ source, name: symbol2.name, owner: symbol2.owner ?? null, max });
+  return JSON.parse(await runPythonScript(python, MUTANTS_SCRIPT, request2));
+}
+
+// src/engine/test-strength.ts
+async function measureTestStrength(input2) {
+  const mutants = await generateMutants(input2.python, input2.source, input2.symbol, input2.max ?? 3);
+  let measured = 0;
+  let killed = 0;
+  const survivors = [];
+  for (const mutant of mutants) {
+    const verdict = await input2.runTests(mutant.source, mutant);
+    if (verdict === "error") continue;
+    measured += 1;
+    if (verdict === "killed") killed += 1;
+    else survivors.push({ kind: mutant.kind, description: mutant.description });
+  }
+  return { mutants: measured, killed, score: strengthScore({ mutants: measured, killed }), survivors };
+}
 
 // src/engine/diagnosis-vote.ts
 var VERDICTS = ["implementation_bug", "test_issue", "environment_issue"];
@@ -73985,7 +74313,7 @@ ${result.output.slice(-3e3)}`;
         "junit.xml": result.junitXml
       });
       const regression = route === "green" ? await this.regressionCheck() : void 0;
-      if (route === "green" && !regression) return { step: "done", outcome: this.passed(result) };
+      if (route === "green" && !regression) return { step: "done", outcome: this.passed(result, await this.testStrength()) };
       if (regression) {
         this.regressions++;
         await this.code.revert();
@@ -74155,6 +74483,43 @@ ${result.output.slice(-3e3)}`;
     }
     throw new Tampered(tampering);
   }
+  /**
+   * Test strength (decision 0022): the node's tests run against a few mutants of its code, and the share they
+   * kill is measured. A measure shown to people, never a verdict: a mutant run that goes wrong in any way
+   * counts as neither killed nor survived, and the module is put back as it was tested, byte for byte.
+   */
+  async testStrength() {
+    if (this.setup.mutants === 0) return void 0;
+    const files = this.setup.files;
+    const source = await files.read(this.implFile) ?? "";
+    const runTests = async (mutant) => {
+      await files.write(this.implFile, mutant);
+      try {
+        const route = greenGateRoute(await this.runTests(), this.testFile, this.testIds);
+        return route === "green" ? "survived" : route === "failing" ? "killed" : "error";
+      } catch (error63) {
+        if (error63 instanceof Tampered) return "error";
+        throw error63;
+      }
+    };
+    try {
+      const owner = this.prompt.owner;
+      const symbol2 = { name: this.node.name, ...owner ? { owner: owner.name } : {} };
+      const { mutants, killed, survivors } = await measureTestStrength({
+        python: this.setup.python,
+        source,
+        symbol: symbol2,
+        runTests,
+        max: this.setup.mutants
+      });
+      await this.setup.artifacts.save(this.node.id, "test-strength", {
+        "strength.json": JSON.stringify({ mutants, killed, survivors }, null, 2)
+      });
+      return mutants > 0 ? { mutants, killed, survivors } : void 0;
+    } finally {
+      await files.write(this.implFile, source);
+    }
+  }
   reportProblem(result) {
     return result.report.authentic ? "" : `; ${result.report.problem}`;
   }
@@ -74174,7 +74539,7 @@ ${result.output.slice(-3e3)}`;
   throwIfAborted() {
     if (this.signal.aborted) throw this.signal.reason instanceof Error ? this.signal.reason : new Error("interrupted");
   }
-  passed(result) {
+  passed(result, testStrength) {
     const passed = result.report.authentic ? [...result.report.outcomes.values()].filter((o) => o === "passed").length : 0;
     return {
       status: "passed",
@@ -74182,7 +74547,8 @@ ${result.output.slice(-3e3)}`;
       testResults: { passed, failed: 0 },
       usage: this.model.usage,
       owns: this.code.owns,
-      ...this.diagnosisRecord()
+      ...this.diagnosisRecord(),
+      ...testStrength ? { testStrength } : {}
     };
   }
   /** What the outcome records beyond the verdict, when there is any: the diagnoses and the regressions caught. */
@@ -74647,6 +75013,8 @@ function recordOutcome(entry, attempt, outcome, now, name) {
     delete entry.failure_context;
     if (outcome.owns && !(outcome.owns.length === 1 && outcome.owns[0] === name)) entry.owns = outcome.owns;
     else delete entry.owns;
+    if (outcome.testStrength) entry.test_strength = outcome.testStrength;
+    else delete entry.test_strength;
   }
 }
 async function openCheckpoint(options, store, now) {
@@ -75241,6 +75609,7 @@ async function thirdPartyImports(python, modules, localPackages) {
 
 // src/engine/tdd-setup.ts
 var DEFAULT_DIAGNOSIS_VOTES = 5;
+var DEFAULT_MUTANTS = 3;
 function createTddSetup(options) {
   const testFileOf = testFileLookup(options.rpg);
   const schemas = /* @__PURE__ */ new Map();
@@ -75255,6 +75624,7 @@ function createTddSetup(options) {
     maxTestAttempts: options.maxTestAttempts ?? 3,
     maxTestRewrites: 2,
     diagnosisVotes: options.diagnosisVotes ?? DEFAULT_DIAGNOSIS_VOTES,
+    mutants: options.mutants ?? DEFAULT_MUTANTS,
     tokenBudget: options.tokenBudget ?? 24e3,
     testFileOf,
     dependenciesOf: (node2) => (options.plan.dependencies.get(node2.id) ?? []).map((id) => options.plan.nodes.get(id)).filter((n) => n.node_type === "leaf"),
@@ -75711,6 +76081,7 @@ async function generate(options) {
     python,
     maxIterations: options.maxIterations,
     diagnosisVotes: options.diagnosisVotes,
+    mutants: options.mutants,
     runTests: pytestIn(workDir),
     notes: options.revise?.notes
   });
@@ -76166,6 +76537,7 @@ async function runGeneration(inputs, context, at, credentials, commandPrefix = "
     subgraphs: matrix,
     maxIterations: inputs.maxIterations,
     diagnosisVotes: inputs.diagnosisVotes,
+    mutants: inputs.mutants,
     concurrency: inputs.concurrency,
     sandbox: inputs.sandbox,
     git: true,
@@ -76247,6 +76619,7 @@ var ActionInputsSchema = external_exports.object({
   maxIterations: positive("max-iterations", 8),
   /** From .github/rpg-forge.yml only: a workflow input would take one of the ten a dispatch may carry. */
   diagnosisVotes: external_exports.number().int().min(1).optional(),
+  mutants: external_exports.number().int().min(0).optional(),
   concurrency: positive("concurrency", 1),
   baseBranch: external_exports.string(),
   githubToken: external_exports.string(),
@@ -76281,6 +76654,7 @@ function readInputs(config2 = RepoConfigSchema.parse({})) {
     model: given("model", config2.model),
     maxIterations: given("max-iterations", config2["max-iterations"]),
     diagnosisVotes: config2["diagnosis-votes"],
+    mutants: config2.mutants,
     concurrency: given("concurrency", config2.concurrency),
     baseBranch: given("base-branch", config2["base-branch"]),
     githubToken: getInput("github-token"),
