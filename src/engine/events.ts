@@ -1,5 +1,6 @@
 import type { TokenUsage } from "../llm/provider.js";
 import type { RpgNode } from "../rpg/schema.js";
+import type { Coverage } from "../record/coverage.js";
 import type { TestStrength } from "../record/test-strength.js";
 import type { Diagnosis, FailureContext, TestResults } from "./checkpoint.js";
 
@@ -16,6 +17,9 @@ export type NodeOutcome =
       regressions?: number;
       /** The share of mutants of its code its tests kill (decision 0022); absent when none was measured. */
       testStrength?: TestStrength;
+      /** The line and branch coverage of its code by its own tests (decision 0023), or why there is no figure. */
+      coverage?: Coverage;
+      coverageNote?: string;
     }
   | {
       status: "failed";

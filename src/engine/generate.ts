@@ -10,6 +10,7 @@ import type { Rpg } from "../rpg/schema.js";
 import { findPython } from "../sandbox/python.js";
 import { redactSecrets } from "../redact.js";
 import { pluginsFor } from "../sandbox/pytest-plugins.js";
+import { measureCoverage } from "../sandbox/coverage.js";
 import type { ResourceLimits } from "../sandbox/limits.js";
 import { chooseSandbox, runPytest, type PytestResult, type SandboxKind } from "../sandbox/pytest.js";
 import { redactPytestResult } from "../sandbox/redact-result.js";
@@ -216,6 +217,18 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     diagnosisVotes: options.diagnosisVotes,
     mutants: options.mutants,
     runTests: pytestIn(workDir),
+    measureCoverage: (targets, file, ranges, signal) =>
+      measureCoverage({
+        cwd: workDir,
+        targets: [...targets],
+        file,
+        ranges,
+        sandbox: sandbox.kind,
+        perTestTimeoutMs: options.perTestTimeoutMs,
+        limits: options.limits,
+        plugins,
+        signal,
+      }),
     notes: options.revise?.notes,
   });
   const nodeFiles = (id: string): string[] => {

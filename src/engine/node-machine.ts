@@ -8,10 +8,11 @@ import { normalizePath } from "../rpg/paths.js";
 import type { RpgNode } from "../rpg/schema.js";
 import type { PytestResult } from "../sandbox/pytest.js";
 import type { Tampering } from "../workspace/package-files.js";
-import { outlinePython } from "../workspace/python-outline.js";
 import { reviewTests } from "../review/reply-review.js";
 import type { Diagnosis } from "../record/checkpoint.js";
+import type { Coverage } from "../record/coverage.js";
 import type { TestStrength } from "../record/test-strength.js";
+import { outlinePython } from "../workspace/python-outline.js";
 import { CodeApplication } from "./code-application.js";
 import { measureTestStrength, type MutantVerdict } from "./test-strength.js";
 import { describeSplit, tallyVotes, voteTemperatures, type Vote } from "./diagnosis-vote.js";
@@ -193,7 +194,10 @@ class NodeRun {
         "junit.xml": result.junitXml,
       });
       const regression = route === "green" ? await this.regressionCheck() : undefined;
-      if (route === "green" && !regression) return { step: "done", outcome: this.passed(result, await this.testStrength()) };
+      if (route === "green" && !regression) {
+        const coverage = await this.coverage();
+        return { step: "done", outcome: this.passed(result, await this.testStrength(), coverage) };
+      }
       if (regression) {
         // The node's own tests pass, but others' in its module no longer do: the change is undone, and the fix is told what broke.
         this.regressions++;
@@ -389,6 +393,23 @@ class NodeRun {
   }
 
   /**
+   * Coverage (decision 0023): the node's own tests once more under coverage.py, counting the node's lines of its
+   * module (its symbol, or its method in the class, and its support code). A figure for people, never a verdict;
+   * whatever the run left in the work tree is undone, and then it gives no figure.
+   */
+  private async coverage(): Promise<CoverageRecord> {
+    if (!this.setup.measureCoverage) return {};
+    const source = (await this.setup.files.read(this.implFile)) ?? "";
+    const ranges = await nodeLines(this.setup.python, source, this.code.owns);
+    if (ranges.length === 0) return {};
+    const measured = await this.setup.measureCoverage(this.testIds, this.implFile, ranges, this.signal);
+    this.throwIfAborted();
+    if (await this.setup.files.verify()) return { coverageNote: "no coverage figure: the run changed files in the package (undone)" };
+    if (!measured.available) return { coverageNote: measured.note };
+    return { coverage: { lines: measured.lines, branches: measured.branches } };
+  }
+
+  /**
    * Test strength (decision 0022): the node's tests run against a few mutants of its code, and the share they
    * kill is measured. A measure shown to people, never a verdict: a mutant run that goes wrong in any way
    * counts as neither killed nor survived, and the module is put back as it was tested, byte for byte.
@@ -450,7 +471,7 @@ class NodeRun {
     if (this.signal.aborted) throw this.signal.reason instanceof Error ? this.signal.reason : new Error("interrupted");
   }
 
-  private passed(result: PytestResult, testStrength: TestStrength | undefined): NodeOutcome {
+  private passed(result: PytestResult, testStrength: TestStrength | undefined, coverage: CoverageRecord): NodeOutcome {
     const passed = result.report.authentic ? [...result.report.outcomes.values()].filter((o) => o === "passed").length : 0;
     return {
       status: "passed",
@@ -460,6 +481,7 @@ class NodeRun {
       owns: this.code.owns,
       ...this.diagnosisRecord(),
       ...(testStrength ? { testStrength } : {}),
+      ...coverage,
     };
   }
 
@@ -502,4 +524,25 @@ function ownBlockOnly(source: string, nodeId: string): string {
     .split("\n")
     .slice(block.start - 1, block.end)
     .join("\n")}\n`;
+}
+
+/** What a passed node records of its coverage: the figure, or why there is none. */
+type CoverageRecord = { coverage?: Coverage; coverageNote?: string };
+
+/**
+ * The node's lines of its module, 1-based and inclusive: the top-level statements of the names it owns (its symbol and
+ * its support code's), and for a method (`Class.method`) the method's lines in its class.
+ */
+async function nodeLines(python: string, source: string, owns: readonly string[]): Promise<[number, number][]> {
+  const outline = await outlinePython(python, source);
+  if (!outline.ok) return [];
+  const ranges: [number, number][] = [];
+  for (const name of owns) {
+    const [owner, member] = name.includes(".") ? name.split(".", 2) : [undefined, name];
+    const statement = outline.statements.find((st) => st.name === (owner ?? member) || (!owner && st.names?.includes(member!)));
+    if (!statement) continue;
+    const target = owner ? statement.members?.find((m) => m.name === member) : statement;
+    if (target) ranges.push([target.start, target.end]);
+  }
+  return ranges;
 }

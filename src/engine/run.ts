@@ -350,6 +350,10 @@ function recordOutcome(
     else delete entry.owns;
     if (outcome.testStrength) entry.test_strength = outcome.testStrength;
     else delete entry.test_strength;
+    if (outcome.coverage) entry.coverage = outcome.coverage;
+    else delete entry.coverage;
+    if (outcome.coverageNote) entry.coverage_note = outcome.coverageNote;
+    else delete entry.coverage_note;
   }
 }
 

@@ -7,6 +7,7 @@ import type { NodePromptContext, ReviewerNote } from "../llm/requests/node-conte
 import { strictJsonSchema } from "../llm/structured.js";
 import type { Plan } from "../plan/plan.js";
 import type { Rpg, RpgNode } from "../rpg/schema.js";
+import type { CoverageMeasure } from "../sandbox/coverage.js";
 import type { PytestResult } from "../sandbox/pytest.js";
 import type { ArtifactStore } from "../workspace/artifacts.js";
 import type { PackageFiles } from "../workspace/package-files.js";
@@ -45,6 +46,13 @@ export interface TddSetup {
   promptContext(node: RpgNode): NodePromptContext;
   jsonSchemaOf(schema: z.ZodType): Record<string, unknown>;
   runTests(testIds: readonly string[], signal: AbortSignal): Promise<PytestResult>;
+  /** The node's tests run once more under coverage.py, counting `ranges` of `file` (decision 0023); absent where nothing measures it. */
+  measureCoverage?: (
+    testIds: readonly string[],
+    file: string,
+    ranges: readonly (readonly [number, number])[],
+    signal: AbortSignal,
+  ) => Promise<CoverageMeasure>;
 }
 
 export interface TddSetupOptions {
@@ -56,6 +64,7 @@ export interface TddSetupOptions {
   artifacts: ArtifactStore;
   python: string;
   runTests: TddSetup["runTests"];
+  measureCoverage?: TddSetup["measureCoverage"];
   maxIterations?: number;
   maxTestAttempts?: number;
   diagnosisVotes?: number;
@@ -75,6 +84,7 @@ export function createTddSetup(options: TddSetupOptions): TddSetup {
     artifacts: options.artifacts,
     python: options.python,
     runTests: options.runTests,
+    ...(options.measureCoverage ? { measureCoverage: options.measureCoverage } : {}),
     maxIterations: options.maxIterations ?? 8,
     maxTestAttempts: options.maxTestAttempts ?? 3,
     maxTestRewrites: 2,

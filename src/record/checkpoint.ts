@@ -2,6 +2,7 @@ import { z } from "zod";
 import { RpgForgeError } from "../errors.js";
 import { redactDeep } from "../redact.js";
 import { NodeStatusSchema } from "../rpg/schema.js";
+import { CoverageSchema } from "./coverage.js";
 import { TestStrengthSchema } from "./test-strength.js";
 
 /**
@@ -79,6 +80,8 @@ export const CheckpointEntrySchema = z.object({
   failure_context: FailureContextSchema.optional(),
   diagnoses: z.array(DiagnosisSchema).optional().describe("The diagnoses of the node's latest attempt, in order."),
   test_strength: TestStrengthSchema.optional().describe("How many mutants of a passed node's code its own tests killed (decision 0022)."),
+  coverage: CoverageSchema.optional().describe("The line and branch coverage of a passed node's code by its own tests (decision 0023)."),
+  coverage_note: z.string().optional().describe("Why a passed node has no coverage figure (coverage.py missing, the run cut short...)."),
   regressions: z
     .int()
     .min(1)

@@ -5,6 +5,7 @@ import type { Plan } from "../plan/plan.js";
 import { diagnosedNodes, renderDiagnoses } from "./diagnoses.js";
 import { code, fenced, prose } from "./markdown.js";
 import { renderTestStrength } from "./test-strength.js";
+import { renderCoverage } from "./coverage.js";
 import { renderMermaid } from "./mermaid.js";
 
 export interface ReportInput {
@@ -99,6 +100,16 @@ export function renderGenerationReport(input: ReportInput): string {
   }
   lines.push("## Test Results", "", ...testResults(input, entries), "");
   lines.push(...renderTestStrength(plan, checkpoint.nodes));
+  const coverage = renderCoverage(plan.order, checkpoint.nodes);
+  if (coverage.length > 0)
+    lines.push(
+      "## Coverage",
+      "",
+      "Lines and branches of each passed node's code that its own tests ran (decision 0023).",
+      "",
+      ...coverage,
+      "",
+    );
   if (input.assembly) {
     const suite = input.assembly.suite;
     lines.push("## Repository Validation", "");

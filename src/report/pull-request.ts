@@ -8,6 +8,7 @@ import { RUN_DETAILS_NOTE } from "./generation-report.js";
 import { renderMermaid } from "./mermaid.js";
 import { renderDiagnoses } from "./diagnoses.js";
 import { weakTests } from "./test-strength.js";
+import { renderCoverage } from "./coverage.js";
 
 export interface DependencyPr {
   subgraphId: string;
@@ -123,6 +124,8 @@ export function renderReportComment(input: SubgraphPrInput & { model: string }, 
     ...renderNodeTable(input, leaves),
   ];
   lines.push("", RUN_DETAILS_NOTE);
+  const coverage = renderCoverage(leaves, checkpoint.nodes);
+  if (coverage.length > 0) lines.push("", "#### Coverage of each node's code by its own tests", "", ...coverage);
   const weak = weakTests(leaves, checkpoint.nodes);
   if (weak.length > 0) {
     lines.push("", "#### ⚠️ Tests that catch no mutant", "");

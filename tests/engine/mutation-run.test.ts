@@ -4,6 +4,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GenerateResult } from "../../src/engine/generate.js";
 import { writeRunReport } from "../../src/report/run-report.js";
+import { probeCoverage } from "../../src/sandbox/coverage.js";
+import { findPythonSetup } from "../../src/sandbox/python.js";
 import { generateWith, labLeaf, startScriptedModel, type ScriptedModel } from "../helpers/scripted-model.js";
 
 /** Test strength (decision 0022), through a real run: the same code, tested well and tested for nothing. */
@@ -47,6 +49,19 @@ describe("a passed node's tests, run against mutants of its code", () => {
     expect(weak.test_strength!.survivors.map((s) => s.kind).sort()).toEqual(["branch-dropped", "comparison-flipped", "constant-returned"]);
     // The module ships as it was tested, not as the last mutant left it.
     expect(readFileSync(join(out, "src/lab/weak.py"), "utf8")).toBe(CLAMP("weak"));
+  });
+
+  it("measures the coverage of each node's lines by its own tests, or says why it cannot", async () => {
+    const strong = result.checkpoint.nodes["strong"]!;
+    const weak = result.checkpoint.nodes["weak"]!;
+    if ((await probeCoverage(await findPythonSetup())).ok) {
+      // strong's tests take both ways out of its `if`; weak's call never reaches `return 0`.
+      expect(strong.coverage).toEqual({ lines: { covered: 4, total: 4 }, branches: { covered: 2, total: 2 } });
+      expect(weak.coverage).toEqual({ lines: { covered: 3, total: 4 }, branches: { covered: 1, total: 2 } });
+    } else {
+      expect(strong.coverage).toBeUndefined();
+      expect(weak.coverage_note).toMatch(/coverage\.py is not installed/);
+    }
   });
 
   it("keeps the measure as an artifact and shows it in the report", async () => {
