@@ -11118,7 +11118,7 @@ var require_mock_interceptor = __commonJS({
 var require_mock_client = __commonJS({
   "node_modules/undici/lib/mock/mock-client.js"(exports, module) {
     "use strict";
-    var { promisify: promisify3 } = __require("node:util");
+    var { promisify: promisify5 } = __require("node:util");
     var Client = require_client();
     var { buildMockDispatch } = require_mock_utils();
     var {
@@ -11158,7 +11158,7 @@ var require_mock_client = __commonJS({
         return new MockInterceptor(opts, this[kDispatches]);
       }
       async [kClose]() {
-        await promisify3(this[kOriginalClose])();
+        await promisify5(this[kOriginalClose])();
         this[kConnected] = 0;
         this[kMockAgent][Symbols.kClients].delete(this[kOrigin]);
       }
@@ -11171,7 +11171,7 @@ var require_mock_client = __commonJS({
 var require_mock_pool = __commonJS({
   "node_modules/undici/lib/mock/mock-pool.js"(exports, module) {
     "use strict";
-    var { promisify: promisify3 } = __require("node:util");
+    var { promisify: promisify5 } = __require("node:util");
     var Pool2 = require_pool();
     var { buildMockDispatch } = require_mock_utils();
     var {
@@ -11211,7 +11211,7 @@ var require_mock_pool = __commonJS({
         return new MockInterceptor(opts, this[kDispatches]);
       }
       async [kClose]() {
-        await promisify3(this[kOriginalClose])();
+        await promisify5(this[kOriginalClose])();
         this[kConnected] = 0;
         this[kMockAgent][Symbols.kClients].delete(this[kOrigin]);
       }
@@ -12041,10 +12041,10 @@ var require_headers = __commonJS({
         const lowercaseName = isLowerCase ? name : name.toLowerCase();
         const exists2 = this[kHeadersMap].get(lowercaseName);
         if (exists2) {
-          const delimiter3 = lowercaseName === "cookie" ? "; " : ", ";
+          const delimiter5 = lowercaseName === "cookie" ? "; " : ", ";
           this[kHeadersMap].set(lowercaseName, {
             name: exists2.name,
-            value: `${exists2.value}${delimiter3}${value}`
+            value: `${exists2.value}${delimiter5}${value}`
           });
         } else {
           this[kHeadersMap].set(lowercaseName, { name, value });
@@ -19155,7 +19155,7 @@ var require_undici = __commonJS({
 });
 
 // src/action/main.ts
-import { isAbsolute as isAbsolute4, join as join17, relative as relative4 } from "node:path";
+import { isAbsolute as isAbsolute5, join as join18, relative as relative4 } from "node:path";
 
 // node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -19245,15 +19245,15 @@ function issueFileCommand(command, message) {
   });
 }
 function prepareKeyValueMessage(key, value) {
-  const delimiter3 = `ghadelimiter_${crypto2.randomUUID()}`;
+  const delimiter5 = `ghadelimiter_${crypto2.randomUUID()}`;
   const convertedValue = toCommandValue(value);
-  if (key.includes(delimiter3)) {
-    throw new Error(`Unexpected input: name should not contain the delimiter "${delimiter3}"`);
+  if (key.includes(delimiter5)) {
+    throw new Error(`Unexpected input: name should not contain the delimiter "${delimiter5}"`);
   }
-  if (convertedValue.includes(delimiter3)) {
-    throw new Error(`Unexpected input: value should not contain the delimiter "${delimiter3}"`);
+  if (convertedValue.includes(delimiter5)) {
+    throw new Error(`Unexpected input: value should not contain the delimiter "${delimiter5}"`);
   }
-  return `${key}<<${delimiter3}${os2.EOL}${convertedValue}${os2.EOL}${delimiter3}`;
+  return `${key}<<${delimiter5}${os2.EOL}${convertedValue}${os2.EOL}${delimiter5}`;
 }
 
 // node_modules/@actions/core/lib/core.js
@@ -24168,8 +24168,8 @@ function emoji() {
 }
 var ipv4 = /^(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])$/;
 var ipv6 = /^(([0-9a-fA-F]{1,4}:){7}[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,7}:|([0-9a-fA-F]{1,4}:){1,6}:[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,5}(:[0-9a-fA-F]{1,4}){1,2}|([0-9a-fA-F]{1,4}:){1,4}(:[0-9a-fA-F]{1,4}){1,3}|([0-9a-fA-F]{1,4}:){1,3}(:[0-9a-fA-F]{1,4}){1,4}|([0-9a-fA-F]{1,4}:){1,2}(:[0-9a-fA-F]{1,4}){1,5}|[0-9a-fA-F]{1,4}:((:[0-9a-fA-F]{1,4}){1,6})|:((:[0-9a-fA-F]{1,4}){1,7}|:))$/;
-var mac = (delimiter3) => {
-  const escapedDelim = escapeRegex(delimiter3 ?? ":");
+var mac = (delimiter5) => {
+  const escapedDelim = escapeRegex(delimiter5 ?? ":");
   return new RegExp(`^(?:[0-9A-F]{2}${escapedDelim}){5}[0-9A-F]{2}$|^(?:[0-9a-f]{2}${escapedDelim}){5}[0-9a-f]{2}$`);
 };
 var cidrv4 = /^((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\/([0-9]|[1-2][0-9]|3[0-2])$/;
@@ -41661,7 +41661,7 @@ function visit(schema, fnOrHandlers) {
     return h ? h(node2, rewritten) : node2;
   };
   const cache = /* @__PURE__ */ new Map();
-  function run5(s) {
+  function run7(s) {
     const cached3 = cache.get(s);
     if (cached3 === RESOLVING) {
       return new $ZodLazy({
@@ -41687,21 +41687,21 @@ function visit(schema, fnOrHandlers) {
         let changed = false;
         const newShape = {};
         for (const k of keys) {
-          const mapped = run5(oldShape[k]);
+          const mapped = run7(oldShape[k]);
           if (mapped !== oldShape[k])
             changed = true;
           newShape[k] = mapped;
         }
         let newCatchall = def.catchall;
         if (def.catchall) {
-          newCatchall = run5(def.catchall);
+          newCatchall = run7(def.catchall);
           if (newCatchall !== def.catchall)
             changed = true;
         }
         return changed ? clone(s, { ...def, shape: newShape, catchall: newCatchall }) : s;
       }
       case "array": {
-        const mapped = run5(def.element);
+        const mapped = run7(def.element);
         return mapped === def.element ? s : clone(s, { ...def, element: mapped });
       }
       case "tuple": {
@@ -41709,14 +41709,14 @@ function visit(schema, fnOrHandlers) {
         let changed = false;
         const newItems = [];
         for (const item of oldItems) {
-          const mapped = run5(item);
+          const mapped = run7(item);
           if (mapped !== item)
             changed = true;
           newItems.push(mapped);
         }
         let newRest = def.rest;
         if (def.rest) {
-          newRest = run5(def.rest);
+          newRest = run7(def.rest);
           if (newRest !== def.rest)
             changed = true;
         }
@@ -41724,12 +41724,12 @@ function visit(schema, fnOrHandlers) {
       }
       case "record":
       case "map": {
-        const newKey = run5(def.keyType);
-        const newVal = run5(def.valueType);
+        const newKey = run7(def.keyType);
+        const newVal = run7(def.valueType);
         return newKey === def.keyType && newVal === def.valueType ? s : clone(s, { ...def, keyType: newKey, valueType: newVal });
       }
       case "set": {
-        const newVal = run5(def.valueType);
+        const newVal = run7(def.valueType);
         return newVal === def.valueType ? s : clone(s, { ...def, valueType: newVal });
       }
       case "union": {
@@ -41737,7 +41737,7 @@ function visit(schema, fnOrHandlers) {
         let changed = false;
         const newOptions = [];
         for (const opt of oldOptions) {
-          const mapped = run5(opt);
+          const mapped = run7(opt);
           if (mapped !== opt)
             changed = true;
           newOptions.push(mapped);
@@ -41745,8 +41745,8 @@ function visit(schema, fnOrHandlers) {
         return changed ? clone(s, { ...def, options: newOptions }) : s;
       }
       case "intersection": {
-        const newLeft = run5(def.left);
-        const newRight = run5(def.right);
+        const newLeft = run7(def.left);
+        const newRight = run7(def.right);
         return newLeft === def.left && newRight === def.right ? s : clone(s, { ...def, left: newLeft, right: newRight });
       }
       case "optional":
@@ -41758,23 +41758,23 @@ function visit(schema, fnOrHandlers) {
       case "nonoptional":
       case "promise":
       case "success": {
-        const newInner = run5(def.innerType);
+        const newInner = run7(def.innerType);
         return newInner === def.innerType ? s : clone(s, { ...def, innerType: newInner });
       }
       case "pipe": {
-        const newIn = run5(def.in);
-        const newOut = run5(def.out);
+        const newIn = run7(def.in);
+        const newOut = run7(def.out);
         return newIn === def.in && newOut === def.out ? s : clone(s, { ...def, in: newIn, out: newOut });
       }
       case "function": {
-        const newInput = run5(def.input);
-        const newOutput = run5(def.output);
+        const newInput = run7(def.input);
+        const newOutput = run7(def.output);
         return newInput === def.input && newOutput === def.output ? s : clone(s, { ...def, input: newInput, output: newOutput });
       }
       case "lazy": {
         const original = def.getter;
         const { _cachedInner, ...rest } = def;
-        return clone(s, { ...rest, getter: () => run5(original()) });
+        return clone(s, { ...rest, getter: () => run7(original()) });
       }
       // A leaf by choice: `parts` are regex fragments, not data positions.
       case "template_literal":
@@ -41805,7 +41805,7 @@ function visit(schema, fnOrHandlers) {
       }
     }
   }
-  return run5(schema);
+  return run7(schema);
 }
 
 // node_modules/zod/v4/classic/deep-partial.js
@@ -42294,7 +42294,7 @@ function dropHalfPair(text3, at) {
   if (at === "start" && unit >= 56320 && unit <= 57343) return text3.slice(1);
   return text3;
 }
-var longestRun = (text3, char) => (text3.match(new RegExp(`${char}+`, "g")) ?? []).reduce((max, run5) => Math.max(max, run5.length), 0);
+var longestRun = (text3, char) => (text3.match(new RegExp(`${char}+`, "g")) ?? []).reduce((max, run7) => Math.max(max, run7.length), 0);
 var escapeHtml = (text3) => text3.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 // src/rpg/load.ts
@@ -42796,11 +42796,11 @@ function parseTree(text3, errors = [], options = ParseOptions.DEFAULT) {
       onValue({ type: getNodeType(value), offset, length, parent: currentParent, value });
       ensurePropertyComplete(offset + length);
     },
-    onSeparator: (sep5, offset, length) => {
+    onSeparator: (sep6, offset, length) => {
       if (currentParent.type === "property") {
-        if (sep5 === ":") {
+        if (sep6 === ":") {
           currentParent.colonOffset = offset;
-        } else if (sep5 === ",") {
+        } else if (sep6 === ",") {
           ensurePropertyComplete(offset);
         }
       }
@@ -50099,6 +50099,21 @@ function redactDeep(value, env = process.env) {
   return walk(value);
 }
 
+// src/record/coverage.ts
+var CoverageCountSchema = external_exports.object({
+  covered: external_exports.int().min(0),
+  total: external_exports.int().min(0)
+}).refine((count2) => count2.covered <= count2.total, { message: "covered cannot exceed total" });
+var CoverageSchema = external_exports.object({
+  lines: CoverageCountSchema.describe("Statements on the node's lines, and those the tests executed."),
+  branches: CoverageCountSchema.describe(
+    "Branch exits (each way out of an if, while, for, match case...) on the node's lines, and those the tests took."
+  )
+});
+function percent(count2) {
+  return count2.total > 0 ? 100 * count2.covered / count2.total : void 0;
+}
+
 // src/record/test-strength.ts
 var MutantKindSchema = external_exports.enum(["comparison-flipped", "constant-returned", "branch-dropped"]);
 var TestStrengthSchema = external_exports.object({
@@ -50171,6 +50186,8 @@ var CheckpointEntrySchema = external_exports.object({
   failure_context: FailureContextSchema.optional(),
   diagnoses: external_exports.array(DiagnosisSchema).optional().describe("The diagnoses of the node's latest attempt, in order."),
   test_strength: TestStrengthSchema.optional().describe("How many mutants of a passed node's code its own tests killed (decision 0022)."),
+  coverage: CoverageSchema.optional().describe("The line and branch coverage of a passed node's code by its own tests (decision 0023)."),
+  coverage_note: external_exports.string().optional().describe("Why a passed node has no coverage figure (coverage.py missing, the run cut short...)."),
   regressions: external_exports.int().min(1).optional().describe("Changes of the latest attempt undone because they broke the tests of nodes that passed before in the same module."),
   owns: external_exports.array(external_exports.string()).optional().describe("The top-level names a passed node's code defines in its module: its symbol and its support code's (default: its symbol).")
 });
@@ -52031,10 +52048,10 @@ var SSEDecoder = class {
     return null;
   }
 };
-function partition(str2, delimiter3) {
-  const index = str2.indexOf(delimiter3);
+function partition(str2, delimiter5) {
+  const index = str2.indexOf(delimiter5);
   if (index !== -1) {
-    return [str2.substring(0, index), delimiter3, str2.substring(index + delimiter3.length)];
+    return [str2.substring(0, index), delimiter5, str2.substring(index + delimiter5.length)];
   }
   return [str2, "", ""];
 }
@@ -57793,10 +57810,10 @@ var AssistantStream = class extends EventStream {
     }));
     return runner;
   }
-  async _createToolAssistantStream(run5, runId, params, options) {
+  async _createToolAssistantStream(run7, runId, params, options) {
     this._listenForAbort(options?.signal);
     const body = { ...params, stream: true };
-    const stream = await run5.submitToolOutputs(runId, body, {
+    const stream = await run7.submitToolOutputs(runId, body, {
       ...options,
       signal: this.controller.signal
     });
@@ -57864,10 +57881,10 @@ var AssistantStream = class extends EventStream {
     }
     return this._addRun(__classPrivateFieldGet(this, _AssistantStream_instances, "m", _AssistantStream_endRequest).call(this));
   }
-  async _createAssistantStream(run5, threadId, params, options) {
+  async _createAssistantStream(run7, threadId, params, options) {
     this._listenForAbort(options?.signal);
     const body = { ...params, stream: true };
-    const stream = await run5.create(threadId, body, { ...options, signal: this.controller.signal });
+    const stream = await run7.create(threadId, body, { ...options, signal: this.controller.signal });
     this._connected();
     for await (const event of stream) {
       __classPrivateFieldGet(this, _AssistantStream_instances, "m", _AssistantStream_addEvent).call(this, event);
@@ -57930,8 +57947,8 @@ var AssistantStream = class extends EventStream {
     }
     return acc;
   }
-  _addRun(run5) {
-    return run5;
+  _addRun(run7) {
+    return run7;
   }
   async _threadAssistantStream(params, thread, options) {
     return await this._createThreadAssistantStream(thread, params, options);
@@ -58269,8 +58286,8 @@ var Runs = class extends APIResource {
    * https://platform.openai.com/docs/assistants/how-it-works/runs-and-run-steps
    */
   async createAndPoll(threadId, body, options) {
-    const run5 = await this.create(threadId, body, options);
-    return await this.poll(run5.id, { thread_id: threadId }, options);
+    const run7 = await this.create(threadId, body, options);
+    return await this.poll(run7.id, { thread_id: threadId }, options);
   }
   /**
    * Create a Run stream
@@ -58294,11 +58311,11 @@ var Runs = class extends APIResource {
       }
     ]);
     while (true) {
-      const { data: run5, response } = await this.retrieve(runId, params, {
+      const { data: run7, response } = await this.retrieve(runId, params, {
         ...options,
         headers: { ...options?.headers, ...headers }
       }).withResponse();
-      switch (run5.status) {
+      switch (run7.status) {
         //If we are in any sort of intermediate state we poll
         case "queued":
         case "in_progress":
@@ -58324,7 +58341,7 @@ var Runs = class extends APIResource {
         case "completed":
         case "failed":
         case "expired":
-          return run5;
+          return run7;
       }
     }
   }
@@ -58351,8 +58368,8 @@ var Runs = class extends APIResource {
    * https://platform.openai.com/docs/assistants/how-it-works/runs-and-run-steps
    */
   async submitToolOutputsAndPoll(runId, params, options) {
-    const run5 = await this.submitToolOutputs(runId, params, options);
-    return await this.poll(run5.id, params, options);
+    const run7 = await this.submitToolOutputs(runId, params, options);
+    return await this.poll(run7.id, params, options);
   }
   /**
    * Submit the tool outputs from a previous run and stream the run to a terminal
@@ -58438,8 +58455,8 @@ var Threads2 = class extends APIResource {
    * https://platform.openai.com/docs/assistants/how-it-works/runs-and-run-steps
    */
   async createAndRunPoll(body, options) {
-    const run5 = await this.createAndRun(body, options);
-    return await this.runs.poll(run5.id, { thread_id: run5.thread_id }, options);
+    const run7 = await this.createAndRun(body, options);
+    return await this.runs.poll(run7.id, { thread_id: run7.thread_id }, options);
   }
   /**
    * Create a thread and stream the run back
@@ -62221,11 +62238,11 @@ ${note(best.removed)}
 function splitPieces(markdown) {
   const lines = markdown.split("\n");
   const pieces = [];
-  let run5 = [];
+  let run7 = [];
   let depth = 0;
   const flush = () => {
-    if (run5.length > 0) pieces.push({ text: run5.join("\n"), keep: "lines" });
-    run5 = [];
+    if (run7.length > 0) pieces.push({ text: run7.join("\n"), keep: "lines" });
+    run7 = [];
   };
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
@@ -62240,7 +62257,7 @@ function splitPieces(markdown) {
       pieces.push(lines[end2] ?? fence.marker);
       i = end2;
     } else if (depth > 0 && !/<\/?(details|summary)\b/i.test(line)) {
-      run5.push(line);
+      run7.push(line);
     } else {
       flush();
       pieces.push(line);
@@ -62353,7 +62370,7 @@ function renderTestStrength(plan, nodes) {
   const lines = [
     "## Test Strength",
     "",
-    `Each passed node's tests, run against mechanical mutants of its code (a comparison flipped, a constant returned, a branch dropped): ${killed} of ${total} mutants killed (${percent(killed, total)}).`,
+    `Each passed node's tests, run against mechanical mutants of its code (a comparison flipped, a constant returned, a branch dropped): ${killed} of ${total} mutants killed (${percent2(killed, total)}).`,
     "",
     "| Node | Mutants killed | Survivors |",
     "|------|----------------|-----------|"
@@ -62363,7 +62380,7 @@ function renderTestStrength(plan, nodes) {
     const flag = killsNone(strength) ? " \u26A0\uFE0F" : "";
     const survivors = strength.survivors.map((s) => prose(s.description, 120)).join("; ") || "none";
     lines.push(
-      `| ${code(id)} | ${strength.killed} of ${strength.mutants} (${percent(strength.killed, strength.mutants)})${flag} | ${survivors} |`
+      `| ${code(id)} | ${strength.killed} of ${strength.mutants} (${percent2(strength.killed, strength.mutants)})${flag} | ${survivors} |`
     );
   }
   return [...lines, ""];
@@ -62374,9 +62391,35 @@ function weakTests(ids2, nodes) {
     return strength !== void 0 && killsNone(strength);
   });
 }
-function percent(part, whole) {
+function percent2(part, whole) {
   const score = strengthScore({ mutants: whole, killed: part });
   return score === void 0 ? "-" : `${Math.round(score * 100)}%`;
+}
+
+// src/report/coverage.ts
+function share(count2) {
+  const pct = percent(count2);
+  return pct === void 0 ? "\u2013" : `${count2.covered} of ${count2.total} (${Math.round(pct)}%)`;
+}
+function renderCoverage(ids2, nodes) {
+  const measured = ids2.filter((id) => nodes[id]?.coverage !== void 0);
+  const notes = ids2.filter((id) => nodes[id]?.coverage === void 0 && nodes[id]?.coverage_note !== void 0);
+  if (measured.length === 0 && notes.length === 0) return [];
+  const lines = [];
+  if (measured.length > 0) {
+    lines.push("| Node | Lines | Branches |", "|------|-------|----------|");
+    for (const id of measured) {
+      const { lines: covered, branches } = nodes[id].coverage;
+      lines.push(`| ${code(id)} | ${share(covered)} | ${share(branches)} |`);
+    }
+  }
+  const byNote = /* @__PURE__ */ new Map();
+  for (const id of notes) byNote.set(nodes[id].coverage_note, [...byNote.get(nodes[id].coverage_note) ?? [], id]);
+  for (const [note2, which2] of byNote) {
+    const list = which2.length > 3 ? `${which2.length} nodes` : which2.map(code).join(", ");
+    lines.push(...lines.length > 0 ? [""] : [], `_No coverage figure for ${list}: ${prose(note2, 300)}_`);
+  }
+  return lines;
 }
 
 // src/report/mermaid.ts
@@ -62496,6 +62539,16 @@ function renderGenerationReport(input2) {
   }
   lines.push("## Test Results", "", ...testResults(input2, entries), "");
   lines.push(...renderTestStrength(plan, checkpoint.nodes));
+  const coverage = renderCoverage(plan.order, checkpoint.nodes);
+  if (coverage.length > 0)
+    lines.push(
+      "## Coverage",
+      "",
+      "Lines and branches of each passed node's code that its own tests ran (decision 0023).",
+      "",
+      ...coverage,
+      ""
+    );
   if (input2.assembly) {
     const suite = input2.assembly.suite;
     lines.push("## Repository Validation", "");
@@ -62648,6 +62701,8 @@ function renderReportComment(input2, limit2 = COMMENT_LIMIT) {
     ...renderNodeTable(input2, leaves)
   ];
   lines.push("", RUN_DETAILS_NOTE);
+  const coverage = renderCoverage(leaves, checkpoint.nodes);
+  if (coverage.length > 0) lines.push("", "#### Coverage of each node's code by its own tests", "", ...coverage);
   const weak = weakTests(leaves, checkpoint.nodes);
   if (weak.length > 0) {
     lines.push("", "#### \u26A0\uFE0F Tests that catch no mutant", "");
@@ -62942,7 +62997,7 @@ async function publishCheckRuns(input2) {
 }
 async function upsertCheckRun(octokit, repository, headSha, given, appId) {
   const { owner, repo } = repository;
-  const run5 = {
+  const run7 = {
     ...given,
     summary: fitToLimit(redactSecrets(given.summary), CHECK_OUTPUT_LIMIT),
     annotations: given.annotations.map((a) => ({ ...a, message: redactSecrets(a.message) }))
@@ -62951,24 +63006,24 @@ async function upsertCheckRun(octokit, repository, headSha, given, appId) {
     owner,
     repo,
     ref: headSha,
-    check_name: run5.name,
+    check_name: run7.name,
     filter: "latest",
     per_page: 100,
     ...appId !== void 0 ? { app_id: appId } : {}
   });
-  const existing = data.check_runs.find((c) => c.name === run5.name && c.head_sha === headSha);
-  const output2 = { title: run5.title, summary: run5.summary, text: run5.text };
-  const chunks = chunked(run5.annotations);
+  const existing = data.check_runs.find((c) => c.name === run7.name && c.head_sha === headSha);
+  const output2 = { title: run7.title, summary: run7.summary, text: run7.text };
+  const chunks = chunked(run7.annotations);
   const rest = async (id) => {
     for (const annotations of chunks.slice(1))
       await octokit.rest.checks.update({ owner, repo, check_run_id: id, output: { ...output2, annotations } });
   };
   let replacing = false;
   if (existing) {
-    const same = existing.status === "completed" && existing.conclusion === run5.conclusion && existing.output.title === run5.title && (existing.output.summary ?? "") === run5.summary && (existing.output.text ?? "") === run5.text;
+    const same = existing.status === "completed" && existing.conclusion === run7.conclusion && existing.output.title === run7.title && (existing.output.summary ?? "") === run7.summary && (existing.output.text ?? "") === run7.text;
     const count2 = existing.output.annotations_count;
-    if (same && count2 === run5.annotations.length) return "unchanged";
-    const sameAnnotations = count2 === 0 ? run5.annotations.length === 0 : await hasAnnotations(octokit, repository, existing.id, run5.annotations);
+    if (same && count2 === run7.annotations.length) return "unchanged";
+    const sameAnnotations = count2 === 0 ? run7.annotations.length === 0 : await hasAnnotations(octokit, repository, existing.id, run7.annotations);
     if (count2 === 0 || sameAnnotations) {
       const first = count2 === 0 ? chunks[0] : void 0;
       await octokit.rest.checks.update({
@@ -62976,9 +63031,9 @@ async function upsertCheckRun(octokit, repository, headSha, given, appId) {
         repo,
         check_run_id: existing.id,
         status: "completed",
-        conclusion: run5.conclusion,
+        conclusion: run7.conclusion,
         output: { ...output2, ...first ? { annotations: first } : {} },
-        actions: run5.actions
+        actions: run7.actions
       });
       if (count2 === 0) await rest(existing.id);
       return "updated";
@@ -62988,12 +63043,12 @@ async function upsertCheckRun(octokit, repository, headSha, given, appId) {
   const { data: created } = await octokit.rest.checks.create({
     owner,
     repo,
-    name: run5.name,
+    name: run7.name,
     head_sha: headSha,
     status: "completed",
-    conclusion: run5.conclusion,
+    conclusion: run7.conclusion,
     output: { ...output2, ...chunks[0] ? { annotations: chunks[0] } : {} },
-    actions: run5.actions
+    actions: run7.actions
   });
   await rest(created.id);
   return replacing ? "replaced" : "created";
@@ -63176,7 +63231,7 @@ function createOctokit(token, baseUrl) {
 function shellWord(text3) {
   return /^[A-Za-z0-9._/:=@%+-]+$/.test(text3) ? text3 : `'${text3.replace(/'/g, `'\\''`)}'`;
 }
-async function publishStack(inputs, context, run5, pushed) {
+async function publishStack(inputs, context, run7, pushed) {
   if (!inputs.githubToken) {
     warning("no github-token: branches were pushed, but no pull request was opened");
     return [];
@@ -63185,10 +63240,10 @@ async function publishStack(inputs, context, run5, pushed) {
   const prs = await publishSubgraphs({
     octokit,
     repository: context.repository,
-    ...run5,
+    ...run7,
     baseBranch: await baseBranchOf(inputs, context, octokit),
     branches: pushed.branches,
-    retryCommand: (nodeId) => `gh workflow run ${shellWord(workflowFile(context))} -f mode=retry -f rpg-path=${shellWord(run5.rpgPath)} -f nodes=${shellWord(nodeId)}`,
+    retryCommand: (nodeId) => `gh workflow run ${shellWord(workflowFile(context))} -f mode=retry -f rpg-path=${shellWord(run7.rpgPath)} -f nodes=${shellWord(nodeId)}`,
     stack: pushed.stack,
     held: pushed.held,
     issue: inputs.issue
@@ -63197,9 +63252,9 @@ async function publishStack(inputs, context, run5, pushed) {
     const written = await publishCheckRuns({
       octokit,
       repository: context.repository,
-      plan: run5.plan,
-      checkpoint: run5.checkpoint,
-      rpgPath: run5.rpgPath,
+      plan: run7.plan,
+      checkpoint: run7.checkpoint,
+      rpgPath: run7.rpgPath,
       prs,
       heads: pushed.heads,
       appId: /^\d+$/.test(inputs.appId) ? Number(inputs.appId) : void 0
@@ -63208,16 +63263,16 @@ async function publishStack(inputs, context, run5, pushed) {
   }
   return prs;
 }
-async function shipRun(inputs, context, run5) {
-  const pushed = await pushStack(run5.dir, run5.plan, run5.rpgName, run5.stack, run5.remoteHeads, run5.auth);
+async function shipRun(inputs, context, run7) {
+  const pushed = await pushStack(run7.dir, run7.plan, run7.rpgName, run7.stack, run7.remoteHeads, run7.auth);
   await pushRunRecord(
-    run5.dir,
-    run5.runId,
-    run5.plan.subgraphs.map((s) => s.id),
-    [runBranch(run5.rpgName)],
-    run5.auth
+    run7.dir,
+    run7.runId,
+    run7.plan.subgraphs.map((s) => s.id),
+    [runBranch(run7.rpgName)],
+    run7.auth
   );
-  return publishStack(inputs, context, { plan: run5.plan, checkpoint: run5.checkpoint, rpgPath: run5.rpgPath, model: run5.model }, pushed);
+  return publishStack(inputs, context, { plan: run7.plan, checkpoint: run7.checkpoint, rpgPath: run7.rpgPath, model: run7.model }, pushed);
 }
 
 // src/action/summaries.ts
@@ -63253,20 +63308,20 @@ function pullRequestTable(prs, plan, { markNew = true } = {}) {
 }
 
 // src/action/finish.ts
-async function finish(inputs, context, run5) {
-  const leaves = Object.values(run5.checkpoint.nodes).filter((e) => e.node_type !== "composite");
+async function finish(inputs, context, run7) {
+  const leaves = Object.values(run7.checkpoint.nodes).filter((e) => e.node_type !== "composite");
   const count2 = (status) => leaves.filter((e) => e.status === status).length;
   const [passed, failed, skipped] = [count2("passed"), count2("failed"), count2("skipped")];
-  const closed = run5.prs.filter((pr) => pr.closed);
+  const closed = run7.prs.filter((pr) => pr.closed);
   const closedNote = closed.length === 0 ? "" : `Pull requests closed by a person stay closed; their branches were still updated: ${closed.map((pr) => `#${pr.number} (${code(pr.subgraphId)})`).join(", ")}.
 
 `;
-  if (run5.whole && inputs.githubToken && inputs.issue !== void 0) {
-    const marker = commentMarker("run-report", run5.rpgPath);
-    const heading = `### rpg-forge: ${passed} of ${leaves.length} nodes pass (${code(run5.rpgPath)})
+  if (run7.whole && inputs.githubToken && inputs.issue !== void 0) {
+    const marker = commentMarker("run-report", run7.rpgPath);
+    const heading = `### rpg-forge: ${passed} of ${leaves.length} nodes pass (${code(run7.rpgPath)})
 
 `;
-    const body = heading + closedNote + pullRequestTable(run5.prs, run5.plan, { markNew: false }) + withoutRunDetails(run5.report);
+    const body = heading + closedNote + pullRequestTable(run7.prs, run7.plan, { markNew: false }) + withoutRunDetails(run7.report);
     await upsertComment(
       createOctokit(inputs.githubToken, context.apiUrl),
       { ...context.repository, issueNumber: inputs.issue },
@@ -63274,7 +63329,7 @@ async function finish(inputs, context, run5) {
       fitToLimit(body, COMMENT_LIMIT - marker.length - 1)
     );
   }
-  const open5 = run5.prs.filter((pr) => !pr.closed);
+  const open5 = run7.prs.filter((pr) => !pr.closed);
   setOutput(
     "pull-requests",
     JSON.stringify(Object.fromEntries(open5.map((pr) => [pr.subgraphId, { number: pr.number, url: pr.url }])))
@@ -63282,11 +63337,11 @@ async function finish(inputs, context, run5) {
   setOutput("passed", passed);
   setOutput("failed", failed);
   setOutput("skipped", skipped);
-  if (run5.branch) setOutput("branch", run5.branch);
-  const asToken = run5.prs.length > 0 && inputs.appId === "" ? "_Written with GITHUB_TOKEN, so the pull requests have no rpg-forge check runs and no **Retry failed** button, and your CI does not run on them (GITHUB_TOKEN starts no other workflow) until you push to them. Pass the rpg-forge App's `app-id` and `app-private-key` (as secrets) for both._\n\n" : "";
-  await summary.addRaw(redactSecrets(closedNote + asToken + pullRequestTable(run5.prs, run5.plan))).addRaw(redactSecrets(run5.report)).write();
+  if (run7.branch) setOutput("branch", run7.branch);
+  const asToken = run7.prs.length > 0 && inputs.appId === "" ? "_Written with GITHUB_TOKEN, so the pull requests have no rpg-forge check runs and no **Retry failed** button, and your CI does not run on them (GITHUB_TOKEN starts no other workflow) until you push to them. Pass the rpg-forge App's `app-id` and `app-private-key` (as secrets) for both._\n\n" : "";
+  await summary.addRaw(redactSecrets(closedNote + asToken + pullRequestTable(run7.prs, run7.plan))).addRaw(redactSecrets(run7.report)).write();
   info(
-    `run ${run5.runId}: ${passed} passed, ${failed} failed, ${skipped} skipped of ${leaves.length} nodes; ${open5.length} open pull request(s)`
+    `run ${run7.runId}: ${passed} passed, ${failed} failed, ${skipped} skipped of ${leaves.length} nodes; ${open5.length} open pull request(s)`
   );
 }
 
@@ -63295,7 +63350,7 @@ import { randomUUID as randomUUID3 } from "node:crypto";
 
 // src/engine/generate.ts
 import { existsSync as existsSync3 } from "node:fs";
-import { join as join16, resolve as resolve3 } from "node:path";
+import { join as join17, resolve as resolve3 } from "node:path";
 
 // src/assembly/docstrings.ts
 var ESCAPED = /[\u0000-\u0008\u000b-\u001f\u007f\\]|"(?="")|"$/g;
@@ -63628,16 +63683,98 @@ async function pluginsFor(python, requirements) {
   return installed.filter((p) => wanted.has(normalizeDistribution(p.dist))).map((p) => p.name).sort();
 }
 
+// src/sandbox/coverage.ts
+import { execFile as execFile5 } from "node:child_process";
+import { copyFile as copyFile2, mkdtemp as mkdtemp4, realpath as realpath2 } from "node:fs/promises";
+import { homedir as homedir2, tmpdir as tmpdir4 } from "node:os";
+import { delimiter as delimiter4, isAbsolute as isAbsolute3, join as join11, posix as posix2, sep as sep2 } from "node:path";
+import { promisify as promisify4 } from "node:util";
+
+// src/sandbox/coverage-analysis.ts
+import { execFile as execFile3 } from "node:child_process";
+import { delimiter } from "node:path";
+import { promisify as promisify2 } from "node:util";
+
+// src/sandbox/env.ts
+var PASSED_THROUGH = ["PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ"];
+function scrubbedEnv(source, home, tmp) {
+  const env = {};
+  for (const name of PASSED_THROUGH) {
+    const value = source[name];
+    if (value !== void 0) env[name] = value;
+  }
+  return {
+    ...env,
+    HOME: home,
+    TMPDIR: tmp,
+    // No __pycache__ written into the package we are about to commit.
+    PYTHONDONTWRITEBYTECODE: "1",
+    // Fixed hash seed and UTF-8 I/O, so a rerun of the same code behaves the same.
+    PYTHONHASHSEED: "0",
+    PYTHONUTF8: "1"
+  };
+}
+
+// src/sandbox/coverage-analysis.ts
+var run3 = promisify2(execFile3);
+var ANALYZE = String.raw`
+import json, sys
+import coverage
+
+request = json.load(sys.stdin)
+path = request["path"]
+measure = coverage.Coverage(data_file=None, branch=True, config_file=False)
+# Cleared, then a pattern that matches nothing: some versions read an empty list as "every line".
+for which in ("exclude", "partial"):
+    measure.clear_exclude(which=which)
+    measure.exclude("(?!)", which=which)
+measure.get_data().add_arcs({path: [tuple(arc) for arc in request["arcs"]]})
+analysis = measure._analyze(path)
+stats = analysis.branch_stats()
+print(json.dumps({
+    "statements": sorted(analysis.statements),
+    "missing": sorted(analysis.missing),
+    "branches": sorted([line, exits, taken] for line, (exits, taken) in stats.items()),
+}))
+`;
+var ANALYSIS_TIMEOUT_MS = 6e4;
+var AnalysisSchema = external_exports.object({
+  statements: external_exports.array(external_exports.int().min(1)),
+  missing: external_exports.array(external_exports.int().min(1)),
+  /** [line, its exits, the exits the tests took] per line that branches. */
+  branches: external_exports.array(external_exports.tuple([external_exports.int().min(1), external_exports.int().min(0), external_exports.int().min(0)]))
+});
+async function analyzeArcs(python, path2, arcs) {
+  const env = { ...scrubbedEnv(process.env, "/nonexistent", "/tmp"), PYTHONSAFEPATH: "1", PYTHONNOUSERSITE: "1" };
+  if (python.userSitePath.length > 0) env.PYTHONPATH = python.userSitePath.join(delimiter);
+  const running = run3(python.executable, ["-s", "-c", ANALYZE], { env, timeout: ANALYSIS_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 });
+  running.child.stdin?.end(JSON.stringify({ path: path2, arcs }));
+  const { stdout } = await running;
+  return AnalysisSchema.parse(JSON.parse(stdout));
+}
+function countOnRanges(analysis, ranges) {
+  const onRanges = (line) => ranges.some(([start, end2]) => line >= start && line <= end2);
+  const statements = new Set(analysis.statements.filter(onRanges));
+  const missing = new Set(analysis.missing.filter((line) => statements.has(line)));
+  const branches = { covered: 0, total: 0 };
+  for (const [line, exits, taken] of analysis.branches) {
+    if (!onRanges(line)) continue;
+    branches.total += exits;
+    branches.covered += Math.min(taken, exits);
+  }
+  return { lines: { covered: statements.size - missing.size, total: statements.size }, branches };
+}
+
 // src/sandbox/pytest.ts
 import { randomUUID as randomUUID2 } from "node:crypto";
 import { lstat as lstat4, mkdir as mkdir6, mkdtemp as mkdtemp3, realpath, stat as stat4 } from "node:fs/promises";
 import { homedir, tmpdir as tmpdir3 } from "node:os";
-import { delimiter as delimiter2, isAbsolute as isAbsolute2, join as join10 } from "node:path";
+import { delimiter as delimiter3, isAbsolute as isAbsolute2, join as join10 } from "node:path";
 
 // src/sandbox/bwrap.ts
-import { execFile as execFile3 } from "node:child_process";
+import { execFile as execFile4 } from "node:child_process";
 import { access as access3, constants as constants6 } from "node:fs/promises";
-import { delimiter, join as join8 } from "node:path";
+import { delimiter as delimiter2, join as join8 } from "node:path";
 
 // src/sandbox/process-group.ts
 import { spawn as spawn2 } from "node:child_process";
@@ -63793,8 +63930,8 @@ function signalNumber(signal) {
 }
 
 // src/sandbox/bwrap.ts
-import { promisify as promisify2 } from "node:util";
-var run3 = promisify2(execFile3);
+import { promisify as promisify3 } from "node:util";
+var run4 = promisify3(execFile4);
 var ISOLATION = ["--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--die-with-parent", "--new-session"];
 var BASE_FILE_SYSTEM = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
 var HIDDEN_DIRS = ["/home", "/root", "/opt", "/srv", "/mnt", "/media", "/run"];
@@ -63812,7 +63949,7 @@ function bwrapArgs(layout) {
 var located;
 function findBwrap() {
   located ??= (async () => {
-    for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+    for (const dir of (process.env.PATH ?? "").split(delimiter2)) {
       if (dir === "") continue;
       const candidate = join8(dir, "bwrap");
       if (await access3(candidate, constants6.X_OK).then(
@@ -63832,7 +63969,7 @@ function probeBwrap() {
     if (!path2) return { usable: false, reason: "bwrap (bubblewrap) is not on PATH" };
     try {
       const env = { PATH: "/usr/bin:/bin" };
-      await run3(path2, [...ISOLATION, ...BASE_FILE_SYSTEM, "--clearenv", "--setenv", "PATH", env.PATH, "--", "true"], {
+      await run4(path2, [...ISOLATION, ...BASE_FILE_SYSTEM, "--clearenv", "--setenv", "PATH", env.PATH, "--", "true"], {
         env,
         timeout: 1e4
       });
@@ -63843,26 +63980,6 @@ function probeBwrap() {
     }
   })();
   return probed;
-}
-
-// src/sandbox/env.ts
-var PASSED_THROUGH = ["PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ"];
-function scrubbedEnv(source, home, tmp) {
-  const env = {};
-  for (const name of PASSED_THROUGH) {
-    const value = source[name];
-    if (value !== void 0) env[name] = value;
-  }
-  return {
-    ...env,
-    HOME: home,
-    TMPDIR: tmp,
-    // No __pycache__ written into the package we are about to commit.
-    PYTHONDONTWRITEBYTECODE: "1",
-    // Fixed hash seed and UTF-8 I/O, so a rerun of the same code behaves the same.
-    PYTHONHASHSEED: "0",
-    PYTHONUTF8: "1"
-  };
 }
 
 // src/sandbox/gate-bootstrap.ts
@@ -64411,27 +64528,27 @@ function verifySignedReport(data, key) {
 var DEFAULT_PER_TEST_MS = 3e4;
 var STARTUP_GRACE_MS = 15e3;
 var TESTS_PER_FILE_TARGET = 10;
-function runPytest(run5) {
-  return runGate(run5, {});
+function runPytest(run7) {
+  return runGate(run7, {});
 }
-async function runGate(run5, variant) {
+async function runGate(run7, variant) {
   const started = Date.now();
-  const perTestMs = run5.perTestTimeoutMs ?? DEFAULT_PER_TEST_MS;
+  const perTestMs = run7.perTestTimeoutMs ?? DEFAULT_PER_TEST_MS;
   if (!(perTestMs > 0 && Number.isFinite(perTestMs))) throw new RangeError(`perTestTimeoutMs must be positive, got ${perTestMs}`);
-  const cwd = await packageDirectory2(run5.cwd);
+  const cwd = await packageDirectory2(run7.cwd);
   const python = variant.python ?? await findPythonSetup();
-  const bwrap = run5.sandbox === "bwrap" ? await requireBwrap() : void 0;
-  const limits = resolveLimits(run5.limits);
-  if (run5.signal?.aborted) return notRun("the run was aborted before it started");
+  const bwrap = run7.sandbox === "bwrap" ? await requireBwrap() : void 0;
+  const limits = resolveLimits(run7.limits);
+  if (run7.signal?.aborted) return notRun("the run was aborted before it started");
   const privateDir = await mkdtemp3(join10(tmpdir3(), "rpg-forge-pytest-"));
   try {
     const dirs = { home: join10(privateDir, "home"), tmp: join10(privateDir, "tmp") };
     for (const dir of Object.values(dirs)) await mkdir6(dir, { mode: 448 });
     const junitPath = join10(privateDir, "junit.xml");
     const pytestArgs = [
-      ...[...run5.targets, "-q", "-p", "no:cacheprovider", `--junitxml=${junitPath}`],
+      ...[...run7.targets, "-q", "-p", "no:cacheprovider", `--junitxml=${junitPath}`],
       ...["-o", "junit_family=xunit2", "--color=no"],
-      ...(run5.plugins ?? []).flatMap((plugin) => ["-p", plugin])
+      ...(run7.plugins ?? []).flatMap((plugin) => ["-p", plugin])
     ];
     const bootstrap = gateBootstrapSource({
       timeoutPluginSource: timeoutPluginSource(perTestMs),
@@ -64446,17 +64563,17 @@ async function runGate(run5, variant) {
       PYTHONNOUSERSITE: "1",
       [RUN_MARK_VARIABLE]: randomUUID2()
     };
-    if (python.userSitePath.length > 0) env.PYTHONPATH = python.userSitePath.join(delimiter2);
-    if (run5.plugins) env.PYTEST_DISABLE_PLUGIN_AUTOLOAD = "1";
+    if (python.userSitePath.length > 0) env.PYTHONPATH = python.userSitePath.join(delimiter3);
+    if (run7.plugins) env.PYTEST_DISABLE_PLUGIN_AUTOLOAD = "1";
     const interpreter = [python.executable, "-s", "-c", bootstrap];
     const key = newReportKey();
     const common = {
       cwd,
       env,
-      hardLimitMs: hardLimitMs(run5.targets, perTestMs),
+      hardLimitMs: hardLimitMs(run7.targets, perTestMs),
       secretInput: key,
       maxReportBytes: MAX_SIGNED_REPORT_BYTES,
-      ...run5.signal ? { signal: run5.signal } : {}
+      ...run7.signal ? { signal: run7.signal } : {}
     };
     const command = bwrap ? {
       command: bwrap,
@@ -64563,6 +64680,98 @@ async function packageDirectory2(cwd) {
   }
 }
 
+// src/sandbox/coverage.ts
+var run5 = promisify4(execFile5);
+async function measureCoverage(measure) {
+  for (const [start, end2] of measure.ranges) {
+    if (!(Number.isInteger(start) && Number.isInteger(end2) && start >= 1 && start <= end2)) {
+      throw new RangeError(`a line range is 1-based and inclusive, got [${start}, ${end2}]`);
+    }
+  }
+  const started = Date.now();
+  const python = measure.python ?? await findPythonSetup();
+  const installed = await probeCoverage(python);
+  if (!installed.ok) return { available: false, note: installed.note };
+  const located2 = await moduleFile(measure.cwd, measure.file);
+  if (typeof located2 !== "string") return { available: false, note: located2.note };
+  const copyDir = await mkdtemp4(join11(tmpdir4(), "rpg-forge-coverage-"));
+  try {
+    const copy = join11(copyDir, "module.py");
+    if (!await copyFile2(located2, copy).then(
+      () => true,
+      () => false
+    ))
+      return { available: false, note: `no coverage figure: ${measure.file} cannot be read` };
+    const result = await runGate(measure, { python, coverFile: located2 });
+    if (!result.report.authentic) return { available: false, note: `no coverage figure: ${result.report.problem}` };
+    const status = result.report.exitStatus;
+    if (status !== 0 && status !== 1) {
+      return { available: false, note: `no coverage figure: pytest exited ${status} (${PYTEST_EXITS[status] ?? "unknown status"})` };
+    }
+    const recorded = RecordedSchema.safeParse(result.report.coverage);
+    if (!recorded.success) return { available: false, note: "no coverage figure: the run sent no arcs" };
+    if ("error" in recorded.data)
+      return { available: false, note: `no coverage figure: coverage.py failed in the run (${recorded.data.error.slice(0, 300)})` };
+    let analysis;
+    try {
+      analysis = await analyzeArcs(python, copy, recorded.data.arcs);
+    } catch (error63) {
+      return { available: false, note: `no coverage figure: coverage.py could not analyse ${measure.file} (${lastLine(error63)})` };
+    }
+    return { available: true, ...countOnRanges(analysis, measure.ranges), durationMs: Date.now() - started };
+  } finally {
+    await removeTree(copyDir);
+  }
+}
+var PYTEST_EXITS = { 2: "interrupted", 3: "internal error", 4: "usage error", 5: "no tests ran" };
+var RecordedSchema = external_exports.union([external_exports.strictObject({ arcs: external_exports.array(external_exports.tuple([external_exports.int(), external_exports.int()])) }), external_exports.strictObject({ error: external_exports.string() })]);
+function lastLine(error63) {
+  const { stderr, message } = error63;
+  const text3 = stderr?.trim() || message || String(error63);
+  return (text3.split("\n").at(-1) ?? text3).slice(0, 300);
+}
+async function moduleFile(cwd, file2) {
+  const parts2 = file2.split("/");
+  if (isAbsolute3(file2) || parts2.some((part) => part === "" || part === "." || part === "..") || posix2.extname(file2) !== ".py") {
+    throw new RangeError(`the module must be a .py path relative to the package, got ${file2}`);
+  }
+  if (/[*?[\]]/.test(file2)) return { note: `no coverage figure: coverage.py cannot be restricted to ${file2} (a pattern character)` };
+  const root = await realpath2(cwd).catch(() => void 0);
+  if (root === void 0) return join11(cwd, file2);
+  const real = await realpath2(join11(root, file2)).catch(() => void 0);
+  if (real === void 0) return { note: `no coverage figure: ${file2} does not exist` };
+  if (!real.startsWith(root + sep2) || /[*?[\]]/.test(real)) {
+    return { note: `no coverage figure: ${file2} leads outside the package or to a path coverage.py cannot be restricted to` };
+  }
+  return real;
+}
+var PROBE2 = "import coverage; print(coverage.version_info[0])";
+var MIN_MAJOR = 5;
+var PROBE_TIMEOUT_MS2 = 3e4;
+var probes = /* @__PURE__ */ new Map();
+function probeCoverage(python) {
+  let probe = probes.get(python.executable);
+  if (!probe) {
+    probe = probeOnce(python);
+    probes.set(python.executable, probe);
+  }
+  return probe;
+}
+async function probeOnce(python) {
+  const missing = `coverage.py is not installed for ${python.executable}: apt-get install python3-coverage, or pip install coverage`;
+  const env = { ...scrubbedEnv(process.env, homedir2(), tmpdir4()), PYTHONNOUSERSITE: "1" };
+  if (python.userSitePath.length > 0) env.PYTHONPATH = python.userSitePath.join(delimiter4);
+  try {
+    const { stdout } = await run5(python.executable, ["-s", "-c", PROBE2], { env, timeout: PROBE_TIMEOUT_MS2 });
+    const major = Number.parseInt(stdout.trim(), 10);
+    if (!(major >= MIN_MAJOR))
+      return { ok: false, note: `coverage.py ${stdout.trim()} for ${python.executable} is too old (${MIN_MAJOR} or later is needed)` };
+    return { ok: true };
+  } catch {
+    return { ok: false, note: missing };
+  }
+}
+
 // src/sandbox/redact-result.ts
 function redactPytestResult(result, env = process.env) {
   const redact = secretRedactor(env);
@@ -64586,7 +64795,7 @@ function redactPytestResult(result, env = process.env) {
 }
 
 // src/workspace/artifacts.ts
-import { join as join11 } from "node:path";
+import { join as join12 } from "node:path";
 var ArtifactStore = class {
   constructor(root, runId) {
     this.root = root;
@@ -64603,17 +64812,17 @@ var ArtifactStore = class {
   async save(nodeId, step, files) {
     const n = (this.steps.get(nodeId) ?? 0) + 1;
     this.steps.set(nodeId, n);
-    const rel = join11(".rpg-forge", "runs", safe(this.runId), safe(nodeId), `${String(n).padStart(2, "0")}-${safe(step)}`);
+    const rel = join12(".rpg-forge", "runs", safe(this.runId), safe(nodeId), `${String(n).padStart(2, "0")}-${safe(step)}`);
     const dir = await mkdirNoLinks(this.root, rel);
     for (const [name, content] of Object.entries(files)) {
-      if (content !== void 0) await writeFileNoFollow(join11(dir, safe(name)), redactSecrets(content));
+      if (content !== void 0) await writeFileNoFollow(join12(dir, safe(name)), redactSecrets(content));
     }
     return dir;
   }
 };
 async function saveRunFile(root, runId, name, content) {
-  const dir = await mkdirNoLinks(root, join11(".rpg-forge", "runs", safe(runId)));
-  const path2 = join11(dir, safe(name));
+  const dir = await mkdirNoLinks(root, join12(".rpg-forge", "runs", safe(runId)));
+  const path2 = join12(dir, safe(name));
   await writeFileNoFollow(path2, redactSecrets(content));
   return path2;
 }
@@ -64624,7 +64833,7 @@ function safe(segment) {
 
 // src/workspace/output-dir.ts
 import { access as access4, constants as constants7, mkdir as mkdir7, readdir as readdir5, stat as stat5 } from "node:fs/promises";
-import { dirname as dirname5, join as join12, relative, sep as sep2 } from "node:path";
+import { dirname as dirname5, join as join13, relative, sep as sep3 } from "node:path";
 async function prepareOutputDir(path2, ownPaths = []) {
   const info2 = await stat5(path2).catch(() => void 0);
   if (info2 && !info2.isDirectory()) {
@@ -64661,14 +64870,14 @@ async function scaffoldPackage(files, packageDirs) {
 async function writeOutputFile(root, rel, content) {
   await mkdirNoLinks(root, dirname5(rel));
   await refuseLinks(root, rel);
-  await writeFileAtomic(join12(root, rel), content);
+  await writeFileAtomic(join13(root, rel), content);
 }
 async function existingFiles(outDir) {
   const entries = await readdir5(outDir, { recursive: true, withFileTypes: true });
   const files = /* @__PURE__ */ new Set();
   for (const entry of entries) {
     if (!entry.isFile()) continue;
-    const rel = relative(outDir, join12(entry.parentPath, entry.name)).split(sep2).join("/");
+    const rel = relative(outDir, join13(entry.parentPath, entry.name)).split(sep3).join("/");
     if (rel.startsWith(".git/") || rel.startsWith(".rpg-forge/")) continue;
     files.add(rel);
   }
@@ -64676,8 +64885,8 @@ async function existingFiles(outDir) {
 }
 
 // src/workspace/package-files.ts
-import { lstat as lstat5, readdir as readdir6, readFile as readFile8, realpath as realpath2, rm as rm5, unlink as unlink3 } from "node:fs/promises";
-import { isAbsolute as isAbsolute3, join as join13, relative as relative2, sep as sep3 } from "node:path";
+import { lstat as lstat5, readdir as readdir6, readFile as readFile8, realpath as realpath3, rm as rm5, unlink as unlink3 } from "node:fs/promises";
+import { isAbsolute as isAbsolute4, join as join14, relative as relative2, sep as sep4 } from "node:path";
 var PROTECTED = [".git", ".github"];
 var PackageFiles = class _PackageFiles {
   constructor(root, tracked, untracked = /* @__PURE__ */ new Set()) {
@@ -64691,13 +64900,13 @@ var PackageFiles = class _PackageFiles {
   /** Writes and verify() take turns: a write half done is not tampering. */
   turn = Promise.resolve();
   static async open(root) {
-    return new _PackageFiles(await realpath2(root), false);
+    return new _PackageFiles(await realpath3(root), false);
   }
   /** A tracked tree: every file under root is taken as it is now, except `untracked` (names at the root that are not the package's). */
   static async openTracked(root, untracked = []) {
-    const files = new _PackageFiles(await realpath2(root), true, new Set(untracked));
+    const files = new _PackageFiles(await realpath3(root), true, new Set(untracked));
     const { entries } = await files.scan();
-    for (const [rel, kind] of entries) if (kind === "file") files.ledger.set(rel, await readFile8(join13(files.root, rel)));
+    for (const [rel, kind] of entries) if (kind === "file") files.ledger.set(rel, await readFile8(join14(files.root, rel)));
     return files;
   }
   /** The absolute path of `rel`, or WORKSPACE_PATH_REFUSED. */
@@ -64705,15 +64914,15 @@ var PackageFiles = class _PackageFiles {
     const refuse = (why) => {
       throw new RpgForgeError("WORKSPACE_PATH_REFUSED", `refused to touch ${JSON.stringify(rel)}: ${why}`, { file: rel });
     };
-    if (isAbsolute3(rel) || rel.includes("\\")) refuse("not a relative POSIX path");
+    if (isAbsolute4(rel) || rel.includes("\\")) refuse("not a relative POSIX path");
     const parts2 = rel.split("/").filter((p) => p !== "" && p !== ".");
     if (parts2.length === 0 || parts2.includes("..")) refuse("it leaves the package");
     if (PROTECTED.includes(parts2[0].toLowerCase())) refuse(`${parts2[0]}/ is never written by generated code`);
-    const absolute = join13(this.root, ...parts2);
-    if (relative2(this.root, absolute).startsWith(`..${sep3}`)) refuse("it leaves the package");
+    const absolute = join14(this.root, ...parts2);
+    if (relative2(this.root, absolute).startsWith(`..${sep4}`)) refuse("it leaves the package");
     let current = this.root;
     for (const part of parts2) {
-      current = join13(current, part);
+      current = join14(current, part);
       const info2 = await lstat5(current).catch(() => void 0);
       if (!info2) break;
       if (info2.isSymbolicLink()) refuse(`${relative2(this.root, current)} is a symbolic link`);
@@ -64764,7 +64973,7 @@ var PackageFiles = class _PackageFiles {
       for (const [rel, kind] of entries) {
         const known = ledger.get(rel);
         if (kind !== "file" || known === void 0) found.added.push(rel);
-        else if (!known.equals(await readFile8(join13(this.root, rel)))) found.changed.push(rel);
+        else if (!known.equals(await readFile8(join14(this.root, rel)))) found.changed.push(rel);
       }
       for (const rel of ledger.keys()) if (!entries.has(rel)) found.removed.push(rel);
       const held = new Set(
@@ -64774,11 +64983,11 @@ var PackageFiles = class _PackageFiles {
       );
       const strayFolders = folders2.filter((dir) => !held.has(dir));
       if (found.changed.length + found.added.length + found.removed.length === 0 && strayFolders.length === 0) return void 0;
-      for (const rel of found.added) await rm5(join13(this.root, rel), { recursive: true, force: true });
-      for (const dir of strayFolders) await rm5(join13(this.root, dir), { recursive: true, force: true });
+      for (const rel of found.added) await rm5(join14(this.root, rel), { recursive: true, force: true });
+      for (const dir of strayFolders) await rm5(join14(this.root, dir), { recursive: true, force: true });
       for (const rel of [...found.changed, ...found.removed]) {
-        await rm5(join13(this.root, rel), { recursive: true, force: true });
-        await writeFileAtomic(join13(this.root, rel), ledger.get(rel));
+        await rm5(join14(this.root, rel), { recursive: true, force: true });
+        await writeFileAtomic(join14(this.root, rel), ledger.get(rel));
       }
       return found.changed.length + found.added.length + found.removed.length === 0 ? void 0 : found;
     });
@@ -64793,7 +65002,7 @@ var PackageFiles = class _PackageFiles {
         if (prefix === "" && this.untracked.has(entry.name)) continue;
         if (entry.isDirectory()) {
           folders2.push(rel);
-          await walk(join13(dir, entry.name), rel);
+          await walk(join14(dir, entry.name), rel);
         } else entries.set(rel, entry.isFile() ? "file" : "other");
       }
     };
@@ -64934,9 +65143,9 @@ var BatchedWriter = class {
 };
 
 // src/workspace/work-tree.ts
-import { copyFile as copyFile2, lstat as lstat6, mkdir as mkdir8, readdir as readdir7, rm as rm6, stat as stat6, writeFile as writeFile3 } from "node:fs/promises";
-import { join as join14, relative as relative3, resolve as resolve2, sep as sep4 } from "node:path";
-var defaultWorkTree = (outDir) => join14(outDir, ".rpg-forge", "work");
+import { copyFile as copyFile3, lstat as lstat6, mkdir as mkdir8, readdir as readdir7, rm as rm6, stat as stat6, writeFile as writeFile3 } from "node:fs/promises";
+import { join as join15, relative as relative3, resolve as resolve2, sep as sep5 } from "node:path";
+var defaultWorkTree = (outDir) => join15(outDir, ".rpg-forge", "work");
 var WORK_TREE_STAMP = ".rpg-forge-work-tree";
 var STAMP = WORK_TREE_STAMP;
 var NOT_COPIED = /* @__PURE__ */ new Set([
@@ -64957,10 +65166,10 @@ async function createWorkTree(outDir, workDir) {
   if (out === work || !relative3(work, out).startsWith("..")) {
     throw new RpgForgeError("WORK_TREE_REFUSED", `the work tree ${work} would hold the output ${out}`, { file: work });
   }
-  if (work.startsWith(`${out}${sep4}`)) {
+  if (work.startsWith(`${out}${sep5}`)) {
     let path2 = out;
-    for (const part of relative3(out, work).split(sep4)) {
-      path2 = join14(path2, part);
+    for (const part of relative3(out, work).split(sep5)) {
+      path2 = join15(path2, part);
       const info2 = await lstat6(path2).catch(() => void 0);
       if (info2 && !info2.isDirectory())
         throw new RpgForgeError(
@@ -64984,18 +65193,18 @@ async function createWorkTree(outDir, workDir) {
     await rm6(work, { recursive: true, force: true });
   }
   await mkdir8(work, { recursive: true });
-  await writeFile3(join14(work, STAMP), "rpg-forge runs the TDD loop here; it is rebuilt from the output on every run.\n");
+  await writeFile3(join15(work, STAMP), "rpg-forge runs the TDD loop here; it is rebuilt from the output on every run.\n");
   await copyTree(out, work, work);
 }
 async function copyTree(from, to, skip) {
   for (const entry of await readdir7(from, { withFileTypes: true })) {
-    const source = join14(from, entry.name);
+    const source = join15(from, entry.name);
     if (NOT_COPIED.has(entry.name) || source === skip) continue;
     if (entry.isDirectory()) {
-      await mkdir8(join14(to, entry.name), { recursive: true });
-      await copyTree(source, join14(to, entry.name), skip);
+      await mkdir8(join15(to, entry.name), { recursive: true });
+      await copyTree(source, join15(to, entry.name), skip);
     } else if (entry.isFile()) {
-      await copyFile2(source, join14(to, entry.name));
+      await copyFile3(source, join15(to, entry.name));
     }
   }
 }
@@ -65007,7 +65216,7 @@ async function layOver(workDir, files) {
   }
 }
 async function removeWorkTree(workDir) {
-  const info2 = await stat6(join14(workDir, STAMP)).catch(() => void 0);
+  const info2 = await stat6(join15(workDir, STAMP)).catch(() => void 0);
   if (info2) await rm6(workDir, { recursive: true, force: true });
 }
 
@@ -65015,7 +65224,7 @@ async function removeWorkTree(workDir) {
 import { createHash as createHash4 } from "node:crypto";
 import { closeSync, constants as constants8, openSync, writeSync } from "node:fs";
 import { readFile as readFile9 } from "node:fs/promises";
-import { dirname as dirname6, join as join15 } from "node:path";
+import { dirname as dirname6, join as join16 } from "node:path";
 var CheckpointStore = class {
   constructor(path2, journalPath = journalPathFor(path2)) {
     this.path = path2;
@@ -65133,7 +65342,7 @@ var CheckpointStore = class {
 };
 function journalPathFor(checkpointPath) {
   const normalized = checkpointPath.replace(/\\/g, "/");
-  if (normalized.endsWith(`/${CHECKPOINT_PATH}`)) return join15(dirname6(dirname6(checkpointPath)), JOURNAL_PATH);
+  if (normalized.endsWith(`/${CHECKPOINT_PATH}`)) return join16(dirname6(dirname6(checkpointPath)), JOURNAL_PATH);
   return `${checkpointPath}.journal`;
 }
 function apply(checkpoint, change) {
@@ -65374,54 +65583,6 @@ function testsPrompt(node2, rejection) {
   ];
   if (rejection) lines.push("", "Your previous tests were not accepted:", quoted("rejection", rejection), "Write them again, fixing that.");
   return [...nodeMessages(node2), { role: "user", content: lines.join("\n") }];
-}
-
-// src/workspace/python-outline.ts
-var OUTLINE_PY = String.raw`
-import ast, json, sys
-
-
-def outline(src):
-    """The top-level statements of src, or where it fails to parse."""
-    try:
-        tree = ast.parse(src)
-    except SyntaxError as e:
-        return {"ok": False, "line": e.lineno or 0, "column": e.offset or 0, "message": e.msg}
-    out = []
-    for node in tree.body:
-        start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
-        kind = {"FunctionDef": "def", "AsyncFunctionDef": "def", "ClassDef": "class", "Import": "import", "ImportFrom": "import"}.get(type(node).__name__, "other")
-        if kind == "other" and isinstance(node, ast.Expr) and isinstance(getattr(node, "value", None), ast.Constant) and isinstance(node.value.value, str):
-            kind = "docstring"
-        if isinstance(node, ast.ImportFrom) and node.module == "__future__":
-            kind = "future"
-        name = getattr(node, "name", None)
-        # An assignment to one plain name (a constant, a table, a type alias), annotated or not.
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
-        if len(targets) == 1 and isinstance(targets[0], ast.Name):
-            kind, name = "assign", targets[0].id
-        entry = {"kind": kind, "name": name, "start": start, "end": node.end_lineno}
-        if targets:
-            # Every name the statement binds (a, b = ...; c = d = ...): what another node must not bind again.
-            entry["names"] = [t.id for target in targets for t in ast.walk(target) if isinstance(t, ast.Name)]
-        if kind == "class":
-            # Its methods, where method nodes are filled in, and the indentation of its body.
-            entry["members"] = [{"name": m.name, "start": min([m.lineno] + [d.lineno for d in m.decorator_list]), "end": m.end_lineno}
-                                for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
-            entry["indent"] = node.body[0].col_offset
-        out.append(entry)
-    return {"ok": True, "statements": out}
-
-
-def universal(text):
-    # What outline() sees when the source comes on a text-mode stdin, as OUTLINE_SCRIPT reads it: universal newlines.
-    return text.replace("\r\n", "\n").replace("\r", "\n")
-`;
-var OUTLINE_SCRIPT = `${OUTLINE_PY}
-print(json.dumps(outline(sys.stdin.read())))
-`;
-async function outlinePython(python, source) {
-  return JSON.parse(await runPythonScript(python, OUTLINE_SCRIPT, source));
 }
 
 // src/review/review-script.ts
@@ -66347,6 +66508,54 @@ function refused(findings, total) {
 }
 function oneLine(text3) {
   return text3.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ");
+}
+
+// src/workspace/python-outline.ts
+var OUTLINE_PY = String.raw`
+import ast, json, sys
+
+
+def outline(src):
+    """The top-level statements of src, or where it fails to parse."""
+    try:
+        tree = ast.parse(src)
+    except SyntaxError as e:
+        return {"ok": False, "line": e.lineno or 0, "column": e.offset or 0, "message": e.msg}
+    out = []
+    for node in tree.body:
+        start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+        kind = {"FunctionDef": "def", "AsyncFunctionDef": "def", "ClassDef": "class", "Import": "import", "ImportFrom": "import"}.get(type(node).__name__, "other")
+        if kind == "other" and isinstance(node, ast.Expr) and isinstance(getattr(node, "value", None), ast.Constant) and isinstance(node.value.value, str):
+            kind = "docstring"
+        if isinstance(node, ast.ImportFrom) and node.module == "__future__":
+            kind = "future"
+        name = getattr(node, "name", None)
+        # An assignment to one plain name (a constant, a table, a type alias), annotated or not.
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        if len(targets) == 1 and isinstance(targets[0], ast.Name):
+            kind, name = "assign", targets[0].id
+        entry = {"kind": kind, "name": name, "start": start, "end": node.end_lineno}
+        if targets:
+            # Every name the statement binds (a, b = ...; c = d = ...): what another node must not bind again.
+            entry["names"] = [t.id for target in targets for t in ast.walk(target) if isinstance(t, ast.Name)]
+        if kind == "class":
+            # Its methods, where method nodes are filled in, and the indentation of its body.
+            entry["members"] = [{"name": m.name, "start": min([m.lineno] + [d.lineno for d in m.decorator_list]), "end": m.end_lineno}
+                                for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
+            entry["indent"] = node.body[0].col_offset
+        out.append(entry)
+    return {"ok": True, "statements": out}
+
+
+def universal(text):
+    # What outline() sees when the source comes on a text-mode stdin, as OUTLINE_SCRIPT reads it: universal newlines.
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+`;
+var OUTLINE_SCRIPT = `${OUTLINE_PY}
+print(json.dumps(outline(sys.stdin.read())))
+`;
+async function outlinePython(python, source) {
+  return JSON.parse(await runPythonScript(python, OUTLINE_SCRIPT, source));
 }
 
 // src/python-helpers/js-text.ts
@@ -74184,10 +74393,10 @@ function createTddExecutor(setup) {
     const testFile = setup.testFileOf(node2.id);
     const implFile = normalizePath(node2.file_path);
     const snapshot = await setup.files.snapshot([testFile, implFile]);
-    const run5 = new NodeRun(setup, node2, testFile, implFile, context.signal);
+    const run7 = new NodeRun(setup, node2, testFile, implFile, context.signal);
     try {
-      const outcome = await run5.execute().catch((error63) => {
-        if (error63 instanceof FinalRefusal || error63 instanceof Tampered) return run5.failed(error63.message);
+      const outcome = await run7.execute().catch((error63) => {
+        if (error63 instanceof FinalRefusal || error63 instanceof Tampered) return run7.failed(error63.message);
         throw error63;
       });
       if (outcome.status !== "passed") await snapshot.restore();
@@ -74313,7 +74522,10 @@ ${result.output.slice(-3e3)}`;
         "junit.xml": result.junitXml
       });
       const regression = route === "green" ? await this.regressionCheck() : void 0;
-      if (route === "green" && !regression) return { step: "done", outcome: this.passed(result, await this.testStrength()) };
+      if (route === "green" && !regression) {
+        const coverage = await this.coverage();
+        return { step: "done", outcome: this.passed(result, await this.testStrength(), coverage) };
+      }
       if (regression) {
         this.regressions++;
         await this.code.revert();
@@ -74484,6 +74696,22 @@ ${result.output.slice(-3e3)}`;
     throw new Tampered(tampering);
   }
   /**
+   * Coverage (decision 0023): the node's own tests once more under coverage.py, counting the node's lines of its
+   * module (its symbol, or its method in the class, and its support code). A figure for people, never a verdict;
+   * whatever the run left in the work tree is undone, and then it gives no figure.
+   */
+  async coverage() {
+    if (!this.setup.measureCoverage) return {};
+    const source = await this.setup.files.read(this.implFile) ?? "";
+    const ranges = await nodeLines(this.setup.python, source, this.code.owns);
+    if (ranges.length === 0) return {};
+    const measured = await this.setup.measureCoverage(this.testIds, this.implFile, ranges, this.signal);
+    this.throwIfAborted();
+    if (await this.setup.files.verify()) return { coverageNote: "no coverage figure: the run changed files in the package (undone)" };
+    if (!measured.available) return { coverageNote: measured.note };
+    return { coverage: { lines: measured.lines, branches: measured.branches } };
+  }
+  /**
    * Test strength (decision 0022): the node's tests run against a few mutants of its code, and the share they
    * kill is measured. A measure shown to people, never a verdict: a mutant run that goes wrong in any way
    * counts as neither killed nor survived, and the module is put back as it was tested, byte for byte.
@@ -74539,7 +74767,7 @@ ${result.output.slice(-3e3)}`;
   throwIfAborted() {
     if (this.signal.aborted) throw this.signal.reason instanceof Error ? this.signal.reason : new Error("interrupted");
   }
-  passed(result, testStrength) {
+  passed(result, testStrength, coverage) {
     const passed = result.report.authentic ? [...result.report.outcomes.values()].filter((o) => o === "passed").length : 0;
     return {
       status: "passed",
@@ -74548,7 +74776,8 @@ ${result.output.slice(-3e3)}`;
       usage: this.model.usage,
       owns: this.code.owns,
       ...this.diagnosisRecord(),
-      ...testStrength ? { testStrength } : {}
+      ...testStrength ? { testStrength } : {},
+      ...coverage
     };
   }
   /** What the outcome records beyond the verdict, when there is any: the diagnoses and the regressions caught. */
@@ -74584,6 +74813,19 @@ function ownBlockOnly(source, nodeId) {
   if (!block) return source;
   return `${source.split("\n").slice(block.start - 1, block.end).join("\n")}
 `;
+}
+async function nodeLines(python, source, owns) {
+  const outline = await outlinePython(python, source);
+  if (!outline.ok) return [];
+  const ranges = [];
+  for (const name of owns) {
+    const [owner, member] = name.includes(".") ? name.split(".", 2) : [void 0, name];
+    const statement = outline.statements.find((st) => st.name === (owner ?? member) || !owner && st.names?.includes(member));
+    if (!statement) continue;
+    const target = owner ? statement.members?.find((m) => m.name === member) : statement;
+    if (target) ranges.push([target.start, target.end]);
+  }
+  return ranges;
 }
 
 // src/engine/scheduler.ts
@@ -75015,6 +75257,10 @@ function recordOutcome(entry, attempt, outcome, now, name) {
     else delete entry.owns;
     if (outcome.testStrength) entry.test_strength = outcome.testStrength;
     else delete entry.test_strength;
+    if (outcome.coverage) entry.coverage = outcome.coverage;
+    else delete entry.coverage;
+    if (outcome.coverageNote) entry.coverage_note = outcome.coverageNote;
+    else delete entry.coverage_note;
   }
 }
 async function openCheckpoint(options, store, now) {
@@ -75620,6 +75866,7 @@ function createTddSetup(options) {
     artifacts: options.artifacts,
     python: options.python,
     runTests: options.runTests,
+    ...options.measureCoverage ? { measureCoverage: options.measureCoverage } : {},
     maxIterations: options.maxIterations ?? 8,
     maxTestAttempts: options.maxTestAttempts ?? 3,
     maxTestRewrites: 2,
@@ -76025,7 +76272,7 @@ async function generate(options) {
   const present = existsSync3(outDir);
   if (present) await prepareOutputDir(outDir, OWN_WRITES);
   const plan = buildPlan(options.rpg);
-  const checkpointPath = join16(outDir, CHECKPOINT_PATH);
+  const checkpointPath = join17(outDir, CHECKPOINT_PATH);
   const previous = present && options.mode !== "fresh" ? await new CheckpointStore(checkpointPath).read() : void 0;
   if (options.mode === "new" && previous !== void 0) throw checkpointExistsError(checkpointPath);
   checkRequestedNodes(plan, previous, options);
@@ -76083,6 +76330,17 @@ async function generate(options) {
     diagnosisVotes: options.diagnosisVotes,
     mutants: options.mutants,
     runTests: pytestIn(workDir),
+    measureCoverage: (targets, file2, ranges, signal) => measureCoverage({
+      cwd: workDir,
+      targets: [...targets],
+      file: file2,
+      ranges,
+      sandbox: sandbox.kind,
+      perTestTimeoutMs: options.perTestTimeoutMs,
+      limits: options.limits,
+      plugins,
+      signal
+    }),
     notes: options.revise?.notes
   });
   const nodeFiles = (id) => {
@@ -76117,7 +76375,7 @@ async function generate(options) {
   if (options.onEvent) runOptions.onEvent = options.onEvent;
   if (options.signal) runOptions.signal = options.signal;
   const visited = new Set(runOptions.scope ?? plan.order);
-  const snapshotDir = join16(outDir, ".rpg-forge", "snapshot");
+  const snapshotDir = join17(outDir, ".rpg-forge", "snapshot");
   const snapshotOf = async (subgraphs, checkpoint2) => buildSnapshot({
     rpg: options.rpg,
     plan,
@@ -76148,11 +76406,11 @@ async function generate(options) {
   const history = new SubgraphCommits({ plan, repo, runId, visited, snapshotOf, onEvent: options.onEvent, onNotice: options.onNotice });
   runOptions.afterNode = (_id, checkpoint2, unannounced) => history.commitCompleted(checkpoint2, unannounced);
   let final;
-  let run5;
+  let run7;
   try {
-    run5 = await runPlan(runOptions);
-    if (!run5.interrupted) {
-      final = await history.finish(run5.checkpoint);
+    run7 = await runPlan(runOptions);
+    if (!run7.interrupted) {
+      final = await history.finish(run7.checkpoint);
       for (const warning2 of final.assembly.warnings) options.onNotice?.(warning2);
       await writeSnapshot(output2, final.files);
       if (final.assembly.junitXml) await writeOutputFile(outDir, TEST_RESULTS_PATH, final.assembly.junitXml);
@@ -76161,7 +76419,7 @@ async function generate(options) {
     await removeWorkTree(workDir);
     await removeWorkTree(snapshotDir);
   }
-  const { checkpoint, interrupted } = run5;
+  const { checkpoint, interrupted } = run7;
   const summary2 = summarize(checkpoint);
   const finished = clock();
   const gitLog = repo ? await repo.log() : void 0;
@@ -76288,9 +76546,9 @@ var plural3 = (n, one, many) => `${n} ${n === 1 ? one : many}`;
 
 // src/report/run-report.ts
 import { resolve as resolve4 } from "node:path";
-async function writeRunReport(outDir, run5) {
-  const report = redactSecrets(renderGenerationReport({ ...run5, generatedAt: run5.finishedAt }));
-  const path2 = await saveRunFile(resolve4(outDir), run5.runId, "generation_report.md", report);
+async function writeRunReport(outDir, run7) {
+  const report = redactSecrets(renderGenerationReport({ ...run7, generatedAt: run7.finishedAt }));
+  const path2 = await saveRunFile(resolve4(outDir), run7.runId, "generation_report.md", report);
   return { path: path2, report };
 }
 
@@ -76809,7 +77067,7 @@ async function runRestack(inputs, context, at) {
 }
 
 // src/action/main.ts
-async function run4() {
+async function run6() {
   try {
     const context = await readContext();
     const config2 = await readRepoConfig(context.workspace);
@@ -76821,7 +77079,7 @@ async function run4() {
     const credentials = credentialsFor(inputs, context);
     await useFreshToken(inputs, credentials, (token) => setSecret(token));
     process.chdir(context.workspace);
-    const rpgFile = isAbsolute4(inputs.rpgPath) ? inputs.rpgPath : join17(context.workspace, inputs.rpgPath);
+    const rpgFile = isAbsolute5(inputs.rpgPath) ? inputs.rpgPath : join18(context.workspace, inputs.rpgPath);
     const rpgPath = relative4(context.workspace, rpgFile);
     const { loaded, text: text3 } = await loadRpgWithText(rpgFile);
     if (!loaded.ok) return await reportInvalidRpg(loaded.issues, rpgPath, inputs.githubToken, context, inputs.issue);
@@ -76868,7 +77126,7 @@ function setPlanOutputs(plan, inWaves) {
 }
 
 // src/action/index.ts
-await run4();
+await run6();
 /*! Bundled license information:
 
 undici/lib/web/fetch/body.js:
