@@ -34,6 +34,8 @@ describe("generate with a concurrency of 3", () => {
       model,
       mode: "new",
       concurrency: 3,
+      // What runs in parallel and the order of its progress lines are the point; a passed node's mutant runs are not.
+      mutants: 0,
       renderCommittedReport: committedReport,
       onEvent: (event) => {
         events.push(event);
