@@ -99,6 +99,8 @@ describe("the Action, run as the runner runs dist/index.js", () => {
       expect.stringMatching(/^feat: complete .*validation/i),
     ]);
     expect(git(remote, "show", "rpg/statkit/report:docs/generation_checkpoint.json")).toContain('"report.format_number"');
+    // The repository's .github/rpg-forge.yml says `mutants: 0`, and the engine took it.
+    expect(git(remote, "show", "rpg/statkit/stats:docs/generation_checkpoint.json")).not.toContain('"test_strength"');
   });
 
   it("opens one PR per subgraph, stacked in the merge order its body states, and links them", () => {

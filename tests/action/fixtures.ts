@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -32,6 +32,10 @@ export function seedRemote(root: string): string {
   git(seed, "checkout", "--quiet", "-B", "main");
   copyFileSync(join(EXAMPLE, "rpg.json"), join(seed, "rpg.json"));
   writeFileSync(join(seed, "README.md"), "# statkit\n\nOur plan, in rpg.json.\n");
+  // These tests are about branches, PRs and merges; the measures after a pass are the engine tests'. The setting
+  // also shows that the repository's configuration reaches the engine: no checkpoint here holds a test strength.
+  mkdirSync(join(seed, ".github"), { recursive: true });
+  writeFileSync(join(seed, ".github", "rpg-forge.yml"), "mutants: 0\n");
   git(seed, "add", ".");
   git(seed, "commit", "--quiet", "-m", "plan statkit");
   git(seed, "push", "--quiet", "origin", "main");
