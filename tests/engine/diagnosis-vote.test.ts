@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CheckpointEntry } from "../../src/engine/checkpoint.js";
 import { describeSplit, majorityOf, tallyVotes, voteTemperatures, type Vote } from "../../src/engine/diagnosis-vote.js";
 import type { GenerateResult } from "../../src/engine/generate.js";
-import { generateWith, labLeaf, startScriptedModel, type ScriptedModel, type Scripts } from "../helpers/scripted-model.js";
+import { generateWith, labLeaf, oneTest, startScriptedModel, type ScriptedModel, type Scripts } from "../helpers/scripted-model.js";
 import { split, unanimous } from "../helpers/votes.js";
 
 const votes = (...verdicts: Vote["verdict"][]): Vote[] => verdicts.map((verdict) => ({ verdict, reason: verdict }));
@@ -43,10 +43,7 @@ describe("tallying diagnosis votes (PRD epic 4.5)", () => {
 
 const impl = (name: string, body: string) => ({ imports: [], code: `def ${name}(x):\n    return ${body}\n`, notes: "" });
 const fix = (name: string, body: string) => ({ imports: [], code: `def ${name}(x):\n    return ${body}\n`, explanation: "" });
-const tests = (name: string, expected: number) => ({
-  test_code: `from lab.${name} import ${name}\n\n\ndef test_${name}():\n    assert ${name}(2) == ${expected}\n`,
-  notes: "",
-});
+const tests = (name: string, expected: number) => oneTest(name, `assert ${name}(2) == ${expected}`);
 
 /** Each node's docstring says "Double x."; what differs is where the failure lies and what the votes say. */
 const SCRIPTS: Scripts = {

@@ -6,14 +6,11 @@ import type { GenerateResult } from "../../src/engine/generate.js";
 import { writeRunReport } from "../../src/report/run-report.js";
 import { probeCoverage } from "../../src/sandbox/coverage.js";
 import { findPythonSetup } from "../../src/sandbox/python.js";
-import { generateWith, labLeaf, startScriptedModel, type ScriptedModel } from "../helpers/scripted-model.js";
+import { generateWith, labLeaf, oneTest, startScriptedModel, type ScriptedModel } from "../helpers/scripted-model.js";
 
 /** Test strength (decision 0022), through a real run: the same code, tested well and tested for nothing. */
 const CLAMP = (name: string) => `def ${name}(x):\n    if x < 0:\n        return 0\n    return x\n`;
-const tests = (name: string, body: string) => ({
-  test_code: `from lab.${name} import ${name}\n\n\ndef test_${name}():\n    ${body}\n`,
-  notes: "",
-});
+const tests = (name: string, body: string) => oneTest(name, body);
 
 let model: ScriptedModel;
 let out: string;

@@ -4,17 +4,14 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GenerateResult } from "../../src/engine/generate.js";
 import { writeRunReport } from "../../src/report/run-report.js";
-import { generateWith, labLeaf, startScriptedModel, type ScriptedModel } from "../helpers/scripted-model.js";
+import { generateWith, labLeaf, oneTest, startScriptedModel, type ScriptedModel } from "../helpers/scripted-model.js";
 
 /**
  * PRD epic 4.5's regression tests: two nodes share src/lab/shapes.py. `root` passes first; `twice`
  * then passes its own tests with an import that rebinds `math` in the module, which breaks `root`.
  * The change is undone, the fix is told which test broke, and the fix without the import passes.
  */
-const tests = (name: string, call: string, expected: number) => ({
-  test_code: `from lab.shapes import ${name}\n\n\ndef test_${name}():\n    assert ${name}(${call}) == ${expected}\n`,
-  notes: "",
-});
+const tests = (name: string, call: string, expected: number) => oneTest(name, `assert ${name}(${call}) == ${expected}`, "shapes");
 
 let model: ScriptedModel;
 let out: string;

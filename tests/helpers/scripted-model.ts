@@ -88,3 +88,8 @@ export function labLeaf(name: string, file = name, deps: string[] = [], docstrin
     subgraph_id: "lab",
   };
 }
+
+/** A tests reply with one test, `test_<name>`, of `name` imported from `lab.<module>`, whose body is `body`. */
+export function oneTest(name: string, body: string, module = name): { test_code: string; notes: string } {
+  return { test_code: `from lab.${module} import ${name}\n\n\ndef test_${name}():\n    ${body}\n`, notes: "" };
+}
