@@ -15,12 +15,13 @@ import type { TestStrength } from "../record/test-strength.js";
 import { outlinePython } from "../workspace/python-outline.js";
 import { CodeApplication } from "./code-application.js";
 import { measureTestStrength, type MutantVerdict } from "./test-strength.js";
-import { describeSplit, tallyVotes, voteTemperatures, type Vote } from "./diagnosis-vote.js";
+import { describeSplit, type Vote } from "../record/diagnosis.js";
+import { tallyVotes, voteTemperatures } from "./diagnosis-vote.js";
 import type { NodeExecutor, NodeOutcome } from "./events.js";
 import { failureBrief, outcomeLine, type AttemptNote } from "./failure-brief.js";
 import { FinalRefusal, NodeModel } from "./node-model.js";
 import { checkTests } from "./proposals.js";
-import { greenGateRoute, ownedTestsProblem, redGateRoute } from "./routes.js";
+import { greenGateRoute, isCaseOf, ownedTestsProblem, redGateRoute } from "./routes.js";
 import type { TddSetup } from "./tdd-setup.js";
 
 /** A proposed implementation or fix, or why there is none. */
@@ -181,6 +182,8 @@ class NodeRun {
     const applied = proposal.ok ? await this.code.propose(proposal.imports, proposal.code, proposal.support) : proposal;
     let result: PytestResult | undefined;
     let outcome: string;
+    // A regression is judged by what broke, not by votes: the node's own tests passed.
+    let diagnosable = true;
     if (applied.ok) {
       result = await this.runTests();
       let route = greenGateRoute(result, this.testFile, this.testIds);
@@ -193,30 +196,27 @@ class NodeRun {
         "pytest-output.txt": result.output,
         "junit.xml": result.junitXml,
       });
-      const regression = route === "green" ? await this.regressionCheck() : undefined;
-      if (route === "green" && !regression) {
-        const coverage = await this.coverage();
-        return { step: "done", outcome: this.passed(result, await this.testStrength(), coverage) };
-      }
-      if (regression) {
+      if (route === "green") {
+        const regression = await this.regressionCheck();
+        if (!regression) {
+          const coverage = await this.coverage();
+          return { step: "done", outcome: this.passed(result, await this.testStrength(), coverage) };
+        }
         // The node's own tests pass, but others' in its module no longer do: the change is undone, and the fix is told what broke.
         this.regressions++;
         await this.code.revert();
-        this.notes.push({
-          label: this.iterations === 0 ? "implementation" : `fix ${this.iterations}`,
-          tried: (proposal.ok && proposal.tried) || "(no notes)",
-          outcome: regression.outcome,
-        });
-        return this.afterFailure(regression.outcome, regression.result, false);
-      }
-      if (route === "environment")
+        ({ result, outcome } = regression);
+        diagnosable = false;
+      } else if (route === "environment") {
         return this.done(
           result.timedOut
             ? "the test run was killed at its time limit, which counts as an environment issue"
             : `the test environment failed (pytest exit ${result.exitCode})`,
           result,
         );
-      outcome = (result.exitCode === 0 ? ownedTestsProblem(result, this.testIds, "passed") : undefined) ?? outcomeLine(result);
+      } else {
+        outcome = (result.exitCode === 0 ? ownedTestsProblem(result, this.testIds, "passed") : undefined) ?? outcomeLine(result);
+      }
     } else {
       outcome = `refused: ${applied.reason}`;
     }
@@ -225,7 +225,7 @@ class NodeRun {
       tried: (proposal.ok && proposal.tried) || "(no notes)",
       outcome,
     });
-    return this.afterFailure(outcome, result, true);
+    return this.afterFailure(outcome, result, diagnosable);
   }
 
   /** After a failed attempt: the node fails when its iterations are spent; otherwise a diagnosis when one is due, or the fix step. */
@@ -253,8 +253,7 @@ class NodeRun {
       "junit.xml": result.junitXml,
     });
     if (result.exitCode === 0 && result.report.authentic) return undefined;
-    const owned = (name: string): boolean =>
-      this.testIds.some((id) => name === id || name.startsWith(`${id}[`) || name.startsWith(`${id}::`));
+    const owned = (test: string): boolean => this.testIds.some((id) => isCaseOf(test, id));
     const broken = result.tests.filter((t) => (t.status === "failed" || t.status === "error") && !owned(t.id)).map((t) => t.name);
     const what =
       broken.length > 0
@@ -273,14 +272,14 @@ class NodeRun {
     this.diagnosisDue = false;
     const flaky = await this.flakyTests(result);
     if (flaky.length > 0) {
-      this.record({ iteration: this.iterations, votes: [], decision: "flaky", flaky_tests: flaky });
+      this.diagnoses.push({ iteration: this.iterations, votes: [], decision: "flaky", flaky_tests: flaky });
       this.notes.push({ label: "diagnosis", tried: `ran the tests again unchanged: ${flaky.join(", ")} passed`, outcome: "flaky" });
       return this.rewriteTests(`${flaky.join(", ")} failed and then passed unchanged: the tests are flaky`, result);
     }
     const votes = await this.vote(result);
     const asked = this.setup.diagnosisVotes;
     const { decision, count } = tallyVotes(votes, asked);
-    this.record({ iteration: this.iterations, votes, decision });
+    this.diagnoses.push({ iteration: this.iterations, votes, decision });
     const why = votes.find((vote) => vote.verdict === decision)?.reason ?? "";
     this.notes.push({ label: "diagnosis", tried: why ? `${describeSplit(votes)}: ${why}` : describeSplit(votes), outcome: decision });
     switch (decision) {
@@ -325,10 +324,6 @@ class NodeRun {
     this.rewrites++;
     this.testAttempts = 0;
     return { step: "tests", why };
-  }
-
-  private record(diagnosis: Diagnosis): void {
-    this.diagnoses.push(diagnosis);
   }
 
   /** A fix request with the failure brief, or with why the last proposal was refused. */

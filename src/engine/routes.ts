@@ -70,7 +70,7 @@ export function ownedTestsProblem(result: PytestResult, owned: readonly string[]
   const missing: string[] = [];
   const notPassed: string[] = [];
   for (const id of owned) {
-    const cases = [...report.outcomes].filter(([test]) => test === id || test.startsWith(`${id}[`) || test.startsWith(`${id}::`));
+    const cases = [...report.outcomes].filter(([test]) => isCaseOf(test, id));
     if (cases.length === 0) missing.push(id);
     for (const [test, outcome] of cases) if (outcome !== "passed") notPassed.push(`${test} ${outcome}`);
   }
@@ -78,6 +78,11 @@ export function ownedTestsProblem(result: PytestResult, owned: readonly string[]
   if (missing.length > 0) return `the run's report has no result for ${short(missing)}`;
   if (required === "passed" && notPassed.length > 0) return `not every test passed: ${short(notPassed)}`;
   return undefined;
+}
+
+/** Whether a test id is `owned` itself or one of its cases: a parametrized case (`id[...]`) or a method of a test class (`id::...`). */
+export function isCaseOf(test: string, owned: string): boolean {
+  return test === owned || test.startsWith(`${owned}[`) || test.startsWith(`${owned}::`);
 }
 
 function collectionErrorIn(result: PytestResult, testFile: string): boolean {
