@@ -1,9 +1,5 @@
-import type { Diagnosis, DiagnosisDecision } from "../record/checkpoint.js";
-
-export type Vote = Diagnosis["votes"][number];
-export type Verdict = Exclude<Vote["verdict"], "none">;
-
-const VERDICTS: readonly Verdict[] = ["implementation_bug", "test_issue", "environment_issue"];
+import type { DiagnosisDecision } from "../record/checkpoint.js";
+import { VERDICTS, type Vote } from "../record/diagnosis.js";
 
 /** The lowest and highest temperature of a vote's requests (PRD epic 4.5: 0.3, 0.4, … 0.7 for five). */
 const TEMPERATURES = { low: 0.3, high: 0.7 } as const;
@@ -31,13 +27,4 @@ export function tallyVotes(votes: readonly Vote[], asked: number): { decision: D
   const counts = VERDICTS.map((verdict) => [verdict, cast.filter((vote) => vote.verdict === verdict).length] as const);
   const [winner, count] = counts.reduce((best, next) => (next[1] > best[1] ? next : best));
   return count >= majorityOf(asked) ? { decision: winner, count } : { decision: "needs_human_review", count };
-}
-
-/** "implementation_bug 2, test_issue 2, environment_issue 1": the split, for a reason and a report line. */
-export function describeSplit(votes: readonly Vote[]): string {
-  const parts = [...VERDICTS, "none" as const].flatMap((verdict) => {
-    const n = votes.filter((vote) => vote.verdict === verdict).length;
-    return n > 0 ? [`${verdict === "none" ? "no answer" : verdict} ${n}`] : [];
-  });
-  return parts.join(", ");
 }

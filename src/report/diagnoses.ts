@@ -1,4 +1,5 @@
 import type { CheckpointEntry, Diagnosis } from "../record/checkpoint.js";
+import { describeSplit } from "../record/diagnosis.js";
 import { prose } from "./markdown.js";
 
 const DECISION: Record<Diagnosis["decision"], string> = {
@@ -13,15 +14,10 @@ const DECISION: Record<Diagnosis["decision"], string> = {
 /** When a diagnosis came: at the implementation's first failure, or after a fix. */
 const when = (iteration: number): string => (iteration === 0 ? "implementation" : `fix ${iteration}`);
 
-/** "implementation_bug 4, test_issue 1": a diagnosis's split, most votes first. */
+/** What a diagnosis's votes said, or for flaky tests, what passed when run again. */
 function split(diagnosis: Diagnosis): string {
   if (diagnosis.decision === "flaky") return `passed when run again: ${(diagnosis.flaky_tests ?? []).join(", ")}`;
-  const counts = new Map<string, number>();
-  for (const vote of diagnosis.votes) counts.set(vote.verdict, (counts.get(vote.verdict) ?? 0) + 1);
-  return [...counts]
-    .sort((a, b) => b[1] - a[1])
-    .map(([verdict, n]) => `${verdict === "none" ? "no answer" : verdict} ${n}`)
-    .join(", ");
+  return describeSplit(diagnosis.votes);
 }
 
 /**
