@@ -190,21 +190,13 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     if ((await files.read(rel)) === undefined) await files.write(rel, `${pythonDocstring(docstring)}\n`);
   }
   const runId = makeRunId(new Date(started), options.rpgSha256);
+  // Every run of generated code, gate or measure, in the same sandbox under the same limits.
+  const gate = { sandbox: sandbox.kind, perTestTimeoutMs: options.perTestTimeoutMs, limits: options.limits, plugins };
   const pytestIn =
     (cwd: string) =>
     async (targets: readonly string[], signal?: AbortSignal): Promise<PytestResult> =>
       // What generated code printed leaves the sandbox here, for prompts, artifacts, test_results.xml and comments.
-      redactPytestResult(
-        await runPytest({
-          cwd,
-          targets: [...targets],
-          sandbox: sandbox.kind,
-          perTestTimeoutMs: options.perTestTimeoutMs,
-          limits: options.limits,
-          plugins,
-          ...(signal ? { signal } : {}),
-        }),
-      );
+      redactPytestResult(await runPytest({ ...gate, cwd, targets: [...targets], ...(signal ? { signal } : {}) }));
   const setup = createTddSetup({
     rpg: options.rpg,
     plan,
@@ -218,17 +210,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     mutants: options.mutants,
     runTests: pytestIn(workDir),
     measureCoverage: (targets, file, ranges, signal) =>
-      measureCoverage({
-        cwd: workDir,
-        targets: [...targets],
-        file,
-        ranges,
-        sandbox: sandbox.kind,
-        perTestTimeoutMs: options.perTestTimeoutMs,
-        limits: options.limits,
-        plugins,
-        signal,
-      }),
+      measureCoverage({ ...gate, cwd: workDir, targets: [...targets], file, ranges, signal }),
     notes: options.revise?.notes,
   });
   const nodeFiles = (id: string): string[] => {
