@@ -18,6 +18,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
+import { ACTION_BUILD_OPTIONS } from "../scripts/action-build-options.js";
 import { Language, Parser, type Node as SyntaxNode } from "web-tree-sitter";
 import { outlinePython, type Outline, type TopLevelStatement } from "../src/workspace/python-outline.js";
 import { formatBytes, formatMs, now, renderTable, summarize, timingRow, type Row, type Samples } from "./measure.js";
@@ -383,13 +384,7 @@ async function bundledBytes(): Promise<number> {
     build({
       stdin: { contents, resolveDir: root, loader: "ts" },
       absWorkingDir: root,
-      bundle: true,
-      platform: "node",
-      target: "node20",
-      format: "esm",
-      mainFields: ["module", "main"],
-      write: false,
-      legalComments: "eof",
+      ...ACTION_BUILD_OPTIONS,
       logLevel: "silent",
     });
   const empty = await entry("export {};");

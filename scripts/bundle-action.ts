@@ -8,6 +8,7 @@ import { readFile, writeFile, mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { ACTION_BUILD_OPTIONS } from "./action-build-options.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const outfile = join(root, "dist", "index.js");
@@ -15,15 +16,8 @@ const outfile = join(root, "dist", "index.js");
 const result = await build({
   absWorkingDir: root,
   entryPoints: [join(root, "src", "action", "index.ts")],
-  bundle: true,
-  platform: "node",
-  target: "node20",
-  format: "esm",
-  // ES builds first: some packages (jsonc-parser) ship a UMD "main" whose require() calls a bundle cannot follow.
-  mainFields: ["module", "main"],
-  write: false,
+  ...ACTION_BUILD_OPTIONS,
   outfile,
-  legalComments: "eof",
   logLevel: "warning",
   // Some dependencies are CommonJS and call require() for Node's own modules, which an ES
   // module bundle does not have; give it one.
