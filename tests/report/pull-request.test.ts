@@ -183,11 +183,11 @@ describe("renderReportComment", () => {
     expect(report).not.toContain("#### Coverage");
     const measured = checkpointWith(context);
     measured.nodes["b"]!.coverage = { lines: { covered: 6, total: 8 }, branches: { covered: 1, total: 2 } };
-    measured.nodes["c"]!.coverage_note = "coverage.py is not installed for /usr/bin/python3 @octocat";
+    measured.nodes["c"]!.coverage_note = "coverage.py is not installed for /opt/py/bin/python3 @octocat";
     const shown = renderReportComment({ ...input({ checkpoint: measured }), model: "gpt-4o" });
     expect(shown).toContain("#### Coverage of each node's code by its own tests\n\n| Node | Lines | Branches |");
     expect(shown).toContain("| `b` | 6 of 8 (75%) | 1 of 2 (50%) |");
-    expect(shown).toContain("_No coverage figure for `c`: coverage.py is not installed for /usr/bin/python3 @\u200boctocat_");
+    expect(shown).toContain("_No coverage figure for `c`: coverage.py is not installed for /opt/py/bin/python3 @\u200boctocat_");
   });
 
   it("flags a node whose tests kill none of its mutants, and only then", () => {
