@@ -62331,6 +62331,16 @@ function closesFence(line, fence) {
 }
 var detailsBalance = (line) => (line.match(/<details\b/gi) ?? []).length - (line.match(/<\/details\s*>/gi) ?? []).length;
 
+// src/record/diagnosis.ts
+var VERDICTS = ["implementation_bug", "test_issue", "environment_issue"];
+function describeSplit(votes) {
+  const parts2 = [...VERDICTS, "none"].flatMap((verdict) => {
+    const n = votes.filter((vote) => vote.verdict === verdict).length;
+    return n > 0 ? [`${verdict === "none" ? "no answer" : verdict} ${n}`] : [];
+  });
+  return parts2.join(", ");
+}
+
 // src/report/diagnoses.ts
 var DECISION = {
   implementation_bug: "implementation bug: fix the code",
@@ -62343,9 +62353,7 @@ var DECISION = {
 var when = (iteration) => iteration === 0 ? "implementation" : `fix ${iteration}`;
 function split(diagnosis) {
   if (diagnosis.decision === "flaky") return `passed when run again: ${(diagnosis.flaky_tests ?? []).join(", ")}`;
-  const counts = /* @__PURE__ */ new Map();
-  for (const vote of diagnosis.votes) counts.set(vote.verdict, (counts.get(vote.verdict) ?? 0) + 1);
-  return [...counts].sort((a, b) => b[1] - a[1]).map(([verdict, n]) => `${verdict === "none" ? "no answer" : verdict} ${n}`).join(", ");
+  return describeSplit(diagnosis.votes);
 }
 function renderDiagnoses(diagnoses) {
   const lines = ["| After | Votes | Decision |", "|-------|-------|----------|"];
@@ -67694,7 +67702,6 @@ async function measureTestStrength(input2) {
 }
 
 // src/engine/diagnosis-vote.ts
-var VERDICTS = ["implementation_bug", "test_issue", "environment_issue"];
 var TEMPERATURES = { low: 0.3, high: 0.7 };
 function voteTemperatures(count2) {
   if (count2 === 1) return [(TEMPERATURES.low + TEMPERATURES.high) / 2];
@@ -67710,13 +67717,6 @@ function tallyVotes(votes, asked) {
   const counts = VERDICTS.map((verdict) => [verdict, cast.filter((vote) => vote.verdict === verdict).length]);
   const [winner, count2] = counts.reduce((best, next) => next[1] > best[1] ? next : best);
   return count2 >= majorityOf(asked) ? { decision: winner, count: count2 } : { decision: "needs_human_review", count: count2 };
-}
-function describeSplit(votes) {
-  const parts2 = [...VERDICTS, "none"].flatMap((verdict) => {
-    const n = votes.filter((vote) => vote.verdict === verdict).length;
-    return n > 0 ? [`${verdict === "none" ? "no answer" : verdict} ${n}`] : [];
-  });
-  return parts2.join(", ");
 }
 
 // src/engine/failure-brief.ts
@@ -74372,7 +74372,7 @@ function ownedTestsProblem(result, owned, required2) {
   const missing = [];
   const notPassed = [];
   for (const id of owned) {
-    const cases = [...report.outcomes].filter(([test]) => test === id || test.startsWith(`${id}[`) || test.startsWith(`${id}::`));
+    const cases = [...report.outcomes].filter(([test]) => isCaseOf(test, id));
     if (cases.length === 0) missing.push(id);
     for (const [test, outcome] of cases) if (outcome !== "passed") notPassed.push(`${test} ${outcome}`);
   }
@@ -74380,6 +74380,9 @@ function ownedTestsProblem(result, owned, required2) {
   if (missing.length > 0) return `the run's report has no result for ${short(missing)}`;
   if (required2 === "passed" && notPassed.length > 0) return `not every test passed: ${short(notPassed)}`;
   return void 0;
+}
+function isCaseOf(test, owned) {
+  return test === owned || test.startsWith(`${owned}[`) || test.startsWith(`${owned}::`);
 }
 function collectionErrorIn(result, testFile) {
   if (result.report.authentic && result.report.collectErrors.includes(testFile)) return true;
@@ -74509,6 +74512,7 @@ ${result.output.slice(-3e3)}`;
     const applied = proposal.ok ? await this.code.propose(proposal.imports, proposal.code, proposal.support) : proposal;
     let result;
     let outcome;
+    let diagnosable = true;
     if (applied.ok) {
       result = await this.runTests();
       let route = greenGateRoute(result, this.testFile, this.testIds);
@@ -74521,27 +74525,24 @@ ${result.output.slice(-3e3)}`;
         "pytest-output.txt": result.output,
         "junit.xml": result.junitXml
       });
-      const regression = route === "green" ? await this.regressionCheck() : void 0;
-      if (route === "green" && !regression) {
-        const coverage = await this.coverage();
-        return { step: "done", outcome: this.passed(result, await this.testStrength(), coverage) };
-      }
-      if (regression) {
+      if (route === "green") {
+        const regression = await this.regressionCheck();
+        if (!regression) {
+          const coverage = await this.coverage();
+          return { step: "done", outcome: this.passed(result, await this.testStrength(), coverage) };
+        }
         this.regressions++;
         await this.code.revert();
-        this.notes.push({
-          label: this.iterations === 0 ? "implementation" : `fix ${this.iterations}`,
-          tried: proposal.ok && proposal.tried || "(no notes)",
-          outcome: regression.outcome
-        });
-        return this.afterFailure(regression.outcome, regression.result, false);
-      }
-      if (route === "environment")
+        ({ result, outcome } = regression);
+        diagnosable = false;
+      } else if (route === "environment") {
         return this.done(
           result.timedOut ? "the test run was killed at its time limit, which counts as an environment issue" : `the test environment failed (pytest exit ${result.exitCode})`,
           result
         );
-      outcome = (result.exitCode === 0 ? ownedTestsProblem(result, this.testIds, "passed") : void 0) ?? outcomeLine(result);
+      } else {
+        outcome = (result.exitCode === 0 ? ownedTestsProblem(result, this.testIds, "passed") : void 0) ?? outcomeLine(result);
+      }
     } else {
       outcome = `refused: ${applied.reason}`;
     }
@@ -74550,7 +74551,7 @@ ${result.output.slice(-3e3)}`;
       tried: proposal.ok && proposal.tried || "(no notes)",
       outcome
     });
-    return this.afterFailure(outcome, result, true);
+    return this.afterFailure(outcome, result, diagnosable);
   }
   /** After a failed attempt: the node fails when its iterations are spent; otherwise a diagnosis when one is due, or the fix step. */
   afterFailure(outcome, result, diagnosable) {
@@ -74575,7 +74576,7 @@ ${result.output.slice(-3e3)}`;
       "junit.xml": result.junitXml
     });
     if (result.exitCode === 0 && result.report.authentic) return void 0;
-    const owned = (name) => this.testIds.some((id) => name === id || name.startsWith(`${id}[`) || name.startsWith(`${id}::`));
+    const owned = (test) => this.testIds.some((id) => isCaseOf(test, id));
     const broken = result.tests.filter((t) => (t.status === "failed" || t.status === "error") && !owned(t.id)).map((t) => t.name);
     const what = broken.length > 0 ? `broke ${broken.slice(0, 5).join(", ")}${broken.length > 5 ? ` and ${broken.length - 5} more` : ""}` : `left the other tests of ${this.testFile} failing to run (pytest exit ${result.exitCode}${this.reportProblem(result)})`;
     return { result, outcome: `regression: the change ${what}, tests of nodes that passed before in ${this.implFile}; it was undone` };
@@ -74590,14 +74591,14 @@ ${result.output.slice(-3e3)}`;
     this.diagnosisDue = false;
     const flaky = await this.flakyTests(result);
     if (flaky.length > 0) {
-      this.record({ iteration: this.iterations, votes: [], decision: "flaky", flaky_tests: flaky });
+      this.diagnoses.push({ iteration: this.iterations, votes: [], decision: "flaky", flaky_tests: flaky });
       this.notes.push({ label: "diagnosis", tried: `ran the tests again unchanged: ${flaky.join(", ")} passed`, outcome: "flaky" });
       return this.rewriteTests(`${flaky.join(", ")} failed and then passed unchanged: the tests are flaky`, result);
     }
     const votes = await this.vote(result);
     const asked = this.setup.diagnosisVotes;
     const { decision, count: count2 } = tallyVotes(votes, asked);
-    this.record({ iteration: this.iterations, votes, decision });
+    this.diagnoses.push({ iteration: this.iterations, votes, decision });
     const why = votes.find((vote) => vote.verdict === decision)?.reason ?? "";
     this.notes.push({ label: "diagnosis", tried: why ? `${describeSplit(votes)}: ${why}` : describeSplit(votes), outcome: decision });
     switch (decision) {
@@ -74637,9 +74638,6 @@ ${result.output.slice(-3e3)}`;
     this.rewrites++;
     this.testAttempts = 0;
     return { step: "tests", why };
-  }
-  record(diagnosis) {
-    this.diagnoses.push(diagnosis);
   }
   /** A fix request with the failure brief, or with why the last proposal was refused. */
   async fix(result, outcome) {
@@ -76304,19 +76302,10 @@ async function generate(options) {
 `);
   }
   const runId = makeRunId(new Date(started), options.rpgSha256);
+  const gate = { sandbox: sandbox.kind, perTestTimeoutMs: options.perTestTimeoutMs, limits: options.limits, plugins };
   const pytestIn = (cwd) => async (targets, signal) => (
     // What generated code printed leaves the sandbox here, for prompts, artifacts, test_results.xml and comments.
-    redactPytestResult(
-      await runPytest({
-        cwd,
-        targets: [...targets],
-        sandbox: sandbox.kind,
-        perTestTimeoutMs: options.perTestTimeoutMs,
-        limits: options.limits,
-        plugins,
-        ...signal ? { signal } : {}
-      })
-    )
+    redactPytestResult(await runPytest({ ...gate, cwd, targets: [...targets], ...signal ? { signal } : {} }))
   );
   const setup = createTddSetup({
     rpg: options.rpg,
@@ -76330,17 +76319,7 @@ async function generate(options) {
     diagnosisVotes: options.diagnosisVotes,
     mutants: options.mutants,
     runTests: pytestIn(workDir),
-    measureCoverage: (targets, file2, ranges, signal) => measureCoverage({
-      cwd: workDir,
-      targets: [...targets],
-      file: file2,
-      ranges,
-      sandbox: sandbox.kind,
-      perTestTimeoutMs: options.perTestTimeoutMs,
-      limits: options.limits,
-      plugins,
-      signal
-    }),
+    measureCoverage: (targets, file2, ranges, signal) => measureCoverage({ ...gate, cwd: workDir, targets: [...targets], file: file2, ranges, signal }),
     notes: options.revise?.notes
   });
   const nodeFiles = (id) => {
