@@ -13,6 +13,7 @@ import { estimateTokens } from "../src/llm/redact.js";
 import type { ModelProvider } from "../src/llm/provider.js";
 import { committedReport } from "../src/report/generation-report.js";
 import { parseRpgText } from "../src/rpg/load.js";
+import { INTEGRATION_REPLIES } from "./example-statkit/integration-replies.js";
 import { REPLIES } from "./example-statkit/replies.js";
 
 const RPG = "examples/statkit/rpg.json";
@@ -33,7 +34,9 @@ const scripted: ModelProvider = {
             ? replies?.fixes?.[attempt - 1]
             : kind === "diagnosis"
               ? replies?.votes?.[attempt - 1]
-              : undefined;
+              : kind === "integration_tests" && attempt === 1
+                ? INTEGRATION_REPLIES[request.key.nodeId]
+                : undefined;
     if (!reply || ("test_code" in reply && reply.test_code === undefined)) {
       return { ok: false, reason: `no scripted reply for ${request.key.nodeId} ${kind} ${attempt}`, final: true };
     }

@@ -75,6 +75,7 @@ export async function runGeneration(
     maxIterations: inputs.maxIterations,
     diagnosisVotes: inputs.diagnosisVotes,
     mutants: inputs.mutants,
+    integrationTests: inputs.integrationTests,
     concurrency: inputs.concurrency,
     sandbox: inputs.sandbox,
     git: true,

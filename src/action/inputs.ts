@@ -34,6 +34,7 @@ export const ActionInputsSchema = z
     /** From .github/rpg-forge.yml only: a workflow input would take one of the ten a dispatch may carry. */
     diagnosisVotes: z.number().int().min(1).optional(),
     mutants: z.number().int().min(0).optional(),
+    integrationTests: z.boolean().optional(),
     concurrency: positive("concurrency", 1),
     baseBranch: z.string(),
     githubToken: z.string(),
@@ -94,6 +95,7 @@ export function readInputs(config: RepoConfig = RepoConfigSchema.parse({})): Act
     maxIterations: given("max-iterations", config["max-iterations"]),
     diagnosisVotes: config["diagnosis-votes"],
     mutants: config.mutants,
+    integrationTests: config["integration-tests"],
     concurrency: given("concurrency", config.concurrency),
     baseBranch: given("base-branch", config["base-branch"]),
     githubToken: core.getInput("github-token"),

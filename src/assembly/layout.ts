@@ -46,6 +46,22 @@ export function testFileLookup(rpg: Pick<Rpg, "nodes">): (id: string) => string 
   return (id) => files.get(id) ?? `tests/test_${id}.py`;
 }
 
+/**
+ * The integration test file of each subgraph (decision 0024): tests/integration/test_<subgraph>.py, the id
+ * as a Python identifier. Ids that come out the same (a-b and a_b) get their position in the list appended.
+ */
+export function integrationTestFiles(rpg: Pick<Rpg, "nodes" | "subgraphs">): Map<string, string> {
+  const ids = [...new Set([...(rpg.subgraphs ?? []).map((s) => s.id), ...rpg.nodes.map((n) => n.subgraph_id)])];
+  const stems = ids.map((id) => id.toLowerCase().replace(/[^a-z0-9_]+/g, "_"));
+  const files = new Map<string, string>();
+  ids.forEach((id, i) => {
+    const stem = stems[i]!;
+    const name = stems.indexOf(stem) === stems.lastIndexOf(stem) ? stem : `${stem}_${i + 1}`;
+    files.set(id, `tests/integration/test_${name}.py`);
+  });
+  return files;
+}
+
 /** Package directories that need an __init__.py for the nodes' modules to import as regular packages. */
 export function packageDirectories(rpg: Pick<Rpg, "nodes">): string[] {
   const dirs = new Set<string>();

@@ -138,7 +138,9 @@ export async function assemblePackage(options: AssemblyOptions): Promise<Assembl
   };
   await write("docs/rpg.json", `${JSON.stringify(exported, null, 2)}\n`, false);
 
-  const suiteFiles = [...new Set(passed.map((n) => testFiles(rpg).get(n.id)!))].sort();
+  // Each node's test file, and the integration tests of the subgraphs done (decision 0024).
+  const integrationFiles = Object.values(options.checkpoint.integration ?? {}).flatMap((r) => (r.file ? [r.file] : []));
+  const suiteFiles = [...new Set([...passed.map((n) => testFiles(rpg).get(n.id)!), ...integrationFiles])].sort();
   let suite: AssemblyResult["suite"];
   let junitXml: string | undefined;
   if (suiteFiles.length > 0) {

@@ -95,11 +95,16 @@ export class CheckpointStore {
    * outgrows the file it extends, compacts, so that reading stays cheap and every write is paid
    * for at most twice.
    */
-  record(checkpoint: Checkpoint, ids: Iterable<string>): Promise<void> {
+  record(checkpoint: Checkpoint, ids: Iterable<string>, subgraphs: Iterable<string> = []): Promise<void> {
     const nodes: Record<string, CheckpointEntry> = {};
     for (const id of ids) if (checkpoint.nodes[id]) nodes[id] = checkpoint.nodes[id];
-    const { nodes: _all, pending_writes, ...top } = checkpoint;
-    const line = `${this.#redactedJson({ top: { ...top, pending_writes: pending_writes ?? null }, nodes })}\n`;
+    // Like nodes, a subgraph's integration record is journaled when it changes, not on every line.
+    const integration: NonNullable<Checkpoint["integration"]> = {};
+    for (const id of subgraphs) if (checkpoint.integration?.[id]) integration[id] = checkpoint.integration[id];
+    const { nodes: _all, pending_writes, integration: _records, ...top } = checkpoint;
+    const change: JournalLine = { top: { ...top, pending_writes: pending_writes ?? null }, nodes };
+    if (Object.keys(integration).length > 0) change.integration = integration;
+    const line = `${this.#redactedJson(change)}\n`;
     return this.#serially(async () => {
       await this.#append(line);
       if (this.#journalBytes > Math.max(this.#snapshotBytes, 64 * 1024)) await this.#compactText(checkpointText(checkpoint));
@@ -162,8 +167,9 @@ export function journalPathFor(checkpointPath: string): string {
 }
 
 interface JournalLine {
-  top: Omit<Checkpoint, "nodes" | "pending_writes"> & { pending_writes: string[] | null };
+  top: Omit<Checkpoint, "nodes" | "pending_writes" | "integration"> & { pending_writes: string[] | null };
   nodes: Record<string, CheckpointEntry>;
+  integration?: NonNullable<Checkpoint["integration"]>;
 }
 
 function apply(checkpoint: Checkpoint, change: JournalLine): void {
@@ -172,6 +178,7 @@ function apply(checkpoint: Checkpoint, change: JournalLine): void {
   if (pending_writes === null) delete checkpoint.pending_writes;
   else checkpoint.pending_writes = pending_writes;
   Object.assign(checkpoint.nodes, change.nodes);
+  if (change.integration) checkpoint.integration = { ...checkpoint.integration, ...change.integration };
 }
 
 function parseLine(line: string): unknown {

@@ -30,7 +30,20 @@ export function mergeCheckpoints(parts: readonly CheckpointPart[]): Checkpoint |
       if (own) owned.add(id);
     }
   };
+  // A subgraph's integration record, like its nodes' entries, comes from its own part when there is one.
+  const integration: NonNullable<Checkpoint["integration"]> = {};
+  const ownRecord = new Set<string>();
+  const takeIntegration = (part: CheckpointPart): void => {
+    for (const [id, record] of Object.entries(part.checkpoint.integration ?? {})) {
+      const own = id === part.subgraphId;
+      if (ownRecord.has(id) || (!own && integration[id])) continue;
+      integration[id] = structuredClone(record);
+      if (own) ownRecord.add(id);
+    }
+  };
+  delete merged.integration;
   take(first);
+  takeIntegration(first);
   for (const part of rest) {
     const other = part.checkpoint;
     if (other.created_at < merged.created_at) merged.created_at = other.created_at;
@@ -39,7 +52,9 @@ export function mergeCheckpoints(parts: readonly CheckpointPart[]): Checkpoint |
       merged.run_id = other.run_id;
     }
     take(part);
+    takeIntegration(part);
   }
+  if (Object.keys(integration).length > 0) merged.integration = integration;
   return merged;
 }
 

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { moduleDocstrings, pythonDocstring } from "../assembly/docstrings.js";
-import { packageDirectories, testFileLookup } from "../assembly/layout.js";
+import { integrationTestFiles, packageDirectories, testFileLookup } from "../assembly/layout.js";
 import type { ModelProvider } from "../llm/provider.js";
 import type { ReviewerNote } from "../llm/requests/node-context.js";
 import { createRequestKeys } from "../llm/request-keys.js";
@@ -38,6 +38,7 @@ import type { AssemblyResult } from "./assemble.js";
 import { SubgraphCommits } from "./subgraph-commits.js";
 import { summarize, type RunSummary } from "../record/summary.js";
 import { createTddSetup } from "./tdd-setup.js";
+import { IntegrationTests } from "./integration-tests.js";
 
 /** What rpg-forge writes in the output by path rather than through PackageFiles: no link may sit on their way. */
 const OWN_WRITES = [
@@ -48,6 +49,7 @@ const OWN_WRITES = [
   ".rpg-forge/runs",
   ".rpg-forge/work",
   ".rpg-forge/snapshot",
+  ".rpg-forge/integration",
 ];
 
 /** What the committed report of a state is rendered from: that state alone, nothing that changes with every run. */
@@ -83,6 +85,8 @@ export interface GenerateOptions {
   diagnosisVotes?: number | undefined;
   /** Mutants of each passed node's code to run its tests against (decision 0022); 3 when undefined, 0 for none. */
   mutants?: number | undefined;
+  /** Integration tests per subgraph once its leaves have all passed (decision 0024); default true. */
+  integrationTests?: boolean | undefined;
   /** Leaves generated at once (default 1); nodes of one file never run together. */
   concurrency?: number | undefined;
   sandbox?: SandboxKind | undefined;
@@ -245,6 +249,28 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   if (options.onEvent) runOptions.onEvent = options.onEvent;
   if (options.signal) runOptions.signal = options.signal;
   const visited = new Set(runOptions.scope ?? plan.order);
+  const integrationDir = join(outDir, ".rpg-forge", "integration");
+  if (options.integrationTests !== false) {
+    const integrationFiles = integrationTestFiles(options.rpg);
+    const integration = new IntegrationTests({
+      setup,
+      plan,
+      visited,
+      testFileOf: (id) => integrationFiles.get(id)!,
+      // Against the output, which holds passed code only: the code the subgraph's commit holds.
+      runTests: async (files, targets, signal) => {
+        await createWorkTree(outDir, integrationDir);
+        await layOver(integrationDir, files);
+        return pytestIn(integrationDir)(targets, signal);
+      },
+      ship: async (path, content) => {
+        if (content !== null) await output.write(path, content);
+        else if ((await output.read(path)) !== undefined) await output.remove(path);
+      },
+      onEvent: options.onEvent,
+    });
+    runOptions.checkSubgraphs = (checkpoint, signal, unannounced) => integration.testCompleted(checkpoint, signal, unannounced);
+  }
   const snapshotDir = join(outDir, ".rpg-forge", "snapshot");
   const snapshotOf = async (subgraphs: ReadonlySet<string>, checkpoint: Checkpoint) =>
     buildSnapshot({
@@ -291,6 +317,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   } finally {
     await removeWorkTree(workDir);
     await removeWorkTree(snapshotDir);
+    await removeWorkTree(integrationDir);
   }
   const { checkpoint, interrupted } = run;
   const summary = summarize(checkpoint);

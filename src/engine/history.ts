@@ -1,4 +1,4 @@
-import { packageDirectories } from "../assembly/layout.js";
+import { integrationTestFiles, packageDirectories } from "../assembly/layout.js";
 import type { PlannedSubgraph } from "../plan/plan.js";
 import { normalizePath } from "../rpg/paths.js";
 import type { Rpg } from "../rpg/schema.js";
@@ -13,6 +13,7 @@ export function ownedPaths(rpg: Rpg, testFileOf: (id: string) => string, extra: 
     paths.add(testFileOf(node.id));
   }
   for (const dir of packageDirectories(rpg)) paths.add(`${dir}/__init__.py`);
+  for (const path of integrationTestFiles(rpg).values()) paths.add(path);
   return paths;
 }
 

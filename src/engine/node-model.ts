@@ -2,11 +2,13 @@ import { askStructured, type StructuredResult } from "../llm/structured.js";
 import { addUsage, ZERO_USAGE, type ModelMessage, type TokenUsage } from "../llm/provider.js";
 import type { DIAGNOSIS_KIND } from "../llm/requests/diagnosis.js";
 import type { FIX_KIND, IMPLEMENTATION_KIND } from "../llm/requests/implementation.js";
+import type { INTEGRATION_TESTS_KIND } from "../llm/requests/integration-tests.js";
 import type { TESTS_KIND } from "../llm/requests/tests.js";
 import { estimateTokens, redactMessages } from "../llm/redact.js";
 import type { TddSetup } from "./tdd-setup.js";
 
-export type RequestKind = typeof TESTS_KIND | typeof IMPLEMENTATION_KIND | typeof FIX_KIND | typeof DIAGNOSIS_KIND;
+export type RequestKind =
+  typeof TESTS_KIND | typeof IMPLEMENTATION_KIND | typeof FIX_KIND | typeof DIAGNOSIS_KIND | typeof INTEGRATION_TESTS_KIND;
 
 /** What a kind's reply reads as once accepted. */
 export type ReplyOf<K extends RequestKind> = ReturnType<K["schema"]["parse"]>;

@@ -1,6 +1,6 @@
 import type { RpgNode } from "../rpg/schema.js";
 import { symbolKindOf } from "../rpg/symbol-kind.js";
-import type { Outline } from "../workspace/python-outline.js";
+import type { Outline, TopLevelStatement } from "../workspace/python-outline.js";
 
 /**
  * The engine's verdict on what the model proposed (seed 003: the model proposes,
@@ -11,15 +11,10 @@ export type Verdict<T> = { ok: true; value: T } | { ok: false; reason: string };
 
 /** Checks proposed tests; returns the pytest ids of the node's tests. */
 export function checkTests(node: RpgNode, testFile: string, outline: Outline, otherNames: ReadonlySet<string>): Verdict<string[]> {
-  if (!outline.ok) return { ok: false, reason: `the tests do not parse: line ${outline.line}: ${outline.message}` };
-  const stray = outline.statements.filter((s) => s.kind === "other" || s.kind === "future");
-  if (stray.length > 0)
-    return {
-      ok: false,
-      reason: `only imports, functions, classes and tables of cases may stand at top level; found a statement at line ${stray[0]!.start}`,
-    };
+  const shape = testFileStatements(outline);
+  if (!shape.ok) return shape;
   // Tables of cases are plain literals (the review refuses anything that runs); their names are held to the same rule as functions'.
-  const named = outline.statements.filter((s) => s.kind === "def" || s.kind === "class" || s.kind === "assign");
+  const named = shape.value.filter((s) => s.kind === "def" || s.kind === "class" || s.kind === "assign");
   const foreign = named.filter((s) => !s.name!.toLowerCase().includes(node.name.toLowerCase()));
   if (foreign.length > 0)
     return {
@@ -32,6 +27,27 @@ export function checkTests(node: RpgNode, testFile: string, outline: Outline, ot
   const tests = named.filter((s) => (s.kind === "def" && s.name!.startsWith("test")) || (s.kind === "class" && s.name!.startsWith("Test")));
   if (tests.length === 0) return { ok: false, reason: "no test functions (test_...) or test classes (Test...) were proposed" };
   return { ok: true, value: tests.map((s) => `${testFile}::${s.name}`) };
+}
+
+/** Checks proposed integration tests (decision 0024); returns the pytest ids of its tests. */
+export function checkIntegrationTests(testFile: string, outline: Outline): Verdict<string[]> {
+  const shape = testFileStatements(outline);
+  if (!shape.ok) return shape;
+  const tests = shape.value.filter((s) => s.kind === "def" && s.name!.startsWith("test"));
+  if (tests.length === 0) return { ok: false, reason: "no test functions (test_...) were proposed" };
+  return { ok: true, value: tests.map((s) => `${testFile}::${s.name}`) };
+}
+
+/** A test file's top-level statements, or why they are not what tests may hold (it does not parse, or runs statements). */
+function testFileStatements(outline: Outline): Verdict<TopLevelStatement[]> {
+  if (!outline.ok) return { ok: false, reason: `the tests do not parse: line ${outline.line}: ${outline.message}` };
+  const stray = outline.statements.find((s) => s.kind === "other" || s.kind === "future");
+  if (stray)
+    return {
+      ok: false,
+      reason: `only imports, functions, classes and tables of cases may stand at top level; found a statement at line ${stray.start}`,
+    };
+  return { ok: true, value: outline.statements };
 }
 
 /** Checks a proposed implementation: exactly the node's symbol, and imports that are only imports. */

@@ -60,6 +60,12 @@ export interface RunOptions {
    */
   afterNode?: (nodeId: string, checkpoint: Checkpoint, unannounced: ReadonlySet<string>) => Promise<void>;
   /**
+   * Checks complete subgraphs (their integration tests, decision 0024): in a node's bookkeeping, after its line and
+   * before `afterNode` commits, and once more at the end of a run that was not interrupted (a resume may find a
+   * subgraph complete with no node left to run). Returns the subgraphs whose records changed, for the journal.
+   */
+  checkSubgraphs?: (checkpoint: Checkpoint, signal: AbortSignal, unannounced: ReadonlySet<string>) => Promise<readonly string[]>;
+  /**
    * Buffers passed nodes' files and writes them after every batch, when a subgraph
    * completes, and when the run stops. Without one, the executor's writes are final.
    */
@@ -198,7 +204,14 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
     }
     announce(nodeId);
     unannounced.delete(nodeId);
+    await checkSubgraphs();
     await options.afterNode?.(nodeId, checkpoint, unannounced);
+  };
+  const checkSubgraphs = async (): Promise<void> => {
+    const changed = (await options.checkSubgraphs?.(checkpoint, signal, unannounced)) ?? [];
+    if (changed.length === 0) return;
+    checkpoint.updated_at = iso();
+    await store.record(checkpoint, [], changed);
   };
   /** The files the buffered nodes' write puts in the output, asked whenever the scheduler checks (more may pass meanwhile). */
   const pendingFiles = (): ReadonlySet<string> => new Set(writer?.pending.flatMap((id) => filesOf(id)) ?? []);
@@ -217,6 +230,7 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
     throw error;
   }
   await flush();
+  if (!interrupted && !signal.aborted) await checkSubgraphs();
   // Whole again at the end: what a commit, `status` or the next run reads is one file.
   await saveWhole();
   emit({ type: "run-finished", interrupted, elapsedMs: clock() - started });

@@ -1,4 +1,5 @@
 import { stripApiBlock } from "../assembly/init-files.js";
+import { integrationTestFiles } from "../assembly/layout.js";
 import { withoutSymbols } from "../assembly/module-subset.js";
 import { withoutTestBlocks } from "../assembly/test-blocks.js";
 import type { Plan } from "../plan/plan.js";
@@ -66,7 +67,17 @@ export function projectCheckpoint(checkpoint: Checkpoint, plan: Plan, subgraphs:
     if (entry.timestamp > updated) updated = entry.timestamp;
     for (const attempt of entry.attempts) if (attempt.started_at > latestStart) [latestStart, runId] = [attempt.started_at, attempt.run_id];
   }
-  return { version: 1, run_id: runId, rpg_sha256: checkpoint.rpg_sha256, created_at: checkpoint.created_at, updated_at: updated, nodes };
+  const projected: Checkpoint = {
+    version: 1,
+    run_id: runId,
+    rpg_sha256: checkpoint.rpg_sha256,
+    created_at: checkpoint.created_at,
+    updated_at: updated,
+    nodes,
+  };
+  const integration = Object.entries(checkpoint.integration ?? {}).filter(([id]) => subgraphs.has(id));
+  if (integration.length > 0) projected.integration = Object.fromEntries(integration.map(([id, record]) => [id, structuredClone(record)]));
+  return projected;
 }
 
 /** Makes the output hold a snapshot: what differs is written, what must not be there is removed. */
@@ -126,6 +137,12 @@ export async function buildSnapshot(input: SnapshotInput): Promise<Snapshot> {
     const rest = source === undefined ? undefined : withoutTestBlocks(source, drop);
     if (keep.length > 0 || rest === undefined) decide(path, rest);
     else files.set(path, rest.trim() === "" ? null : rest);
+  }
+
+  // A done subgraph's integration tests as they passed (decision 0024); the others' are not there yet.
+  for (const [subgraphId, path] of integrationTestFiles(rpg)) {
+    const shipped = checkpoint.integration?.[subgraphId]?.file;
+    decide(path, shipped === path ? await output.read(path) : undefined);
   }
 
   // The scaffold's pytest.ini (or the person's) is what makes the snapshot's tests import the package.

@@ -3,7 +3,9 @@ import { RpgForgeError } from "../errors.js";
 import { redactDeep } from "../redact.js";
 import { NodeStatusSchema } from "../rpg/schema.js";
 import { CoverageSchema } from "./coverage.js";
+import { IntegrationSchema } from "./integration.js";
 import { TestStrengthSchema } from "./test-strength.js";
+import { TokensSchema } from "./tokens.js";
 
 /**
  * The checkpoint's shape: what a run records of each node, for resuming, the report, the pull
@@ -48,7 +50,7 @@ export const DiagnosisSchema = z.object({
   flaky_tests: z.array(z.string()).optional().describe("Tests that failed and then passed unchanged when run again."),
 });
 
-export const TokensSchema = z.object({ prompt: z.int().min(0), completion: z.int().min(0), total: z.int().min(0) });
+export { TokensSchema };
 
 /** One start of a node's generation; the list is the node's history across runs and resumes. */
 export const AttemptSchema = z.object({
@@ -104,6 +106,10 @@ export const CheckpointSchema = z.object({
     .array(z.string())
     .optional()
     .describe("Passed nodes whose files were still buffered in the work tree; a resume regenerates them."),
+  integration: z
+    .record(z.string(), IntegrationSchema)
+    .optional()
+    .describe("By subgraph id: the integration tests of each subgraph whose leaves all passed (decision 0024)."),
 });
 
 export type TestResults = z.infer<typeof TestResultsSchema>;

@@ -20,6 +20,16 @@ export type RunEvent =
   | { type: "progress"; done: number; total: number; elapsedMs: number; etaMs: number }
   /** A batch of passed nodes' files went to the output; `failed` nodes could not be written, `blocked` ones import one of those. */
   | { type: "batch-written"; nodeIds: string[]; files: string[]; failed: { nodeId: string; reason: string }[]; blocked: string[] }
+  /** A subgraph's integration tests ran (decision 0024): how many cases passed, and how many the shipped file holds. */
+  | {
+      type: "integration-tested";
+      subgraphId: string;
+      status: "validated" | "not_validated";
+      passed: number;
+      total: number;
+      shipped: number;
+      note?: string;
+    }
   /** A completed subgraph's commit on the run branch (sha, tag) and its own branch, either of which may be unchanged. */
   | { type: "subgraph-committed"; subgraphId: string; sha?: string; tag?: string; branch?: string }
   | { type: "run-finished"; interrupted: boolean; elapsedMs: number };

@@ -6,6 +6,7 @@ import { diagnosedNodes, renderDiagnoses } from "./diagnoses.js";
 import { code, fenced, prose } from "./markdown.js";
 import { renderTestStrength } from "./test-strength.js";
 import { renderCoverage } from "./coverage.js";
+import { renderIntegration } from "./integration.js";
 import { renderMermaid } from "./mermaid.js";
 
 export interface ReportInput {
@@ -99,6 +100,7 @@ export function renderGenerationReport(input: ReportInput): string {
     for (const id of diagnosed) lines.push(`### ${code(id)}`, "", ...renderDiagnoses(checkpoint.nodes[id]!.diagnoses!), "");
   }
   lines.push("## Test Results", "", ...testResults(input, entries), "");
+  lines.push(...renderIntegration(plan, checkpoint));
   lines.push(...renderTestStrength(plan, checkpoint.nodes));
   const coverage = renderCoverage(plan.order, checkpoint.nodes);
   if (coverage.length > 0)
@@ -190,8 +192,10 @@ function testResults(input: ReportInput, entries: CheckpointEntry[]): string[] {
   const lines: string[] = [];
   const suite = input.assembly?.suite;
   if (suite) {
+    const integration = Object.values(input.checkpoint.integration ?? {}).some((r) => r.file !== undefined);
+    const holds = integration ? "the passed nodes' tests and the shipped integration tests" : "the passed nodes' tests";
     lines.push(
-      `- **Package test suite**: ${suite.passed} of ${suite.total} passing (${code("python3 -m pytest")} on the assembled package, which holds the passed nodes' tests; test_results.xml)`,
+      `- **Package test suite**: ${suite.passed} of ${suite.total} passing (${code("python3 -m pytest")} on the assembled package, which holds ${holds}; test_results.xml)`,
     );
   } else if (input.assembly) {
     lines.push("- **Package test suite**: none, since no node passed");

@@ -69,6 +69,15 @@ export function progressPrinter(output: (text: string) => void): (event: RunEven
         write(`Committed subgraph ${event.subgraphId} ${parts.join(", ")}\n`);
         break;
       }
+      case "integration-tested": {
+        const mark = event.status === "validated" ? "✓" : "✗";
+        const figure =
+          event.total > 0
+            ? `${event.passed} of ${event.total} passed (${Math.round((event.passed / event.total) * 100)}%), ${event.status === "validated" ? "validated" : "not validated"}, ${event.shipped} shipped`
+            : `not validated: ${event.note ?? "no test ran"}`;
+        write(`${mark} Integration tests of subgraph ${event.subgraphId}: ${figure}\n`);
+        break;
+      }
       case "run-finished":
         if (event.interrupted) write("Interrupted: the checkpoint is saved; run again with --resume to continue.\n");
         break;

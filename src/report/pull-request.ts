@@ -9,6 +9,7 @@ import { renderMermaid } from "./mermaid.js";
 import { renderDiagnoses } from "./diagnoses.js";
 import { weakTests } from "./test-strength.js";
 import { renderCoverage } from "./coverage.js";
+import { renderSubgraphIntegration } from "./integration.js";
 
 export interface DependencyPr {
   subgraphId: string;
@@ -124,6 +125,8 @@ export function renderReportComment(input: SubgraphPrInput & { model: string }, 
     ...renderNodeTable(input, leaves),
   ];
   lines.push("", RUN_DETAILS_NOTE);
+  const integration = renderSubgraphIntegration(checkpoint.integration?.[subgraph.id]);
+  if (integration.length > 0) lines.push("", "#### Integration tests", "", ...integration);
   const coverage = renderCoverage(leaves, checkpoint.nodes);
   if (coverage.length > 0) lines.push("", "#### Coverage of each node's code by its own tests", "", ...coverage);
   const weak = weakTests(leaves, checkpoint.nodes);

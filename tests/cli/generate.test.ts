@@ -144,12 +144,16 @@ describe("rpg-forge generate on the shipped example, offline", () => {
     expect(result.err).toContain("✗ report.format_number failed after 8 debug iterations");
     expect(result.err).toContain("- report.describe_text skipped: blocked by report.format_number");
     expect(result.err).toMatch(/^Completed 10\/14 nodes \(71%\), ETA /m);
+    // Integration tests for the two subgraphs whose nodes all passed; the one that failed is left out of what ships.
+    expect(result.err).toContain("✓ Integration tests of subgraph stats: 4 of 5 passed (80%), validated, 4 shipped\n");
+    expect(result.err).toContain("✓ Integration tests of subgraph validation: 4 of 4 passed (100%), validated, 4 shipped\n");
+    expect(readFileSync(join(out, "tests/integration/test_stats.py"), "utf8")).not.toContain("sample_deviation");
     // The failed node left nothing behind; its dependents were never written.
     expect(readdirSync(join(out, "src/statkit/report")).sort()).toEqual(["__init__.py", "summary.py"]);
     expect(readFileSync(join(out, "src/statkit/report/summary.py"), "utf8")).not.toContain("format_summary");
     expect(readFileSync(join(out, "docs/generation_report.md"), "utf8")).toContain("### `report.format_number`: `format_number`");
     const pytest = spawnSync("python3", ["-m", "pytest", "-q", "-p", "no:cacheprovider"], { cwd: out, encoding: "utf8" });
-    expect(pytest.stdout).toMatch(/\b54 passed\b/);
+    expect(pytest.stdout).toMatch(/\b62 passed\b/);
     expect(pytest.status).toBe(0);
 
     // A real package: pip installs it into a virtual environment, and it imports from anywhere.
@@ -182,11 +186,11 @@ describe("rpg-forge generate on the shipped example, offline", () => {
       cwd: root,
       encoding: "utf8",
     });
-    expect(installed.stdout).toMatch(/\b54 passed\b/);
+    expect(installed.stdout).toMatch(/\b62 passed\b/);
 
     expect(readFileSync(join(out, "pyproject.toml"), "utf8")).toContain('name = "statkit"');
     expect(readFileSync(join(out, "README.md"), "utf8")).toContain(">>> from statkit.stats.descriptive import median");
-    expect(readFileSync(join(out, "test_results.xml"), "utf8")).toMatch(/<testsuite[^>]* tests="54"/);
+    expect(readFileSync(join(out, "test_results.xml"), "utf8")).toMatch(/<testsuite[^>]* tests="62"/);
     const exported = JSON.parse(readFileSync(join(out, "docs/rpg.json"), "utf8")) as { nodes: { id: string; status: string }[] };
     expect(exported.nodes.find((n) => n.id === "report.format_number")!.status).toBe("failed");
 
@@ -212,6 +216,7 @@ describe("rpg-forge generate on the shipped example, offline", () => {
       "src/statkit/stats/__init__.py",
       "src/statkit/stats/descriptive.py",
       "src/statkit/stats/spread.py",
+      "tests/integration/test_stats.py",
       "tests/test_descriptive.py",
       "tests/test_spread.py",
     ];
@@ -273,6 +278,9 @@ describe("rpg-forge generate --record, --replay and --replay-strict", () => {
     expect(lines.map((l) => l.key)).toEqual([
       { node_id: "twice", kind: "tests", attempt: 1 },
       { node_id: "twice", kind: "implementation", attempt: 1 },
+      // The subgraph's integration tests: the fake server has no reply for them, and a refusal is recorded too.
+      { node_id: "mini", kind: "integration_tests", attempt: 1 },
+      { node_id: "mini", kind: "integration_tests", attempt: 2 },
     ]);
 
     useModelEnv({});

@@ -42,6 +42,31 @@ describe("the checkpoint's journal", () => {
     expect(statuses(JSON.parse(readFileSync(path, "utf8")) as Checkpoint)).toEqual({ a: "pending", b: "pending", c: "pending" });
   });
 
+  it("journals a subgraph's integration record when it changes, and only then", async () => {
+    const cp = fresh();
+    await store.compact(cp);
+    const record = {
+      status: "validated" as const,
+      entries: ["a"],
+      exits: ["c"],
+      total: 5,
+      passed: 4,
+      shipped: 4,
+      file: "tests/integration/test_lab.py",
+      failing: [{ name: "tests/integration/test_lab.py::test_x", message: "assert 1 == 2" }],
+      basis: "0123",
+    };
+    cp.integration = { lab: record };
+    await store.record(cp, [], ["lab"]);
+    cp.nodes.a!.status = "passed";
+    await store.record(cp, ["a"]);
+
+    const read = await new CheckpointStore(path).read();
+    expect(read!.integration).toEqual({ lab: record });
+    const lines = readFileSync(journalPathFor(path), "utf8").trim().split("\n").slice(1);
+    expect(lines.map((line) => "integration" in (JSON.parse(line) as object))).toEqual([true, false]);
+  });
+
   it("drops a last line whose write did not finish, and refuses a damaged line before it", async () => {
     const cp = fresh();
     await store.compact(cp);

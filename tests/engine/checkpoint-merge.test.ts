@@ -21,6 +21,26 @@ const checkpoint = (run: string, updated: string, nodes: Record<string, Checkpoi
 const statuses = (cp: Checkpoint) => Object.fromEntries(Object.entries(cp.nodes).map(([id, e]) => [id, [e.status, e.timestamp]]));
 
 describe("mergeCheckpoints", () => {
+  it("takes each subgraph's integration record from its own branch, a stale copy elsewhere notwithstanding", () => {
+    const record = (passed: number) => ({
+      status: "validated" as const,
+      entries: ["v1"],
+      exits: ["v1"],
+      total: 5,
+      passed,
+      shipped: passed,
+      failing: [],
+      basis: String(passed),
+    });
+    const stats = { ...checkpoint("r2", "11:00", {}), integration: { validation: record(4), stats: record(5) } };
+    const validation = { ...checkpoint("r3", "12:00", {}), integration: { validation: record(5) } };
+    const merged = mergeCheckpoints([
+      { subgraphId: "stats", checkpoint: stats },
+      { subgraphId: "validation", checkpoint: validation },
+    ])!;
+    expect(merged.integration).toEqual({ stats: record(5), validation: record(5) });
+  });
+
   it("takes each node from its own subgraph's branch, even when another branch's older copy got further", () => {
     // validation's branch was rerun: v1 fails now. stats' branch still carries v1 as it passed before.
     const validation = checkpoint("r3", "2026-11-22T12:00:00Z", {

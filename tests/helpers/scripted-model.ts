@@ -14,9 +14,10 @@ export const KINDS: Record<string, string> = {
   rpg_forge_implementation: "implementation",
   rpg_forge_fix: "fix",
   rpg_forge_diagnosis: "diagnosis",
+  rpg_forge_integration_tests: "integration_tests",
 };
 
-/** The node a request is about, as its prompt names it. */
+/** The node a request is about, as its prompt names it (a subgraph's id for its integration tests). */
 export function nodeOf(body: Record<string, unknown>): string {
   const messages = body.messages as { content: string }[];
   return /"id": "([^"]+)"/.exec(messages[1]!.content)![1]!;
