@@ -43,6 +43,7 @@ describe("merging the shipped example's PRs", () => {
         "src/statkit/stats/__init__.py",
         "src/statkit/stats/descriptive.py",
         "src/statkit/stats/spread.py",
+        "tests/integration/test_stats.py",
         "tests/test_descriptive.py",
         "tests/test_spread.py",
       ]);
