@@ -1,4 +1,4 @@
-import { readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CodeIntelligence } from "../../src/lsp/code-intelligence.js";
@@ -187,5 +187,15 @@ describe("dependency check", () => {
     const { value, via } = await ci.checkDependencies(STAT_RPG);
     expect(via).toBe("pyright");
     expect(DependencyCheckSchema.parse(value)).toEqual({ via: "pyright", ...STAT_DEPENDENCY_CHECK });
+  });
+});
+
+describe("the server's process", () => {
+  it.runIf(existsSync("/proc/self/environ"))("gets no environment of ours, and a PATH on which it finds no program to run", () => {
+    const environ = readFileSync(`/proc/${ci.serverPid}/environ`, "utf8").split("\0").filter(Boolean);
+    expect(environ).toHaveLength(1);
+    const path = environ[0]!.replace(/^PATH=/, "");
+    expect(path).not.toBe(environ[0]);
+    expect(path.split(":").filter((dir) => existsSync(dir))).toEqual([]);
   });
 });
