@@ -76,6 +76,7 @@ export async function runGeneration(
     diagnosisVotes: inputs.diagnosisVotes,
     mutants: inputs.mutants,
     integrationTests: inputs.integrationTests,
+    review: inputs.review,
     concurrency: inputs.concurrency,
     sandbox: inputs.sandbox,
     git: true,

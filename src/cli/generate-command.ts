@@ -21,6 +21,7 @@ interface GenerateFlags {
   diagnosisVotes: number;
   mutants: number;
   integrationTests: boolean;
+  review?: boolean;
   concurrency: number;
   model?: string;
   replay?: string;
@@ -55,6 +56,7 @@ export function addGenerateCommand(program: Command, io: CliIo, setExit: (code: 
     .option("--max-iterations <n>", "debug iterations per node", positiveInt, 8)
     .option("--diagnosis-votes <n>", "diagnoses of a failing gate, a majority of which decides", positiveInt, DEFAULT_DIAGNOSIS_VOTES)
     .option("--mutants <n>", "mutants of each passed node's code to measure its tests against (0: none)", wholeInt, DEFAULT_MUTANTS)
+    .option("--review", "have the model review each node's passing code against its docstring; a rejection goes to the fix step")
     .option("--no-integration-tests", "do not generate integration tests for each subgraph whose nodes all passed")
     .option("--concurrency <n>", "nodes generated at once (independent ones, never two on one file)", positiveInt, 1)
     .option("--model <name>", "model name (default: RPG_FORGE_MODEL or gpt-4o-mini)")
@@ -118,6 +120,7 @@ async function runGenerate(file: string, flags: GenerateFlags, io: CliIo): Promi
       diagnosisVotes: flags.diagnosisVotes,
       mutants: flags.mutants,
       integrationTests: flags.integrationTests,
+      review: flags.review,
       concurrency: flags.concurrency,
       sandbox: flags.sandbox,
       perTestTimeoutMs: flags.testTimeout * 1000,

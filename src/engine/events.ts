@@ -2,7 +2,7 @@ import type { TokenUsage } from "../llm/provider.js";
 import type { RpgNode } from "../rpg/schema.js";
 import type { Coverage } from "../record/coverage.js";
 import type { TestStrength } from "../record/test-strength.js";
-import type { Diagnosis, FailureContext, TestResults } from "./checkpoint.js";
+import type { Diagnosis, FailureContext, Review, TestResults } from "./checkpoint.js";
 
 /** What a node executor reports for one node. A failing node is a result, not an exception. */
 export type NodeOutcome =
@@ -15,6 +15,8 @@ export type NodeOutcome =
       owns?: string[];
       diagnoses?: Diagnosis[];
       regressions?: number;
+      /** The reviews of its passing code (decision 0027); the last one rejected when its objection was never resolved. */
+      reviews?: Review[];
       /** The share of mutants of its code its tests kill (decision 0022); absent when none was measured. */
       testStrength?: TestStrength;
       /** The line and branch coverage of its code by its own tests (decision 0023), or why there is no figure. */
@@ -30,6 +32,7 @@ export type NodeOutcome =
       context?: FailureContext;
       diagnoses?: Diagnosis[];
       regressions?: number;
+      reviews?: Review[];
     }
   /** The run was asked to stop while the node was in progress; it stays in_progress and is retried on resume. */
   | { status: "interrupted" };

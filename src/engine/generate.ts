@@ -85,6 +85,8 @@ export interface GenerateOptions {
   diagnosisVotes?: number | undefined;
   /** Mutants of each passed node's code to run its tests against (decision 0022); 3 when undefined, 0 for none. */
   mutants?: number | undefined;
+  /** Review each node's passing code against its docstring before it passes (decision 0027); default false. */
+  review?: boolean | undefined;
   /** Integration tests per subgraph once its leaves have all passed (decision 0024); default true. */
   integrationTests?: boolean | undefined;
   /** Leaves generated at once (default 1); nodes of one file never run together. */
@@ -212,6 +214,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     maxIterations: options.maxIterations,
     diagnosisVotes: options.diagnosisVotes,
     mutants: options.mutants,
+    review: options.review,
     runTests: pytestIn(workDir),
     measureCoverage: (targets, file, ranges, signal) =>
       measureCoverage({ ...gate, cwd: workDir, targets: [...targets], file, ranges, signal }),

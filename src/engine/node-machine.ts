@@ -3,13 +3,14 @@ import type { StructuredResult } from "../llm/structured.js";
 import { DIAGNOSIS_KIND, diagnosisPrompt } from "../llm/requests/diagnosis.js";
 import { FIX_KIND, fixPrompt, IMPLEMENTATION_KIND, implementationPrompt, type FixReply } from "../llm/requests/implementation.js";
 import type { NodePromptContext } from "../llm/requests/node-context.js";
+import { REVIEW_KIND, reviewPrompt } from "../llm/requests/review.js";
 import { TESTS_KIND, testsPrompt } from "../llm/requests/tests.js";
 import { normalizePath } from "../rpg/paths.js";
 import type { RpgNode } from "../rpg/schema.js";
 import type { PytestResult } from "../sandbox/pytest.js";
-import type { Tampering } from "../workspace/package-files.js";
+import type { FileSnapshot, Tampering } from "../workspace/package-files.js";
 import { reviewTests } from "../review/reply-review.js";
-import type { Diagnosis } from "../record/checkpoint.js";
+import type { Diagnosis, Review } from "../record/checkpoint.js";
 import type { Coverage } from "../record/coverage.js";
 import type { TestStrength } from "../record/test-strength.js";
 import { outlinePython } from "../workspace/python-outline.js";
@@ -22,7 +23,7 @@ import { failureBrief, outcomeLine, type AttemptNote } from "./failure-brief.js"
 import { FinalRefusal, NodeModel } from "./node-model.js";
 import { checkTests } from "./proposals.js";
 import { greenGateRoute, isCaseOf, ownedTestsProblem, redGateRoute } from "./routes.js";
-import type { TddSetup } from "./tdd-setup.js";
+import { MAX_REVIEWS, type TddSetup } from "./tdd-setup.js";
 
 /** A proposed implementation or fix, or why there is none. */
 type Proposal = { ok: true; imports: string[]; code: string; support: string; tried: string } | { ok: false; reason: string };
@@ -45,7 +46,11 @@ type State =
   | { step: "diagnose"; result: PytestResult; outcome: string }
   /** Ask for a fix, given the failure (or why the last proposal was refused). */
   | { step: "fix"; result: PytestResult | undefined; outcome: string }
+  /** Passing code, measured, reviewed against its docstring when the review step is on (decision 0027). */
+  | { step: "review"; outcome: PassedOutcome }
   | { step: "done"; outcome: NodeOutcome };
+
+type PassedOutcome = Extract<NodeOutcome, { status: "passed" }>;
 
 /**
  * The TDD loop for one leaf (PRD epic 4.2): tests from the docstring; a red gate
@@ -102,6 +107,9 @@ class NodeRun {
   /** Set by each implementation against a round of tests: its first failure is diagnosed. */
   private diagnosisDue = false;
   private readonly diagnoses: Diagnosis[] = [];
+  private readonly reviews: Review[] = [];
+  /** The last passing code a review rejected, and its outcome: what the node falls back on if no fix passes. */
+  private rejected: { files: FileSnapshot; outcome: PassedOutcome } | undefined;
 
   constructor(
     private readonly setup: TddSetup,
@@ -118,6 +126,8 @@ class NodeRun {
   async execute(): Promise<NodeOutcome> {
     let state: State = { step: "tests" };
     while (state.step !== "done") state = await this.next(state);
+    // Code that passed its tests is not lost to a review: when no fix of its objection passes, it stands, flagged.
+    if (state.outcome.status === "failed" && this.rejected) return this.standByRejected();
     return state.outcome;
   }
 
@@ -135,6 +145,8 @@ class NodeRun {
         return this.diagnose(state.result, state.outcome);
       case "fix":
         return this.fix(state.result, state.outcome);
+      case "review":
+        return this.review(state.outcome);
     }
   }
 
@@ -198,10 +210,7 @@ class NodeRun {
       });
       if (route === "green") {
         const regression = await this.regressionCheck();
-        if (!regression) {
-          const coverage = await this.coverage();
-          return { step: "done", outcome: this.passed(result, await this.testStrength(), coverage) };
-        }
+        if (!regression) return this.pass(result);
         // The node's own tests pass, but others' in its module no longer do: the change is undone, and the fix is told what broke.
         this.regressions++;
         await this.code.revert();
@@ -226,6 +235,39 @@ class NodeRun {
       outcome,
     });
     return this.afterFailure(outcome, result, diagnosable);
+  }
+
+  /** Passing code, measured (coverage, test strength); reviewed next while reviews are on and left, else the node is done. */
+  private async pass(result: PytestResult): Promise<State> {
+    const coverage = await this.coverage();
+    const outcome = this.passed(result, await this.testStrength(), coverage);
+    return this.setup.review && this.reviews.length < MAX_REVIEWS ? { step: "review", outcome } : { step: "done", outcome };
+  }
+
+  /**
+   * The review step (seed 004, decision 0027): the model judges the passing code against the docstring. An approval (or
+   * no verdict) lets it pass; a rejection sends it to the fix step with the reason, the passing code kept to fall back on.
+   */
+  private async review(outcome: PassedOutcome): Promise<State> {
+    const reply = await this.model.ask(REVIEW_KIND, reviewPrompt(this.prompt, this.testsCode, this.code.lastCode ?? ""));
+    const iteration = this.iterations;
+    if (!reply.ok || reply.value.verdict === "approve") {
+      this.reviews.push({ iteration, verdict: reply.ok ? "approved" : "none", reason: reply.ok ? reply.value.reason : reply.reason });
+      return { step: "done", outcome: { ...outcome, ...this.history(), usage: this.model.usage } };
+    }
+    const reason = reply.value.reason;
+    this.reviews.push({ iteration, verdict: "rejected", reason });
+    this.rejected = { files: await this.setup.files.snapshot([this.testFile, this.implFile]), outcome };
+    this.notes.push({ label: `review ${this.reviews.length}`, tried: "review against the docstring", outcome: `rejected: ${reason}` });
+    if (this.iterations >= this.setup.maxIterations) return { step: "done", outcome: await this.standByRejected() };
+    return { step: "fix", result: undefined, outcome: `refused: a review against the docstring rejected it: ${reason}` };
+  }
+
+  /** The code a review rejected, put back as it passed: the node passes with the objection on record, for a person to judge. */
+  private async standByRejected(): Promise<PassedOutcome> {
+    const { files, outcome } = this.rejected!;
+    await files.restore();
+    return { ...outcome, iterations: this.iterations, usage: this.model.usage, ...this.history() };
   }
 
   /** After a failed attempt: the node fails when its iterations are spent; otherwise a diagnosis when one is due, or the fix step. */
@@ -466,7 +508,7 @@ class NodeRun {
     if (this.signal.aborted) throw this.signal.reason instanceof Error ? this.signal.reason : new Error("interrupted");
   }
 
-  private passed(result: PytestResult, testStrength: TestStrength | undefined, coverage: CoverageRecord): NodeOutcome {
+  private passed(result: PytestResult, testStrength: TestStrength | undefined, coverage: CoverageRecord): PassedOutcome {
     const passed = result.report.authentic ? [...result.report.outcomes.values()].filter((o) => o === "passed").length : 0;
     return {
       status: "passed",
@@ -474,17 +516,18 @@ class NodeRun {
       testResults: { passed, failed: 0 },
       usage: this.model.usage,
       owns: this.code.owns,
-      ...this.diagnosisRecord(),
+      ...this.history(),
       ...(testStrength ? { testStrength } : {}),
       ...coverage,
     };
   }
 
-  /** What the outcome records beyond the verdict, when there is any: the diagnoses and the regressions caught. */
-  private diagnosisRecord(): { diagnoses?: Diagnosis[]; regressions?: number } {
+  /** What the outcome records beyond the verdict, when there is any: the diagnoses, the regressions caught and the reviews. */
+  private history(): { diagnoses?: Diagnosis[]; regressions?: number; reviews?: Review[] } {
     return {
       ...(this.diagnoses.length > 0 ? { diagnoses: this.diagnoses } : {}),
       ...(this.regressions > 0 ? { regressions: this.regressions } : {}),
+      ...(this.reviews.length > 0 ? { reviews: [...this.reviews] } : {}),
     };
   }
 
@@ -499,7 +542,7 @@ class NodeRun {
       iterations: this.iterations,
       reason,
       usage: this.model.usage,
-      ...this.diagnosisRecord(),
+      ...this.history(),
       testResults: { passed: (result?.tests.length ?? 0) - failing.length, failed: failing.length },
       context: {
         failingTests: failing.map((t) => ({ name: t.name, message: (t.message ?? "").slice(0, 500) })),

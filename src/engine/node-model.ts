@@ -3,12 +3,18 @@ import { addUsage, ZERO_USAGE, type ModelMessage, type TokenUsage } from "../llm
 import type { DIAGNOSIS_KIND } from "../llm/requests/diagnosis.js";
 import type { FIX_KIND, IMPLEMENTATION_KIND } from "../llm/requests/implementation.js";
 import type { INTEGRATION_TESTS_KIND } from "../llm/requests/integration-tests.js";
+import type { REVIEW_KIND } from "../llm/requests/review.js";
 import type { TESTS_KIND } from "../llm/requests/tests.js";
 import { estimateTokens, redactMessages } from "../llm/redact.js";
 import type { TddSetup } from "./tdd-setup.js";
 
 export type RequestKind =
-  typeof TESTS_KIND | typeof IMPLEMENTATION_KIND | typeof FIX_KIND | typeof DIAGNOSIS_KIND | typeof INTEGRATION_TESTS_KIND;
+  | typeof TESTS_KIND
+  | typeof IMPLEMENTATION_KIND
+  | typeof FIX_KIND
+  | typeof DIAGNOSIS_KIND
+  | typeof INTEGRATION_TESTS_KIND
+  | typeof REVIEW_KIND;
 
 /** What a kind's reply reads as once accepted. */
 export type ReplyOf<K extends RequestKind> = ReturnType<K["schema"]["parse"]>;

@@ -351,6 +351,8 @@ function recordOutcome(
   else delete entry.diagnoses;
   if (outcome.regressions) entry.regressions = outcome.regressions;
   else delete entry.regressions;
+  if (outcome.reviews) entry.reviews = outcome.reviews;
+  else delete entry.reviews;
   if (outcome.status === "failed") {
     entry.failure_reason = outcome.reason;
     if (outcome.context) entry.failure_context = outcome.context;

@@ -18,6 +18,9 @@ export const DEFAULT_DIAGNOSIS_VOTES = 5;
 /** Three mutants, one of each kind where the code has them (decision 0022): three more pytest runs per passed node. */
 export const DEFAULT_MUTANTS = 3;
 
+/** Seed 004's max_review_attempts: reviews of one node's passing code; after the last rejection the next passing code stands. */
+export const MAX_REVIEWS = 3;
+
 /** Everything the TDD loop needs, handed in so that tests and edges can choose the parts. */
 export interface TddSetup {
   provider: ModelProvider;
@@ -34,6 +37,8 @@ export interface TddSetup {
   diagnosisVotes: number;
   /** How many mutants of a passed node's code its tests are run against (decision 0022); 0 measures nothing. */
   mutants: number;
+  /** Whether passing code is reviewed against its docstring before the node passes (decision 0027). */
+  review: boolean;
   /** The most tokens one prompt may use, by estimate. */
   tokenBudget: number;
   testFileOf(nodeId: string): string;
@@ -69,6 +74,7 @@ export interface TddSetupOptions {
   maxTestAttempts?: number;
   diagnosisVotes?: number;
   mutants?: number;
+  review?: boolean;
   tokenBudget?: number;
   /** A revise run's reviewer notes, by node id. */
   notes?: ReadonlyMap<string, readonly ReviewerNote[]> | undefined;
@@ -90,6 +96,7 @@ export function createTddSetup(options: TddSetupOptions): TddSetup {
     maxTestRewrites: 2,
     diagnosisVotes: options.diagnosisVotes ?? DEFAULT_DIAGNOSIS_VOTES,
     mutants: options.mutants ?? DEFAULT_MUTANTS,
+    review: options.review ?? false,
     tokenBudget: options.tokenBudget ?? 24_000,
     testFileOf,
     dependenciesOf: (node) =>

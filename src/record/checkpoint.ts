@@ -52,6 +52,13 @@ export const DiagnosisSchema = z.object({
 
 export { TokensSchema };
 
+/** One review of code that passed its tests (seed 004, decision 0027): the model's verdict against the docstring, and why. */
+export const ReviewSchema = z.object({
+  iteration: z.int().min(0).describe("The debug iteration whose code was reviewed."),
+  verdict: z.enum(["approved", "rejected", "none"]).describe("none: the review request failed, and the tests decided alone."),
+  reason: z.string(),
+});
+
 /** One start of a node's generation; the list is the node's history across runs and resumes. */
 export const AttemptSchema = z.object({
   run_id: z.string(),
@@ -84,6 +91,10 @@ export const CheckpointEntrySchema = z.object({
   test_strength: TestStrengthSchema.optional().describe("How many mutants of a passed node's code its own tests killed (decision 0022)."),
   coverage: CoverageSchema.optional().describe("The line and branch coverage of a passed node's code by its own tests (decision 0023)."),
   coverage_note: z.string().optional().describe("Why a passed node has no coverage figure (coverage.py missing, the run cut short...)."),
+  reviews: z
+    .array(ReviewSchema)
+    .optional()
+    .describe("The reviews of the latest attempt's passing code, in order, when the review step is on (decision 0027)."),
   regressions: z
     .int()
     .min(1)
@@ -115,6 +126,7 @@ export const CheckpointSchema = z.object({
 export type TestResults = z.infer<typeof TestResultsSchema>;
 export type FailureContext = z.infer<typeof FailureContextSchema>;
 export type Diagnosis = z.infer<typeof DiagnosisSchema>;
+export type Review = z.infer<typeof ReviewSchema>;
 export type DiagnosisDecision = z.infer<typeof DiagnosisDecisionSchema>;
 export type Attempt = z.infer<typeof AttemptSchema>;
 export type CheckpointEntry = z.infer<typeof CheckpointEntrySchema>;

@@ -7,6 +7,7 @@ import { code, fenced, prose } from "./markdown.js";
 import { renderTestStrength } from "./test-strength.js";
 import { renderCoverage } from "./coverage.js";
 import { renderIntegration } from "./integration.js";
+import { renderReviews } from "./reviews.js";
 import { renderMermaid } from "./mermaid.js";
 
 export interface ReportInput {
@@ -100,6 +101,7 @@ export function renderGenerationReport(input: ReportInput): string {
     for (const id of diagnosed) lines.push(`### ${code(id)}`, "", ...renderDiagnoses(checkpoint.nodes[id]!.diagnoses!), "");
   }
   lines.push("## Test Results", "", ...testResults(input, entries), "");
+  lines.push(...renderReviews(plan.order, checkpoint.nodes));
   lines.push(...renderIntegration(plan, checkpoint));
   lines.push(...renderTestStrength(plan, checkpoint.nodes));
   const coverage = renderCoverage(plan.order, checkpoint.nodes);

@@ -10,6 +10,7 @@ import { renderDiagnoses } from "./diagnoses.js";
 import { weakTests } from "./test-strength.js";
 import { renderCoverage } from "./coverage.js";
 import { renderSubgraphIntegration } from "./integration.js";
+import { renderStandingObjections } from "./reviews.js";
 
 export interface DependencyPr {
   subgraphId: string;
@@ -127,6 +128,8 @@ export function renderReportComment(input: SubgraphPrInput & { model: string }, 
   lines.push("", RUN_DETAILS_NOTE);
   const integration = renderSubgraphIntegration(checkpoint.integration?.[subgraph.id]);
   if (integration.length > 0) lines.push("", "#### Integration tests", "", ...integration);
+  const objections = renderStandingObjections(leaves, checkpoint.nodes);
+  if (objections.length > 0) lines.push("", "#### ⚠️ Review objections not resolved", "", ...objections);
   const coverage = renderCoverage(leaves, checkpoint.nodes);
   if (coverage.length > 0) lines.push("", "#### Coverage of each node's code by its own tests", "", ...coverage);
   const weak = weakTests(leaves, checkpoint.nodes);

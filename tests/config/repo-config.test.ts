@@ -98,7 +98,7 @@ describe("readRepoConfig: the Action's checkout", () => {
       {
         key: "retries",
         message:
-          "unknown setting (the settings are rpg, label, command, workflow, permission, push, model, max-iterations, diagnosis-votes, mutants, integration-tests, concurrency, base-branch)",
+          "unknown setting (the settings are rpg, label, command, workflow, permission, push, model, max-iterations, diagnosis-votes, mutants, integration-tests, review, concurrency, base-branch)",
         file: ".github/rpg-forge.yml",
         line: 3,
       },

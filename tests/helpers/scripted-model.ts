@@ -15,6 +15,7 @@ export const KINDS: Record<string, string> = {
   rpg_forge_fix: "fix",
   rpg_forge_diagnosis: "diagnosis",
   rpg_forge_integration_tests: "integration_tests",
+  rpg_forge_review: "review",
 };
 
 /** The node a request is about, as its prompt names it (a subgraph's id for its integration tests). */
