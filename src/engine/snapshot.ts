@@ -139,10 +139,12 @@ export async function buildSnapshot(input: SnapshotInput): Promise<Snapshot> {
     else files.set(path, rest.trim() === "" ? null : rest);
   }
 
-  // A done subgraph's integration tests as they passed (decision 0024); the others' are not there yet.
+  // A done subgraph's integration tests as they passed (decision 0024); the others' are not there yet, even where the
+  // output holds them from an earlier run (the run's checkpoint says rpg-forge shipped them, so they are not a person's).
   for (const [subgraphId, path] of integrationTestFiles(rpg)) {
-    const shipped = checkpoint.integration?.[subgraphId]?.file;
-    decide(path, shipped === path ? await output.read(path) : undefined);
+    if (checkpoint.integration?.[subgraphId]?.file === path) decide(path, await output.read(path));
+    else if (input.checkpoint.integration?.[subgraphId]?.file === path) files.set(path, null);
+    else decide(path, undefined);
   }
 
   // The scaffold's pytest.ini (or the person's) is what makes the snapshot's tests import the package.

@@ -170,8 +170,9 @@ function fromAppendixB(entries: z.infer<typeof AppendixBSchema>): Checkpoint {
   return { version: 1, run_id: "imported", rpg_sha256: "", created_at: stamps[0] ?? "", updated_at: stamps.at(-1) ?? "", nodes };
 }
 
-/** The entry fields in the order the schema declares them: the order of an entry read back from a file. */
+/** The fields in the order the schema declares them: the order of an entry or a record read back from a file. */
 const ENTRY_KEYS = Object.keys(CheckpointEntrySchema.shape);
+const INTEGRATION_KEYS = Object.keys(IntegrationSchema.shape);
 const CHECKPOINT_KEYS = Object.keys(CheckpointSchema.shape);
 
 /**
@@ -180,16 +181,16 @@ const CHECKPOINT_KEYS = Object.keys(CheckpointSchema.shape);
  * the same bytes in the run that made it and in one that read it back (a rerun then commits nothing).
  */
 export function checkpointText(checkpoint: Checkpoint): string {
-  const nodes: Record<string, CheckpointEntry> = {};
-  for (const [id, entry] of Object.entries(checkpoint.nodes)) {
-    const ordered: Record<string, unknown> = {};
-    for (const key of ENTRY_KEYS)
-      if ((entry as Record<string, unknown>)[key] !== undefined) ordered[key] = (entry as Record<string, unknown>)[key];
-    nodes[id] = ordered as CheckpointEntry;
-  }
-  const whole: Record<string, unknown> = {};
-  for (const key of CHECKPOINT_KEYS)
-    if ((checkpoint as Record<string, unknown>)[key] !== undefined)
-      whole[key] = key === "nodes" ? nodes : (checkpoint as Record<string, unknown>)[key];
+  const ordered = (value: object, keys: readonly string[]): Record<string, unknown> => {
+    const result: Record<string, unknown> = {};
+    for (const key of keys)
+      if ((value as Record<string, unknown>)[key] !== undefined) result[key] = (value as Record<string, unknown>)[key];
+    return result;
+  };
+  const byId = (records: Record<string, object>, keys: readonly string[]) =>
+    Object.fromEntries(Object.entries(records).map(([id, value]) => [id, ordered(value, keys)]));
+  const whole = ordered(checkpoint, CHECKPOINT_KEYS);
+  whole.nodes = byId(checkpoint.nodes, ENTRY_KEYS);
+  if (checkpoint.integration) whole.integration = byId(checkpoint.integration, INTEGRATION_KEYS);
   return `${JSON.stringify(redactDeep(whole), null, 2)}\n`;
 }

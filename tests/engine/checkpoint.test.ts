@@ -42,6 +42,14 @@ describe("checkpoint files", () => {
     expect(checkpointText(parseCheckpoint(checkpointText(setLate), "c.json"))).toBe(checkpointText(setLate));
   });
 
+  it("writes a subgraph's integration record in the schema's order too, so a rerun that reads it back commits nothing", () => {
+    const record = { status: "validated" as const, entries: ["a"], exits: ["b"], total: 2, passed: 2, shipped: 2, failing: [], basis: "x" };
+    const late = { ...sample, integration: { lab: { ...record, file: "tests/integration/test_lab.py" } } };
+    const early = { ...sample, integration: { lab: { file: "tests/integration/test_lab.py", ...record } } };
+    expect(checkpointText(late)).toBe(checkpointText(early));
+    expect(checkpointText(parseCheckpoint(checkpointText(late), "c.json"))).toBe(checkpointText(late));
+  });
+
   it("returns undefined when there is no checkpoint", async () => {
     expect(await readCheckpoint(join(tempDir(), "none.json"))).toBeUndefined();
   });
