@@ -41908,6 +41908,7 @@ var RepoConfigSchema = external_exports.strictObject({
   "diagnosis-votes": wholeNumber(1, 9).optional(),
   mutants: wholeNumber(0, 10).optional(),
   "integration-tests": external_exports.boolean({ error: expecting("true or false") }).optional(),
+  review: external_exports.boolean({ error: expecting("true or false") }).optional(),
   concurrency: wholeNumber(1, 16).optional(),
   "base-branch": text("a branch name").optional()
 });
@@ -50210,6 +50211,11 @@ var DiagnosisSchema = external_exports.object({
   decision: DiagnosisDecisionSchema,
   flaky_tests: external_exports.array(external_exports.string()).optional().describe("Tests that failed and then passed unchanged when run again.")
 });
+var ReviewSchema = external_exports.object({
+  iteration: external_exports.int().min(0).describe("The debug iteration whose code was reviewed."),
+  verdict: external_exports.enum(["approved", "rejected", "none"]).describe("none: the review request failed, and the tests decided alone."),
+  reason: external_exports.string()
+});
 var AttemptSchema = external_exports.object({
   run_id: external_exports.string(),
   started_at: external_exports.string(),
@@ -50236,6 +50242,7 @@ var CheckpointEntrySchema = external_exports.object({
   test_strength: TestStrengthSchema.optional().describe("How many mutants of a passed node's code its own tests killed (decision 0022)."),
   coverage: CoverageSchema.optional().describe("The line and branch coverage of a passed node's code by its own tests (decision 0023)."),
   coverage_note: external_exports.string().optional().describe("Why a passed node has no coverage figure (coverage.py missing, the run cut short...)."),
+  reviews: external_exports.array(ReviewSchema).optional().describe("The reviews of the latest attempt's passing code, in order, when the review step is on (decision 0027)."),
   regressions: external_exports.int().min(1).optional().describe("Changes of the latest attempt undone because they broke the tests of nodes that passed before in the same module."),
   owns: external_exports.array(external_exports.string()).optional().describe("The top-level names a passed node's code defines in its module: its symbol and its support code's (default: its symbol).")
 });
@@ -50280,19 +50287,19 @@ function fromAppendixB(entries) {
   return { version: 1, run_id: "imported", rpg_sha256: "", created_at: stamps[0] ?? "", updated_at: stamps.at(-1) ?? "", nodes };
 }
 var ENTRY_KEYS = Object.keys(CheckpointEntrySchema.shape);
+var INTEGRATION_KEYS = Object.keys(IntegrationSchema.shape);
 var CHECKPOINT_KEYS = Object.keys(CheckpointSchema.shape);
 function checkpointText(checkpoint) {
-  const nodes = {};
-  for (const [id, entry] of Object.entries(checkpoint.nodes)) {
-    const ordered = {};
-    for (const key of ENTRY_KEYS)
-      if (entry[key] !== void 0) ordered[key] = entry[key];
-    nodes[id] = ordered;
-  }
-  const whole = {};
-  for (const key of CHECKPOINT_KEYS)
-    if (checkpoint[key] !== void 0)
-      whole[key] = key === "nodes" ? nodes : checkpoint[key];
+  const ordered = (value, keys) => {
+    const result = {};
+    for (const key of keys)
+      if (value[key] !== void 0) result[key] = value[key];
+    return result;
+  };
+  const byId = (records, keys) => Object.fromEntries(Object.entries(records).map(([id, value]) => [id, ordered(value, keys)]));
+  const whole = ordered(checkpoint, CHECKPOINT_KEYS);
+  whole.nodes = byId(checkpoint.nodes, ENTRY_KEYS);
+  if (checkpoint.integration) whole.integration = byId(checkpoint.integration, INTEGRATION_KEYS);
   return `${JSON.stringify(redactDeep(whole), null, 2)}
 `;
 }
@@ -61771,6 +61778,29 @@ function isUndiciDispatcherVersionMismatchError(error63) {
   return false;
 }
 
+// src/llm/openai-client.ts
+var OPENAI_BASE_URL = "https://api.openai.com/v1";
+function createOpenAiClient(options, defaults2) {
+  const facts = {
+    apiKey: options.apiKey,
+    // Passed explicitly: left undefined, the SDK would read OPENAI_BASE_URL itself and
+    // our messages could name a different endpoint from the one called.
+    baseURL: options.baseURL ?? OPENAI_BASE_URL,
+    model: options.model,
+    timeoutMs: options.timeoutMs ?? defaults2.timeoutMs,
+    maxRetries: options.maxRetries ?? defaults2.maxRetries
+  };
+  const client = new OpenAI({
+    apiKey: facts.apiKey,
+    baseURL: facts.baseURL,
+    timeout: facts.timeoutMs,
+    maxRetries: facts.maxRetries,
+    // The CLI owns stderr (progress lines); failures reach the user as RpgForgeError.
+    logLevel: "off"
+  });
+  return { client, facts };
+}
+
 // src/llm/openai-errors.ts
 var ENV_HINT = "check OPENAI_API_KEY, and OPENAI_BASE_URL if the key belongs to another endpoint (Azure OpenAI, vLLM, Ollama)";
 var REQUEST_STATUSES = /* @__PURE__ */ new Set([400, 413, 422]);
@@ -61847,25 +61877,8 @@ function redactedCopy(error63, apiKey) {
 }
 
 // src/llm/openai-provider.ts
-var OPENAI_BASE_URL = "https://api.openai.com/v1";
 function createOpenAiProvider(options) {
-  const facts = {
-    apiKey: options.apiKey,
-    // Passed explicitly: left undefined, the SDK would read OPENAI_BASE_URL itself and
-    // our messages could name a different endpoint from the one called.
-    baseURL: options.baseURL ?? OPENAI_BASE_URL,
-    model: options.model,
-    timeoutMs: options.timeoutMs ?? 12e4,
-    maxRetries: options.maxRetries ?? 4
-  };
-  const client = new OpenAI({
-    apiKey: facts.apiKey,
-    baseURL: facts.baseURL,
-    timeout: facts.timeoutMs,
-    maxRetries: facts.maxRetries,
-    // The CLI owns stderr (progress lines); failures reach the user as RpgForgeError.
-    logLevel: "off"
-  });
+  const { client, facts } = createOpenAiClient(options, { timeoutMs: 12e4, maxRetries: 4 });
   let temperatureRefused = false;
   const provider = {
     description: `${facts.model} at ${facts.baseURL}`,
@@ -62534,6 +62547,38 @@ function renderSubgraphIntegration(record2) {
   return lines;
 }
 
+// src/report/reviews.ts
+var VERDICT = { approved: "\u2705 approved", rejected: "\u274C rejected", none: "\u2013 no verdict" };
+function objectionStands(entry) {
+  return entry?.status === "passed" && entry.reviews?.at(-1)?.verdict === "rejected";
+}
+function renderReviews(ids2, nodes) {
+  const reviewed = ids2.filter((id) => (nodes[id]?.reviews?.length ?? 0) > 0);
+  if (reviewed.length === 0) return [];
+  const lines = [
+    "## Reviews",
+    "",
+    "Each node's passing code, reviewed by the model against its docstring; a rejection sent it back to the fix step (decision 0027).",
+    "",
+    "| Node | Iteration | Verdict | Reason |",
+    "|------|-----------|---------|--------|"
+  ];
+  for (const id of reviewed)
+    for (const review2 of nodes[id].reviews)
+      lines.push(`| ${code(id)} | ${review2.iteration} | ${VERDICT[review2.verdict]} | ${prose(review2.reason, 300)} |`);
+  const standing = reviewed.filter((id) => objectionStands(nodes[id]));
+  if (standing.length > 0)
+    lines.push("", `Passed with the last review's objection unresolved: ${standing.map(code).join(", ")}. Read them before merging.`);
+  return [...lines, ""];
+}
+function renderStandingObjections(ids2, nodes) {
+  return ids2.filter((id) => objectionStands(nodes[id])).map((id) => {
+    const reviews = nodes[id].reviews;
+    const rejections = reviews.filter((r) => r.verdict === "rejected").length;
+    return `- ${code(id)}: rejected ${rejections === 1 ? "once" : `${rejections} times`}; no fix passed its tests and the review, so the code that passed its tests stands. The objection: ${prose(reviews.at(-1).reason, 500)}`;
+  });
+}
+
 // src/report/mermaid.ts
 var MAX_EDGES = 450;
 var STATUS_STYLES = {
@@ -62650,6 +62695,7 @@ function renderGenerationReport(input2) {
     for (const id of diagnosed) lines.push(`### ${code(id)}`, "", ...renderDiagnoses(checkpoint.nodes[id].diagnoses), "");
   }
   lines.push("## Test Results", "", ...testResults(input2, entries), "");
+  lines.push(...renderReviews(plan.order, checkpoint.nodes));
   lines.push(...renderIntegration(plan, checkpoint));
   lines.push(...renderTestStrength(plan, checkpoint.nodes));
   const coverage = renderCoverage(plan.order, checkpoint.nodes);
@@ -62818,6 +62864,8 @@ function renderReportComment(input2, limit2 = COMMENT_LIMIT) {
   lines.push("", RUN_DETAILS_NOTE);
   const integration = renderSubgraphIntegration(checkpoint.integration?.[subgraph.id]);
   if (integration.length > 0) lines.push("", "#### Integration tests", "", ...integration);
+  const objections = renderStandingObjections(leaves, checkpoint.nodes);
+  if (objections.length > 0) lines.push("", "#### \u26A0\uFE0F Review objections not resolved", "", ...objections);
   const coverage = renderCoverage(leaves, checkpoint.nodes);
   if (coverage.length > 0) lines.push("", "#### Coverage of each node's code by its own tests", "", ...coverage);
   const weak = weakTests(leaves, checkpoint.nodes);
@@ -65682,6 +65730,24 @@ function fixPrompt(node2, tests, current, brief) {
     "What happened (failure brief):",
     quoted("failure_brief", brief),
     ...rules(node2)
+  ];
+  return [...nodeMessages(node2), { role: "user", content: lines.join("\n") }];
+}
+
+// src/llm/requests/review.ts
+var ReviewReplySchema = external_exports.strictObject({
+  verdict: external_exports.enum(["approve", "reject"]),
+  reason: external_exports.string().describe("For a rejection, the concrete problem a fix must address; for an approval, one sentence.")
+});
+var REVIEW_KIND = { kind: "review", schemaName: "rpg_forge_review", schema: ReviewReplySchema };
+function reviewPrompt(node2, tests, code2) {
+  const lines = [
+    `The implementation of ${node2.name} passes its tests. Review it against its docstring, the specification, for what the tests may not check:`,
+    "- Does it do what the docstring says for every case the docstring names (edge cases, errors raised, what it returns)?",
+    "- Would a maintainer accept it: no dead code, no needless complexity, names that say what things are?",
+    'Reply "approve", or "reject" with the concrete problem a fix must address. Reject only for a real problem, not for taste.',
+    quoted("tests", tests),
+    quoted("code", code2)
   ];
   return [...nodeMessages(node2), { role: "user", content: lines.join("\n") }];
 }
@@ -74516,6 +74582,84 @@ function collectionErrorIn(result, testFile) {
   return result.tests.some((t) => t.status === "error" && (t.id.includes(testFile) || t.id.includes(moduleName))) || result.output.includes(`ERROR collecting ${testFile}`);
 }
 
+// src/engine/tdd-setup.ts
+var DEFAULT_DIAGNOSIS_VOTES = 5;
+var DEFAULT_MUTANTS = 3;
+var MAX_REVIEWS = 3;
+function createTddSetup(options) {
+  const testFileOf = testFileLookup(options.rpg);
+  const schemas = /* @__PURE__ */ new Map();
+  return {
+    provider: options.provider,
+    keys: options.keys,
+    files: options.files,
+    artifacts: options.artifacts,
+    python: options.python,
+    runTests: options.runTests,
+    ...options.measureCoverage ? { measureCoverage: options.measureCoverage } : {},
+    maxIterations: options.maxIterations ?? 8,
+    maxTestAttempts: options.maxTestAttempts ?? 3,
+    maxTestRewrites: 2,
+    diagnosisVotes: options.diagnosisVotes ?? DEFAULT_DIAGNOSIS_VOTES,
+    mutants: options.mutants ?? DEFAULT_MUTANTS,
+    review: options.review ?? false,
+    tokenBudget: options.tokenBudget ?? 24e3,
+    testFileOf,
+    dependenciesOf: (node2) => (options.plan.dependencies.get(node2.id) ?? []).map((id) => options.plan.nodes.get(id)).filter((n) => n.node_type === "leaf"),
+    methodsOf: (node2) => options.rpg.nodes.filter((n) => n.parent_id === node2.id && symbolKindOf(n) === "method").map((n) => n.name),
+    localPackages: localPackagesOf(options.rpg),
+    promptContext: (node2) => ({
+      ...promptContext(node2, options.plan, testFileOf, basesOf(options.rpg)),
+      reviewerNotes: options.notes?.get(node2.id)
+    }),
+    jsonSchemaOf: (schema) => {
+      let json2 = schemas.get(schema);
+      if (!json2) schemas.set(schema, json2 = strictJsonSchema(schema));
+      return json2;
+    }
+  };
+}
+function localPackagesOf(rpg) {
+  return [...new Set(rpg.nodes.map((n) => moduleOf(n.file_path).split(".")[0]))].sort();
+}
+function basesOf(rpg) {
+  const names = new Map(rpg.nodes.map((n) => [n.id, n.name]));
+  const bases = /* @__PURE__ */ new Map();
+  for (const edge of rpg.edges ?? []) {
+    if (edge.type !== "inherits" || !names.has(edge.target)) continue;
+    bases.set(edge.source, [...bases.get(edge.source) ?? [], names.get(edge.target)]);
+  }
+  return bases;
+}
+function promptContext(node2, plan, testFileOf, bases) {
+  const dependencies = (plan.dependencies.get(node2.id) ?? []).map((id) => plan.nodes.get(id)).filter((dep) => dep.node_type === "leaf").map((dep) => ({
+    name: dep.name,
+    module: moduleOf(dep.file_path),
+    signature: signatureOf(dep),
+    summary: dep.docstring.split("\n\n")[0].trim()
+  }));
+  return {
+    id: node2.id,
+    name: node2.name,
+    type: node2.type,
+    module: moduleOf(node2.file_path),
+    filePath: node2.file_path,
+    testFile: testFileOf(node2.id),
+    signature: signatureOf(node2),
+    docstring: node2.docstring,
+    examples: node2.examples ?? [],
+    requirements: node2.requirements ?? [],
+    dependencies,
+    owner: ownerOf(node2, plan),
+    bases: bases.get(node2.id)
+  };
+}
+function ownerOf(node2, plan) {
+  if (symbolKindOf(node2) !== "method") return void 0;
+  const owner = plan.nodes.get(node2.parent_id);
+  return owner ? { name: owner.name, signature: signatureOf(owner) } : void 0;
+}
+
 // src/engine/node-machine.ts
 function createTddExecutor(setup) {
   return async (node2, context) => {
@@ -74578,9 +74722,13 @@ var NodeRun = class {
   /** Set by each implementation against a round of tests: its first failure is diagnosed. */
   diagnosisDue = false;
   diagnoses = [];
+  reviews = [];
+  /** The last passing code a review rejected, and its outcome: what the node falls back on if no fix passes. */
+  rejected;
   async execute() {
     let state = { step: "tests" };
     while (state.step !== "done") state = await this.next(state);
+    if (state.outcome.status === "failed" && this.rejected) return this.standByRejected();
     return state.outcome;
   }
   next(state) {
@@ -74597,6 +74745,8 @@ var NodeRun = class {
         return this.diagnose(state.result, state.outcome);
       case "fix":
         return this.fix(state.result, state.outcome);
+      case "review":
+        return this.review(state.outcome);
     }
   }
   /** Step 1: tests from the docstring, placed in the node's block with its stub; regenerated up to the limit. */
@@ -74653,10 +74803,7 @@ ${result.output.slice(-3e3)}`;
       });
       if (route === "green") {
         const regression = await this.regressionCheck();
-        if (!regression) {
-          const coverage = await this.coverage();
-          return { step: "done", outcome: this.passed(result, await this.testStrength(), coverage) };
-        }
+        if (!regression) return this.pass(result);
         this.regressions++;
         await this.code.revert();
         ({ result, outcome } = regression);
@@ -74678,6 +74825,36 @@ ${result.output.slice(-3e3)}`;
       outcome
     });
     return this.afterFailure(outcome, result, diagnosable);
+  }
+  /** Passing code, measured (coverage, test strength); reviewed next while reviews are on and left, else the node is done. */
+  async pass(result) {
+    const coverage = await this.coverage();
+    const outcome = this.passed(result, await this.testStrength(), coverage);
+    return this.setup.review && this.reviews.length < MAX_REVIEWS ? { step: "review", outcome } : { step: "done", outcome };
+  }
+  /**
+   * The review step (seed 004, decision 0027): the model judges the passing code against the docstring. An approval (or
+   * no verdict) lets it pass; a rejection sends it to the fix step with the reason, the passing code kept to fall back on.
+   */
+  async review(outcome) {
+    const reply = await this.model.ask(REVIEW_KIND, reviewPrompt(this.prompt, this.testsCode, this.code.lastCode ?? ""));
+    const iteration = this.iterations;
+    if (!reply.ok || reply.value.verdict === "approve") {
+      this.reviews.push({ iteration, verdict: reply.ok ? "approved" : "none", reason: reply.ok ? reply.value.reason : reply.reason });
+      return { step: "done", outcome: { ...outcome, ...this.history(), usage: this.model.usage } };
+    }
+    const reason = reply.value.reason;
+    this.reviews.push({ iteration, verdict: "rejected", reason });
+    this.rejected = { files: await this.setup.files.snapshot([this.testFile, this.implFile]), outcome };
+    this.notes.push({ label: `review ${this.reviews.length}`, tried: "review against the docstring", outcome: `rejected: ${reason}` });
+    if (this.iterations >= this.setup.maxIterations) return { step: "done", outcome: await this.standByRejected() };
+    return { step: "fix", result: void 0, outcome: `refused: a review against the docstring rejected it: ${reason}` };
+  }
+  /** The code a review rejected, put back as it passed: the node passes with the objection on record, for a person to judge. */
+  async standByRejected() {
+    const { files, outcome } = this.rejected;
+    await files.restore();
+    return { ...outcome, iterations: this.iterations, usage: this.model.usage, ...this.history() };
   }
   /** After a failed attempt: the node fails when its iterations are spent; otherwise a diagnosis when one is due, or the fix step. */
   afterFailure(outcome, result, diagnosable) {
@@ -74899,16 +75076,17 @@ ${result.output.slice(-3e3)}`;
       testResults: { passed, failed: 0 },
       usage: this.model.usage,
       owns: this.code.owns,
-      ...this.diagnosisRecord(),
+      ...this.history(),
       ...testStrength ? { testStrength } : {},
       ...coverage
     };
   }
-  /** What the outcome records beyond the verdict, when there is any: the diagnoses and the regressions caught. */
-  diagnosisRecord() {
+  /** What the outcome records beyond the verdict, when there is any: the diagnoses, the regressions caught and the reviews. */
+  history() {
     return {
       ...this.diagnoses.length > 0 ? { diagnoses: this.diagnoses } : {},
-      ...this.regressions > 0 ? { regressions: this.regressions } : {}
+      ...this.regressions > 0 ? { regressions: this.regressions } : {},
+      ...this.reviews.length > 0 ? { reviews: [...this.reviews] } : {}
     };
   }
   done(reason, result) {
@@ -74921,7 +75099,7 @@ ${result.output.slice(-3e3)}`;
       iterations: this.iterations,
       reason,
       usage: this.model.usage,
-      ...this.diagnosisRecord(),
+      ...this.history(),
       testResults: { passed: (result?.tests.length ?? 0) - failing.length, failed: failing.length },
       context: {
         failingTests: failing.map((t) => ({ name: t.name, message: (t.message ?? "").slice(0, 500) })),
@@ -75377,6 +75555,8 @@ function recordOutcome(entry, attempt, outcome, now, name) {
   else delete entry.diagnoses;
   if (outcome.regressions) entry.regressions = outcome.regressions;
   else delete entry.regressions;
+  if (outcome.reviews) entry.reviews = outcome.reviews;
+  else delete entry.reviews;
   if (outcome.status === "failed") {
     entry.failure_reason = outcome.reason;
     if (outcome.context) entry.failure_context = outcome.context;
@@ -75985,82 +76165,6 @@ async function thirdPartyImports(python, modules, localPackages) {
   return new Map(candidates.map((module) => [found[module]?.[0] ?? module, found[module]?.[1] ?? void 0]));
 }
 
-// src/engine/tdd-setup.ts
-var DEFAULT_DIAGNOSIS_VOTES = 5;
-var DEFAULT_MUTANTS = 3;
-function createTddSetup(options) {
-  const testFileOf = testFileLookup(options.rpg);
-  const schemas = /* @__PURE__ */ new Map();
-  return {
-    provider: options.provider,
-    keys: options.keys,
-    files: options.files,
-    artifacts: options.artifacts,
-    python: options.python,
-    runTests: options.runTests,
-    ...options.measureCoverage ? { measureCoverage: options.measureCoverage } : {},
-    maxIterations: options.maxIterations ?? 8,
-    maxTestAttempts: options.maxTestAttempts ?? 3,
-    maxTestRewrites: 2,
-    diagnosisVotes: options.diagnosisVotes ?? DEFAULT_DIAGNOSIS_VOTES,
-    mutants: options.mutants ?? DEFAULT_MUTANTS,
-    tokenBudget: options.tokenBudget ?? 24e3,
-    testFileOf,
-    dependenciesOf: (node2) => (options.plan.dependencies.get(node2.id) ?? []).map((id) => options.plan.nodes.get(id)).filter((n) => n.node_type === "leaf"),
-    methodsOf: (node2) => options.rpg.nodes.filter((n) => n.parent_id === node2.id && symbolKindOf(n) === "method").map((n) => n.name),
-    localPackages: localPackagesOf(options.rpg),
-    promptContext: (node2) => ({
-      ...promptContext(node2, options.plan, testFileOf, basesOf(options.rpg)),
-      reviewerNotes: options.notes?.get(node2.id)
-    }),
-    jsonSchemaOf: (schema) => {
-      let json2 = schemas.get(schema);
-      if (!json2) schemas.set(schema, json2 = strictJsonSchema(schema));
-      return json2;
-    }
-  };
-}
-function localPackagesOf(rpg) {
-  return [...new Set(rpg.nodes.map((n) => moduleOf(n.file_path).split(".")[0]))].sort();
-}
-function basesOf(rpg) {
-  const names = new Map(rpg.nodes.map((n) => [n.id, n.name]));
-  const bases = /* @__PURE__ */ new Map();
-  for (const edge of rpg.edges ?? []) {
-    if (edge.type !== "inherits" || !names.has(edge.target)) continue;
-    bases.set(edge.source, [...bases.get(edge.source) ?? [], names.get(edge.target)]);
-  }
-  return bases;
-}
-function promptContext(node2, plan, testFileOf, bases) {
-  const dependencies = (plan.dependencies.get(node2.id) ?? []).map((id) => plan.nodes.get(id)).filter((dep) => dep.node_type === "leaf").map((dep) => ({
-    name: dep.name,
-    module: moduleOf(dep.file_path),
-    signature: signatureOf(dep),
-    summary: dep.docstring.split("\n\n")[0].trim()
-  }));
-  return {
-    id: node2.id,
-    name: node2.name,
-    type: node2.type,
-    module: moduleOf(node2.file_path),
-    filePath: node2.file_path,
-    testFile: testFileOf(node2.id),
-    signature: signatureOf(node2),
-    docstring: node2.docstring,
-    examples: node2.examples ?? [],
-    requirements: node2.requirements ?? [],
-    dependencies,
-    owner: ownerOf(node2, plan),
-    bases: bases.get(node2.id)
-  };
-}
-function ownerOf(node2, plan) {
-  if (symbolKindOf(node2) !== "method") return void 0;
-  const owner = plan.nodes.get(node2.parent_id);
-  return owner ? { name: owner.name, signature: signatureOf(owner) } : void 0;
-}
-
 // src/engine/assemble.ts
 var GITIGNORE = [
   "__pycache__/",
@@ -76253,8 +76357,9 @@ async function buildSnapshot(input2) {
     else files.set(path2, rest.trim() === "" ? null : rest);
   }
   for (const [subgraphId, path2] of integrationTestFiles(rpg)) {
-    const shipped = checkpoint.integration?.[subgraphId]?.file;
-    decide(path2, shipped === path2 ? await output2.read(path2) : void 0);
+    if (checkpoint.integration?.[subgraphId]?.file === path2) decide(path2, await output2.read(path2));
+    else if (input2.checkpoint.integration?.[subgraphId]?.file === path2) files.set(path2, null);
+    else decide(path2, void 0);
   }
   const ini = await output2.read(PYTEST_INI);
   if (ini !== void 0) files.set(PYTEST_INI, ini);
@@ -76728,6 +76833,7 @@ async function generate(options) {
     maxIterations: options.maxIterations,
     diagnosisVotes: options.diagnosisVotes,
     mutants: options.mutants,
+    review: options.review,
     runTests: pytestIn(workDir),
     measureCoverage: (targets, file2, ranges, signal) => measureCoverage({ ...gate, cwd: workDir, targets: [...targets], file: file2, ranges, signal }),
     notes: options.revise?.notes
@@ -77216,6 +77322,7 @@ async function runGeneration(inputs, context, at, credentials, commandPrefix = "
     diagnosisVotes: inputs.diagnosisVotes,
     mutants: inputs.mutants,
     integrationTests: inputs.integrationTests,
+    review: inputs.review,
     concurrency: inputs.concurrency,
     sandbox: inputs.sandbox,
     git: true,
@@ -77299,6 +77406,7 @@ var ActionInputsSchema = external_exports.object({
   diagnosisVotes: external_exports.number().int().min(1).optional(),
   mutants: external_exports.number().int().min(0).optional(),
   integrationTests: external_exports.boolean().optional(),
+  review: external_exports.boolean().optional(),
   concurrency: positive("concurrency", 1),
   baseBranch: external_exports.string(),
   githubToken: external_exports.string(),
@@ -77335,6 +77443,7 @@ function readInputs(config2 = RepoConfigSchema.parse({})) {
     diagnosisVotes: config2["diagnosis-votes"],
     mutants: config2.mutants,
     integrationTests: config2["integration-tests"],
+    review: config2.review,
     concurrency: given("concurrency", config2.concurrency),
     baseBranch: given("base-branch", config2["base-branch"]),
     githubToken: getInput("github-token"),
