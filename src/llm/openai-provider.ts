@@ -1,19 +1,12 @@
-import OpenAI, { BadRequestError } from "openai";
-import { mapOpenAiError, type EndpointFacts } from "./openai-errors.js";
+import { BadRequestError, type OpenAI } from "openai";
+import { createOpenAiClient, type OpenAiEndpointOptions } from "./openai-client.js";
+import { mapOpenAiError } from "./openai-errors.js";
 import { ZERO_USAGE, type ModelProvider, type ModelRequest, type ModelResponse } from "./provider.js";
 
-export const OPENAI_BASE_URL = "https://api.openai.com/v1";
+export { OPENAI_BASE_URL } from "./openai-client.js";
 
-export interface OpenAiProviderOptions {
-  apiKey: string;
-  /** An OpenAI-compatible API root; defaults to OpenAI's own. */
-  baseURL?: string;
-  model: string;
-  /** Per HTTP call; default 120_000. A timed-out call counts as one of the retries. */
-  timeoutMs?: number;
-  /** Retries of 408, 409, 429, 5xx, timeouts and connection errors; default 4. */
-  maxRetries?: number;
-}
+/** The endpoint; timeoutMs defaults to 120_000 and maxRetries to 4. */
+export type OpenAiProviderOptions = OpenAiEndpointOptions;
 
 /**
  * A ModelProvider over the OpenAI chat completions API, which Azure OpenAI's v1 API,
@@ -21,23 +14,7 @@ export interface OpenAiProviderOptions {
  * (strict json_schema), so a conforming server only ever replies with schema-valid JSON.
  */
 export function createOpenAiProvider(options: OpenAiProviderOptions): ModelProvider {
-  const facts: EndpointFacts = {
-    apiKey: options.apiKey,
-    // Passed explicitly: left undefined, the SDK would read OPENAI_BASE_URL itself and
-    // our messages could name a different endpoint from the one called.
-    baseURL: options.baseURL ?? OPENAI_BASE_URL,
-    model: options.model,
-    timeoutMs: options.timeoutMs ?? 120_000,
-    maxRetries: options.maxRetries ?? 4,
-  };
-  const client = new OpenAI({
-    apiKey: facts.apiKey,
-    baseURL: facts.baseURL,
-    timeout: facts.timeoutMs,
-    maxRetries: facts.maxRetries,
-    // The CLI owns stderr (progress lines); failures reach the user as RpgForgeError.
-    logLevel: "off",
-  });
+  const { client, facts } = createOpenAiClient(options, { timeoutMs: 120_000, maxRetries: 4 });
 
   // Some models take only their default temperature (OpenAI's reasoning models answer 400, param
   // "temperature"): once refused, a request is asked again without one, and so is every later request.
