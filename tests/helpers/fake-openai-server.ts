@@ -37,6 +37,22 @@ export interface ReceivedRequest {
 
 export type FakeHandler = (body: Record<string, unknown>, request: ReceivedRequest) => FakeReply | RawReply | Promise<FakeReply | RawReply>;
 
+/**
+ * Answers POST /v1/embeddings: one vector per input text, in order, or any HTTP reply. The server wraps the
+ * vectors in the API's list object (as floats, or base64 float32 when the request asks for base64, as the SDK
+ * does by default).
+ */
+export type EmbeddingsHandler = (
+  input: string[],
+  body: Record<string, unknown>,
+  request: ReceivedRequest,
+) => number[][] | RawReply | Promise<number[][] | RawReply>;
+
+export interface FakeOpenAiOptions {
+  /** Serve the embeddings route; without it /v1/embeddings is a 404 like any unknown route. */
+  embeddings?: EmbeddingsHandler;
+}
+
 export interface FakeOpenAi {
   /** The API root to pass as baseURL; ends in /v1. */
   url: string;
@@ -61,7 +77,7 @@ export function errorReply(
   };
 }
 
-export async function startFakeOpenAi(handler: FakeHandler): Promise<FakeOpenAi> {
+export async function startFakeOpenAi(handler: FakeHandler, options: FakeOpenAiOptions = {}): Promise<FakeOpenAi> {
   const requests: ReceivedRequest[] = [];
   let served = 0;
   const server = createServer((req, res) => {
@@ -78,6 +94,19 @@ export async function startFakeOpenAi(handler: FakeHandler): Promise<FakeOpenAi>
         }
         const received: ReceivedRequest = { method: req.method ?? "GET", path, headers: req.headers, body };
         requests.push(received);
+        if (req.method === "POST" && path === "/v1/embeddings" && options.embeddings) {
+          const input = typeof body["input"] === "string" ? [body["input"]] : (body["input"] as string[]);
+          try {
+            const reply = await options.embeddings(input, body, received);
+            if (!Array.isArray(reply) && reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
+            return send(res, Array.isArray(reply) ? embeddingList(reply, body) : reply);
+          } catch (error) {
+            return send(res, {
+              ...errorReply(500, `fake server handler threw: ${(error as Error).message}`),
+              headers: { "x-should-retry": "false" },
+            });
+          }
+        }
         if (req.method !== "POST" || path !== "/v1/chat/completions") {
           return send(res, errorReply(404, `fake server: no route ${req.method} ${path}`, { code: "unknown_url" }));
         }
@@ -168,6 +197,24 @@ function completion(reply: FakeReply, model: string, n: number): RawReply {
           }),
       service_tier: "default",
       system_fingerprint: "fp_fake",
+    },
+  };
+}
+
+function embeddingList(vectors: number[][], body: Record<string, unknown>): RawReply {
+  const base64 = body["encoding_format"] === "base64";
+  const tokens = vectors.length * 8;
+  return {
+    status: 200,
+    body: {
+      object: "list",
+      data: vectors.map((vector, index) => ({
+        object: "embedding",
+        index,
+        embedding: base64 ? Buffer.from(Float32Array.from(vector).buffer).toString("base64") : vector,
+      })),
+      model: String(body["model"] ?? "unknown"),
+      usage: { prompt_tokens: tokens, total_tokens: tokens },
     },
   };
 }
