@@ -157,7 +157,7 @@ describe("the Action, run as the runner runs dist/index.js", () => {
     expect(onIssue).toHaveLength(1);
     const body = onIssue[0]!.body;
     expect(body).toContain("### rpg-forge: 11 of 14 nodes pass (`rpg.json`)");
-    expect(body).toContain("- **Package test suite**: 54 of 54 passing");
+    expect(body).toContain("- **Package test suite**: 62 of 62 passing");
     expect(body).not.toMatch(/\d{8}T\d{6}Z|Generation Time|Git History|\(new\)/);
     expect(second.summary).toMatch(/- \*\*Run\*\*: \d{8}T\d{6}Z-[0-9a-f]{8}/);
     expect(second.summary).toContain("## Git History");

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGitHubStandIn, type GitHubStandIn } from "../helpers/github-stand-in.js";
-import { nodeOf, startScriptedModel, type ScriptedModel } from "../helpers/scripted-model.js";
+import { kindOf, nodeOf, startScriptedModel, type ScriptedModel } from "../helpers/scripted-model.js";
 import {
   runsWaiting,
   dispatches,
@@ -131,7 +131,10 @@ describe("a review requesting changes on an rpg-forge pull request", () => {
     expect(replies.find((r) => r.in_reply_to_id === onCode!.id)!.body).toContain("rpg-forge revised `base.clean` with this comment");
     expect(replies.find((r) => r.in_reply_to_id === onPyproject!.id)!.body).toContain("the file is not a module or test file of a node");
     expect(replies).toHaveLength(2);
-    // Only the node asked for was generated again.
-    expect(new Set(model.requests.map((r) => nodeOf(r.body)))).toEqual(new Set(["base.clean"]));
+    // Only the node asked for was generated again; its subgraph, one of whose leaves changed, was asked for integration tests again.
+    const askedOf = (integration: boolean) =>
+      new Set(model.requests.filter((r) => (kindOf(r.body) === "integration_tests") === integration).map((r) => nodeOf(r.body)));
+    expect(askedOf(false)).toEqual(new Set(["base.clean"]));
+    expect(askedOf(true)).toEqual(new Set(["base"]));
   }, 180_000);
 });
