@@ -50,6 +50,12 @@ export const RUN_ERROR_CODES = {
   APP_CONFIG_INVALID: "The repository's .github/rpg-forge.yml has a key of the wrong type or value, or is not YAML.",
   APP_RPG_PATH_REFUSED: "An issue labeled for generation names, on its `rpg:` line, a path outside the repository or inside .github/.",
   APP_RPG_COMMIT_REFUSED: "GitHub refused the commit of the RPG pasted into an issue to the issue's rpg-forge/issue-<n> branch.",
+  LOCALIZE_UNKNOWN_NODE: "deps or view (or the debug loop's localization) names a node id the RPG does not have.",
+  LOCALIZE_UNKNOWN_SYMBOL: "view --symbol names a function or class that the file does not define.",
+  LOCALIZE_UNKNOWN_SUBGRAPH: "A search is scoped to a subgraph id the RPG does not have.",
+  LOCALIZE_PATH_REFUSED:
+    "view was given a path outside the repository, inside .git/ or .rpg-forge/, through a symbolic link, or not of a .py file.",
+  LOCALIZE_EXHAUSTED: "A debug iteration asked for more localization queries (search, view, dependencies) than its limit of 20.",
 } as const;
 
 export type RunErrorCode = keyof typeof RUN_ERROR_CODES;
