@@ -1,5 +1,8 @@
+import type { ModelMessage } from "../llm/provider.js";
+import { DIAGNOSIS_KIND } from "../llm/requests/diagnosis.js";
 import type { DiagnosisDecision } from "../record/checkpoint.js";
 import { VERDICTS, type Vote } from "../record/diagnosis.js";
+import type { NodeModel } from "./node-model.js";
 
 /** The lowest and highest temperature of a vote's requests (PRD epic 4.5: 0.3, 0.4, … 0.7 for five). */
 const TEMPERATURES = { low: 0.3, high: 0.7 } as const;
@@ -27,4 +30,18 @@ export function tallyVotes(votes: readonly Vote[], asked: number): { decision: D
   const counts = VERDICTS.map((verdict) => [verdict, cast.filter((vote) => vote.verdict === verdict).length] as const);
   const [winner, count] = counts.reduce((best, next) => (next[1] > best[1] ? next : best));
   return count >= majorityOf(asked) ? { decision: winner, count } : { decision: "needs_human_review", count };
+}
+
+/** A diagnosis prompt asked `count` times at once, at temperatures spread from 0.3 to 0.7; a request that fails casts no vote. */
+export async function castVotes(model: NodeModel, messages: ModelMessage[], count: number): Promise<Vote[]> {
+  const temperatures = voteTemperatures(count);
+  const replies = await Promise.allSettled(temperatures.map((t) => model.ask(DIAGNOSIS_KIND, messages, t)));
+  return replies.map((settled, i): Vote => {
+    if (settled.status === "rejected") throw settled.reason;
+    const reply = settled.value;
+    const temperature = temperatures[i]!;
+    return reply.ok
+      ? { verdict: reply.value.verdict, reason: reply.value.reason, temperature }
+      : { verdict: "none", reason: reply.reason, temperature };
+  });
 }

@@ -1,6 +1,6 @@
 import { findTestBlock, upsertTestBlock, withoutTestBlocks } from "../assembly/test-blocks.js";
 import type { StructuredResult } from "../llm/structured.js";
-import { DIAGNOSIS_KIND, diagnosisPrompt } from "../llm/requests/diagnosis.js";
+import { diagnosisPrompt } from "../llm/requests/diagnosis.js";
 import { FIX_KIND, fixPrompt, IMPLEMENTATION_KIND, implementationPrompt, type FixReply } from "../llm/requests/implementation.js";
 import type { NodePromptContext } from "../llm/requests/node-context.js";
 import { REVIEW_KIND, reviewPrompt } from "../llm/requests/review.js";
@@ -17,7 +17,7 @@ import { outlinePython } from "../workspace/python-outline.js";
 import { CodeApplication } from "./code-application.js";
 import { measureTestStrength, type MutantVerdict } from "./test-strength.js";
 import { describeSplit, type Vote } from "../record/diagnosis.js";
-import { tallyVotes, voteTemperatures } from "./diagnosis-vote.js";
+import { castVotes, tallyVotes } from "./diagnosis-vote.js";
 import type { NodeExecutor, NodeOutcome } from "./events.js";
 import { failureBrief, outcomeLine, type AttemptNote } from "./failure-brief.js";
 import { FinalRefusal, NodeModel } from "./node-model.js";
@@ -337,18 +337,9 @@ class NodeRun {
   }
 
   /** The failure judged `diagnosisVotes` times at once, at temperatures spread from 0.3 to 0.7; a request that fails casts no vote. */
-  private async vote(result: PytestResult): Promise<Vote[]> {
+  private vote(result: PytestResult): Promise<Vote[]> {
     const messages = diagnosisPrompt(this.prompt, this.testsCode, this.code.lastCode ?? "", this.brief(result));
-    const temperatures = voteTemperatures(this.setup.diagnosisVotes);
-    const replies = await Promise.allSettled(temperatures.map((t) => this.model.ask(DIAGNOSIS_KIND, messages, t)));
-    return replies.map((settled, i): Vote => {
-      if (settled.status === "rejected") throw settled.reason;
-      const reply = settled.value;
-      const temperature = temperatures[i]!;
-      return reply.ok
-        ? { verdict: reply.value.verdict, reason: reply.value.reason, temperature }
-        : { verdict: "none", reason: reply.reason, temperature };
-    });
+    return castVotes(this.model, messages, this.setup.diagnosisVotes);
   }
 
   /** The failing tests, when a second run of the same tests and code passes: a failure that is not the code's. */
