@@ -7,7 +7,7 @@ import { clip, code, count, details, fenced, prose, row } from "./markdown.js";
 import { RUN_DETAILS_NOTE } from "./generation-report.js";
 import { renderMermaid } from "./mermaid.js";
 import { renderDiagnoses } from "./diagnoses.js";
-import { weakTests } from "./test-strength.js";
+import { strengthLine, weakTests } from "./test-strength.js";
 import { renderCoverage } from "./coverage.js";
 import { renderSubgraphIntegration } from "./integration.js";
 import { renderStandingObjections } from "./reviews.js";
@@ -132,6 +132,8 @@ export function renderReportComment(input: SubgraphPrInput & { model: string }, 
   if (objections.length > 0) lines.push("", "#### ⚠️ Review objections not resolved", "", ...objections);
   const coverage = renderCoverage(leaves, checkpoint.nodes);
   if (coverage.length > 0) lines.push("", "#### Coverage of each node's code by its own tests", "", ...coverage);
+  const strength = strengthLine(leaves, checkpoint.nodes);
+  if (strength.length > 0) lines.push("", ...strength);
   const weak = weakTests(leaves, checkpoint.nodes);
   if (weak.length > 0) {
     lines.push("", "#### ⚠️ Tests that catch no mutant", "");

@@ -40,6 +40,17 @@ export function weakTests(ids: readonly string[], nodes: Readonly<Record<string,
   });
 }
 
+/** One line for a pull request: how many mutants of its nodes' code their tests killed; empty when none was measured. */
+export function strengthLine(ids: readonly string[], nodes: Readonly<Record<string, CheckpointEntry>>): string[] {
+  const measured = ids.flatMap((id) => (nodes[id]?.test_strength ? [nodes[id].test_strength] : []));
+  const total = measured.reduce((sum, s) => sum + s.mutants, 0);
+  if (total === 0) return [];
+  const killed = measured.reduce((sum, s) => sum + s.killed, 0);
+  return [
+    `**Test strength**: the nodes' tests killed ${killed} of ${total} mechanical mutants of their code (${percent(killed, total)}; decision 0022).`,
+  ];
+}
+
 function percent(part: number, whole: number): string {
   const score = strengthScore({ mutants: whole, killed: part });
   return score === undefined ? "-" : `${Math.round(score * 100)}%`;

@@ -209,6 +209,8 @@ describe("renderReportComment", () => {
       "its tests still pass with each of 2 mutants of its code (line 3: \\`&lt;\\` became \\`&gt;=\\` @\u200boctocat;",
     );
     expect(flagged).not.toContain("- `a` (");
+    expect(flagged).toContain("**Test strength**: the nodes' tests killed 0 of 2 mechanical mutants of their code (0%; decision 0022).");
+    expect(report).not.toContain("**Test strength**");
   });
 
   it("counts this subgraph and the whole run, with pass rates over the generated nodes", () => {
