@@ -62462,6 +62462,15 @@ function weakTests(ids2, nodes) {
     return strength !== void 0 && killsNone(strength);
   });
 }
+function strengthLine(ids2, nodes) {
+  const measured = ids2.flatMap((id) => nodes[id]?.test_strength ? [nodes[id].test_strength] : []);
+  const total = measured.reduce((sum, s) => sum + s.mutants, 0);
+  if (total === 0) return [];
+  const killed = measured.reduce((sum, s) => sum + s.killed, 0);
+  return [
+    `**Test strength**: the nodes' tests killed ${killed} of ${total} mechanical mutants of their code (${percent2(killed, total)}; decision 0022).`
+  ];
+}
 function percent2(part, whole) {
   const score = strengthScore({ mutants: whole, killed: part });
   return score === void 0 ? "-" : `${Math.round(score * 100)}%`;
@@ -62868,14 +62877,16 @@ function renderReportComment(input2, limit2 = COMMENT_LIMIT) {
   if (objections.length > 0) lines.push("", "#### \u26A0\uFE0F Review objections not resolved", "", ...objections);
   const coverage = renderCoverage(leaves, checkpoint.nodes);
   if (coverage.length > 0) lines.push("", "#### Coverage of each node's code by its own tests", "", ...coverage);
+  const strength = strengthLine(leaves, checkpoint.nodes);
+  if (strength.length > 0) lines.push("", ...strength);
   const weak = weakTests(leaves, checkpoint.nodes);
   if (weak.length > 0) {
     lines.push("", "#### \u26A0\uFE0F Tests that catch no mutant", "");
     for (const id of weak) {
-      const strength = checkpoint.nodes[id].test_strength;
-      const what = strength.survivors.map((s) => prose(s.description, 120)).join("; ");
+      const strength2 = checkpoint.nodes[id].test_strength;
+      const what = strength2.survivors.map((s) => prose(s.description, 120)).join("; ");
       lines.push(
-        `- ${code(id)} (${code(plan.nodes.get(id)?.name ?? "?")}): its tests still pass with each of ${strength.mutants} mutants of its code (${what}). Review them before merging.`
+        `- ${code(id)} (${code(plan.nodes.get(id)?.name ?? "?")}): its tests still pass with each of ${strength2.mutants} mutants of its code (${what}). Review them before merging.`
       );
     }
   }
@@ -67909,6 +67920,16 @@ function tallyVotes(votes, asked) {
   const counts = VERDICTS.map((verdict) => [verdict, cast.filter((vote) => vote.verdict === verdict).length]);
   const [winner, count2] = counts.reduce((best, next) => next[1] > best[1] ? next : best);
   return count2 >= majorityOf(asked) ? { decision: winner, count: count2 } : { decision: "needs_human_review", count: count2 };
+}
+async function castVotes(model, messages, count2) {
+  const temperatures = voteTemperatures(count2);
+  const replies = await Promise.allSettled(temperatures.map((t) => model.ask(DIAGNOSIS_KIND, messages, t)));
+  return replies.map((settled, i) => {
+    if (settled.status === "rejected") throw settled.reason;
+    const reply = settled.value;
+    const temperature = temperatures[i];
+    return reply.ok ? { verdict: reply.value.verdict, reason: reply.value.reason, temperature } : { verdict: "none", reason: reply.reason, temperature };
+  });
 }
 
 // src/engine/failure-brief.ts
@@ -74916,16 +74937,9 @@ ${result.output.slice(-3e3)}`;
     }
   }
   /** The failure judged `diagnosisVotes` times at once, at temperatures spread from 0.3 to 0.7; a request that fails casts no vote. */
-  async vote(result) {
+  vote(result) {
     const messages = diagnosisPrompt(this.prompt, this.testsCode, this.code.lastCode ?? "", this.brief(result));
-    const temperatures = voteTemperatures(this.setup.diagnosisVotes);
-    const replies = await Promise.allSettled(temperatures.map((t) => this.model.ask(DIAGNOSIS_KIND, messages, t)));
-    return replies.map((settled, i) => {
-      if (settled.status === "rejected") throw settled.reason;
-      const reply = settled.value;
-      const temperature = temperatures[i];
-      return reply.ok ? { verdict: reply.value.verdict, reason: reply.value.reason, temperature } : { verdict: "none", reason: reply.reason, temperature };
-    });
+    return castVotes(this.model, messages, this.setup.diagnosisVotes);
   }
   /** The failing tests, when a second run of the same tests and code passes: a failure that is not the code's. */
   async flakyTests(result) {
