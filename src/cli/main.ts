@@ -1,10 +1,13 @@
 import { Command, CommanderError } from "commander";
+import { addDepsCommand } from "./deps-command.js";
 import { addGenerateCommand } from "./generate-command.js";
 import { EXIT, type CliIo } from "./output.js";
 import { addPlanCommand } from "./plan-command.js";
 import { addRollbackCommand } from "./rollback-command.js";
+import { addSearchCommand } from "./search-command.js";
 import { addStatusCommand } from "./status-command.js";
 import { addValidateCommand } from "./validate-command.js";
+import { addViewCommand } from "./view-command.js";
 
 /** Runs the CLI on `argv` (without node and script) and returns the exit code. */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
@@ -24,6 +27,9 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   addStatusCommand(program, io, setExit);
   addGenerateCommand(program, io, setExit);
   addRollbackCommand(program, io, setExit);
+  addSearchCommand(program, io, setExit);
+  addDepsCommand(program, io, setExit);
+  addViewCommand(program, io, setExit);
   for (const command of program.commands) command.exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err });
   try {
     await program.parseAsync([...argv], { from: "user" });

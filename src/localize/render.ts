@@ -30,7 +30,7 @@ export function renderCodeView(view: CodeView): string {
   if (view.kind === "source") {
     const width = String(view.endLine).length;
     const range =
-      view.startLine === 1 && view.endLine === view.totalLines
+      view.symbol === undefined || view.note !== undefined
         ? `${view.totalLines} lines`
         : `lines ${view.startLine}-${view.endLine} of ${view.totalLines}`;
     const head = `# ${view.file}${view.symbol ? ` ${view.symbol}` : ""}${who}: ${range}`;
