@@ -6,6 +6,7 @@
  *
  * `npx tsx bench/localization-bench.ts`, or `benchLocalization(out)` from bench/run.ts.
  */
+import { findPython } from "../src/sandbox/python.js";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -35,7 +36,7 @@ const RUNS = { warmup: 10, runs: 51 } as const;
 
 /** Times search, view and traversal on a 50-node synthetic RPG and a repository written for it in a temp dir. */
 export async function benchLocalization(out: BenchOutput, options: { python?: string; nodes?: number } = {}): Promise<void> {
-  const python = options.python ?? process.env.PYTHON ?? "python3";
+  const python = options.python ?? (await findPython());
   const nodes = options.nodes ?? 50;
   const { rpg } = syntheticRpg({ nodes, subgraphs: 3 });
   const leaves = rpg.nodes.filter((n) => n.node_type === "leaf").sort((a, b) => compareIds(a.id, b.id));

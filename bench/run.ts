@@ -13,6 +13,9 @@ import type { Rpg } from "../src/rpg/schema.js";
 import { topologicalOrder } from "../src/plan/order.js";
 import { benchRunPlan } from "./engine-bench.js";
 import { benchEngineSpeed } from "./engine-speed-bench.js";
+import { benchLocalization } from "./localization-bench.js";
+import { benchSymbols } from "./symbols-bench.js";
+import { findPython } from "../src/sandbox/python.js";
 import { formatBytes, formatMs, now, renderTable, summarize, timeSync, timingRow, type Row } from "./measure.js";
 import { syntheticRpg } from "./synthetic-rpg.js";
 
@@ -74,6 +77,11 @@ benchMermaid(plans.get(10000));
 // Issue 16's table in small: 12 independent nodes at concurrency 4 against the fake model (about 10 s); the full
 // table (40 independent, a 40-node chain, a 200-node grid at concurrency 1, 4 and 16) is `npm run bench:engine`.
 await benchEngineSpeed({ shapes: ["independent"], concurrency: [4], latencyMs: 200, nodes: 12, log: stage }, { rows, notes, fail });
+// Issue 18's figures on a 50-node RPG and its repository: search, view and two-hop traversal, then find_symbol with the server warm.
+stage("localization, 50 nodes");
+await benchLocalization({ rows, notes, fail }, { python: await findPython() });
+stage("find_symbol, 50 nodes (pyright-langserver)");
+await benchSymbols({ log: stage }, { rows, notes, fail });
 
 console.log(renderTable(rows));
 if (notes.length > 0) console.log(`\n${notes.map((note) => `- ${note}`).join("\n")}`);
