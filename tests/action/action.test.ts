@@ -133,6 +133,13 @@ describe("the Action, run as the runner runs dist/index.js", () => {
     const failed = on(report.number).filter((c) => c.body.includes("rpg-forge:failed-node:"));
     expect(failed).toHaveLength(1);
     expect(failed[0]!.body).toContain("report.format_number");
+    expect(failed[0]!.body).toContain("Diagnosis votes (");
+    // The subgraphs whose nodes all passed show their integration tests on their PR: stats at the threshold.
+    const stats = standIn.pulls.find((p) => p.head.ref === "rpg/statkit/stats")!;
+    const statsReport = on(stats.number).find((c) => c.body.includes("rpg-forge:report:"))!.body;
+    expect(statsReport).toContain("#### Integration tests");
+    expect(statsReport).toContain("4 of 5 (80%) passed, ✅ validated.");
+    expect(statsReport).toContain("`tests/integration/test_stats.py::test_z_scores_use_the_sample_deviation`");
     expect(failed[0]!.body).toContain("gh workflow run rpg-generate.yml -f mode=retry -f rpg-path=rpg.json -f nodes=report.format_number");
     expect(standIn.comments).toHaveLength(5);
   });
