@@ -1,10 +1,26 @@
 import { lstat, readdir, readFile, realpath, rm, unlink } from "node:fs/promises";
+import type { BigIntStats } from "node:fs";
 import { isAbsolute, join, relative, sep } from "node:path";
 import { RpgForgeError } from "../errors.js";
 import { stageFileAtomic, writeFileAtomic, type StagedWrite } from "./atomic-write.js";
 
 /** Folders nothing generated may touch, wherever the package lives. */
 const PROTECTED = [".git", ".github"];
+
+/**
+ * How recent a file's change may be for its bytes to be compared even when its stat says it is unchanged. The
+ * kernel stamps ctime from a coarse clock (a tick of a few ms), so a change in the same tick as the engine's own
+ * write would leave the stat as the engine saw it; files the engine wrote this recently are read (git's "racily
+ * clean" entries, for the same reason).
+ */
+const RACY_WINDOW_NS = 2_000_000_000n;
+
+/** What a file's stat must still say for it to be unchanged: the same inode, size and change time. */
+interface Stamp {
+  ino: bigint;
+  size: bigint;
+  ctimeNs: bigint;
+}
 
 /** What a tracked tree held that the engine did not write, found by `verify()` and already undone. */
 export interface Tampering {
@@ -25,6 +41,8 @@ export interface Tampering {
  */
 export class PackageFiles {
   private readonly ledger: Map<string, Buffer> | undefined;
+  /** Each ledger file's stat as the engine left it: verify() reads only the files whose stat moved, or that are racy. */
+  private readonly stamps = new Map<string, Stamp>();
   /** Writes and verify() take turns: a write half done is not tampering. */
   private turn: Promise<unknown> = Promise.resolve();
 
@@ -32,6 +50,7 @@ export class PackageFiles {
     readonly root: string,
     tracked: boolean,
     private readonly untracked: ReadonlySet<string> = new Set(),
+    private readonly racyWindowNs: bigint = RACY_WINDOW_NS,
   ) {
     this.ledger = tracked ? new Map() : undefined;
   }
@@ -40,11 +59,18 @@ export class PackageFiles {
     return new PackageFiles(await realpath(root), false);
   }
 
-  /** A tracked tree: every file under root is taken as it is now, except `untracked` (names at the root that are not the package's). */
-  static async openTracked(root: string, untracked: readonly string[] = []): Promise<PackageFiles> {
-    const files = new PackageFiles(await realpath(root), true, new Set(untracked));
+  /**
+   * A tracked tree: every file under root is taken as it is now, except `untracked` (names at the root that are not
+   * the package's). `racyWindowNs` is for tests of the stat check; leave it.
+   */
+  static async openTracked(root: string, untracked: readonly string[] = [], racyWindowNs = RACY_WINDOW_NS): Promise<PackageFiles> {
+    const files = new PackageFiles(await realpath(root), true, new Set(untracked), racyWindowNs);
     const { entries } = await files.scan();
-    for (const [rel, kind] of entries) if (kind === "file") files.ledger!.set(rel, await readFile(join(files.root, rel)));
+    for (const [rel, kind] of entries) {
+      if (kind !== "file") continue;
+      files.ledger!.set(rel, await readFile(join(files.root, rel)));
+      await files.restamp(rel);
+    }
     return files;
   }
 
@@ -84,7 +110,10 @@ export class PackageFiles {
     const path = await this.resolve(rel);
     await this.exclusive(async () => {
       await writeFileAtomic(path, content);
-      this.ledger?.set(parts(rel).join("/"), Buffer.from(content, "utf8"));
+      if (!this.ledger) return;
+      const key = parts(rel).join("/");
+      this.ledger.set(key, Buffer.from(content, "utf8"));
+      await this.restamp(key);
     });
   }
 
@@ -100,6 +129,7 @@ export class PackageFiles {
         if (error.code !== "ENOENT") throw error;
       });
       this.ledger?.delete(parts(rel).join("/"));
+      this.stamps.delete(parts(rel).join("/"));
     });
   }
 
@@ -114,10 +144,12 @@ export class PackageFiles {
     return this.exclusive(async () => {
       const { entries, folders } = await this.scan();
       const found: Tampering = { changed: [], added: [], removed: [] };
+      // The wall clock, which the kernel's ctime follows too.
+      const now = BigInt(Date.now()) * 1_000_000n;
       for (const [rel, kind] of entries) {
         const known = ledger.get(rel);
         if (kind !== "file" || known === undefined) found.added.push(rel);
-        else if (!known.equals(await readFile(join(this.root, rel)))) found.changed.push(rel);
+        else if (!(await this.unchanged(rel, known, now))) found.changed.push(rel);
       }
       for (const rel of ledger.keys()) if (!entries.has(rel)) found.removed.push(rel);
       // Every folder on the way to a file of ours; the others hold nothing the engine wrote.
@@ -136,9 +168,29 @@ export class PackageFiles {
       for (const rel of [...found.changed, ...found.removed]) {
         await rm(join(this.root, rel), { recursive: true, force: true });
         await writeFileAtomic(join(this.root, rel), ledger.get(rel)!);
+        await this.restamp(rel);
       }
       return found.changed.length + found.added.length + found.removed.length === 0 ? undefined : found;
     });
+  }
+
+  /**
+   * Whether a ledger file still holds the engine's bytes. Its stat decides when it is as the engine left it and that
+   * was long enough ago: any write since changed its ctime, which no one but the kernel sets (utimes sets mtime and
+   * atime, and moves ctime too). Otherwise its bytes are read and compared, and a match is stamped anew.
+   */
+  private async unchanged(rel: string, known: Buffer, now: bigint): Promise<boolean> {
+    const path = join(this.root, rel);
+    const stamp = this.stamps.get(rel);
+    const info = await lstat(path, { bigint: true });
+    if (stamp && sameStamp(stamp, info) && now - stamp.ctimeNs > this.racyWindowNs) return true;
+    if (!known.equals(await readFile(path))) return false;
+    this.stamps.set(rel, stampOf(info));
+    return true;
+  }
+
+  private async restamp(rel: string): Promise<void> {
+    this.stamps.set(rel, stampOf(await lstat(join(this.root, rel), { bigint: true })));
   }
 
   /** Every entry under root (files, links, anything that is not a folder) by kind, and the folders, never following a link. */
@@ -171,6 +223,14 @@ export class PackageFiles {
     for (const rel of new Set(rels)) saved.set(rel, await this.read(rel));
     return new FileSnapshot(this, saved);
   }
+}
+
+function stampOf(info: BigIntStats): Stamp {
+  return { ino: info.ino, size: info.size, ctimeNs: info.ctimeNs };
+}
+
+function sameStamp(stamp: Stamp, info: BigIntStats): boolean {
+  return stamp.ino === info.ino && stamp.size === info.size && stamp.ctimeNs === info.ctimeNs;
 }
 
 function parts(rel: string): string[] {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PackageFiles } from "../../src/workspace/package-files.js";
@@ -74,5 +74,36 @@ describe("a tracked tree", () => {
       expect(existsSync(join(root, gone))).toBe(false);
     expect(readFileSync(join(root, ".stamp"), "utf8")).toBe("not the package's\n");
     expect(await files.verify()).toBeUndefined();
+  });
+});
+
+describe("a tracked tree's check reads only what may have changed", () => {
+  /** A file rewritten with other bytes of the same size, its mtime set back as it was: what a test hiding its tracks does. */
+  const rewriteInPlace = (path: string, content: string): void => {
+    const before = statSync(path);
+    writeFileSync(path, content);
+    utimesSync(path, before.atime, before.mtime);
+  };
+
+  it("finds a file rewritten in place, same size and mtime, long after the engine wrote it", async () => {
+    const root = tempDir();
+    mkdirSync(join(root, "src"));
+    writeFileSync(join(root, "src/core.py"), "x = 1\n");
+    // No racy window: the stat alone decides for every file, as it does for files written more than 2 s ago.
+    const files = await PackageFiles.openTracked(root, [], 0n);
+    await new Promise((done) => setTimeout(done, 20));
+    expect(await files.verify()).toBeUndefined();
+    rewriteInPlace(join(root, "src/core.py"), "x = 2\n");
+    expect(await files.verify()).toEqual({ changed: ["src/core.py"], added: [], removed: [] });
+    expect(readFileSync(join(root, "src/core.py"), "utf8")).toBe("x = 1\n");
+  });
+
+  it("compares the bytes of a file the engine wrote just now, whatever its stat says", async () => {
+    const root = tempDir();
+    const files = await PackageFiles.openTracked(root);
+    await files.write("src/core.py", "x = 1\n");
+    // At once, in the same tick of the kernel's clock as the engine's write: the stat may not move at all.
+    rewriteInPlace(join(root, "src/core.py"), "x = 3\n");
+    expect(await files.verify()).toEqual({ changed: ["src/core.py"], added: [], removed: [] });
   });
 });
