@@ -65064,25 +65064,37 @@ async function existingFiles(outDir) {
 import { lstat as lstat5, readdir as readdir6, readFile as readFile8, realpath as realpath3, rm as rm5, unlink as unlink3 } from "node:fs/promises";
 import { isAbsolute as isAbsolute4, join as join14, relative as relative2, sep as sep4 } from "node:path";
 var PROTECTED = [".git", ".github"];
+var RACY_WINDOW_NS = 2000000000n;
 var PackageFiles = class _PackageFiles {
-  constructor(root, tracked, untracked = /* @__PURE__ */ new Set()) {
+  constructor(root, tracked, untracked = /* @__PURE__ */ new Set(), racyWindowNs = RACY_WINDOW_NS) {
     this.root = root;
     this.untracked = untracked;
+    this.racyWindowNs = racyWindowNs;
     this.ledger = tracked ? /* @__PURE__ */ new Map() : void 0;
   }
   root;
   untracked;
+  racyWindowNs;
   ledger;
+  /** Each ledger file's stat as the engine left it: verify() reads only the files whose stat moved, or that are racy. */
+  stamps = /* @__PURE__ */ new Map();
   /** Writes and verify() take turns: a write half done is not tampering. */
   turn = Promise.resolve();
   static async open(root) {
     return new _PackageFiles(await realpath3(root), false);
   }
-  /** A tracked tree: every file under root is taken as it is now, except `untracked` (names at the root that are not the package's). */
-  static async openTracked(root, untracked = []) {
-    const files = new _PackageFiles(await realpath3(root), true, new Set(untracked));
+  /**
+   * A tracked tree: every file under root is taken as it is now, except `untracked` (names at the root that are not
+   * the package's). `racyWindowNs` is for tests of the stat check; leave it.
+   */
+  static async openTracked(root, untracked = [], racyWindowNs = RACY_WINDOW_NS) {
+    const files = new _PackageFiles(await realpath3(root), true, new Set(untracked), racyWindowNs);
     const { entries } = await files.scan();
-    for (const [rel, kind] of entries) if (kind === "file") files.ledger.set(rel, await readFile8(join14(files.root, rel)));
+    for (const [rel, kind] of entries) {
+      if (kind !== "file") continue;
+      files.ledger.set(rel, await readFile8(join14(files.root, rel)));
+      await files.restamp(rel);
+    }
     return files;
   }
   /** The absolute path of `rel`, or WORKSPACE_PATH_REFUSED. */
@@ -65119,7 +65131,10 @@ var PackageFiles = class _PackageFiles {
     const path2 = await this.resolve(rel);
     await this.exclusive(async () => {
       await writeFileAtomic(path2, content);
-      this.ledger?.set(parts(rel).join("/"), Buffer.from(content, "utf8"));
+      if (!this.ledger) return;
+      const key = parts(rel).join("/");
+      this.ledger.set(key, Buffer.from(content, "utf8"));
+      await this.restamp(key);
     });
   }
   /** The first half of an atomic write: the bytes beside the target, put in place by `commit()`. */
@@ -65133,6 +65148,7 @@ var PackageFiles = class _PackageFiles {
         if (error63.code !== "ENOENT") throw error63;
       });
       this.ledger?.delete(parts(rel).join("/"));
+      this.stamps.delete(parts(rel).join("/"));
     });
   }
   /**
@@ -65146,10 +65162,11 @@ var PackageFiles = class _PackageFiles {
     return this.exclusive(async () => {
       const { entries, folders: folders2 } = await this.scan();
       const found = { changed: [], added: [], removed: [] };
+      const now = BigInt(Date.now()) * 1000000n;
       for (const [rel, kind] of entries) {
         const known = ledger.get(rel);
         if (kind !== "file" || known === void 0) found.added.push(rel);
-        else if (!known.equals(await readFile8(join14(this.root, rel)))) found.changed.push(rel);
+        else if (!await this.unchanged(rel, known, now)) found.changed.push(rel);
       }
       for (const rel of ledger.keys()) if (!entries.has(rel)) found.removed.push(rel);
       const held = new Set(
@@ -65164,9 +65181,27 @@ var PackageFiles = class _PackageFiles {
       for (const rel of [...found.changed, ...found.removed]) {
         await rm5(join14(this.root, rel), { recursive: true, force: true });
         await writeFileAtomic(join14(this.root, rel), ledger.get(rel));
+        await this.restamp(rel);
       }
       return found.changed.length + found.added.length + found.removed.length === 0 ? void 0 : found;
     });
+  }
+  /**
+   * Whether a ledger file still holds the engine's bytes. Its stat decides when it is as the engine left it and that
+   * was long enough ago: any write since changed its ctime, which no one but the kernel sets (utimes sets mtime and
+   * atime, and moves ctime too). Otherwise its bytes are read and compared, and a match is stamped anew.
+   */
+  async unchanged(rel, known, now) {
+    const path2 = join14(this.root, rel);
+    const stamp = this.stamps.get(rel);
+    const info2 = await lstat5(path2, { bigint: true });
+    if (stamp && sameStamp(stamp, info2) && now - stamp.ctimeNs > this.racyWindowNs) return true;
+    if (!known.equals(await readFile8(path2))) return false;
+    this.stamps.set(rel, stampOf(info2));
+    return true;
+  }
+  async restamp(rel) {
+    this.stamps.set(rel, stampOf(await lstat5(join14(this.root, rel), { bigint: true })));
   }
   /** Every entry under root (files, links, anything that is not a folder) by kind, and the folders, never following a link. */
   async scan() {
@@ -65197,6 +65232,12 @@ var PackageFiles = class _PackageFiles {
     return new FileSnapshot(this, saved);
   }
 };
+function stampOf(info2) {
+  return { ino: info2.ino, size: info2.size, ctimeNs: info2.ctimeNs };
+}
+function sameStamp(stamp, info2) {
+  return stamp.ino === info2.ino && stamp.size === info2.size && stamp.ctimeNs === info2.ctimeNs;
+}
 function parts(rel) {
   return rel.split("/").filter((p) => p !== "" && p !== ".");
 }
