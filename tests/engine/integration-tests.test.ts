@@ -7,8 +7,7 @@ import type { GenerateResult } from "../../src/engine/generate.js";
 import { CHECKPOINT_PATH } from "../../src/engine/output-paths.js";
 import { buildPlan } from "../../src/plan/plan.js";
 import { subgraphEnds } from "../../src/plan/subgraph-ends.js";
-import { renderReportComment } from "../../src/report/pull-request.js";
-import { writeRunReport } from "../../src/report/run-report.js";
+import { prReportOf, runReportOf } from "../helpers/reports.js";
 import { parseRpgText } from "../../src/rpg/load.js";
 import { rpgDoc, text } from "../helpers/rpg.js";
 import { generateWith, labLeaf, oneTest, startScriptedModel, type ScriptedModel } from "../helpers/scripted-model.js";
@@ -181,19 +180,11 @@ describe("integration tests generated from a 5-node subgraph", () => {
   });
 
   it("shows the results in the report and on the subgraph's pull request", async () => {
-    const { report } = await writeRunReport(out, { ...result, rpgPath: "rpg.json", model: "fake-model" });
+    const report = await runReportOf(out, result);
     expect(report).toContain("## Integration Tests");
     expect(report).toContain("| `lab` | `parse` → `label` | 5 of 6 (83%) passed, ✅ validated | 5 in `tests/integration/test_lab.py` |");
     expect(report).toContain("3 (33%) passed, ⚠️ not validated (under 80%)");
-    const comment = renderReportComment({
-      plan: result.plan,
-      checkpoint: result.checkpoint,
-      subgraphId: "shop",
-      rpgPath: "rpg.json",
-      dependencyPrs: [],
-      baseBranch: "main",
-      model: "fake-model",
-    });
+    const comment = prReportOf(result, "shop");
     expect(comment).toContain("#### Integration tests");
     expect(comment).toContain("From `price` to `total`: 1 of 3 (33%) passed, ⚠️ not validated (under 80%).");
     expect(comment).toContain("`tests/integration/test_shop.py::test_total_doubles`");

@@ -3,8 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GenerateResult } from "../../src/engine/generate.js";
-import { renderReportComment } from "../../src/report/pull-request.js";
-import { writeRunReport } from "../../src/report/run-report.js";
+import { prReportOf, runReportOf } from "../helpers/reports.js";
 import { generateWith, labLeaf, oneTest, startScriptedModel, type ScriptedModel } from "../helpers/scripted-model.js";
 
 /**
@@ -82,20 +81,12 @@ describe("the review step", () => {
   });
 
   it("shows the reviews in the report, and the objection left standing on the pull request", async () => {
-    const { report } = await writeRunReport(out, { ...result, rpgPath: "rpg.json", model: "fake-model" });
+    const report = await runReportOf(out, result);
     expect(report).toContain("## Reviews");
     expect(report).toContain("| `clamp` | 0 | ❌ rejected | Negative x is returned as is; the docstring says below 0 gives 0. |");
     expect(report).toContain("| `clamp` | 1 | ✅ approved | Matches the docstring. |");
     expect(report).toContain("Passed with the last review's objection unresolved: `halve`.");
-    const comment = renderReportComment({
-      plan: result.plan,
-      checkpoint: result.checkpoint,
-      subgraphId: "lab",
-      rpgPath: "rpg.json",
-      dependencyPrs: [],
-      baseBranch: "main",
-      model: "fake-model",
-    });
+    const comment = prReportOf(result, "lab");
     expect(comment).toContain("#### ⚠️ Review objections not resolved");
     expect(comment).toContain("- `halve`: rejected once; no fix passed its tests and the review");
     expect(comment).not.toContain("- `clamp`: rejected");
