@@ -94,6 +94,8 @@ export async function runPlan(options: RunOptions): Promise<RunResult> {
   const store = new CheckpointStore(options.checkpointPath, options.journalPath);
   const { checkpoint, resumed } = await openCheckpoint(options, store, iso());
   if (resumed) {
+    // A check of the code of an earlier run: this run changes the code, and checks it again when it ends.
+    delete checkpoint.dependency_check;
     // Killed before their batch was written: the checkpoint says passed, the output lacks their files.
     const unwritten = (checkpoint.pending_writes ?? []).filter((id) => checkpoint.nodes[id]?.status === "passed");
     for (const id of unwritten) Object.assign(checkpoint.nodes[id]!, { status: "pending", timestamp: iso() });

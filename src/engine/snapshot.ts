@@ -77,6 +77,11 @@ export function projectCheckpoint(checkpoint: Checkpoint, plan: Plan, subgraphs:
   };
   const integration = Object.entries(checkpoint.integration ?? {}).filter(([id]) => subgraphs.has(id));
   if (integration.length > 0) projected.integration = Object.fromEntries(integration.map(([id, record]) => [id, structuredClone(record)]));
+  // The check read the code of every passed node: it describes a snapshot that holds all of them, and no other.
+  const holdsAllCode = plan.order.every(
+    (id) => checkpoint.nodes[id]?.status !== "passed" || subgraphs.has(plan.nodes.get(id)!.subgraph_id),
+  );
+  if (checkpoint.dependency_check && holdsAllCode) projected.dependency_check = structuredClone(checkpoint.dependency_check);
   return projected;
 }
 

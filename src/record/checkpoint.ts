@@ -3,6 +3,7 @@ import { RpgForgeError } from "../errors.js";
 import { redactDeep } from "../redact.js";
 import { NodeStatusSchema } from "../rpg/schema.js";
 import { CoverageSchema } from "./coverage.js";
+import { RecordedDependencyCheckSchema } from "./dependency-check.js";
 import { IntegrationSchema } from "./integration.js";
 import { TestStrengthSchema } from "./test-strength.js";
 import { TokensSchema } from "./tokens.js";
@@ -121,6 +122,9 @@ export const CheckpointSchema = z.object({
     .record(z.string(), IntegrationSchema)
     .optional()
     .describe("By subgraph id: the integration tests of each subgraph whose leaves all passed (decision 0024)."),
+  dependency_check: RecordedDependencyCheckSchema.optional().describe(
+    "The planned dependencies against the references in the code, checked once every node of a run has settled (decision 0028).",
+  ),
 });
 
 export type TestResults = z.infer<typeof TestResultsSchema>;

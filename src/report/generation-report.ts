@@ -6,6 +6,7 @@ import { diagnosedNodes, renderDiagnoses } from "./diagnoses.js";
 import { code, fenced, prose } from "./markdown.js";
 import { renderTestStrength } from "./test-strength.js";
 import { renderCoverage } from "./coverage.js";
+import { renderDependencyCheck } from "./dependency-check.js";
 import { renderIntegration } from "./integration.js";
 import { renderReviews } from "./reviews.js";
 import { renderMermaid } from "./mermaid.js";
@@ -114,6 +115,7 @@ export function renderGenerationReport(input: ReportInput): string {
       ...coverage,
       "",
     );
+  lines.push(...renderDependencyCheck(checkpoint.dependency_check));
   if (input.assembly) {
     const suite = input.assembly.suite;
     lines.push("## Repository Validation", "");
