@@ -20,6 +20,8 @@ export async function generateInRunner(
   process.stdout.write(`::stop-commands::${stop}\n`);
   try {
     result = await generate({
+      // The bundle in dist/ ships without pyright: Python's parser answers for it (decision 0028).
+      languageServer: false,
       ...options,
       renderCommittedReport: committedReport,
       onEvent: progressPrinter((line) => void process.stdout.write(line)),

@@ -39,6 +39,8 @@ import { SubgraphCommits } from "./subgraph-commits.js";
 import { summarize, type RunSummary } from "../record/summary.js";
 import { createTddSetup } from "./tdd-setup.js";
 import { IntegrationTests } from "./integration-tests.js";
+import { startCodeIntelligence } from "./run-intelligence.js";
+import { FixLocalization } from "./fix-context.js";
 
 /** What rpg-forge writes in the output by path rather than through PackageFiles: no link may sit on their way. */
 const OWN_WRITES = [
@@ -103,6 +105,11 @@ export interface GenerateOptions {
   perTestTimeoutMs?: number | undefined;
   /** Resource limits of the sandboxed tests (docs/security.md); the defaults where not given. */
   limits?: Partial<ResourceLimits> | undefined;
+  /**
+   * Code intelligence from pyright-langserver for the debug loop and the dependency check (decision 0028); Python's
+   * parser answers without it. Default: on when the pyright package resolves (not from the Action's bundle).
+   */
+  languageServer?: boolean | undefined;
   /** Passed nodes per batch of writes to the output (default 5). */
   batchSize?: number | undefined;
   /**
@@ -196,6 +203,10 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     if ((await files.read(rel)) === undefined) await files.write(rel, `${pythonDocstring(docstring)}\n`);
   }
   const runId = makeRunId(new Date(started), options.rpgSha256);
+  // Started now, waited for when first needed (a fix, the dependency check): the server reads the tree meanwhile.
+  const intelligence = startCodeIntelligence({ root: workDir, python, server: options.languageServer, onNotice: options.onNotice });
+  /** The checkpoint as the run has it (the previous run's until the first node settles): whose nodes failed. */
+  let latest: Checkpoint | undefined = previous;
   // Every run of generated code, gate or measure, in the same sandbox under the same limits.
   const gate = { sandbox: sandbox.kind, perTestTimeoutMs: options.perTestTimeoutMs, limits: options.limits, plugins };
   const pytestIn =
@@ -219,6 +230,13 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     measureCoverage: (targets, file, ranges, signal) =>
       measureCoverage({ ...gate, cwd: workDir, targets: [...targets], file, ranges, signal }),
     notes: options.revise?.notes,
+    localization: new FixLocalization({
+      rpg: options.rpg,
+      root: workDir,
+      python,
+      intelligence: intelligence.get,
+      statuses: () => new Map(Object.entries(latest?.nodes ?? {}).map(([id, entry]) => [id, entry.status])),
+    }),
   });
   const nodeFiles = (id: string): string[] => {
     const node = plan.nodes.get(id)!;
@@ -305,19 +323,38 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
         ),
     });
   const history = new SubgraphCommits({ plan, repo, runId, visited, snapshotOf, onEvent: options.onEvent, onNotice: options.onNotice });
-  runOptions.afterNode = (_id, checkpoint, unannounced) => history.commitCompleted(checkpoint, unannounced);
+  /** The dependency check of the work tree's code, once every node has settled: it then holds the package's code. */
+  const checkDependencies = async (checkpoint: Checkpoint): Promise<void> => {
+    const check = await intelligence.checkDependencies(options.rpg);
+    if (!check) return;
+    const { via: _via, ...recorded } = check;
+    checkpoint.dependency_check = recorded;
+  };
+  const settled = (checkpoint: Checkpoint): boolean =>
+    [...visited].every((id) => ["passed", "failed", "skipped"].includes(checkpoint.nodes[id]?.status ?? "pending"));
+  runOptions.afterNode = async (id, checkpoint, unannounced) => {
+    latest = checkpoint;
+    // The node's files as it left them (its code, or restored): what the language server reads next.
+    await intelligence.filesChanged(nodeFiles(id));
+    // Before the last commit, so that the report it holds has the check.
+    if (settled(checkpoint)) await checkDependencies(checkpoint);
+    await history.commitCompleted(checkpoint, unannounced);
+  };
   let final: Snapshot | undefined;
   let run: Awaited<ReturnType<typeof runPlan>>;
   try {
     run = await runPlan(runOptions);
     // An interrupted run assembles nothing: the package is finished by the resume.
     if (!run.interrupted) {
+      // A run with no node left to run (a resume of a finished one) checks here.
+      if (!run.checkpoint.dependency_check) await checkDependencies(run.checkpoint);
       final = await history.finish(run.checkpoint);
       for (const warning of final.assembly.warnings) options.onNotice?.(warning);
       await writeSnapshot(output, final.files);
       if (final.assembly.junitXml) await writeOutputFile(outDir, TEST_RESULTS_PATH, final.assembly.junitXml);
     }
   } finally {
+    await intelligence.close();
     await removeWorkTree(workDir);
     await removeWorkTree(snapshotDir);
     await removeWorkTree(integrationDir);

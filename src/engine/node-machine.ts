@@ -1,5 +1,6 @@
 import { findTestBlock, upsertTestBlock, withoutTestBlocks } from "../assembly/test-blocks.js";
 import type { StructuredResult } from "../llm/structured.js";
+import type { ModelMessage } from "../llm/provider.js";
 import { diagnosisPrompt } from "../llm/requests/diagnosis.js";
 import { FIX_KIND, fixPrompt, IMPLEMENTATION_KIND, implementationPrompt, type FixReply } from "../llm/requests/implementation.js";
 import type { NodePromptContext } from "../llm/requests/node-context.js";
@@ -20,6 +21,7 @@ import { describeSplit, type Vote } from "../record/diagnosis.js";
 import { castVotes, tallyVotes } from "./diagnosis-vote.js";
 import type { NodeExecutor, NodeOutcome } from "./events.js";
 import { failureBrief, outcomeLine, type AttemptNote } from "./failure-brief.js";
+import { FIX_CONTEXT_CHARS, type FixContext, type NodeLocalizer } from "./fix-context.js";
 import { FinalRefusal, NodeModel } from "./node-model.js";
 import { checkTests } from "./proposals.js";
 import { greenGateRoute, isCaseOf, ownedTestsProblem, redGateRoute } from "./routes.js";
@@ -95,6 +97,7 @@ class NodeRun {
   private readonly prompt: NodePromptContext;
   private readonly model: NodeModel;
   private readonly code: CodeApplication;
+  private readonly localizer: NodeLocalizer | undefined;
   private testIds: string[] = [];
   private testsCode = "";
   /** Tests requests in the current round of tests. */
@@ -121,6 +124,7 @@ class NodeRun {
     this.prompt = setup.promptContext(node);
     this.model = new NodeModel(setup, node.id, signal);
     this.code = new CodeApplication(setup, node, this.prompt, implFile);
+    this.localizer = setup.localization?.forNode(node, setup.dependenciesOf(node), [implFile, testFile]);
   }
 
   async execute(): Promise<NodeOutcome> {
@@ -362,7 +366,8 @@ class NodeRun {
   /** A fix request with the failure brief, or with why the last proposal was refused. */
   private async fix(result: PytestResult | undefined, outcome: string): Promise<State> {
     const refusal = `Your last proposal was refused: ${outcome.replace(/^refused: /, "")}`;
-    const reply = await this.askFix((chars) => (result ? this.brief(result, chars) : refusal));
+    const context = await this.localize(result);
+    const reply = await this.askFix((chars) => (result ? this.brief(result, chars) : refusal), context);
     this.iterations++;
     return { step: "green", proposal: reply.ok ? { ok: true, ...reply.value, tried: reply.value.explanation } : reply };
   }
@@ -479,14 +484,43 @@ class NodeRun {
     return result.report.authentic ? "" : `; ${result.report.problem}`;
   }
 
-  /** `brief(chars)` renders the failure brief with that much pytest output; it shrinks until the prompt fits the budget. */
-  private async askFix(brief: (outputChars: number) => string): Promise<StructuredResult<FixReply>> {
+  /**
+   * The localization the next fix is told of (decision 0028): gathered by the engine, within the iteration's query
+   * limit, and kept with the node's artifacts. Undefined when the run gathers none.
+   */
+  private async localize(result: PytestResult | undefined): Promise<FixContext | undefined> {
+    if (!this.localizer) return undefined;
+    this.throwIfAborted();
+    const failing = result?.tests.filter((t) => t.status === "failed" || t.status === "error") ?? [];
+    const iteration = this.iterations + 1;
+    const context = await this.localizer.gather(iteration, failing);
+    await this.setup.artifacts.save(this.node.id, `localization-${iteration}`, {
+      "queries.json": JSON.stringify(context.queries, null, 2),
+    });
+    return context;
+  }
+
+  /**
+   * `brief(chars)` renders the failure brief with that much pytest output, `context` the localization in so many
+   * characters; both shrink, in turns, until the prompt fits the budget.
+   */
+  private async askFix(brief: (outputChars: number) => string, context: FixContext | undefined): Promise<StructuredResult<FixReply>> {
     const current = this.code.lastCode ?? "";
-    // Shrink the pytest excerpt first: the brief's head (failing tests, history) matters most.
-    let messages = fixPrompt(this.prompt, this.testsCode, current, brief(6000));
-    for (const chars of [2000, 500, 0]) {
+    const full = FIX_CONTEXT_CHARS;
+    // The pytest excerpt shrinks first, then the two take turns: the brief's head (failing tests, history) stays whole.
+    const steps: [number, number][] = [
+      [6000, full],
+      [2000, full],
+      [2000, full / 2],
+      [500, full / 2],
+      [500, full / 4],
+      [0, full / 4],
+      [0, 0],
+    ];
+    let messages: ModelMessage[] = [];
+    for (const [outputChars, contextChars] of steps) {
+      messages = fixPrompt(this.prompt, this.testsCode, current, brief(outputChars), context?.render(contextChars) ?? "");
       if (this.model.fits(messages)) break;
-      messages = fixPrompt(this.prompt, this.testsCode, current, brief(chars));
     }
     return this.model.ask(FIX_KIND, messages);
   }

@@ -11,6 +11,7 @@ import type { CoverageMeasure } from "../sandbox/coverage.js";
 import type { PytestResult } from "../sandbox/pytest.js";
 import type { ArtifactStore } from "../workspace/artifacts.js";
 import type { PackageFiles } from "../workspace/package-files.js";
+import type { FixLocalization } from "./fix-context.js";
 
 /** PRD epic 4.5: five rounds of diagnosis, three of which decide. */
 export const DEFAULT_DIAGNOSIS_VOTES = 5;
@@ -41,6 +42,8 @@ export interface TddSetup {
   review: boolean;
   /** The most tokens one prompt may use, by estimate. */
   tokenBudget: number;
+  /** What fix requests are told of the node's surroundings (decision 0028); absent: nothing. */
+  localization?: FixLocalization;
   testFileOf(nodeId: string): string;
   /** The leaves a node depends on, for the imports its code needs. */
   dependenciesOf(node: RpgNode): RpgNode[];
@@ -76,6 +79,7 @@ export interface TddSetupOptions {
   mutants?: number;
   review?: boolean;
   tokenBudget?: number;
+  localization?: FixLocalization;
   /** A revise run's reviewer notes, by node id. */
   notes?: ReadonlyMap<string, readonly ReviewerNote[]> | undefined;
 }
@@ -91,6 +95,7 @@ export function createTddSetup(options: TddSetupOptions): TddSetup {
     python: options.python,
     runTests: options.runTests,
     ...(options.measureCoverage ? { measureCoverage: options.measureCoverage } : {}),
+    ...(options.localization ? { localization: options.localization } : {}),
     maxIterations: options.maxIterations ?? 8,
     maxTestAttempts: options.maxTestAttempts ?? 3,
     maxTestRewrites: 2,

@@ -22,3 +22,13 @@ export function pyrightLangserverScript(): string {
 export function serverEnvironment(script: string): NodeJS.ProcessEnv {
   return { PATH: join(dirname(script), "no-programs-here") };
 }
+
+/** Whether the pyright package resolves from here: not from a bundle shipped without node_modules (the Action's dist/). */
+export function pyrightInstalled(): boolean {
+  try {
+    pyrightLangserverScript();
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -328,13 +328,17 @@ describe("the TDD loop, through a real OpenAI-compatible HTTP server", () => {
       "02-red-gate-red",
       "03-implementation-1",
       "04-green-gate-failing",
-      "10-fix-1",
-      "11-green-gate-green",
-      "12-test-strength",
+      "10-localization-1",
+      "11-fix-1",
+      "12-green-gate-green",
+      "13-test-strength",
     ]);
-    expect(readFileSync(join(dir, "11-green-gate-green", "inc.py"), "utf8")).toContain("return x + 1");
+    // What the engine looked up for the fix (decision 0028): the node's dependencies and a search per failing test's message.
+    const queries = JSON.parse(readFileSync(join(dir, "10-localization-1", "queries.json"), "utf8")) as { tool: string }[];
+    expect(queries.map((q) => q.tool)).toEqual(["explore_dependencies", "search_rpg", "search_rpg"]);
+    expect(readFileSync(join(dir, "12-green-gate-green", "inc.py"), "utf8")).toContain("return x + 1");
     expect(readFileSync(join(dir, "02-red-gate-red", "pytest-output.txt"), "utf8")).toContain("NotImplementedError");
-    expect(JSON.parse(readFileSync(join(dir, "10-fix-1", "accepted.json"), "utf8"))).toMatchObject({ explanation: "was off by one" });
+    expect(JSON.parse(readFileSync(join(dir, "11-fix-1", "accepted.json"), "utf8"))).toMatchObject({ explanation: "was off by one" });
   });
 
   it("commits the report it is given, returns what the run's own report needs, and leaves a package whose own tests pass", async () => {

@@ -72,6 +72,8 @@ export async function generateWith(
     model: "fake-model",
     mode: "new",
     renderCommittedReport: committedReport,
+    // pyright-langserver costs a second of CPU per run; tests that want it say so (Python's parser gives the same answers here).
+    languageServer: false,
     ...options,
   });
 }

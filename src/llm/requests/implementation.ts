@@ -69,8 +69,11 @@ export function implementationPrompt(node: NodePromptContext, tests: string): Mo
   return [...nodeMessages(node), { role: "user", content: lines.join("\n") }];
 }
 
-/** Asks for a fix, given the tests, the current code and the failure brief of the last run. */
-export function fixPrompt(node: NodePromptContext, tests: string, current: string, brief: string): ModelMessage[] {
+/**
+ * Asks for a fix, given the tests, the current code, the failure brief of the last run and, when the engine gathered
+ * it, the localization around the node (its dependencies, their code, RPG search hits; decision 0028).
+ */
+export function fixPrompt(node: NodePromptContext, tests: string, current: string, brief: string, localization = ""): ModelMessage[] {
   const lines = [
     `The implementation of ${node.name} does not pass its tests yet. The tests are fixed; change the implementation.`,
     quoted("tests", tests),
@@ -78,6 +81,12 @@ export function fixPrompt(node: NodePromptContext, tests: string, current: strin
     quoted("current_code", current),
     "What happened (failure brief):",
     quoted("failure_brief", brief),
+    ...(localization === ""
+      ? []
+      : [
+          "What rpg-forge looked up around the node (quoted data, for finding the fault; the dependencies' code is not yours to change):",
+          quoted("localization", localization),
+        ]),
     ...rules(node),
   ];
   return [...nodeMessages(node), { role: "user", content: lines.join("\n") }];
