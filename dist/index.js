@@ -12,6 +12,14 @@ var __require = /* @__PURE__ */ ((x) => typeof require !== "undefined" ? require
   if (typeof require !== "undefined") return require.apply(this, arguments);
   throw Error('Dynamic require of "' + x + '" is not supported');
 });
+var __esm = (fn, res, err) => function __init() {
+  if (err) throw err[0];
+  try {
+    return fn && (res = (0, fn[__getOwnPropNames(fn)[0]])(fn = 0)), res;
+  } catch (e) {
+    throw err = [e], e;
+  }
+};
 var __commonJS = (cb, mod) => function __require2() {
   try {
     return mod || (0, cb[__getOwnPropNames(cb)[0]])((mod = { exports: {} }).exports, mod), mod.exports;
@@ -39,6 +47,7 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   isNodeMode || !mod || !mod.__esModule ? __defProp(target, "default", { value: mod, enumerable: true }) : target,
   mod
 ));
+var __toCommonJS = (mod) => __copyProps(__defProp({}, "__esModule", { value: true }), mod);
 
 // node_modules/tunnel/lib/tunnel.js
 var require_tunnel = __commonJS({
@@ -635,7 +644,7 @@ var require_errors = __commonJS({
       [kRequestRetryError] = true;
     };
     var kResponseError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_RESPONSE");
-    var ResponseError = class extends UndiciError {
+    var ResponseError2 = class extends UndiciError {
       constructor(message, code2, { headers, data }) {
         super(message);
         this.name = "ResponseError";
@@ -701,7 +710,7 @@ var require_errors = __commonJS({
       BalancedPoolMissingUpstreamError,
       ResponseExceededMaxSizeError,
       RequestRetryError,
-      ResponseError,
+      ResponseError: ResponseError2,
       SecureProxyConnectionError,
       MessageSizeExceededError
     };
@@ -2165,9 +2174,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve5, reject) => {
+          return new Promise((resolve6, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve5(data);
+              return err ? reject(err) : resolve6(data);
             });
           });
         }
@@ -2205,12 +2214,12 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve5, reject) => {
+          return new Promise((resolve6, reject) => {
             this.destroy(err, (err2, data) => {
               return err2 ? (
                 /* istanbul ignore next: should never error */
                 reject(err2)
-              ) : resolve5(data);
+              ) : resolve6(data);
             });
           });
         }
@@ -4477,8 +4486,8 @@ var require_util2 = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise2 = new Promise((resolve5, reject) => {
-        res = resolve5;
+      const promise2 = new Promise((resolve6, reject) => {
+        res = resolve6;
         rej = reject;
       });
       return { promise: promise2, resolve: res, reject: rej };
@@ -6729,12 +6738,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve5, reject) => {
+      const waitForDrain = () => new Promise((resolve6, reject) => {
         assert2(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve5;
+          callback = resolve6;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -7404,12 +7413,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve5, reject) => {
+      const waitForDrain = () => new Promise((resolve6, reject) => {
         assert2(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve5;
+          callback = resolve6;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -7888,16 +7897,16 @@ var require_client = __commonJS({
         return this[kNeedDrain] < 2;
       }
       async [kClose]() {
-        return new Promise((resolve5) => {
+        return new Promise((resolve6) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve5;
+            this[kClosedResolve] = resolve6;
           } else {
-            resolve5(null);
+            resolve6(null);
           }
         });
       }
       async [kDestroy](err) {
-        return new Promise((resolve5) => {
+        return new Promise((resolve6) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request2 = requests[i];
@@ -7908,7 +7917,7 @@ var require_client = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve5(null);
+            resolve6(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -7959,7 +7968,7 @@ var require_client = __commonJS({
         });
       }
       try {
-        const socket = await new Promise((resolve5, reject) => {
+        const socket = await new Promise((resolve6, reject) => {
           client[kConnector]({
             host,
             hostname: hostname3,
@@ -7971,7 +7980,7 @@ var require_client = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve5(socket2);
+              resolve6(socket2);
             }
           });
         });
@@ -8307,8 +8316,8 @@ var require_pool_base = __commonJS({
         if (this[kQueue].isEmpty()) {
           await Promise.all(this[kClients].map((c) => c.close()));
         } else {
-          await new Promise((resolve5) => {
-            this[kClosedResolve] = resolve5;
+          await new Promise((resolve6) => {
+            this[kClosedResolve] = resolve6;
           });
         }
       }
@@ -9577,7 +9586,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return null;
         }
-        return await new Promise((resolve5, reject) => {
+        return await new Promise((resolve6, reject) => {
           if (this[kContentLength] > limit2) {
             this.destroy(new AbortError());
           }
@@ -9590,7 +9599,7 @@ var require_readable = __commonJS({
             if (signal?.aborted) {
               reject(signal.reason ?? new AbortError());
             } else {
-              resolve5(null);
+              resolve6(null);
             }
           }).on("error", noop4).on("data", function(chunk) {
             limit2 -= chunk.length;
@@ -9609,7 +9618,7 @@ var require_readable = __commonJS({
     }
     async function consume(stream, type) {
       assert2(!stream[kConsume]);
-      return new Promise((resolve5, reject) => {
+      return new Promise((resolve6, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -9626,7 +9635,7 @@ var require_readable = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve: resolve5,
+              resolve: resolve6,
               reject,
               length: 0,
               body: []
@@ -9696,18 +9705,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2) {
-      const { type, body, resolve: resolve5, stream, length } = consume2;
+      const { type, body, resolve: resolve6, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve5(chunksDecode(body, length));
+          resolve6(chunksDecode(body, length));
         } else if (type === "json") {
-          resolve5(JSON.parse(chunksDecode(body, length)));
+          resolve6(JSON.parse(chunksDecode(body, length)));
         } else if (type === "arrayBuffer") {
-          resolve5(chunksConcat(body, length).buffer);
+          resolve6(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve5(new Blob(body, { type: stream[kContentType] }));
+          resolve6(new Blob(body, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve5(chunksConcat(body, length));
+          resolve6(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -9964,9 +9973,9 @@ var require_api_request = __commonJS({
     };
     function request2(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve5, reject) => {
+        return new Promise((resolve6, reject) => {
           request2.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve5(data);
+            return err ? reject(err) : resolve6(data);
           });
         });
       }
@@ -10189,9 +10198,9 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve5, reject) => {
+        return new Promise((resolve6, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve5(data);
+            return err ? reject(err) : resolve6(data);
           });
         });
       }
@@ -10476,9 +10485,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve5, reject) => {
+        return new Promise((resolve6, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve5(data);
+            return err ? reject(err) : resolve6(data);
           });
         });
       }
@@ -10570,9 +10579,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve5, reject) => {
+        return new Promise((resolve6, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve5(data);
+            return err ? reject(err) : resolve6(data);
           });
         });
       }
@@ -11241,11 +11250,11 @@ var require_pluralizer = __commonJS({
         this.singular = singular;
         this.plural = plural4;
       }
-      pluralize(count2) {
-        const one = count2 === 1;
+      pluralize(count3) {
+        const one = count3 === 1;
         const keys = one ? singulars : plurals;
         const noun = one ? this.singular : this.plural;
-        return { ...keys, count: count2, noun };
+        return { ...keys, count: count3, noun };
       }
     };
   }
@@ -14435,7 +14444,7 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url2 = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
-        return new Promise((resolve5, reject) => agent.dispatch(
+        return new Promise((resolve6, reject) => agent.dispatch(
           {
             path: url2.pathname + url2.search,
             origin: url2.origin,
@@ -14511,7 +14520,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
-              resolve5({
+              resolve6({
                 status,
                 statusText,
                 headersList,
@@ -14554,7 +14563,7 @@ var require_fetch = __commonJS({
               for (let i = 0; i < rawHeaders.length; i += 2) {
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
               }
-              resolve5({
+              resolve6({
                 status,
                 statusText: STATUS_CODES[status],
                 headersList,
@@ -18295,8 +18304,8 @@ var require_util8 = __commonJS({
       return true;
     }
     function delay(ms) {
-      return new Promise((resolve5) => {
-        setTimeout(resolve5, ms).unref();
+      return new Promise((resolve6) => {
+        setTimeout(resolve6, ms).unref();
       });
     }
     module.exports = {
@@ -18664,15 +18673,15 @@ ${value}`;
           pos = 0;
         }
       }
-      discardLeadingBytes(count2) {
-        while (count2 > 0 && this.lineChunkIndex < this.chunks.length) {
+      discardLeadingBytes(count3) {
+        while (count3 > 0 && this.lineChunkIndex < this.chunks.length) {
           const chunk = this.chunks[this.lineChunkIndex];
           const remaining = chunk.length - this.linePos;
-          if (count2 < remaining) {
-            this.linePos += count2;
-            count2 = 0;
+          if (count3 < remaining) {
+            this.linePos += count3;
+            count3 = 0;
           } else {
-            count2 -= remaining;
+            count3 -= remaining;
             this.lineChunkIndex++;
             this.linePos = 0;
           }
@@ -19154,8 +19163,7017 @@ var require_undici = __commonJS({
   }
 });
 
+// node_modules/vscode-jsonrpc/lib/common/is.js
+var require_is = __commonJS({
+  "node_modules/vscode-jsonrpc/lib/common/is.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.boolean = boolean4;
+    exports.string = string4;
+    exports.number = number5;
+    exports.error = error63;
+    exports.func = func;
+    exports.array = array2;
+    exports.stringArray = stringArray;
+    function boolean4(value) {
+      return value === true || value === false;
+    }
+    function string4(value) {
+      return typeof value === "string" || value instanceof String;
+    }
+    function number5(value) {
+      return typeof value === "number" || value instanceof Number;
+    }
+    function error63(value) {
+      return value instanceof Error;
+    }
+    function func(value) {
+      return typeof value === "function";
+    }
+    function array2(value) {
+      return Array.isArray(value);
+    }
+    function stringArray(value) {
+      return array2(value) && value.every((elem) => string4(elem));
+    }
+  }
+});
+
+// node_modules/vscode-jsonrpc/lib/common/messages.js
+var require_messages = __commonJS({
+  "node_modules/vscode-jsonrpc/lib/common/messages.js"(exports) {
+    "use strict";
+    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o, m, k, k2) {
+      if (k2 === void 0) k2 = k;
+      var desc = Object.getOwnPropertyDescriptor(m, k);
+      if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
+        desc = { enumerable: true, get: function() {
+          return m[k];
+        } };
+      }
+      Object.defineProperty(o, k2, desc);
+    }) : (function(o, m, k, k2) {
+      if (k2 === void 0) k2 = k;
+      o[k2] = m[k];
+    }));
+    var __setModuleDefault = exports && exports.__setModuleDefault || (Object.create ? (function(o, v) {
+      Object.defineProperty(o, "default", { enumerable: true, value: v });
+    }) : function(o, v) {
+      o["default"] = v;
+    });
+    var __importStar = exports && exports.__importStar || /* @__PURE__ */ (function() {
+      var ownKeys = function(o) {
+        ownKeys = Object.getOwnPropertyNames || function(o2) {
+          var ar = [];
+          for (var k in o2) if (Object.prototype.hasOwnProperty.call(o2, k)) ar[ar.length] = k;
+          return ar;
+        };
+        return ownKeys(o);
+      };
+      return function(mod) {
+        if (mod && mod.__esModule) return mod;
+        var result = {};
+        if (mod != null) {
+          for (var k = ownKeys(mod), i = 0; i < k.length; i++) if (k[i] !== "default") __createBinding(result, mod, k[i]);
+        }
+        __setModuleDefault(result, mod);
+        return result;
+      };
+    })();
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.Message = exports.NotificationType9 = exports.NotificationType8 = exports.NotificationType7 = exports.NotificationType6 = exports.NotificationType5 = exports.NotificationType4 = exports.NotificationType3 = exports.NotificationType2 = exports.NotificationType1 = exports.NotificationType0 = exports.NotificationType = exports.RequestType9 = exports.RequestType8 = exports.RequestType7 = exports.RequestType6 = exports.RequestType5 = exports.RequestType4 = exports.RequestType3 = exports.RequestType2 = exports.RequestType1 = exports.RequestType = exports.RequestType0 = exports.AbstractMessageSignature = exports.ParameterStructures = exports.ResponseError = exports.ErrorCodes = void 0;
+    var is = __importStar(require_is());
+    var ErrorCodes;
+    (function(ErrorCodes2) {
+      ErrorCodes2.ParseError = -32700;
+      ErrorCodes2.InvalidRequest = -32600;
+      ErrorCodes2.MethodNotFound = -32601;
+      ErrorCodes2.InvalidParams = -32602;
+      ErrorCodes2.InternalError = -32603;
+      ErrorCodes2.jsonrpcReservedErrorRangeStart = -32099;
+      ErrorCodes2.serverErrorStart = -32099;
+      ErrorCodes2.MessageWriteError = -32099;
+      ErrorCodes2.MessageReadError = -32098;
+      ErrorCodes2.PendingResponseRejected = -32097;
+      ErrorCodes2.ConnectionInactive = -32096;
+      ErrorCodes2.ServerNotInitialized = -32002;
+      ErrorCodes2.UnknownErrorCode = -32001;
+      ErrorCodes2.jsonrpcReservedErrorRangeEnd = -32e3;
+      ErrorCodes2.serverErrorEnd = -32e3;
+    })(ErrorCodes || (exports.ErrorCodes = ErrorCodes = {}));
+    var ResponseError2 = class _ResponseError extends Error {
+      code;
+      data;
+      constructor(code2, message, data) {
+        super(message);
+        this.code = is.number(code2) ? code2 : ErrorCodes.UnknownErrorCode;
+        this.data = data;
+        Object.setPrototypeOf(this, _ResponseError.prototype);
+      }
+      toJson() {
+        const result = {
+          code: this.code,
+          message: this.message
+        };
+        if (this.data !== void 0) {
+          result.data = this.data;
+        }
+        return result;
+      }
+    };
+    exports.ResponseError = ResponseError2;
+    var ParameterStructures = class _ParameterStructures {
+      kind;
+      /**
+       * The parameter structure is automatically inferred on the number of parameters
+       * and the parameter type in case of a single param.
+       */
+      static auto = new _ParameterStructures("auto");
+      /**
+       * Forces `byPosition` parameter structure. This is useful if you have a single
+       * parameter which has a literal type.
+       */
+      static byPosition = new _ParameterStructures("byPosition");
+      /**
+       * Forces `byName` parameter structure. This is only useful when having a single
+       * parameter. The library will report errors if used with a different number of
+       * parameters.
+       */
+      static byName = new _ParameterStructures("byName");
+      constructor(kind) {
+        this.kind = kind;
+      }
+      static is(value) {
+        return value === _ParameterStructures.auto || value === _ParameterStructures.byName || value === _ParameterStructures.byPosition;
+      }
+      toString() {
+        return this.kind;
+      }
+    };
+    exports.ParameterStructures = ParameterStructures;
+    var AbstractMessageSignature = class {
+      method;
+      numberOfParams;
+      constructor(method, numberOfParams) {
+        this.method = method;
+        this.numberOfParams = numberOfParams;
+      }
+      get parameterStructures() {
+        return ParameterStructures.auto;
+      }
+    };
+    exports.AbstractMessageSignature = AbstractMessageSignature;
+    var RequestType0 = class extends AbstractMessageSignature {
+      /**
+       * Clients must not use this property. It is here to ensure correct typing.
+       */
+      _;
+      constructor(method) {
+        super(method, 0);
+      }
+    };
+    exports.RequestType0 = RequestType0;
+    var RequestType = class extends AbstractMessageSignature {
+      _parameterStructures;
+      /**
+       * Clients must not use this property. It is here to ensure correct typing.
+       */
+      _;
+      constructor(method, _parameterStructures = ParameterStructures.auto) {
+        super(method, 1);
+        this._parameterStructures = _parameterStructures;
+      }
+      get parameterStructures() {
+        return this._parameterStructures;
+      }
+    };
+    exports.RequestType = RequestType;
+    var RequestType1 = class extends AbstractMessageSignature {
+      _parameterStructures;
+      /**
+       * Clients must not use this property. It is here to ensure correct typing.
+       */
+      _;
+      constructor(method, _parameterStructures = ParameterStructures.auto) {
+        super(method, 1);
+        this._parameterStructures = _parameterStructures;
+      }
+      get parameterStructures() {
+        return this._parameterStructures;
+      }
+    };
+    exports.RequestType1 = RequestType1;
+    var RequestType2 = class extends AbstractMessageSignature {
+      /**
+       * Clients must not use this property. It is here to ensure correct typing.
+       */
+      _;
+      constructor(method) {
+        super(method, 2);
+      }
+    };
+    exports.RequestType2 = RequestType2;
+    var RequestType3 = class extends AbstractMessageSignature {
+      /**
+       * Clients must not use this property. It is here to ensure correct typing.
+       */
+      _;
+      constructor(method) {
+        super(method, 3);
+      }
+    };
+    exports.RequestType3 = RequestType3;
+    var RequestType4 = class extends AbstractMessageSignature {
+      /**
+       * Clients must not use this property. It is here to ensure correct typing.
+       */
+      _;
+      constructor(method) {
+        super(method, 4);
+      }
+    };
+    exports.RequestType4 = RequestType4;
+    var RequestType5 = class extends AbstractMessageSignature {
+      /**
+       * Clients must not use this property. It is here to ensure correct typing.
+       */
+      _;
+      constructor(method) {
+        super(method, 5);
+      }
+    };
+    exports.RequestType5 = RequestType5;
+    var RequestType6 = class extends AbstractMessageSignature {
+      /**
+       * Clients must not use this property. It is here to ensure correct typing.
+       */
+      _;
+      constructor(method) {
+        super(method, 6);
+      }
+    };
+    exports.RequestType6 = RequestType6;
+    var RequestType7 = class extends AbstractMessageSignature {
+      /**
+       * Clients must not use this property. It is here to ensure correct typing.
+       */
+      _;
+      constructor(method) {
+        super(method, 7);
+      }
+    };
+    exports.RequestType7 = RequestType7;
+    var RequestType8 = class extends AbstractMessageSignature {
+      /**
+       * Clients must not use this property. It is here to ensure correct typing.
+       */
+      _;
+      constructor(method) {
+        super(method, 8);
+      }
+    };
+    exports.RequestType8 = RequestType8;
+    var RequestType9 = class extends AbstractMessageSignature {
+      /**
+       * Clients must not use this property. It is here to ensure correct typing.
+       */
+      _;
+      constructor(method) {
+        super(method, 9);
+      }
+    };
+    exports.RequestType9 = RequestType9;
+    var NotificationType = class extends AbstractMessageSignature {
+      _parameterStructures;
+      /**
+       * Clients must not use this property. It is here to ensure correct typing.
+       */
+      _;
+      constructor(method, _parameterStructures = ParameterStructures.auto) {
+        super(method, 1);
+        this._parameterStructures = _parameterStructures;
+      }
+      get parameterStructures() {
+        return this._parameterStructures;
+      }
+    };
+    exports.NotificationType = NotificationType;
+    var NotificationType0 = class extends AbstractMessageSignature {
+      /**
+       * Clients must not use this property. It is here to ensure correct typing.
+       */
+      _;
+      constructor(method) {
+        super(method, 0);
+      }
+    };
+    exports.NotificationType0 = NotificationType0;
+    var NotificationType1 = class extends AbstractMessageSignature {
+      _parameterStructures;
+      /**
+       * Clients must not use this property. It is here to ensure correct typing.
+       */
+      _;
+      constructor(method, _parameterStructures = ParameterStructures.auto) {
+        super(method, 1);
+        this._parameterStructures = _parameterStructures;
+      }
+      get parameterStructures() {
+        return this._parameterStructures;
+      }
+    };
+    exports.NotificationType1 = NotificationType1;
+    var NotificationType2 = class extends AbstractMessageSignature {
+      /**
+       * Clients must not use this property. It is here to ensure correct typing.
+       */
+      _;
+      constructor(method) {
+        super(method, 2);
+      }
+    };
+    exports.NotificationType2 = NotificationType2;
+    var NotificationType3 = class extends AbstractMessageSignature {
+      /**
+       * Clients must not use this property. It is here to ensure correct typing.
+       */
+      _;
+      constructor(method) {
+        super(method, 3);
+      }
+    };
+    exports.NotificationType3 = NotificationType3;
+    var NotificationType4 = class extends AbstractMessageSignature {
+      /**
+       * Clients must not use this property. It is here to ensure correct typing.
+       */
+      _;
+      constructor(method) {
+        super(method, 4);
+      }
+    };
+    exports.NotificationType4 = NotificationType4;
+    var NotificationType5 = class extends AbstractMessageSignature {
+      /**
+       * Clients must not use this property. It is here to ensure correct typing.
+       */
+      _;
+      constructor(method) {
+        super(method, 5);
+      }
+    };
+    exports.NotificationType5 = NotificationType5;
+    var NotificationType6 = class extends AbstractMessageSignature {
+      /**
+       * Clients must not use this property. It is here to ensure correct typing.
+       */
+      _;
+      constructor(method) {
+        super(method, 6);
+      }
+    };
+    exports.NotificationType6 = NotificationType6;
+    var NotificationType7 = class extends AbstractMessageSignature {
+      /**
+       * Clients must not use this property. It is here to ensure correct typing.
+       */
+      _;
+      constructor(method) {
+        super(method, 7);
+      }
+    };
+    exports.NotificationType7 = NotificationType7;
+    var NotificationType8 = class extends AbstractMessageSignature {
+      /**
+       * Clients must not use this property. It is here to ensure correct typing.
+       */
+      _;
+      constructor(method) {
+        super(method, 8);
+      }
+    };
+    exports.NotificationType8 = NotificationType8;
+    var NotificationType9 = class extends AbstractMessageSignature {
+      /**
+       * Clients must not use this property. It is here to ensure correct typing.
+       */
+      _;
+      constructor(method) {
+        super(method, 9);
+      }
+    };
+    exports.NotificationType9 = NotificationType9;
+    var Message;
+    (function(Message2) {
+      function isRequest(message) {
+        const candidate = message;
+        return candidate && is.string(candidate.method) && (is.string(candidate.id) || is.number(candidate.id));
+      }
+      Message2.isRequest = isRequest;
+      function isNotification(message) {
+        const candidate = message;
+        return candidate && is.string(candidate.method) && message.id === void 0;
+      }
+      Message2.isNotification = isNotification;
+      function isResponse(message) {
+        const candidate = message;
+        return candidate && (candidate.result !== void 0 || !!candidate.error) && (is.string(candidate.id) || is.number(candidate.id) || candidate.id === null);
+      }
+      Message2.isResponse = isResponse;
+    })(Message || (exports.Message = Message = {}));
+  }
+});
+
+// node_modules/vscode-jsonrpc/lib/common/linkedMap.js
+var require_linkedMap = __commonJS({
+  "node_modules/vscode-jsonrpc/lib/common/linkedMap.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.LRUCache = exports.LinkedMap = exports.Touch = void 0;
+    var Touch;
+    (function(Touch2) {
+      Touch2.None = 0;
+      Touch2.First = 1;
+      Touch2.AsOld = Touch2.First;
+      Touch2.Last = 2;
+      Touch2.AsNew = Touch2.Last;
+    })(Touch || (exports.Touch = Touch = {}));
+    var LinkedMap = class {
+      [Symbol.toStringTag] = "LinkedMap";
+      _map;
+      _head;
+      _tail;
+      _size;
+      _state;
+      constructor() {
+        this._map = /* @__PURE__ */ new Map();
+        this._head = void 0;
+        this._tail = void 0;
+        this._size = 0;
+        this._state = 0;
+      }
+      clear() {
+        this._map.clear();
+        this._head = void 0;
+        this._tail = void 0;
+        this._size = 0;
+        this._state++;
+      }
+      isEmpty() {
+        return !this._head && !this._tail;
+      }
+      get size() {
+        return this._size;
+      }
+      get first() {
+        return this._head?.value;
+      }
+      get last() {
+        return this._tail?.value;
+      }
+      before(key) {
+        const item = this._map.get(key);
+        return item ? item.previous?.value : void 0;
+      }
+      after(key) {
+        const item = this._map.get(key);
+        return item ? item.next?.value : void 0;
+      }
+      has(key) {
+        return this._map.has(key);
+      }
+      get(key, touch = Touch.None) {
+        const item = this._map.get(key);
+        if (!item) {
+          return void 0;
+        }
+        if (touch !== Touch.None) {
+          this.touch(item, touch);
+        }
+        return item.value;
+      }
+      set(key, value, touch = Touch.None) {
+        let item = this._map.get(key);
+        if (item) {
+          item.value = value;
+          if (touch !== Touch.None) {
+            this.touch(item, touch);
+          }
+        } else {
+          item = { key, value, next: void 0, previous: void 0 };
+          switch (touch) {
+            case Touch.None:
+              this.addItemLast(item);
+              break;
+            case Touch.First:
+              this.addItemFirst(item);
+              break;
+            case Touch.Last:
+              this.addItemLast(item);
+              break;
+            default:
+              this.addItemLast(item);
+              break;
+          }
+          this._map.set(key, item);
+          this._size++;
+        }
+        return this;
+      }
+      delete(key) {
+        return !!this.remove(key);
+      }
+      remove(key) {
+        const item = this._map.get(key);
+        if (!item) {
+          return void 0;
+        }
+        this._map.delete(key);
+        this.removeItem(item);
+        this._size--;
+        return item.value;
+      }
+      shift() {
+        if (!this._head && !this._tail) {
+          return void 0;
+        }
+        if (!this._head || !this._tail) {
+          throw new Error("Invalid list");
+        }
+        const item = this._head;
+        this._map.delete(item.key);
+        this.removeItem(item);
+        this._size--;
+        return item.value;
+      }
+      forEach(callbackfn, thisArg) {
+        const state = this._state;
+        let current = this._head;
+        while (current) {
+          if (thisArg) {
+            callbackfn.bind(thisArg)(current.value, current.key, this);
+          } else {
+            callbackfn(current.value, current.key, this);
+          }
+          if (this._state !== state) {
+            throw new Error(`LinkedMap got modified during iteration.`);
+          }
+          current = current.next;
+        }
+      }
+      keys() {
+        const state = this._state;
+        let current = this._head;
+        const iterator2 = {
+          [Symbol.iterator]: () => {
+            return iterator2;
+          },
+          next: () => {
+            if (this._state !== state) {
+              throw new Error(`LinkedMap got modified during iteration.`);
+            }
+            if (current) {
+              const result = { value: current.key, done: false };
+              current = current.next;
+              return result;
+            } else {
+              return { value: void 0, done: true };
+            }
+          }
+        };
+        return iterator2;
+      }
+      values() {
+        const state = this._state;
+        let current = this._head;
+        const iterator2 = {
+          [Symbol.iterator]: () => {
+            return iterator2;
+          },
+          next: () => {
+            if (this._state !== state) {
+              throw new Error(`LinkedMap got modified during iteration.`);
+            }
+            if (current) {
+              const result = { value: current.value, done: false };
+              current = current.next;
+              return result;
+            } else {
+              return { value: void 0, done: true };
+            }
+          }
+        };
+        return iterator2;
+      }
+      entries() {
+        const state = this._state;
+        let current = this._head;
+        const iterator2 = {
+          [Symbol.iterator]: () => {
+            return iterator2;
+          },
+          next: () => {
+            if (this._state !== state) {
+              throw new Error(`LinkedMap got modified during iteration.`);
+            }
+            if (current) {
+              const result = { value: [current.key, current.value], done: false };
+              current = current.next;
+              return result;
+            } else {
+              return { value: void 0, done: true };
+            }
+          }
+        };
+        return iterator2;
+      }
+      [Symbol.iterator]() {
+        return this.entries();
+      }
+      trimOld(newSize) {
+        if (newSize >= this.size) {
+          return;
+        }
+        if (newSize === 0) {
+          this.clear();
+          return;
+        }
+        let current = this._head;
+        let currentSize = this.size;
+        while (current && currentSize > newSize) {
+          this._map.delete(current.key);
+          current = current.next;
+          currentSize--;
+        }
+        this._head = current;
+        this._size = currentSize;
+        if (current) {
+          current.previous = void 0;
+        }
+        this._state++;
+      }
+      addItemFirst(item) {
+        if (!this._head && !this._tail) {
+          this._tail = item;
+        } else if (!this._head) {
+          throw new Error("Invalid list");
+        } else {
+          item.next = this._head;
+          this._head.previous = item;
+        }
+        this._head = item;
+        this._state++;
+      }
+      addItemLast(item) {
+        if (!this._head && !this._tail) {
+          this._head = item;
+        } else if (!this._tail) {
+          throw new Error("Invalid list");
+        } else {
+          item.previous = this._tail;
+          this._tail.next = item;
+        }
+        this._tail = item;
+        this._state++;
+      }
+      removeItem(item) {
+        if (item === this._head && item === this._tail) {
+          this._head = void 0;
+          this._tail = void 0;
+        } else if (item === this._head) {
+          if (!item.next) {
+            throw new Error("Invalid list");
+          }
+          item.next.previous = void 0;
+          this._head = item.next;
+        } else if (item === this._tail) {
+          if (!item.previous) {
+            throw new Error("Invalid list");
+          }
+          item.previous.next = void 0;
+          this._tail = item.previous;
+        } else {
+          const next = item.next;
+          const previous = item.previous;
+          if (!next || !previous) {
+            throw new Error("Invalid list");
+          }
+          next.previous = previous;
+          previous.next = next;
+        }
+        item.next = void 0;
+        item.previous = void 0;
+        this._state++;
+      }
+      touch(item, touch) {
+        if (!this._head || !this._tail) {
+          throw new Error("Invalid list");
+        }
+        if (touch !== Touch.First && touch !== Touch.Last) {
+          return;
+        }
+        if (touch === Touch.First) {
+          if (item === this._head) {
+            return;
+          }
+          const next = item.next;
+          const previous = item.previous;
+          if (item === this._tail) {
+            previous.next = void 0;
+            this._tail = previous;
+          } else {
+            next.previous = previous;
+            previous.next = next;
+          }
+          item.previous = void 0;
+          item.next = this._head;
+          this._head.previous = item;
+          this._head = item;
+          this._state++;
+        } else if (touch === Touch.Last) {
+          if (item === this._tail) {
+            return;
+          }
+          const next = item.next;
+          const previous = item.previous;
+          if (item === this._head) {
+            next.previous = void 0;
+            this._head = next;
+          } else {
+            next.previous = previous;
+            previous.next = next;
+          }
+          item.next = void 0;
+          item.previous = this._tail;
+          this._tail.next = item;
+          this._tail = item;
+          this._state++;
+        }
+      }
+      toJSON() {
+        const data = [];
+        this.forEach((value, key) => {
+          data.push([key, value]);
+        });
+        return data;
+      }
+      fromJSON(data) {
+        this.clear();
+        for (const [key, value] of data) {
+          this.set(key, value);
+        }
+      }
+    };
+    exports.LinkedMap = LinkedMap;
+    var LRUCache = class extends LinkedMap {
+      _limit;
+      _ratio;
+      constructor(limit2, ratio = 1) {
+        super();
+        this._limit = limit2;
+        this._ratio = Math.min(Math.max(0, ratio), 1);
+      }
+      get limit() {
+        return this._limit;
+      }
+      set limit(limit2) {
+        this._limit = limit2;
+        this.checkTrim();
+      }
+      get ratio() {
+        return this._ratio;
+      }
+      set ratio(ratio) {
+        this._ratio = Math.min(Math.max(0, ratio), 1);
+        this.checkTrim();
+      }
+      get(key, touch = Touch.AsNew) {
+        return super.get(key, touch);
+      }
+      peek(key) {
+        return super.get(key, Touch.None);
+      }
+      set(key, value) {
+        super.set(key, value, Touch.Last);
+        this.checkTrim();
+        return this;
+      }
+      checkTrim() {
+        if (this.size > this._limit) {
+          this.trimOld(Math.round(this._limit * this._ratio));
+        }
+      }
+    };
+    exports.LRUCache = LRUCache;
+  }
+});
+
+// node_modules/vscode-jsonrpc/lib/common/disposable.js
+var require_disposable = __commonJS({
+  "node_modules/vscode-jsonrpc/lib/common/disposable.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.Disposable = void 0;
+    var Disposable;
+    (function(Disposable2) {
+      function create(func) {
+        return {
+          dispose: func
+        };
+      }
+      Disposable2.create = create;
+    })(Disposable || (exports.Disposable = Disposable = {}));
+  }
+});
+
+// node_modules/vscode-jsonrpc/lib/common/ral.js
+var require_ral = __commonJS({
+  "node_modules/vscode-jsonrpc/lib/common/ral.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var _ral;
+    function RAL() {
+      if (_ral === void 0) {
+        throw new Error(`No runtime abstraction layer installed`);
+      }
+      return _ral;
+    }
+    (function(RAL2) {
+      function install(ral) {
+        if (ral === void 0) {
+          throw new Error(`No runtime abstraction layer provided`);
+        }
+        _ral = ral;
+      }
+      RAL2.install = install;
+    })(RAL || (RAL = {}));
+    exports.default = RAL;
+  }
+});
+
+// node_modules/vscode-jsonrpc/lib/common/events.js
+var require_events2 = __commonJS({
+  "node_modules/vscode-jsonrpc/lib/common/events.js"(exports) {
+    "use strict";
+    var __importDefault = exports && exports.__importDefault || function(mod) {
+      return mod && mod.__esModule ? mod : { "default": mod };
+    };
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.Emitter = exports.Event = void 0;
+    var ral_1 = __importDefault(require_ral());
+    var Event2;
+    (function(Event3) {
+      const _disposable = { dispose() {
+      } };
+      Event3.None = function() {
+        return _disposable;
+      };
+    })(Event2 || (exports.Event = Event2 = {}));
+    var CallbackList = class {
+      _callbacks;
+      _contexts;
+      add(callback, context = null, bucket) {
+        if (!this._callbacks) {
+          this._callbacks = [];
+          this._contexts = [];
+        }
+        this._callbacks.push(callback);
+        this._contexts.push(context);
+        if (Array.isArray(bucket)) {
+          bucket.push({ dispose: () => this.remove(callback, context) });
+        }
+      }
+      remove(callback, context = null) {
+        if (!this._callbacks) {
+          return;
+        }
+        let foundCallbackWithDifferentContext = false;
+        for (let i = 0, len = this._callbacks.length; i < len; i++) {
+          if (this._callbacks[i] === callback) {
+            if (this._contexts[i] === context) {
+              this._callbacks.splice(i, 1);
+              this._contexts.splice(i, 1);
+              return;
+            } else {
+              foundCallbackWithDifferentContext = true;
+            }
+          }
+        }
+        if (foundCallbackWithDifferentContext) {
+          throw new Error("When adding a listener with a context, you should remove it with the same context");
+        }
+      }
+      invoke(...args) {
+        if (!this._callbacks) {
+          return [];
+        }
+        const ret = [], callbacks = this._callbacks.slice(0), contexts = this._contexts.slice(0);
+        for (let i = 0, len = callbacks.length; i < len; i++) {
+          try {
+            ret.push(callbacks[i].apply(contexts[i], args));
+          } catch (e) {
+            (0, ral_1.default)().console.error(e);
+          }
+        }
+        return ret;
+      }
+      isEmpty() {
+        return !this._callbacks || this._callbacks.length === 0;
+      }
+      dispose() {
+        this._callbacks = void 0;
+        this._contexts = void 0;
+      }
+    };
+    var Emitter = class _Emitter {
+      _options;
+      static _noop = function() {
+      };
+      _event;
+      _callbacks;
+      constructor(_options) {
+        this._options = _options;
+      }
+      /**
+       * For the public to allow to subscribe
+       * to events from this Emitter
+       */
+      get event() {
+        if (!this._event) {
+          this._event = (listener, thisArgs, disposables) => {
+            if (!this._callbacks) {
+              this._callbacks = new CallbackList();
+            }
+            if (this._options && this._options.onFirstListenerAdd && this._callbacks.isEmpty()) {
+              this._options.onFirstListenerAdd(this);
+            }
+            this._callbacks.add(listener, thisArgs);
+            const result = {
+              dispose: () => {
+                if (!this._callbacks) {
+                  return;
+                }
+                this._callbacks.remove(listener, thisArgs);
+                result.dispose = _Emitter._noop;
+                if (this._options && this._options.onLastListenerRemove && this._callbacks.isEmpty()) {
+                  this._options.onLastListenerRemove(this);
+                }
+              }
+            };
+            if (Array.isArray(disposables)) {
+              disposables.push(result);
+            }
+            return result;
+          };
+        }
+        return this._event;
+      }
+      /**
+       * To be kept private to fire an event to
+       * subscribers
+       */
+      fire(event) {
+        if (this._callbacks) {
+          this._callbacks.invoke.call(this._callbacks, event);
+        }
+      }
+      dispose() {
+        if (this._callbacks) {
+          this._callbacks.dispose();
+          this._callbacks = void 0;
+        }
+      }
+    };
+    exports.Emitter = Emitter;
+  }
+});
+
+// node_modules/vscode-jsonrpc/lib/common/cancellation.js
+var require_cancellation = __commonJS({
+  "node_modules/vscode-jsonrpc/lib/common/cancellation.js"(exports) {
+    "use strict";
+    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o, m, k, k2) {
+      if (k2 === void 0) k2 = k;
+      var desc = Object.getOwnPropertyDescriptor(m, k);
+      if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
+        desc = { enumerable: true, get: function() {
+          return m[k];
+        } };
+      }
+      Object.defineProperty(o, k2, desc);
+    }) : (function(o, m, k, k2) {
+      if (k2 === void 0) k2 = k;
+      o[k2] = m[k];
+    }));
+    var __setModuleDefault = exports && exports.__setModuleDefault || (Object.create ? (function(o, v) {
+      Object.defineProperty(o, "default", { enumerable: true, value: v });
+    }) : function(o, v) {
+      o["default"] = v;
+    });
+    var __importStar = exports && exports.__importStar || /* @__PURE__ */ (function() {
+      var ownKeys = function(o) {
+        ownKeys = Object.getOwnPropertyNames || function(o2) {
+          var ar = [];
+          for (var k in o2) if (Object.prototype.hasOwnProperty.call(o2, k)) ar[ar.length] = k;
+          return ar;
+        };
+        return ownKeys(o);
+      };
+      return function(mod) {
+        if (mod && mod.__esModule) return mod;
+        var result = {};
+        if (mod != null) {
+          for (var k = ownKeys(mod), i = 0; i < k.length; i++) if (k[i] !== "default") __createBinding(result, mod, k[i]);
+        }
+        __setModuleDefault(result, mod);
+        return result;
+      };
+    })();
+    var __importDefault = exports && exports.__importDefault || function(mod) {
+      return mod && mod.__esModule ? mod : { "default": mod };
+    };
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.CancellationTokenSource = exports.CancellationToken = void 0;
+    var ral_1 = __importDefault(require_ral());
+    var Is2 = __importStar(require_is());
+    var events_1 = require_events2();
+    var CancellationToken;
+    (function(CancellationToken2) {
+      CancellationToken2.None = Object.freeze({
+        isCancellationRequested: false,
+        onCancellationRequested: events_1.Event.None
+      });
+      CancellationToken2.Cancelled = Object.freeze({
+        isCancellationRequested: true,
+        onCancellationRequested: events_1.Event.None
+      });
+      function is(value) {
+        const candidate = value;
+        return candidate && (candidate === CancellationToken2.None || candidate === CancellationToken2.Cancelled || Is2.boolean(candidate.isCancellationRequested) && !!candidate.onCancellationRequested);
+      }
+      CancellationToken2.is = is;
+    })(CancellationToken || (exports.CancellationToken = CancellationToken = {}));
+    var shortcutEvent = Object.freeze(function(callback, context) {
+      const handle = (0, ral_1.default)().timer.setTimeout(callback.bind(context), 0);
+      return { dispose() {
+        handle.dispose();
+      } };
+    });
+    var MutableToken = class {
+      _isCancelled = false;
+      _emitter;
+      cancel() {
+        if (!this._isCancelled) {
+          this._isCancelled = true;
+          if (this._emitter) {
+            this._emitter.fire(void 0);
+            this.dispose();
+          }
+        }
+      }
+      get isCancellationRequested() {
+        return this._isCancelled;
+      }
+      get onCancellationRequested() {
+        if (this._isCancelled) {
+          return shortcutEvent;
+        }
+        if (!this._emitter) {
+          this._emitter = new events_1.Emitter();
+        }
+        return this._emitter.event;
+      }
+      dispose() {
+        if (this._emitter) {
+          this._emitter.dispose();
+          this._emitter = void 0;
+        }
+      }
+    };
+    var CancellationTokenSource = class {
+      _token;
+      get token() {
+        if (!this._token) {
+          this._token = new MutableToken();
+        }
+        return this._token;
+      }
+      cancel() {
+        if (!this._token) {
+          this._token = CancellationToken.Cancelled;
+        } else {
+          this._token.cancel();
+        }
+      }
+      dispose() {
+        if (!this._token) {
+          this._token = CancellationToken.None;
+        } else if (this._token instanceof MutableToken) {
+          this._token.dispose();
+        }
+      }
+    };
+    exports.CancellationTokenSource = CancellationTokenSource;
+  }
+});
+
+// node_modules/vscode-jsonrpc/lib/common/sharedArrayCancellation.js
+var require_sharedArrayCancellation = __commonJS({
+  "node_modules/vscode-jsonrpc/lib/common/sharedArrayCancellation.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.SharedArrayReceiverStrategy = exports.SharedArraySenderStrategy = void 0;
+    var cancellation_1 = require_cancellation();
+    var CancellationState;
+    (function(CancellationState2) {
+      CancellationState2.Continue = 0;
+      CancellationState2.Cancelled = 1;
+    })(CancellationState || (CancellationState = {}));
+    var SharedArraySenderStrategy = class {
+      buffers;
+      constructor() {
+        this.buffers = /* @__PURE__ */ new Map();
+      }
+      enableCancellation(request2) {
+        if (request2.id === null) {
+          return;
+        }
+        const buffer = new SharedArrayBuffer(4);
+        const data = new Int32Array(buffer, 0, 1);
+        data[0] = CancellationState.Continue;
+        this.buffers.set(request2.id, buffer);
+        request2.$cancellationData = buffer;
+      }
+      async sendCancellation(_conn, id) {
+        const buffer = this.buffers.get(id);
+        if (buffer === void 0) {
+          return;
+        }
+        const data = new Int32Array(buffer, 0, 1);
+        Atomics.store(data, 0, CancellationState.Cancelled);
+      }
+      cleanup(id) {
+        this.buffers.delete(id);
+      }
+      dispose() {
+        this.buffers.clear();
+      }
+    };
+    exports.SharedArraySenderStrategy = SharedArraySenderStrategy;
+    var SharedArrayBufferCancellationToken = class {
+      data;
+      constructor(buffer) {
+        this.data = new Int32Array(buffer, 0, 1);
+      }
+      get isCancellationRequested() {
+        return Atomics.load(this.data, 0) === CancellationState.Cancelled;
+      }
+      get onCancellationRequested() {
+        throw new Error(`Cancellation over SharedArrayBuffer doesn't support cancellation events`);
+      }
+    };
+    var SharedArrayBufferCancellationTokenSource = class {
+      token;
+      constructor(buffer) {
+        this.token = new SharedArrayBufferCancellationToken(buffer);
+      }
+      cancel() {
+      }
+      dispose() {
+      }
+    };
+    var SharedArrayReceiverStrategy = class {
+      kind = "request";
+      createCancellationTokenSource(request2) {
+        const buffer = request2.$cancellationData;
+        if (buffer === void 0) {
+          return new cancellation_1.CancellationTokenSource();
+        }
+        return new SharedArrayBufferCancellationTokenSource(buffer);
+      }
+    };
+    exports.SharedArrayReceiverStrategy = SharedArrayReceiverStrategy;
+  }
+});
+
+// node_modules/vscode-jsonrpc/lib/common/semaphore.js
+var require_semaphore = __commonJS({
+  "node_modules/vscode-jsonrpc/lib/common/semaphore.js"(exports) {
+    "use strict";
+    var __importDefault = exports && exports.__importDefault || function(mod) {
+      return mod && mod.__esModule ? mod : { "default": mod };
+    };
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.Semaphore = void 0;
+    var ral_1 = __importDefault(require_ral());
+    var Semaphore = class {
+      _capacity;
+      _active;
+      _waiting;
+      constructor(capacity = 1) {
+        if (capacity <= 0) {
+          throw new Error("Capacity must be greater than 0");
+        }
+        this._capacity = capacity;
+        this._active = 0;
+        this._waiting = [];
+      }
+      lock(thunk) {
+        return new Promise((resolve6, reject) => {
+          this._waiting.push({ thunk, resolve: resolve6, reject });
+          this.runNext();
+        });
+      }
+      get active() {
+        return this._active;
+      }
+      runNext() {
+        if (this._waiting.length === 0 || this._active === this._capacity) {
+          return;
+        }
+        (0, ral_1.default)().timer.setImmediate(() => this.doRunNext());
+      }
+      doRunNext() {
+        if (this._waiting.length === 0 || this._active === this._capacity) {
+          return;
+        }
+        const next = this._waiting.shift();
+        this._active++;
+        if (this._active > this._capacity) {
+          throw new Error(`Too many thunks active`);
+        }
+        try {
+          const result = next.thunk();
+          if (result instanceof Promise) {
+            result.then((value) => {
+              this._active--;
+              next.resolve(value);
+              this.runNext();
+            }, (err) => {
+              this._active--;
+              next.reject(err);
+              this.runNext();
+            });
+          } else {
+            this._active--;
+            next.resolve(result);
+            this.runNext();
+          }
+        } catch (err) {
+          this._active--;
+          next.reject(err);
+          this.runNext();
+        }
+      }
+    };
+    exports.Semaphore = Semaphore;
+  }
+});
+
+// node_modules/vscode-jsonrpc/lib/common/messageReader.js
+var require_messageReader = __commonJS({
+  "node_modules/vscode-jsonrpc/lib/common/messageReader.js"(exports) {
+    "use strict";
+    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o, m, k, k2) {
+      if (k2 === void 0) k2 = k;
+      var desc = Object.getOwnPropertyDescriptor(m, k);
+      if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
+        desc = { enumerable: true, get: function() {
+          return m[k];
+        } };
+      }
+      Object.defineProperty(o, k2, desc);
+    }) : (function(o, m, k, k2) {
+      if (k2 === void 0) k2 = k;
+      o[k2] = m[k];
+    }));
+    var __setModuleDefault = exports && exports.__setModuleDefault || (Object.create ? (function(o, v) {
+      Object.defineProperty(o, "default", { enumerable: true, value: v });
+    }) : function(o, v) {
+      o["default"] = v;
+    });
+    var __importStar = exports && exports.__importStar || /* @__PURE__ */ (function() {
+      var ownKeys = function(o) {
+        ownKeys = Object.getOwnPropertyNames || function(o2) {
+          var ar = [];
+          for (var k in o2) if (Object.prototype.hasOwnProperty.call(o2, k)) ar[ar.length] = k;
+          return ar;
+        };
+        return ownKeys(o);
+      };
+      return function(mod) {
+        if (mod && mod.__esModule) return mod;
+        var result = {};
+        if (mod != null) {
+          for (var k = ownKeys(mod), i = 0; i < k.length; i++) if (k[i] !== "default") __createBinding(result, mod, k[i]);
+        }
+        __setModuleDefault(result, mod);
+        return result;
+      };
+    })();
+    var __importDefault = exports && exports.__importDefault || function(mod) {
+      return mod && mod.__esModule ? mod : { "default": mod };
+    };
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.ReadableStreamMessageReader = exports.AbstractMessageReader = exports.MessageReader = void 0;
+    var ral_1 = __importDefault(require_ral());
+    var Is2 = __importStar(require_is());
+    var events_1 = require_events2();
+    var semaphore_1 = require_semaphore();
+    var MessageReader;
+    (function(MessageReader2) {
+      function is(value) {
+        const candidate = value;
+        return candidate && Is2.func(candidate.listen) && Is2.func(candidate.dispose) && Is2.func(candidate.onError) && Is2.func(candidate.onClose) && Is2.func(candidate.onPartialMessage);
+      }
+      MessageReader2.is = is;
+    })(MessageReader || (exports.MessageReader = MessageReader = {}));
+    var AbstractMessageReader = class {
+      errorEmitter;
+      closeEmitter;
+      partialMessageEmitter;
+      constructor() {
+        this.errorEmitter = new events_1.Emitter();
+        this.closeEmitter = new events_1.Emitter();
+        this.partialMessageEmitter = new events_1.Emitter();
+      }
+      dispose() {
+        this.errorEmitter.dispose();
+        this.closeEmitter.dispose();
+        this.partialMessageEmitter.dispose();
+      }
+      get onError() {
+        return this.errorEmitter.event;
+      }
+      fireError(error63) {
+        this.errorEmitter.fire(this.asError(error63));
+      }
+      get onClose() {
+        return this.closeEmitter.event;
+      }
+      fireClose() {
+        this.closeEmitter.fire(void 0);
+      }
+      get onPartialMessage() {
+        return this.partialMessageEmitter.event;
+      }
+      firePartialMessage(info2) {
+        this.partialMessageEmitter.fire(info2);
+      }
+      asError(error63) {
+        if (error63 instanceof Error) {
+          return error63;
+        } else {
+          return new Error(`Reader received error. Reason: ${Is2.string(error63.message) ? error63.message : "unknown"}`);
+        }
+      }
+    };
+    exports.AbstractMessageReader = AbstractMessageReader;
+    var ResolvedMessageReaderOptions;
+    (function(ResolvedMessageReaderOptions2) {
+      function fromOptions(options) {
+        let charset;
+        let result;
+        let contentDecoder;
+        const contentDecoders = /* @__PURE__ */ new Map();
+        let contentTypeDecoder;
+        const contentTypeDecoders = /* @__PURE__ */ new Map();
+        if (options === void 0 || typeof options === "string") {
+          charset = options ?? "utf-8";
+        } else {
+          charset = options.charset ?? "utf-8";
+          if (options.contentDecoder !== void 0) {
+            contentDecoder = options.contentDecoder;
+            contentDecoders.set(contentDecoder.name, contentDecoder);
+          }
+          if (options.contentDecoders !== void 0) {
+            for (const decoder of options.contentDecoders) {
+              contentDecoders.set(decoder.name, decoder);
+            }
+          }
+          if (options.contentTypeDecoder !== void 0) {
+            contentTypeDecoder = options.contentTypeDecoder;
+            contentTypeDecoders.set(contentTypeDecoder.name, contentTypeDecoder);
+          }
+          if (options.contentTypeDecoders !== void 0) {
+            for (const decoder of options.contentTypeDecoders) {
+              contentTypeDecoders.set(decoder.name, decoder);
+            }
+          }
+        }
+        if (contentTypeDecoder === void 0) {
+          contentTypeDecoder = (0, ral_1.default)().applicationJson.decoder;
+          contentTypeDecoders.set(contentTypeDecoder.name, contentTypeDecoder);
+        }
+        return { charset, contentDecoder, contentDecoders, contentTypeDecoder, contentTypeDecoders };
+      }
+      ResolvedMessageReaderOptions2.fromOptions = fromOptions;
+    })(ResolvedMessageReaderOptions || (ResolvedMessageReaderOptions = {}));
+    var ReadableStreamMessageReader = class extends AbstractMessageReader {
+      readable;
+      options;
+      callback;
+      nextMessageLength;
+      messageToken;
+      buffer;
+      partialMessageTimer;
+      _partialMessageTimeout;
+      readSemaphore;
+      constructor(readable, options) {
+        super();
+        this.readable = readable;
+        this.options = ResolvedMessageReaderOptions.fromOptions(options);
+        this.buffer = (0, ral_1.default)().messageBuffer.create(this.options.charset);
+        this._partialMessageTimeout = 1e4;
+        this.nextMessageLength = -1;
+        this.messageToken = 0;
+        this.readSemaphore = new semaphore_1.Semaphore(1);
+      }
+      set partialMessageTimeout(timeout) {
+        this._partialMessageTimeout = timeout;
+      }
+      get partialMessageTimeout() {
+        return this._partialMessageTimeout;
+      }
+      listen(callback) {
+        this.nextMessageLength = -1;
+        this.messageToken = 0;
+        this.partialMessageTimer = void 0;
+        this.callback = callback;
+        const result = this.readable.onData((data) => {
+          this.onData(data);
+        });
+        this.readable.onError((error63) => this.fireError(error63));
+        this.readable.onClose(() => this.fireClose());
+        return result;
+      }
+      onData(data) {
+        try {
+          this.buffer.append(data);
+          while (true) {
+            if (this.nextMessageLength === -1) {
+              const headers = this.buffer.tryReadHeaders(true);
+              if (!headers) {
+                return;
+              }
+              const contentLength = headers.get("content-length");
+              if (!contentLength) {
+                this.fireError(new Error(`Header must provide a Content-Length property.
+${JSON.stringify(Object.fromEntries(headers))}`));
+                return;
+              }
+              const length = parseInt(contentLength);
+              if (isNaN(length)) {
+                this.fireError(new Error(`Content-Length value must be a number. Got ${contentLength}`));
+                return;
+              }
+              this.nextMessageLength = length;
+            }
+            const body = this.buffer.tryReadBody(this.nextMessageLength);
+            if (body === void 0) {
+              this.setPartialMessageTimer();
+              return;
+            }
+            this.clearPartialMessageTimer();
+            this.nextMessageLength = -1;
+            this.readSemaphore.lock(async () => {
+              const bytes = this.options.contentDecoder !== void 0 ? await this.options.contentDecoder.decode(body) : body;
+              const message = await this.options.contentTypeDecoder.decode(bytes, this.options);
+              this.callback(message);
+            }).catch((error63) => {
+              this.fireError(error63);
+            });
+          }
+        } catch (error63) {
+          this.fireError(error63);
+        }
+      }
+      clearPartialMessageTimer() {
+        if (this.partialMessageTimer) {
+          this.partialMessageTimer.dispose();
+          this.partialMessageTimer = void 0;
+        }
+      }
+      setPartialMessageTimer() {
+        this.clearPartialMessageTimer();
+        if (this._partialMessageTimeout <= 0) {
+          return;
+        }
+        this.partialMessageTimer = (0, ral_1.default)().timer.setTimeout((token, timeout) => {
+          this.partialMessageTimer = void 0;
+          if (token === this.messageToken) {
+            this.firePartialMessage({ messageToken: token, waitingTime: timeout });
+            this.setPartialMessageTimer();
+          }
+        }, this._partialMessageTimeout, this.messageToken, this._partialMessageTimeout);
+      }
+    };
+    exports.ReadableStreamMessageReader = ReadableStreamMessageReader;
+  }
+});
+
+// node_modules/vscode-jsonrpc/lib/common/messageWriter.js
+var require_messageWriter = __commonJS({
+  "node_modules/vscode-jsonrpc/lib/common/messageWriter.js"(exports) {
+    "use strict";
+    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o, m, k, k2) {
+      if (k2 === void 0) k2 = k;
+      var desc = Object.getOwnPropertyDescriptor(m, k);
+      if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
+        desc = { enumerable: true, get: function() {
+          return m[k];
+        } };
+      }
+      Object.defineProperty(o, k2, desc);
+    }) : (function(o, m, k, k2) {
+      if (k2 === void 0) k2 = k;
+      o[k2] = m[k];
+    }));
+    var __setModuleDefault = exports && exports.__setModuleDefault || (Object.create ? (function(o, v) {
+      Object.defineProperty(o, "default", { enumerable: true, value: v });
+    }) : function(o, v) {
+      o["default"] = v;
+    });
+    var __importStar = exports && exports.__importStar || /* @__PURE__ */ (function() {
+      var ownKeys = function(o) {
+        ownKeys = Object.getOwnPropertyNames || function(o2) {
+          var ar = [];
+          for (var k in o2) if (Object.prototype.hasOwnProperty.call(o2, k)) ar[ar.length] = k;
+          return ar;
+        };
+        return ownKeys(o);
+      };
+      return function(mod) {
+        if (mod && mod.__esModule) return mod;
+        var result = {};
+        if (mod != null) {
+          for (var k = ownKeys(mod), i = 0; i < k.length; i++) if (k[i] !== "default") __createBinding(result, mod, k[i]);
+        }
+        __setModuleDefault(result, mod);
+        return result;
+      };
+    })();
+    var __importDefault = exports && exports.__importDefault || function(mod) {
+      return mod && mod.__esModule ? mod : { "default": mod };
+    };
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.WriteableStreamMessageWriter = exports.AbstractMessageWriter = exports.MessageWriter = void 0;
+    var ral_1 = __importDefault(require_ral());
+    var Is2 = __importStar(require_is());
+    var semaphore_1 = require_semaphore();
+    var events_1 = require_events2();
+    var ContentLength = "Content-Length: ";
+    var CRLF = "\r\n";
+    var MessageWriter;
+    (function(MessageWriter2) {
+      function is(value) {
+        const candidate = value;
+        return candidate && Is2.func(candidate.dispose) && Is2.func(candidate.onClose) && Is2.func(candidate.onError) && Is2.func(candidate.write);
+      }
+      MessageWriter2.is = is;
+    })(MessageWriter || (exports.MessageWriter = MessageWriter = {}));
+    var AbstractMessageWriter = class {
+      errorEmitter;
+      closeEmitter;
+      constructor() {
+        this.errorEmitter = new events_1.Emitter();
+        this.closeEmitter = new events_1.Emitter();
+      }
+      dispose() {
+        this.errorEmitter.dispose();
+        this.closeEmitter.dispose();
+      }
+      get onError() {
+        return this.errorEmitter.event;
+      }
+      fireError(error63, message, count3) {
+        this.errorEmitter.fire([this.asError(error63), message, count3]);
+      }
+      get onClose() {
+        return this.closeEmitter.event;
+      }
+      fireClose() {
+        this.closeEmitter.fire(void 0);
+      }
+      asError(error63) {
+        if (error63 instanceof Error) {
+          return error63;
+        } else {
+          return new Error(`Writer received error. Reason: ${Is2.string(error63.message) ? error63.message : "unknown"}`);
+        }
+      }
+    };
+    exports.AbstractMessageWriter = AbstractMessageWriter;
+    var ResolvedMessageWriterOptions;
+    (function(ResolvedMessageWriterOptions2) {
+      function fromOptions(options) {
+        if (options === void 0 || typeof options === "string") {
+          return { charset: options ?? "utf-8", contentTypeEncoder: (0, ral_1.default)().applicationJson.encoder };
+        } else {
+          return { charset: options.charset ?? "utf-8", contentEncoder: options.contentEncoder, contentTypeEncoder: options.contentTypeEncoder ?? (0, ral_1.default)().applicationJson.encoder };
+        }
+      }
+      ResolvedMessageWriterOptions2.fromOptions = fromOptions;
+    })(ResolvedMessageWriterOptions || (ResolvedMessageWriterOptions = {}));
+    var WriteableStreamMessageWriter = class extends AbstractMessageWriter {
+      writable;
+      options;
+      errorCount;
+      writeSemaphore;
+      constructor(writable, options) {
+        super();
+        this.writable = writable;
+        this.options = ResolvedMessageWriterOptions.fromOptions(options);
+        this.errorCount = 0;
+        this.writeSemaphore = new semaphore_1.Semaphore(1);
+        this.writable.onError((error63) => this.fireError(error63));
+        this.writable.onClose(() => this.fireClose());
+      }
+      async write(msg) {
+        return this.writeSemaphore.lock(async () => {
+          const payload = this.options.contentTypeEncoder.encode(msg, this.options).then((buffer) => {
+            if (this.options.contentEncoder !== void 0) {
+              return this.options.contentEncoder.encode(buffer);
+            } else {
+              return buffer;
+            }
+          });
+          return payload.then((buffer) => {
+            const headers = [];
+            headers.push(ContentLength, buffer.byteLength.toString(), CRLF);
+            headers.push(CRLF);
+            return this.doWrite(msg, headers, buffer);
+          }, (error63) => {
+            this.fireError(error63);
+            throw error63;
+          });
+        });
+      }
+      async doWrite(msg, headers, data) {
+        try {
+          await this.writable.write(headers.join(""), "ascii");
+          return this.writable.write(data);
+        } catch (error63) {
+          this.handleError(error63, msg);
+          return Promise.reject(error63);
+        }
+      }
+      handleError(error63, msg) {
+        this.errorCount++;
+        this.fireError(error63, msg, this.errorCount);
+      }
+      end() {
+        this.writable.end();
+      }
+    };
+    exports.WriteableStreamMessageWriter = WriteableStreamMessageWriter;
+  }
+});
+
+// node_modules/vscode-jsonrpc/lib/common/messageBuffer.js
+var require_messageBuffer = __commonJS({
+  "node_modules/vscode-jsonrpc/lib/common/messageBuffer.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.AbstractMessageBuffer = void 0;
+    var CR = 13;
+    var LF = 10;
+    var CRLF = "\r\n";
+    var AbstractMessageBuffer = class {
+      _encoding;
+      _chunks;
+      _totalLength;
+      constructor(encoding = "utf-8") {
+        this._encoding = encoding;
+        this._chunks = [];
+        this._totalLength = 0;
+      }
+      get encoding() {
+        return this._encoding;
+      }
+      append(chunk) {
+        const toAppend = typeof chunk === "string" ? this.fromString(chunk, this._encoding) : chunk;
+        this._chunks.push(toAppend);
+        this._totalLength += toAppend.byteLength;
+      }
+      tryReadHeaders(lowerCaseKeys = false) {
+        if (this._chunks.length === 0) {
+          return void 0;
+        }
+        let state = 0;
+        let chunkIndex = 0;
+        let offset = 0;
+        let chunkBytesRead = 0;
+        row: while (chunkIndex < this._chunks.length) {
+          const chunk = this._chunks[chunkIndex];
+          offset = 0;
+          while (offset < chunk.length) {
+            const value = chunk[offset];
+            switch (value) {
+              case CR:
+                switch (state) {
+                  case 0:
+                    state = 1;
+                    break;
+                  case 2:
+                    state = 3;
+                    break;
+                  default:
+                    state = 0;
+                }
+                break;
+              case LF:
+                switch (state) {
+                  case 1:
+                    state = 2;
+                    break;
+                  case 3:
+                    state = 4;
+                    offset++;
+                    break row;
+                  default:
+                    state = 0;
+                }
+                break;
+              default:
+                state = 0;
+            }
+            offset++;
+          }
+          chunkBytesRead += chunk.byteLength;
+          chunkIndex++;
+        }
+        if (state !== 4) {
+          return void 0;
+        }
+        const buffer = this._read(chunkBytesRead + offset);
+        const result = /* @__PURE__ */ new Map();
+        const headers = this.toString(buffer, "ascii").split(CRLF);
+        if (headers.length < 2) {
+          return result;
+        }
+        for (let i = 0; i < headers.length - 2; i++) {
+          const header = headers[i];
+          const index = header.indexOf(":");
+          if (index === -1) {
+            throw new Error(`Message header must separate key and value using ':'
+${header}`);
+          }
+          const key = header.substr(0, index);
+          const value = header.substr(index + 1).trim();
+          result.set(lowerCaseKeys ? key.toLowerCase() : key, value);
+        }
+        return result;
+      }
+      tryReadBody(length) {
+        if (this._totalLength < length) {
+          return void 0;
+        }
+        return this._read(length);
+      }
+      get numberOfBytes() {
+        return this._totalLength;
+      }
+      _read(byteCount) {
+        if (byteCount === 0) {
+          return this.emptyBuffer();
+        }
+        if (byteCount > this._totalLength) {
+          throw new Error(`Cannot read so many bytes!`);
+        }
+        if (this._chunks[0].byteLength === byteCount) {
+          const chunk = this._chunks[0];
+          this._chunks.shift();
+          this._totalLength -= byteCount;
+          return this.asNative(chunk);
+        }
+        if (this._chunks[0].byteLength > byteCount) {
+          const chunk = this._chunks[0];
+          const result2 = this.asNative(chunk, byteCount);
+          this._chunks[0] = chunk.slice(byteCount);
+          this._totalLength -= byteCount;
+          return result2;
+        }
+        const result = this.allocNative(byteCount);
+        let resultOffset = 0;
+        const chunkIndex = 0;
+        while (byteCount > 0) {
+          const chunk = this._chunks[chunkIndex];
+          if (chunk.byteLength > byteCount) {
+            const chunkPart = chunk.slice(0, byteCount);
+            result.set(chunkPart, resultOffset);
+            resultOffset += byteCount;
+            this._chunks[chunkIndex] = chunk.slice(byteCount);
+            this._totalLength -= byteCount;
+            byteCount -= byteCount;
+          } else {
+            result.set(chunk, resultOffset);
+            resultOffset += chunk.byteLength;
+            this._chunks.shift();
+            this._totalLength -= chunk.byteLength;
+            byteCount -= chunk.byteLength;
+          }
+        }
+        return result;
+      }
+    };
+    exports.AbstractMessageBuffer = AbstractMessageBuffer;
+  }
+});
+
+// node_modules/vscode-jsonrpc/lib/common/connection.js
+var require_connection2 = __commonJS({
+  "node_modules/vscode-jsonrpc/lib/common/connection.js"(exports) {
+    "use strict";
+    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o, m, k, k2) {
+      if (k2 === void 0) k2 = k;
+      var desc = Object.getOwnPropertyDescriptor(m, k);
+      if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
+        desc = { enumerable: true, get: function() {
+          return m[k];
+        } };
+      }
+      Object.defineProperty(o, k2, desc);
+    }) : (function(o, m, k, k2) {
+      if (k2 === void 0) k2 = k;
+      o[k2] = m[k];
+    }));
+    var __setModuleDefault = exports && exports.__setModuleDefault || (Object.create ? (function(o, v) {
+      Object.defineProperty(o, "default", { enumerable: true, value: v });
+    }) : function(o, v) {
+      o["default"] = v;
+    });
+    var __importStar = exports && exports.__importStar || /* @__PURE__ */ (function() {
+      var ownKeys = function(o) {
+        ownKeys = Object.getOwnPropertyNames || function(o2) {
+          var ar = [];
+          for (var k in o2) if (Object.prototype.hasOwnProperty.call(o2, k)) ar[ar.length] = k;
+          return ar;
+        };
+        return ownKeys(o);
+      };
+      return function(mod) {
+        if (mod && mod.__esModule) return mod;
+        var result = {};
+        if (mod != null) {
+          for (var k = ownKeys(mod), i = 0; i < k.length; i++) if (k[i] !== "default") __createBinding(result, mod, k[i]);
+        }
+        __setModuleDefault(result, mod);
+        return result;
+      };
+    })();
+    var __importDefault = exports && exports.__importDefault || function(mod) {
+      return mod && mod.__esModule ? mod : { "default": mod };
+    };
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.ConnectionOptions = exports.MessageStrategy = exports.CancellationStrategy = exports.CancellationSenderStrategy = exports.CancellationReceiverStrategy = exports.RequestCancellationReceiverStrategy = exports.IdCancellationReceiverStrategy = exports.ConnectionStrategy = exports.ConnectionError = exports.ConnectionErrors = exports.LogTraceNotification = exports.SetTraceNotification = exports.TraceFormat = exports.TraceValues = exports.TraceValue = exports.Trace = exports.NullLogger = exports.ProgressType = exports.ProgressToken = void 0;
+    exports.createMessageConnection = createMessageConnection;
+    var ral_1 = __importDefault(require_ral());
+    var Is2 = __importStar(require_is());
+    var messages_1 = require_messages();
+    var linkedMap_1 = require_linkedMap();
+    var events_1 = require_events2();
+    var cancellation_1 = require_cancellation();
+    var CancelNotification;
+    (function(CancelNotification2) {
+      CancelNotification2.type = new messages_1.NotificationType("$/cancelRequest");
+    })(CancelNotification || (CancelNotification = {}));
+    var ProgressToken;
+    (function(ProgressToken2) {
+      function is(value) {
+        return typeof value === "string" || typeof value === "number";
+      }
+      ProgressToken2.is = is;
+    })(ProgressToken || (exports.ProgressToken = ProgressToken = {}));
+    var ProgressNotification;
+    (function(ProgressNotification2) {
+      ProgressNotification2.type = new messages_1.NotificationType("$/progress");
+    })(ProgressNotification || (ProgressNotification = {}));
+    var ProgressType = class {
+      /**
+       * Clients must not use these properties. They are here to ensure correct typing.
+       * in TypeScript
+       */
+      __;
+      _pr;
+      constructor() {
+      }
+    };
+    exports.ProgressType = ProgressType;
+    var StarRequestHandler;
+    (function(StarRequestHandler2) {
+      function is(value) {
+        return Is2.func(value);
+      }
+      StarRequestHandler2.is = is;
+    })(StarRequestHandler || (StarRequestHandler = {}));
+    exports.NullLogger = Object.freeze({
+      error: () => {
+      },
+      warn: () => {
+      },
+      info: () => {
+      },
+      log: () => {
+      }
+    });
+    var Trace;
+    (function(Trace2) {
+      Trace2[Trace2["Off"] = 0] = "Off";
+      Trace2[Trace2["Messages"] = 1] = "Messages";
+      Trace2[Trace2["Compact"] = 2] = "Compact";
+      Trace2[Trace2["Verbose"] = 3] = "Verbose";
+    })(Trace || (exports.Trace = Trace = {}));
+    var TraceValue;
+    (function(TraceValue2) {
+      TraceValue2.Off = "off";
+      TraceValue2.Messages = "messages";
+      TraceValue2.Compact = "compact";
+      TraceValue2.Verbose = "verbose";
+    })(TraceValue || (exports.TraceValue = TraceValue = {}));
+    exports.TraceValues = TraceValue;
+    (function(Trace2) {
+      function fromString(value) {
+        if (!Is2.string(value)) {
+          return Trace2.Off;
+        }
+        value = value.toLowerCase();
+        switch (value) {
+          case "off":
+            return Trace2.Off;
+          case "messages":
+            return Trace2.Messages;
+          case "compact":
+            return Trace2.Compact;
+          case "verbose":
+            return Trace2.Verbose;
+          default:
+            return Trace2.Off;
+        }
+      }
+      Trace2.fromString = fromString;
+      function toString(value) {
+        switch (value) {
+          case Trace2.Off:
+            return "off";
+          case Trace2.Messages:
+            return "messages";
+          case Trace2.Compact:
+            return "compact";
+          case Trace2.Verbose:
+            return "verbose";
+          default:
+            return "off";
+        }
+      }
+      Trace2.toString = toString;
+    })(Trace || (exports.Trace = Trace = {}));
+    var TraceFormat;
+    (function(TraceFormat2) {
+      TraceFormat2["Text"] = "text";
+      TraceFormat2["JSON"] = "json";
+    })(TraceFormat || (exports.TraceFormat = TraceFormat = {}));
+    (function(TraceFormat2) {
+      function fromString(value) {
+        if (!Is2.string(value)) {
+          return TraceFormat2.Text;
+        }
+        value = value.toLowerCase();
+        if (value === "json") {
+          return TraceFormat2.JSON;
+        } else {
+          return TraceFormat2.Text;
+        }
+      }
+      TraceFormat2.fromString = fromString;
+    })(TraceFormat || (exports.TraceFormat = TraceFormat = {}));
+    var SetTraceNotification;
+    (function(SetTraceNotification2) {
+      SetTraceNotification2.type = new messages_1.NotificationType("$/setTrace");
+    })(SetTraceNotification || (exports.SetTraceNotification = SetTraceNotification = {}));
+    var LogTraceNotification;
+    (function(LogTraceNotification2) {
+      LogTraceNotification2.type = new messages_1.NotificationType("$/logTrace");
+    })(LogTraceNotification || (exports.LogTraceNotification = LogTraceNotification = {}));
+    var ConnectionErrors;
+    (function(ConnectionErrors2) {
+      ConnectionErrors2[ConnectionErrors2["Closed"] = 1] = "Closed";
+      ConnectionErrors2[ConnectionErrors2["Disposed"] = 2] = "Disposed";
+      ConnectionErrors2[ConnectionErrors2["AlreadyListening"] = 3] = "AlreadyListening";
+    })(ConnectionErrors || (exports.ConnectionErrors = ConnectionErrors = {}));
+    var ConnectionError = class _ConnectionError extends Error {
+      code;
+      constructor(code2, message) {
+        super(message);
+        this.code = code2;
+        Object.setPrototypeOf(this, _ConnectionError.prototype);
+      }
+    };
+    exports.ConnectionError = ConnectionError;
+    var ConnectionStrategy;
+    (function(ConnectionStrategy2) {
+      function is(value) {
+        const candidate = value;
+        return candidate && Is2.func(candidate.cancelUndispatched);
+      }
+      ConnectionStrategy2.is = is;
+    })(ConnectionStrategy || (exports.ConnectionStrategy = ConnectionStrategy = {}));
+    var IdCancellationReceiverStrategy;
+    (function(IdCancellationReceiverStrategy2) {
+      function is(value) {
+        const candidate = value;
+        return candidate && (candidate.kind === void 0 || candidate.kind === "id") && Is2.func(candidate.createCancellationTokenSource) && (candidate.dispose === void 0 || Is2.func(candidate.dispose));
+      }
+      IdCancellationReceiverStrategy2.is = is;
+    })(IdCancellationReceiverStrategy || (exports.IdCancellationReceiverStrategy = IdCancellationReceiverStrategy = {}));
+    var RequestCancellationReceiverStrategy;
+    (function(RequestCancellationReceiverStrategy2) {
+      function is(value) {
+        const candidate = value;
+        return candidate && candidate.kind === "request" && Is2.func(candidate.createCancellationTokenSource) && (candidate.dispose === void 0 || Is2.func(candidate.dispose));
+      }
+      RequestCancellationReceiverStrategy2.is = is;
+    })(RequestCancellationReceiverStrategy || (exports.RequestCancellationReceiverStrategy = RequestCancellationReceiverStrategy = {}));
+    var CancellationReceiverStrategy;
+    (function(CancellationReceiverStrategy2) {
+      CancellationReceiverStrategy2.Message = Object.freeze({
+        createCancellationTokenSource(_) {
+          return new cancellation_1.CancellationTokenSource();
+        }
+      });
+      function is(value) {
+        return IdCancellationReceiverStrategy.is(value) || RequestCancellationReceiverStrategy.is(value);
+      }
+      CancellationReceiverStrategy2.is = is;
+    })(CancellationReceiverStrategy || (exports.CancellationReceiverStrategy = CancellationReceiverStrategy = {}));
+    var CancellationSenderStrategy;
+    (function(CancellationSenderStrategy2) {
+      CancellationSenderStrategy2.Message = Object.freeze({
+        sendCancellation(conn, id) {
+          return conn.sendNotification(CancelNotification.type, { id });
+        },
+        cleanup(_) {
+        }
+      });
+      function is(value) {
+        const candidate = value;
+        return candidate && Is2.func(candidate.sendCancellation) && Is2.func(candidate.cleanup);
+      }
+      CancellationSenderStrategy2.is = is;
+    })(CancellationSenderStrategy || (exports.CancellationSenderStrategy = CancellationSenderStrategy = {}));
+    var CancellationStrategy;
+    (function(CancellationStrategy2) {
+      CancellationStrategy2.Message = Object.freeze({
+        receiver: CancellationReceiverStrategy.Message,
+        sender: CancellationSenderStrategy.Message
+      });
+      function is(value) {
+        const candidate = value;
+        return candidate && CancellationReceiverStrategy.is(candidate.receiver) && CancellationSenderStrategy.is(candidate.sender);
+      }
+      CancellationStrategy2.is = is;
+    })(CancellationStrategy || (exports.CancellationStrategy = CancellationStrategy = {}));
+    var MessageStrategy;
+    (function(MessageStrategy2) {
+      function is(value) {
+        const candidate = value;
+        return candidate && Is2.func(candidate.handleMessage);
+      }
+      MessageStrategy2.is = is;
+    })(MessageStrategy || (exports.MessageStrategy = MessageStrategy = {}));
+    var ConnectionOptions;
+    (function(ConnectionOptions2) {
+      function is(value) {
+        const candidate = value;
+        return candidate && (CancellationStrategy.is(candidate.cancellationStrategy) || ConnectionStrategy.is(candidate.connectionStrategy) || MessageStrategy.is(candidate.messageStrategy) || Is2.number(candidate.maxParallelism));
+      }
+      ConnectionOptions2.is = is;
+    })(ConnectionOptions || (exports.ConnectionOptions = ConnectionOptions = {}));
+    var ConnectionState;
+    (function(ConnectionState2) {
+      ConnectionState2[ConnectionState2["New"] = 1] = "New";
+      ConnectionState2[ConnectionState2["Listening"] = 2] = "Listening";
+      ConnectionState2[ConnectionState2["Closed"] = 3] = "Closed";
+      ConnectionState2[ConnectionState2["Disposed"] = 4] = "Disposed";
+    })(ConnectionState || (ConnectionState = {}));
+    function createMessageConnection(messageReader, messageWriter, _logger, options) {
+      const logger = _logger !== void 0 ? _logger : exports.NullLogger;
+      let sequenceNumber = 0;
+      let notificationSequenceNumber = 0;
+      let unknownResponseSequenceNumber = 0;
+      const version2 = "2.0";
+      const maxParallelism = options?.maxParallelism ?? -1;
+      let inFlight = 0;
+      let starRequestHandler = void 0;
+      const requestHandlers = /* @__PURE__ */ new Map();
+      let starNotificationHandler = void 0;
+      const notificationHandlers = /* @__PURE__ */ new Map();
+      const progressHandlers = /* @__PURE__ */ new Map();
+      let timer;
+      let messageQueue = new linkedMap_1.LinkedMap();
+      let responsePromises = /* @__PURE__ */ new Map();
+      let knownCanceledRequests = /* @__PURE__ */ new Set();
+      let requestTokens = /* @__PURE__ */ new Map();
+      let trace = Trace.Off;
+      let traceFormat = TraceFormat.Text;
+      let tracer;
+      let state = ConnectionState.New;
+      const errorEmitter = new events_1.Emitter();
+      const closeEmitter = new events_1.Emitter();
+      const unhandledNotificationEmitter = new events_1.Emitter();
+      const unhandledProgressEmitter = new events_1.Emitter();
+      const disposeEmitter = new events_1.Emitter();
+      const cancellationStrategy = options && options.cancellationStrategy ? options.cancellationStrategy : CancellationStrategy.Message;
+      function cancelUndispatched(_message) {
+        return void 0;
+      }
+      function isListening() {
+        return state === ConnectionState.Listening;
+      }
+      function isClosed() {
+        return state === ConnectionState.Closed;
+      }
+      function isDisposed() {
+        return state === ConnectionState.Disposed;
+      }
+      function closeHandler() {
+        if (state === ConnectionState.New || state === ConnectionState.Listening) {
+          state = ConnectionState.Closed;
+          closeEmitter.fire(void 0);
+        }
+      }
+      function readErrorHandler(error63) {
+        errorEmitter.fire([error63, void 0, void 0]);
+      }
+      function writeErrorHandler(data) {
+        errorEmitter.fire(data);
+      }
+      messageReader.onClose(closeHandler);
+      messageReader.onError(readErrorHandler);
+      messageWriter.onClose(closeHandler);
+      messageWriter.onError(writeErrorHandler);
+      function createRequestQueueKey(id) {
+        if (id === null) {
+          throw new Error(`Can't send requests with id null since the response can't be correlated.`);
+        }
+        return "req-" + id.toString();
+      }
+      function createResponseQueueKey(id) {
+        if (id === null) {
+          return "res-unknown-" + (++unknownResponseSequenceNumber).toString();
+        } else {
+          return "res-" + id.toString();
+        }
+      }
+      function createNotificationQueueKey() {
+        return "not-" + (++notificationSequenceNumber).toString();
+      }
+      function addMessageToQueue(queue, message) {
+        if (messages_1.Message.isRequest(message)) {
+          queue.set(createRequestQueueKey(message.id), message);
+        } else if (messages_1.Message.isResponse(message)) {
+          if (maxParallelism === -1) {
+            queue.set(createResponseQueueKey(message.id), message);
+          } else {
+            handleResponse(message);
+          }
+        } else {
+          queue.set(createNotificationQueueKey(), message);
+        }
+      }
+      function triggerMessageQueue() {
+        if (timer || messageQueue.size === 0) {
+          return;
+        }
+        if (maxParallelism !== -1 && inFlight >= maxParallelism) {
+          return;
+        }
+        timer = (0, ral_1.default)().timer.setImmediate(async () => {
+          timer = void 0;
+          if (messageQueue.size === 0) {
+            return;
+          }
+          if (maxParallelism !== -1 && inFlight >= maxParallelism) {
+            return;
+          }
+          const message = messageQueue.shift();
+          let result;
+          try {
+            inFlight++;
+            const messageStrategy = options?.messageStrategy;
+            if (MessageStrategy.is(messageStrategy)) {
+              result = messageStrategy.handleMessage(message, handleMessage);
+            } else {
+              result = handleMessage(message);
+            }
+          } catch (error63) {
+            logger.error(`Processing message queue failed: ${error63.toString()}`);
+          } finally {
+            if (result instanceof Promise) {
+              result.then(() => {
+              }).catch((error63) => {
+                logger.error(`Processing message queue failed: ${error63.toString()}`);
+              }).finally(() => {
+                inFlight--;
+                triggerMessageQueue();
+              });
+            } else {
+              inFlight--;
+            }
+            triggerMessageQueue();
+          }
+        });
+      }
+      async function handleMessage(message) {
+        if (messages_1.Message.isRequest(message)) {
+          return handleRequest(message);
+        } else if (messages_1.Message.isNotification(message)) {
+          return handleNotification(message);
+        } else if (messages_1.Message.isResponse(message)) {
+          return handleResponse(message);
+        } else {
+          return handleInvalidMessage(message);
+        }
+      }
+      const callback = (message) => {
+        try {
+          if (messages_1.Message.isNotification(message) && message.method === CancelNotification.type.method) {
+            const cancelId = message.params.id;
+            const key = createRequestQueueKey(cancelId);
+            const toCancel = messageQueue.get(key);
+            if (messages_1.Message.isRequest(toCancel)) {
+              const strategy = options?.connectionStrategy;
+              const response = strategy && strategy.cancelUndispatched ? strategy.cancelUndispatched(toCancel, cancelUndispatched) : cancelUndispatched(toCancel);
+              if (response && (response.error !== void 0 || response.result !== void 0)) {
+                messageQueue.delete(key);
+                requestTokens.delete(cancelId);
+                response.id = toCancel.id;
+                traceSendingResponse(response, message.method, Date.now());
+                messageWriter.write(response).catch(() => logger.error(`Sending response for canceled message failed.`));
+                return;
+              }
+            }
+            const cancellationToken = requestTokens.get(cancelId);
+            if (cancellationToken !== void 0) {
+              cancellationToken.cancel();
+              traceReceivedNotification(message);
+              return;
+            } else {
+              knownCanceledRequests.add(cancelId);
+            }
+          }
+          addMessageToQueue(messageQueue, message);
+        } finally {
+          triggerMessageQueue();
+        }
+      };
+      async function handleRequest(requestMessage) {
+        if (isDisposed()) {
+          return Promise.resolve();
+        }
+        function reply(resultOrError, method, startTime2) {
+          const message = {
+            jsonrpc: version2,
+            id: requestMessage.id
+          };
+          if (resultOrError instanceof messages_1.ResponseError) {
+            message.error = resultOrError.toJson();
+          } else {
+            message.result = resultOrError === void 0 ? null : resultOrError;
+          }
+          traceSendingResponse(message, method, startTime2);
+          return messageWriter.write(message);
+        }
+        function replyError(error63, method, startTime2) {
+          const message = {
+            jsonrpc: version2,
+            id: requestMessage.id,
+            error: error63.toJson()
+          };
+          traceSendingResponse(message, method, startTime2);
+          return messageWriter.write(message);
+        }
+        traceReceivedRequest(requestMessage);
+        const element = requestHandlers.get(requestMessage.method);
+        let type;
+        let requestHandler;
+        if (element) {
+          type = element.type;
+          requestHandler = element.handler;
+        }
+        const startTime = Date.now();
+        if (requestHandler || starRequestHandler) {
+          const tokenKey = requestMessage.id ?? String(Date.now());
+          const cancellationSource = IdCancellationReceiverStrategy.is(cancellationStrategy.receiver) ? cancellationStrategy.receiver.createCancellationTokenSource(tokenKey) : cancellationStrategy.receiver.createCancellationTokenSource(requestMessage);
+          if (requestMessage.id !== null && knownCanceledRequests.has(requestMessage.id)) {
+            cancellationSource.cancel();
+          }
+          if (requestMessage.id !== null) {
+            requestTokens.set(tokenKey, cancellationSource);
+          }
+          try {
+            let handlerResult;
+            if (requestHandler) {
+              if (requestMessage.params === void 0) {
+                if (type !== void 0 && type.numberOfParams !== 0) {
+                  return replyError(new messages_1.ResponseError(messages_1.ErrorCodes.InvalidParams, `Request ${requestMessage.method} defines ${type.numberOfParams} params but received none.`), requestMessage.method, startTime);
+                }
+                handlerResult = requestHandler(cancellationSource.token);
+              } else if (Array.isArray(requestMessage.params)) {
+                if (type !== void 0 && type.parameterStructures === messages_1.ParameterStructures.byName) {
+                  return replyError(new messages_1.ResponseError(messages_1.ErrorCodes.InvalidParams, `Request ${requestMessage.method} defines parameters by name but received parameters by position`), requestMessage.method, startTime);
+                }
+                handlerResult = requestHandler(...requestMessage.params, cancellationSource.token);
+              } else {
+                if (type !== void 0 && type.parameterStructures === messages_1.ParameterStructures.byPosition) {
+                  return replyError(new messages_1.ResponseError(messages_1.ErrorCodes.InvalidParams, `Request ${requestMessage.method} defines parameters by position but received parameters by name`), requestMessage.method, startTime);
+                }
+                handlerResult = requestHandler(requestMessage.params, cancellationSource.token);
+              }
+            } else if (starRequestHandler) {
+              handlerResult = starRequestHandler(requestMessage.method, requestMessage.params, cancellationSource.token);
+            }
+            const resultOrError = await handlerResult;
+            await reply(resultOrError, requestMessage.method, startTime);
+          } catch (error63) {
+            if (error63 instanceof messages_1.ResponseError) {
+              await reply(error63, requestMessage.method, startTime);
+            } else if (error63 && Is2.string(error63.message)) {
+              await replyError(new messages_1.ResponseError(messages_1.ErrorCodes.InternalError, `Request ${requestMessage.method} failed with message: ${error63.message}`), requestMessage.method, startTime);
+            } else {
+              await replyError(new messages_1.ResponseError(messages_1.ErrorCodes.InternalError, `Request ${requestMessage.method} failed unexpectedly without providing any details.`), requestMessage.method, startTime);
+            }
+          } finally {
+            requestTokens.delete(tokenKey);
+          }
+        } else {
+          await replyError(new messages_1.ResponseError(messages_1.ErrorCodes.MethodNotFound, `Unhandled method ${requestMessage.method}`), requestMessage.method, startTime);
+        }
+      }
+      function handleResponse(responseMessage) {
+        if (isDisposed()) {
+          return;
+        }
+        if (responseMessage.id === null) {
+          if (responseMessage.error) {
+            logger.error(`Received response message without id: Error is: 
+${JSON.stringify(responseMessage.error, void 0, 4)}`);
+          } else {
+            logger.error(`Received response message without id. No further error information provided.`);
+          }
+        } else {
+          const key = responseMessage.id;
+          const responsePromise = responsePromises.get(key);
+          traceReceivedResponse(responseMessage, responsePromise);
+          if (responsePromise !== void 0) {
+            responsePromises.delete(key);
+            try {
+              if (responseMessage.error) {
+                const error63 = responseMessage.error;
+                responsePromise.reject(new messages_1.ResponseError(error63.code, error63.message, error63.data));
+              } else if (responseMessage.result !== void 0) {
+                responsePromise.resolve(responseMessage.result);
+              } else {
+                throw new Error("Should never happen.");
+              }
+            } catch (error63) {
+              if (error63.message) {
+                logger.error(`Response handler '${responsePromise.method}' failed with message: ${error63.message}`);
+              } else {
+                logger.error(`Response handler '${responsePromise.method}' failed unexpectedly.`);
+              }
+            }
+          }
+        }
+      }
+      async function handleNotification(message) {
+        if (isDisposed()) {
+          return;
+        }
+        let type = void 0;
+        let notificationHandler;
+        if (message.method === CancelNotification.type.method) {
+          const cancelId = message.params.id;
+          knownCanceledRequests.delete(cancelId);
+          traceReceivedNotification(message);
+          return;
+        } else {
+          const element = notificationHandlers.get(message.method);
+          if (element) {
+            notificationHandler = element.handler;
+            type = element.type;
+          }
+        }
+        if (notificationHandler || starNotificationHandler) {
+          try {
+            traceReceivedNotification(message);
+            if (notificationHandler) {
+              if (message.params === void 0) {
+                if (type !== void 0) {
+                  if (type.numberOfParams !== 0 && type.parameterStructures !== messages_1.ParameterStructures.byName) {
+                    logger.error(`Notification ${message.method} defines ${type.numberOfParams} params but received none.`);
+                  }
+                }
+                await notificationHandler();
+              } else if (Array.isArray(message.params)) {
+                const params = message.params;
+                if (message.method === ProgressNotification.type.method && params.length === 2 && ProgressToken.is(params[0])) {
+                  await notificationHandler({ token: params[0], value: params[1] });
+                } else {
+                  if (type !== void 0) {
+                    if (type.parameterStructures === messages_1.ParameterStructures.byName) {
+                      logger.error(`Notification ${message.method} defines parameters by name but received parameters by position`);
+                    }
+                    if (type.numberOfParams !== message.params.length) {
+                      logger.error(`Notification ${message.method} defines ${type.numberOfParams} params but received ${params.length} arguments`);
+                    }
+                  }
+                  await notificationHandler(...params);
+                }
+              } else {
+                if (type !== void 0 && type.parameterStructures === messages_1.ParameterStructures.byPosition) {
+                  logger.error(`Notification ${message.method} defines parameters by position but received parameters by name`);
+                }
+                await notificationHandler(message.params);
+              }
+            } else if (starNotificationHandler) {
+              await starNotificationHandler(message.method, message.params);
+            }
+          } catch (error63) {
+            if (error63.message) {
+              logger.error(`Notification handler '${message.method}' failed with message: ${error63.message}`);
+            } else {
+              logger.error(`Notification handler '${message.method}' failed unexpectedly.`);
+            }
+          }
+        } else {
+          unhandledNotificationEmitter.fire(message);
+        }
+      }
+      function handleInvalidMessage(message) {
+        if (!message) {
+          logger.error("Received empty message.");
+          return;
+        }
+        logger.error(`Received message which is neither a response nor a notification message:
+${JSON.stringify(message, null, 4)}`);
+        const responseMessage = message;
+        if (Is2.string(responseMessage.id) || Is2.number(responseMessage.id)) {
+          const key = responseMessage.id;
+          const responseHandler = responsePromises.get(key);
+          if (responseHandler) {
+            responseHandler.reject(new Error("The received response has neither a result nor an error property."));
+          }
+        }
+      }
+      function stringifyTrace(params) {
+        if (params === void 0 || params === null) {
+          return void 0;
+        }
+        switch (trace) {
+          case Trace.Verbose:
+            return JSON.stringify(params, null, 4);
+          case Trace.Compact:
+            return JSON.stringify(params);
+          default:
+            return void 0;
+        }
+      }
+      function traceSendingRequest(message) {
+        if (trace === Trace.Off || !tracer) {
+          return;
+        }
+        if (traceFormat === TraceFormat.Text) {
+          let data = void 0;
+          if ((trace === Trace.Verbose || trace === Trace.Compact) && message.params) {
+            data = `Params: ${stringifyTrace(message.params)}`;
+          }
+          tracer.log(`Sending request '${message.method} - (${message.id})'.`, data);
+        } else {
+          logLSPMessage("send-request", message);
+        }
+      }
+      function traceSendingNotification(message) {
+        if (trace === Trace.Off || !tracer) {
+          return;
+        }
+        if (traceFormat === TraceFormat.Text) {
+          let data = void 0;
+          if (trace === Trace.Verbose || trace === Trace.Compact) {
+            if (message.params) {
+              data = `Params: ${stringifyTrace(message.params)}`;
+            } else {
+              data = "No parameters provided.";
+            }
+          }
+          tracer.log(`Sending notification '${message.method}'.`, data);
+        } else {
+          logLSPMessage("send-notification", message);
+        }
+      }
+      function traceSendingResponse(message, method, startTime) {
+        if (trace === Trace.Off || !tracer) {
+          return;
+        }
+        if (traceFormat === TraceFormat.Text) {
+          let data = void 0;
+          if (trace === Trace.Verbose || trace === Trace.Compact) {
+            if (message.error && message.error.data) {
+              data = `Error data: ${stringifyTrace(message.error.data)}`;
+            } else {
+              if (message.result) {
+                data = `Result: ${stringifyTrace(message.result)}`;
+              } else if (message.error === void 0) {
+                data = "No result returned.";
+              }
+            }
+          }
+          const error63 = message.error ? ` Request failed: ${message.error.message} (${message.error.code}).` : "";
+          tracer.log(`Sending response '${method} - (${message.id})'. Processing request took ${Date.now() - startTime}ms.${error63}`, data);
+        } else {
+          logLSPMessage("send-response", message);
+        }
+      }
+      function traceReceivedRequest(message) {
+        if (trace === Trace.Off || !tracer) {
+          return;
+        }
+        if (traceFormat === TraceFormat.Text) {
+          let data = void 0;
+          if ((trace === Trace.Verbose || trace === Trace.Compact) && message.params) {
+            data = `Params: ${stringifyTrace(message.params)}`;
+          }
+          tracer.log(`Received request '${message.method} - (${message.id})'.`, data);
+        } else {
+          logLSPMessage("receive-request", message);
+        }
+      }
+      function traceReceivedNotification(message) {
+        if (trace === Trace.Off || !tracer || message.method === LogTraceNotification.type.method) {
+          return;
+        }
+        if (traceFormat === TraceFormat.Text) {
+          let data = void 0;
+          if (trace === Trace.Verbose || trace === Trace.Compact) {
+            if (message.params) {
+              data = `Params: ${stringifyTrace(message.params)}`;
+            } else {
+              data = "No parameters provided.";
+            }
+          }
+          tracer.log(`Received notification '${message.method}'.`, data);
+        } else {
+          logLSPMessage("receive-notification", message);
+        }
+      }
+      function traceReceivedResponse(message, responsePromise) {
+        if (trace === Trace.Off || !tracer) {
+          return;
+        }
+        if (traceFormat === TraceFormat.Text) {
+          let data = void 0;
+          if (trace === Trace.Verbose || trace === Trace.Compact) {
+            if (message.error && message.error.data) {
+              data = `Error data: ${stringifyTrace(message.error.data)}`;
+            } else {
+              if (message.result) {
+                data = `Result: ${stringifyTrace(message.result)}`;
+              } else if (message.error === void 0) {
+                data = "No result returned.";
+              }
+            }
+          }
+          if (responsePromise) {
+            const error63 = message.error ? ` Request failed: ${message.error.message} (${message.error.code}).` : "";
+            tracer.log(`Received response '${responsePromise.method} - (${message.id})' in ${Date.now() - responsePromise.timerStart}ms.${error63}`, data);
+          } else {
+            tracer.log(`Received response ${message.id} without active response promise.`, data);
+          }
+        } else {
+          logLSPMessage("receive-response", message);
+        }
+      }
+      function logLSPMessage(type, message) {
+        if (!tracer || trace === Trace.Off) {
+          return;
+        }
+        const lspMessage = {
+          isLSPMessage: true,
+          type,
+          message,
+          timestamp: Date.now()
+        };
+        tracer.log(lspMessage);
+      }
+      function throwIfClosedOrDisposed() {
+        if (isClosed()) {
+          throw new ConnectionError(ConnectionErrors.Closed, "Connection is closed.");
+        }
+        if (isDisposed()) {
+          throw new ConnectionError(ConnectionErrors.Disposed, "Connection is disposed.");
+        }
+      }
+      function throwIfListening() {
+        if (isListening()) {
+          throw new ConnectionError(ConnectionErrors.AlreadyListening, "Connection is already listening");
+        }
+      }
+      function throwIfNotListening() {
+        if (!isListening()) {
+          throw new Error("Call listen() first.");
+        }
+      }
+      function undefinedToNull(param) {
+        if (param === void 0) {
+          return null;
+        } else {
+          return param;
+        }
+      }
+      function nullToUndefined(param) {
+        if (param === null) {
+          return void 0;
+        } else {
+          return param;
+        }
+      }
+      function isNamedParam(param) {
+        return param !== void 0 && param !== null && !Array.isArray(param) && typeof param === "object";
+      }
+      function computeSingleParam(parameterStructures, param) {
+        switch (parameterStructures) {
+          case messages_1.ParameterStructures.auto:
+            if (isNamedParam(param)) {
+              return nullToUndefined(param);
+            } else {
+              return [undefinedToNull(param)];
+            }
+          case messages_1.ParameterStructures.byName:
+            if (!isNamedParam(param)) {
+              throw new Error(`Received parameters by name but param is not an object literal.`);
+            }
+            return nullToUndefined(param);
+          case messages_1.ParameterStructures.byPosition:
+            return [undefinedToNull(param)];
+          default:
+            throw new Error(`Unknown parameter structure ${parameterStructures.toString()}`);
+        }
+      }
+      function computeMessageParams(type, params) {
+        let result;
+        const numberOfParams = type.numberOfParams;
+        switch (numberOfParams) {
+          case 0:
+            result = void 0;
+            break;
+          case 1:
+            result = computeSingleParam(type.parameterStructures, params[0]);
+            break;
+          default:
+            result = [];
+            for (let i = 0; i < params.length && i < numberOfParams; i++) {
+              result.push(undefinedToNull(params[i]));
+            }
+            if (params.length < numberOfParams) {
+              for (let i = params.length; i < numberOfParams; i++) {
+                result.push(null);
+              }
+            }
+            break;
+        }
+        return result;
+      }
+      const connection = {
+        sendNotification: (type, ...args) => {
+          throwIfClosedOrDisposed();
+          let method;
+          let messageParams;
+          if (Is2.string(type)) {
+            method = type;
+            const first = args[0];
+            let paramStart = 0;
+            let parameterStructures = messages_1.ParameterStructures.auto;
+            if (messages_1.ParameterStructures.is(first)) {
+              paramStart = 1;
+              parameterStructures = first;
+            }
+            const paramEnd = args.length;
+            const numberOfParams = paramEnd - paramStart;
+            switch (numberOfParams) {
+              case 0:
+                messageParams = void 0;
+                break;
+              case 1:
+                messageParams = computeSingleParam(parameterStructures, args[paramStart]);
+                break;
+              default:
+                if (parameterStructures === messages_1.ParameterStructures.byName) {
+                  throw new Error(`Received ${numberOfParams} parameters for 'by Name' notification parameter structure.`);
+                }
+                messageParams = args.slice(paramStart, paramEnd).map((value) => undefinedToNull(value));
+                break;
+            }
+          } else {
+            const params = args;
+            method = type.method;
+            messageParams = computeMessageParams(type, params);
+          }
+          const notificationMessage = {
+            jsonrpc: version2,
+            method,
+            params: messageParams
+          };
+          traceSendingNotification(notificationMessage);
+          return messageWriter.write(notificationMessage).catch((error63) => {
+            logger.error(`Sending notification failed.`);
+            throw error63;
+          });
+        },
+        onNotification: (type, handler2) => {
+          throwIfClosedOrDisposed();
+          let method;
+          if (Is2.func(type)) {
+            starNotificationHandler = type;
+          } else if (handler2) {
+            if (Is2.string(type)) {
+              method = type;
+              notificationHandlers.set(type, { type: void 0, handler: handler2 });
+            } else {
+              method = type.method;
+              notificationHandlers.set(type.method, { type, handler: handler2 });
+            }
+          }
+          return {
+            dispose: () => {
+              if (method !== void 0) {
+                if (notificationHandlers.get(method)?.handler === handler2) {
+                  notificationHandlers.delete(method);
+                }
+              } else if (starNotificationHandler === type) {
+                starNotificationHandler = void 0;
+              }
+            }
+          };
+        },
+        onProgress: (_type, token, handler2) => {
+          if (progressHandlers.has(token)) {
+            throw new Error(`Progress handler for token ${token} already registered`);
+          }
+          progressHandlers.set(token, handler2);
+          return {
+            dispose: () => {
+              if (progressHandlers.get(token) === handler2) {
+                progressHandlers.delete(token);
+              }
+            }
+          };
+        },
+        sendProgress: (_type, token, value) => {
+          return connection.sendNotification(ProgressNotification.type, { token, value });
+        },
+        onUnhandledProgress: unhandledProgressEmitter.event,
+        sendRequest: (type, ...args) => {
+          throwIfClosedOrDisposed();
+          throwIfNotListening();
+          function sendCancellation(connection2, id2) {
+            const p = cancellationStrategy.sender.sendCancellation(connection2, id2);
+            if (p === void 0) {
+              logger.log(`Received no promise from cancellation strategy when cancelling id ${id2}`);
+            } else {
+              p.catch(() => {
+                logger.log(`Sending cancellation messages for id ${id2} failed.`);
+              });
+            }
+          }
+          let method;
+          let messageParams;
+          let token = void 0;
+          if (Is2.string(type)) {
+            method = type;
+            const first = args[0];
+            const last = args[args.length - 1];
+            let paramStart = 0;
+            let parameterStructures = messages_1.ParameterStructures.auto;
+            if (messages_1.ParameterStructures.is(first)) {
+              paramStart = 1;
+              parameterStructures = first;
+            }
+            let paramEnd = args.length;
+            if (cancellation_1.CancellationToken.is(last)) {
+              paramEnd = paramEnd - 1;
+              token = last;
+            }
+            const numberOfParams = paramEnd - paramStart;
+            switch (numberOfParams) {
+              case 0:
+                messageParams = void 0;
+                break;
+              case 1:
+                messageParams = computeSingleParam(parameterStructures, args[paramStart]);
+                break;
+              default:
+                if (parameterStructures === messages_1.ParameterStructures.byName) {
+                  throw new Error(`Received ${numberOfParams} parameters for 'by Name' request parameter structure.`);
+                }
+                messageParams = args.slice(paramStart, paramEnd).map((value) => undefinedToNull(value));
+                break;
+            }
+          } else {
+            const params = args;
+            method = type.method;
+            messageParams = computeMessageParams(type, params);
+            const numberOfParams = type.numberOfParams;
+            token = cancellation_1.CancellationToken.is(params[numberOfParams]) ? params[numberOfParams] : void 0;
+          }
+          const id = sequenceNumber++;
+          let disposable;
+          let tokenWasCancelled = false;
+          if (token !== void 0) {
+            if (token.isCancellationRequested) {
+              tokenWasCancelled = true;
+            } else {
+              disposable = token.onCancellationRequested(() => {
+                sendCancellation(connection, id);
+              });
+            }
+          }
+          const requestMessage = {
+            jsonrpc: version2,
+            id,
+            method,
+            params: messageParams
+          };
+          traceSendingRequest(requestMessage);
+          if (typeof cancellationStrategy.sender.enableCancellation === "function") {
+            cancellationStrategy.sender.enableCancellation(requestMessage);
+          }
+          return new Promise(async (resolve6, reject) => {
+            const resolveWithCleanup = (r) => {
+              resolve6(r);
+              cancellationStrategy.sender.cleanup(id);
+              disposable?.dispose();
+            };
+            const rejectWithCleanup = (r) => {
+              reject(r);
+              cancellationStrategy.sender.cleanup(id);
+              disposable?.dispose();
+            };
+            const responsePromise = { method, timerStart: Date.now(), resolve: resolveWithCleanup, reject: rejectWithCleanup };
+            try {
+              responsePromises.set(id, responsePromise);
+              await messageWriter.write(requestMessage);
+              if (tokenWasCancelled) {
+                sendCancellation(connection, id);
+              }
+            } catch (error63) {
+              responsePromises.delete(id);
+              responsePromise.reject(new messages_1.ResponseError(messages_1.ErrorCodes.MessageWriteError, error63.message ? error63.message : "Unknown reason"));
+              logger.error(`Sending request failed.`);
+            }
+          });
+        },
+        onRequest: (type, handler2) => {
+          throwIfClosedOrDisposed();
+          let method = null;
+          if (StarRequestHandler.is(type)) {
+            method = void 0;
+            starRequestHandler = type;
+          } else if (Is2.string(type)) {
+            method = null;
+            if (handler2 !== void 0) {
+              method = type;
+              requestHandlers.set(type, { handler: handler2, type: void 0 });
+            }
+          } else {
+            if (handler2 !== void 0) {
+              method = type.method;
+              requestHandlers.set(type.method, { type, handler: handler2 });
+            }
+          }
+          return {
+            dispose: () => {
+              if (method === null) {
+                return;
+              }
+              if (method !== void 0) {
+                if (requestHandlers.get(method)?.handler === handler2) {
+                  requestHandlers.delete(method);
+                }
+              } else if (starRequestHandler === type) {
+                starRequestHandler = void 0;
+              }
+            }
+          };
+        },
+        hasPendingResponse: () => {
+          return responsePromises.size > 0;
+        },
+        trace: async (_value, _tracer, sendNotificationOrTraceOptions) => {
+          let _sendNotification = false;
+          let _traceFormat = TraceFormat.Text;
+          if (sendNotificationOrTraceOptions !== void 0) {
+            if (Is2.boolean(sendNotificationOrTraceOptions)) {
+              _sendNotification = sendNotificationOrTraceOptions;
+            } else {
+              _sendNotification = sendNotificationOrTraceOptions.sendNotification || false;
+              _traceFormat = sendNotificationOrTraceOptions.traceFormat || TraceFormat.Text;
+            }
+          }
+          trace = _value;
+          traceFormat = _traceFormat;
+          if (trace === Trace.Off) {
+            tracer = void 0;
+          } else {
+            tracer = _tracer;
+          }
+          if (_sendNotification && !isClosed() && !isDisposed()) {
+            await connection.sendNotification(SetTraceNotification.type, { value: Trace.toString(_value) });
+          }
+        },
+        onError: errorEmitter.event,
+        onClose: closeEmitter.event,
+        onUnhandledNotification: unhandledNotificationEmitter.event,
+        onDispose: disposeEmitter.event,
+        end: () => {
+          messageWriter.end();
+        },
+        dispose: () => {
+          if (isDisposed()) {
+            return;
+          }
+          state = ConnectionState.Disposed;
+          disposeEmitter.fire(void 0);
+          const error63 = new messages_1.ResponseError(messages_1.ErrorCodes.PendingResponseRejected, "Pending response rejected since connection got disposed");
+          for (const promise2 of responsePromises.values()) {
+            promise2.reject(error63);
+          }
+          responsePromises = /* @__PURE__ */ new Map();
+          requestTokens = /* @__PURE__ */ new Map();
+          knownCanceledRequests = /* @__PURE__ */ new Set();
+          messageQueue = new linkedMap_1.LinkedMap();
+          if (Is2.func(messageWriter.dispose)) {
+            messageWriter.dispose();
+          }
+          if (Is2.func(messageReader.dispose)) {
+            messageReader.dispose();
+          }
+        },
+        listen: () => {
+          throwIfClosedOrDisposed();
+          throwIfListening();
+          state = ConnectionState.Listening;
+          messageReader.listen(callback);
+        },
+        inspect: () => {
+          (0, ral_1.default)().console.log("inspect");
+        }
+      };
+      connection.onNotification(LogTraceNotification.type, (params) => {
+        if (trace === Trace.Off || !tracer) {
+          return;
+        }
+        const verbose = trace === Trace.Verbose || trace === Trace.Compact;
+        tracer.log(params.message, verbose ? params.verbose : void 0);
+      });
+      connection.onNotification(ProgressNotification.type, async (params) => {
+        const handler2 = progressHandlers.get(params.token);
+        if (handler2) {
+          await handler2(params.value);
+        } else {
+          unhandledProgressEmitter.fire(params);
+        }
+      });
+      return connection;
+    }
+  }
+});
+
+// node_modules/vscode-jsonrpc/lib/common/api.js
+var require_api2 = __commonJS({
+  "node_modules/vscode-jsonrpc/lib/common/api.js"(exports) {
+    "use strict";
+    var __importDefault = exports && exports.__importDefault || function(mod) {
+      return mod && mod.__esModule ? mod : { "default": mod };
+    };
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.ProgressType = exports.ProgressToken = exports.createMessageConnection = exports.NullLogger = exports.ConnectionOptions = exports.ConnectionStrategy = exports.AbstractMessageBuffer = exports.WriteableStreamMessageWriter = exports.AbstractMessageWriter = exports.MessageWriter = exports.ReadableStreamMessageReader = exports.AbstractMessageReader = exports.MessageReader = exports.SharedArrayReceiverStrategy = exports.SharedArraySenderStrategy = exports.CancellationToken = exports.CancellationTokenSource = exports.Emitter = exports.Event = exports.Disposable = exports.LRUCache = exports.Touch = exports.LinkedMap = exports.ParameterStructures = exports.NotificationType9 = exports.NotificationType8 = exports.NotificationType7 = exports.NotificationType6 = exports.NotificationType5 = exports.NotificationType4 = exports.NotificationType3 = exports.NotificationType2 = exports.NotificationType1 = exports.NotificationType0 = exports.NotificationType = exports.ErrorCodes = exports.ResponseError = exports.RequestType9 = exports.RequestType8 = exports.RequestType7 = exports.RequestType6 = exports.RequestType5 = exports.RequestType4 = exports.RequestType3 = exports.RequestType2 = exports.RequestType1 = exports.RequestType0 = exports.RequestType = exports.Message = exports.RAL = void 0;
+    exports.MessageStrategy = exports.CancellationStrategy = exports.CancellationSenderStrategy = exports.RequestCancellationReceiverStrategy = exports.IdCancellationReceiverStrategy = exports.CancellationReceiverStrategy = exports.ConnectionError = exports.ConnectionErrors = exports.LogTraceNotification = exports.SetTraceNotification = exports.TraceFormat = exports.TraceValues = exports.TraceValue = exports.Trace = void 0;
+    var messages_1 = require_messages();
+    Object.defineProperty(exports, "Message", { enumerable: true, get: function() {
+      return messages_1.Message;
+    } });
+    Object.defineProperty(exports, "RequestType", { enumerable: true, get: function() {
+      return messages_1.RequestType;
+    } });
+    Object.defineProperty(exports, "RequestType0", { enumerable: true, get: function() {
+      return messages_1.RequestType0;
+    } });
+    Object.defineProperty(exports, "RequestType1", { enumerable: true, get: function() {
+      return messages_1.RequestType1;
+    } });
+    Object.defineProperty(exports, "RequestType2", { enumerable: true, get: function() {
+      return messages_1.RequestType2;
+    } });
+    Object.defineProperty(exports, "RequestType3", { enumerable: true, get: function() {
+      return messages_1.RequestType3;
+    } });
+    Object.defineProperty(exports, "RequestType4", { enumerable: true, get: function() {
+      return messages_1.RequestType4;
+    } });
+    Object.defineProperty(exports, "RequestType5", { enumerable: true, get: function() {
+      return messages_1.RequestType5;
+    } });
+    Object.defineProperty(exports, "RequestType6", { enumerable: true, get: function() {
+      return messages_1.RequestType6;
+    } });
+    Object.defineProperty(exports, "RequestType7", { enumerable: true, get: function() {
+      return messages_1.RequestType7;
+    } });
+    Object.defineProperty(exports, "RequestType8", { enumerable: true, get: function() {
+      return messages_1.RequestType8;
+    } });
+    Object.defineProperty(exports, "RequestType9", { enumerable: true, get: function() {
+      return messages_1.RequestType9;
+    } });
+    Object.defineProperty(exports, "ResponseError", { enumerable: true, get: function() {
+      return messages_1.ResponseError;
+    } });
+    Object.defineProperty(exports, "ErrorCodes", { enumerable: true, get: function() {
+      return messages_1.ErrorCodes;
+    } });
+    Object.defineProperty(exports, "NotificationType", { enumerable: true, get: function() {
+      return messages_1.NotificationType;
+    } });
+    Object.defineProperty(exports, "NotificationType0", { enumerable: true, get: function() {
+      return messages_1.NotificationType0;
+    } });
+    Object.defineProperty(exports, "NotificationType1", { enumerable: true, get: function() {
+      return messages_1.NotificationType1;
+    } });
+    Object.defineProperty(exports, "NotificationType2", { enumerable: true, get: function() {
+      return messages_1.NotificationType2;
+    } });
+    Object.defineProperty(exports, "NotificationType3", { enumerable: true, get: function() {
+      return messages_1.NotificationType3;
+    } });
+    Object.defineProperty(exports, "NotificationType4", { enumerable: true, get: function() {
+      return messages_1.NotificationType4;
+    } });
+    Object.defineProperty(exports, "NotificationType5", { enumerable: true, get: function() {
+      return messages_1.NotificationType5;
+    } });
+    Object.defineProperty(exports, "NotificationType6", { enumerable: true, get: function() {
+      return messages_1.NotificationType6;
+    } });
+    Object.defineProperty(exports, "NotificationType7", { enumerable: true, get: function() {
+      return messages_1.NotificationType7;
+    } });
+    Object.defineProperty(exports, "NotificationType8", { enumerable: true, get: function() {
+      return messages_1.NotificationType8;
+    } });
+    Object.defineProperty(exports, "NotificationType9", { enumerable: true, get: function() {
+      return messages_1.NotificationType9;
+    } });
+    Object.defineProperty(exports, "ParameterStructures", { enumerable: true, get: function() {
+      return messages_1.ParameterStructures;
+    } });
+    var linkedMap_1 = require_linkedMap();
+    Object.defineProperty(exports, "LinkedMap", { enumerable: true, get: function() {
+      return linkedMap_1.LinkedMap;
+    } });
+    Object.defineProperty(exports, "LRUCache", { enumerable: true, get: function() {
+      return linkedMap_1.LRUCache;
+    } });
+    Object.defineProperty(exports, "Touch", { enumerable: true, get: function() {
+      return linkedMap_1.Touch;
+    } });
+    var disposable_1 = require_disposable();
+    Object.defineProperty(exports, "Disposable", { enumerable: true, get: function() {
+      return disposable_1.Disposable;
+    } });
+    var events_1 = require_events2();
+    Object.defineProperty(exports, "Event", { enumerable: true, get: function() {
+      return events_1.Event;
+    } });
+    Object.defineProperty(exports, "Emitter", { enumerable: true, get: function() {
+      return events_1.Emitter;
+    } });
+    var cancellation_1 = require_cancellation();
+    Object.defineProperty(exports, "CancellationTokenSource", { enumerable: true, get: function() {
+      return cancellation_1.CancellationTokenSource;
+    } });
+    Object.defineProperty(exports, "CancellationToken", { enumerable: true, get: function() {
+      return cancellation_1.CancellationToken;
+    } });
+    var sharedArrayCancellation_1 = require_sharedArrayCancellation();
+    Object.defineProperty(exports, "SharedArraySenderStrategy", { enumerable: true, get: function() {
+      return sharedArrayCancellation_1.SharedArraySenderStrategy;
+    } });
+    Object.defineProperty(exports, "SharedArrayReceiverStrategy", { enumerable: true, get: function() {
+      return sharedArrayCancellation_1.SharedArrayReceiverStrategy;
+    } });
+    var messageReader_1 = require_messageReader();
+    Object.defineProperty(exports, "MessageReader", { enumerable: true, get: function() {
+      return messageReader_1.MessageReader;
+    } });
+    Object.defineProperty(exports, "AbstractMessageReader", { enumerable: true, get: function() {
+      return messageReader_1.AbstractMessageReader;
+    } });
+    Object.defineProperty(exports, "ReadableStreamMessageReader", { enumerable: true, get: function() {
+      return messageReader_1.ReadableStreamMessageReader;
+    } });
+    var messageWriter_1 = require_messageWriter();
+    Object.defineProperty(exports, "MessageWriter", { enumerable: true, get: function() {
+      return messageWriter_1.MessageWriter;
+    } });
+    Object.defineProperty(exports, "AbstractMessageWriter", { enumerable: true, get: function() {
+      return messageWriter_1.AbstractMessageWriter;
+    } });
+    Object.defineProperty(exports, "WriteableStreamMessageWriter", { enumerable: true, get: function() {
+      return messageWriter_1.WriteableStreamMessageWriter;
+    } });
+    var messageBuffer_1 = require_messageBuffer();
+    Object.defineProperty(exports, "AbstractMessageBuffer", { enumerable: true, get: function() {
+      return messageBuffer_1.AbstractMessageBuffer;
+    } });
+    var connection_1 = require_connection2();
+    Object.defineProperty(exports, "ConnectionStrategy", { enumerable: true, get: function() {
+      return connection_1.ConnectionStrategy;
+    } });
+    Object.defineProperty(exports, "ConnectionOptions", { enumerable: true, get: function() {
+      return connection_1.ConnectionOptions;
+    } });
+    Object.defineProperty(exports, "NullLogger", { enumerable: true, get: function() {
+      return connection_1.NullLogger;
+    } });
+    Object.defineProperty(exports, "createMessageConnection", { enumerable: true, get: function() {
+      return connection_1.createMessageConnection;
+    } });
+    Object.defineProperty(exports, "ProgressToken", { enumerable: true, get: function() {
+      return connection_1.ProgressToken;
+    } });
+    Object.defineProperty(exports, "ProgressType", { enumerable: true, get: function() {
+      return connection_1.ProgressType;
+    } });
+    Object.defineProperty(exports, "Trace", { enumerable: true, get: function() {
+      return connection_1.Trace;
+    } });
+    Object.defineProperty(exports, "TraceValue", { enumerable: true, get: function() {
+      return connection_1.TraceValue;
+    } });
+    Object.defineProperty(exports, "TraceFormat", { enumerable: true, get: function() {
+      return connection_1.TraceFormat;
+    } });
+    Object.defineProperty(exports, "SetTraceNotification", { enumerable: true, get: function() {
+      return connection_1.SetTraceNotification;
+    } });
+    Object.defineProperty(exports, "LogTraceNotification", { enumerable: true, get: function() {
+      return connection_1.LogTraceNotification;
+    } });
+    Object.defineProperty(exports, "ConnectionErrors", { enumerable: true, get: function() {
+      return connection_1.ConnectionErrors;
+    } });
+    Object.defineProperty(exports, "ConnectionError", { enumerable: true, get: function() {
+      return connection_1.ConnectionError;
+    } });
+    Object.defineProperty(exports, "CancellationReceiverStrategy", { enumerable: true, get: function() {
+      return connection_1.CancellationReceiverStrategy;
+    } });
+    Object.defineProperty(exports, "IdCancellationReceiverStrategy", { enumerable: true, get: function() {
+      return connection_1.IdCancellationReceiverStrategy;
+    } });
+    Object.defineProperty(exports, "RequestCancellationReceiverStrategy", { enumerable: true, get: function() {
+      return connection_1.RequestCancellationReceiverStrategy;
+    } });
+    Object.defineProperty(exports, "CancellationSenderStrategy", { enumerable: true, get: function() {
+      return connection_1.CancellationSenderStrategy;
+    } });
+    Object.defineProperty(exports, "CancellationStrategy", { enumerable: true, get: function() {
+      return connection_1.CancellationStrategy;
+    } });
+    Object.defineProperty(exports, "MessageStrategy", { enumerable: true, get: function() {
+      return connection_1.MessageStrategy;
+    } });
+    Object.defineProperty(exports, "TraceValues", { enumerable: true, get: function() {
+      return connection_1.TraceValues;
+    } });
+    var ral_1 = __importDefault(require_ral());
+    exports.RAL = ral_1.default;
+  }
+});
+
+// node_modules/vscode-jsonrpc/lib/node/ril.js
+var require_ril = __commonJS({
+  "node_modules/vscode-jsonrpc/lib/node/ril.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var util_1 = __require("util");
+    var crypto_1 = __require("crypto");
+    var api_1 = require_api2();
+    var MessageBuffer = class _MessageBuffer extends api_1.AbstractMessageBuffer {
+      static emptyBuffer = Buffer.allocUnsafe(0);
+      constructor(encoding = "utf-8") {
+        super(encoding);
+      }
+      emptyBuffer() {
+        return _MessageBuffer.emptyBuffer;
+      }
+      fromString(value, encoding) {
+        return Buffer.from(value, encoding);
+      }
+      toString(value, encoding) {
+        if (value instanceof Buffer) {
+          return value.toString(encoding);
+        } else {
+          return new util_1.TextDecoder(encoding).decode(value);
+        }
+      }
+      asNative(buffer, length) {
+        if (length === void 0) {
+          return buffer instanceof Buffer ? buffer : Buffer.from(buffer);
+        } else {
+          return buffer instanceof Buffer ? buffer.slice(0, length) : Buffer.from(buffer.subarray(0, length));
+        }
+      }
+      allocNative(length) {
+        return Buffer.allocUnsafe(length);
+      }
+    };
+    var ReadableStreamWrapper = class {
+      stream;
+      constructor(stream) {
+        this.stream = stream;
+      }
+      onClose(listener) {
+        this.stream.on("close", listener);
+        return api_1.Disposable.create(() => this.stream.off("close", listener));
+      }
+      onError(listener) {
+        this.stream.on("error", listener);
+        return api_1.Disposable.create(() => this.stream.off("error", listener));
+      }
+      onEnd(listener) {
+        this.stream.on("end", listener);
+        return api_1.Disposable.create(() => this.stream.off("end", listener));
+      }
+      onData(listener) {
+        this.stream.on("data", listener);
+        return api_1.Disposable.create(() => this.stream.off("data", listener));
+      }
+    };
+    var WritableStreamWrapper = class {
+      stream;
+      constructor(stream) {
+        this.stream = stream;
+      }
+      onClose(listener) {
+        this.stream.on("close", listener);
+        return api_1.Disposable.create(() => this.stream.off("close", listener));
+      }
+      onError(listener) {
+        this.stream.on("error", listener);
+        return api_1.Disposable.create(() => this.stream.off("error", listener));
+      }
+      onEnd(listener) {
+        this.stream.on("end", listener);
+        return api_1.Disposable.create(() => this.stream.off("end", listener));
+      }
+      write(data, encoding) {
+        return new Promise((resolve6, reject) => {
+          const callback = (error63) => {
+            if (error63 === void 0 || error63 === null) {
+              resolve6();
+            } else {
+              reject(error63);
+            }
+          };
+          if (typeof data === "string") {
+            this.stream.write(data, encoding, callback);
+          } else {
+            this.stream.write(data, callback);
+          }
+        });
+      }
+      end() {
+        this.stream.end();
+      }
+    };
+    var _ril = Object.freeze({
+      crypto: Object.freeze({
+        randomUUID: () => (0, crypto_1.randomUUID)()
+      }),
+      messageBuffer: Object.freeze({
+        create: (encoding) => new MessageBuffer(encoding)
+      }),
+      applicationJson: Object.freeze({
+        encoder: Object.freeze({
+          name: "application/json",
+          encode: (msg, options) => {
+            try {
+              return Promise.resolve(Buffer.from(JSON.stringify(msg, void 0, 0), options.charset));
+            } catch (err) {
+              return Promise.reject(err);
+            }
+          }
+        }),
+        decoder: Object.freeze({
+          name: "application/json",
+          decode: (buffer, options) => {
+            try {
+              if (buffer instanceof Buffer) {
+                return Promise.resolve(JSON.parse(buffer.toString(options.charset)));
+              } else {
+                return Promise.resolve(JSON.parse(new util_1.TextDecoder(options.charset).decode(buffer)));
+              }
+            } catch (err) {
+              return Promise.reject(err);
+            }
+          }
+        })
+      }),
+      stream: Object.freeze({
+        asReadableStream: (stream) => new ReadableStreamWrapper(stream),
+        asWritableStream: (stream) => new WritableStreamWrapper(stream)
+      }),
+      console,
+      timer: Object.freeze({
+        setTimeout(callback, ms, ...args) {
+          const handle = setTimeout(callback, ms, ...args);
+          return { dispose: () => clearTimeout(handle) };
+        },
+        setImmediate(callback, ...args) {
+          const handle = setImmediate(callback, ...args);
+          return { dispose: () => clearImmediate(handle) };
+        },
+        setInterval(callback, ms, ...args) {
+          const handle = setInterval(callback, ms, ...args);
+          return { dispose: () => clearInterval(handle) };
+        }
+      })
+    });
+    function RIL() {
+      return _ril;
+    }
+    (function(RIL2) {
+      function install() {
+        api_1.RAL.install(_ril);
+      }
+      RIL2.install = install;
+    })(RIL || (RIL = {}));
+    exports.default = RIL;
+  }
+});
+
+// node_modules/vscode-jsonrpc/lib/node/main.js
+var require_main = __commonJS({
+  "node_modules/vscode-jsonrpc/lib/node/main.js"(exports) {
+    "use strict";
+    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o, m, k, k2) {
+      if (k2 === void 0) k2 = k;
+      var desc = Object.getOwnPropertyDescriptor(m, k);
+      if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
+        desc = { enumerable: true, get: function() {
+          return m[k];
+        } };
+      }
+      Object.defineProperty(o, k2, desc);
+    }) : (function(o, m, k, k2) {
+      if (k2 === void 0) k2 = k;
+      o[k2] = m[k];
+    }));
+    var __setModuleDefault = exports && exports.__setModuleDefault || (Object.create ? (function(o, v) {
+      Object.defineProperty(o, "default", { enumerable: true, value: v });
+    }) : function(o, v) {
+      o["default"] = v;
+    });
+    var __importStar = exports && exports.__importStar || /* @__PURE__ */ (function() {
+      var ownKeys = function(o) {
+        ownKeys = Object.getOwnPropertyNames || function(o2) {
+          var ar = [];
+          for (var k in o2) if (Object.prototype.hasOwnProperty.call(o2, k)) ar[ar.length] = k;
+          return ar;
+        };
+        return ownKeys(o);
+      };
+      return function(mod) {
+        if (mod && mod.__esModule) return mod;
+        var result = {};
+        if (mod != null) {
+          for (var k = ownKeys(mod), i = 0; i < k.length; i++) if (k[i] !== "default") __createBinding(result, mod, k[i]);
+        }
+        __setModuleDefault(result, mod);
+        return result;
+      };
+    })();
+    var __exportStar = exports && exports.__exportStar || function(m, exports2) {
+      for (var p in m) if (p !== "default" && !Object.prototype.hasOwnProperty.call(exports2, p)) __createBinding(exports2, m, p);
+    };
+    var __importDefault = exports && exports.__importDefault || function(mod) {
+      return mod && mod.__esModule ? mod : { "default": mod };
+    };
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.StreamMessageWriter = exports.StreamMessageReader = exports.SocketMessageWriter = exports.SocketMessageReader = exports.PortMessageWriter = exports.PortMessageReader = exports.IPCMessageWriter = exports.IPCMessageReader = void 0;
+    exports.generateRandomPipeName = generateRandomPipeName;
+    exports.createClientPipeTransport = createClientPipeTransport;
+    exports.createServerPipeTransport = createServerPipeTransport;
+    exports.createClientSocketTransport = createClientSocketTransport;
+    exports.createServerSocketTransport = createServerSocketTransport;
+    exports.createMessageConnection = createMessageConnection;
+    var ril_1 = __importDefault(require_ril());
+    ril_1.default.install();
+    var path2 = __importStar(__require("path"));
+    var os5 = __importStar(__require("os"));
+    var fs3 = __importStar(__require("fs"));
+    var crypto_1 = __require("crypto");
+    var net_1 = __require("net");
+    var api_1 = require_api2();
+    __exportStar(require_api2(), exports);
+    var IPCMessageReader = class extends api_1.AbstractMessageReader {
+      process;
+      constructor(process2) {
+        super();
+        this.process = process2;
+        const eventEmitter = this.process;
+        eventEmitter.on("error", (error63) => this.fireError(error63));
+        eventEmitter.on("close", () => this.fireClose());
+      }
+      listen(callback) {
+        this.process.on("message", callback);
+        return api_1.Disposable.create(() => this.process.off("message", callback));
+      }
+    };
+    exports.IPCMessageReader = IPCMessageReader;
+    var IPCMessageWriter = class extends api_1.AbstractMessageWriter {
+      process;
+      errorCount;
+      constructor(process2) {
+        super();
+        this.process = process2;
+        this.errorCount = 0;
+        const eventEmitter = this.process;
+        eventEmitter.on("error", (error63) => this.fireError(error63));
+        eventEmitter.on("close", () => this.fireClose());
+      }
+      write(msg) {
+        try {
+          if (typeof this.process.send === "function") {
+            this.process.send(msg, void 0, void 0, (error63) => {
+              if (error63) {
+                this.errorCount++;
+                this.handleError(error63, msg);
+              } else {
+                this.errorCount = 0;
+              }
+            });
+          }
+          return Promise.resolve();
+        } catch (error63) {
+          this.handleError(error63, msg);
+          return Promise.reject(error63);
+        }
+      }
+      handleError(error63, msg) {
+        this.errorCount++;
+        this.fireError(error63, msg, this.errorCount);
+      }
+      end() {
+      }
+    };
+    exports.IPCMessageWriter = IPCMessageWriter;
+    var PortMessageReader = class extends api_1.AbstractMessageReader {
+      onData;
+      constructor(port) {
+        super();
+        this.onData = new api_1.Emitter();
+        port.on("close", () => this.fireClose());
+        port.on("error", (error63) => this.fireError(error63));
+        port.on("message", (message) => {
+          this.onData.fire(message);
+        });
+      }
+      listen(callback) {
+        return this.onData.event(callback);
+      }
+    };
+    exports.PortMessageReader = PortMessageReader;
+    var PortMessageWriter = class extends api_1.AbstractMessageWriter {
+      port;
+      errorCount;
+      constructor(port) {
+        super();
+        this.port = port;
+        this.errorCount = 0;
+        port.on("close", () => this.fireClose());
+        port.on("error", (error63) => this.fireError(error63));
+      }
+      write(msg) {
+        try {
+          this.port.postMessage(msg);
+          return Promise.resolve();
+        } catch (error63) {
+          this.handleError(error63, msg);
+          return Promise.reject(error63);
+        }
+      }
+      handleError(error63, msg) {
+        this.errorCount++;
+        this.fireError(error63, msg, this.errorCount);
+      }
+      end() {
+      }
+    };
+    exports.PortMessageWriter = PortMessageWriter;
+    var SocketMessageReader = class extends api_1.ReadableStreamMessageReader {
+      constructor(socket, encoding = "utf-8") {
+        super((0, ril_1.default)().stream.asReadableStream(socket), encoding);
+      }
+    };
+    exports.SocketMessageReader = SocketMessageReader;
+    var SocketMessageWriter = class extends api_1.WriteableStreamMessageWriter {
+      socket;
+      constructor(socket, options) {
+        super((0, ril_1.default)().stream.asWritableStream(socket), options);
+        this.socket = socket;
+      }
+      dispose() {
+        super.dispose();
+        this.socket.destroy();
+      }
+    };
+    exports.SocketMessageWriter = SocketMessageWriter;
+    var StreamMessageReader2 = class extends api_1.ReadableStreamMessageReader {
+      constructor(readable, encoding) {
+        super((0, ril_1.default)().stream.asReadableStream(readable), encoding);
+      }
+    };
+    exports.StreamMessageReader = StreamMessageReader2;
+    var StreamMessageWriter2 = class extends api_1.WriteableStreamMessageWriter {
+      constructor(writable, options) {
+        super((0, ril_1.default)().stream.asWritableStream(writable), options);
+      }
+    };
+    exports.StreamMessageWriter = StreamMessageWriter2;
+    var XDG_RUNTIME_DIR = process.env["XDG_RUNTIME_DIR"];
+    var safeIpcPathLengths = /* @__PURE__ */ new Map([
+      ["linux", 107],
+      ["darwin", 102]
+    ]);
+    function generateRandomPipeName() {
+      if (process.platform === "win32") {
+        return `\\\\.\\pipe\\lsp-${(0, crypto_1.randomBytes)(16).toString("hex")}-sock`;
+      }
+      let randomLength = 32;
+      const fixedLength = "/lsp-.sock".length;
+      const tmpDir = fs3.realpathSync(XDG_RUNTIME_DIR ?? os5.tmpdir());
+      const limit2 = safeIpcPathLengths.get(process.platform);
+      if (limit2 !== void 0) {
+        randomLength = Math.min(limit2 - tmpDir.length - fixedLength, randomLength);
+      }
+      if (randomLength < 16) {
+        throw new Error(`Unable to generate a random pipe name with ${randomLength} characters.`);
+      }
+      const randomSuffix = (0, crypto_1.randomBytes)(Math.floor(randomLength / 2)).toString("hex");
+      return path2.join(tmpDir, `lsp-${randomSuffix}.sock`);
+    }
+    function createClientPipeTransport(pipeName, encoding = "utf-8") {
+      let connectResolve;
+      const connected = new Promise((resolve6, _reject) => {
+        connectResolve = resolve6;
+      });
+      return new Promise((resolve6, reject) => {
+        const server = (0, net_1.createServer)((socket) => {
+          server.close();
+          connectResolve([
+            new SocketMessageReader(socket, encoding),
+            new SocketMessageWriter(socket, encoding)
+          ]);
+        });
+        server.on("error", reject);
+        server.listen(pipeName, () => {
+          server.removeListener("error", reject);
+          resolve6({
+            onConnected: () => {
+              return connected;
+            },
+            close: () => {
+              server.close();
+            }
+          });
+        });
+      });
+    }
+    function createServerPipeTransport(pipeName, encoding = "utf-8") {
+      const socket = (0, net_1.createConnection)(pipeName);
+      return [
+        new SocketMessageReader(socket, encoding),
+        new SocketMessageWriter(socket, encoding)
+      ];
+    }
+    function createClientSocketTransport(port, encoding = "utf-8") {
+      let connectResolve;
+      const connected = new Promise((resolve6, _reject) => {
+        connectResolve = resolve6;
+      });
+      return new Promise((resolve6, reject) => {
+        const server = (0, net_1.createServer)((socket) => {
+          server.close();
+          connectResolve([
+            new SocketMessageReader(socket, encoding),
+            new SocketMessageWriter(socket, encoding)
+          ]);
+        });
+        server.on("error", reject);
+        server.listen(port, "127.0.0.1", () => {
+          server.removeListener("error", reject);
+          const address = server.address();
+          if (address === null || typeof address === "string") {
+            reject(new Error(`Unexpected server address: ${address}`));
+            return;
+          }
+          const boundPort = address.port;
+          resolve6({
+            port: () => boundPort,
+            onConnected: () => {
+              return connected;
+            },
+            close: () => {
+              server.close();
+            }
+          });
+        });
+      });
+    }
+    function createServerSocketTransport(port, encoding = "utf-8") {
+      const socket = (0, net_1.createConnection)(port, "127.0.0.1");
+      return [
+        new SocketMessageReader(socket, encoding),
+        new SocketMessageWriter(socket, encoding)
+      ];
+    }
+    function isReadableStream2(value) {
+      const candidate = value;
+      return candidate.read !== void 0 && candidate.addListener !== void 0;
+    }
+    function isWritableStream(value) {
+      const candidate = value;
+      return candidate.write !== void 0 && candidate.addListener !== void 0;
+    }
+    function createMessageConnection(input2, output2, logger, options) {
+      if (!logger) {
+        logger = api_1.NullLogger;
+      }
+      const reader = isReadableStream2(input2) ? new StreamMessageReader2(input2) : input2;
+      const writer = isWritableStream(output2) ? new StreamMessageWriter2(output2) : output2;
+      if (api_1.ConnectionStrategy.is(options)) {
+        options = { connectionStrategy: options };
+      }
+      return (0, api_1.createMessageConnection)(reader, writer, logger, options);
+    }
+  }
+});
+
+// node_modules/vscode-languageserver-types/lib/esm/main.js
+var main_exports = {};
+__export(main_exports, {
+  AnnotatedTextEdit: () => AnnotatedTextEdit,
+  ApplyKind: () => ApplyKind,
+  ChangeAnnotation: () => ChangeAnnotation,
+  ChangeAnnotationIdentifier: () => ChangeAnnotationIdentifier,
+  CodeAction: () => CodeAction,
+  CodeActionContext: () => CodeActionContext,
+  CodeActionKind: () => CodeActionKind,
+  CodeActionTag: () => CodeActionTag,
+  CodeActionTriggerKind: () => CodeActionTriggerKind,
+  CodeDescription: () => CodeDescription,
+  CodeLens: () => CodeLens,
+  Color: () => Color,
+  ColorInformation: () => ColorInformation,
+  ColorPresentation: () => ColorPresentation,
+  Command: () => Command2,
+  CompletionItem: () => CompletionItem,
+  CompletionItemKind: () => CompletionItemKind,
+  CompletionItemLabelDetails: () => CompletionItemLabelDetails,
+  CompletionItemTag: () => CompletionItemTag,
+  CompletionList: () => CompletionList,
+  CreateFile: () => CreateFile,
+  DeleteFile: () => DeleteFile,
+  Diagnostic: () => Diagnostic,
+  DiagnosticRelatedInformation: () => DiagnosticRelatedInformation,
+  DiagnosticSeverity: () => DiagnosticSeverity,
+  DiagnosticTag: () => DiagnosticTag,
+  DocumentHighlight: () => DocumentHighlight,
+  DocumentHighlightKind: () => DocumentHighlightKind,
+  DocumentLink: () => DocumentLink,
+  DocumentSymbol: () => DocumentSymbol,
+  DocumentUri: () => DocumentUri,
+  EOL: () => EOL5,
+  FoldingRange: () => FoldingRange,
+  FoldingRangeKind: () => FoldingRangeKind,
+  FormattingOptions: () => FormattingOptions,
+  Hover: () => Hover,
+  InlayHint: () => InlayHint,
+  InlayHintKind: () => InlayHintKind,
+  InlayHintLabelPart: () => InlayHintLabelPart,
+  InlineCompletionContext: () => InlineCompletionContext,
+  InlineCompletionItem: () => InlineCompletionItem,
+  InlineCompletionList: () => InlineCompletionList,
+  InlineCompletionTriggerKind: () => InlineCompletionTriggerKind,
+  InlineValueContext: () => InlineValueContext,
+  InlineValueEvaluatableExpression: () => InlineValueEvaluatableExpression,
+  InlineValueText: () => InlineValueText,
+  InlineValueVariableLookup: () => InlineValueVariableLookup,
+  InsertReplaceEdit: () => InsertReplaceEdit,
+  InsertTextFormat: () => InsertTextFormat,
+  InsertTextMode: () => InsertTextMode,
+  LanguageKind: () => LanguageKind,
+  Location: () => Location,
+  LocationLink: () => LocationLink,
+  MarkedString: () => MarkedString,
+  MarkupContent: () => MarkupContent,
+  MarkupKind: () => MarkupKind,
+  OptionalVersionedTextDocumentIdentifier: () => OptionalVersionedTextDocumentIdentifier,
+  ParameterInformation: () => ParameterInformation,
+  Position: () => Position,
+  Range: () => Range,
+  RenameFile: () => RenameFile,
+  SelectedCompletionInfo: () => SelectedCompletionInfo,
+  SelectionRange: () => SelectionRange,
+  SemanticTokenModifiers: () => SemanticTokenModifiers,
+  SemanticTokenTypes: () => SemanticTokenTypes,
+  SemanticTokens: () => SemanticTokens,
+  SignatureInformation: () => SignatureInformation,
+  SnippetTextEdit: () => SnippetTextEdit,
+  StringValue: () => StringValue,
+  SymbolInformation: () => SymbolInformation,
+  SymbolKind: () => SymbolKind,
+  SymbolTag: () => SymbolTag,
+  TextDocument: () => TextDocument,
+  TextDocumentEdit: () => TextDocumentEdit,
+  TextDocumentIdentifier: () => TextDocumentIdentifier,
+  TextDocumentItem: () => TextDocumentItem,
+  TextEdit: () => TextEdit,
+  URI: () => URI,
+  VersionedTextDocumentIdentifier: () => VersionedTextDocumentIdentifier,
+  WorkspaceChange: () => WorkspaceChange,
+  WorkspaceEdit: () => WorkspaceEdit,
+  WorkspaceFolder: () => WorkspaceFolder,
+  WorkspaceSymbol: () => WorkspaceSymbol,
+  integer: () => integer2,
+  uinteger: () => uinteger
+});
+var DocumentUri, URI, integer2, uinteger, Position, Range, Location, LocationLink, Color, ColorInformation, ColorPresentation, FoldingRangeKind, FoldingRange, DiagnosticRelatedInformation, DiagnosticSeverity, DiagnosticTag, CodeDescription, Diagnostic, Command2, TextEdit, ChangeAnnotation, ChangeAnnotationIdentifier, AnnotatedTextEdit, TextDocumentEdit, CreateFile, RenameFile, DeleteFile, WorkspaceEdit, TextEditChangeImpl, SnippetTextEdit, ChangeAnnotations, WorkspaceChange, TextDocumentIdentifier, VersionedTextDocumentIdentifier, OptionalVersionedTextDocumentIdentifier, LanguageKind, TextDocumentItem, MarkupKind, MarkupContent, CompletionItemKind, InsertTextFormat, CompletionItemTag, InsertReplaceEdit, InsertTextMode, ApplyKind, CompletionItemLabelDetails, CompletionItem, CompletionList, MarkedString, Hover, ParameterInformation, SignatureInformation, DocumentHighlightKind, DocumentHighlight, SymbolKind, SymbolTag, SymbolInformation, WorkspaceSymbol, DocumentSymbol, CodeActionKind, CodeActionTriggerKind, CodeActionContext, CodeActionTag, CodeAction, CodeLens, FormattingOptions, DocumentLink, SelectionRange, SemanticTokenTypes, SemanticTokenModifiers, SemanticTokens, InlineValueText, InlineValueVariableLookup, InlineValueEvaluatableExpression, InlineValueContext, InlayHintKind, InlayHintLabelPart, InlayHint, StringValue, InlineCompletionItem, InlineCompletionList, InlineCompletionTriggerKind, SelectedCompletionInfo, InlineCompletionContext, WorkspaceFolder, EOL5, TextDocument, FullTextDocument, Is;
+var init_main = __esm({
+  "node_modules/vscode-languageserver-types/lib/esm/main.js"() {
+    "use strict";
+    (function(DocumentUri2) {
+      function is(value) {
+        return typeof value === "string";
+      }
+      DocumentUri2.is = is;
+    })(DocumentUri || (DocumentUri = {}));
+    (function(URI2) {
+      function is(value) {
+        return typeof value === "string";
+      }
+      URI2.is = is;
+    })(URI || (URI = {}));
+    (function(integer3) {
+      integer3.MIN_VALUE = -2147483648;
+      integer3.MAX_VALUE = 2147483647;
+      function is(value) {
+        return typeof value === "number" && integer3.MIN_VALUE <= value && value <= integer3.MAX_VALUE;
+      }
+      integer3.is = is;
+    })(integer2 || (integer2 = {}));
+    (function(uinteger2) {
+      uinteger2.MIN_VALUE = 0;
+      uinteger2.MAX_VALUE = 2147483647;
+      function is(value) {
+        return typeof value === "number" && uinteger2.MIN_VALUE <= value && value <= uinteger2.MAX_VALUE;
+      }
+      uinteger2.is = is;
+    })(uinteger || (uinteger = {}));
+    (function(Position2) {
+      function create(line, character) {
+        if (line === Number.MAX_VALUE) {
+          line = uinteger.MAX_VALUE;
+        }
+        if (character === Number.MAX_VALUE) {
+          character = uinteger.MAX_VALUE;
+        }
+        return { line, character };
+      }
+      Position2.create = create;
+      function is(value) {
+        const candidate = value;
+        return Is.objectLiteral(candidate) && Is.uinteger(candidate.line) && Is.uinteger(candidate.character);
+      }
+      Position2.is = is;
+    })(Position || (Position = {}));
+    (function(Range2) {
+      function create(one, two, three, four) {
+        if (Is.uinteger(one) && Is.uinteger(two) && Is.uinteger(three) && Is.uinteger(four)) {
+          return { start: Position.create(one, two), end: Position.create(three, four) };
+        } else if (Position.is(one) && Position.is(two)) {
+          return { start: one, end: two };
+        } else {
+          throw new Error(`Range#create called with invalid arguments[${one}, ${two}, ${three}, ${four}]`);
+        }
+      }
+      Range2.create = create;
+      function is(value) {
+        const candidate = value;
+        return Is.objectLiteral(candidate) && Position.is(candidate.start) && Position.is(candidate.end);
+      }
+      Range2.is = is;
+    })(Range || (Range = {}));
+    (function(Location2) {
+      function create(uri, range) {
+        return { uri, range };
+      }
+      Location2.create = create;
+      function is(value) {
+        const candidate = value;
+        return Is.objectLiteral(candidate) && Range.is(candidate.range) && (Is.string(candidate.uri) || Is.undefined(candidate.uri));
+      }
+      Location2.is = is;
+    })(Location || (Location = {}));
+    (function(LocationLink2) {
+      function create(targetUri, targetRange, targetSelectionRange, originSelectionRange) {
+        return { targetUri, targetRange, targetSelectionRange, originSelectionRange };
+      }
+      LocationLink2.create = create;
+      function is(value) {
+        const candidate = value;
+        return Is.objectLiteral(candidate) && Range.is(candidate.targetRange) && Is.string(candidate.targetUri) && Range.is(candidate.targetSelectionRange) && (Range.is(candidate.originSelectionRange) || Is.undefined(candidate.originSelectionRange));
+      }
+      LocationLink2.is = is;
+    })(LocationLink || (LocationLink = {}));
+    (function(Color2) {
+      function create(red, green, blue, alpha) {
+        return {
+          red,
+          green,
+          blue,
+          alpha
+        };
+      }
+      Color2.create = create;
+      function is(value) {
+        const candidate = value;
+        return Is.objectLiteral(candidate) && Is.numberRange(candidate.red, 0, 1) && Is.numberRange(candidate.green, 0, 1) && Is.numberRange(candidate.blue, 0, 1) && Is.numberRange(candidate.alpha, 0, 1);
+      }
+      Color2.is = is;
+    })(Color || (Color = {}));
+    (function(ColorInformation2) {
+      function create(range, color) {
+        return {
+          range,
+          color
+        };
+      }
+      ColorInformation2.create = create;
+      function is(value) {
+        const candidate = value;
+        return Is.objectLiteral(candidate) && Range.is(candidate.range) && Color.is(candidate.color);
+      }
+      ColorInformation2.is = is;
+    })(ColorInformation || (ColorInformation = {}));
+    (function(ColorPresentation2) {
+      function create(label2, textEdit, additionalTextEdits) {
+        return {
+          label: label2,
+          textEdit,
+          additionalTextEdits
+        };
+      }
+      ColorPresentation2.create = create;
+      function is(value) {
+        const candidate = value;
+        return Is.objectLiteral(candidate) && Is.string(candidate.label) && (Is.undefined(candidate.textEdit) || TextEdit.is(candidate.textEdit)) && (Is.undefined(candidate.additionalTextEdits) || Is.typedArray(candidate.additionalTextEdits, TextEdit.is));
+      }
+      ColorPresentation2.is = is;
+    })(ColorPresentation || (ColorPresentation = {}));
+    (function(FoldingRangeKind2) {
+      FoldingRangeKind2.Comment = "comment";
+      FoldingRangeKind2.Imports = "imports";
+      FoldingRangeKind2.Region = "region";
+    })(FoldingRangeKind || (FoldingRangeKind = {}));
+    (function(FoldingRange2) {
+      function create(startLine, endLine, startCharacter, endCharacter, kind, collapsedText) {
+        const result = {
+          startLine,
+          endLine
+        };
+        if (Is.defined(startCharacter)) {
+          result.startCharacter = startCharacter;
+        }
+        if (Is.defined(endCharacter)) {
+          result.endCharacter = endCharacter;
+        }
+        if (Is.defined(kind)) {
+          result.kind = kind;
+        }
+        if (Is.defined(collapsedText)) {
+          result.collapsedText = collapsedText;
+        }
+        return result;
+      }
+      FoldingRange2.create = create;
+      function is(value) {
+        const candidate = value;
+        return Is.objectLiteral(candidate) && Is.uinteger(candidate.startLine) && Is.uinteger(candidate.endLine) && (Is.undefined(candidate.startCharacter) || Is.uinteger(candidate.startCharacter)) && (Is.undefined(candidate.endCharacter) || Is.uinteger(candidate.endCharacter)) && (Is.undefined(candidate.kind) || Is.string(candidate.kind));
+      }
+      FoldingRange2.is = is;
+    })(FoldingRange || (FoldingRange = {}));
+    (function(DiagnosticRelatedInformation2) {
+      function create(location, message) {
+        return {
+          location,
+          message
+        };
+      }
+      DiagnosticRelatedInformation2.create = create;
+      function is(value) {
+        const candidate = value;
+        return Is.defined(candidate) && Location.is(candidate.location) && Is.string(candidate.message);
+      }
+      DiagnosticRelatedInformation2.is = is;
+    })(DiagnosticRelatedInformation || (DiagnosticRelatedInformation = {}));
+    (function(DiagnosticSeverity2) {
+      DiagnosticSeverity2.Error = 1;
+      DiagnosticSeverity2.Warning = 2;
+      DiagnosticSeverity2.Information = 3;
+      DiagnosticSeverity2.Hint = 4;
+    })(DiagnosticSeverity || (DiagnosticSeverity = {}));
+    (function(DiagnosticTag2) {
+      DiagnosticTag2.Unnecessary = 1;
+      DiagnosticTag2.Deprecated = 2;
+    })(DiagnosticTag || (DiagnosticTag = {}));
+    (function(CodeDescription2) {
+      function is(value) {
+        const candidate = value;
+        return Is.objectLiteral(candidate) && Is.string(candidate.href);
+      }
+      CodeDescription2.is = is;
+    })(CodeDescription || (CodeDescription = {}));
+    (function(Diagnostic2) {
+      function create(range, message, severity, code2, source, relatedInformation) {
+        const result = { range, message };
+        if (Is.defined(severity)) {
+          result.severity = severity;
+        }
+        if (Is.defined(code2)) {
+          result.code = code2;
+        }
+        if (Is.defined(source)) {
+          result.source = source;
+        }
+        if (Is.defined(relatedInformation)) {
+          result.relatedInformation = relatedInformation;
+        }
+        return result;
+      }
+      Diagnostic2.create = create;
+      function is(value) {
+        var _a5;
+        const candidate = value;
+        return Is.defined(candidate) && Range.is(candidate.range) && (Is.string(candidate.message) || MarkupContent.is(candidate.message)) && (Is.number(candidate.severity) || Is.undefined(candidate.severity)) && (Is.integer(candidate.code) || Is.string(candidate.code) || Is.undefined(candidate.code)) && (Is.undefined(candidate.codeDescription) || Is.string((_a5 = candidate.codeDescription) === null || _a5 === void 0 ? void 0 : _a5.href)) && (Is.string(candidate.source) || Is.undefined(candidate.source)) && (Is.undefined(candidate.relatedInformation) || Is.typedArray(candidate.relatedInformation, DiagnosticRelatedInformation.is));
+      }
+      Diagnostic2.is = is;
+      function is3_17(value) {
+        return Is.string(value.message);
+      }
+      Diagnostic2.is3_17 = is3_17;
+      function getMessageString(diagnostic) {
+        if (Is.string(diagnostic.message)) {
+          return diagnostic.message;
+        } else if (MarkupContent.is(diagnostic.message)) {
+          return diagnostic.message.value;
+        } else {
+          throw new Error(`Unknown message type ${typeof diagnostic.message}`);
+        }
+      }
+      Diagnostic2.getMessageString = getMessageString;
+    })(Diagnostic || (Diagnostic = {}));
+    (function(Command3) {
+      function create(title, command, ...args) {
+        const result = { title, command };
+        if (Is.defined(args) && args.length > 0) {
+          result.arguments = args;
+        }
+        return result;
+      }
+      Command3.create = create;
+      function is(value) {
+        const candidate = value;
+        return Is.defined(candidate) && Is.string(candidate.title) && (candidate.tooltip === void 0 || Is.string(candidate.tooltip)) && Is.string(candidate.command);
+      }
+      Command3.is = is;
+    })(Command2 || (Command2 = {}));
+    (function(TextEdit2) {
+      function replace(range, newText) {
+        return { range, newText };
+      }
+      TextEdit2.replace = replace;
+      function insert(position, newText) {
+        return { range: { start: position, end: position }, newText };
+      }
+      TextEdit2.insert = insert;
+      function del(range) {
+        return { range, newText: "" };
+      }
+      TextEdit2.del = del;
+      function is(value) {
+        const candidate = value;
+        return Is.objectLiteral(candidate) && Is.string(candidate.newText) && Range.is(candidate.range);
+      }
+      TextEdit2.is = is;
+    })(TextEdit || (TextEdit = {}));
+    (function(ChangeAnnotation2) {
+      function create(label2, needsConfirmation, description) {
+        const result = { label: label2 };
+        if (needsConfirmation !== void 0) {
+          result.needsConfirmation = needsConfirmation;
+        }
+        if (description !== void 0) {
+          result.description = description;
+        }
+        return result;
+      }
+      ChangeAnnotation2.create = create;
+      function is(value) {
+        const candidate = value;
+        return Is.objectLiteral(candidate) && Is.string(candidate.label) && (Is.boolean(candidate.needsConfirmation) || candidate.needsConfirmation === void 0) && (Is.string(candidate.description) || candidate.description === void 0);
+      }
+      ChangeAnnotation2.is = is;
+    })(ChangeAnnotation || (ChangeAnnotation = {}));
+    (function(ChangeAnnotationIdentifier2) {
+      function is(value) {
+        const candidate = value;
+        return Is.string(candidate);
+      }
+      ChangeAnnotationIdentifier2.is = is;
+    })(ChangeAnnotationIdentifier || (ChangeAnnotationIdentifier = {}));
+    (function(AnnotatedTextEdit2) {
+      function replace(range, newText, annotation2) {
+        return { range, newText, annotationId: annotation2 };
+      }
+      AnnotatedTextEdit2.replace = replace;
+      function insert(position, newText, annotation2) {
+        return { range: { start: position, end: position }, newText, annotationId: annotation2 };
+      }
+      AnnotatedTextEdit2.insert = insert;
+      function del(range, annotation2) {
+        return { range, newText: "", annotationId: annotation2 };
+      }
+      AnnotatedTextEdit2.del = del;
+      function is(value) {
+        const candidate = value;
+        return TextEdit.is(candidate) && (ChangeAnnotation.is(candidate.annotationId) || ChangeAnnotationIdentifier.is(candidate.annotationId));
+      }
+      AnnotatedTextEdit2.is = is;
+    })(AnnotatedTextEdit || (AnnotatedTextEdit = {}));
+    (function(TextDocumentEdit2) {
+      function create(textDocument, edits) {
+        return { textDocument, edits };
+      }
+      TextDocumentEdit2.create = create;
+      function is(value) {
+        const candidate = value;
+        return Is.defined(candidate) && OptionalVersionedTextDocumentIdentifier.is(candidate.textDocument) && Array.isArray(candidate.edits);
+      }
+      TextDocumentEdit2.is = is;
+    })(TextDocumentEdit || (TextDocumentEdit = {}));
+    (function(CreateFile2) {
+      function create(uri, options, annotation2) {
+        const result = {
+          kind: "create",
+          uri
+        };
+        if (options !== void 0 && (options.overwrite !== void 0 || options.ignoreIfExists !== void 0)) {
+          result.options = options;
+        }
+        if (annotation2 !== void 0) {
+          result.annotationId = annotation2;
+        }
+        return result;
+      }
+      CreateFile2.create = create;
+      function is(value) {
+        const candidate = value;
+        return candidate && candidate.kind === "create" && Is.string(candidate.uri) && (candidate.options === void 0 || (candidate.options.overwrite === void 0 || Is.boolean(candidate.options.overwrite)) && (candidate.options.ignoreIfExists === void 0 || Is.boolean(candidate.options.ignoreIfExists))) && (candidate.annotationId === void 0 || ChangeAnnotationIdentifier.is(candidate.annotationId));
+      }
+      CreateFile2.is = is;
+    })(CreateFile || (CreateFile = {}));
+    (function(RenameFile2) {
+      function create(oldUri, newUri, options, annotation2) {
+        const result = {
+          kind: "rename",
+          oldUri,
+          newUri
+        };
+        if (options !== void 0 && (options.overwrite !== void 0 || options.ignoreIfExists !== void 0)) {
+          result.options = options;
+        }
+        if (annotation2 !== void 0) {
+          result.annotationId = annotation2;
+        }
+        return result;
+      }
+      RenameFile2.create = create;
+      function is(value) {
+        const candidate = value;
+        return candidate && candidate.kind === "rename" && Is.string(candidate.oldUri) && Is.string(candidate.newUri) && (candidate.options === void 0 || (candidate.options.overwrite === void 0 || Is.boolean(candidate.options.overwrite)) && (candidate.options.ignoreIfExists === void 0 || Is.boolean(candidate.options.ignoreIfExists))) && (candidate.annotationId === void 0 || ChangeAnnotationIdentifier.is(candidate.annotationId));
+      }
+      RenameFile2.is = is;
+    })(RenameFile || (RenameFile = {}));
+    (function(DeleteFile2) {
+      function create(uri, options, annotation2) {
+        const result = {
+          kind: "delete",
+          uri
+        };
+        if (options !== void 0 && (options.recursive !== void 0 || options.ignoreIfNotExists !== void 0)) {
+          result.options = options;
+        }
+        if (annotation2 !== void 0) {
+          result.annotationId = annotation2;
+        }
+        return result;
+      }
+      DeleteFile2.create = create;
+      function is(value) {
+        const candidate = value;
+        return candidate && candidate.kind === "delete" && Is.string(candidate.uri) && (candidate.options === void 0 || (candidate.options.recursive === void 0 || Is.boolean(candidate.options.recursive)) && (candidate.options.ignoreIfNotExists === void 0 || Is.boolean(candidate.options.ignoreIfNotExists))) && (candidate.annotationId === void 0 || ChangeAnnotationIdentifier.is(candidate.annotationId));
+      }
+      DeleteFile2.is = is;
+    })(DeleteFile || (DeleteFile = {}));
+    (function(WorkspaceEdit2) {
+      function is(value) {
+        const candidate = value;
+        return candidate && (candidate.changes !== void 0 || candidate.documentChanges !== void 0) && (candidate.documentChanges === void 0 || candidate.documentChanges.every((change) => {
+          if (Is.string(change.kind)) {
+            return CreateFile.is(change) || RenameFile.is(change) || DeleteFile.is(change);
+          } else {
+            return TextDocumentEdit.is(change);
+          }
+        }));
+      }
+      WorkspaceEdit2.is = is;
+    })(WorkspaceEdit || (WorkspaceEdit = {}));
+    TextEditChangeImpl = class {
+      constructor(edits, changeAnnotations) {
+        this.edits = edits;
+        this.changeAnnotations = changeAnnotations;
+      }
+      insert(position, newText, annotation2) {
+        let edit;
+        let id;
+        if (annotation2 === void 0) {
+          edit = TextEdit.insert(position, newText);
+        } else if (ChangeAnnotationIdentifier.is(annotation2)) {
+          id = annotation2;
+          edit = AnnotatedTextEdit.insert(position, newText, annotation2);
+        } else {
+          this.assertChangeAnnotations(this.changeAnnotations);
+          id = this.changeAnnotations.manage(annotation2);
+          edit = AnnotatedTextEdit.insert(position, newText, id);
+        }
+        this.edits.push(edit);
+        if (id !== void 0) {
+          return id;
+        }
+      }
+      replace(range, newText, annotation2) {
+        let edit;
+        let id;
+        if (annotation2 === void 0) {
+          edit = TextEdit.replace(range, newText);
+        } else if (ChangeAnnotationIdentifier.is(annotation2)) {
+          id = annotation2;
+          edit = AnnotatedTextEdit.replace(range, newText, annotation2);
+        } else {
+          this.assertChangeAnnotations(this.changeAnnotations);
+          id = this.changeAnnotations.manage(annotation2);
+          edit = AnnotatedTextEdit.replace(range, newText, id);
+        }
+        this.edits.push(edit);
+        if (id !== void 0) {
+          return id;
+        }
+      }
+      delete(range, annotation2) {
+        let edit;
+        let id;
+        if (annotation2 === void 0) {
+          edit = TextEdit.del(range);
+        } else if (ChangeAnnotationIdentifier.is(annotation2)) {
+          id = annotation2;
+          edit = AnnotatedTextEdit.del(range, annotation2);
+        } else {
+          this.assertChangeAnnotations(this.changeAnnotations);
+          id = this.changeAnnotations.manage(annotation2);
+          edit = AnnotatedTextEdit.del(range, id);
+        }
+        this.edits.push(edit);
+        if (id !== void 0) {
+          return id;
+        }
+      }
+      add(edit) {
+        this.edits.push(edit);
+      }
+      all() {
+        return this.edits;
+      }
+      clear() {
+        this.edits.splice(0, this.edits.length);
+      }
+      assertChangeAnnotations(value) {
+        if (value === void 0) {
+          throw new Error(`Text edit change is not configured to manage change annotations.`);
+        }
+      }
+    };
+    (function(SnippetTextEdit2) {
+      function is(value) {
+        const candidate = value;
+        return Is.objectLiteral(candidate) && Range.is(candidate.range) && StringValue.isSnippet(candidate.snippet) && (candidate.annotationId === void 0 || (ChangeAnnotation.is(candidate.annotationId) || ChangeAnnotationIdentifier.is(candidate.annotationId)));
+      }
+      SnippetTextEdit2.is = is;
+    })(SnippetTextEdit || (SnippetTextEdit = {}));
+    ChangeAnnotations = class {
+      constructor(annotations) {
+        this._annotations = annotations === void 0 ? /* @__PURE__ */ Object.create(null) : annotations;
+        this._counter = 0;
+        this._size = 0;
+      }
+      all() {
+        return this._annotations;
+      }
+      get size() {
+        return this._size;
+      }
+      manage(idOrAnnotation, annotation2) {
+        let id;
+        if (ChangeAnnotationIdentifier.is(idOrAnnotation)) {
+          id = idOrAnnotation;
+        } else {
+          id = this.nextId();
+          annotation2 = idOrAnnotation;
+        }
+        if (this._annotations[id] !== void 0) {
+          throw new Error(`Id ${id} is already in use.`);
+        }
+        if (annotation2 === void 0) {
+          throw new Error(`No annotation provided for id ${id}`);
+        }
+        this._annotations[id] = annotation2;
+        this._size++;
+        return id;
+      }
+      nextId() {
+        this._counter++;
+        return this._counter.toString();
+      }
+    };
+    WorkspaceChange = class {
+      constructor(workspaceEdit) {
+        this._textEditChanges = /* @__PURE__ */ Object.create(null);
+        if (workspaceEdit !== void 0) {
+          this._workspaceEdit = workspaceEdit;
+          if (workspaceEdit.documentChanges) {
+            this._changeAnnotations = new ChangeAnnotations(workspaceEdit.changeAnnotations);
+            workspaceEdit.changeAnnotations = this._changeAnnotations.all();
+            workspaceEdit.documentChanges.forEach((change) => {
+              if (TextDocumentEdit.is(change)) {
+                const textEditChange = new TextEditChangeImpl(change.edits, this._changeAnnotations);
+                this._textEditChanges[change.textDocument.uri] = textEditChange;
+              }
+            });
+          } else if (workspaceEdit.changes) {
+            Object.keys(workspaceEdit.changes).forEach((key) => {
+              const textEditChange = new TextEditChangeImpl(workspaceEdit.changes[key]);
+              this._textEditChanges[key] = textEditChange;
+            });
+          }
+        } else {
+          this._workspaceEdit = {};
+        }
+      }
+      /**
+       * Returns the underlying {@link WorkspaceEdit} literal
+       * use to be returned from a workspace edit operation like rename.
+       */
+      get edit() {
+        this.initDocumentChanges();
+        if (this._changeAnnotations !== void 0) {
+          if (this._changeAnnotations.size === 0) {
+            this._workspaceEdit.changeAnnotations = void 0;
+          } else {
+            this._workspaceEdit.changeAnnotations = this._changeAnnotations.all();
+          }
+        }
+        return this._workspaceEdit;
+      }
+      getTextEditChange(key) {
+        if (OptionalVersionedTextDocumentIdentifier.is(key)) {
+          this.initDocumentChanges();
+          if (this._workspaceEdit.documentChanges === void 0) {
+            throw new Error("Workspace edit is not configured for document changes.");
+          }
+          const textDocument = { uri: key.uri, version: key.version };
+          let result = this._textEditChanges[textDocument.uri];
+          if (!result) {
+            const edits = [];
+            const textDocumentEdit = {
+              textDocument,
+              edits
+            };
+            this._workspaceEdit.documentChanges.push(textDocumentEdit);
+            result = new TextEditChangeImpl(edits, this._changeAnnotations);
+            this._textEditChanges[textDocument.uri] = result;
+          }
+          return result;
+        } else {
+          this.initChanges();
+          if (this._workspaceEdit.changes === void 0) {
+            throw new Error("Workspace edit is not configured for normal text edit changes.");
+          }
+          let result = this._textEditChanges[key];
+          if (!result) {
+            const edits = [];
+            this._workspaceEdit.changes[key] = edits;
+            result = new TextEditChangeImpl(edits);
+            this._textEditChanges[key] = result;
+          }
+          return result;
+        }
+      }
+      initDocumentChanges() {
+        if (this._workspaceEdit.documentChanges === void 0 && this._workspaceEdit.changes === void 0) {
+          this._changeAnnotations = new ChangeAnnotations();
+          this._workspaceEdit.documentChanges = [];
+          this._workspaceEdit.changeAnnotations = this._changeAnnotations.all();
+        }
+      }
+      initChanges() {
+        if (this._workspaceEdit.documentChanges === void 0 && this._workspaceEdit.changes === void 0) {
+          this._workspaceEdit.changes = /* @__PURE__ */ Object.create(null);
+        }
+      }
+      createFile(uri, optionsOrAnnotation, options) {
+        this.initDocumentChanges();
+        if (this._workspaceEdit.documentChanges === void 0) {
+          throw new Error("Workspace edit is not configured for document changes.");
+        }
+        let annotation2;
+        if (ChangeAnnotation.is(optionsOrAnnotation) || ChangeAnnotationIdentifier.is(optionsOrAnnotation)) {
+          annotation2 = optionsOrAnnotation;
+        } else {
+          options = optionsOrAnnotation;
+        }
+        let operation;
+        let id;
+        if (annotation2 === void 0) {
+          operation = CreateFile.create(uri, options);
+        } else {
+          id = ChangeAnnotationIdentifier.is(annotation2) ? annotation2 : this._changeAnnotations.manage(annotation2);
+          operation = CreateFile.create(uri, options, id);
+        }
+        this._workspaceEdit.documentChanges.push(operation);
+        if (id !== void 0) {
+          return id;
+        }
+      }
+      renameFile(oldUri, newUri, optionsOrAnnotation, options) {
+        this.initDocumentChanges();
+        if (this._workspaceEdit.documentChanges === void 0) {
+          throw new Error("Workspace edit is not configured for document changes.");
+        }
+        let annotation2;
+        if (ChangeAnnotation.is(optionsOrAnnotation) || ChangeAnnotationIdentifier.is(optionsOrAnnotation)) {
+          annotation2 = optionsOrAnnotation;
+        } else {
+          options = optionsOrAnnotation;
+        }
+        let operation;
+        let id;
+        if (annotation2 === void 0) {
+          operation = RenameFile.create(oldUri, newUri, options);
+        } else {
+          id = ChangeAnnotationIdentifier.is(annotation2) ? annotation2 : this._changeAnnotations.manage(annotation2);
+          operation = RenameFile.create(oldUri, newUri, options, id);
+        }
+        this._workspaceEdit.documentChanges.push(operation);
+        if (id !== void 0) {
+          return id;
+        }
+      }
+      deleteFile(uri, optionsOrAnnotation, options) {
+        this.initDocumentChanges();
+        if (this._workspaceEdit.documentChanges === void 0) {
+          throw new Error("Workspace edit is not configured for document changes.");
+        }
+        let annotation2;
+        if (ChangeAnnotation.is(optionsOrAnnotation) || ChangeAnnotationIdentifier.is(optionsOrAnnotation)) {
+          annotation2 = optionsOrAnnotation;
+        } else {
+          options = optionsOrAnnotation;
+        }
+        let operation;
+        let id;
+        if (annotation2 === void 0) {
+          operation = DeleteFile.create(uri, options);
+        } else {
+          id = ChangeAnnotationIdentifier.is(annotation2) ? annotation2 : this._changeAnnotations.manage(annotation2);
+          operation = DeleteFile.create(uri, options, id);
+        }
+        this._workspaceEdit.documentChanges.push(operation);
+        if (id !== void 0) {
+          return id;
+        }
+      }
+    };
+    (function(TextDocumentIdentifier2) {
+      function create(uri) {
+        return { uri };
+      }
+      TextDocumentIdentifier2.create = create;
+      function is(value) {
+        const candidate = value;
+        return Is.defined(candidate) && Is.string(candidate.uri);
+      }
+      TextDocumentIdentifier2.is = is;
+    })(TextDocumentIdentifier || (TextDocumentIdentifier = {}));
+    (function(VersionedTextDocumentIdentifier2) {
+      function create(uri, version2) {
+        return { uri, version: version2 };
+      }
+      VersionedTextDocumentIdentifier2.create = create;
+      function is(value) {
+        const candidate = value;
+        return Is.defined(candidate) && Is.string(candidate.uri) && Is.integer(candidate.version);
+      }
+      VersionedTextDocumentIdentifier2.is = is;
+    })(VersionedTextDocumentIdentifier || (VersionedTextDocumentIdentifier = {}));
+    (function(OptionalVersionedTextDocumentIdentifier2) {
+      function create(uri, version2) {
+        return { uri, version: version2 };
+      }
+      OptionalVersionedTextDocumentIdentifier2.create = create;
+      function is(value) {
+        const candidate = value;
+        return Is.defined(candidate) && Is.string(candidate.uri) && (candidate.version === null || Is.integer(candidate.version));
+      }
+      OptionalVersionedTextDocumentIdentifier2.is = is;
+    })(OptionalVersionedTextDocumentIdentifier || (OptionalVersionedTextDocumentIdentifier = {}));
+    (function(LanguageKind2) {
+      LanguageKind2.ABAP = "abap";
+      LanguageKind2.WindowsBat = "bat";
+      LanguageKind2.BibTeX = "bibtex";
+      LanguageKind2.Clojure = "clojure";
+      LanguageKind2.Coffeescript = "coffeescript";
+      LanguageKind2.C = "c";
+      LanguageKind2.CPP = "cpp";
+      LanguageKind2.CSharp = "csharp";
+      LanguageKind2.CSS = "css";
+      LanguageKind2.D = "d";
+      LanguageKind2.Delphi = "pascal";
+      LanguageKind2.Diff = "diff";
+      LanguageKind2.Dart = "dart";
+      LanguageKind2.Dockerfile = "dockerfile";
+      LanguageKind2.Elixir = "elixir";
+      LanguageKind2.Erlang = "erlang";
+      LanguageKind2.FSharp = "fsharp";
+      LanguageKind2.GitCommit = "git-commit";
+      LanguageKind2.GitRebase = "git-rebase";
+      LanguageKind2.Go = "go";
+      LanguageKind2.Groovy = "groovy";
+      LanguageKind2.Handlebars = "handlebars";
+      LanguageKind2.Haskell = "haskell";
+      LanguageKind2.HTML = "html";
+      LanguageKind2.Ini = "ini";
+      LanguageKind2.Java = "java";
+      LanguageKind2.JavaScript = "javascript";
+      LanguageKind2.JavaScriptReact = "javascriptreact";
+      LanguageKind2.JSON = "json";
+      LanguageKind2.LaTeX = "latex";
+      LanguageKind2.Less = "less";
+      LanguageKind2.Lua = "lua";
+      LanguageKind2.Makefile = "makefile";
+      LanguageKind2.Markdown = "markdown";
+      LanguageKind2.ObjectiveC = "objective-c";
+      LanguageKind2.ObjectiveCPP = "objective-cpp";
+      LanguageKind2.Pascal = "pascal";
+      LanguageKind2.Perl = "perl";
+      LanguageKind2.Perl6 = "perl6";
+      LanguageKind2.PHP = "php";
+      LanguageKind2.Plaintext = "plaintext";
+      LanguageKind2.Powershell = "powershell";
+      LanguageKind2.Pug = "jade";
+      LanguageKind2.Python = "python";
+      LanguageKind2.R = "r";
+      LanguageKind2.Razor = "razor";
+      LanguageKind2.Ruby = "ruby";
+      LanguageKind2.Rust = "rust";
+      LanguageKind2.SCSS = "scss";
+      LanguageKind2.SASS = "sass";
+      LanguageKind2.Scala = "scala";
+      LanguageKind2.ShaderLab = "shaderlab";
+      LanguageKind2.ShellScript = "shellscript";
+      LanguageKind2.SQL = "sql";
+      LanguageKind2.Swift = "swift";
+      LanguageKind2.TypeScript = "typescript";
+      LanguageKind2.TypeScriptReact = "typescriptreact";
+      LanguageKind2.TeX = "tex";
+      LanguageKind2.VisualBasic = "vb";
+      LanguageKind2.XML = "xml";
+      LanguageKind2.XSL = "xsl";
+      LanguageKind2.YAML = "yaml";
+    })(LanguageKind || (LanguageKind = {}));
+    (function(TextDocumentItem2) {
+      function create(uri, languageId, version2, text3) {
+        return { uri, languageId, version: version2, text: text3 };
+      }
+      TextDocumentItem2.create = create;
+      function is(value) {
+        const candidate = value;
+        return Is.defined(candidate) && Is.string(candidate.uri) && Is.string(candidate.languageId) && Is.integer(candidate.version) && Is.string(candidate.text);
+      }
+      TextDocumentItem2.is = is;
+    })(TextDocumentItem || (TextDocumentItem = {}));
+    (function(MarkupKind2) {
+      MarkupKind2.PlainText = "plaintext";
+      MarkupKind2.Markdown = "markdown";
+      function is(value) {
+        const candidate = value;
+        return candidate === MarkupKind2.PlainText || candidate === MarkupKind2.Markdown;
+      }
+      MarkupKind2.is = is;
+    })(MarkupKind || (MarkupKind = {}));
+    (function(MarkupContent2) {
+      function is(value) {
+        const candidate = value;
+        return Is.objectLiteral(value) && MarkupKind.is(candidate.kind) && Is.string(candidate.value);
+      }
+      MarkupContent2.is = is;
+    })(MarkupContent || (MarkupContent = {}));
+    (function(CompletionItemKind2) {
+      CompletionItemKind2.Text = 1;
+      CompletionItemKind2.Method = 2;
+      CompletionItemKind2.Function = 3;
+      CompletionItemKind2.Constructor = 4;
+      CompletionItemKind2.Field = 5;
+      CompletionItemKind2.Variable = 6;
+      CompletionItemKind2.Class = 7;
+      CompletionItemKind2.Interface = 8;
+      CompletionItemKind2.Module = 9;
+      CompletionItemKind2.Property = 10;
+      CompletionItemKind2.Unit = 11;
+      CompletionItemKind2.Value = 12;
+      CompletionItemKind2.Enum = 13;
+      CompletionItemKind2.Keyword = 14;
+      CompletionItemKind2.Snippet = 15;
+      CompletionItemKind2.Color = 16;
+      CompletionItemKind2.File = 17;
+      CompletionItemKind2.Reference = 18;
+      CompletionItemKind2.Folder = 19;
+      CompletionItemKind2.EnumMember = 20;
+      CompletionItemKind2.Constant = 21;
+      CompletionItemKind2.Struct = 22;
+      CompletionItemKind2.Event = 23;
+      CompletionItemKind2.Operator = 24;
+      CompletionItemKind2.TypeParameter = 25;
+    })(CompletionItemKind || (CompletionItemKind = {}));
+    (function(InsertTextFormat2) {
+      InsertTextFormat2.PlainText = 1;
+      InsertTextFormat2.Snippet = 2;
+    })(InsertTextFormat || (InsertTextFormat = {}));
+    (function(CompletionItemTag2) {
+      CompletionItemTag2.Deprecated = 1;
+    })(CompletionItemTag || (CompletionItemTag = {}));
+    (function(InsertReplaceEdit2) {
+      function create(newText, insert, replace) {
+        return { newText, insert, replace };
+      }
+      InsertReplaceEdit2.create = create;
+      function is(value) {
+        const candidate = value;
+        return candidate && Is.string(candidate.newText) && Range.is(candidate.insert) && Range.is(candidate.replace);
+      }
+      InsertReplaceEdit2.is = is;
+    })(InsertReplaceEdit || (InsertReplaceEdit = {}));
+    (function(InsertTextMode2) {
+      InsertTextMode2.asIs = 1;
+      InsertTextMode2.adjustIndentation = 2;
+    })(InsertTextMode || (InsertTextMode = {}));
+    (function(ApplyKind2) {
+      ApplyKind2.Replace = 1;
+      ApplyKind2.Merge = 2;
+    })(ApplyKind || (ApplyKind = {}));
+    (function(CompletionItemLabelDetails2) {
+      function is(value) {
+        const candidate = value;
+        return candidate && (Is.string(candidate.detail) || candidate.detail === void 0) && (Is.string(candidate.description) || candidate.description === void 0);
+      }
+      CompletionItemLabelDetails2.is = is;
+    })(CompletionItemLabelDetails || (CompletionItemLabelDetails = {}));
+    (function(CompletionItem2) {
+      function create(label2) {
+        return { label: label2 };
+      }
+      CompletionItem2.create = create;
+    })(CompletionItem || (CompletionItem = {}));
+    (function(CompletionList2) {
+      function create(items, isIncomplete) {
+        return { items: items ? items : [], isIncomplete: !!isIncomplete };
+      }
+      CompletionList2.create = create;
+    })(CompletionList || (CompletionList = {}));
+    (function(MarkedString2) {
+      function fromPlainText(plainText) {
+        return plainText.replace(/[\\`*_{}[\]()#+\-.!]/g, "\\$&");
+      }
+      MarkedString2.fromPlainText = fromPlainText;
+      function is(value) {
+        const candidate = value;
+        return Is.string(candidate) || Is.objectLiteral(candidate) && Is.string(candidate.language) && Is.string(candidate.value);
+      }
+      MarkedString2.is = is;
+    })(MarkedString || (MarkedString = {}));
+    (function(Hover2) {
+      function is(value) {
+        const candidate = value;
+        return !!candidate && Is.objectLiteral(candidate) && (MarkupContent.is(candidate.contents) || MarkedString.is(candidate.contents) || Is.typedArray(candidate.contents, MarkedString.is)) && (value.range === void 0 || Range.is(value.range));
+      }
+      Hover2.is = is;
+    })(Hover || (Hover = {}));
+    (function(ParameterInformation2) {
+      function create(label2, documentation) {
+        return documentation ? { label: label2, documentation } : { label: label2 };
+      }
+      ParameterInformation2.create = create;
+    })(ParameterInformation || (ParameterInformation = {}));
+    (function(SignatureInformation2) {
+      function create(label2, documentation, ...parameters) {
+        const result = { label: label2 };
+        if (Is.defined(documentation)) {
+          result.documentation = documentation;
+        }
+        if (Is.defined(parameters)) {
+          result.parameters = parameters;
+        } else {
+          result.parameters = [];
+        }
+        return result;
+      }
+      SignatureInformation2.create = create;
+    })(SignatureInformation || (SignatureInformation = {}));
+    (function(DocumentHighlightKind2) {
+      DocumentHighlightKind2.Text = 1;
+      DocumentHighlightKind2.Read = 2;
+      DocumentHighlightKind2.Write = 3;
+    })(DocumentHighlightKind || (DocumentHighlightKind = {}));
+    (function(DocumentHighlight2) {
+      function create(range, kind) {
+        const result = { range };
+        if (Is.number(kind)) {
+          result.kind = kind;
+        }
+        return result;
+      }
+      DocumentHighlight2.create = create;
+    })(DocumentHighlight || (DocumentHighlight = {}));
+    (function(SymbolKind2) {
+      SymbolKind2.File = 1;
+      SymbolKind2.Module = 2;
+      SymbolKind2.Namespace = 3;
+      SymbolKind2.Package = 4;
+      SymbolKind2.Class = 5;
+      SymbolKind2.Method = 6;
+      SymbolKind2.Property = 7;
+      SymbolKind2.Field = 8;
+      SymbolKind2.Constructor = 9;
+      SymbolKind2.Enum = 10;
+      SymbolKind2.Interface = 11;
+      SymbolKind2.Function = 12;
+      SymbolKind2.Variable = 13;
+      SymbolKind2.Constant = 14;
+      SymbolKind2.String = 15;
+      SymbolKind2.Number = 16;
+      SymbolKind2.Boolean = 17;
+      SymbolKind2.Array = 18;
+      SymbolKind2.Object = 19;
+      SymbolKind2.Key = 20;
+      SymbolKind2.Null = 21;
+      SymbolKind2.EnumMember = 22;
+      SymbolKind2.Struct = 23;
+      SymbolKind2.Event = 24;
+      SymbolKind2.Operator = 25;
+      SymbolKind2.TypeParameter = 26;
+    })(SymbolKind || (SymbolKind = {}));
+    (function(SymbolTag2) {
+      SymbolTag2.Deprecated = 1;
+    })(SymbolTag || (SymbolTag = {}));
+    (function(SymbolInformation2) {
+      function create(name, kind, range, uri, containerName) {
+        const result = {
+          name,
+          kind,
+          location: { uri, range }
+        };
+        if (containerName) {
+          result.containerName = containerName;
+        }
+        return result;
+      }
+      SymbolInformation2.create = create;
+    })(SymbolInformation || (SymbolInformation = {}));
+    (function(WorkspaceSymbol2) {
+      function create(name, kind, uri, range) {
+        return range !== void 0 ? { name, kind, location: { uri, range } } : { name, kind, location: { uri } };
+      }
+      WorkspaceSymbol2.create = create;
+    })(WorkspaceSymbol || (WorkspaceSymbol = {}));
+    (function(DocumentSymbol2) {
+      function create(name, detail, kind, range, selectionRange, children) {
+        const result = {
+          name,
+          detail,
+          kind,
+          range,
+          selectionRange
+        };
+        if (children !== void 0) {
+          result.children = children;
+        }
+        return result;
+      }
+      DocumentSymbol2.create = create;
+      function is(value) {
+        const candidate = value;
+        return candidate && Is.string(candidate.name) && Is.number(candidate.kind) && Range.is(candidate.range) && Range.is(candidate.selectionRange) && (candidate.detail === void 0 || Is.string(candidate.detail)) && (candidate.deprecated === void 0 || Is.boolean(candidate.deprecated)) && (candidate.children === void 0 || Array.isArray(candidate.children)) && (candidate.tags === void 0 || Array.isArray(candidate.tags));
+      }
+      DocumentSymbol2.is = is;
+    })(DocumentSymbol || (DocumentSymbol = {}));
+    (function(CodeActionKind2) {
+      CodeActionKind2.Empty = "";
+      CodeActionKind2.QuickFix = "quickfix";
+      CodeActionKind2.Refactor = "refactor";
+      CodeActionKind2.RefactorExtract = "refactor.extract";
+      CodeActionKind2.RefactorInline = "refactor.inline";
+      CodeActionKind2.RefactorMove = "refactor.move";
+      CodeActionKind2.RefactorRewrite = "refactor.rewrite";
+      CodeActionKind2.Source = "source";
+      CodeActionKind2.SourceOrganizeImports = "source.organizeImports";
+      CodeActionKind2.SourceFixAll = "source.fixAll";
+      CodeActionKind2.Notebook = "notebook";
+    })(CodeActionKind || (CodeActionKind = {}));
+    (function(CodeActionTriggerKind2) {
+      CodeActionTriggerKind2.Invoked = 1;
+      CodeActionTriggerKind2.Automatic = 2;
+    })(CodeActionTriggerKind || (CodeActionTriggerKind = {}));
+    (function(CodeActionContext2) {
+      function create(diagnostics, only, triggerKind) {
+        const result = { diagnostics };
+        if (only !== void 0 && only !== null) {
+          result.only = only;
+        }
+        if (triggerKind !== void 0 && triggerKind !== null) {
+          result.triggerKind = triggerKind;
+        }
+        return result;
+      }
+      CodeActionContext2.create = create;
+      function is(value) {
+        const candidate = value;
+        return Is.defined(candidate) && Is.typedArray(candidate.diagnostics, Diagnostic.is) && (candidate.only === void 0 || Is.typedArray(candidate.only, Is.string)) && (candidate.triggerKind === void 0 || candidate.triggerKind === CodeActionTriggerKind.Invoked || candidate.triggerKind === CodeActionTriggerKind.Automatic);
+      }
+      CodeActionContext2.is = is;
+    })(CodeActionContext || (CodeActionContext = {}));
+    (function(CodeActionTag2) {
+      CodeActionTag2.LLMGenerated = 1;
+      function is(value) {
+        return Is.defined(value) && value === CodeActionTag2.LLMGenerated;
+      }
+      CodeActionTag2.is = is;
+    })(CodeActionTag || (CodeActionTag = {}));
+    (function(CodeAction2) {
+      function create(title, kindOrCommandOrEdit, kind) {
+        const result = { title };
+        let checkKind = true;
+        if (typeof kindOrCommandOrEdit === "string") {
+          checkKind = false;
+          result.kind = kindOrCommandOrEdit;
+        } else if (Command2.is(kindOrCommandOrEdit)) {
+          result.command = kindOrCommandOrEdit;
+        } else {
+          result.edit = kindOrCommandOrEdit;
+        }
+        if (checkKind && kind !== void 0) {
+          result.kind = kind;
+        }
+        return result;
+      }
+      CodeAction2.create = create;
+      function is(value) {
+        const candidate = value;
+        return candidate && Is.string(candidate.title) && (candidate.diagnostics === void 0 || Is.typedArray(candidate.diagnostics, Diagnostic.is)) && (candidate.kind === void 0 || Is.string(candidate.kind)) && (candidate.edit !== void 0 || candidate.command !== void 0) && (candidate.command === void 0 || Command2.is(candidate.command)) && (candidate.isPreferred === void 0 || Is.boolean(candidate.isPreferred)) && (candidate.edit === void 0 || WorkspaceEdit.is(candidate.edit)) && (candidate.tags === void 0 || Is.typedArray(candidate.tags, CodeActionTag.is));
+      }
+      CodeAction2.is = is;
+    })(CodeAction || (CodeAction = {}));
+    (function(CodeLens2) {
+      function create(range, data) {
+        const result = { range };
+        if (Is.defined(data)) {
+          result.data = data;
+        }
+        return result;
+      }
+      CodeLens2.create = create;
+      function is(value) {
+        const candidate = value;
+        return Is.defined(candidate) && Range.is(candidate.range) && (Is.undefined(candidate.command) || Command2.is(candidate.command));
+      }
+      CodeLens2.is = is;
+    })(CodeLens || (CodeLens = {}));
+    (function(FormattingOptions2) {
+      function create(tabSize, insertSpaces) {
+        return { tabSize, insertSpaces };
+      }
+      FormattingOptions2.create = create;
+      function is(value) {
+        const candidate = value;
+        return Is.defined(candidate) && Is.uinteger(candidate.tabSize) && Is.boolean(candidate.insertSpaces);
+      }
+      FormattingOptions2.is = is;
+    })(FormattingOptions || (FormattingOptions = {}));
+    (function(DocumentLink2) {
+      function create(range, target, data) {
+        return { range, target, data };
+      }
+      DocumentLink2.create = create;
+      function is(value) {
+        const candidate = value;
+        return Is.defined(candidate) && Range.is(candidate.range) && (Is.undefined(candidate.target) || Is.string(candidate.target));
+      }
+      DocumentLink2.is = is;
+    })(DocumentLink || (DocumentLink = {}));
+    (function(SelectionRange2) {
+      function create(range, parent) {
+        return { range, parent };
+      }
+      SelectionRange2.create = create;
+      function is(value) {
+        const candidate = value;
+        return Is.objectLiteral(candidate) && Range.is(candidate.range) && (candidate.parent === void 0 || SelectionRange2.is(candidate.parent));
+      }
+      SelectionRange2.is = is;
+    })(SelectionRange || (SelectionRange = {}));
+    (function(SemanticTokenTypes2) {
+      SemanticTokenTypes2["namespace"] = "namespace";
+      SemanticTokenTypes2["type"] = "type";
+      SemanticTokenTypes2["class"] = "class";
+      SemanticTokenTypes2["enum"] = "enum";
+      SemanticTokenTypes2["interface"] = "interface";
+      SemanticTokenTypes2["struct"] = "struct";
+      SemanticTokenTypes2["typeParameter"] = "typeParameter";
+      SemanticTokenTypes2["parameter"] = "parameter";
+      SemanticTokenTypes2["variable"] = "variable";
+      SemanticTokenTypes2["property"] = "property";
+      SemanticTokenTypes2["enumMember"] = "enumMember";
+      SemanticTokenTypes2["event"] = "event";
+      SemanticTokenTypes2["function"] = "function";
+      SemanticTokenTypes2["method"] = "method";
+      SemanticTokenTypes2["macro"] = "macro";
+      SemanticTokenTypes2["keyword"] = "keyword";
+      SemanticTokenTypes2["modifier"] = "modifier";
+      SemanticTokenTypes2["comment"] = "comment";
+      SemanticTokenTypes2["string"] = "string";
+      SemanticTokenTypes2["number"] = "number";
+      SemanticTokenTypes2["regexp"] = "regexp";
+      SemanticTokenTypes2["operator"] = "operator";
+      SemanticTokenTypes2["decorator"] = "decorator";
+      SemanticTokenTypes2["label"] = "label";
+    })(SemanticTokenTypes || (SemanticTokenTypes = {}));
+    (function(SemanticTokenModifiers2) {
+      SemanticTokenModifiers2["declaration"] = "declaration";
+      SemanticTokenModifiers2["definition"] = "definition";
+      SemanticTokenModifiers2["readonly"] = "readonly";
+      SemanticTokenModifiers2["static"] = "static";
+      SemanticTokenModifiers2["deprecated"] = "deprecated";
+      SemanticTokenModifiers2["abstract"] = "abstract";
+      SemanticTokenModifiers2["async"] = "async";
+      SemanticTokenModifiers2["modification"] = "modification";
+      SemanticTokenModifiers2["documentation"] = "documentation";
+      SemanticTokenModifiers2["defaultLibrary"] = "defaultLibrary";
+    })(SemanticTokenModifiers || (SemanticTokenModifiers = {}));
+    (function(SemanticTokens2) {
+      function is(value) {
+        const candidate = value;
+        return Is.objectLiteral(candidate) && (candidate.resultId === void 0 || typeof candidate.resultId === "string") && Array.isArray(candidate.data) && (candidate.data.length === 0 || typeof candidate.data[0] === "number");
+      }
+      SemanticTokens2.is = is;
+    })(SemanticTokens || (SemanticTokens = {}));
+    (function(InlineValueText2) {
+      function create(range, text3) {
+        return { range, text: text3 };
+      }
+      InlineValueText2.create = create;
+      function is(value) {
+        const candidate = value;
+        return candidate !== void 0 && candidate !== null && Range.is(candidate.range) && Is.string(candidate.text);
+      }
+      InlineValueText2.is = is;
+    })(InlineValueText || (InlineValueText = {}));
+    (function(InlineValueVariableLookup2) {
+      function create(range, variableName, caseSensitiveLookup) {
+        return { range, variableName, caseSensitiveLookup };
+      }
+      InlineValueVariableLookup2.create = create;
+      function is(value) {
+        const candidate = value;
+        return candidate !== void 0 && candidate !== null && Range.is(candidate.range) && Is.boolean(candidate.caseSensitiveLookup) && (Is.string(candidate.variableName) || candidate.variableName === void 0);
+      }
+      InlineValueVariableLookup2.is = is;
+    })(InlineValueVariableLookup || (InlineValueVariableLookup = {}));
+    (function(InlineValueEvaluatableExpression2) {
+      function create(range, expression) {
+        return { range, expression };
+      }
+      InlineValueEvaluatableExpression2.create = create;
+      function is(value) {
+        const candidate = value;
+        return candidate !== void 0 && candidate !== null && Range.is(candidate.range) && (Is.string(candidate.expression) || candidate.expression === void 0);
+      }
+      InlineValueEvaluatableExpression2.is = is;
+    })(InlineValueEvaluatableExpression || (InlineValueEvaluatableExpression = {}));
+    (function(InlineValueContext2) {
+      function create(frameId, stoppedLocation) {
+        return { frameId, stoppedLocation };
+      }
+      InlineValueContext2.create = create;
+      function is(value) {
+        const candidate = value;
+        return Is.defined(candidate) && Range.is(value.stoppedLocation);
+      }
+      InlineValueContext2.is = is;
+    })(InlineValueContext || (InlineValueContext = {}));
+    (function(InlayHintKind2) {
+      InlayHintKind2.Type = 1;
+      InlayHintKind2.Parameter = 2;
+      function is(value) {
+        return value === 1 || value === 2;
+      }
+      InlayHintKind2.is = is;
+    })(InlayHintKind || (InlayHintKind = {}));
+    (function(InlayHintLabelPart2) {
+      function create(value) {
+        return { value };
+      }
+      InlayHintLabelPart2.create = create;
+      function is(value) {
+        const candidate = value;
+        return Is.objectLiteral(candidate) && (candidate.tooltip === void 0 || Is.string(candidate.tooltip) || MarkupContent.is(candidate.tooltip)) && (candidate.location === void 0 || Location.is(candidate.location)) && (candidate.command === void 0 || Command2.is(candidate.command));
+      }
+      InlayHintLabelPart2.is = is;
+    })(InlayHintLabelPart || (InlayHintLabelPart = {}));
+    (function(InlayHint2) {
+      function create(position, label2, kind) {
+        const result = { position, label: label2 };
+        if (kind !== void 0) {
+          result.kind = kind;
+        }
+        return result;
+      }
+      InlayHint2.create = create;
+      function is(value) {
+        const candidate = value;
+        return Is.objectLiteral(candidate) && Position.is(candidate.position) && (Is.string(candidate.label) || Is.typedArray(candidate.label, InlayHintLabelPart.is)) && (candidate.kind === void 0 || InlayHintKind.is(candidate.kind)) && candidate.textEdits === void 0 || Is.typedArray(candidate.textEdits, TextEdit.is) && (candidate.tooltip === void 0 || Is.string(candidate.tooltip) || MarkupContent.is(candidate.tooltip)) && (candidate.paddingLeft === void 0 || Is.boolean(candidate.paddingLeft)) && (candidate.paddingRight === void 0 || Is.boolean(candidate.paddingRight));
+      }
+      InlayHint2.is = is;
+    })(InlayHint || (InlayHint = {}));
+    (function(StringValue2) {
+      function createSnippet(value) {
+        return { kind: "snippet", value };
+      }
+      StringValue2.createSnippet = createSnippet;
+      function isSnippet(value) {
+        const candidate = value;
+        return Is.objectLiteral(candidate) && candidate.kind === "snippet" && Is.string(candidate.value);
+      }
+      StringValue2.isSnippet = isSnippet;
+    })(StringValue || (StringValue = {}));
+    (function(InlineCompletionItem2) {
+      function create(insertText, filterText, range, command) {
+        return { insertText, filterText, range, command };
+      }
+      InlineCompletionItem2.create = create;
+    })(InlineCompletionItem || (InlineCompletionItem = {}));
+    (function(InlineCompletionList2) {
+      function create(items) {
+        return { items };
+      }
+      InlineCompletionList2.create = create;
+    })(InlineCompletionList || (InlineCompletionList = {}));
+    (function(InlineCompletionTriggerKind2) {
+      InlineCompletionTriggerKind2.Invoked = 1;
+      InlineCompletionTriggerKind2.Automatic = 2;
+    })(InlineCompletionTriggerKind || (InlineCompletionTriggerKind = {}));
+    (function(SelectedCompletionInfo2) {
+      function create(range, text3) {
+        return { range, text: text3 };
+      }
+      SelectedCompletionInfo2.create = create;
+    })(SelectedCompletionInfo || (SelectedCompletionInfo = {}));
+    (function(InlineCompletionContext2) {
+      function create(triggerKind, selectedCompletionInfo) {
+        return { triggerKind, selectedCompletionInfo };
+      }
+      InlineCompletionContext2.create = create;
+    })(InlineCompletionContext || (InlineCompletionContext = {}));
+    (function(WorkspaceFolder2) {
+      function is(value) {
+        const candidate = value;
+        return Is.objectLiteral(candidate) && URI.is(candidate.uri) && Is.string(candidate.name);
+      }
+      WorkspaceFolder2.is = is;
+    })(WorkspaceFolder || (WorkspaceFolder = {}));
+    EOL5 = ["\n", "\r\n", "\r"];
+    (function(TextDocument2) {
+      function create(uri, languageId, version2, content) {
+        return new FullTextDocument(uri, languageId, version2, content);
+      }
+      TextDocument2.create = create;
+      function is(value) {
+        const candidate = value;
+        return Is.defined(candidate) && Is.string(candidate.uri) && (Is.undefined(candidate.languageId) || Is.string(candidate.languageId)) && Is.uinteger(candidate.lineCount) && Is.func(candidate.getText) && Is.func(candidate.positionAt) && Is.func(candidate.offsetAt) ? true : false;
+      }
+      TextDocument2.is = is;
+      function applyEdits2(document, edits) {
+        let text3 = document.getText();
+        const sortedEdits = mergeSort(edits, (a, b) => {
+          const diff = a.range.start.line - b.range.start.line;
+          if (diff === 0) {
+            return a.range.start.character - b.range.start.character;
+          }
+          return diff;
+        });
+        let lastModifiedOffset = text3.length;
+        for (let i = sortedEdits.length - 1; i >= 0; i--) {
+          const e = sortedEdits[i];
+          const startOffset = document.offsetAt(e.range.start);
+          const endOffset = document.offsetAt(e.range.end);
+          if (endOffset <= lastModifiedOffset) {
+            text3 = text3.substring(0, startOffset) + e.newText + text3.substring(endOffset, text3.length);
+          } else {
+            throw new Error("Overlapping edit");
+          }
+          lastModifiedOffset = startOffset;
+        }
+        return text3;
+      }
+      TextDocument2.applyEdits = applyEdits2;
+      function mergeSort(data, compare) {
+        if (data.length <= 1) {
+          return data;
+        }
+        const p = data.length / 2 | 0;
+        const left = data.slice(0, p);
+        const right = data.slice(p);
+        mergeSort(left, compare);
+        mergeSort(right, compare);
+        let leftIdx = 0;
+        let rightIdx = 0;
+        let i = 0;
+        while (leftIdx < left.length && rightIdx < right.length) {
+          const ret = compare(left[leftIdx], right[rightIdx]);
+          if (ret <= 0) {
+            data[i++] = left[leftIdx++];
+          } else {
+            data[i++] = right[rightIdx++];
+          }
+        }
+        while (leftIdx < left.length) {
+          data[i++] = left[leftIdx++];
+        }
+        while (rightIdx < right.length) {
+          data[i++] = right[rightIdx++];
+        }
+        return data;
+      }
+    })(TextDocument || (TextDocument = {}));
+    FullTextDocument = class {
+      constructor(uri, languageId, version2, content) {
+        this._uri = uri;
+        this._languageId = languageId;
+        this._version = version2;
+        this._content = content;
+        this._lineOffsets = void 0;
+      }
+      get uri() {
+        return this._uri;
+      }
+      get languageId() {
+        return this._languageId;
+      }
+      get version() {
+        return this._version;
+      }
+      getText(range) {
+        if (range) {
+          const start = this.offsetAt(range.start);
+          const end2 = this.offsetAt(range.end);
+          return this._content.substring(start, end2);
+        }
+        return this._content;
+      }
+      update(event, version2) {
+        this._content = event.text;
+        this._version = version2;
+        this._lineOffsets = void 0;
+      }
+      getLineOffsets() {
+        if (this._lineOffsets === void 0) {
+          const lineOffsets = [];
+          const text3 = this._content;
+          let isLineStart = true;
+          for (let i = 0; i < text3.length; i++) {
+            if (isLineStart) {
+              lineOffsets.push(i);
+              isLineStart = false;
+            }
+            const ch = text3.charAt(i);
+            isLineStart = ch === "\r" || ch === "\n";
+            if (ch === "\r" && i + 1 < text3.length && text3.charAt(i + 1) === "\n") {
+              i++;
+            }
+          }
+          if (isLineStart && text3.length > 0) {
+            lineOffsets.push(text3.length);
+          }
+          this._lineOffsets = lineOffsets;
+        }
+        return this._lineOffsets;
+      }
+      positionAt(offset) {
+        offset = Math.max(Math.min(offset, this._content.length), 0);
+        const lineOffsets = this.getLineOffsets();
+        let low = 0, high = lineOffsets.length;
+        if (high === 0) {
+          return Position.create(0, offset);
+        }
+        while (low < high) {
+          const mid = Math.floor((low + high) / 2);
+          if (lineOffsets[mid] > offset) {
+            high = mid;
+          } else {
+            low = mid + 1;
+          }
+        }
+        const line = low - 1;
+        return Position.create(line, offset - lineOffsets[line]);
+      }
+      offsetAt(position) {
+        const lineOffsets = this.getLineOffsets();
+        if (position.line >= lineOffsets.length) {
+          return this._content.length;
+        } else if (position.line < 0) {
+          return 0;
+        }
+        const lineOffset = lineOffsets[position.line];
+        const nextLineOffset = position.line + 1 < lineOffsets.length ? lineOffsets[position.line + 1] : this._content.length;
+        return Math.max(Math.min(lineOffset + position.character, nextLineOffset), lineOffset);
+      }
+      get lineCount() {
+        return this.getLineOffsets().length;
+      }
+    };
+    (function(Is2) {
+      const toString = Object.prototype.toString;
+      function defined(value) {
+        return typeof value !== "undefined";
+      }
+      Is2.defined = defined;
+      function undefined2(value) {
+        return typeof value === "undefined";
+      }
+      Is2.undefined = undefined2;
+      function boolean4(value) {
+        return value === true || value === false;
+      }
+      Is2.boolean = boolean4;
+      function string4(value) {
+        return toString.call(value) === "[object String]";
+      }
+      Is2.string = string4;
+      function number5(value) {
+        return toString.call(value) === "[object Number]";
+      }
+      Is2.number = number5;
+      function numberRange(value, min, max) {
+        return toString.call(value) === "[object Number]" && min <= value && value <= max;
+      }
+      Is2.numberRange = numberRange;
+      function integer3(value) {
+        return toString.call(value) === "[object Number]" && -2147483648 <= value && value <= 2147483647;
+      }
+      Is2.integer = integer3;
+      function uinteger2(value) {
+        return toString.call(value) === "[object Number]" && 0 <= value && value <= 2147483647;
+      }
+      Is2.uinteger = uinteger2;
+      function func(value) {
+        return toString.call(value) === "[object Function]";
+      }
+      Is2.func = func;
+      function objectLiteral(value) {
+        return value !== null && typeof value === "object";
+      }
+      Is2.objectLiteral = objectLiteral;
+      function typedArray(value, check2) {
+        return Array.isArray(value) && value.every(check2);
+      }
+      Is2.typedArray = typedArray;
+    })(Is || (Is = {}));
+  }
+});
+
+// node_modules/vscode-languageserver-protocol/lib/common/messages.js
+var require_messages2 = __commonJS({
+  "node_modules/vscode-languageserver-protocol/lib/common/messages.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.CM = exports.ProtocolNotificationType = exports.ProtocolNotificationType0 = exports.ProtocolRequestType = exports.ProtocolRequestType0 = exports.RegistrationType = exports.MessageDirection = void 0;
+    var vscode_jsonrpc_1 = require_api2();
+    var MessageDirection;
+    (function(MessageDirection2) {
+      MessageDirection2["clientToServer"] = "clientToServer";
+      MessageDirection2["serverToClient"] = "serverToClient";
+      MessageDirection2["both"] = "both";
+    })(MessageDirection || (exports.MessageDirection = MessageDirection = {}));
+    var RegistrationType = class {
+      /**
+       * Clients must not use this property. It is here to ensure correct typing.
+       */
+      ____;
+      method;
+      constructor(method) {
+        this.method = method;
+      }
+    };
+    exports.RegistrationType = RegistrationType;
+    var ProtocolRequestType0 = class extends vscode_jsonrpc_1.RequestType0 {
+      /**
+       * Clients must not use these properties. They are here to ensure correct typing.
+       * in TypeScript
+       */
+      __;
+      ___;
+      ____;
+      _pr;
+      constructor(method) {
+        super(method);
+      }
+    };
+    exports.ProtocolRequestType0 = ProtocolRequestType0;
+    var ProtocolRequestType = class extends vscode_jsonrpc_1.RequestType {
+      /**
+       * Clients must not use this property. It is here to ensure correct typing.
+       */
+      __;
+      ___;
+      ____;
+      _pr;
+      constructor(method) {
+        super(method, vscode_jsonrpc_1.ParameterStructures.byName);
+      }
+    };
+    exports.ProtocolRequestType = ProtocolRequestType;
+    var ProtocolNotificationType0 = class extends vscode_jsonrpc_1.NotificationType0 {
+      /**
+       * Clients must not use this property. It is here to ensure correct typing.
+       */
+      ___;
+      ____;
+      constructor(method) {
+        super(method);
+      }
+    };
+    exports.ProtocolNotificationType0 = ProtocolNotificationType0;
+    var ProtocolNotificationType = class extends vscode_jsonrpc_1.NotificationType {
+      /**
+       * Clients must not use this property. It is here to ensure correct typing.
+       */
+      ___;
+      ____;
+      constructor(method) {
+        super(method, vscode_jsonrpc_1.ParameterStructures.byName);
+      }
+    };
+    exports.ProtocolNotificationType = ProtocolNotificationType;
+    var CM;
+    (function(CM2) {
+      function create(client, server) {
+        return { client, server };
+      }
+      CM2.create = create;
+    })(CM || (exports.CM = CM = {}));
+  }
+});
+
+// node_modules/vscode-languageserver-protocol/lib/common/utils/is.js
+var require_is2 = __commonJS({
+  "node_modules/vscode-languageserver-protocol/lib/common/utils/is.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.boolean = boolean4;
+    exports.string = string4;
+    exports.number = number5;
+    exports.error = error63;
+    exports.func = func;
+    exports.array = array2;
+    exports.stringArray = stringArray;
+    exports.typedArray = typedArray;
+    exports.objectLiteral = objectLiteral;
+    function boolean4(value) {
+      return value === true || value === false;
+    }
+    function string4(value) {
+      return typeof value === "string" || value instanceof String;
+    }
+    function number5(value) {
+      return typeof value === "number" || value instanceof Number;
+    }
+    function error63(value) {
+      return value instanceof Error;
+    }
+    function func(value) {
+      return typeof value === "function";
+    }
+    function array2(value) {
+      return Array.isArray(value);
+    }
+    function stringArray(value) {
+      return array2(value) && value.every((elem) => string4(elem));
+    }
+    function typedArray(value, check2) {
+      return Array.isArray(value) && value.every(check2);
+    }
+    function objectLiteral(value) {
+      return value !== null && typeof value === "object";
+    }
+  }
+});
+
+// node_modules/vscode-languageserver-protocol/lib/common/protocol.implementation.js
+var require_protocol_implementation = __commonJS({
+  "node_modules/vscode-languageserver-protocol/lib/common/protocol.implementation.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.ImplementationRequest = void 0;
+    var messages_1 = require_messages2();
+    var ImplementationRequest;
+    (function(ImplementationRequest2) {
+      ImplementationRequest2.method = "textDocument/implementation";
+      ImplementationRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      ImplementationRequest2.type = new messages_1.ProtocolRequestType(ImplementationRequest2.method);
+      ImplementationRequest2.capabilities = messages_1.CM.create("textDocument.implementation", "implementationProvider");
+    })(ImplementationRequest || (exports.ImplementationRequest = ImplementationRequest = {}));
+  }
+});
+
+// node_modules/vscode-languageserver-protocol/lib/common/protocol.typeDefinition.js
+var require_protocol_typeDefinition = __commonJS({
+  "node_modules/vscode-languageserver-protocol/lib/common/protocol.typeDefinition.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.TypeDefinitionRequest = void 0;
+    var messages_1 = require_messages2();
+    var TypeDefinitionRequest;
+    (function(TypeDefinitionRequest2) {
+      TypeDefinitionRequest2.method = "textDocument/typeDefinition";
+      TypeDefinitionRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      TypeDefinitionRequest2.type = new messages_1.ProtocolRequestType(TypeDefinitionRequest2.method);
+      TypeDefinitionRequest2.capabilities = messages_1.CM.create("textDocument.typeDefinition", "typeDefinitionProvider");
+    })(TypeDefinitionRequest || (exports.TypeDefinitionRequest = TypeDefinitionRequest = {}));
+  }
+});
+
+// node_modules/vscode-languageserver-protocol/lib/common/protocol.workspaceFolder.js
+var require_protocol_workspaceFolder = __commonJS({
+  "node_modules/vscode-languageserver-protocol/lib/common/protocol.workspaceFolder.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.DidChangeWorkspaceFoldersNotification = exports.WorkspaceFoldersRequest = void 0;
+    var messages_1 = require_messages2();
+    var WorkspaceFoldersRequest;
+    (function(WorkspaceFoldersRequest2) {
+      WorkspaceFoldersRequest2.method = "workspace/workspaceFolders";
+      WorkspaceFoldersRequest2.messageDirection = messages_1.MessageDirection.serverToClient;
+      WorkspaceFoldersRequest2.type = new messages_1.ProtocolRequestType0(WorkspaceFoldersRequest2.method);
+      WorkspaceFoldersRequest2.capabilities = messages_1.CM.create("workspace.workspaceFolders", "workspace.workspaceFolders");
+    })(WorkspaceFoldersRequest || (exports.WorkspaceFoldersRequest = WorkspaceFoldersRequest = {}));
+    var DidChangeWorkspaceFoldersNotification;
+    (function(DidChangeWorkspaceFoldersNotification2) {
+      DidChangeWorkspaceFoldersNotification2.method = "workspace/didChangeWorkspaceFolders";
+      DidChangeWorkspaceFoldersNotification2.messageDirection = messages_1.MessageDirection.clientToServer;
+      DidChangeWorkspaceFoldersNotification2.type = new messages_1.ProtocolNotificationType(DidChangeWorkspaceFoldersNotification2.method);
+      DidChangeWorkspaceFoldersNotification2.capabilities = messages_1.CM.create(void 0, "workspace.workspaceFolders.changeNotifications");
+    })(DidChangeWorkspaceFoldersNotification || (exports.DidChangeWorkspaceFoldersNotification = DidChangeWorkspaceFoldersNotification = {}));
+  }
+});
+
+// node_modules/vscode-languageserver-protocol/lib/common/protocol.configuration.js
+var require_protocol_configuration = __commonJS({
+  "node_modules/vscode-languageserver-protocol/lib/common/protocol.configuration.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.ConfigurationRequest = void 0;
+    var messages_1 = require_messages2();
+    var ConfigurationRequest2;
+    (function(ConfigurationRequest3) {
+      ConfigurationRequest3.method = "workspace/configuration";
+      ConfigurationRequest3.messageDirection = messages_1.MessageDirection.serverToClient;
+      ConfigurationRequest3.type = new messages_1.ProtocolRequestType(ConfigurationRequest3.method);
+      ConfigurationRequest3.capabilities = messages_1.CM.create("workspace.configuration", void 0);
+    })(ConfigurationRequest2 || (exports.ConfigurationRequest = ConfigurationRequest2 = {}));
+  }
+});
+
+// node_modules/vscode-languageserver-protocol/lib/common/protocol.colorProvider.js
+var require_protocol_colorProvider = __commonJS({
+  "node_modules/vscode-languageserver-protocol/lib/common/protocol.colorProvider.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.ColorPresentationRequest = exports.DocumentColorRequest = void 0;
+    var messages_1 = require_messages2();
+    var DocumentColorRequest;
+    (function(DocumentColorRequest2) {
+      DocumentColorRequest2.method = "textDocument/documentColor";
+      DocumentColorRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      DocumentColorRequest2.type = new messages_1.ProtocolRequestType(DocumentColorRequest2.method);
+      DocumentColorRequest2.capabilities = messages_1.CM.create("textDocument.colorProvider", "colorProvider");
+    })(DocumentColorRequest || (exports.DocumentColorRequest = DocumentColorRequest = {}));
+    var ColorPresentationRequest;
+    (function(ColorPresentationRequest2) {
+      ColorPresentationRequest2.method = "textDocument/colorPresentation";
+      ColorPresentationRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      ColorPresentationRequest2.type = new messages_1.ProtocolRequestType(ColorPresentationRequest2.method);
+      ColorPresentationRequest2.capabilities = messages_1.CM.create("textDocument.colorProvider", "colorProvider");
+    })(ColorPresentationRequest || (exports.ColorPresentationRequest = ColorPresentationRequest = {}));
+  }
+});
+
+// node_modules/vscode-languageserver-protocol/lib/common/protocol.foldingRange.js
+var require_protocol_foldingRange = __commonJS({
+  "node_modules/vscode-languageserver-protocol/lib/common/protocol.foldingRange.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.FoldingRangeRefreshRequest = exports.FoldingRangeRequest = void 0;
+    var messages_1 = require_messages2();
+    var FoldingRangeRequest;
+    (function(FoldingRangeRequest2) {
+      FoldingRangeRequest2.method = "textDocument/foldingRange";
+      FoldingRangeRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      FoldingRangeRequest2.type = new messages_1.ProtocolRequestType(FoldingRangeRequest2.method);
+      FoldingRangeRequest2.capabilities = messages_1.CM.create("textDocument.foldingRange", "foldingRangeProvider");
+    })(FoldingRangeRequest || (exports.FoldingRangeRequest = FoldingRangeRequest = {}));
+    var FoldingRangeRefreshRequest;
+    (function(FoldingRangeRefreshRequest2) {
+      FoldingRangeRefreshRequest2.method = `workspace/foldingRange/refresh`;
+      FoldingRangeRefreshRequest2.messageDirection = messages_1.MessageDirection.serverToClient;
+      FoldingRangeRefreshRequest2.type = new messages_1.ProtocolRequestType0(FoldingRangeRefreshRequest2.method);
+      FoldingRangeRefreshRequest2.capabilities = messages_1.CM.create("workspace.foldingRange.refreshSupport", void 0);
+    })(FoldingRangeRefreshRequest || (exports.FoldingRangeRefreshRequest = FoldingRangeRefreshRequest = {}));
+  }
+});
+
+// node_modules/vscode-languageserver-protocol/lib/common/protocol.declaration.js
+var require_protocol_declaration = __commonJS({
+  "node_modules/vscode-languageserver-protocol/lib/common/protocol.declaration.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.DeclarationRequest = void 0;
+    var messages_1 = require_messages2();
+    var DeclarationRequest;
+    (function(DeclarationRequest2) {
+      DeclarationRequest2.method = "textDocument/declaration";
+      DeclarationRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      DeclarationRequest2.type = new messages_1.ProtocolRequestType(DeclarationRequest2.method);
+      DeclarationRequest2.capabilities = messages_1.CM.create("textDocument.declaration", "declarationProvider");
+    })(DeclarationRequest || (exports.DeclarationRequest = DeclarationRequest = {}));
+  }
+});
+
+// node_modules/vscode-languageserver-protocol/lib/common/protocol.selectionRange.js
+var require_protocol_selectionRange = __commonJS({
+  "node_modules/vscode-languageserver-protocol/lib/common/protocol.selectionRange.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.SelectionRangeRequest = void 0;
+    var messages_1 = require_messages2();
+    var SelectionRangeRequest;
+    (function(SelectionRangeRequest2) {
+      SelectionRangeRequest2.method = "textDocument/selectionRange";
+      SelectionRangeRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      SelectionRangeRequest2.type = new messages_1.ProtocolRequestType(SelectionRangeRequest2.method);
+      SelectionRangeRequest2.capabilities = messages_1.CM.create("textDocument.selectionRange", "selectionRangeProvider");
+    })(SelectionRangeRequest || (exports.SelectionRangeRequest = SelectionRangeRequest = {}));
+  }
+});
+
+// node_modules/vscode-languageserver-protocol/lib/common/protocol.progress.js
+var require_protocol_progress = __commonJS({
+  "node_modules/vscode-languageserver-protocol/lib/common/protocol.progress.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.WorkDoneProgressCancelNotification = exports.WorkDoneProgressCreateRequest = exports.WorkDoneProgress = void 0;
+    var vscode_jsonrpc_1 = require_api2();
+    var messages_1 = require_messages2();
+    var WorkDoneProgress;
+    (function(WorkDoneProgress2) {
+      WorkDoneProgress2.type = new vscode_jsonrpc_1.ProgressType();
+      function is(value) {
+        return value === WorkDoneProgress2.type;
+      }
+      WorkDoneProgress2.is = is;
+    })(WorkDoneProgress || (exports.WorkDoneProgress = WorkDoneProgress = {}));
+    var WorkDoneProgressCreateRequest2;
+    (function(WorkDoneProgressCreateRequest3) {
+      WorkDoneProgressCreateRequest3.method = "window/workDoneProgress/create";
+      WorkDoneProgressCreateRequest3.messageDirection = messages_1.MessageDirection.serverToClient;
+      WorkDoneProgressCreateRequest3.type = new messages_1.ProtocolRequestType(WorkDoneProgressCreateRequest3.method);
+      WorkDoneProgressCreateRequest3.capabilities = messages_1.CM.create("window.workDoneProgress", void 0);
+    })(WorkDoneProgressCreateRequest2 || (exports.WorkDoneProgressCreateRequest = WorkDoneProgressCreateRequest2 = {}));
+    var WorkDoneProgressCancelNotification;
+    (function(WorkDoneProgressCancelNotification2) {
+      WorkDoneProgressCancelNotification2.method = "window/workDoneProgress/cancel";
+      WorkDoneProgressCancelNotification2.messageDirection = messages_1.MessageDirection.clientToServer;
+      WorkDoneProgressCancelNotification2.type = new messages_1.ProtocolNotificationType(WorkDoneProgressCancelNotification2.method);
+    })(WorkDoneProgressCancelNotification || (exports.WorkDoneProgressCancelNotification = WorkDoneProgressCancelNotification = {}));
+  }
+});
+
+// node_modules/vscode-languageserver-protocol/lib/common/protocol.callHierarchy.js
+var require_protocol_callHierarchy = __commonJS({
+  "node_modules/vscode-languageserver-protocol/lib/common/protocol.callHierarchy.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.CallHierarchyOutgoingCallsRequest = exports.CallHierarchyIncomingCallsRequest = exports.CallHierarchyPrepareRequest = void 0;
+    var messages_1 = require_messages2();
+    var CallHierarchyPrepareRequest;
+    (function(CallHierarchyPrepareRequest2) {
+      CallHierarchyPrepareRequest2.method = "textDocument/prepareCallHierarchy";
+      CallHierarchyPrepareRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      CallHierarchyPrepareRequest2.type = new messages_1.ProtocolRequestType(CallHierarchyPrepareRequest2.method);
+      CallHierarchyPrepareRequest2.capabilities = messages_1.CM.create("textDocument.callHierarchy", "callHierarchyProvider");
+    })(CallHierarchyPrepareRequest || (exports.CallHierarchyPrepareRequest = CallHierarchyPrepareRequest = {}));
+    var CallHierarchyIncomingCallsRequest;
+    (function(CallHierarchyIncomingCallsRequest2) {
+      CallHierarchyIncomingCallsRequest2.method = "callHierarchy/incomingCalls";
+      CallHierarchyIncomingCallsRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      CallHierarchyIncomingCallsRequest2.type = new messages_1.ProtocolRequestType(CallHierarchyIncomingCallsRequest2.method);
+      CallHierarchyIncomingCallsRequest2.capabilities = messages_1.CM.create("textDocument.callHierarchy", "callHierarchyProvider");
+    })(CallHierarchyIncomingCallsRequest || (exports.CallHierarchyIncomingCallsRequest = CallHierarchyIncomingCallsRequest = {}));
+    var CallHierarchyOutgoingCallsRequest;
+    (function(CallHierarchyOutgoingCallsRequest2) {
+      CallHierarchyOutgoingCallsRequest2.method = "callHierarchy/outgoingCalls";
+      CallHierarchyOutgoingCallsRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      CallHierarchyOutgoingCallsRequest2.type = new messages_1.ProtocolRequestType(CallHierarchyOutgoingCallsRequest2.method);
+      CallHierarchyOutgoingCallsRequest2.capabilities = messages_1.CM.create("textDocument.callHierarchy", "callHierarchyProvider");
+    })(CallHierarchyOutgoingCallsRequest || (exports.CallHierarchyOutgoingCallsRequest = CallHierarchyOutgoingCallsRequest = {}));
+  }
+});
+
+// node_modules/vscode-languageserver-protocol/lib/common/protocol.semanticTokens.js
+var require_protocol_semanticTokens = __commonJS({
+  "node_modules/vscode-languageserver-protocol/lib/common/protocol.semanticTokens.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.SemanticTokensRefreshRequest = exports.SemanticTokensRangeRequest = exports.SemanticTokensDeltaRequest = exports.SemanticTokensRequest = exports.SemanticTokensRegistrationType = exports.TokenFormat = void 0;
+    var messages_1 = require_messages2();
+    var TokenFormat;
+    (function(TokenFormat2) {
+      TokenFormat2.Relative = "relative";
+    })(TokenFormat || (exports.TokenFormat = TokenFormat = {}));
+    var SemanticTokensRegistrationType;
+    (function(SemanticTokensRegistrationType2) {
+      SemanticTokensRegistrationType2.method = "textDocument/semanticTokens";
+      SemanticTokensRegistrationType2.type = new messages_1.RegistrationType(SemanticTokensRegistrationType2.method);
+    })(SemanticTokensRegistrationType || (exports.SemanticTokensRegistrationType = SemanticTokensRegistrationType = {}));
+    var SemanticTokensRequest;
+    (function(SemanticTokensRequest2) {
+      SemanticTokensRequest2.method = "textDocument/semanticTokens/full";
+      SemanticTokensRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      SemanticTokensRequest2.type = new messages_1.ProtocolRequestType(SemanticTokensRequest2.method);
+      SemanticTokensRequest2.registrationMethod = SemanticTokensRegistrationType.method;
+      SemanticTokensRequest2.capabilities = messages_1.CM.create("textDocument.semanticTokens", "semanticTokensProvider");
+    })(SemanticTokensRequest || (exports.SemanticTokensRequest = SemanticTokensRequest = {}));
+    var SemanticTokensDeltaRequest;
+    (function(SemanticTokensDeltaRequest2) {
+      SemanticTokensDeltaRequest2.method = "textDocument/semanticTokens/full/delta";
+      SemanticTokensDeltaRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      SemanticTokensDeltaRequest2.type = new messages_1.ProtocolRequestType(SemanticTokensDeltaRequest2.method);
+      SemanticTokensDeltaRequest2.registrationMethod = SemanticTokensRegistrationType.method;
+      SemanticTokensDeltaRequest2.capabilities = messages_1.CM.create("textDocument.semanticTokens.requests.full.delta", "semanticTokensProvider.full.delta");
+    })(SemanticTokensDeltaRequest || (exports.SemanticTokensDeltaRequest = SemanticTokensDeltaRequest = {}));
+    var SemanticTokensRangeRequest;
+    (function(SemanticTokensRangeRequest2) {
+      SemanticTokensRangeRequest2.method = "textDocument/semanticTokens/range";
+      SemanticTokensRangeRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      SemanticTokensRangeRequest2.type = new messages_1.ProtocolRequestType(SemanticTokensRangeRequest2.method);
+      SemanticTokensRangeRequest2.registrationMethod = SemanticTokensRegistrationType.method;
+      SemanticTokensRangeRequest2.capabilities = messages_1.CM.create("textDocument.semanticTokens.requests.range", "semanticTokensProvider.range");
+    })(SemanticTokensRangeRequest || (exports.SemanticTokensRangeRequest = SemanticTokensRangeRequest = {}));
+    var SemanticTokensRefreshRequest;
+    (function(SemanticTokensRefreshRequest2) {
+      SemanticTokensRefreshRequest2.method = `workspace/semanticTokens/refresh`;
+      SemanticTokensRefreshRequest2.messageDirection = messages_1.MessageDirection.serverToClient;
+      SemanticTokensRefreshRequest2.type = new messages_1.ProtocolRequestType0(SemanticTokensRefreshRequest2.method);
+      SemanticTokensRefreshRequest2.capabilities = messages_1.CM.create("workspace.semanticTokens.refreshSupport", void 0);
+    })(SemanticTokensRefreshRequest || (exports.SemanticTokensRefreshRequest = SemanticTokensRefreshRequest = {}));
+  }
+});
+
+// node_modules/vscode-languageserver-protocol/lib/common/protocol.showDocument.js
+var require_protocol_showDocument = __commonJS({
+  "node_modules/vscode-languageserver-protocol/lib/common/protocol.showDocument.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.ShowDocumentRequest = void 0;
+    var messages_1 = require_messages2();
+    var ShowDocumentRequest;
+    (function(ShowDocumentRequest2) {
+      ShowDocumentRequest2.method = "window/showDocument";
+      ShowDocumentRequest2.messageDirection = messages_1.MessageDirection.serverToClient;
+      ShowDocumentRequest2.type = new messages_1.ProtocolRequestType(ShowDocumentRequest2.method);
+      ShowDocumentRequest2.capabilities = messages_1.CM.create("window.showDocument.support", void 0);
+    })(ShowDocumentRequest || (exports.ShowDocumentRequest = ShowDocumentRequest = {}));
+  }
+});
+
+// node_modules/vscode-languageserver-protocol/lib/common/protocol.linkedEditingRange.js
+var require_protocol_linkedEditingRange = __commonJS({
+  "node_modules/vscode-languageserver-protocol/lib/common/protocol.linkedEditingRange.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.LinkedEditingRangeRequest = void 0;
+    var messages_1 = require_messages2();
+    var LinkedEditingRangeRequest;
+    (function(LinkedEditingRangeRequest2) {
+      LinkedEditingRangeRequest2.method = "textDocument/linkedEditingRange";
+      LinkedEditingRangeRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      LinkedEditingRangeRequest2.type = new messages_1.ProtocolRequestType(LinkedEditingRangeRequest2.method);
+      LinkedEditingRangeRequest2.capabilities = messages_1.CM.create("textDocument.linkedEditingRange", "linkedEditingRangeProvider");
+    })(LinkedEditingRangeRequest || (exports.LinkedEditingRangeRequest = LinkedEditingRangeRequest = {}));
+  }
+});
+
+// node_modules/vscode-languageserver-protocol/lib/common/protocol.fileOperations.js
+var require_protocol_fileOperations = __commonJS({
+  "node_modules/vscode-languageserver-protocol/lib/common/protocol.fileOperations.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.WillDeleteFilesRequest = exports.DidDeleteFilesNotification = exports.DidRenameFilesNotification = exports.WillRenameFilesRequest = exports.DidCreateFilesNotification = exports.WillCreateFilesRequest = exports.FileOperationPatternKind = void 0;
+    var messages_1 = require_messages2();
+    var FileOperationPatternKind;
+    (function(FileOperationPatternKind2) {
+      FileOperationPatternKind2.file = "file";
+      FileOperationPatternKind2.folder = "folder";
+    })(FileOperationPatternKind || (exports.FileOperationPatternKind = FileOperationPatternKind = {}));
+    var WillCreateFilesRequest;
+    (function(WillCreateFilesRequest2) {
+      WillCreateFilesRequest2.method = "workspace/willCreateFiles";
+      WillCreateFilesRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      WillCreateFilesRequest2.type = new messages_1.ProtocolRequestType(WillCreateFilesRequest2.method);
+      WillCreateFilesRequest2.capabilities = messages_1.CM.create("workspace.fileOperations.willCreate", "workspace.fileOperations.willCreate");
+    })(WillCreateFilesRequest || (exports.WillCreateFilesRequest = WillCreateFilesRequest = {}));
+    var DidCreateFilesNotification;
+    (function(DidCreateFilesNotification2) {
+      DidCreateFilesNotification2.method = "workspace/didCreateFiles";
+      DidCreateFilesNotification2.messageDirection = messages_1.MessageDirection.clientToServer;
+      DidCreateFilesNotification2.type = new messages_1.ProtocolNotificationType(DidCreateFilesNotification2.method);
+      DidCreateFilesNotification2.capabilities = messages_1.CM.create("workspace.fileOperations.didCreate", "workspace.fileOperations.didCreate");
+    })(DidCreateFilesNotification || (exports.DidCreateFilesNotification = DidCreateFilesNotification = {}));
+    var WillRenameFilesRequest;
+    (function(WillRenameFilesRequest2) {
+      WillRenameFilesRequest2.method = "workspace/willRenameFiles";
+      WillRenameFilesRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      WillRenameFilesRequest2.type = new messages_1.ProtocolRequestType(WillRenameFilesRequest2.method);
+      WillRenameFilesRequest2.capabilities = messages_1.CM.create("workspace.fileOperations.willRename", "workspace.fileOperations.willRename");
+    })(WillRenameFilesRequest || (exports.WillRenameFilesRequest = WillRenameFilesRequest = {}));
+    var DidRenameFilesNotification;
+    (function(DidRenameFilesNotification2) {
+      DidRenameFilesNotification2.method = "workspace/didRenameFiles";
+      DidRenameFilesNotification2.messageDirection = messages_1.MessageDirection.clientToServer;
+      DidRenameFilesNotification2.type = new messages_1.ProtocolNotificationType(DidRenameFilesNotification2.method);
+      DidRenameFilesNotification2.capabilities = messages_1.CM.create("workspace.fileOperations.didRename", "workspace.fileOperations.didRename");
+    })(DidRenameFilesNotification || (exports.DidRenameFilesNotification = DidRenameFilesNotification = {}));
+    var DidDeleteFilesNotification;
+    (function(DidDeleteFilesNotification2) {
+      DidDeleteFilesNotification2.method = "workspace/didDeleteFiles";
+      DidDeleteFilesNotification2.messageDirection = messages_1.MessageDirection.clientToServer;
+      DidDeleteFilesNotification2.type = new messages_1.ProtocolNotificationType(DidDeleteFilesNotification2.method);
+      DidDeleteFilesNotification2.capabilities = messages_1.CM.create("workspace.fileOperations.didDelete", "workspace.fileOperations.didDelete");
+    })(DidDeleteFilesNotification || (exports.DidDeleteFilesNotification = DidDeleteFilesNotification = {}));
+    var WillDeleteFilesRequest;
+    (function(WillDeleteFilesRequest2) {
+      WillDeleteFilesRequest2.method = "workspace/willDeleteFiles";
+      WillDeleteFilesRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      WillDeleteFilesRequest2.type = new messages_1.ProtocolRequestType(WillDeleteFilesRequest2.method);
+      WillDeleteFilesRequest2.capabilities = messages_1.CM.create("workspace.fileOperations.willDelete", "workspace.fileOperations.willDelete");
+    })(WillDeleteFilesRequest || (exports.WillDeleteFilesRequest = WillDeleteFilesRequest = {}));
+  }
+});
+
+// node_modules/vscode-languageserver-protocol/lib/common/protocol.moniker.js
+var require_protocol_moniker = __commonJS({
+  "node_modules/vscode-languageserver-protocol/lib/common/protocol.moniker.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.MonikerRequest = exports.MonikerKind = exports.UniquenessLevel = void 0;
+    var messages_1 = require_messages2();
+    var UniquenessLevel;
+    (function(UniquenessLevel2) {
+      UniquenessLevel2.document = "document";
+      UniquenessLevel2.project = "project";
+      UniquenessLevel2.group = "group";
+      UniquenessLevel2.scheme = "scheme";
+      UniquenessLevel2.global = "global";
+    })(UniquenessLevel || (exports.UniquenessLevel = UniquenessLevel = {}));
+    var MonikerKind;
+    (function(MonikerKind2) {
+      MonikerKind2.$import = "import";
+      MonikerKind2.$export = "export";
+      MonikerKind2.local = "local";
+    })(MonikerKind || (exports.MonikerKind = MonikerKind = {}));
+    var MonikerRequest;
+    (function(MonikerRequest2) {
+      MonikerRequest2.method = "textDocument/moniker";
+      MonikerRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      MonikerRequest2.type = new messages_1.ProtocolRequestType(MonikerRequest2.method);
+      MonikerRequest2.capabilities = messages_1.CM.create("textDocument.moniker", "monikerProvider");
+    })(MonikerRequest || (exports.MonikerRequest = MonikerRequest = {}));
+  }
+});
+
+// node_modules/vscode-languageserver-protocol/lib/common/protocol.typeHierarchy.js
+var require_protocol_typeHierarchy = __commonJS({
+  "node_modules/vscode-languageserver-protocol/lib/common/protocol.typeHierarchy.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.TypeHierarchySubtypesRequest = exports.TypeHierarchySupertypesRequest = exports.TypeHierarchyPrepareRequest = void 0;
+    var messages_1 = require_messages2();
+    var TypeHierarchyPrepareRequest;
+    (function(TypeHierarchyPrepareRequest2) {
+      TypeHierarchyPrepareRequest2.method = "textDocument/prepareTypeHierarchy";
+      TypeHierarchyPrepareRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      TypeHierarchyPrepareRequest2.type = new messages_1.ProtocolRequestType(TypeHierarchyPrepareRequest2.method);
+      TypeHierarchyPrepareRequest2.capabilities = messages_1.CM.create("textDocument.typeHierarchy", "typeHierarchyProvider");
+    })(TypeHierarchyPrepareRequest || (exports.TypeHierarchyPrepareRequest = TypeHierarchyPrepareRequest = {}));
+    var TypeHierarchySupertypesRequest;
+    (function(TypeHierarchySupertypesRequest2) {
+      TypeHierarchySupertypesRequest2.method = "typeHierarchy/supertypes";
+      TypeHierarchySupertypesRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      TypeHierarchySupertypesRequest2.type = new messages_1.ProtocolRequestType(TypeHierarchySupertypesRequest2.method);
+    })(TypeHierarchySupertypesRequest || (exports.TypeHierarchySupertypesRequest = TypeHierarchySupertypesRequest = {}));
+    var TypeHierarchySubtypesRequest;
+    (function(TypeHierarchySubtypesRequest2) {
+      TypeHierarchySubtypesRequest2.method = "typeHierarchy/subtypes";
+      TypeHierarchySubtypesRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      TypeHierarchySubtypesRequest2.type = new messages_1.ProtocolRequestType(TypeHierarchySubtypesRequest2.method);
+    })(TypeHierarchySubtypesRequest || (exports.TypeHierarchySubtypesRequest = TypeHierarchySubtypesRequest = {}));
+  }
+});
+
+// node_modules/vscode-languageserver-protocol/lib/common/protocol.inlineValue.js
+var require_protocol_inlineValue = __commonJS({
+  "node_modules/vscode-languageserver-protocol/lib/common/protocol.inlineValue.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.InlineValueRefreshRequest = exports.InlineValueRequest = void 0;
+    var messages_1 = require_messages2();
+    var InlineValueRequest;
+    (function(InlineValueRequest2) {
+      InlineValueRequest2.method = "textDocument/inlineValue";
+      InlineValueRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      InlineValueRequest2.type = new messages_1.ProtocolRequestType(InlineValueRequest2.method);
+      InlineValueRequest2.capabilities = messages_1.CM.create("textDocument.inlineValue", "inlineValueProvider");
+    })(InlineValueRequest || (exports.InlineValueRequest = InlineValueRequest = {}));
+    var InlineValueRefreshRequest;
+    (function(InlineValueRefreshRequest2) {
+      InlineValueRefreshRequest2.method = `workspace/inlineValue/refresh`;
+      InlineValueRefreshRequest2.messageDirection = messages_1.MessageDirection.serverToClient;
+      InlineValueRefreshRequest2.type = new messages_1.ProtocolRequestType0(InlineValueRefreshRequest2.method);
+      InlineValueRefreshRequest2.capabilities = messages_1.CM.create("workspace.inlineValue.refreshSupport", void 0);
+    })(InlineValueRefreshRequest || (exports.InlineValueRefreshRequest = InlineValueRefreshRequest = {}));
+  }
+});
+
+// node_modules/vscode-languageserver-protocol/lib/common/protocol.inlayHint.js
+var require_protocol_inlayHint = __commonJS({
+  "node_modules/vscode-languageserver-protocol/lib/common/protocol.inlayHint.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.InlayHintRefreshRequest = exports.InlayHintResolveRequest = exports.InlayHintRequest = void 0;
+    var messages_1 = require_messages2();
+    var InlayHintRequest;
+    (function(InlayHintRequest2) {
+      InlayHintRequest2.method = "textDocument/inlayHint";
+      InlayHintRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      InlayHintRequest2.type = new messages_1.ProtocolRequestType(InlayHintRequest2.method);
+      InlayHintRequest2.capabilities = messages_1.CM.create("textDocument.inlayHint", "inlayHintProvider");
+    })(InlayHintRequest || (exports.InlayHintRequest = InlayHintRequest = {}));
+    var InlayHintResolveRequest;
+    (function(InlayHintResolveRequest2) {
+      InlayHintResolveRequest2.method = "inlayHint/resolve";
+      InlayHintResolveRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      InlayHintResolveRequest2.type = new messages_1.ProtocolRequestType(InlayHintResolveRequest2.method);
+      InlayHintResolveRequest2.capabilities = messages_1.CM.create("textDocument.inlayHint.resolveSupport", "inlayHintProvider.resolveProvider");
+    })(InlayHintResolveRequest || (exports.InlayHintResolveRequest = InlayHintResolveRequest = {}));
+    var InlayHintRefreshRequest;
+    (function(InlayHintRefreshRequest2) {
+      InlayHintRefreshRequest2.method = `workspace/inlayHint/refresh`;
+      InlayHintRefreshRequest2.messageDirection = messages_1.MessageDirection.serverToClient;
+      InlayHintRefreshRequest2.type = new messages_1.ProtocolRequestType0(InlayHintRefreshRequest2.method);
+      InlayHintRefreshRequest2.capabilities = messages_1.CM.create("workspace.inlayHint.refreshSupport", void 0);
+    })(InlayHintRefreshRequest || (exports.InlayHintRefreshRequest = InlayHintRefreshRequest = {}));
+  }
+});
+
+// node_modules/vscode-languageserver-protocol/lib/common/protocol.diagnostic.js
+var require_protocol_diagnostic = __commonJS({
+  "node_modules/vscode-languageserver-protocol/lib/common/protocol.diagnostic.js"(exports) {
+    "use strict";
+    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o, m, k, k2) {
+      if (k2 === void 0) k2 = k;
+      var desc = Object.getOwnPropertyDescriptor(m, k);
+      if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
+        desc = { enumerable: true, get: function() {
+          return m[k];
+        } };
+      }
+      Object.defineProperty(o, k2, desc);
+    }) : (function(o, m, k, k2) {
+      if (k2 === void 0) k2 = k;
+      o[k2] = m[k];
+    }));
+    var __setModuleDefault = exports && exports.__setModuleDefault || (Object.create ? (function(o, v) {
+      Object.defineProperty(o, "default", { enumerable: true, value: v });
+    }) : function(o, v) {
+      o["default"] = v;
+    });
+    var __importStar = exports && exports.__importStar || /* @__PURE__ */ (function() {
+      var ownKeys = function(o) {
+        ownKeys = Object.getOwnPropertyNames || function(o2) {
+          var ar = [];
+          for (var k in o2) if (Object.prototype.hasOwnProperty.call(o2, k)) ar[ar.length] = k;
+          return ar;
+        };
+        return ownKeys(o);
+      };
+      return function(mod) {
+        if (mod && mod.__esModule) return mod;
+        var result = {};
+        if (mod != null) {
+          for (var k = ownKeys(mod), i = 0; i < k.length; i++) if (k[i] !== "default") __createBinding(result, mod, k[i]);
+        }
+        __setModuleDefault(result, mod);
+        return result;
+      };
+    })();
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.DiagnosticRefreshRequest = exports.WorkspaceDiagnosticRequest = exports.DocumentDiagnosticRequest = exports.DocumentDiagnosticReportKind = exports.DiagnosticServerCancellationData = void 0;
+    var vscode_jsonrpc_1 = require_api2();
+    var Is2 = __importStar(require_is2());
+    var messages_1 = require_messages2();
+    var DiagnosticServerCancellationData;
+    (function(DiagnosticServerCancellationData2) {
+      function is(value) {
+        const candidate = value;
+        return candidate && Is2.boolean(candidate.retriggerRequest);
+      }
+      DiagnosticServerCancellationData2.is = is;
+    })(DiagnosticServerCancellationData || (exports.DiagnosticServerCancellationData = DiagnosticServerCancellationData = {}));
+    var DocumentDiagnosticReportKind;
+    (function(DocumentDiagnosticReportKind2) {
+      DocumentDiagnosticReportKind2.Full = "full";
+      DocumentDiagnosticReportKind2.Unchanged = "unchanged";
+    })(DocumentDiagnosticReportKind || (exports.DocumentDiagnosticReportKind = DocumentDiagnosticReportKind = {}));
+    var DocumentDiagnosticRequest;
+    (function(DocumentDiagnosticRequest2) {
+      DocumentDiagnosticRequest2.method = "textDocument/diagnostic";
+      DocumentDiagnosticRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      DocumentDiagnosticRequest2.type = new messages_1.ProtocolRequestType(DocumentDiagnosticRequest2.method);
+      DocumentDiagnosticRequest2.partialResult = new vscode_jsonrpc_1.ProgressType();
+      DocumentDiagnosticRequest2.capabilities = messages_1.CM.create("textDocument.diagnostic", "diagnosticProvider");
+    })(DocumentDiagnosticRequest || (exports.DocumentDiagnosticRequest = DocumentDiagnosticRequest = {}));
+    var WorkspaceDiagnosticRequest;
+    (function(WorkspaceDiagnosticRequest2) {
+      WorkspaceDiagnosticRequest2.method = "workspace/diagnostic";
+      WorkspaceDiagnosticRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      WorkspaceDiagnosticRequest2.type = new messages_1.ProtocolRequestType(WorkspaceDiagnosticRequest2.method);
+      WorkspaceDiagnosticRequest2.partialResult = new vscode_jsonrpc_1.ProgressType();
+      WorkspaceDiagnosticRequest2.capabilities = messages_1.CM.create("workspace.diagnostics", "diagnosticProvider.workspaceDiagnostics");
+    })(WorkspaceDiagnosticRequest || (exports.WorkspaceDiagnosticRequest = WorkspaceDiagnosticRequest = {}));
+    var DiagnosticRefreshRequest;
+    (function(DiagnosticRefreshRequest2) {
+      DiagnosticRefreshRequest2.method = `workspace/diagnostic/refresh`;
+      DiagnosticRefreshRequest2.messageDirection = messages_1.MessageDirection.serverToClient;
+      DiagnosticRefreshRequest2.type = new messages_1.ProtocolRequestType0(DiagnosticRefreshRequest2.method);
+      DiagnosticRefreshRequest2.capabilities = messages_1.CM.create("workspace.diagnostics.refreshSupport", void 0);
+    })(DiagnosticRefreshRequest || (exports.DiagnosticRefreshRequest = DiagnosticRefreshRequest = {}));
+  }
+});
+
+// node_modules/vscode-languageserver-protocol/lib/common/protocol.notebook.js
+var require_protocol_notebook = __commonJS({
+  "node_modules/vscode-languageserver-protocol/lib/common/protocol.notebook.js"(exports) {
+    "use strict";
+    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o, m, k, k2) {
+      if (k2 === void 0) k2 = k;
+      var desc = Object.getOwnPropertyDescriptor(m, k);
+      if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
+        desc = { enumerable: true, get: function() {
+          return m[k];
+        } };
+      }
+      Object.defineProperty(o, k2, desc);
+    }) : (function(o, m, k, k2) {
+      if (k2 === void 0) k2 = k;
+      o[k2] = m[k];
+    }));
+    var __setModuleDefault = exports && exports.__setModuleDefault || (Object.create ? (function(o, v) {
+      Object.defineProperty(o, "default", { enumerable: true, value: v });
+    }) : function(o, v) {
+      o["default"] = v;
+    });
+    var __importStar = exports && exports.__importStar || /* @__PURE__ */ (function() {
+      var ownKeys = function(o) {
+        ownKeys = Object.getOwnPropertyNames || function(o2) {
+          var ar = [];
+          for (var k in o2) if (Object.prototype.hasOwnProperty.call(o2, k)) ar[ar.length] = k;
+          return ar;
+        };
+        return ownKeys(o);
+      };
+      return function(mod) {
+        if (mod && mod.__esModule) return mod;
+        var result = {};
+        if (mod != null) {
+          for (var k = ownKeys(mod), i = 0; i < k.length; i++) if (k[i] !== "default") __createBinding(result, mod, k[i]);
+        }
+        __setModuleDefault(result, mod);
+        return result;
+      };
+    })();
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.DidCloseNotebookDocumentNotification = exports.DidSaveNotebookDocumentNotification = exports.DidChangeNotebookDocumentNotification = exports.NotebookCellArrayChange = exports.DidOpenNotebookDocumentNotification = exports.NotebookDocumentSyncRegistrationType = exports.NotebookDocument = exports.NotebookCell = exports.ExecutionSummary = exports.NotebookCellKind = void 0;
+    var vscode_languageserver_types_1 = (init_main(), __toCommonJS(main_exports));
+    var Is2 = __importStar(require_is2());
+    var messages_1 = require_messages2();
+    var NotebookCellKind;
+    (function(NotebookCellKind2) {
+      NotebookCellKind2.Markup = 1;
+      NotebookCellKind2.Code = 2;
+      function is(value) {
+        return value === 1 || value === 2;
+      }
+      NotebookCellKind2.is = is;
+    })(NotebookCellKind || (exports.NotebookCellKind = NotebookCellKind = {}));
+    var ExecutionSummary;
+    (function(ExecutionSummary2) {
+      function create(executionOrder, success2) {
+        const result = { executionOrder };
+        if (success2 === true || success2 === false) {
+          result.success = success2;
+        }
+        return result;
+      }
+      ExecutionSummary2.create = create;
+      function is(value) {
+        const candidate = value;
+        return Is2.objectLiteral(candidate) && vscode_languageserver_types_1.uinteger.is(candidate.executionOrder) && (candidate.success === void 0 || Is2.boolean(candidate.success));
+      }
+      ExecutionSummary2.is = is;
+      function equals(one, other) {
+        if (one === other) {
+          return true;
+        }
+        if (one === null || one === void 0 || other === null || other === void 0) {
+          return false;
+        }
+        return one.executionOrder === other.executionOrder && one.success === other.success;
+      }
+      ExecutionSummary2.equals = equals;
+    })(ExecutionSummary || (exports.ExecutionSummary = ExecutionSummary = {}));
+    var NotebookCell;
+    (function(NotebookCell2) {
+      function create(kind, document) {
+        return { kind, document };
+      }
+      NotebookCell2.create = create;
+      function is(value) {
+        const candidate = value;
+        return Is2.objectLiteral(candidate) && NotebookCellKind.is(candidate.kind) && vscode_languageserver_types_1.DocumentUri.is(candidate.document) && (candidate.metadata === void 0 || Is2.objectLiteral(candidate.metadata));
+      }
+      NotebookCell2.is = is;
+      function diff(one, two) {
+        const result = /* @__PURE__ */ new Set();
+        if (one.document !== two.document) {
+          result.add("document");
+        }
+        if (one.kind !== two.kind) {
+          result.add("kind");
+        }
+        if (one.executionSummary !== two.executionSummary) {
+          result.add("executionSummary");
+        }
+        if ((one.metadata !== void 0 || two.metadata !== void 0) && !equalsMetadata(one.metadata, two.metadata)) {
+          result.add("metadata");
+        }
+        if ((one.executionSummary !== void 0 || two.executionSummary !== void 0) && !ExecutionSummary.equals(one.executionSummary, two.executionSummary)) {
+          result.add("executionSummary");
+        }
+        return result;
+      }
+      NotebookCell2.diff = diff;
+      function equalsMetadata(one, other) {
+        if (one === other) {
+          return true;
+        }
+        if (one === null || one === void 0 || other === null || other === void 0) {
+          return false;
+        }
+        if (typeof one !== typeof other) {
+          return false;
+        }
+        if (typeof one !== "object") {
+          return false;
+        }
+        const oneArray = Array.isArray(one);
+        const otherArray = Array.isArray(other);
+        if (oneArray !== otherArray) {
+          return false;
+        }
+        if (oneArray && otherArray) {
+          if (one.length !== other.length) {
+            return false;
+          }
+          for (let i = 0; i < one.length; i++) {
+            if (!equalsMetadata(one[i], other[i])) {
+              return false;
+            }
+          }
+        }
+        if (Is2.objectLiteral(one) && Is2.objectLiteral(other)) {
+          const oneKeys = Object.keys(one);
+          const otherKeys = Object.keys(other);
+          if (oneKeys.length !== otherKeys.length) {
+            return false;
+          }
+          oneKeys.sort();
+          otherKeys.sort();
+          if (!equalsMetadata(oneKeys, otherKeys)) {
+            return false;
+          }
+          for (let i = 0; i < oneKeys.length; i++) {
+            const prop = oneKeys[i];
+            if (!equalsMetadata(one[prop], other[prop])) {
+              return false;
+            }
+          }
+        }
+        return true;
+      }
+    })(NotebookCell || (exports.NotebookCell = NotebookCell = {}));
+    var NotebookDocument;
+    (function(NotebookDocument2) {
+      function create(uri, notebookType, version2, cells) {
+        return { uri, notebookType, version: version2, cells };
+      }
+      NotebookDocument2.create = create;
+      function is(value) {
+        const candidate = value;
+        return Is2.objectLiteral(candidate) && Is2.string(candidate.uri) && vscode_languageserver_types_1.integer.is(candidate.version) && Is2.typedArray(candidate.cells, NotebookCell.is);
+      }
+      NotebookDocument2.is = is;
+    })(NotebookDocument || (exports.NotebookDocument = NotebookDocument = {}));
+    var NotebookDocumentSyncRegistrationType;
+    (function(NotebookDocumentSyncRegistrationType2) {
+      NotebookDocumentSyncRegistrationType2.method = "notebookDocument/sync";
+      NotebookDocumentSyncRegistrationType2.messageDirection = messages_1.MessageDirection.clientToServer;
+      NotebookDocumentSyncRegistrationType2.type = new messages_1.RegistrationType(NotebookDocumentSyncRegistrationType2.method);
+    })(NotebookDocumentSyncRegistrationType || (exports.NotebookDocumentSyncRegistrationType = NotebookDocumentSyncRegistrationType = {}));
+    var DidOpenNotebookDocumentNotification;
+    (function(DidOpenNotebookDocumentNotification2) {
+      DidOpenNotebookDocumentNotification2.method = "notebookDocument/didOpen";
+      DidOpenNotebookDocumentNotification2.messageDirection = messages_1.MessageDirection.clientToServer;
+      DidOpenNotebookDocumentNotification2.type = new messages_1.ProtocolNotificationType(DidOpenNotebookDocumentNotification2.method);
+      DidOpenNotebookDocumentNotification2.registrationMethod = NotebookDocumentSyncRegistrationType.method;
+    })(DidOpenNotebookDocumentNotification || (exports.DidOpenNotebookDocumentNotification = DidOpenNotebookDocumentNotification = {}));
+    var NotebookCellArrayChange;
+    (function(NotebookCellArrayChange2) {
+      function is(value) {
+        const candidate = value;
+        return Is2.objectLiteral(candidate) && vscode_languageserver_types_1.uinteger.is(candidate.start) && vscode_languageserver_types_1.uinteger.is(candidate.deleteCount) && (candidate.cells === void 0 || Is2.typedArray(candidate.cells, NotebookCell.is));
+      }
+      NotebookCellArrayChange2.is = is;
+      function create(start, deleteCount, cells) {
+        const result = { start, deleteCount };
+        if (cells !== void 0) {
+          result.cells = cells;
+        }
+        return result;
+      }
+      NotebookCellArrayChange2.create = create;
+    })(NotebookCellArrayChange || (exports.NotebookCellArrayChange = NotebookCellArrayChange = {}));
+    var DidChangeNotebookDocumentNotification;
+    (function(DidChangeNotebookDocumentNotification2) {
+      DidChangeNotebookDocumentNotification2.method = "notebookDocument/didChange";
+      DidChangeNotebookDocumentNotification2.messageDirection = messages_1.MessageDirection.clientToServer;
+      DidChangeNotebookDocumentNotification2.type = new messages_1.ProtocolNotificationType(DidChangeNotebookDocumentNotification2.method);
+      DidChangeNotebookDocumentNotification2.registrationMethod = NotebookDocumentSyncRegistrationType.method;
+    })(DidChangeNotebookDocumentNotification || (exports.DidChangeNotebookDocumentNotification = DidChangeNotebookDocumentNotification = {}));
+    var DidSaveNotebookDocumentNotification;
+    (function(DidSaveNotebookDocumentNotification2) {
+      DidSaveNotebookDocumentNotification2.method = "notebookDocument/didSave";
+      DidSaveNotebookDocumentNotification2.messageDirection = messages_1.MessageDirection.clientToServer;
+      DidSaveNotebookDocumentNotification2.type = new messages_1.ProtocolNotificationType(DidSaveNotebookDocumentNotification2.method);
+      DidSaveNotebookDocumentNotification2.registrationMethod = NotebookDocumentSyncRegistrationType.method;
+    })(DidSaveNotebookDocumentNotification || (exports.DidSaveNotebookDocumentNotification = DidSaveNotebookDocumentNotification = {}));
+    var DidCloseNotebookDocumentNotification;
+    (function(DidCloseNotebookDocumentNotification2) {
+      DidCloseNotebookDocumentNotification2.method = "notebookDocument/didClose";
+      DidCloseNotebookDocumentNotification2.messageDirection = messages_1.MessageDirection.clientToServer;
+      DidCloseNotebookDocumentNotification2.type = new messages_1.ProtocolNotificationType(DidCloseNotebookDocumentNotification2.method);
+      DidCloseNotebookDocumentNotification2.registrationMethod = NotebookDocumentSyncRegistrationType.method;
+    })(DidCloseNotebookDocumentNotification || (exports.DidCloseNotebookDocumentNotification = DidCloseNotebookDocumentNotification = {}));
+  }
+});
+
+// node_modules/vscode-languageserver-protocol/lib/common/protocol.inlineCompletion.js
+var require_protocol_inlineCompletion = __commonJS({
+  "node_modules/vscode-languageserver-protocol/lib/common/protocol.inlineCompletion.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.InlineCompletionRequest = void 0;
+    var messages_1 = require_messages2();
+    var InlineCompletionRequest;
+    (function(InlineCompletionRequest2) {
+      InlineCompletionRequest2.method = "textDocument/inlineCompletion";
+      InlineCompletionRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      InlineCompletionRequest2.type = new messages_1.ProtocolRequestType(InlineCompletionRequest2.method);
+      InlineCompletionRequest2.capabilities = messages_1.CM.create("textDocument.inlineCompletion", "inlineCompletionProvider");
+    })(InlineCompletionRequest || (exports.InlineCompletionRequest = InlineCompletionRequest = {}));
+  }
+});
+
+// node_modules/vscode-languageserver-protocol/lib/common/protocol.textDocumentContent.js
+var require_protocol_textDocumentContent = __commonJS({
+  "node_modules/vscode-languageserver-protocol/lib/common/protocol.textDocumentContent.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.TextDocumentContentRefreshRequest = exports.TextDocumentContentRequest = void 0;
+    var messages_1 = require_messages2();
+    var TextDocumentContentRequest;
+    (function(TextDocumentContentRequest2) {
+      TextDocumentContentRequest2.method = "workspace/textDocumentContent";
+      TextDocumentContentRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      TextDocumentContentRequest2.type = new messages_1.ProtocolRequestType(TextDocumentContentRequest2.method);
+      TextDocumentContentRequest2.capabilities = messages_1.CM.create("workspace.textDocumentContent", "workspace.textDocumentContent");
+    })(TextDocumentContentRequest || (exports.TextDocumentContentRequest = TextDocumentContentRequest = {}));
+    var TextDocumentContentRefreshRequest;
+    (function(TextDocumentContentRefreshRequest2) {
+      TextDocumentContentRefreshRequest2.method = `workspace/textDocumentContent/refresh`;
+      TextDocumentContentRefreshRequest2.messageDirection = messages_1.MessageDirection.serverToClient;
+      TextDocumentContentRefreshRequest2.type = new messages_1.ProtocolRequestType(TextDocumentContentRefreshRequest2.method);
+    })(TextDocumentContentRefreshRequest || (exports.TextDocumentContentRefreshRequest = TextDocumentContentRefreshRequest = {}));
+  }
+});
+
+// node_modules/vscode-languageserver-protocol/lib/common/protocol.js
+var require_protocol = __commonJS({
+  "node_modules/vscode-languageserver-protocol/lib/common/protocol.js"(exports) {
+    "use strict";
+    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o, m, k, k2) {
+      if (k2 === void 0) k2 = k;
+      var desc = Object.getOwnPropertyDescriptor(m, k);
+      if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
+        desc = { enumerable: true, get: function() {
+          return m[k];
+        } };
+      }
+      Object.defineProperty(o, k2, desc);
+    }) : (function(o, m, k, k2) {
+      if (k2 === void 0) k2 = k;
+      o[k2] = m[k];
+    }));
+    var __setModuleDefault = exports && exports.__setModuleDefault || (Object.create ? (function(o, v) {
+      Object.defineProperty(o, "default", { enumerable: true, value: v });
+    }) : function(o, v) {
+      o["default"] = v;
+    });
+    var __importStar = exports && exports.__importStar || /* @__PURE__ */ (function() {
+      var ownKeys = function(o) {
+        ownKeys = Object.getOwnPropertyNames || function(o2) {
+          var ar = [];
+          for (var k in o2) if (Object.prototype.hasOwnProperty.call(o2, k)) ar[ar.length] = k;
+          return ar;
+        };
+        return ownKeys(o);
+      };
+      return function(mod) {
+        if (mod && mod.__esModule) return mod;
+        var result = {};
+        if (mod != null) {
+          for (var k = ownKeys(mod), i = 0; i < k.length; i++) if (k[i] !== "default") __createBinding(result, mod, k[i]);
+        }
+        __setModuleDefault(result, mod);
+        return result;
+      };
+    })();
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.CodeActionRequest = exports.DocumentSymbolRequest = exports.DocumentHighlightRequest = exports.ReferencesRequest = exports.DefinitionRequest = exports.SignatureHelpRequest = exports.SignatureHelpTriggerKind = exports.HoverRequest = exports.CompletionResolveRequest = exports.CompletionRequest = exports.CompletionTriggerKind = exports.PublishDiagnosticsNotification = exports.WatchKind = exports.GlobPattern = exports.RelativePattern = exports.FileChangeType = exports.DidChangeWatchedFilesNotification = exports.WillSaveTextDocumentWaitUntilRequest = exports.WillSaveTextDocumentNotification = exports.TextDocumentSaveReason = exports.DidSaveTextDocumentNotification = exports.DidCloseTextDocumentNotification = exports.DidChangeTextDocumentNotification = exports.TextDocumentContentChangeEvent = exports.DidOpenTextDocumentNotification = exports.TextDocumentSyncKind = exports.TelemetryEventNotification = exports.LogMessageNotification = exports.ShowMessageRequest = exports.ShowMessageNotification = exports.MessageType = exports.DidChangeConfigurationNotification = exports.ExitNotification = exports.ShutdownRequest = exports.InitializedNotification = exports.InitializeErrorCodes = exports.InitializeRequest = exports.WorkDoneProgressOptions = exports.TextDocumentRegistrationOptions = exports.StaticRegistrationOptions = exports.PositionEncodingKind = exports.RegularExpressionEngineKind = exports.FailureHandlingKind = exports.ResourceOperationKind = exports.UnregistrationRequest = exports.RegistrationRequest = exports.DocumentSelector = exports.NotebookCellTextDocumentFilter = exports.NotebookDocumentFilter = exports.TextDocumentFilter = void 0;
+    exports.UniquenessLevel = exports.WillDeleteFilesRequest = exports.DidDeleteFilesNotification = exports.WillRenameFilesRequest = exports.DidRenameFilesNotification = exports.WillCreateFilesRequest = exports.DidCreateFilesNotification = exports.FileOperationPatternKind = exports.LinkedEditingRangeRequest = exports.ShowDocumentRequest = exports.SemanticTokensRegistrationType = exports.SemanticTokensRefreshRequest = exports.SemanticTokensRangeRequest = exports.SemanticTokensDeltaRequest = exports.SemanticTokensRequest = exports.TokenFormat = exports.CallHierarchyPrepareRequest = exports.CallHierarchyOutgoingCallsRequest = exports.CallHierarchyIncomingCallsRequest = exports.WorkDoneProgressCancelNotification = exports.WorkDoneProgressCreateRequest = exports.WorkDoneProgress = exports.SelectionRangeRequest = exports.DeclarationRequest = exports.FoldingRangeRefreshRequest = exports.FoldingRangeRequest = exports.ColorPresentationRequest = exports.DocumentColorRequest = exports.ConfigurationRequest = exports.DidChangeWorkspaceFoldersNotification = exports.WorkspaceFoldersRequest = exports.TypeDefinitionRequest = exports.ImplementationRequest = exports.ApplyWorkspaceEditRequest = exports.ExecuteCommandRequest = exports.PrepareRenameRequest = exports.RenameRequest = exports.PrepareSupportDefaultBehavior = exports.DocumentOnTypeFormattingRequest = exports.DocumentRangesFormattingRequest = exports.DocumentRangeFormattingRequest = exports.DocumentFormattingRequest = exports.DocumentLinkResolveRequest = exports.DocumentLinkRequest = exports.CodeLensRefreshRequest = exports.CodeLensResolveRequest = exports.CodeLensRequest = exports.WorkspaceSymbolResolveRequest = exports.WorkspaceSymbolRequest = exports.CodeActionResolveRequest = void 0;
+    exports.TextDocumentContentRefreshRequest = exports.TextDocumentContentRequest = exports.InlineCompletionRequest = exports.DidCloseNotebookDocumentNotification = exports.DidSaveNotebookDocumentNotification = exports.DidChangeNotebookDocumentNotification = exports.NotebookCellArrayChange = exports.DidOpenNotebookDocumentNotification = exports.NotebookDocumentSyncRegistrationType = exports.NotebookDocument = exports.NotebookCell = exports.ExecutionSummary = exports.NotebookCellKind = exports.DiagnosticRefreshRequest = exports.WorkspaceDiagnosticRequest = exports.DocumentDiagnosticRequest = exports.DocumentDiagnosticReportKind = exports.DiagnosticServerCancellationData = exports.InlayHintRefreshRequest = exports.InlayHintResolveRequest = exports.InlayHintRequest = exports.InlineValueRefreshRequest = exports.InlineValueRequest = exports.TypeHierarchySupertypesRequest = exports.TypeHierarchySubtypesRequest = exports.TypeHierarchyPrepareRequest = exports.MonikerRequest = exports.MonikerKind = void 0;
+    var messages_1 = require_messages2();
+    var vscode_languageserver_types_1 = (init_main(), __toCommonJS(main_exports));
+    var Is2 = __importStar(require_is2());
+    var protocol_implementation_1 = require_protocol_implementation();
+    Object.defineProperty(exports, "ImplementationRequest", { enumerable: true, get: function() {
+      return protocol_implementation_1.ImplementationRequest;
+    } });
+    var protocol_typeDefinition_1 = require_protocol_typeDefinition();
+    Object.defineProperty(exports, "TypeDefinitionRequest", { enumerable: true, get: function() {
+      return protocol_typeDefinition_1.TypeDefinitionRequest;
+    } });
+    var protocol_workspaceFolder_1 = require_protocol_workspaceFolder();
+    Object.defineProperty(exports, "WorkspaceFoldersRequest", { enumerable: true, get: function() {
+      return protocol_workspaceFolder_1.WorkspaceFoldersRequest;
+    } });
+    Object.defineProperty(exports, "DidChangeWorkspaceFoldersNotification", { enumerable: true, get: function() {
+      return protocol_workspaceFolder_1.DidChangeWorkspaceFoldersNotification;
+    } });
+    var protocol_configuration_1 = require_protocol_configuration();
+    Object.defineProperty(exports, "ConfigurationRequest", { enumerable: true, get: function() {
+      return protocol_configuration_1.ConfigurationRequest;
+    } });
+    var protocol_colorProvider_1 = require_protocol_colorProvider();
+    Object.defineProperty(exports, "DocumentColorRequest", { enumerable: true, get: function() {
+      return protocol_colorProvider_1.DocumentColorRequest;
+    } });
+    Object.defineProperty(exports, "ColorPresentationRequest", { enumerable: true, get: function() {
+      return protocol_colorProvider_1.ColorPresentationRequest;
+    } });
+    var protocol_foldingRange_1 = require_protocol_foldingRange();
+    Object.defineProperty(exports, "FoldingRangeRequest", { enumerable: true, get: function() {
+      return protocol_foldingRange_1.FoldingRangeRequest;
+    } });
+    Object.defineProperty(exports, "FoldingRangeRefreshRequest", { enumerable: true, get: function() {
+      return protocol_foldingRange_1.FoldingRangeRefreshRequest;
+    } });
+    var protocol_declaration_1 = require_protocol_declaration();
+    Object.defineProperty(exports, "DeclarationRequest", { enumerable: true, get: function() {
+      return protocol_declaration_1.DeclarationRequest;
+    } });
+    var protocol_selectionRange_1 = require_protocol_selectionRange();
+    Object.defineProperty(exports, "SelectionRangeRequest", { enumerable: true, get: function() {
+      return protocol_selectionRange_1.SelectionRangeRequest;
+    } });
+    var protocol_progress_1 = require_protocol_progress();
+    Object.defineProperty(exports, "WorkDoneProgress", { enumerable: true, get: function() {
+      return protocol_progress_1.WorkDoneProgress;
+    } });
+    Object.defineProperty(exports, "WorkDoneProgressCreateRequest", { enumerable: true, get: function() {
+      return protocol_progress_1.WorkDoneProgressCreateRequest;
+    } });
+    Object.defineProperty(exports, "WorkDoneProgressCancelNotification", { enumerable: true, get: function() {
+      return protocol_progress_1.WorkDoneProgressCancelNotification;
+    } });
+    var protocol_callHierarchy_1 = require_protocol_callHierarchy();
+    Object.defineProperty(exports, "CallHierarchyIncomingCallsRequest", { enumerable: true, get: function() {
+      return protocol_callHierarchy_1.CallHierarchyIncomingCallsRequest;
+    } });
+    Object.defineProperty(exports, "CallHierarchyOutgoingCallsRequest", { enumerable: true, get: function() {
+      return protocol_callHierarchy_1.CallHierarchyOutgoingCallsRequest;
+    } });
+    Object.defineProperty(exports, "CallHierarchyPrepareRequest", { enumerable: true, get: function() {
+      return protocol_callHierarchy_1.CallHierarchyPrepareRequest;
+    } });
+    var protocol_semanticTokens_1 = require_protocol_semanticTokens();
+    Object.defineProperty(exports, "TokenFormat", { enumerable: true, get: function() {
+      return protocol_semanticTokens_1.TokenFormat;
+    } });
+    Object.defineProperty(exports, "SemanticTokensRequest", { enumerable: true, get: function() {
+      return protocol_semanticTokens_1.SemanticTokensRequest;
+    } });
+    Object.defineProperty(exports, "SemanticTokensDeltaRequest", { enumerable: true, get: function() {
+      return protocol_semanticTokens_1.SemanticTokensDeltaRequest;
+    } });
+    Object.defineProperty(exports, "SemanticTokensRangeRequest", { enumerable: true, get: function() {
+      return protocol_semanticTokens_1.SemanticTokensRangeRequest;
+    } });
+    Object.defineProperty(exports, "SemanticTokensRefreshRequest", { enumerable: true, get: function() {
+      return protocol_semanticTokens_1.SemanticTokensRefreshRequest;
+    } });
+    Object.defineProperty(exports, "SemanticTokensRegistrationType", { enumerable: true, get: function() {
+      return protocol_semanticTokens_1.SemanticTokensRegistrationType;
+    } });
+    var protocol_showDocument_1 = require_protocol_showDocument();
+    Object.defineProperty(exports, "ShowDocumentRequest", { enumerable: true, get: function() {
+      return protocol_showDocument_1.ShowDocumentRequest;
+    } });
+    var protocol_linkedEditingRange_1 = require_protocol_linkedEditingRange();
+    Object.defineProperty(exports, "LinkedEditingRangeRequest", { enumerable: true, get: function() {
+      return protocol_linkedEditingRange_1.LinkedEditingRangeRequest;
+    } });
+    var protocol_fileOperations_1 = require_protocol_fileOperations();
+    Object.defineProperty(exports, "FileOperationPatternKind", { enumerable: true, get: function() {
+      return protocol_fileOperations_1.FileOperationPatternKind;
+    } });
+    Object.defineProperty(exports, "DidCreateFilesNotification", { enumerable: true, get: function() {
+      return protocol_fileOperations_1.DidCreateFilesNotification;
+    } });
+    Object.defineProperty(exports, "WillCreateFilesRequest", { enumerable: true, get: function() {
+      return protocol_fileOperations_1.WillCreateFilesRequest;
+    } });
+    Object.defineProperty(exports, "DidRenameFilesNotification", { enumerable: true, get: function() {
+      return protocol_fileOperations_1.DidRenameFilesNotification;
+    } });
+    Object.defineProperty(exports, "WillRenameFilesRequest", { enumerable: true, get: function() {
+      return protocol_fileOperations_1.WillRenameFilesRequest;
+    } });
+    Object.defineProperty(exports, "DidDeleteFilesNotification", { enumerable: true, get: function() {
+      return protocol_fileOperations_1.DidDeleteFilesNotification;
+    } });
+    Object.defineProperty(exports, "WillDeleteFilesRequest", { enumerable: true, get: function() {
+      return protocol_fileOperations_1.WillDeleteFilesRequest;
+    } });
+    var protocol_moniker_1 = require_protocol_moniker();
+    Object.defineProperty(exports, "UniquenessLevel", { enumerable: true, get: function() {
+      return protocol_moniker_1.UniquenessLevel;
+    } });
+    Object.defineProperty(exports, "MonikerKind", { enumerable: true, get: function() {
+      return protocol_moniker_1.MonikerKind;
+    } });
+    Object.defineProperty(exports, "MonikerRequest", { enumerable: true, get: function() {
+      return protocol_moniker_1.MonikerRequest;
+    } });
+    var protocol_typeHierarchy_1 = require_protocol_typeHierarchy();
+    Object.defineProperty(exports, "TypeHierarchyPrepareRequest", { enumerable: true, get: function() {
+      return protocol_typeHierarchy_1.TypeHierarchyPrepareRequest;
+    } });
+    Object.defineProperty(exports, "TypeHierarchySubtypesRequest", { enumerable: true, get: function() {
+      return protocol_typeHierarchy_1.TypeHierarchySubtypesRequest;
+    } });
+    Object.defineProperty(exports, "TypeHierarchySupertypesRequest", { enumerable: true, get: function() {
+      return protocol_typeHierarchy_1.TypeHierarchySupertypesRequest;
+    } });
+    var protocol_inlineValue_1 = require_protocol_inlineValue();
+    Object.defineProperty(exports, "InlineValueRequest", { enumerable: true, get: function() {
+      return protocol_inlineValue_1.InlineValueRequest;
+    } });
+    Object.defineProperty(exports, "InlineValueRefreshRequest", { enumerable: true, get: function() {
+      return protocol_inlineValue_1.InlineValueRefreshRequest;
+    } });
+    var protocol_inlayHint_1 = require_protocol_inlayHint();
+    Object.defineProperty(exports, "InlayHintRequest", { enumerable: true, get: function() {
+      return protocol_inlayHint_1.InlayHintRequest;
+    } });
+    Object.defineProperty(exports, "InlayHintResolveRequest", { enumerable: true, get: function() {
+      return protocol_inlayHint_1.InlayHintResolveRequest;
+    } });
+    Object.defineProperty(exports, "InlayHintRefreshRequest", { enumerable: true, get: function() {
+      return protocol_inlayHint_1.InlayHintRefreshRequest;
+    } });
+    var protocol_diagnostic_1 = require_protocol_diagnostic();
+    Object.defineProperty(exports, "DiagnosticServerCancellationData", { enumerable: true, get: function() {
+      return protocol_diagnostic_1.DiagnosticServerCancellationData;
+    } });
+    Object.defineProperty(exports, "DocumentDiagnosticReportKind", { enumerable: true, get: function() {
+      return protocol_diagnostic_1.DocumentDiagnosticReportKind;
+    } });
+    Object.defineProperty(exports, "DocumentDiagnosticRequest", { enumerable: true, get: function() {
+      return protocol_diagnostic_1.DocumentDiagnosticRequest;
+    } });
+    Object.defineProperty(exports, "WorkspaceDiagnosticRequest", { enumerable: true, get: function() {
+      return protocol_diagnostic_1.WorkspaceDiagnosticRequest;
+    } });
+    Object.defineProperty(exports, "DiagnosticRefreshRequest", { enumerable: true, get: function() {
+      return protocol_diagnostic_1.DiagnosticRefreshRequest;
+    } });
+    var protocol_notebook_1 = require_protocol_notebook();
+    Object.defineProperty(exports, "NotebookCellKind", { enumerable: true, get: function() {
+      return protocol_notebook_1.NotebookCellKind;
+    } });
+    Object.defineProperty(exports, "ExecutionSummary", { enumerable: true, get: function() {
+      return protocol_notebook_1.ExecutionSummary;
+    } });
+    Object.defineProperty(exports, "NotebookCell", { enumerable: true, get: function() {
+      return protocol_notebook_1.NotebookCell;
+    } });
+    Object.defineProperty(exports, "NotebookDocument", { enumerable: true, get: function() {
+      return protocol_notebook_1.NotebookDocument;
+    } });
+    Object.defineProperty(exports, "NotebookDocumentSyncRegistrationType", { enumerable: true, get: function() {
+      return protocol_notebook_1.NotebookDocumentSyncRegistrationType;
+    } });
+    Object.defineProperty(exports, "DidOpenNotebookDocumentNotification", { enumerable: true, get: function() {
+      return protocol_notebook_1.DidOpenNotebookDocumentNotification;
+    } });
+    Object.defineProperty(exports, "NotebookCellArrayChange", { enumerable: true, get: function() {
+      return protocol_notebook_1.NotebookCellArrayChange;
+    } });
+    Object.defineProperty(exports, "DidChangeNotebookDocumentNotification", { enumerable: true, get: function() {
+      return protocol_notebook_1.DidChangeNotebookDocumentNotification;
+    } });
+    Object.defineProperty(exports, "DidSaveNotebookDocumentNotification", { enumerable: true, get: function() {
+      return protocol_notebook_1.DidSaveNotebookDocumentNotification;
+    } });
+    Object.defineProperty(exports, "DidCloseNotebookDocumentNotification", { enumerable: true, get: function() {
+      return protocol_notebook_1.DidCloseNotebookDocumentNotification;
+    } });
+    var protocol_inlineCompletion_1 = require_protocol_inlineCompletion();
+    Object.defineProperty(exports, "InlineCompletionRequest", { enumerable: true, get: function() {
+      return protocol_inlineCompletion_1.InlineCompletionRequest;
+    } });
+    var protocol_textDocumentContent_1 = require_protocol_textDocumentContent();
+    Object.defineProperty(exports, "TextDocumentContentRequest", { enumerable: true, get: function() {
+      return protocol_textDocumentContent_1.TextDocumentContentRequest;
+    } });
+    Object.defineProperty(exports, "TextDocumentContentRefreshRequest", { enumerable: true, get: function() {
+      return protocol_textDocumentContent_1.TextDocumentContentRefreshRequest;
+    } });
+    var TextDocumentFilter;
+    (function(TextDocumentFilter2) {
+      function is(value) {
+        const candidate = value;
+        return Is2.string(candidate) || (Is2.string(candidate.language) || Is2.string(candidate.scheme) || GlobPattern.is(candidate.pattern));
+      }
+      TextDocumentFilter2.is = is;
+    })(TextDocumentFilter || (exports.TextDocumentFilter = TextDocumentFilter = {}));
+    var NotebookDocumentFilter;
+    (function(NotebookDocumentFilter2) {
+      function is(value) {
+        const candidate = value;
+        return Is2.objectLiteral(candidate) && (Is2.string(candidate.notebookType) || Is2.string(candidate.scheme) || Is2.string(candidate.pattern));
+      }
+      NotebookDocumentFilter2.is = is;
+    })(NotebookDocumentFilter || (exports.NotebookDocumentFilter = NotebookDocumentFilter = {}));
+    var NotebookCellTextDocumentFilter;
+    (function(NotebookCellTextDocumentFilter2) {
+      function is(value) {
+        const candidate = value;
+        return Is2.objectLiteral(candidate) && (Is2.string(candidate.notebook) || NotebookDocumentFilter.is(candidate.notebook)) && (candidate.language === void 0 || Is2.string(candidate.language));
+      }
+      NotebookCellTextDocumentFilter2.is = is;
+    })(NotebookCellTextDocumentFilter || (exports.NotebookCellTextDocumentFilter = NotebookCellTextDocumentFilter = {}));
+    var DocumentSelector;
+    (function(DocumentSelector2) {
+      function is(value) {
+        if (!Array.isArray(value)) {
+          return false;
+        }
+        for (const elem of value) {
+          if (!Is2.string(elem) && !TextDocumentFilter.is(elem) && !NotebookCellTextDocumentFilter.is(elem)) {
+            return false;
+          }
+        }
+        return true;
+      }
+      DocumentSelector2.is = is;
+    })(DocumentSelector || (exports.DocumentSelector = DocumentSelector = {}));
+    var RegistrationRequest2;
+    (function(RegistrationRequest3) {
+      RegistrationRequest3.method = "client/registerCapability";
+      RegistrationRequest3.messageDirection = messages_1.MessageDirection.serverToClient;
+      RegistrationRequest3.type = new messages_1.ProtocolRequestType(RegistrationRequest3.method);
+    })(RegistrationRequest2 || (exports.RegistrationRequest = RegistrationRequest2 = {}));
+    var UnregistrationRequest2;
+    (function(UnregistrationRequest3) {
+      UnregistrationRequest3.method = "client/unregisterCapability";
+      UnregistrationRequest3.messageDirection = messages_1.MessageDirection.serverToClient;
+      UnregistrationRequest3.type = new messages_1.ProtocolRequestType(UnregistrationRequest3.method);
+    })(UnregistrationRequest2 || (exports.UnregistrationRequest = UnregistrationRequest2 = {}));
+    var ResourceOperationKind;
+    (function(ResourceOperationKind2) {
+      ResourceOperationKind2.Create = "create";
+      ResourceOperationKind2.Rename = "rename";
+      ResourceOperationKind2.Delete = "delete";
+    })(ResourceOperationKind || (exports.ResourceOperationKind = ResourceOperationKind = {}));
+    var FailureHandlingKind;
+    (function(FailureHandlingKind2) {
+      FailureHandlingKind2.Abort = "abort";
+      FailureHandlingKind2.Transactional = "transactional";
+      FailureHandlingKind2.TextOnlyTransactional = "textOnlyTransactional";
+      FailureHandlingKind2.Undo = "undo";
+    })(FailureHandlingKind || (exports.FailureHandlingKind = FailureHandlingKind = {}));
+    var RegularExpressionEngineKind;
+    (function(RegularExpressionEngineKind2) {
+      RegularExpressionEngineKind2.ES2020 = "ES2020";
+    })(RegularExpressionEngineKind || (exports.RegularExpressionEngineKind = RegularExpressionEngineKind = {}));
+    var PositionEncodingKind;
+    (function(PositionEncodingKind2) {
+      PositionEncodingKind2.UTF8 = "utf-8";
+      PositionEncodingKind2.UTF16 = "utf-16";
+      PositionEncodingKind2.UTF32 = "utf-32";
+    })(PositionEncodingKind || (exports.PositionEncodingKind = PositionEncodingKind = {}));
+    var StaticRegistrationOptions;
+    (function(StaticRegistrationOptions2) {
+      function hasId(value) {
+        const candidate = value;
+        return candidate && Is2.string(candidate.id) && candidate.id.length > 0;
+      }
+      StaticRegistrationOptions2.hasId = hasId;
+    })(StaticRegistrationOptions || (exports.StaticRegistrationOptions = StaticRegistrationOptions = {}));
+    var TextDocumentRegistrationOptions;
+    (function(TextDocumentRegistrationOptions2) {
+      function is(value) {
+        const candidate = value;
+        return candidate && (candidate.documentSelector === null || DocumentSelector.is(candidate.documentSelector));
+      }
+      TextDocumentRegistrationOptions2.is = is;
+    })(TextDocumentRegistrationOptions || (exports.TextDocumentRegistrationOptions = TextDocumentRegistrationOptions = {}));
+    var WorkDoneProgressOptions;
+    (function(WorkDoneProgressOptions2) {
+      function is(value) {
+        const candidate = value;
+        return Is2.objectLiteral(candidate) && (candidate.workDoneProgress === void 0 || Is2.boolean(candidate.workDoneProgress));
+      }
+      WorkDoneProgressOptions2.is = is;
+      function hasWorkDoneProgress(value) {
+        const candidate = value;
+        return candidate && Is2.boolean(candidate.workDoneProgress);
+      }
+      WorkDoneProgressOptions2.hasWorkDoneProgress = hasWorkDoneProgress;
+    })(WorkDoneProgressOptions || (exports.WorkDoneProgressOptions = WorkDoneProgressOptions = {}));
+    var InitializeRequest2;
+    (function(InitializeRequest3) {
+      InitializeRequest3.method = "initialize";
+      InitializeRequest3.messageDirection = messages_1.MessageDirection.clientToServer;
+      InitializeRequest3.type = new messages_1.ProtocolRequestType(InitializeRequest3.method);
+    })(InitializeRequest2 || (exports.InitializeRequest = InitializeRequest2 = {}));
+    var InitializeErrorCodes;
+    (function(InitializeErrorCodes2) {
+      InitializeErrorCodes2.unknownProtocolVersion = 1;
+    })(InitializeErrorCodes || (exports.InitializeErrorCodes = InitializeErrorCodes = {}));
+    var InitializedNotification2;
+    (function(InitializedNotification3) {
+      InitializedNotification3.method = "initialized";
+      InitializedNotification3.messageDirection = messages_1.MessageDirection.clientToServer;
+      InitializedNotification3.type = new messages_1.ProtocolNotificationType(InitializedNotification3.method);
+    })(InitializedNotification2 || (exports.InitializedNotification = InitializedNotification2 = {}));
+    var ShutdownRequest2;
+    (function(ShutdownRequest3) {
+      ShutdownRequest3.method = "shutdown";
+      ShutdownRequest3.messageDirection = messages_1.MessageDirection.clientToServer;
+      ShutdownRequest3.type = new messages_1.ProtocolRequestType0(ShutdownRequest3.method);
+    })(ShutdownRequest2 || (exports.ShutdownRequest = ShutdownRequest2 = {}));
+    var ExitNotification2;
+    (function(ExitNotification3) {
+      ExitNotification3.method = "exit";
+      ExitNotification3.messageDirection = messages_1.MessageDirection.clientToServer;
+      ExitNotification3.type = new messages_1.ProtocolNotificationType0(ExitNotification3.method);
+    })(ExitNotification2 || (exports.ExitNotification = ExitNotification2 = {}));
+    var DidChangeConfigurationNotification;
+    (function(DidChangeConfigurationNotification2) {
+      DidChangeConfigurationNotification2.method = "workspace/didChangeConfiguration";
+      DidChangeConfigurationNotification2.messageDirection = messages_1.MessageDirection.clientToServer;
+      DidChangeConfigurationNotification2.type = new messages_1.ProtocolNotificationType(DidChangeConfigurationNotification2.method);
+      DidChangeConfigurationNotification2.capabilities = messages_1.CM.create("workspace.didChangeConfiguration", void 0);
+    })(DidChangeConfigurationNotification || (exports.DidChangeConfigurationNotification = DidChangeConfigurationNotification = {}));
+    var MessageType;
+    (function(MessageType2) {
+      MessageType2.Error = 1;
+      MessageType2.Warning = 2;
+      MessageType2.Info = 3;
+      MessageType2.Log = 4;
+      MessageType2.Debug = 5;
+    })(MessageType || (exports.MessageType = MessageType = {}));
+    var ShowMessageNotification;
+    (function(ShowMessageNotification2) {
+      ShowMessageNotification2.method = "window/showMessage";
+      ShowMessageNotification2.messageDirection = messages_1.MessageDirection.serverToClient;
+      ShowMessageNotification2.type = new messages_1.ProtocolNotificationType(ShowMessageNotification2.method);
+      ShowMessageNotification2.capabilities = messages_1.CM.create("window.showMessage", void 0);
+    })(ShowMessageNotification || (exports.ShowMessageNotification = ShowMessageNotification = {}));
+    var ShowMessageRequest2;
+    (function(ShowMessageRequest3) {
+      ShowMessageRequest3.method = "window/showMessageRequest";
+      ShowMessageRequest3.messageDirection = messages_1.MessageDirection.serverToClient;
+      ShowMessageRequest3.type = new messages_1.ProtocolRequestType(ShowMessageRequest3.method);
+      ShowMessageRequest3.capabilities = messages_1.CM.create("window.showMessage", void 0);
+    })(ShowMessageRequest2 || (exports.ShowMessageRequest = ShowMessageRequest2 = {}));
+    var LogMessageNotification2;
+    (function(LogMessageNotification3) {
+      LogMessageNotification3.method = "window/logMessage";
+      LogMessageNotification3.messageDirection = messages_1.MessageDirection.serverToClient;
+      LogMessageNotification3.type = new messages_1.ProtocolNotificationType(LogMessageNotification3.method);
+    })(LogMessageNotification2 || (exports.LogMessageNotification = LogMessageNotification2 = {}));
+    var TelemetryEventNotification;
+    (function(TelemetryEventNotification2) {
+      TelemetryEventNotification2.method = "telemetry/event";
+      TelemetryEventNotification2.messageDirection = messages_1.MessageDirection.serverToClient;
+      TelemetryEventNotification2.type = new messages_1.ProtocolNotificationType(TelemetryEventNotification2.method);
+    })(TelemetryEventNotification || (exports.TelemetryEventNotification = TelemetryEventNotification = {}));
+    var TextDocumentSyncKind;
+    (function(TextDocumentSyncKind2) {
+      TextDocumentSyncKind2.None = 0;
+      TextDocumentSyncKind2.Full = 1;
+      TextDocumentSyncKind2.Incremental = 2;
+    })(TextDocumentSyncKind || (exports.TextDocumentSyncKind = TextDocumentSyncKind = {}));
+    var DidOpenTextDocumentNotification;
+    (function(DidOpenTextDocumentNotification2) {
+      DidOpenTextDocumentNotification2.method = "textDocument/didOpen";
+      DidOpenTextDocumentNotification2.messageDirection = messages_1.MessageDirection.clientToServer;
+      DidOpenTextDocumentNotification2.type = new messages_1.ProtocolNotificationType(DidOpenTextDocumentNotification2.method);
+      DidOpenTextDocumentNotification2.capabilities = messages_1.CM.create("textDocument.synchronization", "textDocumentSync.openClose");
+    })(DidOpenTextDocumentNotification || (exports.DidOpenTextDocumentNotification = DidOpenTextDocumentNotification = {}));
+    var TextDocumentContentChangeEvent;
+    (function(TextDocumentContentChangeEvent2) {
+      function isIncremental(event) {
+        const candidate = event;
+        return candidate !== void 0 && candidate !== null && typeof candidate.text === "string" && candidate.range !== void 0 && (candidate.rangeLength === void 0 || typeof candidate.rangeLength === "number");
+      }
+      TextDocumentContentChangeEvent2.isIncremental = isIncremental;
+      function isFull(event) {
+        const candidate = event;
+        return candidate !== void 0 && candidate !== null && typeof candidate.text === "string" && candidate.range === void 0 && candidate.rangeLength === void 0;
+      }
+      TextDocumentContentChangeEvent2.isFull = isFull;
+    })(TextDocumentContentChangeEvent || (exports.TextDocumentContentChangeEvent = TextDocumentContentChangeEvent = {}));
+    var DidChangeTextDocumentNotification;
+    (function(DidChangeTextDocumentNotification2) {
+      DidChangeTextDocumentNotification2.method = "textDocument/didChange";
+      DidChangeTextDocumentNotification2.messageDirection = messages_1.MessageDirection.clientToServer;
+      DidChangeTextDocumentNotification2.type = new messages_1.ProtocolNotificationType(DidChangeTextDocumentNotification2.method);
+      DidChangeTextDocumentNotification2.capabilities = messages_1.CM.create("textDocument.synchronization", "textDocumentSync");
+    })(DidChangeTextDocumentNotification || (exports.DidChangeTextDocumentNotification = DidChangeTextDocumentNotification = {}));
+    var DidCloseTextDocumentNotification;
+    (function(DidCloseTextDocumentNotification2) {
+      DidCloseTextDocumentNotification2.method = "textDocument/didClose";
+      DidCloseTextDocumentNotification2.messageDirection = messages_1.MessageDirection.clientToServer;
+      DidCloseTextDocumentNotification2.type = new messages_1.ProtocolNotificationType(DidCloseTextDocumentNotification2.method);
+      DidCloseTextDocumentNotification2.capabilities = messages_1.CM.create("textDocument.synchronization", "textDocumentSync.openClose");
+    })(DidCloseTextDocumentNotification || (exports.DidCloseTextDocumentNotification = DidCloseTextDocumentNotification = {}));
+    var DidSaveTextDocumentNotification;
+    (function(DidSaveTextDocumentNotification2) {
+      DidSaveTextDocumentNotification2.method = "textDocument/didSave";
+      DidSaveTextDocumentNotification2.messageDirection = messages_1.MessageDirection.clientToServer;
+      DidSaveTextDocumentNotification2.type = new messages_1.ProtocolNotificationType(DidSaveTextDocumentNotification2.method);
+      DidSaveTextDocumentNotification2.capabilities = messages_1.CM.create("textDocument.synchronization.didSave", "textDocumentSync.save");
+    })(DidSaveTextDocumentNotification || (exports.DidSaveTextDocumentNotification = DidSaveTextDocumentNotification = {}));
+    var TextDocumentSaveReason;
+    (function(TextDocumentSaveReason2) {
+      TextDocumentSaveReason2.Manual = 1;
+      TextDocumentSaveReason2.AfterDelay = 2;
+      TextDocumentSaveReason2.FocusOut = 3;
+    })(TextDocumentSaveReason || (exports.TextDocumentSaveReason = TextDocumentSaveReason = {}));
+    var WillSaveTextDocumentNotification;
+    (function(WillSaveTextDocumentNotification2) {
+      WillSaveTextDocumentNotification2.method = "textDocument/willSave";
+      WillSaveTextDocumentNotification2.messageDirection = messages_1.MessageDirection.clientToServer;
+      WillSaveTextDocumentNotification2.type = new messages_1.ProtocolNotificationType(WillSaveTextDocumentNotification2.method);
+      WillSaveTextDocumentNotification2.capabilities = messages_1.CM.create("textDocument.synchronization.willSave", "textDocumentSync.willSave");
+    })(WillSaveTextDocumentNotification || (exports.WillSaveTextDocumentNotification = WillSaveTextDocumentNotification = {}));
+    var WillSaveTextDocumentWaitUntilRequest;
+    (function(WillSaveTextDocumentWaitUntilRequest2) {
+      WillSaveTextDocumentWaitUntilRequest2.method = "textDocument/willSaveWaitUntil";
+      WillSaveTextDocumentWaitUntilRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      WillSaveTextDocumentWaitUntilRequest2.type = new messages_1.ProtocolRequestType(WillSaveTextDocumentWaitUntilRequest2.method);
+      WillSaveTextDocumentWaitUntilRequest2.capabilities = messages_1.CM.create("textDocument.synchronization.willSaveWaitUntil", "textDocumentSync.willSaveWaitUntil");
+    })(WillSaveTextDocumentWaitUntilRequest || (exports.WillSaveTextDocumentWaitUntilRequest = WillSaveTextDocumentWaitUntilRequest = {}));
+    var DidChangeWatchedFilesNotification2;
+    (function(DidChangeWatchedFilesNotification3) {
+      DidChangeWatchedFilesNotification3.method = "workspace/didChangeWatchedFiles";
+      DidChangeWatchedFilesNotification3.messageDirection = messages_1.MessageDirection.clientToServer;
+      DidChangeWatchedFilesNotification3.type = new messages_1.ProtocolNotificationType(DidChangeWatchedFilesNotification3.method);
+      DidChangeWatchedFilesNotification3.capabilities = messages_1.CM.create("workspace.didChangeWatchedFiles", void 0);
+    })(DidChangeWatchedFilesNotification2 || (exports.DidChangeWatchedFilesNotification = DidChangeWatchedFilesNotification2 = {}));
+    var FileChangeType2;
+    (function(FileChangeType3) {
+      FileChangeType3.Created = 1;
+      FileChangeType3.Changed = 2;
+      FileChangeType3.Deleted = 3;
+    })(FileChangeType2 || (exports.FileChangeType = FileChangeType2 = {}));
+    var RelativePattern;
+    (function(RelativePattern2) {
+      function is(value) {
+        const candidate = value;
+        return Is2.objectLiteral(candidate) && (vscode_languageserver_types_1.URI.is(candidate.baseUri) || vscode_languageserver_types_1.WorkspaceFolder.is(candidate.baseUri)) && Is2.string(candidate.pattern);
+      }
+      RelativePattern2.is = is;
+    })(RelativePattern || (exports.RelativePattern = RelativePattern = {}));
+    var GlobPattern;
+    (function(GlobPattern2) {
+      function is(value) {
+        const candidate = value;
+        return Is2.string(candidate) || RelativePattern.is(candidate);
+      }
+      GlobPattern2.is = is;
+    })(GlobPattern || (exports.GlobPattern = GlobPattern = {}));
+    var WatchKind;
+    (function(WatchKind2) {
+      WatchKind2.Create = 1;
+      WatchKind2.Change = 2;
+      WatchKind2.Delete = 4;
+    })(WatchKind || (exports.WatchKind = WatchKind = {}));
+    var PublishDiagnosticsNotification;
+    (function(PublishDiagnosticsNotification2) {
+      PublishDiagnosticsNotification2.method = "textDocument/publishDiagnostics";
+      PublishDiagnosticsNotification2.messageDirection = messages_1.MessageDirection.serverToClient;
+      PublishDiagnosticsNotification2.type = new messages_1.ProtocolNotificationType(PublishDiagnosticsNotification2.method);
+      PublishDiagnosticsNotification2.capabilities = messages_1.CM.create("textDocument.publishDiagnostics", void 0);
+    })(PublishDiagnosticsNotification || (exports.PublishDiagnosticsNotification = PublishDiagnosticsNotification = {}));
+    var CompletionTriggerKind;
+    (function(CompletionTriggerKind2) {
+      CompletionTriggerKind2.Invoked = 1;
+      CompletionTriggerKind2.TriggerCharacter = 2;
+      CompletionTriggerKind2.TriggerForIncompleteCompletions = 3;
+    })(CompletionTriggerKind || (exports.CompletionTriggerKind = CompletionTriggerKind = {}));
+    var CompletionRequest;
+    (function(CompletionRequest2) {
+      CompletionRequest2.method = "textDocument/completion";
+      CompletionRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      CompletionRequest2.type = new messages_1.ProtocolRequestType(CompletionRequest2.method);
+      CompletionRequest2.capabilities = messages_1.CM.create("textDocument.completion", "completionProvider");
+    })(CompletionRequest || (exports.CompletionRequest = CompletionRequest = {}));
+    var CompletionResolveRequest;
+    (function(CompletionResolveRequest2) {
+      CompletionResolveRequest2.method = "completionItem/resolve";
+      CompletionResolveRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      CompletionResolveRequest2.type = new messages_1.ProtocolRequestType(CompletionResolveRequest2.method);
+      CompletionResolveRequest2.capabilities = messages_1.CM.create("textDocument.completion.completionItem.resolveSupport", "completionProvider.resolveProvider");
+    })(CompletionResolveRequest || (exports.CompletionResolveRequest = CompletionResolveRequest = {}));
+    var HoverRequest;
+    (function(HoverRequest2) {
+      HoverRequest2.method = "textDocument/hover";
+      HoverRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      HoverRequest2.type = new messages_1.ProtocolRequestType(HoverRequest2.method);
+      HoverRequest2.capabilities = messages_1.CM.create("textDocument.hover", "hoverProvider");
+    })(HoverRequest || (exports.HoverRequest = HoverRequest = {}));
+    var SignatureHelpTriggerKind;
+    (function(SignatureHelpTriggerKind2) {
+      SignatureHelpTriggerKind2.Invoked = 1;
+      SignatureHelpTriggerKind2.TriggerCharacter = 2;
+      SignatureHelpTriggerKind2.ContentChange = 3;
+    })(SignatureHelpTriggerKind || (exports.SignatureHelpTriggerKind = SignatureHelpTriggerKind = {}));
+    var SignatureHelpRequest;
+    (function(SignatureHelpRequest2) {
+      SignatureHelpRequest2.method = "textDocument/signatureHelp";
+      SignatureHelpRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      SignatureHelpRequest2.type = new messages_1.ProtocolRequestType(SignatureHelpRequest2.method);
+      SignatureHelpRequest2.capabilities = messages_1.CM.create("textDocument.signatureHelp", "signatureHelpProvider");
+    })(SignatureHelpRequest || (exports.SignatureHelpRequest = SignatureHelpRequest = {}));
+    var DefinitionRequest;
+    (function(DefinitionRequest2) {
+      DefinitionRequest2.method = "textDocument/definition";
+      DefinitionRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      DefinitionRequest2.type = new messages_1.ProtocolRequestType(DefinitionRequest2.method);
+      DefinitionRequest2.capabilities = messages_1.CM.create("textDocument.definition", "definitionProvider");
+    })(DefinitionRequest || (exports.DefinitionRequest = DefinitionRequest = {}));
+    var ReferencesRequest2;
+    (function(ReferencesRequest3) {
+      ReferencesRequest3.method = "textDocument/references";
+      ReferencesRequest3.messageDirection = messages_1.MessageDirection.clientToServer;
+      ReferencesRequest3.type = new messages_1.ProtocolRequestType(ReferencesRequest3.method);
+      ReferencesRequest3.capabilities = messages_1.CM.create("textDocument.references", "referencesProvider");
+    })(ReferencesRequest2 || (exports.ReferencesRequest = ReferencesRequest2 = {}));
+    var DocumentHighlightRequest;
+    (function(DocumentHighlightRequest2) {
+      DocumentHighlightRequest2.method = "textDocument/documentHighlight";
+      DocumentHighlightRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      DocumentHighlightRequest2.type = new messages_1.ProtocolRequestType(DocumentHighlightRequest2.method);
+      DocumentHighlightRequest2.capabilities = messages_1.CM.create("textDocument.documentHighlight", "documentHighlightProvider");
+    })(DocumentHighlightRequest || (exports.DocumentHighlightRequest = DocumentHighlightRequest = {}));
+    var DocumentSymbolRequest;
+    (function(DocumentSymbolRequest2) {
+      DocumentSymbolRequest2.method = "textDocument/documentSymbol";
+      DocumentSymbolRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      DocumentSymbolRequest2.type = new messages_1.ProtocolRequestType(DocumentSymbolRequest2.method);
+      DocumentSymbolRequest2.capabilities = messages_1.CM.create("textDocument.documentSymbol", "documentSymbolProvider");
+    })(DocumentSymbolRequest || (exports.DocumentSymbolRequest = DocumentSymbolRequest = {}));
+    var CodeActionRequest;
+    (function(CodeActionRequest2) {
+      CodeActionRequest2.method = "textDocument/codeAction";
+      CodeActionRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      CodeActionRequest2.type = new messages_1.ProtocolRequestType(CodeActionRequest2.method);
+      CodeActionRequest2.capabilities = messages_1.CM.create("textDocument.codeAction", "codeActionProvider");
+    })(CodeActionRequest || (exports.CodeActionRequest = CodeActionRequest = {}));
+    var CodeActionResolveRequest;
+    (function(CodeActionResolveRequest2) {
+      CodeActionResolveRequest2.method = "codeAction/resolve";
+      CodeActionResolveRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      CodeActionResolveRequest2.type = new messages_1.ProtocolRequestType(CodeActionResolveRequest2.method);
+      CodeActionResolveRequest2.capabilities = messages_1.CM.create("textDocument.codeAction.resolveSupport", "codeActionProvider.resolveProvider");
+    })(CodeActionResolveRequest || (exports.CodeActionResolveRequest = CodeActionResolveRequest = {}));
+    var WorkspaceSymbolRequest3;
+    (function(WorkspaceSymbolRequest4) {
+      WorkspaceSymbolRequest4.method = "workspace/symbol";
+      WorkspaceSymbolRequest4.messageDirection = messages_1.MessageDirection.clientToServer;
+      WorkspaceSymbolRequest4.type = new messages_1.ProtocolRequestType(WorkspaceSymbolRequest4.method);
+      WorkspaceSymbolRequest4.capabilities = messages_1.CM.create("workspace.symbol", "workspaceSymbolProvider");
+    })(WorkspaceSymbolRequest3 || (exports.WorkspaceSymbolRequest = WorkspaceSymbolRequest3 = {}));
+    var WorkspaceSymbolResolveRequest;
+    (function(WorkspaceSymbolResolveRequest2) {
+      WorkspaceSymbolResolveRequest2.method = "workspaceSymbol/resolve";
+      WorkspaceSymbolResolveRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      WorkspaceSymbolResolveRequest2.type = new messages_1.ProtocolRequestType(WorkspaceSymbolResolveRequest2.method);
+      WorkspaceSymbolResolveRequest2.capabilities = messages_1.CM.create("workspace.symbol.resolveSupport", "workspaceSymbolProvider.resolveProvider");
+    })(WorkspaceSymbolResolveRequest || (exports.WorkspaceSymbolResolveRequest = WorkspaceSymbolResolveRequest = {}));
+    var CodeLensRequest;
+    (function(CodeLensRequest2) {
+      CodeLensRequest2.method = "textDocument/codeLens";
+      CodeLensRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      CodeLensRequest2.type = new messages_1.ProtocolRequestType(CodeLensRequest2.method);
+      CodeLensRequest2.capabilities = messages_1.CM.create("textDocument.codeLens", "codeLensProvider");
+    })(CodeLensRequest || (exports.CodeLensRequest = CodeLensRequest = {}));
+    var CodeLensResolveRequest;
+    (function(CodeLensResolveRequest2) {
+      CodeLensResolveRequest2.method = "codeLens/resolve";
+      CodeLensResolveRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      CodeLensResolveRequest2.type = new messages_1.ProtocolRequestType(CodeLensResolveRequest2.method);
+      CodeLensResolveRequest2.capabilities = messages_1.CM.create("textDocument.codeLens.resolveSupport", "codeLensProvider.resolveProvider");
+    })(CodeLensResolveRequest || (exports.CodeLensResolveRequest = CodeLensResolveRequest = {}));
+    var CodeLensRefreshRequest;
+    (function(CodeLensRefreshRequest2) {
+      CodeLensRefreshRequest2.method = `workspace/codeLens/refresh`;
+      CodeLensRefreshRequest2.messageDirection = messages_1.MessageDirection.serverToClient;
+      CodeLensRefreshRequest2.type = new messages_1.ProtocolRequestType0(CodeLensRefreshRequest2.method);
+      CodeLensRefreshRequest2.capabilities = messages_1.CM.create("workspace.codeLens", void 0);
+    })(CodeLensRefreshRequest || (exports.CodeLensRefreshRequest = CodeLensRefreshRequest = {}));
+    var DocumentLinkRequest;
+    (function(DocumentLinkRequest2) {
+      DocumentLinkRequest2.method = "textDocument/documentLink";
+      DocumentLinkRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      DocumentLinkRequest2.type = new messages_1.ProtocolRequestType(DocumentLinkRequest2.method);
+      DocumentLinkRequest2.capabilities = messages_1.CM.create("textDocument.documentLink", "documentLinkProvider");
+    })(DocumentLinkRequest || (exports.DocumentLinkRequest = DocumentLinkRequest = {}));
+    var DocumentLinkResolveRequest;
+    (function(DocumentLinkResolveRequest2) {
+      DocumentLinkResolveRequest2.method = "documentLink/resolve";
+      DocumentLinkResolveRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      DocumentLinkResolveRequest2.type = new messages_1.ProtocolRequestType(DocumentLinkResolveRequest2.method);
+      DocumentLinkResolveRequest2.capabilities = messages_1.CM.create("textDocument.documentLink", "documentLinkProvider.resolveProvider");
+    })(DocumentLinkResolveRequest || (exports.DocumentLinkResolveRequest = DocumentLinkResolveRequest = {}));
+    var DocumentFormattingRequest;
+    (function(DocumentFormattingRequest2) {
+      DocumentFormattingRequest2.method = "textDocument/formatting";
+      DocumentFormattingRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      DocumentFormattingRequest2.type = new messages_1.ProtocolRequestType(DocumentFormattingRequest2.method);
+      DocumentFormattingRequest2.capabilities = messages_1.CM.create("textDocument.formatting", "documentFormattingProvider");
+    })(DocumentFormattingRequest || (exports.DocumentFormattingRequest = DocumentFormattingRequest = {}));
+    var DocumentRangeFormattingRequest;
+    (function(DocumentRangeFormattingRequest2) {
+      DocumentRangeFormattingRequest2.method = "textDocument/rangeFormatting";
+      DocumentRangeFormattingRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      DocumentRangeFormattingRequest2.type = new messages_1.ProtocolRequestType(DocumentRangeFormattingRequest2.method);
+      DocumentRangeFormattingRequest2.capabilities = messages_1.CM.create("textDocument.rangeFormatting", "documentRangeFormattingProvider");
+    })(DocumentRangeFormattingRequest || (exports.DocumentRangeFormattingRequest = DocumentRangeFormattingRequest = {}));
+    var DocumentRangesFormattingRequest;
+    (function(DocumentRangesFormattingRequest2) {
+      DocumentRangesFormattingRequest2.method = "textDocument/rangesFormatting";
+      DocumentRangesFormattingRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      DocumentRangesFormattingRequest2.type = new messages_1.ProtocolRequestType(DocumentRangesFormattingRequest2.method);
+      DocumentRangesFormattingRequest2.capabilities = messages_1.CM.create("textDocument.rangeFormatting.rangesSupport", "documentRangeFormattingProvider.rangesSupport");
+    })(DocumentRangesFormattingRequest || (exports.DocumentRangesFormattingRequest = DocumentRangesFormattingRequest = {}));
+    var DocumentOnTypeFormattingRequest;
+    (function(DocumentOnTypeFormattingRequest2) {
+      DocumentOnTypeFormattingRequest2.method = "textDocument/onTypeFormatting";
+      DocumentOnTypeFormattingRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      DocumentOnTypeFormattingRequest2.type = new messages_1.ProtocolRequestType(DocumentOnTypeFormattingRequest2.method);
+      DocumentOnTypeFormattingRequest2.capabilities = messages_1.CM.create("textDocument.onTypeFormatting", "documentOnTypeFormattingProvider");
+    })(DocumentOnTypeFormattingRequest || (exports.DocumentOnTypeFormattingRequest = DocumentOnTypeFormattingRequest = {}));
+    var PrepareSupportDefaultBehavior;
+    (function(PrepareSupportDefaultBehavior2) {
+      PrepareSupportDefaultBehavior2.Identifier = 1;
+    })(PrepareSupportDefaultBehavior || (exports.PrepareSupportDefaultBehavior = PrepareSupportDefaultBehavior = {}));
+    var RenameRequest2;
+    (function(RenameRequest3) {
+      RenameRequest3.method = "textDocument/rename";
+      RenameRequest3.messageDirection = messages_1.MessageDirection.clientToServer;
+      RenameRequest3.type = new messages_1.ProtocolRequestType(RenameRequest3.method);
+      RenameRequest3.capabilities = messages_1.CM.create("textDocument.rename", "renameProvider");
+    })(RenameRequest2 || (exports.RenameRequest = RenameRequest2 = {}));
+    var PrepareRenameRequest2;
+    (function(PrepareRenameRequest3) {
+      PrepareRenameRequest3.method = "textDocument/prepareRename";
+      PrepareRenameRequest3.messageDirection = messages_1.MessageDirection.clientToServer;
+      PrepareRenameRequest3.type = new messages_1.ProtocolRequestType(PrepareRenameRequest3.method);
+      PrepareRenameRequest3.capabilities = messages_1.CM.create("textDocument.rename.prepareSupport", "renameProvider.prepareProvider");
+    })(PrepareRenameRequest2 || (exports.PrepareRenameRequest = PrepareRenameRequest2 = {}));
+    var ExecuteCommandRequest;
+    (function(ExecuteCommandRequest2) {
+      ExecuteCommandRequest2.method = "workspace/executeCommand";
+      ExecuteCommandRequest2.messageDirection = messages_1.MessageDirection.clientToServer;
+      ExecuteCommandRequest2.type = new messages_1.ProtocolRequestType(ExecuteCommandRequest2.method);
+      ExecuteCommandRequest2.capabilities = messages_1.CM.create("workspace.executeCommand", "executeCommandProvider");
+    })(ExecuteCommandRequest || (exports.ExecuteCommandRequest = ExecuteCommandRequest = {}));
+    var ApplyWorkspaceEditRequest2;
+    (function(ApplyWorkspaceEditRequest3) {
+      ApplyWorkspaceEditRequest3.method = "workspace/applyEdit";
+      ApplyWorkspaceEditRequest3.messageDirection = messages_1.MessageDirection.serverToClient;
+      ApplyWorkspaceEditRequest3.type = new messages_1.ProtocolRequestType("workspace/applyEdit");
+      ApplyWorkspaceEditRequest3.capabilities = messages_1.CM.create("workspace.applyEdit", void 0);
+    })(ApplyWorkspaceEditRequest2 || (exports.ApplyWorkspaceEditRequest = ApplyWorkspaceEditRequest2 = {}));
+  }
+});
+
+// node_modules/vscode-languageserver-protocol/lib/common/connection.js
+var require_connection3 = __commonJS({
+  "node_modules/vscode-languageserver-protocol/lib/common/connection.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.createProtocolConnection = createProtocolConnection2;
+    var vscode_jsonrpc_1 = require_api2();
+    function createProtocolConnection2(input2, output2, logger, options) {
+      if (vscode_jsonrpc_1.ConnectionStrategy.is(options)) {
+        options = { connectionStrategy: options };
+      }
+      return (0, vscode_jsonrpc_1.createMessageConnection)(input2, output2, logger, options);
+    }
+  }
+});
+
+// node_modules/vscode-languageserver-protocol/lib/common/api.js
+var require_api3 = __commonJS({
+  "node_modules/vscode-languageserver-protocol/lib/common/api.js"(exports) {
+    "use strict";
+    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o, m, k, k2) {
+      if (k2 === void 0) k2 = k;
+      var desc = Object.getOwnPropertyDescriptor(m, k);
+      if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
+        desc = { enumerable: true, get: function() {
+          return m[k];
+        } };
+      }
+      Object.defineProperty(o, k2, desc);
+    }) : (function(o, m, k, k2) {
+      if (k2 === void 0) k2 = k;
+      o[k2] = m[k];
+    }));
+    var __exportStar = exports && exports.__exportStar || function(m, exports2) {
+      for (var p in m) if (p !== "default" && !Object.prototype.hasOwnProperty.call(exports2, p)) __createBinding(exports2, m, p);
+    };
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.LSPErrorCodes = exports.createProtocolConnection = void 0;
+    __exportStar(require_api2(), exports);
+    __exportStar((init_main(), __toCommonJS(main_exports)), exports);
+    __exportStar(require_messages2(), exports);
+    __exportStar(require_protocol(), exports);
+    var connection_1 = require_connection3();
+    Object.defineProperty(exports, "createProtocolConnection", { enumerable: true, get: function() {
+      return connection_1.createProtocolConnection;
+    } });
+    var LSPErrorCodes;
+    (function(LSPErrorCodes2) {
+      LSPErrorCodes2.lspReservedErrorRangeStart = -32899;
+      LSPErrorCodes2.RequestFailed = -32803;
+      LSPErrorCodes2.ServerCancelled = -32802;
+      LSPErrorCodes2.ContentModified = -32801;
+      LSPErrorCodes2.RequestCancelled = -32800;
+      LSPErrorCodes2.lspReservedErrorRangeEnd = -32800;
+    })(LSPErrorCodes || (exports.LSPErrorCodes = LSPErrorCodes = {}));
+  }
+});
+
+// node_modules/vscode-languageserver-protocol/lib/node/main.js
+var require_main2 = __commonJS({
+  "node_modules/vscode-languageserver-protocol/lib/node/main.js"(exports) {
+    "use strict";
+    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o, m, k, k2) {
+      if (k2 === void 0) k2 = k;
+      var desc = Object.getOwnPropertyDescriptor(m, k);
+      if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
+        desc = { enumerable: true, get: function() {
+          return m[k];
+        } };
+      }
+      Object.defineProperty(o, k2, desc);
+    }) : (function(o, m, k, k2) {
+      if (k2 === void 0) k2 = k;
+      o[k2] = m[k];
+    }));
+    var __exportStar = exports && exports.__exportStar || function(m, exports2) {
+      for (var p in m) if (p !== "default" && !Object.prototype.hasOwnProperty.call(exports2, p)) __createBinding(exports2, m, p);
+    };
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.createProtocolConnection = createProtocolConnection2;
+    var node_1 = require_main();
+    __exportStar(require_main(), exports);
+    __exportStar(require_api3(), exports);
+    function createProtocolConnection2(input2, output2, logger, options) {
+      return (0, node_1.createMessageConnection)(input2, output2, logger, options);
+    }
+  }
+});
+
 // src/action/main.ts
-import { isAbsolute as isAbsolute5, join as join18, relative as relative4 } from "node:path";
+import { isAbsolute as isAbsolute7, join as join21, relative as relative6 } from "node:path";
 
 // node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -19319,11 +26337,11 @@ import { EOL as EOL3 } from "os";
 import { constants, promises } from "fs";
 var __awaiter = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve5) {
-      resolve5(value);
+    return value instanceof P ? value : new P(function(resolve6) {
+      resolve6(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve5, reject) {
+  return new (P || (P = Promise))(function(resolve6, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -19339,7 +26357,7 @@ var __awaiter = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve5(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve6(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -20527,33 +27545,33 @@ function makeSnippet(mark, options) {
     ...options
   };
   const re = /\r?\n|\r|\0/g;
-  const lineStarts = [0];
+  const lineStarts2 = [0];
   const lineEnds = [];
   let match;
   let foundLineNo = -1;
   while (match = re.exec(mark.buffer)) {
     lineEnds.push(match.index);
-    lineStarts.push(match.index + match[0].length);
-    if (mark.position <= match.index && foundLineNo < 0) foundLineNo = lineStarts.length - 2;
+    lineStarts2.push(match.index + match[0].length);
+    if (mark.position <= match.index && foundLineNo < 0) foundLineNo = lineStarts2.length - 2;
   }
-  if (foundLineNo < 0) foundLineNo = lineStarts.length - 1;
+  if (foundLineNo < 0) foundLineNo = lineStarts2.length - 1;
   let result = "";
   const lineNoLength = Math.min(mark.line + opts.linesAfter, lineEnds.length).toString().length;
   const maxLineLength = opts.maxLength - (opts.indent + lineNoLength + 3);
   for (let i = 1; i <= opts.linesBefore; i++) {
     if (foundLineNo - i < 0) break;
-    const line2 = getLine(mark.buffer, lineStarts[foundLineNo - i], lineEnds[foundLineNo - i], mark.position - (lineStarts[foundLineNo] - lineStarts[foundLineNo - i]), maxLineLength);
+    const line2 = getLine(mark.buffer, lineStarts2[foundLineNo - i], lineEnds[foundLineNo - i], mark.position - (lineStarts2[foundLineNo] - lineStarts2[foundLineNo - i]), maxLineLength);
     result = `${" ".repeat(opts.indent)}${padStart((mark.line - i + 1).toString(), lineNoLength)} | ${line2.str}
 ${result}`;
   }
-  const line = getLine(mark.buffer, lineStarts[foundLineNo], lineEnds[foundLineNo], mark.position, maxLineLength);
+  const line = getLine(mark.buffer, lineStarts2[foundLineNo], lineEnds[foundLineNo], mark.position, maxLineLength);
   result += `${" ".repeat(opts.indent)}${padStart((mark.line + 1).toString(), lineNoLength)} | ${line.str}
 `;
   result += `${"-".repeat(opts.indent + lineNoLength + 3 + line.pos)}^
 `;
   for (let i = 1; i <= opts.linesAfter; i++) {
     if (foundLineNo + i >= lineEnds.length) break;
-    const line2 = getLine(mark.buffer, lineStarts[foundLineNo + i], lineEnds[foundLineNo + i], mark.position - (lineStarts[foundLineNo] - lineStarts[foundLineNo + i]), maxLineLength);
+    const line2 = getLine(mark.buffer, lineStarts2[foundLineNo + i], lineEnds[foundLineNo + i], mark.position - (lineStarts2[foundLineNo] - lineStarts2[foundLineNo + i]), maxLineLength);
     result += `${" ".repeat(opts.indent)}${padStart((mark.line + i + 1).toString(), lineNoLength)} | ${line2.str}
 `;
   }
@@ -20724,9 +27742,9 @@ function skipFoldedBreaks(input2, position, end2) {
     breaks
   };
 }
-function foldedBreaks(count2) {
-  if (count2 === 1) return " ";
-  return "\n".repeat(count2 - 1);
+function foldedBreaks(count3) {
+  if (count3 === 1) return " ";
+  return "\n".repeat(count3 - 1);
 }
 function getPlainValue(input2, start, end2) {
   let result = "";
@@ -23385,14 +30403,14 @@ function codePointLength(str2) {
   const units = str2.length;
   if (!highSurrogate.test(str2))
     return units;
-  let count2 = units;
+  let count3 = units;
   for (let i = 0; i < units - 1; i++) {
     if ((str2.charCodeAt(i) & 64512) === 55296 && (str2.charCodeAt(i + 1) & 64512) === 56320) {
-      count2--;
+      count3--;
       i++;
     }
   }
-  return count2;
+  return count3;
 }
 function getLengthableOrigin(input2) {
   if (Array.isArray(input2))
@@ -27225,7 +34243,7 @@ var recursive = /* @__PURE__ */ new WeakMap();
 var NONE = 0;
 var ASSUMED = 1;
 var PROVEN = 2;
-function isRecursive(inst, stack, resolve5) {
+function isRecursive(inst, stack, resolve6) {
   const cached3 = recursive.get(inst);
   if (cached3 !== void 0)
     return cached3 ? PROVEN : NONE;
@@ -27235,7 +34253,7 @@ function isRecursive(inst, stack, resolve5) {
   let result = NONE;
   const check2 = (child) => {
     if (result !== PROVEN && child?._zod) {
-      const answer = isRecursive(child, stack, resolve5);
+      const answer = isRecursive(child, stack, resolve6);
       if (answer > result)
         result = answer;
     }
@@ -27246,7 +34264,7 @@ function isRecursive(inst, stack, resolve5) {
       const desc = Object.getOwnPropertyDescriptor(sh, key);
       if (spread && !desc.enumerable)
         continue;
-      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve5) : NONE;
+      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve6) : NONE;
       if (child > answer)
         answer = child;
     }
@@ -27310,7 +34328,7 @@ function isRecursive(inst, stack, resolve5) {
       break;
     // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
     case "lazy": {
-      const inner = def._cachedInner ?? (resolve5 ? inst._zod.innerType : void 0);
+      const inner = def._cachedInner ?? (resolve6 ? inst._zod.innerType : void 0);
       merge3(inner ? isRecursive(inner, stack, false) : ASSUMED);
       break;
     }
@@ -27775,8 +34793,8 @@ function az_default() {
 }
 
 // node_modules/zod/v4/locales/be.js
-function getBelarusianPlural(count2, one, few, many) {
-  const absCount = Math.abs(count2);
+function getBelarusianPlural(count3, one, few, many) {
+  const absCount = Math.abs(count3);
   const lastDigit = absCount % 10;
   const lastTwoDigits = absCount % 100;
   if (lastTwoDigits >= 11 && lastTwoDigits <= 19) {
@@ -27895,8 +34913,8 @@ var error4 = () => {
         const sizing = getSizing(issue3.origin);
         if (sizing) {
           const maxValue = Number(issue3.maximum);
-          const unit = getBelarusianPlural(maxValue, sizing.unit.one, sizing.unit.few, sizing.unit.many);
-          return `\u0417\u0430\u043D\u0430\u0434\u0442\u0430 \u0432\u044F\u043B\u0456\u043A\u0456: \u0447\u0430\u043A\u0430\u043B\u0430\u0441\u044F, \u0448\u0442\u043E ${issue3.origin ?? "\u0437\u043D\u0430\u0447\u044D\u043D\u043D\u0435"} \u043F\u0430\u0432\u0456\u043D\u043D\u0430 ${sizing.verb} ${adj}${issue3.maximum.toString()} ${unit}`;
+          const unit2 = getBelarusianPlural(maxValue, sizing.unit.one, sizing.unit.few, sizing.unit.many);
+          return `\u0417\u0430\u043D\u0430\u0434\u0442\u0430 \u0432\u044F\u043B\u0456\u043A\u0456: \u0447\u0430\u043A\u0430\u043B\u0430\u0441\u044F, \u0448\u0442\u043E ${issue3.origin ?? "\u0437\u043D\u0430\u0447\u044D\u043D\u043D\u0435"} \u043F\u0430\u0432\u0456\u043D\u043D\u0430 ${sizing.verb} ${adj}${issue3.maximum.toString()} ${unit2}`;
         }
         return `\u0417\u0430\u043D\u0430\u0434\u0442\u0430 \u0432\u044F\u043B\u0456\u043A\u0456: \u0447\u0430\u043A\u0430\u043B\u0430\u0441\u044F, \u0448\u0442\u043E ${issue3.origin ?? "\u0437\u043D\u0430\u0447\u044D\u043D\u043D\u0435"} \u043F\u0430\u0432\u0456\u043D\u043D\u0430 \u0431\u044B\u0446\u044C ${adj}${issue3.maximum.toString()}`;
       }
@@ -27905,8 +34923,8 @@ var error4 = () => {
         const sizing = getSizing(issue3.origin);
         if (sizing) {
           const minValue = Number(issue3.minimum);
-          const unit = getBelarusianPlural(minValue, sizing.unit.one, sizing.unit.few, sizing.unit.many);
-          return `\u0417\u0430\u043D\u0430\u0434\u0442\u0430 \u043C\u0430\u043B\u044B: \u0447\u0430\u043A\u0430\u043B\u0430\u0441\u044F, \u0448\u0442\u043E ${issue3.origin} \u043F\u0430\u0432\u0456\u043D\u043D\u0430 ${sizing.verb} ${adj}${issue3.minimum.toString()} ${unit}`;
+          const unit2 = getBelarusianPlural(minValue, sizing.unit.one, sizing.unit.few, sizing.unit.many);
+          return `\u0417\u0430\u043D\u0430\u0434\u0442\u0430 \u043C\u0430\u043B\u044B: \u0447\u0430\u043A\u0430\u043B\u0430\u0441\u044F, \u0448\u0442\u043E ${issue3.origin} \u043F\u0430\u0432\u0456\u043D\u043D\u0430 ${sizing.verb} ${adj}${issue3.minimum.toString()} ${unit2}`;
         }
         return `\u0417\u0430\u043D\u0430\u0434\u0442\u0430 \u043C\u0430\u043B\u044B: \u0447\u0430\u043A\u0430\u043B\u0430\u0441\u044F, \u0448\u0442\u043E ${issue3.origin} \u043F\u0430\u0432\u0456\u043D\u043D\u0430 \u0431\u044B\u0446\u044C ${adj}${issue3.minimum.toString()}`;
       }
@@ -30423,8 +37441,8 @@ function hu_default() {
 }
 
 // node_modules/zod/v4/locales/hy.js
-function getArmenianPlural(count2, one, many) {
-  return Math.abs(count2) === 1 ? one : many;
+function getArmenianPlural(count3, one, many) {
+  return Math.abs(count3) === 1 ? one : many;
 }
 function withDefiniteArticle(word) {
   if (!word)
@@ -30533,8 +37551,8 @@ var error25 = () => {
         const sizing = getSizing(issue3.origin);
         if (sizing) {
           const maxValue = Number(issue3.maximum);
-          const unit = getArmenianPlural(maxValue, sizing.unit.one, sizing.unit.many);
-          return `\u0549\u0561\u0583\u0561\u0566\u0561\u0576\u0581 \u0574\u0565\u056E \u0561\u0580\u056A\u0565\u0584\u2024 \u057D\u057A\u0561\u057D\u057E\u0578\u0582\u0574 \u0567, \u0578\u0580 ${withDefiniteArticle(issue3.origin ?? "\u0561\u0580\u056A\u0565\u0584")} \u056F\u0578\u0582\u0576\u0565\u0576\u0561 ${adj}${issue3.maximum.toString()} ${unit}`;
+          const unit2 = getArmenianPlural(maxValue, sizing.unit.one, sizing.unit.many);
+          return `\u0549\u0561\u0583\u0561\u0566\u0561\u0576\u0581 \u0574\u0565\u056E \u0561\u0580\u056A\u0565\u0584\u2024 \u057D\u057A\u0561\u057D\u057E\u0578\u0582\u0574 \u0567, \u0578\u0580 ${withDefiniteArticle(issue3.origin ?? "\u0561\u0580\u056A\u0565\u0584")} \u056F\u0578\u0582\u0576\u0565\u0576\u0561 ${adj}${issue3.maximum.toString()} ${unit2}`;
         }
         return `\u0549\u0561\u0583\u0561\u0566\u0561\u0576\u0581 \u0574\u0565\u056E \u0561\u0580\u056A\u0565\u0584\u2024 \u057D\u057A\u0561\u057D\u057E\u0578\u0582\u0574 \u0567, \u0578\u0580 ${withDefiniteArticle(issue3.origin ?? "\u0561\u0580\u056A\u0565\u0584")} \u056C\u056B\u0576\u056B ${adj}${issue3.maximum.toString()}`;
       }
@@ -30543,8 +37561,8 @@ var error25 = () => {
         const sizing = getSizing(issue3.origin);
         if (sizing) {
           const minValue = Number(issue3.minimum);
-          const unit = getArmenianPlural(minValue, sizing.unit.one, sizing.unit.many);
-          return `\u0549\u0561\u0583\u0561\u0566\u0561\u0576\u0581 \u0583\u0578\u0584\u0580 \u0561\u0580\u056A\u0565\u0584\u2024 \u057D\u057A\u0561\u057D\u057E\u0578\u0582\u0574 \u0567, \u0578\u0580 ${withDefiniteArticle(issue3.origin)} \u056F\u0578\u0582\u0576\u0565\u0576\u0561 ${adj}${issue3.minimum.toString()} ${unit}`;
+          const unit2 = getArmenianPlural(minValue, sizing.unit.one, sizing.unit.many);
+          return `\u0549\u0561\u0583\u0561\u0566\u0561\u0576\u0581 \u0583\u0578\u0584\u0580 \u0561\u0580\u056A\u0565\u0584\u2024 \u057D\u057A\u0561\u057D\u057E\u0578\u0582\u0574 \u0567, \u0578\u0580 ${withDefiniteArticle(issue3.origin)} \u056F\u0578\u0582\u0576\u0565\u0576\u0561 ${adj}${issue3.minimum.toString()} ${unit2}`;
         }
         return `\u0549\u0561\u0583\u0561\u0566\u0561\u0576\u0581 \u0583\u0578\u0584\u0580 \u0561\u0580\u056A\u0565\u0584\u2024 \u057D\u057A\u0561\u057D\u057E\u0578\u0582\u0574 \u0567, \u0578\u0580 ${withDefiniteArticle(issue3.origin)} \u056C\u056B\u0576\u056B ${adj}${issue3.minimum.toString()}`;
       }
@@ -31458,18 +38476,18 @@ var error33 = () => {
         const adj = issue3.inclusive ? "\uC774\uD558" : "\uBBF8\uB9CC";
         const suffix = adj === "\uBBF8\uB9CC" ? "\uC774\uC5B4\uC57C \uD569\uB2C8\uB2E4" : "\uC5EC\uC57C \uD569\uB2C8\uB2E4";
         const sizing = getSizing(issue3.origin);
-        const unit = sizing?.unit ?? "\uC694\uC18C";
+        const unit2 = sizing?.unit ?? "\uC694\uC18C";
         if (sizing)
-          return `${issue3.origin ?? "\uAC12"}\uC774 \uB108\uBB34 \uD07D\uB2C8\uB2E4: ${issue3.maximum.toString()}${unit} ${adj}${suffix}`;
+          return `${issue3.origin ?? "\uAC12"}\uC774 \uB108\uBB34 \uD07D\uB2C8\uB2E4: ${issue3.maximum.toString()}${unit2} ${adj}${suffix}`;
         return `${issue3.origin ?? "\uAC12"}\uC774 \uB108\uBB34 \uD07D\uB2C8\uB2E4: ${issue3.maximum.toString()} ${adj}${suffix}`;
       }
       case "too_small": {
         const adj = issue3.inclusive ? "\uC774\uC0C1" : "\uCD08\uACFC";
         const suffix = adj === "\uC774\uC0C1" ? "\uC774\uC5B4\uC57C \uD569\uB2C8\uB2E4" : "\uC5EC\uC57C \uD569\uB2C8\uB2E4";
         const sizing = getSizing(issue3.origin);
-        const unit = sizing?.unit ?? "\uC694\uC18C";
+        const unit2 = sizing?.unit ?? "\uC694\uC18C";
         if (sizing) {
-          return `${issue3.origin ?? "\uAC12"}\uC774 \uB108\uBB34 \uC791\uC2B5\uB2C8\uB2E4: ${issue3.minimum.toString()}${unit} ${adj}${suffix}`;
+          return `${issue3.origin ?? "\uAC12"}\uC774 \uB108\uBB34 \uC791\uC2B5\uB2C8\uB2E4: ${issue3.minimum.toString()}${unit2} ${adj}${suffix}`;
         }
         return `${issue3.origin ?? "\uAC12"}\uC774 \uB108\uBB34 \uC791\uC2B5\uB2C8\uB2E4: ${issue3.minimum.toString()} ${adj}${suffix}`;
       }
@@ -33162,8 +40180,8 @@ function ro_default() {
 }
 
 // node_modules/zod/v4/locales/ru.js
-function getRussianPlural(count2, one, few, many) {
-  const absCount = Math.abs(count2);
+function getRussianPlural(count3, one, few, many) {
+  const absCount = Math.abs(count3);
   const lastDigit = absCount % 10;
   const lastTwoDigits = absCount % 100;
   if (lastTwoDigits >= 11 && lastTwoDigits <= 19) {
@@ -33282,8 +40300,8 @@ var error47 = () => {
         const sizing = getSizing(issue3.origin);
         if (sizing) {
           const maxValue = Number(issue3.maximum);
-          const unit = getRussianPlural(maxValue, sizing.unit.one, sizing.unit.few, sizing.unit.many);
-          return `\u0421\u043B\u0438\u0448\u043A\u043E\u043C \u0431\u043E\u043B\u044C\u0448\u043E\u0435 \u0437\u043D\u0430\u0447\u0435\u043D\u0438\u0435: \u043E\u0436\u0438\u0434\u0430\u043B\u043E\u0441\u044C, \u0447\u0442\u043E ${issue3.origin ?? "\u0437\u043D\u0430\u0447\u0435\u043D\u0438\u0435"} \u0431\u0443\u0434\u0435\u0442 \u0438\u043C\u0435\u0442\u044C ${adj}${issue3.maximum.toString()} ${unit}`;
+          const unit2 = getRussianPlural(maxValue, sizing.unit.one, sizing.unit.few, sizing.unit.many);
+          return `\u0421\u043B\u0438\u0448\u043A\u043E\u043C \u0431\u043E\u043B\u044C\u0448\u043E\u0435 \u0437\u043D\u0430\u0447\u0435\u043D\u0438\u0435: \u043E\u0436\u0438\u0434\u0430\u043B\u043E\u0441\u044C, \u0447\u0442\u043E ${issue3.origin ?? "\u0437\u043D\u0430\u0447\u0435\u043D\u0438\u0435"} \u0431\u0443\u0434\u0435\u0442 \u0438\u043C\u0435\u0442\u044C ${adj}${issue3.maximum.toString()} ${unit2}`;
         }
         return `\u0421\u043B\u0438\u0448\u043A\u043E\u043C \u0431\u043E\u043B\u044C\u0448\u043E\u0435 \u0437\u043D\u0430\u0447\u0435\u043D\u0438\u0435: \u043E\u0436\u0438\u0434\u0430\u043B\u043E\u0441\u044C, \u0447\u0442\u043E ${issue3.origin ?? "\u0437\u043D\u0430\u0447\u0435\u043D\u0438\u0435"} \u0431\u0443\u0434\u0435\u0442 ${adj}${issue3.maximum.toString()}`;
       }
@@ -33292,8 +40310,8 @@ var error47 = () => {
         const sizing = getSizing(issue3.origin);
         if (sizing) {
           const minValue = Number(issue3.minimum);
-          const unit = getRussianPlural(minValue, sizing.unit.one, sizing.unit.few, sizing.unit.many);
-          return `\u0421\u043B\u0438\u0448\u043A\u043E\u043C \u043C\u0430\u043B\u0435\u043D\u044C\u043A\u043E\u0435 \u0437\u043D\u0430\u0447\u0435\u043D\u0438\u0435: \u043E\u0436\u0438\u0434\u0430\u043B\u043E\u0441\u044C, \u0447\u0442\u043E ${issue3.origin} \u0431\u0443\u0434\u0435\u0442 \u0438\u043C\u0435\u0442\u044C ${adj}${issue3.minimum.toString()} ${unit}`;
+          const unit2 = getRussianPlural(minValue, sizing.unit.one, sizing.unit.few, sizing.unit.many);
+          return `\u0421\u043B\u0438\u0448\u043A\u043E\u043C \u043C\u0430\u043B\u0435\u043D\u044C\u043A\u043E\u0435 \u0437\u043D\u0430\u0447\u0435\u043D\u0438\u0435: \u043E\u0436\u0438\u0434\u0430\u043B\u043E\u0441\u044C, \u0447\u0442\u043E ${issue3.origin} \u0431\u0443\u0434\u0435\u0442 \u0438\u043C\u0435\u0442\u044C ${adj}${issue3.minimum.toString()} ${unit2}`;
         }
         return `\u0421\u043B\u0438\u0448\u043A\u043E\u043C \u043C\u0430\u043B\u0435\u043D\u044C\u043A\u043E\u0435 \u0437\u043D\u0430\u0447\u0435\u043D\u0438\u0435: \u043E\u0436\u0438\u0434\u0430\u043B\u043E\u0441\u044C, \u0447\u0442\u043E ${issue3.origin} \u0431\u0443\u0434\u0435\u0442 ${adj}${issue3.minimum.toString()}`;
       }
@@ -42153,7 +49171,7 @@ function topologicalOrder(graph) {
     }
   }
   const ready = new MinHeap(compareIds);
-  for (const [id, count2] of waiting) if (count2 === 0) ready.push(id);
+  for (const [id, count3] of waiting) if (count3 === 0) ready.push(id);
   const order = [];
   while (ready.size > 0) {
     const id = ready.pop();
@@ -42164,7 +49182,7 @@ function topologicalOrder(graph) {
       if (left === 0) ready.push(dependent);
     }
   }
-  const unordered = [...waiting].filter(([, count2]) => count2 > 0).map(([id]) => id).sort(compareIds);
+  const unordered = [...waiting].filter(([, count3]) => count3 > 0).map(([id]) => id).sort(compareIds);
   return { order, unordered };
 }
 var MinHeap = class {
@@ -42291,9 +49309,9 @@ function clip(text3, max) {
   return `${dropHalfPair(text3.slice(0, max - 1), "end")}\u2026`;
 }
 function dropHalfPair(text3, at) {
-  const unit = text3.charCodeAt(at === "start" ? 0 : text3.length - 1);
-  if (at === "end" && unit >= 55296 && unit <= 56319) return text3.slice(0, -1);
-  if (at === "start" && unit >= 56320 && unit <= 57343) return text3.slice(1);
+  const unit2 = text3.charCodeAt(at === "start" ? 0 : text3.length - 1);
+  if (at === "end" && unit2 >= 55296 && unit2 <= 56319) return text3.slice(0, -1);
+  if (at === "start" && unit2 >= 56320 && unit2 <= 57343) return text3.slice(1);
   return text3;
 }
 var longestRun = (text3, char) => (text3.match(new RegExp(`${char}+`, "g")) ?? []).reduce((max, run7) => Math.max(max, run7.length), 0);
@@ -42306,10 +49324,10 @@ import { readFile as readFile2 } from "node:fs/promises";
 function createScanner(text3, ignoreTrivia = false) {
   const len = text3.length;
   let pos = 0, value = "", tokenOffset = 0, token = 16, lineNumber = 0, lineStartOffset = 0, tokenLineStartOffset = 0, prevTokenLineStartOffset = 0, scanError = 0;
-  function scanHexDigits(count2, exact) {
+  function scanHexDigits(count3, exact) {
     let digits = 0;
     let value2 = 0;
-    while (digits < count2 || !exact) {
+    while (digits < count3 || !exact) {
       let ch = text3.charCodeAt(pos);
       if (ch >= 48 && ch <= 57) {
         value2 = value2 * 16 + ch - 48;
@@ -42323,7 +49341,7 @@ function createScanner(text3, ignoreTrivia = false) {
       pos++;
       digits++;
     }
-    if (digits < count2) {
+    if (digits < count3) {
       value2 = -1;
     }
     return value2;
@@ -42798,11 +49816,11 @@ function parseTree(text3, errors = [], options = ParseOptions.DEFAULT) {
       onValue({ type: getNodeType(value), offset, length, parent: currentParent, value });
       ensurePropertyComplete(offset + length);
     },
-    onSeparator: (sep6, offset, length) => {
+    onSeparator: (sep8, offset, length) => {
       if (currentParent.type === "property") {
-        if (sep6 === ":") {
+        if (sep8 === ":") {
           currentParent.colonOffset = offset;
-        } else if (sep6 === ",") {
+        } else if (sep8 === ",") {
           ensurePropertyComplete(offset);
         }
       }
@@ -43384,10 +50402,10 @@ function checkElement(schema, raw, pointer, knownKeys, nodeId, issues) {
   }
   return void 0;
 }
-function codeOf(problem, raw, pointer, relative5) {
-  if (problem.code === "invalid_type") return valueAt(raw, relative5) === void 0 ? "RPG_MISSING_FIELD" : "RPG_FIELD_TYPE";
+function codeOf(problem, raw, pointer, relative7) {
+  if (problem.code === "invalid_type") return valueAt(raw, relative7) === void 0 ? "RPG_MISSING_FIELD" : "RPG_FIELD_TYPE";
   if (problem.code === "invalid_value") {
-    const isEdgeType = pointer[0] === "edges" && relative5.length === 1 && relative5[0] === "type";
+    const isEdgeType = pointer[0] === "edges" && relative7.length === 1 && relative7[0] === "type";
     return isEdgeType ? "RPG_UNKNOWN_EDGE_TYPE" : "RPG_INVALID_VALUE";
   }
   return "RPG_SCHEMA";
@@ -43665,8 +50683,8 @@ function importSegments(path2, kind) {
   const segments = (kind === "package" ? packageDirectory(path2) : normalizePath(path2)).split("/").filter((s) => s !== "");
   if (segments[0] === "src") segments.shift();
   if (kind === "file") {
-    const stem = (segments.pop() ?? "").replace(/\.py$/, "");
-    if (stem !== "__init__" && stem !== "") segments.push(stem);
+    const stem2 = (segments.pop() ?? "").replace(/\.py$/, "");
+    if (stem2 !== "__init__" && stem2 !== "") segments.push(stem2);
   }
   return segments;
 }
@@ -45481,7 +52499,7 @@ function getCachedAuthentication(state, auth22) {
   return newScope === currentScope ? authentication : false;
 }
 async function wait(seconds) {
-  await new Promise((resolve5) => setTimeout(resolve5, seconds * 1e3));
+  await new Promise((resolve6) => setTimeout(resolve6, seconds * 1e3));
 }
 async function waitForAccessToken(request2, clientId, clientType, verification) {
   try {
@@ -46487,7 +53505,7 @@ async function sendRequestWithRetries(state, request2, options, createdAt, retri
     state.log.warn(
       `[@octokit/auth-app] Retrying after 401 response to account for token replication delay (retry: ${retries}, wait: ${awaitTime / 1e3}s)`
     );
-    await new Promise((resolve5) => setTimeout(resolve5, awaitTime));
+    await new Promise((resolve6) => setTimeout(resolve6, awaitTime));
     return sendRequestWithRetries(state, request2, options, createdAt, retries);
   }
 }
@@ -49617,14 +56635,14 @@ function testFiles(rpg) {
   const modulesByStem = /* @__PURE__ */ new Map();
   for (const node2 of leaves) {
     const module = moduleOf(node2.file_path);
-    const stem = module.split(".").pop();
-    modulesByStem.set(stem, (modulesByStem.get(stem) ?? /* @__PURE__ */ new Set()).add(module));
+    const stem2 = module.split(".").pop();
+    modulesByStem.set(stem2, (modulesByStem.get(stem2) ?? /* @__PURE__ */ new Set()).add(module));
   }
   const files = /* @__PURE__ */ new Map();
   for (const node2 of leaves) {
     const module = moduleOf(node2.file_path);
-    const stem = module.split(".").pop();
-    const name = modulesByStem.get(stem).size > 1 ? module.replace(/\./g, "_") : stem;
+    const stem2 = module.split(".").pop();
+    const name = modulesByStem.get(stem2).size > 1 ? module.replace(/\./g, "_") : stem2;
     files.set(node2.id, `tests/test_${name}.py`);
   }
   return files;
@@ -49638,8 +56656,8 @@ function integrationTestFiles(rpg) {
   const stems = ids2.map((id) => id.toLowerCase().replace(/[^a-z0-9_]+/g, "_"));
   const files = /* @__PURE__ */ new Map();
   ids2.forEach((id, i) => {
-    const stem = stems[i];
-    const name = stems.indexOf(stem) === stems.lastIndexOf(stem) ? stem : `${stem}_${i + 1}`;
+    const stem2 = stems[i];
+    const name = stems.indexOf(stem2) === stems.lastIndexOf(stem2) ? stem2 : `${stem2}_${i + 1}`;
     files.set(id, `tests/integration/test_${name}.py`);
   });
   return files;
@@ -49687,13 +56705,13 @@ var ALLOWED_ENVIRONMENT = /* @__PURE__ */ new Set([
 var PROGRAM_VARIABLES = /* @__PURE__ */ new Set(["EDITOR", "VISUAL", "PAGER", "SSH_ASKPASS", "PREFIX"]);
 function gitIn(dir, options = {}) {
   const config2 = (options.indexFile === void 0 ? UNTRUSTED_REPOSITORY_CONFIG : OWN_INDEX_CONFIG).flatMap((c) => ["-c", c]);
-  return (args, input2) => new Promise((resolve5, reject) => {
+  return (args, input2) => new Promise((resolve6, reject) => {
     const child = execFile(
       "git",
       ["-C", dir, ...config2, ...args],
       { env: guardedEnvironment(options), encoding: "buffer", maxBuffer: 1024 * 1024 * 1024 },
       (error63, stdout, stderr) => {
-        if (!error63) return resolve5(stdout);
+        if (!error63) return resolve6(stdout);
         const said = stderr.toString("utf8");
         reject(Object.assign(error63, { stdout: stdout.toString("utf8"), stderr: said, message: said || error63.message }));
       }
@@ -50130,16 +57148,44 @@ function redactDeep(value, env = process.env) {
 var CoverageCountSchema = external_exports.object({
   covered: external_exports.int().min(0),
   total: external_exports.int().min(0)
-}).refine((count2) => count2.covered <= count2.total, { message: "covered cannot exceed total" });
+}).refine((count3) => count3.covered <= count3.total, { message: "covered cannot exceed total" });
 var CoverageSchema = external_exports.object({
   lines: CoverageCountSchema.describe("Statements on the node's lines, and those the tests executed."),
   branches: CoverageCountSchema.describe(
     "Branch exits (each way out of an if, while, for, match case...) on the node's lines, and those the tests took."
   )
 });
-function percent(count2) {
-  return count2.total > 0 ? 100 * count2.covered / count2.total : void 0;
+function percent(count3) {
+  return count3.total > 0 ? 100 * count3.covered / count3.total : void 0;
 }
+
+// src/record/dependency-check.ts
+var BackendSchema = external_exports.enum(["pyright", "ast"]);
+var PlannedEdgeSchema = external_exports.object({
+  dependent: external_exports.string().describe("Node id of the node that needs the other."),
+  dependency: external_exports.string(),
+  plannedAs: external_exports.array(external_exports.union([EdgeTypeSchema, external_exports.literal("dependencies")])).describe("Where the plan states it: edge types, or the node's list.")
+});
+var DependencyCheckSchema = external_exports.object({
+  via: BackendSchema,
+  target: external_exports.number().describe("The PRD's target share of confirmed planned dependencies (0.8)."),
+  planned: external_exports.int().min(0).describe("Planned dependencies between two leaves whose code was found."),
+  confirmed: external_exports.int().min(0).describe("Of those, the ones the code has: the dependent refers to the dependency."),
+  share: external_exports.number().min(0).max(1).nullable().describe("confirmed / planned; null when nothing was planned."),
+  meetsTarget: external_exports.boolean(),
+  missing: external_exports.array(PlannedEdgeSchema).describe("Planned dependencies the code does not have."),
+  unplanned: external_exports.array(
+    external_exports.object({
+      dependent: external_exports.string(),
+      dependency: external_exports.string(),
+      at: external_exports.array(external_exports.object({ file: external_exports.string(), line: external_exports.int().min(1) })).describe("Where the dependent refers to the dependency.")
+    })
+  ).describe("References between two leaves that the plan does not have."),
+  unchecked: external_exports.int().min(0).describe("Planned dependencies left out because the code of one end was not found."),
+  notFound: external_exports.array(external_exports.string()).describe("Leaf node ids whose definition is not in the repository (not generated, failed)."),
+  unreferenced: external_exports.array(external_exports.string()).describe("Leaf node ids no other leaf refers to (entry points, or code nothing uses).")
+});
+var RecordedDependencyCheckSchema = DependencyCheckSchema.omit({ via: true });
 
 // src/record/tokens.ts
 var TokensSchema = external_exports.object({ prompt: external_exports.int().min(0), completion: external_exports.int().min(0), total: external_exports.int().min(0) });
@@ -50254,7 +57300,10 @@ var CheckpointSchema = external_exports.object({
   updated_at: external_exports.string(),
   nodes: external_exports.record(external_exports.string(), CheckpointEntrySchema),
   pending_writes: external_exports.array(external_exports.string()).optional().describe("Passed nodes whose files were still buffered in the work tree; a resume regenerates them."),
-  integration: external_exports.record(external_exports.string(), IntegrationSchema).optional().describe("By subgraph id: the integration tests of each subgraph whose leaves all passed (decision 0024).")
+  integration: external_exports.record(external_exports.string(), IntegrationSchema).optional().describe("By subgraph id: the integration tests of each subgraph whose leaves all passed (decision 0024)."),
+  dependency_check: RecordedDependencyCheckSchema.optional().describe(
+    "The planned dependencies against the references in the code, checked once every node of a run has settled (decision 0028)."
+  )
 });
 var AppendixBSchema = external_exports.record(external_exports.string(), CheckpointEntrySchema.omit({ attempts: true }).extend({ attempts: external_exports.unknown().optional() }));
 function parseCheckpoint(text3, path2) {
@@ -50501,11 +57550,11 @@ async function fetchWorkBranches(dir, rpgName, auth6) {
   await fetchGlob(dir, `refs/heads/${workBranchPrefix(rpgName)}*`, auth6);
 }
 var fetchGlob = (dir, glob, auth6) => fetchRefs(dir, "origin", [`+${glob}:${glob}`], auth6);
-async function readWorkBranches(dir, plan, rpgName, only) {
+async function readWorkBranches(dir, plan2, rpgName, only) {
   const present = new Set(await refsUnder(dir, `refs/heads/${workBranchPrefix(rpgName)}`));
   const branches = /* @__PURE__ */ new Map();
   const parts2 = [];
-  for (const subgraph of plan.subgraphs) {
+  for (const subgraph of plan2.subgraphs) {
     const branch = workBranch(rpgName, subgraph.id);
     if (!present.has(branch) || only && !only.includes(subgraph.id)) continue;
     branches.set(subgraph.id, branch);
@@ -50514,7 +57563,7 @@ async function readWorkBranches(dir, plan, rpgName, only) {
   }
   return { branches, checkpoint: mergeCheckpoints(parts2) };
 }
-function neededFor(plan, rpg, subgraphId) {
+function neededFor(plan2, rpg, subgraphId) {
   const filesOf = /* @__PURE__ */ new Map();
   for (const node2 of rpg.nodes) {
     if (node2.node_type !== "leaf") continue;
@@ -50522,31 +57571,31 @@ function neededFor(plan, rpg, subgraphId) {
     files.add(normalizePath(node2.file_path));
     filesOf.set(node2.subgraph_id, files);
   }
-  const at = plan.subgraphs.findIndex((s) => s.id === subgraphId);
-  const subgraph = plan.subgraphs[at];
+  const at = plan2.subgraphs.findIndex((s) => s.id === subgraphId);
+  const subgraph = plan2.subgraphs[at];
   if (!subgraph) return [];
   const mine = filesOf.get(subgraphId) ?? /* @__PURE__ */ new Set();
-  const sharing = plan.subgraphs.slice(0, at).filter((s) => [...filesOf.get(s.id) ?? []].some((f) => mine.has(f)));
+  const sharing = plan2.subgraphs.slice(0, at).filter((s) => [...filesOf.get(s.id) ?? []].some((f) => mine.has(f)));
   return [.../* @__PURE__ */ new Set([...subgraph.dependsOn, ...sharing.map((s) => s.id)])];
 }
-function matrixWaves(plan, rpg) {
+function matrixWaves(plan2, rpg) {
   const waveOf = /* @__PURE__ */ new Map();
   const cyclic = [];
   const byWave = [];
-  for (const subgraph of plan.subgraphs) {
+  for (const subgraph of plan2.subgraphs) {
     if (subgraph.wave < 0) {
       cyclic.push(subgraph.id);
       continue;
     }
-    const wave = Math.max(-1, ...neededFor(plan, rpg, subgraph.id).map((id) => waveOf.get(id) ?? -1)) + 1;
+    const wave = Math.max(-1, ...neededFor(plan2, rpg, subgraph.id).map((id) => waveOf.get(id) ?? -1)) + 1;
     waveOf.set(subgraph.id, wave);
     (byWave[wave] ??= []).push(subgraph.id);
   }
   return cyclic.length > 0 ? [...byWave, [cyclic.join(" ")]] : byWave;
 }
-async function combineNeededBranches(dir, rpg, plan, rpgName, runBranch2, subgraphs) {
-  const needed = [...new Set(subgraphs.flatMap((id) => neededFor(plan, rpg, id)))].filter((id) => !subgraphs.includes(id));
-  const { branches, checkpoint } = await readWorkBranches(dir, plan, rpgName, needed);
+async function combineNeededBranches(dir, rpg, plan2, rpgName, runBranch2, subgraphs) {
+  const needed = [...new Set(subgraphs.flatMap((id) => neededFor(plan2, rpg, id)))].filter((id) => !subgraphs.includes(id));
+  const { branches, checkpoint } = await readWorkBranches(dir, plan2, rpgName, needed);
   const missing = needed.filter((id) => !branches.has(id));
   const [first, ...others] = [...branches.values()];
   if (!first) return { combined: [], missing };
@@ -50568,8 +57617,8 @@ async function combineNeededBranches(dir, rpg, plan, rpgName, runBranch2, subgra
   await checkoutBranchAt(dir, runBranch2, combined ?? first);
   return { combined: [...branches.keys()], missing };
 }
-async function layWorkBranchesOver(dir, rpg, plan, rpgName) {
-  const { branches, checkpoint } = await readWorkBranches(dir, plan, rpgName);
+async function layWorkBranchesOver(dir, rpg, plan2, rpgName) {
+  const { branches, checkpoint } = await readWorkBranches(dir, plan2, rpgName);
   const ours = ownedPaths(rpg, testFileLookup(rpg), [PYTEST_INI]);
   const owner = pathOwners(rpg, [...branches.keys()]);
   for (const [id, branch] of branches) await takeFiles(dir, branch, (path2) => ours.has(path2) && (owner.get(path2) ?? id) === id);
@@ -51056,7 +58105,7 @@ var safeJSON = (text3) => {
 };
 
 // node_modules/openai/internal/utils/sleep.mjs
-var sleep = (ms) => new Promise((resolve5) => setTimeout(resolve5, ms));
+var sleep = (ms) => new Promise((resolve6) => setTimeout(resolve6, ms));
 
 // node_modules/openai/version.mjs
 var VERSION13 = "6.49.0";
@@ -52167,8 +59216,8 @@ function addRequestID(value, response) {
 var _APIPromise_client;
 var APIPromise = class _APIPromise extends Promise {
   constructor(client, responsePromise, parseResponse2 = defaultParseResponse) {
-    super((resolve5) => {
-      resolve5(null);
+    super((resolve6) => {
+      resolve6(null);
     });
     this.responsePromise = responsePromise;
     this.parseResponse = parseResponse2;
@@ -53079,12 +60128,12 @@ var EventStream = class {
     _EventStream_errored.set(this, false);
     _EventStream_aborted.set(this, false);
     _EventStream_catchingPromiseCreated.set(this, false);
-    __classPrivateFieldSet(this, _EventStream_connectedPromise, new Promise((resolve5, reject) => {
-      __classPrivateFieldSet(this, _EventStream_resolveConnectedPromise, resolve5, "f");
+    __classPrivateFieldSet(this, _EventStream_connectedPromise, new Promise((resolve6, reject) => {
+      __classPrivateFieldSet(this, _EventStream_resolveConnectedPromise, resolve6, "f");
       __classPrivateFieldSet(this, _EventStream_rejectConnectedPromise, reject, "f");
     }), "f");
-    __classPrivateFieldSet(this, _EventStream_endPromise, new Promise((resolve5, reject) => {
-      __classPrivateFieldSet(this, _EventStream_resolveEndPromise, resolve5, "f");
+    __classPrivateFieldSet(this, _EventStream_endPromise, new Promise((resolve6, reject) => {
+      __classPrivateFieldSet(this, _EventStream_resolveEndPromise, resolve6, "f");
       __classPrivateFieldSet(this, _EventStream_rejectEndPromise, reject, "f");
     }), "f");
     __classPrivateFieldGet(this, _EventStream_connectedPromise, "f").catch(() => {
@@ -53184,11 +60233,11 @@ var EventStream = class {
    *   const message = await stream.emitted('message') // rejects if the stream errors
    */
   emitted(event) {
-    return new Promise((resolve5, reject) => {
+    return new Promise((resolve6, reject) => {
       __classPrivateFieldSet(this, _EventStream_catchingPromiseCreated, true, "f");
       if (event !== "error")
         this.once("error", reject);
-      this.once(event, resolve5);
+      this.once(event, resolve6);
     });
   }
   /**
@@ -53271,8 +60320,8 @@ var EventStream = class {
         }
         if (ended)
           return Promise.resolve(doneResult());
-        return new Promise((resolve5, reject) => {
-          readQueue.push({ resolve: resolve5, reject });
+        return new Promise((resolve6, reject) => {
+          readQueue.push({ resolve: resolve6, reject });
         });
       },
       return: () => {
@@ -54231,16 +61280,16 @@ var ChatCompletionStream = class _ChatCompletionStream extends AbstractChatCompl
         if (!choice.logprobs) {
           choice.logprobs = Object.assign({}, logprobs);
         } else {
-          const { content: content2, refusal: refusal2, ...rest3 } = logprobs;
+          const { content: content2, refusal: refusal3, ...rest3 } = logprobs;
           assertIsEmpty(rest3);
           Object.assign(choice.logprobs, rest3);
           if (content2) {
             (_a5 = choice.logprobs).content ?? (_a5.content = []);
             choice.logprobs.content.push(...content2);
           }
-          if (refusal2) {
+          if (refusal3) {
             (_b = choice.logprobs).refusal ?? (_b.refusal = []);
-            choice.logprobs.refusal.push(...refusal2);
+            choice.logprobs.refusal.push(...refusal3);
           }
         }
       }
@@ -54259,14 +61308,14 @@ var ChatCompletionStream = class _ChatCompletionStream extends AbstractChatCompl
       if (!delta)
         continue;
       __classPrivateFieldGet(this, _ChatCompletionStream_audioDoneChoiceIndexes, "f").delete(index);
-      const { audio, content, refusal, function_call, role, tool_calls, ...rest2 } = delta;
+      const { audio, content, refusal: refusal2, function_call, role, tool_calls, ...rest2 } = delta;
       assertIsEmpty(rest2);
       Object.assign(choice.message, rest2);
-      if (audio?.expires_at != null && audio.id == null && audio.data == null && audio.transcript == null && content == null && refusal == null && function_call == null && role == null && tool_calls == null && Object.keys(rest2).length === 0) {
+      if (audio?.expires_at != null && audio.id == null && audio.data == null && audio.transcript == null && content == null && refusal2 == null && function_call == null && role == null && tool_calls == null && Object.keys(rest2).length === 0) {
         __classPrivateFieldGet(this, _ChatCompletionStream_audioDoneChoiceIndexes, "f").add(index);
       }
-      if (refusal) {
-        choice.message.refusal = (choice.message.refusal || "") + refusal;
+      if (refusal2) {
+        choice.message.refusal = (choice.message.refusal || "") + refusal2;
       }
       if (role)
         choice.message.role = role;
@@ -54363,7 +61412,7 @@ var ChatCompletionStream = class _ChatCompletionStream extends AbstractChatCompl
           if (done) {
             return { value: void 0, done: true };
           }
-          return new Promise((resolve5, reject) => readQueue.push({ resolve: resolve5, reject })).then((chunk2) => chunk2 ? { value: chunk2, done: false } : { value: void 0, done: true });
+          return new Promise((resolve6, reject) => readQueue.push({ resolve: resolve6, reject })).then((chunk2) => chunk2 ? { value: chunk2, done: false } : { value: void 0, done: true });
         }
         const chunk = pushQueue.shift();
         return { value: chunk, done: false };
@@ -54545,7 +61594,7 @@ var ChatCompletionStreamingRunner = class _ChatCompletionStreamingRunner extends
           if (done) {
             return { value: void 0, done: true };
           }
-          return new Promise((resolve5, reject) => readQueue.push({ resolve: resolve5, reject })).then((event2) => event2 ? { value: event2, done: false } : { value: void 0, done: true });
+          return new Promise((resolve6, reject) => readQueue.push({ resolve: resolve6, reject })).then((event2) => event2 ? { value: event2, done: false } : { value: void 0, done: true });
         }
         const event = pushQueue.shift();
         if (!event) {
@@ -57827,7 +64876,7 @@ var AssistantStream = class extends EventStream {
           if (done) {
             return { value: void 0, done: true };
           }
-          return new Promise((resolve5, reject) => readQueue.push({ resolve: resolve5, reject })).then((chunk2) => chunk2 ? { value: chunk2, done: false } : { value: void 0, done: true });
+          return new Promise((resolve6, reject) => readQueue.push({ resolve: resolve6, reject })).then((chunk2) => chunk2 ? { value: chunk2, done: false } : { value: void 0, done: true });
         }
         const chunk = pushQueue.shift();
         return { value: chunk, done: false };
@@ -60204,7 +67253,7 @@ var ResponseStream = class _ResponseStream extends EventStream {
           if (done) {
             return { value: void 0, done: true };
           }
-          return new Promise((resolve5, reject) => readQueue.push({ resolve: resolve5, reject })).then((event2) => event2 ? { value: event2, done: false } : { value: void 0, done: true });
+          return new Promise((resolve6, reject) => readQueue.push({ resolve: resolve6, reject })).then((event2) => event2 ? { value: event2, done: false } : { value: void 0, done: true });
         }
         const event = pushQueue.shift();
         return { value: event, done: false };
@@ -61924,8 +68973,8 @@ function readCompletion(completion) {
   } : { ...ZERO_USAGE };
   const choice = completion.choices?.[0];
   if (!choice) return { ok: false, reason: "the model returned no choices", usage };
-  const { refusal, content } = choice.message;
-  if (refusal) return { ok: false, reason: `the model refused: ${refusal}`, usage };
+  const { refusal: refusal2, content } = choice.message;
+  if (refusal2) return { ok: false, reason: `the model refused: ${refusal2}`, usage };
   if (!content || !content.trim()) {
     return { ok: false, reason: `the model returned an empty reply (finish_reason ${choice.finish_reason ?? "unknown"})`, usage };
   }
@@ -62204,17 +69253,17 @@ async function stackOwnedPaths(dir, base, rpg) {
   }
   return (path2) => owned.has(path2);
 }
-function runLevels(plan, rpgName, commits, hasPassed) {
+function runLevels(plan2, rpgName, commits, hasPassed) {
   return commits.filter(({ subgraphId }) => hasPassed(subgraphId)).map(({ subgraphId, sha }) => ({
     branch: subgraphBranch(rpgName, subgraphId),
     source: sha,
-    message: subgraphCommitMessage(plan.subgraphs.find((s) => s.id === subgraphId))
+    message: subgraphCommitMessage(plan2.subgraphs.find((s) => s.id === subgraphId))
   }));
 }
 async function restackBranches(options) {
-  const { dir, plan, rpgName, base } = options;
+  const { dir, plan: plan2, rpgName, base } = options;
   const present = new Set(await refsUnder(dir, `refs/heads/${subgraphBranchPrefix(rpgName)}`));
-  const existing = plan.subgraphs.filter((s) => present.has(subgraphBranch(rpgName, s.id)));
+  const existing = plan2.subgraphs.filter((s) => present.has(subgraphBranch(rpgName, s.id)));
   const baseCheckpoint = await readFileAt(dir, base, CHECKPOINT_PATH);
   let mergedUpTo = -1;
   for (const [i, subgraph] of existing.entries()) {
@@ -62234,17 +69283,17 @@ async function restackBranches(options) {
   });
   return { subgraphs: remaining.map((s) => s.id), merged: existing.slice(0, mergedUpTo + 1).map((s) => s.id), stack };
 }
-async function topOfStack(dir, plan, rpgName) {
+async function topOfStack(dir, plan2, rpgName) {
   const present = new Set(await refsUnder(dir, `refs/heads/${subgraphBranchPrefix(rpgName)}`));
-  return plan.subgraphs.map((s) => subgraphBranch(rpgName, s.id)).filter((b) => present.has(b)).at(-1);
+  return plan2.subgraphs.map((s) => subgraphBranch(rpgName, s.id)).filter((b) => present.has(b)).at(-1);
 }
-function stackBranches(plan, rpgName, stack) {
+function stackBranches(plan2, rpgName, stack) {
   const inStack = new Set([...stack.levels, ...stack.held].map((l) => l.branch));
-  const subgraphs = plan.subgraphs.filter((s) => inStack.has(subgraphBranch(rpgName, s.id))).map((s) => s.id);
+  const subgraphs = plan2.subgraphs.filter((s) => inStack.has(subgraphBranch(rpgName, s.id))).map((s) => s.id);
   return { branches: new Map(subgraphs.map((id) => [id, subgraphBranch(rpgName, id)])), stack: subgraphs };
 }
-function subgraphOfBranch(plan, rpgName, branch) {
-  return plan.subgraphs.find((s) => subgraphBranch(rpgName, s.id) === branch)?.id ?? branch;
+function subgraphOfBranch(plan2, rpgName, branch) {
+  return plan2.subgraphs.find((s) => subgraphBranch(rpgName, s.id) === branch)?.id ?? branch;
 }
 async function stateAt(dir, ref) {
   const text3 = await readFileAt(dir, ref, CHECKPOINT_PATH);
@@ -62433,8 +69482,8 @@ function diagnosedNodes(order, nodes) {
 }
 
 // src/report/test-strength.ts
-function renderTestStrength(plan, nodes) {
-  const measured = plan.order.filter((id) => nodes[id]?.test_strength !== void 0);
+function renderTestStrength(plan2, nodes) {
+  const measured = plan2.order.filter((id) => nodes[id]?.test_strength !== void 0);
   if (measured.length === 0) return [];
   const total = measured.reduce((sum, id) => sum + nodes[id].test_strength.mutants, 0);
   const killed = measured.reduce((sum, id) => sum + nodes[id].test_strength.killed, 0);
@@ -62477,9 +69526,9 @@ function percent2(part, whole) {
 }
 
 // src/report/coverage.ts
-function share(count2) {
-  const pct = percent(count2);
-  return pct === void 0 ? "\u2013" : `${count2.covered} of ${count2.total} (${Math.round(pct)}%)`;
+function share(count3) {
+  const pct = percent(count3);
+  return pct === void 0 ? "\u2013" : `${count3.covered} of ${count3.total} (${Math.round(pct)}%)`;
 }
 function renderCoverage(ids2, nodes) {
   const measured = ids2.filter((id) => nodes[id]?.coverage !== void 0);
@@ -62502,6 +69551,38 @@ function renderCoverage(ids2, nodes) {
   return lines;
 }
 
+// src/report/dependency-check.ts
+var LISTED = 20;
+function renderDependencyCheck(check2) {
+  if (!check2) return [];
+  const pct = (share3) => `${Math.round(share3 * 100)}%`;
+  const figure = check2.share === null ? "no planned dependency between two generated leaves to check" : `${pct(check2.share)} of planned edges confirmed (target ${pct(check2.target)}): ${check2.confirmed} of ${check2.planned}`;
+  const lines = [
+    "## Dependency Check",
+    "",
+    `${check2.meetsTarget ? "\u2705" : "\u26A0\uFE0F"} Dependency check: ${figure}. The RPG's dependencies between leaves against the references in the generated code.`,
+    ""
+  ];
+  const list = (title, items, line) => {
+    if (items.length === 0) return;
+    lines.push(`**${title}** (${items.length}):`, "");
+    for (const item of items.slice(0, LISTED)) lines.push(`- ${line(item)}`);
+    if (items.length > LISTED) lines.push(`- \u2026 and ${items.length - LISTED} more (docs/generation_checkpoint.json has them all)`);
+    lines.push("");
+  };
+  list("Planned, not in the code", check2.missing, (e) => `${code(e.dependent)} \u2192 ${code(e.dependency)} (${e.plannedAs.join(", ")})`);
+  list("In the code, not planned", check2.unplanned, (e) => {
+    const at = e.at.slice(0, 3).map((p) => code(`${p.file}:${p.line}`));
+    return `${code(e.dependent)} \u2192 ${code(e.dependency)} at ${at.join(", ")}${e.at.length > 3 ? ", \u2026" : ""}`;
+  });
+  if (check2.unchecked > 0)
+    lines.push(
+      `${check2.unchecked} planned dependenc${check2.unchecked === 1 ? "y" : "ies"} not checked: one end has no code (failed or skipped).`,
+      ""
+    );
+  return lines;
+}
+
 // src/report/integration.ts
 var THRESHOLD = `${Math.round(INTEGRATION_PASS_SHARE * 100)}%`;
 function share2(passed, total) {
@@ -62512,15 +69593,15 @@ function integrationVerdict(record2) {
   const verdict = record2.status === "validated" ? "\u2705 validated" : `\u26A0\uFE0F not validated (under ${THRESHOLD})`;
   return `${share2(record2.passed, record2.total)} passed, ${verdict}`;
 }
-function notRun(subgraph, plan, checkpoint) {
-  const leaves = subgraph.nodes.filter((id) => plan.nodes.get(id)?.node_type === "leaf");
+function notRun(subgraph, plan2, checkpoint) {
+  const leaves = subgraph.nodes.filter((id) => plan2.nodes.get(id)?.node_type === "leaf");
   const notPassed = leaves.filter((id) => checkpoint.nodes[id]?.status !== "passed");
   return notPassed.length > 0 ? `not run: ${notPassed.length} of ${leaves.length} leaves did not pass` : "not run";
 }
 function shippedCell(record2) {
   return record2.file ? `${record2.shipped} in ${code(record2.file)}` : "none";
 }
-function renderIntegration(plan, checkpoint) {
+function renderIntegration(plan2, checkpoint) {
   const records = checkpoint.integration ?? {};
   if (Object.keys(records).length === 0) return [];
   const lines = [
@@ -62532,11 +69613,11 @@ function renderIntegration(plan, checkpoint) {
     "|----------|-----------------|--------|---------|"
   ];
   const failing = [];
-  for (const subgraph of plan.subgraphs) {
-    if (!subgraph.nodes.some((id) => plan.nodes.get(id)?.node_type === "leaf")) continue;
+  for (const subgraph of plan2.subgraphs) {
+    if (!subgraph.nodes.some((id) => plan2.nodes.get(id)?.node_type === "leaf")) continue;
     const record2 = records[subgraph.id];
     if (!record2) {
-      lines.push(`| ${code(subgraph.id)} | \u2013 | ${notRun(subgraph, plan, checkpoint)} | \u2013 |`);
+      lines.push(`| ${code(subgraph.id)} | \u2013 | ${notRun(subgraph, plan2, checkpoint)} | \u2013 |`);
       continue;
     }
     const ends = `${record2.entries.map(code).join(", ")} \u2192 ${record2.exits.map(code).join(", ")}`;
@@ -62597,26 +69678,26 @@ var STATUS_STYLES = {
   in_progress: "fill:#fff3bf,stroke:#e67700,color:#000",
   pending: "fill:#ffffff,stroke:#adb5bd,color:#000"
 };
-function renderMermaid(plan, options = {}) {
-  const edges = [...plan.dependencies.values()].reduce((sum, deps) => sum + deps.length, 0);
-  if (plan.order.length > (options.maxNodes ?? 150) || edges > (options.maxEdges ?? MAX_EDGES)) return renderSubgraphChart(plan);
-  const key = new Map(plan.order.map((id, i) => [id, `n${i}`]));
+function renderMermaid(plan2, options = {}) {
+  const edges = [...plan2.dependencies.values()].reduce((sum, deps) => sum + deps.length, 0);
+  if (plan2.order.length > (options.maxNodes ?? 150) || edges > (options.maxEdges ?? MAX_EDGES)) return renderSubgraphChart(plan2);
+  const key = new Map(plan2.order.map((id, i) => [id, `n${i}`]));
   const lines = ["flowchart TD"];
-  plan.subgraphs.forEach((subgraph, s) => {
+  plan2.subgraphs.forEach((subgraph, s) => {
     lines.push(`  subgraph s${s}["${label(subgraph.name)}"]`);
     for (const id of subgraph.nodes) {
-      const node2 = plan.nodes.get(id);
+      const node2 = plan2.nodes.get(id);
       const shape = node2.node_type === "composite" ? [`[["`, `"]]`] : [`["`, `"]`];
       lines.push(`    ${key.get(id)}${shape[0]}${label(node2.name)}<br/><small>${label(id)}</small>${shape[1]}`);
     }
     lines.push("  end");
   });
-  for (const id of plan.order) {
-    for (const dep of plan.dependencies.get(id) ?? []) lines.push(`  ${key.get(dep)} --> ${key.get(id)}`);
+  for (const id of plan2.order) {
+    for (const dep of plan2.dependencies.get(id) ?? []) lines.push(`  ${key.get(dep)} --> ${key.get(id)}`);
   }
   if (options.statusOf) {
     const byStatus = /* @__PURE__ */ new Map();
-    for (const id of plan.order) {
+    for (const id of plan2.order) {
       const status = options.statusOf(id);
       if (!status) continue;
       const keys = byStatus.get(status);
@@ -62631,12 +69712,12 @@ function renderMermaid(plan, options = {}) {
   return `${lines.join("\n")}
 `;
 }
-function renderSubgraphChart(plan) {
-  const key = new Map(plan.subgraphs.map((s, i) => [s.id, `s${i}`]));
+function renderSubgraphChart(plan2) {
+  const key = new Map(plan2.subgraphs.map((s, i) => [s.id, `s${i}`]));
   const lines = ["flowchart TD"];
-  for (const subgraph of plan.subgraphs)
+  for (const subgraph of plan2.subgraphs)
     lines.push(`  ${key.get(subgraph.id)}["${label(subgraph.name)}<br/><small>${subgraph.nodes.length} nodes</small>"]`);
-  for (const subgraph of plan.subgraphs) for (const dep of subgraph.dependsOn) lines.push(`  ${key.get(dep)} --> ${key.get(subgraph.id)}`);
+  for (const subgraph of plan2.subgraphs) for (const dep of subgraph.dependsOn) lines.push(`  ${key.get(dep)} --> ${key.get(subgraph.id)}`);
   return `${lines.join("\n")}
 `;
 }
@@ -62648,7 +69729,7 @@ function label(text3) {
 var RUN_DETAILS_NOTE = `_The run id, timings, tokens and git history change with every run: they are in the job summary and in the run's own report, ${code(".rpg-forge/runs/<run>/generation_report.md")} where it ran._`;
 var RUN_DETAILS_MARKER = "<!-- rpg-forge:run-details: the rest changes with every run -->";
 function renderGenerationReport(input2) {
-  const { summary: summary2, checkpoint, plan } = input2;
+  const { summary: summary2, checkpoint, plan: plan2 } = input2;
   const c = summary2.counts;
   const pct = (n, of = c.total) => of === 0 ? "0%" : `${Math.round(n / of * 100)}%`;
   const entries = Object.values(checkpoint.nodes).filter((e) => e.node_type !== "composite");
@@ -62662,7 +69743,7 @@ function renderGenerationReport(input2) {
     `**Model**: ${code(input2.model)}`,
     "",
     "```mermaid",
-    renderMermaid(plan, { statusOf: (id) => checkpoint.nodes[id]?.status }).trimEnd(),
+    renderMermaid(plan2, { statusOf: (id) => checkpoint.nodes[id]?.status }).trimEnd(),
     "```",
     "",
     "## Summary",
@@ -62687,7 +69768,7 @@ function renderGenerationReport(input2) {
   if (summary2.failed.length > 0) {
     lines.push("## Failed Nodes (detail)", "");
     for (const f of summary2.failed) {
-      const node2 = plan.nodes.get(f.id);
+      const node2 = plan2.nodes.get(f.id);
       const blocked = summary2.skipped.filter((s) => s.blockedBy.includes(f.id)).map((s) => s.id);
       lines.push(
         `### ${code(f.id)}: ${code(node2?.name ?? "?")}`,
@@ -62698,16 +69779,16 @@ function renderGenerationReport(input2) {
       lines.push("");
     }
   }
-  const diagnosed = diagnosedNodes(plan.order, checkpoint.nodes);
+  const diagnosed = diagnosedNodes(plan2.order, checkpoint.nodes);
   if (diagnosed.length > 0) {
     lines.push("## Diagnoses", "", "Each failing gate judged by the model's votes, a majority of which decides (decision 0020).", "");
     for (const id of diagnosed) lines.push(`### ${code(id)}`, "", ...renderDiagnoses(checkpoint.nodes[id].diagnoses), "");
   }
   lines.push("## Test Results", "", ...testResults(input2, entries), "");
-  lines.push(...renderReviews(plan.order, checkpoint.nodes));
-  lines.push(...renderIntegration(plan, checkpoint));
-  lines.push(...renderTestStrength(plan, checkpoint.nodes));
-  const coverage = renderCoverage(plan.order, checkpoint.nodes);
+  lines.push(...renderReviews(plan2.order, checkpoint.nodes));
+  lines.push(...renderIntegration(plan2, checkpoint));
+  lines.push(...renderTestStrength(plan2, checkpoint.nodes));
+  const coverage = renderCoverage(plan2.order, checkpoint.nodes);
   if (coverage.length > 0)
     lines.push(
       "## Coverage",
@@ -62717,6 +69798,7 @@ function renderGenerationReport(input2) {
       ...coverage,
       ""
     );
+  lines.push(...renderDependencyCheck(checkpoint.dependency_check));
   if (input2.assembly) {
     const suite = input2.assembly.suite;
     lines.push("## Repository Validation", "");
@@ -62818,10 +69900,10 @@ function renderPrTitle(input2) {
   return `rpg-forge: ${clip(subgraph.name.replace(/\s+/g, " ").trim(), 200)} (${c.passed}/${c.total} nodes pass)`;
 }
 function renderPrBody(input2, limit2 = COMMENT_LIMIT) {
-  const { plan, checkpoint } = input2;
+  const { plan: plan2, checkpoint } = input2;
   const { subgraph, leaves } = scopeOf(input2);
   const c = countsOf(leaves, checkpoint);
-  const files = new Set(leaves.map((id) => plan.nodes.get(id)?.file_path ?? ""));
+  const files = new Set(leaves.map((id) => plan2.nodes.get(id)?.file_path ?? ""));
   const lines = [
     `## ${prose(subgraph.name)}`,
     "",
@@ -62842,20 +69924,20 @@ function renderPrBody(input2, limit2 = COMMENT_LIMIT) {
   lines.push("", "| Node | Symbol | File | Status | Debug iterations | Tests |", "|---|---|---|---|---|---|");
   for (const id of leaves) {
     const entry = checkpoint.nodes[id];
-    const node2 = plan.nodes.get(id);
+    const node2 = plan2.nodes.get(id);
     lines.push(
       row([code(id), code(node2?.name ?? "?"), code(node2?.file_path ?? "?"), STATUS[entry?.status ?? "pending"], ...results(entry)])
     );
   }
-  lines.push("", fenced(subgraphChart(plan, subgraph, checkpoint).trimEnd(), "mermaid"));
+  lines.push("", fenced(subgraphChart(plan2, subgraph, checkpoint).trimEnd(), "mermaid"));
   lines.push("", "---", "", `RPG ${code(input2.rpgPath)} \xB7 base ${code(input2.baseBranch)}`);
   return fitToLimit(`${lines.join("\n")}
 `, limit2);
 }
 function renderReportComment(input2, limit2 = COMMENT_LIMIT) {
-  const { plan, checkpoint } = input2;
+  const { plan: plan2, checkpoint } = input2;
   const { subgraph, leaves } = scopeOf(input2);
-  const everyLeaf = plan.order.filter((id) => isLeaf(input2, id));
+  const everyLeaf = plan2.order.filter((id) => isLeaf(input2, id));
   const lines = [
     `### rpg-forge report: ${prose(subgraph.name)}`,
     "",
@@ -62886,7 +69968,7 @@ function renderReportComment(input2, limit2 = COMMENT_LIMIT) {
       const strength2 = checkpoint.nodes[id].test_strength;
       const what = strength2.survivors.map((s) => prose(s.description, 120)).join("; ");
       lines.push(
-        `- ${code(id)} (${code(plan.nodes.get(id)?.name ?? "?")}): its tests still pass with each of ${strength2.mutants} mutants of its code (${what}). Review them before merging.`
+        `- ${code(id)} (${code(plan2.nodes.get(id)?.name ?? "?")}): its tests still pass with each of ${strength2.mutants} mutants of its code (${what}). Review them before merging.`
       );
     }
   }
@@ -62896,7 +69978,7 @@ function renderReportComment(input2, limit2 = COMMENT_LIMIT) {
     for (const id of skipped) {
       const entry = checkpoint.nodes[id];
       const why = entry.blocked_by?.length ? `blocked by ${entry.blocked_by.map(code).join(", ")}` : prose(entry.failure_reason ?? "no reason recorded");
-      lines.push(`- ${code(id)} (${code(plan.nodes.get(id)?.name ?? "?")}): ${why}`);
+      lines.push(`- ${code(id)} (${code(plan2.nodes.get(id)?.name ?? "?")}): ${why}`);
     }
   }
   return fitToLimit(`${lines.join("\n")}
@@ -63024,10 +70106,10 @@ function dependencyLines(input2, subgraph) {
     return `- ${pr ? `#${pr.number}` : "no pull request"}: ${prose(name)} (${code(id)})`;
   });
 }
-function subgraphChart(plan, subgraph, checkpoint) {
+function subgraphChart(plan2, subgraph, checkpoint) {
   const members2 = new Set(subgraph.nodes);
-  const dependencies = new Map(subgraph.nodes.map((id) => [id, (plan.dependencies.get(id) ?? []).filter((d) => members2.has(d))]));
-  const narrowed = { ...plan, order: subgraph.nodes, subgraphs: [subgraph], dependencies };
+  const dependencies = new Map(subgraph.nodes.map((id) => [id, (plan2.dependencies.get(id) ?? []).filter((d) => members2.has(d))]));
+  const narrowed = { ...plan2, order: subgraph.nodes, subgraphs: [subgraph], dependencies };
   return renderMermaid(narrowed, { statusOf: (id) => checkpoint.nodes[id]?.status });
 }
 var plural2 = (n, noun) => `${count(n)} ${noun}${n === 1 ? "" : "s"}`;
@@ -63043,11 +70125,11 @@ function renderHeldComment(branch, reason, head) {
 }
 
 // src/action/push-stack.ts
-async function pushStack(dir, plan, rpgName, built, remoteHeads, auth6) {
-  const { branches, stack } = stackBranches(plan, rpgName, built);
+async function pushStack(dir, plan2, rpgName, built, remoteHeads, auth6) {
+  const { branches, stack } = stackBranches(plan2, rpgName, built);
   const held = /* @__PURE__ */ new Map();
   for (const level of built.held) {
-    held.set(subgraphOfBranch(plan, rpgName, level.branch), renderHeldComment(level.branch, level.reason, level.head));
+    held.set(subgraphOfBranch(plan2, rpgName, level.branch), renderHeldComment(level.branch, level.reason, level.head));
     const why = level.reason === "edited" ? "a person pushed to it" : "a branch below it in the stack has a person's commits";
     warning(`${level.branch} was left as it is: ${why}`);
   }
@@ -63058,7 +70140,7 @@ async function pushStack(dir, plan, rpgName, built, remoteHeads, auth6) {
     changed.map((l) => ({ branch: l.branch, sha: l.sha, expected: remoteHeads.get(l.branch) })),
     auth6
   );
-  const heads = new Map(built.levels.map((l) => [subgraphOfBranch(plan, rpgName, l.branch), l.sha]));
+  const heads = new Map(built.levels.map((l) => [subgraphOfBranch(plan2, rpgName, l.branch), l.sha]));
   return { branches, stack, held, heads };
 }
 async function pushRunRecord(dir, runId, subgraphIds, branches, auth6) {
@@ -63197,11 +70279,11 @@ async function upsertCheckRun(octokit, repository, headSha, given, appId) {
   let replacing = false;
   if (existing) {
     const same = existing.status === "completed" && existing.conclusion === run7.conclusion && existing.output.title === run7.title && (existing.output.summary ?? "") === run7.summary && (existing.output.text ?? "") === run7.text;
-    const count2 = existing.output.annotations_count;
-    if (same && count2 === run7.annotations.length) return "unchanged";
-    const sameAnnotations = count2 === 0 ? run7.annotations.length === 0 : await hasAnnotations(octokit, repository, existing.id, run7.annotations);
-    if (count2 === 0 || sameAnnotations) {
-      const first = count2 === 0 ? chunks[0] : void 0;
+    const count3 = existing.output.annotations_count;
+    if (same && count3 === run7.annotations.length) return "unchanged";
+    const sameAnnotations = count3 === 0 ? run7.annotations.length === 0 : await hasAnnotations(octokit, repository, existing.id, run7.annotations);
+    if (count3 === 0 || sameAnnotations) {
+      const first = count3 === 0 ? chunks[0] : void 0;
       await octokit.rest.checks.update({
         owner,
         repo,
@@ -63211,7 +70293,7 @@ async function upsertCheckRun(octokit, repository, headSha, given, appId) {
         output: { ...output2, ...first ? { annotations: first } : {} },
         actions: run7.actions
       });
-      if (count2 === 0) await rest(existing.id);
+      if (count3 === 0) await rest(existing.id);
       return "updated";
     }
     replacing = true;
@@ -63452,15 +70534,15 @@ async function shipRun(inputs, context, run7) {
 }
 
 // src/action/summaries.ts
-function planSummary(plan, rpgPath) {
-  const rows = plan.subgraphs.map(
+function planSummary(plan2, rpgPath) {
+  const rows = plan2.subgraphs.map(
     (s) => row([String(s.wave + 1), code(s.id), String(s.nodes.length), s.dependsOn.map(code).join(", ") || "\u2014"])
   );
   return [
     `## rpg-forge plan: ${code(rpgPath)}`,
     "",
     "```mermaid",
-    renderMermaid(plan, {}).trimEnd(),
+    renderMermaid(plan2, {}).trimEnd(),
     "```",
     "",
     "| Wave | Subgraph | Nodes | Needs |",
@@ -63469,9 +70551,9 @@ function planSummary(plan, rpgPath) {
     ""
   ].join("\n");
 }
-function pullRequestTable(prs, plan, { markNew = true } = {}) {
+function pullRequestTable(prs, plan2, { markNew = true } = {}) {
   if (prs.length === 0) return "";
-  const name = (id) => prose(plan.subgraphs.find((s) => s.id === id)?.name ?? id, 200);
+  const name = (id) => prose(plan2.subgraphs.find((s) => s.id === id)?.name ?? id, 200);
   return [
     "## Pull requests",
     "",
@@ -63486,8 +70568,8 @@ function pullRequestTable(prs, plan, { markNew = true } = {}) {
 // src/action/finish.ts
 async function finish(inputs, context, run7) {
   const leaves = Object.values(run7.checkpoint.nodes).filter((e) => e.node_type !== "composite");
-  const count2 = (status) => leaves.filter((e) => e.status === status).length;
-  const [passed, failed, skipped] = [count2("passed"), count2("failed"), count2("skipped")];
+  const count3 = (status) => leaves.filter((e) => e.status === status).length;
+  const [passed, failed, skipped] = [count3("passed"), count3("failed"), count3("skipped")];
   const closed = run7.prs.filter((pr) => pr.closed);
   const closedNote = closed.length === 0 ? "" : `Pull requests closed by a person stay closed; their branches were still updated: ${closed.map((pr) => `#${pr.number} (${code(pr.subgraphId)})`).join(", ")}.
 
@@ -63526,7 +70608,7 @@ import { randomUUID as randomUUID3 } from "node:crypto";
 
 // src/engine/generate.ts
 import { existsSync as existsSync3 } from "node:fs";
-import { join as join17, resolve as resolve3 } from "node:path";
+import { join as join20, resolve as resolve4 } from "node:path";
 
 // src/assembly/docstrings.ts
 var ESCAPED = /[\u0000-\u0008\u000b-\u001f\u007f\\]|"(?="")|"$/g;
@@ -63779,8 +70861,8 @@ var Pool = class {
   scheduled = false;
   run(script, input2) {
     const key = createHash3("sha256").update(script).digest("hex");
-    return new Promise((resolve5, reject) => {
-      this.queue.push({ key, script, input: input2, resolve: resolve5, reject });
+    return new Promise((resolve6, reject) => {
+      this.queue.push({ key, script, input: input2, resolve: resolve6, reject });
       this.schedule();
     });
   }
@@ -65773,7 +72855,7 @@ function implementationPrompt(node2, tests) {
   const lines = [`Implement ${node2.name} so that these tests pass:`, quoted("tests", tests), ...rules(node2)];
   return [...nodeMessages(node2), { role: "user", content: lines.join("\n") }];
 }
-function fixPrompt(node2, tests, current, brief) {
+function fixPrompt(node2, tests, current, brief, localization = "") {
   const lines = [
     `The implementation of ${node2.name} does not pass its tests yet. The tests are fixed; change the implementation.`,
     quoted("tests", tests),
@@ -65781,6 +72863,10 @@ function fixPrompt(node2, tests, current, brief) {
     quoted("current_code", current),
     "What happened (failure brief):",
     quoted("failure_brief", brief),
+    ...localization === "" ? [] : [
+      "What rpg-forge looked up around the node (quoted data, for finding the fault; the dependencies' code is not yours to change):",
+      quoted("localization", localization)
+    ],
     ...rules(node2)
   ];
   return [...nodeMessages(node2), { role: "user", content: lines.join("\n") }];
@@ -66682,11 +73768,11 @@ function textFindings(parts2) {
   for (const { name, source } of parts2) {
     const lone = LONE_SURROGATE2.exec(source);
     if (lone) {
-      const unit = lone[0].charCodeAt(0).toString(16);
+      const unit2 = lone[0].charCodeAt(0).toString(16);
       found.push({
         rule: "lone-surrogate",
         line: lineAt(source, lone.index),
-        message: `a lone surrogate \\u${unit} is not text`,
+        message: `a lone surrogate \\u${unit2} is not text`,
         part: name
       });
       continue;
@@ -66706,7 +73792,7 @@ function lineAt(source, index) {
 }
 
 // src/review/reply-review.ts
-var LISTED = 3;
+var LISTED2 = 3;
 async function reviewImplementation(python, code2, imports, extras = {}) {
   return review(python, implementationRequest(code2, imports, extras));
 }
@@ -66739,11 +73825,11 @@ async function review(python, request2) {
   return scriptVerdict(JSON.parse(await runPythonScript(python, REVIEW_SCRIPT, JSON.stringify(request2))));
 }
 function refused(findings, total) {
-  const listed = findings.slice(0, LISTED).map((f) => {
+  const listed = findings.slice(0, LISTED2).map((f) => {
     const where = f.line > 0 ? `line ${f.line}: ` : "";
     return `${f.part === "code" ? "" : `${f.part} `}${where}${oneLine(f.message)} (${f.rule})`;
   });
-  const more = total > LISTED ? `; and ${total - LISTED} more` : "";
+  const more = total > LISTED2 ? `; and ${total - LISTED2} more` : "";
   return { ok: false, findings, reason: `${listed.join("; ")}${more}` };
 }
 function oneLine(text3) {
@@ -67947,10 +75033,10 @@ async function measureTestStrength(input2) {
 
 // src/engine/diagnosis-vote.ts
 var TEMPERATURES = { low: 0.3, high: 0.7 };
-function voteTemperatures(count2) {
-  if (count2 === 1) return [(TEMPERATURES.low + TEMPERATURES.high) / 2];
-  const step = (TEMPERATURES.high - TEMPERATURES.low) / (count2 - 1);
-  return Array.from({ length: count2 }, (_, i) => Math.round((TEMPERATURES.low + i * step) * 100) / 100);
+function voteTemperatures(count3) {
+  if (count3 === 1) return [(TEMPERATURES.low + TEMPERATURES.high) / 2];
+  const step = (TEMPERATURES.high - TEMPERATURES.low) / (count3 - 1);
+  return Array.from({ length: count3 }, (_, i) => Math.round((TEMPERATURES.low + i * step) * 100) / 100);
 }
 function majorityOf(asked) {
   return Math.floor(asked / 2) + 1;
@@ -67959,11 +75045,11 @@ function tallyVotes(votes, asked) {
   const cast = votes.filter((vote) => vote.verdict !== "none");
   if (cast.length === 0) return { decision: "no_votes", count: 0 };
   const counts = VERDICTS.map((verdict) => [verdict, cast.filter((vote) => vote.verdict === verdict).length]);
-  const [winner, count2] = counts.reduce((best, next) => next[1] > best[1] ? next : best);
-  return count2 >= majorityOf(asked) ? { decision: winner, count: count2 } : { decision: "needs_human_review", count: count2 };
+  const [winner, count3] = counts.reduce((best, next) => next[1] > best[1] ? next : best);
+  return count3 >= majorityOf(asked) ? { decision: winner, count: count3 } : { decision: "needs_human_review", count: count3 };
 }
-async function castVotes(model, messages, count2) {
-  const temperatures = voteTemperatures(count2);
+async function castVotes(model, messages, count3) {
+  const temperatures = voteTemperatures(count3);
   const replies = await Promise.allSettled(temperatures.map((t) => model.ask(DIAGNOSIS_KIND, messages, t)));
   return replies.map((settled, i) => {
     if (settled.status === "rejected") throw settled.reason;
@@ -68006,6 +75092,1098 @@ ${text3.slice(-chars).trimEnd()}`;
 function oneLine2(text3) {
   const line = text3.replace(/\s+/g, " ").trim();
   return line.length > 300 ? `${line.slice(0, 297)}...` : line;
+}
+
+// src/localize/code-view.ts
+import { readFile as readFile10, stat as stat7 } from "node:fs/promises";
+
+// src/localize/repo-path.ts
+import { lstat as lstat7 } from "node:fs/promises";
+import { isAbsolute as isAbsolute5, join as join17, relative as relative4, resolve as resolve3, sep as sep6 } from "node:path";
+var HIDDEN_ROOTS = /* @__PURE__ */ new Set([".git", ".rpg-forge"]);
+async function repoPath2(repoDir, path2) {
+  const root = resolve3(repoDir);
+  const abs = resolve3(root, path2);
+  const rel = relative4(root, abs);
+  const refuse = (why) => new RpgForgeError(
+    "LOCALIZE_PATH_REFUSED",
+    `refused to read "${path2}": ${why}`,
+    { file: path2 },
+    "name a .py file of the repository, relative to its root"
+  );
+  if (rel === "" || rel === ".." || rel.startsWith(`..${sep6}`) || isAbsolute5(rel)) throw refuse("it is outside the repository");
+  const parts2 = rel.split(sep6);
+  if (HIDDEN_ROOTS.has(parts2[0])) throw refuse(`${parts2[0]}/ is not code of the package`);
+  if (!/\.pyi?$/.test(rel)) throw refuse("view reads Python files (.py) only");
+  let at = root;
+  for (const part of parts2) {
+    at = join17(at, part);
+    const info2 = await lstat7(at).catch(() => void 0);
+    if (!info2) break;
+    if (info2.isSymbolicLink()) throw refuse(`${relative4(root, at).split(sep6).join("/")} is a symbolic link`);
+  }
+  return { rel: parts2.join("/"), abs };
+}
+
+// src/localize/signatures.ts
+var SIGNATURES_SCRIPT = String.raw`${OUTLINE_PY}
+import re
+
+
+def first_line(doc):
+    lines = [l.strip() for l in (doc or "").strip().splitlines() if l.strip()]
+    return lines[0] if lines else None
+
+
+def type_params(node):
+    params = getattr(node, "type_params", None) or []
+    return "[" + ", ".join(ast.unparse(p) for p in params) + "]" if params else ""
+
+
+def written_header(lines, node):
+    """The header as the file writes it, on one line; None where that is not plain (a comment inside it)."""
+    first = node.body[0]
+    if (first.lineno, first.col_offset) <= (node.lineno, node.col_offset):
+        return None
+    parts = []
+    for i in range(node.lineno, first.lineno + 1):
+        raw = lines[i - 1].encode("utf-8")
+        lo = node.col_offset if i == node.lineno else 0
+        hi = first.col_offset if i == first.lineno else len(raw)
+        parts.append(raw[lo:hi].decode("utf-8", "replace"))
+    text = "\n".join(parts).rstrip()
+    if "#" in text or not text.endswith(":"):
+        return None
+    text = re.sub(r"\s*\n\s*", " ", text)
+    return re.sub(r"([(\[]) ", r"\1", re.sub(r",? ([)\]])", r"\1", text))
+
+
+def header(node, lines):
+    written = written_header(lines, node)
+    if written is not None:
+        return written
+    if isinstance(node, ast.ClassDef):
+        bases = [ast.unparse(b) for b in node.bases] + [ast.unparse(k) for k in node.keywords]
+        return "class " + node.name + type_params(node) + ("(" + ", ".join(bases) + ")" if bases else "") + ":"
+    text = ("async def " if isinstance(node, ast.AsyncFunctionDef) else "def ") + node.name + type_params(node)
+    text += "(" + ast.unparse(node.args) + ")"
+    if node.returns is not None:
+        text += " -> " + ast.unparse(node.returns)
+    return text + ":"
+
+
+def described(node, lines):
+    return {
+        "header": header(node, lines),
+        "decorators": ["@" + ast.unparse(d) for d in node.decorator_list],
+        "doc": first_line(ast.get_docstring(node)),
+    }
+
+
+def signatures(src):
+    result = outline(src)
+    if not result["ok"]:
+        return result
+    tree = ast.parse(src)
+    lines = src.split("\n")
+    result["doc"] = first_line(ast.get_docstring(tree))
+    # outline() makes one entry per top-level statement, in order: the two lists line up.
+    for entry, node in zip(result["statements"], tree.body):
+        if entry["kind"] in ("def", "class"):
+            entry.update(described(node, lines))
+        if entry["kind"] == "class":
+            methods = [m for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
+            for member, method in zip(entry["members"], methods):
+                member.update(described(method, lines))
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            annotation = getattr(node, "annotation", None)
+            entry["header"] = " = ".join(ast.unparse(t) for t in targets) + (": " + ast.unparse(annotation) if annotation is not None else "") + " = ..."
+        elif entry["kind"] in ("import", "future"):
+            entry["header"] = ast.unparse(node)
+    return result
+
+
+print(json.dumps(signatures(universal(sys.stdin.read()))))
+`;
+async function outlineSignatures(python, source) {
+  return JSON.parse(await runPythonScript(python, SIGNATURES_SCRIPT, source));
+}
+
+// src/localize/code-view.ts
+var CodeViewer = class {
+  constructor(repoDir, options) {
+    this.repoDir = repoDir;
+    this.options = options;
+    this.nodes = new Map((options.rpg?.nodes ?? []).map((n) => [n.id, n]));
+  }
+  repoDir;
+  options;
+  cache = /* @__PURE__ */ new Map();
+  nodes;
+  /**
+   * The target as source, or as an outline with `outline`. A node's view is its symbol's lines (the outline of
+   * its file with `outline`); a node without code yet is `missing` with notGenerated, never an error. Throws
+   * LOCALIZE_UNKNOWN_NODE for an id the RPG lacks and LOCALIZE_PATH_REFUSED for a path outside the package.
+   */
+  async view(target, options = {}) {
+    const named = this.subjectOf(target, options.statuses);
+    const { rel, abs } = await repoPath2(this.repoDir, named.file);
+    const subject = { ...named, file: rel };
+    const file2 = await this.read(abs);
+    const status = subject.status ? ` (status: ${subject.status})` : "";
+    const missing = (absent) => ({
+      ...subject,
+      kind: "missing",
+      absent,
+      notGenerated: subject.nodeId !== void 0,
+      message: `${subject.nodeId ? "not yet generated: " : ""}${subject.file} ${absent === "file" ? "does not exist" : `defines no ${subject.symbol}`}${status}`
+    });
+    if (!file2) return missing("file");
+    const outline = await (file2.outline ??= outlineSignatures(this.options.python, file2.text));
+    if (options.outline) {
+      if (!outline.ok)
+        return { ...subject, kind: "outline", totalLines: file2.lines.length, doc: null, statements: [], parseError: errorOf(outline) };
+      if (subject.symbol !== void 0 && !locate2(outline.statements, subject.symbol)) return missing("symbol");
+      return { ...subject, kind: "outline", totalLines: file2.lines.length, doc: outline.doc, statements: outline.statements };
+    }
+    const whole = (note2) => ({
+      ...subject,
+      kind: "source",
+      startLine: 1,
+      endLine: file2.lines.length,
+      totalLines: file2.lines.length,
+      text: file2.lines.join("\n"),
+      ...note2 ? { note: note2 } : {}
+    });
+    if (subject.symbol === void 0) return whole();
+    if (!outline.ok) return whole(`${subject.file} does not parse (line ${outline.line}: ${outline.message}), so the whole file is shown`);
+    const span = locate2(outline.statements, subject.symbol);
+    if (!span) return missing("symbol");
+    return {
+      ...subject,
+      kind: "source",
+      startLine: span.start,
+      endLine: span.end,
+      totalLines: file2.lines.length,
+      text: file2.lines.slice(span.start - 1, span.end).join("\n")
+    };
+  }
+  subjectOf(target, statuses) {
+    if ("file" in target) return { file: target.file, ...target.symbol !== void 0 ? { symbol: target.symbol } : {} };
+    const node2 = this.nodes.get(target.nodeId);
+    if (!node2)
+      throw new RpgForgeError(
+        "LOCALIZE_UNKNOWN_NODE",
+        `no node "${target.nodeId}" in the RPG`,
+        { nodeId: target.nodeId },
+        "node ids are case-sensitive; `rpg-forge plan <rpg>` lists them"
+      );
+    const status = statuses?.get(node2.id) ?? node2.status;
+    return { file: node2.file_path, nodeId: node2.id, symbol: this.symbolOf(node2), ...status ? { status } : {} };
+  }
+  /** `name`, or `Class.method` for a method node: how the outline names it. */
+  symbolOf(node2) {
+    const parent = node2.parent_id === void 0 ? void 0 : this.nodes.get(node2.parent_id);
+    return symbolKindOf(node2) === "method" && parent ? `${parent.name}.${node2.name}` : node2.name;
+  }
+  async read(abs) {
+    const info2 = await stat7(abs).catch(() => void 0);
+    if (!info2?.isFile()) {
+      this.cache.delete(abs);
+      return void 0;
+    }
+    const known = this.cache.get(abs);
+    if (known && known.mtimeMs === info2.mtimeMs && known.size === info2.size) return known;
+    const text3 = (await readFile10(abs, "utf8")).replace(/^\uFEFF/, "");
+    const lines = text3.split(/\r\n|\r|\n/);
+    if (lines.length > 1 && lines.at(-1) === "") lines.pop();
+    const fresh = { mtimeMs: info2.mtimeMs, size: info2.size, text: text3, lines };
+    this.cache.set(abs, fresh);
+    return fresh;
+  }
+};
+function locate2(statements, symbol2) {
+  const dot2 = symbol2.indexOf(".");
+  const [owner, member] = dot2 < 0 ? [void 0, symbol2] : [symbol2.slice(0, dot2), symbol2.slice(dot2 + 1)];
+  const statement = statements.find(
+    (st) => st.kind !== "import" && st.kind !== "future" && st.name === (owner ?? member) || owner === void 0 && st.names?.includes(member)
+  );
+  if (!statement) return void 0;
+  return owner ? statement.members?.find((m) => m.name === member) : statement;
+}
+function errorOf(outline) {
+  return { line: outline.line, column: outline.column, message: outline.message };
+}
+
+// src/localize/dependencies.ts
+var DependencyExplorer = class {
+  nodes;
+  deps;
+  dependents;
+  ownStatuses;
+  constructor(rpg) {
+    this.nodes = new Map(rpg.nodes.map((n) => [n.id, n]));
+    const withoutModules = rpg.nodes.map((n) => {
+      if (n.parent_id === void 0 || this.nodes.get(n.parent_id)?.node_type !== "composite") return n;
+      const { parent_id: _parent, ...rest } = n;
+      return rest;
+    });
+    this.deps = buildDependencyGraph({ nodes: withoutModules, edges: rpg.edges });
+    this.dependents = dependentsOf(this.deps);
+    this.ownStatuses = statusesOf(rpg);
+  }
+  /** The node's dependencies and dependents, two hops each way. Throws LOCALIZE_UNKNOWN_NODE for an id the RPG lacks. */
+  explore(nodeId, statuses = this.ownStatuses) {
+    const node2 = this.nodes.get(nodeId);
+    if (!node2)
+      throw new RpgForgeError(
+        "LOCALIZE_UNKNOWN_NODE",
+        `no node "${nodeId}" in the RPG`,
+        { nodeId },
+        "node ids are case-sensitive; `rpg-forge plan <rpg>` lists them"
+      );
+    const ref = (id) => {
+      const n = this.nodes.get(id);
+      const status = statuses.get(id);
+      return { id, name: n.name, type: n.type, subgraphId: n.subgraph_id, ...status ? { status } : {}, failed: status === "failed" };
+    };
+    const dependsOn = (this.deps.get(nodeId) ?? []).map((id) => ({
+      ...ref(id),
+      next: (this.deps.get(id) ?? []).map(ref),
+      alsoNeededBy: (this.dependents.get(id) ?? []).filter((other) => other !== nodeId)
+    }));
+    const dependents = (this.dependents.get(nodeId) ?? []).map((id) => ({ ...ref(id), next: (this.dependents.get(id) ?? []).map(ref) }));
+    const nearby = /* @__PURE__ */ new Set();
+    for (const n of [...dependsOn, ...dependents]) for (const r of [n, ...n.next]) if (r.failed && r.id !== nodeId) nearby.add(r.id);
+    return {
+      node: { ...ref(nodeId), filePath: node2.file_path },
+      dependsOn,
+      dependents,
+      failedNearby: [...nearby].sort(compareIds)
+    };
+  }
+};
+function statusesOf(rpg) {
+  return new Map(rpg.nodes.flatMap((n) => n.status === void 0 ? [] : [[n.id, n.status]]));
+}
+function renderDependencyTree(view) {
+  const label2 = (r) => `${r.id}${r.name !== r.id ? ` (${r.name})` : ""}${statusMark(r)}`;
+  const lines = [`${label2(view.node)}  [${view.node.subgraphId}, ${view.node.filePath}]`];
+  const section = (title, items, nextTitle, last) => {
+    const bar = last ? "    " : "|   ";
+    lines.push(`${last ? "`-- " : "|-- "}${title}${items.length === 0 ? ": (none)" : ` (${items.length})`}`);
+    items.forEach((item, i) => {
+      const lastItem = i === items.length - 1;
+      const pipe2 = lastItem ? "    " : "|   ";
+      lines.push(`${bar}${lastItem ? "`-- " : "|-- "}${label2(item)}`);
+      const children = [
+        ...item.next.map((n) => `${nextTitle} ${label2(n)}`),
+        ...item.alsoNeededBy && item.alsoNeededBy.length > 0 ? [`also needed by: ${item.alsoNeededBy.join(", ")}`] : []
+      ];
+      children.forEach((child, j) => lines.push(`${bar}${pipe2}${j === children.length - 1 ? "`-- " : "|-- "}${child}`));
+    });
+  };
+  section("depends on", view.dependsOn, "depends on", false);
+  section("needed by", view.dependents, "needed by", true);
+  if (view.failedNearby.length > 0) lines.push(`FAILED within two hops (may be the root cause): ${view.failedNearby.join(", ")}`);
+  return `${lines.join("\n")}
+`;
+}
+function statusMark(r) {
+  if (r.failed) return " [FAILED]";
+  return r.status ? ` [${r.status}]` : "";
+}
+
+// src/localize/query-log.ts
+var LOCALIZATION_QUERY_LIMIT = 20;
+var LocalizationExhaustedError = class extends RpgForgeError {
+  constructor(iteration, limit2, history, nodeId) {
+    super(
+      "LOCALIZE_EXHAUSTED",
+      `debug iteration ${iteration} used all ${limit2} localization queries`,
+      nodeId === void 0 ? {} : { nodeId },
+      "fix with what was found, or hand the node to a person with the query history"
+    );
+    this.iteration = iteration;
+    this.limit = limit2;
+    this.history = history;
+  }
+  iteration;
+  limit;
+  history;
+};
+var LocalizationLog = class {
+  limit;
+  nodeId;
+  current;
+  all = [];
+  /** Queries started with `run` and not yet recorded: they hold a place in the budget. */
+  pending = 0;
+  constructor(options = {}) {
+    this.limit = options.limit ?? LOCALIZATION_QUERY_LIMIT;
+    this.nodeId = options.nodeId;
+    this.current = options.iteration ?? 1;
+  }
+  get iteration() {
+    return this.current;
+  }
+  /** Queries of the current iteration, recorded or under way. */
+  get used() {
+    return this.entries(this.current).length + this.pending;
+  }
+  get remaining() {
+    return Math.max(0, this.limit - this.used);
+  }
+  /** Starts the next iteration (or the one given) with a fresh budget; the history is kept. */
+  nextIteration(iteration = this.current + 1) {
+    this.current = iteration;
+    this.pending = 0;
+  }
+  /** The queries of one iteration, or of all, in the order asked. */
+  entries(iteration) {
+    return iteration === void 0 ? [...this.all] : this.all.filter((q) => q.iteration === iteration);
+  }
+  /** Logs a query that has run. Throws LocalizationExhaustedError when the iteration's budget is spent already. */
+  record(tool, query, results2, error63) {
+    this.claim();
+    return this.push(tool, query, results2, error63);
+  }
+  /**
+   * Runs a query if the budget allows (else throws LocalizationExhaustedError before running it), and
+   * logs it with `summarize`'s lines, or with its error, which is rethrown.
+   */
+  async run(tool, query, fn, summarize2) {
+    this.claim();
+    this.pending++;
+    const iteration = this.current;
+    try {
+      const result = await fn();
+      this.push(tool, query, summarize2(result), void 0, iteration);
+      return result;
+    } catch (error63) {
+      this.push(tool, query, [], error63 instanceof Error ? error63.message : String(error63), iteration);
+      throw error63;
+    } finally {
+      if (this.current === iteration) this.pending--;
+    }
+  }
+  /**
+   * The history as a few compact lines for the next prompt: each query once (with how often it was
+   * asked), its first results, newest iterations kept when `maxChars` is short.
+   */
+  render(options = {}) {
+    const maxChars = options.maxChars ?? 3e3;
+    if (this.all.length === 0) return "";
+    const iterations = [...new Set(this.all.map((q) => q.iteration))].sort((a, b) => a - b);
+    const blocks = iterations.map((it) => [`Iteration ${it}:`, ...queryLines(this.entries(it))].join("\n"));
+    const head = `Localization queries already asked (${this.used} of ${this.limit} used in iteration ${this.current}); do not ask them again:`;
+    const room = Math.max(0, maxChars - head.length - 1 - 50);
+    const kept = [];
+    let size = 0;
+    for (let i = blocks.length - 1; i >= 0; i--) {
+      if (kept.length > 0 && size + blocks[i].length + 1 > room) {
+        const left = iterations.slice(0, i + 1).reduce((n, it) => n + this.entries(it).length, 0);
+        kept.unshift(`(${left} queries of earlier iterations left out)`);
+        break;
+      }
+      const block = blocks[i].slice(0, room);
+      kept.unshift(block);
+      size += block.length + 1;
+    }
+    return [head, ...kept].join("\n");
+  }
+  claim() {
+    if (this.used >= this.limit) throw new LocalizationExhaustedError(this.current, this.limit, this.entries(), this.nodeId);
+  }
+  push(tool, query, results2, error63, iteration = this.current) {
+    const n = this.all.filter((q) => q.iteration === iteration).length + 1;
+    const entry = { iteration, n, tool, query, results: [...results2], ...error63 !== void 0 ? { error: error63 } : {} };
+    this.all.push(entry);
+    return entry;
+  }
+};
+var RESULTS_SHOWN = 3;
+var LINE_CHARS = 200;
+function queryLines(queries) {
+  const seen = /* @__PURE__ */ new Map();
+  for (const q of queries) {
+    const key = `${q.tool}\0${q.query}`;
+    const known = seen.get(key);
+    if (known) known.times++;
+    else seen.set(key, { first: q, times: 1 });
+  }
+  return [...seen.values()].map(({ first, times }) => {
+    const found = first.error ? `failed: ${first.error}` : first.results.length === 0 ? "nothing" : first.results.slice(0, RESULTS_SHOWN).join("; ") + (first.results.length > RESULTS_SHOWN ? `; +${first.results.length - RESULTS_SHOWN} more` : "");
+    const line = `  ${first.n}. ${first.tool} ${JSON.stringify(oneLine3(first.query))}${times > 1 ? ` (asked ${times} times)` : ""} -> ${oneLine3(found)}`;
+    return line.length > LINE_CHARS ? `${line.slice(0, LINE_CHARS - 1)}\u2026` : line;
+  });
+}
+function oneLine3(text3) {
+  return text3.replace(/\s+/g, " ").trim();
+}
+
+// src/localize/render.ts
+function renderSearchResult(result) {
+  const scope = result.scope === "all" ? "all subgraphs" : `subgraph ${result.scope.subgraph}`;
+  const how = result.ranking === "embeddings" ? `by embeddings (${result.model})` : "by BM25, offline";
+  const lines = [`Search ${JSON.stringify(result.query)} in ${scope}, ranked ${how}: ${count2(result.hits.length, "match", "matches")}`];
+  if (result.fallback) lines.push(`(embeddings unavailable, ranked offline: ${result.fallback})`);
+  for (const note2 of result.notes) lines.push(`(${note2})`);
+  const width = Math.max(0, ...result.hits.map((h) => h.id.length));
+  result.hits.forEach((hit, i) => {
+    lines.push(`${String(i + 1).padStart(2)}. ${hit.id.padEnd(width)}  ${hit.score.toFixed(4)}  [${hit.subgraphId}] ${hit.filePath}`);
+    if (hit.signature) lines.push(`      ${hit.signature}`);
+    if (hit.preview) lines.push(`      ${hit.preview}`);
+    if (hit.matched.length > 0) lines.push(`      matched: ${hit.matched.join(", ")}`);
+  });
+  return `${lines.join("\n")}
+`;
+}
+function renderCodeView(view) {
+  const who = view.nodeId ? ` (node ${view.nodeId}${view.status ? `, ${view.status}` : ""})` : "";
+  if (view.kind === "missing") return `${view.file}${who}: ${view.message}
+`;
+  if (view.kind === "source") {
+    const width2 = String(view.endLine).length;
+    const range = view.symbol === void 0 || view.note !== void 0 ? `${view.totalLines} lines` : `lines ${view.startLine}-${view.endLine} of ${view.totalLines}`;
+    const head2 = `# ${view.file}${view.symbol ? ` ${view.symbol}` : ""}${who}: ${range}`;
+    const body = view.text.split("\n").map((line, i) => `${String(view.startLine + i).padStart(width2)} | ${line}`);
+    return `${[head2, ...view.note ? [`# ${view.note}`] : [], ...body].join("\n")}
+`;
+  }
+  const head = `# ${view.file}${who}: outline, ${view.totalLines} lines${view.doc ? `: ${view.doc}` : ""}`;
+  if (view.parseError)
+    return `${head}
+# does not parse: line ${view.parseError.line}, column ${view.parseError.column}: ${view.parseError.message}
+`;
+  const width = String(view.totalLines).length;
+  const lines = [head];
+  const focus = view.symbol?.split(".")[0];
+  for (const st of view.statements) {
+    const text3 = headerOf(st);
+    if (text3 === void 0) continue;
+    const mark = st.name !== null && st.name === focus ? ">" : " ";
+    lines.push(`${mark}${String(st.start).padStart(width)}  ${text3}`);
+    for (const m of st.members ?? []) {
+      const memberMark = view.symbol === `${st.name}.${m.name}` ? ">" : " ";
+      lines.push(`${memberMark}${String(m.start).padStart(width)}      ${headerOf(m) ?? m.name}`);
+    }
+  }
+  return `${lines.join("\n")}
+`;
+}
+function headerOf(st) {
+  if (st.kind === "docstring" || st.header === void 0) return void 0;
+  const decorators = st.decorators?.length ? `${st.decorators.join(" ")} ` : "";
+  return `${decorators}${st.header}${st.doc ? `  # ${st.doc}` : ""}`;
+}
+function searchSummary(result) {
+  return result.hits.map((h) => `${h.id} (${h.score.toFixed(2)})`);
+}
+function codeViewSummary(view) {
+  if (view.kind === "missing") return [view.message];
+  if (view.kind === "outline")
+    return [
+      view.parseError ? `${view.file} does not parse (line ${view.parseError.line})` : `${view.file}: outline of ${count2(view.statements.length, "statement", "statements")}`
+    ];
+  return [`${view.file}${view.symbol ? ` ${view.symbol}` : ""}: lines ${view.startLine}-${view.endLine}`];
+}
+function dependencySummary(view) {
+  const ids2 = (list) => list.map((n) => n.id).join(", ") || "none";
+  return [
+    `depends on: ${ids2(view.dependsOn)}`,
+    `needed by: ${ids2(view.dependents)}`,
+    ...view.failedNearby.length > 0 ? [`failed nearby: ${view.failedNearby.join(", ")}`] : []
+  ];
+}
+function count2(n, one, many) {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+// src/localize/bm25.ts
+var BM25_PARAMS = { k1: 1.2, b: 0.75 };
+var Bm25Index = class {
+  constructor(documents, params = BM25_PARAMS) {
+    this.params = params;
+    let total = 0;
+    for (const doc of documents) {
+      const tf = /* @__PURE__ */ new Map();
+      let length = 0;
+      for (const field of doc.fields) {
+        for (const term of field.terms) tf.set(term, (tf.get(term) ?? 0) + field.weight);
+        length += field.weight * field.terms.length;
+      }
+      for (const term of tf.keys()) this.df.set(term, (this.df.get(term) ?? 0) + 1);
+      this.docs.set(doc.id, { tf, length });
+      total += length;
+    }
+    this.averageLength = documents.length > 0 ? total / documents.length : 0;
+  }
+  params;
+  docs = /* @__PURE__ */ new Map();
+  /** stem -> how many documents hold it */
+  df = /* @__PURE__ */ new Map();
+  averageLength;
+  /**
+   * Lucene's idf, ln(1 + (N - n + 0.5) / (n + 0.5)): always positive, so a term every document holds
+   * still counts a little instead of subtracting (the original formula goes negative past half the corpus).
+   */
+  idf(term) {
+    const n = this.df.get(term) ?? 0;
+    return Math.log(1 + (this.docs.size - n + 0.5) / (n + 0.5));
+  }
+  /** The score of each of `ids` for the query's distinct stems; a document that holds none of them scores 0. */
+  score(queryStems, ids2) {
+    const { k1, b } = this.params;
+    const distinct = [...new Set(queryStems)];
+    const scores = /* @__PURE__ */ new Map();
+    for (const id of ids2) {
+      const doc = this.docs.get(id);
+      if (!doc) continue;
+      let score = 0;
+      for (const term of distinct) {
+        const tf = doc.tf.get(term);
+        if (!tf) continue;
+        const norm = this.averageLength > 0 ? 1 - b + b * doc.length / this.averageLength : 1;
+        score += this.idf(term) * tf * (k1 + 1) / (tf + k1 * norm);
+      }
+      scores.set(id, score);
+    }
+    return scores;
+  }
+};
+
+// src/localize/tokenize.ts
+var STOPWORDS = new Set(
+  "a an and are as at be by can do does for from has have how i in into is it its me my of on or so that the their them then there these this those to was what when where which who why will with find show look locate search code function def class async return returns self cls none true false not lambda".split(" ")
+);
+var WORD = /[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+/g;
+function splitWords(text3) {
+  const words = [];
+  for (const match of text3.normalize("NFKC").matchAll(WORD)) words.push(match[0].toLowerCase());
+  return words;
+}
+var SUFFIXES = [
+  ["izations", "ize"],
+  ["ization", "ize"],
+  ["ational", "ate"],
+  ["ations", "ate"],
+  ["ation", "ate"],
+  ["ators", "ate"],
+  ["ator", "ate"],
+  ["ities", "ity"],
+  ["ness", ""],
+  ["ments", ""],
+  ["ment", ""],
+  ["ies", "y"],
+  ["ing", ""],
+  ["ed", ""],
+  ["s", ""]
+];
+var MIN_STEM = 3;
+function stem(word) {
+  let w = word;
+  if (w.length <= MIN_STEM || /^\d+$/.test(w)) return w;
+  for (const [suffix, replacement] of SUFFIXES) {
+    if (!w.endsWith(suffix)) continue;
+    if (suffix === "s" && (w.endsWith("ss") || w.endsWith("us") || w.endsWith("is"))) break;
+    const base = w.slice(0, -suffix.length);
+    if (base.length + replacement.length < MIN_STEM || base.length < MIN_STEM - 1) break;
+    if ((suffix === "ing" || suffix === "ed") && base.length < 4) break;
+    w = base + replacement;
+    break;
+  }
+  if (w.endsWith("e") && w.length > MIN_STEM) w = w.slice(0, -1);
+  return w;
+}
+function terms(text3) {
+  const out = [];
+  for (const word of splitWords(text3)) {
+    if (STOPWORDS.has(word)) continue;
+    out.push({ stem: stem(word), word });
+  }
+  return out;
+}
+
+// src/localize/documents.ts
+var FIELD_WEIGHTS = { name: 3, signature: 1, docstring: 1 };
+function searchDocuments(rpg) {
+  return rpg.nodes.filter((n) => n.node_type === "leaf").sort((a, b) => compareIds(a.id, b.id)).map(documentOf);
+}
+function documentOf(node2) {
+  const signature = node2.signature?.trim() || void 0;
+  const nameTerms = terms(node2.name);
+  const signatureTerms = signature ? terms(withoutName(signature, node2.name)) : [];
+  const docTerms = terms(node2.docstring);
+  const words = splitWords(node2.name).join(" ");
+  return {
+    id: node2.id,
+    name: node2.name,
+    subgraphId: node2.subgraph_id,
+    filePath: node2.file_path,
+    signature,
+    docstring: node2.docstring,
+    terms: [...nameTerms, ...signatureTerms, ...docTerms],
+    bm25: {
+      id: node2.id,
+      fields: [
+        { weight: FIELD_WEIGHTS.name, terms: nameTerms.map((t) => t.stem) },
+        { weight: FIELD_WEIGHTS.signature, terms: signatureTerms.map((t) => t.stem) },
+        { weight: FIELD_WEIGHTS.docstring, terms: docTerms.map((t) => t.stem) }
+      ]
+    },
+    embedText: [words === node2.name ? node2.name : `${node2.name} (${words})`, signature, node2.docstring.trim()].filter(Boolean).join("\n")
+  };
+}
+function withoutName(signature, name) {
+  const at = signature.indexOf(name);
+  return at < 0 ? signature : `${signature.slice(0, at)} ${signature.slice(at + name.length)}`;
+}
+
+// src/localize/embedding-cache.ts
+import { createHash as createHash5 } from "node:crypto";
+import { readFile as readFile11 } from "node:fs/promises";
+var EmbeddingCacheFileSchema = external_exports.object({
+  version: external_exports.literal(1),
+  key: external_exports.string().regex(/^[0-9a-f]{64}$/),
+  model: external_exports.string(),
+  dimensions: external_exports.number().int().positive(),
+  /** node id -> the unit vector as little-endian float32, base64: a quarter the size of JSON numbers, and exact. */
+  vectors: external_exports.record(external_exports.string(), external_exports.string())
+});
+function embeddingKey(model, texts) {
+  return createHash5("sha256").update(JSON.stringify([model, texts]), "utf8").digest("hex");
+}
+function unit(vector) {
+  const norm = Math.sqrt(vector.reduce((sum, x) => sum + x * x, 0));
+  return Float32Array.from(vector, (x) => norm > 0 ? x / norm : 0);
+}
+var EmbeddingCache = class {
+  /** `file`: where the vectors are kept between processes; none keeps them in memory only. */
+  constructor(file2) {
+    this.file = file2;
+  }
+  file;
+  memory = /* @__PURE__ */ new Map();
+  /** The vectors stored under `key`, from memory or the file; undefined when there are none (or the file is unreadable or stale). */
+  async get(key) {
+    const known = this.memory.get(key);
+    if (known || !this.file) return known;
+    let parsed;
+    try {
+      parsed = EmbeddingCacheFileSchema.parse(JSON.parse(await readFile11(this.file, "utf8")));
+    } catch {
+      return void 0;
+    }
+    if (parsed.key !== key) return void 0;
+    const vectors = /* @__PURE__ */ new Map();
+    for (const [id, encoded] of Object.entries(parsed.vectors)) {
+      const bytes = Buffer.from(encoded, "base64");
+      if (bytes.length !== parsed.dimensions * 4) return void 0;
+      const copy = new Uint8Array(bytes);
+      vectors.set(id, new Float32Array(copy.buffer, 0, parsed.dimensions));
+    }
+    this.memory.set(key, vectors);
+    return vectors;
+  }
+  /** Keeps the vectors; returns a warning when the file could not be written (the search goes on without it). */
+  async put(key, model, vectors) {
+    this.memory.set(key, vectors);
+    if (!this.file) return void 0;
+    const first = vectors.values().next().value;
+    const file2 = {
+      version: 1,
+      key,
+      model,
+      dimensions: first?.length ?? 1,
+      vectors: Object.fromEntries(
+        [...vectors].map(([id, v]) => [id, Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString("base64")])
+      )
+    };
+    try {
+      await writeFileAtomic(this.file, `${JSON.stringify(file2)}
+`);
+      return void 0;
+    } catch (error63) {
+      return `the embedding cache could not be written to ${this.file}: ${error63.message}`;
+    }
+  }
+};
+
+// src/localize/highlight.ts
+var TOKEN = /[\p{L}\p{N}_]+/gu;
+function highlight(text3, stems) {
+  if (stems.size === 0) return text3;
+  return text3.replace(TOKEN, (token) => splitWords(token).some((w) => stems.has(stem(w))) ? `**${token}**` : token);
+}
+
+// src/localize/search.ts
+var SEARCH_LIMIT = 5;
+var RpgSearch = class {
+  constructor(rpg, options = {}) {
+    this.options = options;
+    this.docs = searchDocuments(rpg);
+    this.byId = new Map(this.docs.map((d) => [d.id, d]));
+    this.bm25 = new Bm25Index(this.docs.map((d) => d.bm25));
+    this.subgraphIds = [...new Set(rpg.nodes.map((n) => n.subgraph_id))].sort(compareIds);
+    this.cache = new EmbeddingCache(options.cacheFile);
+  }
+  options;
+  docs;
+  byId;
+  bm25;
+  subgraphIds;
+  cache;
+  docVectors;
+  queryVectors = /* @__PURE__ */ new Map();
+  /** The subgraph ids a scope may name, sorted. */
+  get subgraphs() {
+    return this.subgraphIds;
+  }
+  /** Ranks by embeddings when an embedder was given and answers, else offline; never fails for the endpoint's sake. */
+  async search(query, options) {
+    const inScope = this.scoped(options.scope);
+    const embedder = this.options.embedder;
+    if (!embedder || query.trim() === "") return this.searchOffline(query, options);
+    const notes = [];
+    const vectors = await this.vectorsOf(embedder, notes, options.signal);
+    const queryVector = "failed" in vectors ? vectors : await this.queryVector(embedder, query, options.signal);
+    if ("failed" in queryVector) return { ...this.searchOffline(query, options), fallback: queryVector.failed };
+    const scores = /* @__PURE__ */ new Map();
+    for (const doc of inScope) {
+      const v = vectors.get(doc.id);
+      if (v) scores.set(doc.id, dot(queryVector, v));
+    }
+    return {
+      query,
+      scope: options.scope,
+      ranking: "embeddings",
+      model: embedder.model,
+      notes,
+      hits: this.top(scores, query, options.limit)
+    };
+  }
+  /** BM25 alone: synchronous, no network. */
+  searchOffline(query, options) {
+    const inScope = this.scoped(options.scope);
+    const scores = this.bm25.score(
+      terms(query).map((t) => t.stem),
+      inScope.map((d) => d.id)
+    );
+    return { query, scope: options.scope, ranking: "bm25", notes: [], hits: this.top(scores, query, options.limit) };
+  }
+  scoped(scope) {
+    if (scope === "all") return this.docs;
+    if (!this.subgraphIds.includes(scope.subgraph))
+      throw new RpgForgeError(
+        "LOCALIZE_UNKNOWN_SUBGRAPH",
+        `no subgraph "${scope.subgraph}" in the RPG; it has ${this.subgraphIds.join(", ") || "none"}`,
+        { field: "subgraph_id" },
+        "name one of the RPG's subgraph ids, or search them all"
+      );
+    return this.docs.filter((d) => d.subgraphId === scope.subgraph);
+  }
+  /** The best `limit` hits with a positive score, and every further hit that ties the last (rounded) score. */
+  top(scores, query, limit2 = SEARCH_LIMIT) {
+    const ranked = [...scores].map(([id, score]) => ({ id, score: Math.round(score * 1e4) / 1e4 })).filter((r) => r.score > 0).sort((a, b) => b.score - a.score || compareIds(a.id, b.id));
+    let end2 = Math.min(limit2, ranked.length);
+    while (end2 > 0 && end2 < ranked.length && ranked[end2].score === ranked[end2 - 1].score) end2++;
+    const queryStems = terms(query).map((t) => t.stem);
+    return ranked.slice(0, end2).map(({ id, score }) => {
+      const doc = this.byId.get(id);
+      const matched = matchedWords(doc, queryStems);
+      return {
+        id,
+        name: doc.name,
+        subgraphId: doc.subgraphId,
+        filePath: doc.filePath,
+        ...doc.signature !== void 0 ? { signature: doc.signature } : {},
+        score,
+        matched,
+        preview: highlight(firstLine(doc.docstring), new Set(queryStems.filter((s) => doc.terms.some((t) => t.stem === s))))
+      };
+    });
+  }
+  /** Every leaf's unit vector, embedded once per instance (or read from the cache); a failure is remembered, so the endpoint is not asked again. */
+  vectorsOf(embedder, notes, signal) {
+    this.docVectors ??= (async () => {
+      const texts = this.docs.map((d) => [d.id, d.embedText]);
+      const key = embeddingKey(embedder.model, texts);
+      const cached3 = await this.cache.get(key);
+      if (cached3) return cached3;
+      const embedded = await guarded(
+        () => embedder.embed(
+          texts.map(([, text3]) => text3),
+          signal
+        ),
+        signal
+      );
+      if ("failed" in embedded) return embedded;
+      const vectors = new Map(this.docs.map((d, i) => [d.id, unit(embedded[i])]));
+      const warning2 = await this.cache.put(key, embedder.model, vectors);
+      if (warning2) notes.push(warning2);
+      return vectors;
+    })().catch((error63) => {
+      this.docVectors = void 0;
+      throw error63;
+    });
+    return this.docVectors;
+  }
+  async queryVector(embedder, query, signal) {
+    const known = this.queryVectors.get(query);
+    if (known) return known;
+    const embedded = await guarded(() => embedder.embed([query], signal), signal);
+    if ("failed" in embedded) return embedded;
+    const vector = unit(embedded[0]);
+    if (this.queryVectors.size >= 512) this.queryVectors.clear();
+    this.queryVectors.set(query, vector);
+    return vector;
+  }
+};
+async function guarded(call2, signal) {
+  try {
+    const result = await call2();
+    return result.ok ? result.vectors : { failed: result.reason };
+  } catch (error63) {
+    if (signal?.aborted || !(error63 instanceof RpgForgeError)) throw error63;
+    return { failed: error63.message };
+  }
+}
+function dot(a, b) {
+  let sum = 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) sum += a[i] * b[i];
+  return sum;
+}
+function matchedWords(doc, queryStems) {
+  const out = [];
+  for (const s of queryStems) {
+    const word = doc.terms.find((t) => t.stem === s)?.word;
+    if (word !== void 0 && !out.includes(word)) out.push(word);
+  }
+  return out;
+}
+function firstLine(text3) {
+  return text3.split(/\r\n|\r|\n/).map((l) => l.trim()).find((l) => l !== "") ?? "";
+}
+
+// src/lsp/dependency-check.ts
+var DEPENDENCY_TARGET = 0.8;
+function expectedSymbol(rpg, node2) {
+  const parent = node2.parent_id === void 0 ? void 0 : rpg.nodes.find((n) => n.id === node2.parent_id);
+  const qualname = symbolKindOf(node2) === "method" && parent ? `${parent.name}.${node2.name}` : node2.name;
+  return { file: normalizePath(node2.file_path), qualname };
+}
+function compareDependencies(rpg, located2, referencesTo, via) {
+  const leaves = rpg.nodes.filter((n) => n.node_type === "leaf").sort((a, b) => compareIds(a.id, b.id));
+  const isLeaf2 = new Set(leaves.map((n) => n.id));
+  const parentOf = new Map(leaves.map((n) => [n.id, n.parent_id]));
+  const contains = (a, b) => parentOf.get(a) === b || parentOf.get(b) === a;
+  const pairKey = (dependent, dependency) => `${dependent}\0${dependency}`;
+  const planned = /* @__PURE__ */ new Map();
+  const plan2 = (dependent, dependency, as) => {
+    if (!isLeaf2.has(dependent) || !isLeaf2.has(dependency) || dependent === dependency || contains(dependent, dependency)) return;
+    const key = pairKey(dependent, dependency);
+    const entry = planned.get(key) ?? { dependent, dependency, plannedAs: [] };
+    if (!entry.plannedAs.includes(as)) entry.plannedAs.push(as);
+    planned.set(key, entry);
+  };
+  for (const node2 of leaves) for (const dep of node2.dependencies) plan2(node2.id, dep, "dependencies");
+  for (const edge of rpg.edges) {
+    const { dependent, dependency } = dependencyOf(edge.type, edge.source, edge.target);
+    plan2(dependent, dependency, edge.type);
+  }
+  const nodeAt = /* @__PURE__ */ new Map();
+  for (const [id, match] of located2) nodeAt.set(`${match.file}\0${match.qualname}`, id);
+  const ownerOf3 = (reference) => {
+    let qualname = reference.enclosing?.qualname;
+    while (qualname) {
+      const id = nodeAt.get(`${reference.file}\0${qualname}`);
+      if (id !== void 0) return id;
+      qualname = qualname.includes(".") ? qualname.slice(0, qualname.lastIndexOf(".")) : void 0;
+    }
+    return void 0;
+  };
+  const found = /* @__PURE__ */ new Map();
+  for (const [dependency, references] of referencesTo) {
+    for (const reference of references) {
+      const dependent = ownerOf3(reference);
+      if (dependent === void 0 || dependent === dependency || contains(dependent, dependency)) continue;
+      const key = pairKey(dependent, dependency);
+      const entry = found.get(key) ?? { dependent, dependency, at: [] };
+      entry.at.push({ file: reference.file, line: reference.line });
+      found.set(key, entry);
+    }
+  }
+  const checkable = [...planned.values()].filter((p) => located2.has(p.dependent) && located2.has(p.dependency));
+  const missing = checkable.filter((p) => !found.has(pairKey(p.dependent, p.dependency)));
+  const confirmed = checkable.length - missing.length;
+  const share3 = checkable.length > 0 ? confirmed / checkable.length : null;
+  const byPair = (a, b) => compareIds(a.dependent, b.dependent) || compareIds(a.dependency, b.dependency);
+  const referenced = new Set([...found.values()].map((f) => f.dependency));
+  return {
+    via,
+    target: DEPENDENCY_TARGET,
+    planned: checkable.length,
+    confirmed,
+    share: share3,
+    meetsTarget: share3 === null || share3 >= DEPENDENCY_TARGET,
+    missing: missing.sort(byPair),
+    unplanned: [...found.values()].filter((f) => !planned.has(pairKey(f.dependent, f.dependency))).sort(byPair),
+    unchecked: planned.size - checkable.length,
+    notFound: leaves.filter((n) => !located2.has(n.id)).map((n) => n.id),
+    unreferenced: leaves.filter((n) => located2.has(n.id) && !referenced.has(n.id)).map((n) => n.id)
+  };
+}
+
+// src/engine/fix-context.ts
+var FIX_CONTEXT_CHARS = 6e3;
+var SEARCHED_MESSAGES = 3;
+var QUERY_CHARS = 200;
+var FixLocalization = class {
+  constructor(options) {
+    this.options = options;
+    this.explorer = new DependencyExplorer(options.rpg);
+    this.search = new RpgSearch(options.rpg);
+    this.viewer = new CodeViewer(options.root, { python: options.python, rpg: options.rpg });
+  }
+  options;
+  explorer;
+  search;
+  viewer;
+  /** The localizer of one node's debug loop: its query log, and the answers it has already had. */
+  forNode(node2, dependencies, files) {
+    return new NodeLocalizer(this.options, this.explorer, this.search, this.viewer, node2, dependencies, files);
+  }
+};
+var HEADINGS = {
+  dependencies: "Dependencies, two hops each way (FAILED marks a node that did not pass; it may be the root cause):",
+  code: "Code of the dependencies, as generated:",
+  search: "The RPG searched for the failing tests' messages (the node's subgraph):"
+};
+var NodeLocalizer = class {
+  constructor(options, explorer, search, viewer, node2, dependencies, files) {
+    this.options = options;
+    this.explorer = explorer;
+    this.search = search;
+    this.viewer = viewer;
+    this.node = node2;
+    this.dependencies = dependencies;
+    this.files = files;
+    this.log = new LocalizationLog({ nodeId: node2.id, ...options.queryLimit !== void 0 ? { limit: options.queryLimit } : {} });
+  }
+  options;
+  explorer;
+  search;
+  viewer;
+  node;
+  dependencies;
+  files;
+  log;
+  answers = /* @__PURE__ */ new Map();
+  /** The context of fix `iteration` (1-based), given the tests that fail now (none after a refused proposal). */
+  async gather(iteration, failing) {
+    this.log.nextIteration(iteration);
+    const history = this.log.entries().length > 0 ? this.log.render({ maxChars: 1500 }) : "";
+    const intelligence = await this.options.intelligence?.();
+    await intelligence?.filesChanged(this.files).catch(() => void 0);
+    const pieces = [];
+    const ask = async (tool, query, answer) => {
+      const key = `${tool}\0${query}`;
+      let known = this.answers.get(key);
+      if (!known) {
+        if (this.log.remaining === 0) return;
+        known = await answer().catch(() => []);
+        this.answers.set(key, known);
+      }
+      pieces.push(...known);
+    };
+    await ask("explore_dependencies", this.node.id, async () => {
+      const view = await this.log.run(
+        "explore_dependencies",
+        this.node.id,
+        () => this.explorer.explore(this.node.id, this.options.statuses()),
+        dependencySummary
+      );
+      return [{ section: "dependencies", text: renderDependencyTree(view) }];
+    });
+    for (const dependency of this.dependencies) {
+      const { file: file2, qualname } = expectedSymbol(this.options.rpg, dependency);
+      if (intelligence) await ask("find_symbol", `${qualname} in ${file2}`, () => this.viaIntelligence(intelligence, dependency));
+      else await ask("view_code", dependency.id, () => this.viewNode(dependency));
+    }
+    const queryOf = (t) => oneLine4(t.message ?? "").replace(/^[\w.]*(Error|Exception): /, "").slice(0, QUERY_CHARS);
+    const messages = [...new Set(failing.map(queryOf).filter((m) => m !== ""))];
+    for (const message of messages.slice(0, SEARCHED_MESSAGES)) {
+      await ask("search_rpg", message, async () => {
+        const found = await this.log.run(
+          "search_rpg",
+          message,
+          () => this.search.searchOffline(message, { scope: { subgraph: this.node.subgraph_id } }),
+          searchSummary
+        );
+        const hits = found.hits.map((h) => h.id).join(" ");
+        return found.hits.length > 0 ? [{ section: "search", text: renderSearchResult(found), hits, query: message }] : [];
+      });
+    }
+    const queries = this.log.entries(iteration);
+    return { queries, render: (maxChars) => renderContext(pieces, history, maxChars) };
+  }
+  /** A dependency's code where the language server (or the parser standing in) finds it; the code view by node when it does not. */
+  async viaIntelligence(intelligence, dependency) {
+    const { file: file2, qualname } = expectedSymbol(this.options.rpg, dependency);
+    const found = await this.log.run(
+      "find_symbol",
+      `${qualname} in ${file2}`,
+      () => intelligence.findSymbol({ name: qualname, file: file2 }),
+      (answer) => answer.value.map((m) => `${m.file}:${m.line} ${m.qualname}`)
+    ).catch(() => void 0);
+    const match = found?.value[0];
+    if (!match) return this.log.remaining > 0 ? this.viewNode(dependency) : [];
+    const view = await this.viewer.view({ file: match.file, symbol: match.qualname });
+    return [{ section: "code", text: renderCodeView(view.kind === "source" ? { ...view, nodeId: dependency.id } : view) }];
+  }
+  async viewNode(dependency) {
+    const view = await this.log.run(
+      "view_code",
+      dependency.id,
+      () => this.viewer.view({ nodeId: dependency.id }, { statuses: this.options.statuses() }),
+      codeViewSummary
+    );
+    return [{ section: "code", text: renderCodeView(view) }];
+  }
+};
+function renderContext(pieces, history, maxChars) {
+  if (maxChars <= 0) return "";
+  const blocks = pieces.map((p) => ({ ...p, text: p.text.trimEnd() }));
+  if (history !== "") blocks.push({ section: "history", text: history });
+  const out = [];
+  let size = 0;
+  let left = 0;
+  let current;
+  const room = maxChars - 60;
+  const shown2 = /* @__PURE__ */ new Set();
+  for (const block of blocks) {
+    const again = block.hits !== void 0 && shown2.has(block.hits);
+    if (again) block.text = `Search ${JSON.stringify(block.query)}: the same matches as above.`;
+    const heading = block.section !== current && block.section in HEADINGS ? `${HEADINGS[block.section]}
+` : "";
+    const cost = heading.length + block.text.length + 2;
+    if (size + cost > room) {
+      left++;
+      continue;
+    }
+    if (heading) current = block.section;
+    if (block.hits !== void 0) shown2.add(block.hits);
+    out.push(`${heading}${block.text}`);
+    size += cost;
+  }
+  if (left > 0) out.push(`(${left} more answer${left === 1 ? "" : "s"} left out to fit the prompt)`);
+  return out.join("\n\n");
+}
+function oneLine4(text3) {
+  return text3.replace(/\s+/g, " ").trim();
 }
 
 // node_modules/openai/_vendor/zod-to-json-schema/Options.mjs
@@ -74659,6 +82837,7 @@ function createTddSetup(options) {
     python: options.python,
     runTests: options.runTests,
     ...options.measureCoverage ? { measureCoverage: options.measureCoverage } : {},
+    ...options.localization ? { localization: options.localization } : {},
     maxIterations: options.maxIterations ?? 8,
     maxTestAttempts: options.maxTestAttempts ?? 3,
     maxTestRewrites: 2,
@@ -74693,8 +82872,8 @@ function basesOf(rpg) {
   }
   return bases;
 }
-function promptContext(node2, plan, testFileOf, bases) {
-  const dependencies = (plan.dependencies.get(node2.id) ?? []).map((id) => plan.nodes.get(id)).filter((dep) => dep.node_type === "leaf").map((dep) => ({
+function promptContext(node2, plan2, testFileOf, bases) {
+  const dependencies = (plan2.dependencies.get(node2.id) ?? []).map((id) => plan2.nodes.get(id)).filter((dep) => dep.node_type === "leaf").map((dep) => ({
     name: dep.name,
     module: moduleOf(dep.file_path),
     signature: signatureOf(dep),
@@ -74712,13 +82891,13 @@ function promptContext(node2, plan, testFileOf, bases) {
     examples: node2.examples ?? [],
     requirements: node2.requirements ?? [],
     dependencies,
-    owner: ownerOf(node2, plan),
+    owner: ownerOf(node2, plan2),
     bases: bases.get(node2.id)
   };
 }
-function ownerOf(node2, plan) {
+function ownerOf(node2, plan2) {
   if (symbolKindOf(node2) !== "method") return void 0;
-  const owner = plan.nodes.get(node2.parent_id);
+  const owner = plan2.nodes.get(node2.parent_id);
   return owner ? { name: owner.name, signature: signatureOf(owner) } : void 0;
 }
 
@@ -74760,6 +82939,7 @@ var NodeRun = class {
     this.prompt = setup.promptContext(node2);
     this.model = new NodeModel(setup, node2.id, signal);
     this.code = new CodeApplication(setup, node2, this.prompt, implFile);
+    this.localizer = setup.localization?.forNode(node2, setup.dependenciesOf(node2), [implFile, testFile]);
   }
   setup;
   node;
@@ -74772,6 +82952,7 @@ var NodeRun = class {
   prompt;
   model;
   code;
+  localizer;
   testIds = [];
   testsCode = "";
   /** Tests requests in the current round of tests. */
@@ -74962,15 +83143,15 @@ ${result.output.slice(-3e3)}`;
     }
     const votes = await this.vote(result);
     const asked = this.setup.diagnosisVotes;
-    const { decision, count: count2 } = tallyVotes(votes, asked);
+    const { decision, count: count3 } = tallyVotes(votes, asked);
     this.diagnoses.push({ iteration: this.iterations, votes, decision });
     const why = votes.find((vote) => vote.verdict === decision)?.reason ?? "";
     this.notes.push({ label: "diagnosis", tried: why ? `${describeSplit(votes)}: ${why}` : describeSplit(votes), outcome: decision });
     switch (decision) {
       case "test_issue":
-        return this.rewriteTests(`a diagnosis found the previous tests at fault (${count2} of ${asked} votes): ${why}`, result);
+        return this.rewriteTests(`a diagnosis found the previous tests at fault (${count3} of ${asked} votes): ${why}`, result);
       case "environment_issue":
-        return this.done(`the diagnosis found an environment issue (${count2} of ${asked} votes): ${why}`, result);
+        return this.done(`the diagnosis found an environment issue (${count3} of ${asked} votes): ${why}`, result);
       case "needs_human_review":
         return this.done(`needs human review: the diagnosis votes split (${describeSplit(votes)})`, result);
       default:
@@ -74999,8 +83180,9 @@ ${result.output.slice(-3e3)}`;
   }
   /** A fix request with the failure brief, or with why the last proposal was refused. */
   async fix(result, outcome) {
-    const refusal = `Your last proposal was refused: ${outcome.replace(/^refused: /, "")}`;
-    const reply = await this.askFix((chars) => result ? this.brief(result, chars) : refusal);
+    const refusal2 = `Your last proposal was refused: ${outcome.replace(/^refused: /, "")}`;
+    const context = await this.localize(result);
+    const reply = await this.askFix((chars) => result ? this.brief(result, chars) : refusal2, context);
     this.iterations++;
     return { step: "green", proposal: reply.ok ? { ok: true, ...reply.value, tried: reply.value.explanation } : reply };
   }
@@ -75107,13 +83289,41 @@ ${result.output.slice(-3e3)}`;
   reportProblem(result) {
     return result.report.authentic ? "" : `; ${result.report.problem}`;
   }
-  /** `brief(chars)` renders the failure brief with that much pytest output; it shrinks until the prompt fits the budget. */
-  async askFix(brief) {
+  /**
+   * The localization the next fix is told of (decision 0028): gathered by the engine, within the iteration's query
+   * limit, and kept with the node's artifacts. Undefined when the run gathers none.
+   */
+  async localize(result) {
+    if (!this.localizer) return void 0;
+    this.throwIfAborted();
+    const failing = result?.tests.filter((t) => t.status === "failed" || t.status === "error") ?? [];
+    const iteration = this.iterations + 1;
+    const context = await this.localizer.gather(iteration, failing);
+    await this.setup.artifacts.save(this.node.id, `localization-${iteration}`, {
+      "queries.json": JSON.stringify(context.queries, null, 2)
+    });
+    return context;
+  }
+  /**
+   * `brief(chars)` renders the failure brief with that much pytest output, `context` the localization in so many
+   * characters; both shrink, in turns, until the prompt fits the budget.
+   */
+  async askFix(brief, context) {
     const current = this.code.lastCode ?? "";
-    let messages = fixPrompt(this.prompt, this.testsCode, current, brief(6e3));
-    for (const chars of [2e3, 500, 0]) {
+    const full = FIX_CONTEXT_CHARS;
+    const steps = [
+      [6e3, full],
+      [2e3, full],
+      [2e3, full / 2],
+      [500, full / 2],
+      [500, full / 4],
+      [0, full / 4],
+      [0, 0]
+    ];
+    let messages = [];
+    for (const [outputChars, contextChars] of steps) {
+      messages = fixPrompt(this.prompt, this.testsCode, current, brief(outputChars), context?.render(contextChars) ?? "");
       if (this.model.fits(messages)) break;
-      messages = fixPrompt(this.prompt, this.testsCode, current, brief(chars));
     }
     return this.model.ask(FIX_KIND, messages);
   }
@@ -75200,8 +83410,8 @@ var Scheduler = class {
   #chain = Promise.resolve();
   #stopped = false;
   #failure;
-  constructor(plan, hooks, concurrency = 1) {
-    this.#plan = plan;
+  constructor(plan2, hooks, concurrency = 1) {
+    this.#plan = plan2;
     this.#hooks = hooks;
     this.#limit = Math.max(1, concurrency);
   }
@@ -75312,22 +83522,22 @@ var Scheduler = class {
 };
 
 // src/engine/state.ts
-import { createHash as createHash5 } from "node:crypto";
+import { createHash as createHash6 } from "node:crypto";
 function specHash(node2) {
-  return createHash5("sha256").update(canonicalJson(node2)).digest("hex");
+  return createHash6("sha256").update(canonicalJson(node2)).digest("hex");
 }
-function newCheckpoint(plan, runId, rpgSha256, now) {
+function newCheckpoint(plan2, runId, rpgSha256, now) {
   const nodes = {};
-  for (const id of plan.order) nodes[id] = pendingEntry(plan.nodes.get(id), now);
+  for (const id of plan2.order) nodes[id] = pendingEntry(plan2.nodes.get(id), now);
   return { version: 1, run_id: runId, rpg_sha256: rpgSha256, created_at: now, updated_at: now, nodes };
 }
-function prepareResume(checkpoint, plan, range, runId, now) {
+function prepareResume(checkpoint, plan2, range, runId, now) {
   const specChanged = [];
-  const dropped = Object.keys(checkpoint.nodes).filter((id) => !plan.nodes.has(id));
+  const dropped = Object.keys(checkpoint.nodes).filter((id) => !plan2.nodes.has(id));
   for (const id of dropped) delete checkpoint.nodes[id];
   const inRange = new Set(range);
-  for (const id of plan.order) {
-    const node2 = plan.nodes.get(id);
+  for (const id of plan2.order) {
+    const node2 = plan2.nodes.get(id);
     const entry = checkpoint.nodes[id];
     if (!entry) {
       checkpoint.nodes[id] = pendingEntry(node2, now);
@@ -75349,9 +83559,9 @@ function prepareResume(checkpoint, plan, range, runId, now) {
   checkpoint.updated_at = now;
   return { specChanged, dropped };
 }
-function blockersOf(id, plan, checkpoint) {
+function blockersOf(id, plan2, checkpoint) {
   const blockers = /* @__PURE__ */ new Set();
-  for (const dep of plan.dependencies.get(id) ?? []) {
+  for (const dep of plan2.dependencies.get(id) ?? []) {
     const entry = checkpoint.nodes[dep];
     if (entry?.status === "passed") continue;
     if (entry?.status === "skipped" && entry.blocked_by?.length) for (const b of entry.blocked_by) blockers.add(b);
@@ -75359,10 +83569,10 @@ function blockersOf(id, plan, checkpoint) {
   }
   return [...blockers].sort(compareIds);
 }
-function skipDownstream(failedId, plan, checkpoint, now) {
+function skipDownstream(failedId, plan2, checkpoint, now) {
   const skipped = [];
   const seen = /* @__PURE__ */ new Set([failedId]);
-  const queue = [...plan.dependents.get(failedId) ?? []];
+  const queue = [...plan2.dependents.get(failedId) ?? []];
   for (let head = 0; head < queue.length; head++) {
     const id = queue[head];
     if (seen.has(id)) continue;
@@ -75374,7 +83584,7 @@ function skipDownstream(failedId, plan, checkpoint, now) {
     entry.blocked_by = [.../* @__PURE__ */ new Set([...entry.blocked_by ?? [], failedId])].sort(compareIds);
     entry.failure_reason = `skipped: depends on failed node ${entry.blocked_by.join(", ")}`;
     skipped.push(id);
-    queue.push(...plan.dependents.get(id) ?? []);
+    queue.push(...plan2.dependents.get(id) ?? []);
   }
   return skipped;
 }
@@ -75393,7 +83603,7 @@ function pendingEntry(node2, now) {
 
 // src/engine/run.ts
 async function runPlan(options) {
-  const { plan, executor, runId } = options;
+  const { plan: plan2, executor, runId } = options;
   const clock = options.clock ?? Date.now;
   const emit = (event) => options.onEvent?.(event);
   const iso = () => new Date(clock()).toISOString();
@@ -75402,13 +83612,14 @@ async function runPlan(options) {
   const store = new CheckpointStore(options.checkpointPath, options.journalPath);
   const { checkpoint, resumed } = await openCheckpoint(options, store, iso());
   if (resumed) {
+    delete checkpoint.dependency_check;
     const unwritten = (checkpoint.pending_writes ?? []).filter((id) => checkpoint.nodes[id]?.status === "passed");
     for (const id of unwritten) Object.assign(checkpoint.nodes[id], { status: "pending", timestamp: iso() });
     delete checkpoint.pending_writes;
     if (unwritten.length > 0) emit({ type: "nodes-reset", nodeIds: unwritten, reason: "not-written" });
   }
   const scope = options.scope ? new Set(options.scope) : void 0;
-  const range = (options.only ? onlyRange(options.only, plan, checkpoint) : plan.order.slice(startIndexOf(options.startFromNode, plan, checkpoint))).filter((id) => !scope || scope.has(id));
+  const range = (options.only ? onlyRange(options.only, plan2, checkpoint) : plan2.order.slice(startIndexOf(options.startFromNode, plan2, checkpoint))).filter((id) => !scope || scope.has(id));
   const reviewed = /* @__PURE__ */ new Map();
   if (options.only) {
     for (const id of range) {
@@ -75418,14 +83629,14 @@ async function runPlan(options) {
     }
   }
   if (resumed) {
-    const { specChanged, dropped } = prepareResume(checkpoint, plan, range, runId, iso());
+    const { specChanged, dropped } = prepareResume(checkpoint, plan2, range, runId, iso());
     checkpoint.rpg_sha256 = options.rpgSha256;
     if (specChanged.length > 0) emit({ type: "nodes-reset", nodeIds: specChanged, reason: "spec-changed" });
     if (dropped.length > 0) emit({ type: "nodes-reset", nodeIds: dropped, reason: "not-in-rpg" });
   }
   const work = range.filter((id) => checkpoint.nodes[id].status !== "passed");
   const inWork = new Set(work);
-  emit({ type: "run-started", runId, total: plan.order.length, toRun: work.length, resumed });
+  emit({ type: "run-started", runId, total: plan2.order.length, toRun: work.length, resumed });
   const save = (...ids2) => {
     checkpoint.updated_at = iso();
     return store.record(checkpoint, ids2);
@@ -75447,7 +83658,7 @@ async function runPlan(options) {
       if (attempt) Object.assign(attempt, { status: "failed", failure_reason: entry.failure_reason });
     }
     for (const nodeId of result.blocked) checkpoint.nodes[nodeId].status = "skipped";
-    const skipped = result.failed.flatMap(({ nodeId }) => skipDownstream(nodeId, plan, checkpoint, now));
+    const skipped = result.failed.flatMap(({ nodeId }) => skipDownstream(nodeId, plan2, checkpoint, now));
     awaitLines(skipped);
     delete checkpoint.pending_writes;
     await save(...result.failed.map((f) => f.nodeId), ...result.blocked, ...skipped);
@@ -75459,11 +83670,11 @@ async function runPlan(options) {
       blocked: result.blocked
     });
   };
-  const flushDue = (full) => full || plan.subgraphs.some((subgraph) => writer.pending.some((id) => subgraph.nodes.includes(id)) && isComplete(subgraph, checkpoint));
+  const flushDue = (full) => full || plan2.subgraphs.some((subgraph) => writer.pending.some((id) => subgraph.nodes.includes(id)) && isComplete(subgraph, checkpoint));
   let done = 0;
   let interrupted = false;
   let batchFull = false;
-  const filesOf = (id) => options.filesOf?.(id) ?? [plan.nodes.get(id).file_path];
+  const filesOf = (id) => options.filesOf?.(id) ?? [plan2.nodes.get(id).file_path];
   const since = /* @__PURE__ */ new Map();
   const announce = (nodeId) => {
     const entry = checkpoint.nodes[nodeId];
@@ -75503,7 +83714,7 @@ async function runPlan(options) {
   };
   const pendingFiles = () => new Set(writer?.pending.flatMap((id) => filesOf(id)) ?? []);
   const scheduler = new Scheduler(
-    { order: work, dependenciesOf: (id) => plan.dependencies.get(id) ?? [], filesOf },
+    { order: work, dependenciesOf: (id) => plan2.dependencies.get(id) ?? [], filesOf },
     { admit, execute: (id) => execute(id, checkpoint.nodes[id], since.get(id)), settled: finished },
     options.concurrency ?? 1
   );
@@ -75523,7 +83734,7 @@ async function runPlan(options) {
     const entry = checkpoint.nodes[id];
     since.set(id, clock());
     if (entry.status === "skipped") return "done";
-    const blockers = blockersOf(id, plan, checkpoint);
+    const blockers = blockersOf(id, plan2, checkpoint);
     if (blockers.length > 0) {
       Object.assign(entry, {
         status: "skipped",
@@ -75538,7 +83749,7 @@ async function runPlan(options) {
       interrupted = true;
       return "stop";
     }
-    if (plan.nodes.get(id).node_type === "composite") {
+    if (plan2.nodes.get(id).node_type === "composite") {
       Object.assign(entry, { status: "passed", timestamp: iso() });
       delete entry.failure_reason;
       await save(id);
@@ -75547,7 +83758,7 @@ async function runPlan(options) {
     return "run";
   }
   async function execute(id, entry, since2) {
-    const node2 = plan.nodes.get(id);
+    const node2 = plan2.nodes.get(id);
     const attempt = { run_id: runId, started_at: iso() };
     entry.attempts.push(attempt);
     Object.assign(entry, { status: "in_progress", timestamp: attempt.started_at });
@@ -75575,7 +83786,7 @@ async function runPlan(options) {
     const kept = outcome.status === "failed" ? reviewed.get(id) : void 0;
     const skipped = [];
     if (kept) keepReviewedVersion(entry, kept, iso());
-    else if (outcome.status === "failed") skipped.push(...skipDownstream(id, plan, checkpoint, iso()));
+    else if (outcome.status === "failed") skipped.push(...skipDownstream(id, plan2, checkpoint, iso()));
     awaitLines(skipped);
     if (outcome.status === "passed" && writer) {
       batchFull = writer.stage(id) || batchFull;
@@ -75631,26 +83842,26 @@ function recordOutcome(entry, attempt, outcome, now, name) {
   }
 }
 async function openCheckpoint(options, store, now) {
-  const { checkpointPath: path2, plan, runId, rpgSha256 } = options;
+  const { checkpointPath: path2, plan: plan2, runId, rpgSha256 } = options;
   if (options.mode === "fresh") {
     const aside = await setCheckpointAside(path2, new Date(now));
     if (aside) options.onEvent?.({ type: "checkpoint-set-aside", path: aside });
-    return { checkpoint: newCheckpoint(plan, runId, rpgSha256, now), resumed: false };
+    return { checkpoint: newCheckpoint(plan2, runId, rpgSha256, now), resumed: false };
   }
   const existing = await store.read();
   if (existing && options.mode === "new") throw checkpointExistsError(path2);
-  if (!existing) return { checkpoint: newCheckpoint(plan, runId, rpgSha256, now), resumed: false };
+  if (!existing) return { checkpoint: newCheckpoint(plan2, runId, rpgSha256, now), resumed: false };
   return { checkpoint: existing, resumed: true };
 }
-function checkRequestedNodes(plan, checkpoint, request2) {
+function checkRequestedNodes(plan2, checkpoint, request2) {
   const unwritten = new Set(checkpoint?.pending_writes ?? []);
   const known = { nodes: Object.fromEntries(Object.entries(checkpoint?.nodes ?? {}).filter(([id]) => !unwritten.has(id))) };
-  if (request2.only) onlyRange(request2.only, plan, known);
-  else startIndexOf(request2.startFromNode, plan, known);
+  if (request2.only) onlyRange(request2.only, plan2, known);
+  else startIndexOf(request2.startFromNode, plan2, known);
 }
-function startIndexOf(startFromNode, plan, checkpoint) {
+function startIndexOf(startFromNode, plan2, checkpoint) {
   if (startFromNode === void 0) return 0;
-  const index = plan.order.indexOf(startFromNode);
+  const index = plan2.order.indexOf(startFromNode);
   if (index < 0) {
     throw new RpgForgeError(
       "RESUME_UNKNOWN_NODE",
@@ -75659,7 +83870,7 @@ function startIndexOf(startFromNode, plan, checkpoint) {
       "run `rpg-forge plan` to list the node ids"
     );
   }
-  const notPassed = ancestorsOf(startFromNode, plan).filter((id) => checkpoint.nodes[id]?.status !== "passed");
+  const notPassed = ancestorsOf(startFromNode, plan2).filter((id) => checkpoint.nodes[id]?.status !== "passed");
   if (notPassed.length > 0) {
     const list = notPassed.map((id) => `${id} (${checkpoint.nodes[id]?.status ?? "pending"})`).join(", ");
     throw new RpgForgeError(
@@ -75671,17 +83882,17 @@ function startIndexOf(startFromNode, plan, checkpoint) {
   }
   return index;
 }
-function onlyRange(only, plan, checkpoint) {
+function onlyRange(only, plan2, checkpoint) {
   const wanted = new Set(only);
   for (const id of wanted) {
-    if (!plan.nodes.has(id))
+    if (!plan2.nodes.has(id))
       throw new RpgForgeError(
         "RESUME_UNKNOWN_NODE",
         `--only names "${id}", which is not a node of the RPG`,
         { nodeId: id },
         "run `rpg-forge plan` to list the node ids"
       );
-    const missing = ancestorsOf(id, plan).filter((dep) => !wanted.has(dep) && checkpoint.nodes[dep]?.status !== "passed");
+    const missing = ancestorsOf(id, plan2).filter((dep) => !wanted.has(dep) && checkpoint.nodes[dep]?.status !== "passed");
     if (missing.length > 0) {
       throw new RpgForgeError(
         "RESUME_DEPENDENCY_NOT_PASSED",
@@ -75691,18 +83902,18 @@ function onlyRange(only, plan, checkpoint) {
       );
     }
   }
-  return plan.order.filter((id) => wanted.has(id));
+  return plan2.order.filter((id) => wanted.has(id));
 }
-function ancestorsOf(id, plan) {
+function ancestorsOf(id, plan2) {
   const seen = /* @__PURE__ */ new Set();
-  const queue = [...plan.dependencies.get(id) ?? []];
+  const queue = [...plan2.dependencies.get(id) ?? []];
   for (let head = 0; head < queue.length; head++) {
     const dep = queue[head];
     if (seen.has(dep)) continue;
     seen.add(dep);
-    queue.push(...plan.dependencies.get(dep) ?? []);
+    queue.push(...plan2.dependencies.get(dep) ?? []);
   }
-  return plan.order.filter((n) => seen.has(n));
+  return plan2.order.filter((n) => seen.has(n));
 }
 
 // src/assembly/init-files.ts
@@ -76337,13 +84548,13 @@ function mergedGitignore(existing) {
 }
 
 // src/engine/snapshot.ts
-function projectCheckpoint(checkpoint, plan, subgraphs) {
+function projectCheckpoint(checkpoint, plan2, subgraphs) {
   const nodes = {};
   let updated = checkpoint.created_at;
   let runId = checkpoint.run_id;
   let latestStart = "";
-  for (const id of plan.order) {
-    const node2 = plan.nodes.get(id);
+  for (const id of plan2.order) {
+    const node2 = plan2.nodes.get(id);
     const entry = checkpoint.nodes[id];
     if (!entry || !subgraphs.has(node2.subgraph_id)) {
       nodes[id] = pendingEntry(node2, checkpoint.created_at);
@@ -76363,6 +84574,10 @@ function projectCheckpoint(checkpoint, plan, subgraphs) {
   };
   const integration = Object.entries(checkpoint.integration ?? {}).filter(([id]) => subgraphs.has(id));
   if (integration.length > 0) projected.integration = Object.fromEntries(integration.map(([id, record2]) => [id, structuredClone(record2)]));
+  const holdsAllCode = plan2.order.every(
+    (id) => checkpoint.nodes[id]?.status !== "passed" || subgraphs.has(plan2.nodes.get(id).subgraph_id)
+  );
+  if (checkpoint.dependency_check && holdsAllCode) projected.dependency_check = structuredClone(checkpoint.dependency_check);
   return projected;
 }
 async function writeSnapshot(output2, files) {
@@ -76373,8 +84588,8 @@ async function writeSnapshot(output2, files) {
   }
 }
 async function buildSnapshot(input2) {
-  const { rpg, plan, output: output2 } = input2;
-  const checkpoint = projectCheckpoint(input2.checkpoint, plan, input2.subgraphs);
+  const { rpg, plan: plan2, output: output2 } = input2;
+  const checkpoint = projectCheckpoint(input2.checkpoint, plan2, input2.subgraphs);
   const passedNow = (id) => input2.checkpoint.nodes[id]?.status === "passed";
   const kept = (id) => checkpoint.nodes[id]?.status === "passed";
   const files = /* @__PURE__ */ new Map();
@@ -76459,9 +84674,9 @@ var SubgraphCommits = class {
    * "Committed subgraph" comes after the line of the node that completed it.
    */
   async commitCompleted(checkpoint, unannounced = /* @__PURE__ */ new Set()) {
-    const { plan, repo } = this.options;
-    while (this.next < plan.subgraphs.length) {
-      const subgraph = plan.subgraphs[this.next];
+    const { plan: plan2, repo } = this.options;
+    while (this.next < plan2.subgraphs.length) {
+      const subgraph = plan2.subgraphs[this.next];
       if (!isComplete(subgraph, checkpoint) || subgraph.nodes.some((id) => unannounced.has(id))) {
         if (subgraph.nodes.some((id) => this.options.visited.has(id))) return;
         this.next++;
@@ -76563,7 +84778,7 @@ function emptyCounts() {
 }
 
 // src/engine/integration-tests.ts
-import { createHash as createHash6 } from "node:crypto";
+import { createHash as createHash7 } from "node:crypto";
 
 // src/llm/requests/integration-tests.ts
 var IntegrationTestsReplySchema = external_exports.strictObject({
@@ -76622,11 +84837,11 @@ function integrationTestsPrompt(subgraph, rejection) {
 }
 
 // src/plan/subgraph-ends.ts
-function subgraphEnds(plan, subgraph) {
-  const leaves = subgraph.nodes.filter((id) => plan.nodes.get(id)?.node_type === "leaf");
+function subgraphEnds(plan2, subgraph) {
+  const leaves = subgraph.nodes.filter((id) => plan2.nodes.get(id)?.node_type === "leaf");
   const inside = new Set(leaves);
   const edges = [];
-  for (const id of leaves) for (const dep of plan.dependencies.get(id) ?? []) if (inside.has(dep)) edges.push([id, dep]);
+  for (const id of leaves) for (const dep of plan2.dependencies.get(id) ?? []) if (inside.has(dep)) edges.push([id, dep]);
   const dependents = new Set(edges.map(([, dep]) => dep));
   const dependent = new Set(edges.map(([id]) => id));
   return {
@@ -76784,7 +84999,7 @@ var IntegrationTests = class {
     return current.failing.length === 0 && current.passed.length > 0 ? current : void 0;
   }
   promptContext(subgraph, ends, testFile) {
-    const { plan } = this.options;
+    const { plan: plan2 } = this.options;
     return {
       id: subgraph.id,
       name: subgraph.name,
@@ -76793,14 +85008,14 @@ var IntegrationTests = class {
       entries: ends.entries,
       exits: ends.exits,
       nodes: ends.leaves.map((id) => {
-        const node2 = plan.nodes.get(id);
+        const node2 = plan2.nodes.get(id);
         return {
           id,
           name: node2.name,
           module: moduleOf(node2.file_path),
           signature: signatureOf(node2),
           docstring: node2.docstring,
-          owner: ownerOf(node2, plan)?.name,
+          owner: ownerOf(node2, plan2)?.name,
           dependsOn: ends.edges.filter(([from]) => from === id).map(([, to]) => to)
         };
       })
@@ -76812,7 +85027,7 @@ function basisOf(leaves, checkpoint) {
     const entry = checkpoint.nodes[id];
     return [id, entry.attempts.at(-1)?.started_at ?? entry.timestamp];
   });
-  return createHash6("sha256").update(JSON.stringify(attempts)).digest("hex").slice(0, 16);
+  return createHash7("sha256").update(JSON.stringify(attempts)).digest("hex").slice(0, 16);
 }
 function topLevelName(caseId, file2) {
   return caseId.slice(file2.length + 2).split(/::|\[/)[0];
@@ -76820,6 +85035,1702 @@ function topLevelName(caseId, file2) {
 function tail2(output2) {
   const lines = output2.trim().split("\n");
   return lines.slice(-12).join("\n");
+}
+
+// src/lsp/code-intelligence.ts
+var import_node5 = __toESM(require_main2(), 1);
+import { realpath as realpath4 } from "node:fs/promises";
+
+// src/lsp/language-server.ts
+var import_node = __toESM(require_main2(), 1);
+import { spawn as spawn3 } from "node:child_process";
+import { basename as basename3 } from "node:path";
+import { pathToFileURL } from "node:url";
+
+// src/lsp/pyright-binary.ts
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname as dirname7, join as join18 } from "node:path";
+function pyrightLangserverScript() {
+  const manifest = createRequire(import.meta.url).resolve("pyright/package.json");
+  const bin = JSON.parse(readFileSync(manifest, "utf8")).bin?.["pyright-langserver"];
+  if (!bin) throw new Error(`${manifest} names no pyright-langserver binary`);
+  return join18(dirname7(manifest), bin);
+}
+function serverEnvironment(script) {
+  return { PATH: join18(dirname7(script), "no-programs-here") };
+}
+function pyrightInstalled() {
+  try {
+    pyrightLangserverScript();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// src/lsp/language-server.ts
+var REQUEST_TIMEOUT_MS = 1e4;
+var EXIT_GRACE_MS = 2e3;
+var LanguageServerFailure = class extends Error {
+  constructor(message, fatal) {
+    super(message);
+    this.fatal = fatal;
+    this.name = "LanguageServerFailure";
+  }
+  fatal;
+};
+var CAPABILITIES = {
+  general: { positionEncodings: ["utf-16"] },
+  workspace: {
+    workspaceFolders: true,
+    configuration: true,
+    // We announce changed files ourselves, after each write batch: the server then keeps no watchers of its own.
+    didChangeWatchedFiles: { dynamicRegistration: true },
+    workspaceEdit: { documentChanges: true },
+    symbol: {}
+  },
+  textDocument: {
+    documentSymbol: { hierarchicalDocumentSymbolSupport: true },
+    references: {},
+    rename: { prepareSupport: true }
+  }
+};
+var SETTINGS = {
+  python: { analysis: { typeCheckingMode: "off", diagnosticMode: "openFilesOnly", autoSearchPaths: true } },
+  "python.analysis": { typeCheckingMode: "off", diagnosticMode: "openFilesOnly", autoSearchPaths: true },
+  pyright: { disableOrganizeImports: true }
+};
+var READY = /^(Found \d+ source files?|No source files found\.)/;
+var LanguageServer = class _LanguageServer {
+  constructor(child, connection, timeoutMs) {
+    this.child = child;
+    this.connection = connection;
+    this.timeoutMs = timeoutMs;
+    this.limitMs = Math.max(timeoutMs, REQUEST_TIMEOUT_MS);
+    this.died = new Promise((_, reject) => this.markDead = reject);
+    this.died.catch(() => void 0);
+    process.once("exit", this.killOnExit);
+    child.stderr.on("data", (chunk) => this.remember(chunk.toString("utf8")));
+    child.on("error", (error63) => this.fail(`could not start: ${error63.message}`));
+    child.on("exit", (code2, signal) => this.fail(`exited (${signal ?? `code ${code2}`})`));
+    connection.onError(([error63]) => this.fail(`broke the protocol: ${error63.message}`));
+    connection.onClose(() => this.fail("closed its connection"));
+    connection.onRequest(
+      import_node.ConfigurationRequest.method,
+      (params) => params.items.map((item) => SETTINGS[item.section ?? ""] ?? null)
+    );
+    for (const method of [
+      import_node.RegistrationRequest.method,
+      import_node.UnregistrationRequest.method,
+      import_node.WorkDoneProgressCreateRequest.method,
+      import_node.ShowMessageRequest.method
+    ])
+      connection.onRequest(method, () => null);
+    connection.onRequest(import_node.ApplyWorkspaceEditRequest.method, () => ({ applied: false }));
+    connection.onNotification(import_node.LogMessageNotification.method, (params) => {
+      this.remember(params.message);
+      if (READY.test(params.message)) this.readyWaiter?.();
+    });
+    connection.listen();
+  }
+  child;
+  connection;
+  timeoutMs;
+  failure;
+  stopped = false;
+  inFlight = 0;
+  logTail = [];
+  readyWaiter;
+  died;
+  markDead;
+  killOnExit = () => this.kill();
+  /** The time limit now: starting (reading the repository) may take the issue's 10 s even when requests may not. */
+  limitMs;
+  /** Starts pyright-langserver on `root` and waits until it has read the repository; throws LanguageServerFailure. */
+  static async start(root, timeoutMs = REQUEST_TIMEOUT_MS) {
+    let script;
+    try {
+      script = pyrightLangserverScript();
+    } catch (error63) {
+      throw new LanguageServerFailure(`pyright is not installed: ${error63.message}`, true);
+    }
+    const child = spawn3(process.execPath, [script, "--stdio"], {
+      cwd: root,
+      env: serverEnvironment(script),
+      stdio: ["pipe", "pipe", "pipe"]
+    });
+    const connection = (0, import_node.createProtocolConnection)(new import_node.StreamMessageReader(child.stdout), new import_node.StreamMessageWriter(child.stdin));
+    const server = new _LanguageServer(child, connection, timeoutMs);
+    try {
+      await server.initialize(root);
+    } catch (error63) {
+      await server.stop();
+      throw error63;
+    }
+    return server;
+  }
+  /** The server's process id (tests kill it to see the fallback). */
+  get pid() {
+    return this.child.pid;
+  }
+  /** Why the server is out of use, if it is. */
+  get failed() {
+    return this.failure;
+  }
+  async initialize(root) {
+    const uri = pathToFileURL(root).href;
+    const ready = this.nextListing();
+    await this.request(import_node.InitializeRequest.method, {
+      processId: process.pid,
+      rootUri: uri,
+      workspaceFolders: [{ uri, name: basename3(root) }],
+      capabilities: CAPABILITIES
+    });
+    await this.notify(import_node.InitializedNotification.method, {});
+    await this.within(ready, "did not finish listing the repository's files");
+    await this.request(import_node.WorkspaceSymbolRequest.method, { query: "rpg_forge_warm_up_" });
+    this.limitMs = this.timeoutMs;
+  }
+  /** Sends a request and waits at most the time limit for its answer. */
+  async request(method, params) {
+    if (this.failure) throw new LanguageServerFailure(this.failure, true);
+    try {
+      return await this.within(this.connection.sendRequest(method, params), `did not answer ${method}`);
+    } catch (error63) {
+      if (error63 instanceof LanguageServerFailure) throw error63;
+      if (error63 instanceof import_node.ResponseError) throw new LanguageServerFailure(`refused ${method}: ${error63.message}`, false);
+      throw this.fail(`failed on ${method}: ${error63.message}`);
+    }
+  }
+  async notify(method, params) {
+    if (this.failure) throw new LanguageServerFailure(this.failure, true);
+    try {
+      await this.connection.sendNotification(method, params);
+    } catch (error63) {
+      throw this.fail(`failed on ${method}: ${error63.message}`);
+    }
+  }
+  /**
+   * Tells the server which files changed on disk. A changed file is read again by the next request; a file created or
+   * deleted makes pyright list the workspace again, a little later, and this waits until it has (`relisted`).
+   */
+  async filesChanged(changes, relisted) {
+    if (changes.length === 0) return;
+    const listed = relisted ? this.nextListing() : void 0;
+    await this.notify(import_node.DidChangeWatchedFilesNotification.method, { changes });
+    if (listed) await this.within(listed, "did not list the workspace again after files were created or deleted");
+  }
+  nextListing() {
+    return new Promise((resolve6) => {
+      this.readyWaiter = () => {
+        this.readyWaiter = void 0;
+        resolve6();
+      };
+    });
+  }
+  /** `promise`, or a fatal failure after the time limit or when the server dies first. */
+  async within(promise2, what) {
+    let timer;
+    this.hold();
+    try {
+      return await Promise.race([
+        promise2,
+        this.died,
+        new Promise((_, reject) => {
+          const limit2 = this.limitMs;
+          timer = setTimeout(() => reject(this.fail(`${what} within ${limit2 / 1e3} s`)), limit2);
+        })
+      ]);
+    } finally {
+      clearTimeout(timer);
+      this.release();
+    }
+  }
+  /** Takes the server out of use for good: it is killed, and every waiting request fails. */
+  fail(reason) {
+    if (!this.failure) {
+      const tail3 = this.logTail.length > 0 ? ` (its last words: ${this.logTail.slice(-3).join(" | ")})` : "";
+      this.failure = `pyright-langserver ${reason}${this.stopped ? "" : tail3}`;
+      this.markDead(new LanguageServerFailure(this.failure, true));
+      this.kill();
+    }
+    return new LanguageServerFailure(this.failure, true);
+  }
+  /** shutdown, then exit; a server that does not end in time is killed. Never throws. */
+  async stop() {
+    if (this.stopped) return;
+    this.stopped = true;
+    if (!this.failure) {
+      try {
+        await this.request(import_node.ShutdownRequest.method, void 0);
+        await this.notify(import_node.ExitNotification.method, {});
+      } catch {
+      }
+    }
+    if (!await this.exited(EXIT_GRACE_MS)) {
+      this.kill();
+      await this.exited(EXIT_GRACE_MS);
+    }
+    this.failure ??= "pyright-langserver was stopped";
+    this.connection.dispose();
+    process.off("exit", this.killOnExit);
+  }
+  exited(ms) {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return Promise.resolve(true);
+    return new Promise((resolve6) => {
+      const timer = setTimeout(() => resolve6(false), ms);
+      this.child.once("exit", () => {
+        clearTimeout(timer);
+        resolve6(true);
+      });
+    });
+  }
+  kill() {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGKILL");
+  }
+  remember(text3) {
+    for (const line of text3.split("\n")) if (line.trim() !== "") this.logTail.push(line.trim().slice(0, 300));
+    this.logTail.splice(0, Math.max(0, this.logTail.length - 20));
+  }
+  // Between requests the server must not keep a finished run alive (our exit handler kills it); during one it must.
+  hold() {
+    if (this.inFlight++ > 0) return;
+    this.child.ref();
+    for (const stream of [this.child.stdin, this.child.stdout, this.child.stderr]) stream.ref?.();
+  }
+  release() {
+    if (--this.inFlight > 0) return;
+    this.child.unref();
+    for (const stream of [this.child.stdin, this.child.stdout, this.child.stderr]) stream.unref?.();
+  }
+};
+
+// src/lsp/edit-script.ts
+var EDIT_PY2 = String.raw`
+def eol_of(src, lineno):
+    line = src.line(lineno)
+    return "\r\n" if line.endswith("\r\n") else "\r" if line.endswith("\r") else "\n"
+
+
+def string_interiors(lines):
+    """Indices of the lines that start inside a multi-line string: re-indenting them would change the string."""
+    inside = set()
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO("\n".join(lines) + "\n").readline):
+            if tok.start[0] < tok.end[0] and tok.type not in (tokenize.NEWLINE, tokenize.NL):
+                inside.update(range(tok.start[0], tok.end[0]))
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return inside
+
+
+def reindent(code, indent, eol):
+    """'code' moved to 'indent': its common indentation removed, blank lines at either end dropped, lines ended by
+    'eol', and lines inside multi-line strings left as written."""
+    lines = [l.rstrip("\r\n") for l in split_lines(code.replace("\r\n", "\n").replace("\r", "\n"))]
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    inside = string_interiors(lines)
+    shown = [l for i, l in enumerate(lines) if i not in inside and l.strip()]
+    prefixes = [l[: len(l) - len(l.lstrip(" \t"))] for l in shown]
+    common = prefixes[0] if prefixes else ""
+    for p in prefixes[1:]:
+        while not p.startswith(common):
+            common = common[:-1]
+    out = []
+    for i, l in enumerate(lines):
+        if i in inside:
+            out.append(l)
+        elif not l.strip():
+            out.append("")
+        else:
+            out.append(indent + l[len(common) :])
+    return "".join(l + eol for l in out)
+
+
+def body_of_code(code, node):
+    """The statements of a new body: a whole definition of the symbol's name gives its body, and a string leading the
+    body is dropped when the symbol has a docstring (the file's docstring stays). "" when no statement is left."""
+    flat = reindent(code, "", "\n")
+    try:
+        tree = ast.parse(flat)
+    except (SyntaxError, ValueError):
+        return flat  # the parse of the edited file refuses it, with its line
+    statements = tree.body
+    if len(statements) == 1 and isinstance(statements[0], DEFS) and statements[0].name == node.name and isinstance(statements[0], ast.ClassDef) == isinstance(node, ast.ClassDef):
+        inner = statements[0]
+        return statements_from(flat, inner.body[1:] if docstring_expr(inner) else inner.body)
+    if docstring_expr(node) and docstring_expr(tree):
+        return statements_from(flat, statements[1:])
+    return flat
+
+
+def statements_from(flat, rest):
+    """The text of 'rest' (statements of 'flat') to the end, on lines of their own, at no indentation."""
+    if not rest:
+        return ""
+    lines = flat.splitlines(keepends=True)
+    start = first_line(rest[0])
+    head = lines[start - 1]
+    before = head.encode("utf-8")[: rest[0].col_offset].decode("utf-8", "replace")
+    if start == rest[0].lineno and before.strip():
+        # A statement that shares its line with the header or the docstring (def f(): return 1) starts at its column.
+        head = head[len(before) :]
+    return reindent(head + "".join(lines[start:]), "", "\n")
+
+
+def locate(src, qualname, line):
+    found = [(n, e) for n, e in symbol_nodes(src) if e["qualname"] == qualname and e["kind"] != "variable"]
+    if line is not None:
+        found = [(n, e) for n, e in found if e["line"] == line]
+    return found
+
+
+def refused(code, message, line=None):
+    return {"ok": False, "code": code, "message": message, "line": line}
+
+
+def checked(text, lines_changed):
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError) as e:
+        return refused("LSP_EDIT_DOES_NOT_PARSE", f"the edited file would not parse: {getattr(e, 'msg', str(e))}", getattr(e, "lineno", None))
+    return {"ok": True, "text": text, "lines": lines_changed}
+
+
+def replace_body(text, qualname, line, code):
+    src = Source(text)
+    found = locate(src, qualname, line)
+    if len(found) != 1:
+        return refused("LSP_SYMBOL_NOT_FOUND" if not found else "LSP_SYMBOL_AMBIGUOUS", f"{len(found)} definitions of {qualname}")
+    node, entry = found[0]
+    body = body_of_code(code, node)
+    if body is None or not body.strip():
+        return refused("LSP_EDIT_EMPTY", f"the new body of {qualname} has no statement (after its docstring)")
+    eol = eol_of(src, node.lineno)
+    doc = docstring_expr(node)
+    rest = node.body[1:] if doc else node.body
+    header_line, header_cp = src.header_end(node)
+    anchor = (doc.end_lineno, src.cp(doc.end_lineno, doc.end_col_offset)) if doc else (header_line, header_cp + 1)
+    lines = list(src.lines)
+    own_line = lambda n: n.lineno > header_line and (not doc or n is doc or first_line(n) > anchor[0])
+    if rest and own_line(rest[0]) or (not rest and doc and doc.lineno > header_line):
+        indent_from = rest[0] if rest else doc
+        indent = src.line(first_line(indent_from))[: src.cp(indent_from.lineno, indent_from.col_offset)] if rest else src.line(doc.lineno)[: src.cp(doc.lineno, doc.col_offset)]
+        new_body = reindent(body, indent, eol)
+        if rest:
+            start = anchor[0] + 1
+            while start < first_line(rest[0]) and not src.line(start).strip():
+                start += 1
+            end = rest[-1].end_lineno
+            probe = end + 1
+            while probe <= len(lines):
+                stripped = src.line(probe).strip()
+                if stripped.startswith("#") and len(src.line(probe)) - len(src.line(probe).lstrip(" \t")) > len(entry["indent"]):
+                    end = probe
+                elif stripped:
+                    break
+                probe += 1
+            new_lines = lines[: start - 1] + [new_body] + lines[end:]
+            return checked("".join(new_lines), [start, start + new_body.count(eol) - 1])
+        at = doc.end_lineno
+        if not lines[at - 1].endswith(("\n", "\r")):
+            lines[at - 1] += eol
+        return checked("".join(lines[:at] + [new_body] + lines[at:]), [at + 1, at + new_body.count(eol)])
+    # The body shares a line with the header or the docstring (def f(): return 1): that line is kept up to the ':' or
+    # the docstring, and the body gets lines of its own.
+    unit = "\t" if "\t" in entry["indent"] else "    "
+    new_body = reindent(body, entry["indent"] + unit, eol)
+    cut_line, cut_cp = anchor
+    end = max(rest[-1].end_lineno if rest else cut_line, cut_line)
+    kept = src.line(cut_line)[:cut_cp].rstrip(" \t")
+    tail = src.line(end)
+    ending = tail[len(tail.rstrip("\r\n")) :]
+    new_lines = lines[: cut_line - 1] + [kept + eol + new_body[: -len(eol)] + (ending or "")] + lines[end:]
+    return checked("".join(new_lines), [cut_line + 1, cut_line + new_body.count(eol)])
+
+
+def insert(text, qualname, line, code, where):
+    src = Source(text)
+    found = locate(src, qualname, line)
+    if len(found) != 1:
+        return refused("LSP_SYMBOL_NOT_FOUND" if not found else "LSP_SYMBOL_AMBIGUOUS", f"{len(found)} definitions of {qualname}")
+    node, entry = found[0]
+    eol = eol_of(src, node.lineno)
+    block = reindent(code, entry["indent"], eol)
+    if not block.strip():
+        return refused("LSP_EDIT_EMPTY", "nothing to insert")
+    blank = [eol] * (2 if entry["indent"] == "" else 1)
+    lines = list(src.lines)
+    if where == "after":
+        at = node.end_lineno
+        if not lines[at - 1].endswith(("\n", "\r")):
+            lines[at - 1] += eol
+        after = blank if at < len(lines) and lines[at].strip() else []
+        new_lines = lines[:at] + blank + [block] + after + lines[at:]
+        first = at + len(blank) + 1
+    else:
+        at = first_line(node) - 1
+        # Comments right above a definition belong to it: the new code goes above them.
+        while at > 0 and src.line(at).strip().startswith("#") and src.line(at)[: len(entry["indent"])] == entry["indent"] and not src.line(at)[len(entry["indent"])].isspace():
+            at -= 1
+        before = blank if at > 0 and lines[at - 1].strip() and not lines[at - 1].rstrip().endswith(":") else []
+        new_lines = lines[:at] + before + [block] + blank + lines[at:]
+        first = at + len(before) + 1
+    return checked("".join(new_lines), [first, first + block.count(eol) - 1])
+`;
+
+// src/lsp/outline-script.ts
+var OUTLINE_PY2 = String.raw`
+import ast, bisect, io, json, keyword, re, sys, tokenize
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+_DEF = re.compile(r"(?:async\s+)?(?:def|class)\s+")
+
+
+def split_lines(text):
+    """Lines with their own ends, broken where ast and LSP break them (\r\n, \r, \n): joined, the text again."""
+    return _LINE.findall(text)
+
+
+def u16(s):
+    return len(s.encode("utf-16-le")) // 2
+
+
+class Source:
+    """A file's text, its lines and its tree, with ast's UTF-8 byte columns turned into LSP's UTF-16 ones."""
+
+    def __init__(self, text):
+        self.text = text
+        self.lines = split_lines(text)
+        self.tree = ast.parse(text)
+        self._colons = None
+
+    def line(self, lineno):
+        return self.lines[lineno - 1] if 0 < lineno <= len(self.lines) else ""
+
+    def cp(self, lineno, byte_col):
+        """ast's byte column -> an index into the line's str."""
+        return len(self.line(lineno).encode("utf-8")[:byte_col].decode("utf-8", "replace"))
+
+    def col16(self, lineno, byte_col):
+        return u16(self.line(lineno)[: self.cp(lineno, byte_col)])
+
+    def cp_of16(self, lineno, col):
+        """A UTF-16 column -> an index into the line's str."""
+        units = 0
+        for i, ch in enumerate(self.line(lineno)):
+            if units >= col:
+                return i
+            units += 2 if ord(ch) > 0xFFFF else 1
+        return len(self.line(lineno))
+
+    def colons(self):
+        """(line, str index) of every ':' outside brackets: where each def or class header ends."""
+        if self._colons is None:
+            self._colons, depth = [], 0
+            try:
+                for tok in tokenize.generate_tokens(io.StringIO(self.text, newline=None).readline):
+                    if tok.type != tokenize.OP:
+                        continue
+                    if tok.string in "([{":
+                        depth += 1
+                    elif tok.string in ")]}":
+                        depth -= 1
+                    elif tok.string == ":" and depth == 0:
+                        self._colons.append(tok.start)
+            except (tokenize.TokenError, SyntaxError):
+                pass
+        return self._colons
+
+    def header_end(self, node):
+        """(line, str index) of the ':' that ends a def or class header."""
+        colons = self.colons()
+        at = bisect.bisect_right(colons, (node.lineno, self.cp(node.lineno, node.col_offset)))
+        return colons[at] if at < len(colons) else (node.lineno, len(self.line(node.lineno).rstrip("\r\n")))
+
+    def name_at(self, node):
+        """(line, str index) of a def's or class's name."""
+        line = self.line(node.lineno)
+        start = self.cp(node.lineno, node.col_offset)
+        m = _DEF.match(line, start)
+        if m:
+            return node.lineno, m.end()
+        at = line.find(node.name, start)
+        return node.lineno, max(at, start)
+
+    def segment(self, start, end):
+        """The text from (line, str index) to (line, str index), line ends kept."""
+        (l1, c1), (l2, c2) = start, end
+        if l1 == l2:
+            return self.line(l1)[c1:c2]
+        return self.line(l1)[c1:] + "".join(self.lines[l1 : l2 - 1]) + self.line(l2)[:c2]
+
+
+def docstring_expr(node):
+    body = getattr(node, "body", None)
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+        return body[0]
+    return None
+
+
+def first_line(node):
+    return min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+
+
+DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def symbol_nodes(src):
+    """Every def and class at module level or in a class (any depth of classes), and the names module or class bodies
+    assign: (node, entry) pairs in source order."""
+    out = []
+
+    def visit(body, prefix, in_class):
+        for node in body:
+            if isinstance(node, DEFS):
+                out.append((node, def_entry(src, node, prefix, in_class)))
+                if isinstance(node, ast.ClassDef):
+                    visit(node.body, prefix + node.name + ".", True)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    for name in ast.walk(target):
+                        if isinstance(name, ast.Name):
+                            out.append((node, var_entry(src, node, name, prefix)))
+            elif isinstance(node, (ast.If, ast.Try, ast.With)) or type(node).__name__ == "TryStar":
+                # Conditional definitions (if TYPE_CHECKING:, try/except ImportError) are still definitions of the module.
+                for part in ("body", "orelse", "finalbody"):
+                    visit(getattr(node, part, []), prefix, in_class)
+                for handler in getattr(node, "handlers", []):
+                    visit(handler.body, prefix, in_class)
+
+    visit(src.tree.body, "", False)
+    return out
+
+
+def def_entry(src, node, prefix, in_class):
+    is_class = isinstance(node, ast.ClassDef)
+    kind = "class" if is_class else "method" if in_class else "function"
+    name_line, name_cp = src.name_at(node)
+    header = src.header_end(node)
+    start_cp = src.cp(node.lineno, node.col_offset)
+    doc = docstring_expr(node)
+    rest = node.body[1:] if doc else node.body
+    line = src.line(node.lineno)
+    return {
+        "name": node.name,
+        "qualname": prefix + node.name,
+        "kind": kind,
+        "async": isinstance(node, ast.AsyncFunctionDef),
+        "start": first_line(node),
+        "line": node.lineno,
+        "column": u16(src.line(name_line)[:name_cp]),
+        "end": node.end_lineno,
+        "indent": line[:start_cp],
+        "header_end": [header[0], u16(src.line(header[0])[: header[1]])],
+        "signature": src.segment((node.lineno, start_cp), (header[0], header[1] + 1)).replace("\r\n", "\n").replace("\r", "\n"),
+        "docstring": ast.get_docstring(node),
+        "doc": [doc.lineno, doc.end_lineno] if doc else None,
+        "body": [first_line(rest[0]), rest[-1].end_lineno] if rest else None,
+    }
+
+
+def var_entry(src, node, name, prefix):
+    first = src.line(node.lineno).rstrip("\r\n").strip()
+    return {
+        "name": name.id,
+        "qualname": prefix + name.id,
+        "kind": "variable",
+        "async": False,
+        "start": node.lineno,
+        "line": name.lineno,
+        "column": src.col16(name.lineno, name.col_offset),
+        "end": node.end_lineno,
+        "indent": src.line(node.lineno)[: src.cp(node.lineno, node.col_offset)],
+        "header_end": None,
+        "signature": first if len(first) <= 200 else first[:200] + "...",
+        "docstring": None,
+        "doc": None,
+        "body": None,
+    }
+
+
+def import_ranges(src):
+    return [[n.lineno, n.end_lineno] for n in ast.walk(src.tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
+
+
+def syntax_error(e):
+    return {"ok": False, "line": getattr(e, "lineno", 0) or 0, "column": getattr(e, "offset", 0) or 0, "message": getattr(e, "msg", str(e))}
+
+
+def outline_file(text):
+    try:
+        src = Source(text)
+    except (SyntaxError, ValueError) as e:
+        return syntax_error(e)
+    return {"ok": True, "symbols": [entry for _, entry in symbol_nodes(src)], "imports": import_ranges(src)}
+`;
+
+// src/lsp/references-script.ts
+var REFERENCES_PY = String.raw`
+def absolute_module(module, is_package, level, name):
+    """The module an import names, relative imports resolved against the importing module."""
+    if level == 0:
+        return name or ""
+    parts = module.split(".") if module else []
+    if not is_package:
+        parts = parts[:-1]
+    if level > 1:
+        parts = parts[: max(0, len(parts) - (level - 1))]
+    return ".".join(p for p in (".".join(parts), name) if p)
+
+
+def dotted(node):
+    """'a.b.c' and the Name 'a' for an attribute chain on a name; (None, None) for anything else."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None, None
+    parts.append(node.id)
+    return ".".join(reversed(parts)), node
+
+
+def attribute_start(src, node):
+    """(line, str index) of an Attribute's attribute name: the last thing the node spells."""
+    end = src.cp(node.end_lineno, node.end_col_offset)
+    return node.end_lineno, end - len(node.attr)
+
+
+def string_site(src, node, text):
+    """(line, str index) of the characters of a one-line string literal equal to 'text', or None."""
+    if not (isinstance(node, ast.Constant) and node.value == text and node.lineno == node.end_lineno):
+        return None
+    line = src.line(node.lineno)
+    start, end = src.cp(node.lineno, node.col_offset), src.cp(node.end_lineno, node.end_col_offset)
+    raw = line[start:end]
+    quote = next((i for i, ch in enumerate(raw) if ch in "'\""), None)
+    if quote is None or raw[quote + 1 : quote + 1 + len(text)] != text or len(raw) != quote + 2 + len(text):
+        return None
+    return node.lineno, start + quote + 1
+
+
+def all_entries(tree):
+    """The string constants of '__all__' assignments at module level."""
+    out = []
+    for statement in tree.body:
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target] if isinstance(statement, (ast.AugAssign, ast.AnnAssign)) else []
+        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets) and isinstance(statement.value, (ast.List, ast.Tuple)):
+            out.extend(statement.value.elts)
+    return out
+
+
+class Parsed:
+    def __init__(self, f):
+        self.path, self.module, self.package = f["path"], f["module"], f.get("package", False)
+        self.src = Source(f["text"])
+        self.scope, self.names, self.placed = analyze(self.src.tree)
+        self.scope_of_name = {id(n): s for n, s in self.names}
+
+
+def parse_all(files):
+    parsed, broken = {}, []
+    for f in files:
+        try:
+            parsed[f["path"]] = Parsed(f)
+        except (SyntaxError, ValueError, RecursionError):
+            broken.append(f["path"])
+    return parsed, broken
+
+
+def find_defs(src, qualname):
+    return [(node, entry) for node, entry in symbol_nodes(src) if entry["qualname"] == qualname]
+
+
+def find_references(files, target, parsed=None):
+    """Where the symbol 'target' (a file and a qualified name) is named, by Python's own scoping and the imports: the
+    parser's stand-in for the language server. A class member's references are every attribute of its name in the
+    files that could reach it, since only types could tell more."""
+    if parsed is None:
+        parsed, broken = parse_all(files)
+    else:
+        parsed, broken = parsed
+    home = parsed.get(target["path"])
+    if home is None:
+        return {"ok": False, "message": f"{target['path']} does not parse"}
+    defs = find_defs(home.src, target["qualname"])
+    if not defs:
+        return {"ok": False, "message": f"no {target['qualname']} in {target['path']}"}
+    sites = {}
+
+    def site(p, lineno, cp, role):
+        line = p.src.line(lineno)
+        key = (p.path, lineno, u16(line[:cp]))
+        if key not in sites or role == "definition":
+            sites[key] = {"path": p.path, "line": lineno, "column": key[2], "role": role}
+
+    for node, entry in defs:
+        site(home, entry["line"], home.src.cp_of16(entry["line"], entry["column"]), "definition")
+    parts = target["qualname"].split(".")
+    if len(parts) == 1:
+        module_level_references(parsed, home, parts[0], site)
+        exact = True
+    else:
+        member = parts[-1]
+        owner = parts[0]
+        for p in parsed.values():
+            if p is not home and not any(n.id == owner for n, _ in p.names) and not mentions_module(p, home.module):
+                continue
+            for node in ast.walk(p.src.tree):
+                if isinstance(node, ast.Attribute) and node.attr == member:
+                    site(p, *attribute_start(p.src, node), "attribute")
+        exact = False
+    ordered = sorted(sites.values(), key=lambda s: (s["path"], s["line"], s["column"]))
+    return {"ok": True, "sites": ordered, "exact": exact, "unparsed": broken}
+
+
+def find_references_many(files, targets):
+    parsed = parse_all(files)
+    return [find_references(files, target, parsed) for target in targets]
+
+
+def mentions_module(p, module):
+    for node in ast.walk(p.src.tree):
+        if isinstance(node, ast.ImportFrom) and absolute_module(p.module, p.package, node.level, node.module) == module:
+            return True
+        if isinstance(node, ast.Import) and any(a.name == module for a in node.names):
+            return True
+    return False
+
+
+def module_level_references(parsed, home, name, site):
+    # Modules that bind the name to the target at module level: its own, and packages that re-export it unchanged.
+    exporters = {home.module}
+    grown = True
+    while grown:
+        grown = False
+        for p in parsed.values():
+            if p.module in exporters:
+                continue
+            for statement in p.src.tree.body:
+                if isinstance(statement, ast.ImportFrom) and absolute_module(p.module, p.package, statement.level, statement.module) in exporters:
+                    if any(a.name == name and (a.asname or a.name) == name for a in statement.names):
+                        exporters.add(p.module)
+                        grown = True
+    for p in parsed.values():
+        locals_ = [(home.scope, name)] if p is home else []
+        modules = []
+        for statement in ast.walk(p.src.tree):
+            scope = p.placed.get(id(statement))
+            if isinstance(statement, ast.ImportFrom):
+                base = absolute_module(p.module, p.package, statement.level, statement.module)
+                for a in statement.names:
+                    if base in exporters and a.name == name:
+                        site(p, a.lineno, p.src.cp(a.lineno, a.col_offset), "import")
+                        locals_.append((scope, a.asname or a.name))
+                    elif f"{base}.{a.name}" in exporters:
+                        modules.append((scope, a.asname or a.name, {a.asname or a.name}))
+            elif isinstance(statement, ast.Import):
+                for a in statement.names:
+                    if a.asname and a.name in exporters:
+                        modules.append((scope, a.asname, {a.asname}))
+                    elif not a.asname and any(e == a.name or e.startswith(a.name + ".") for e in exporters):
+                        modules.append((scope, a.name.split(".")[0], exporters))
+        for node, scope in p.names:
+            for bound, local in locals_:
+                if node.id == local and resolve(scope, local) is bound:
+                    site(p, node.lineno, p.src.cp(node.lineno, node.col_offset), "reference" if local == name else "alias")
+        for node in ast.walk(p.src.tree):
+            if isinstance(node, ast.Attribute) and node.attr == name:
+                chain, base = dotted(node.value)
+                for bound, local, spellings in modules:
+                    if base is not None and base.id == local and chain in spellings and resolve(p.scope_of_name[id(base)], local) is bound:
+                        site(p, *attribute_start(p.src, node), "attribute")
+        if any(bound is p.scope and local == name for bound, local in locals_):
+            for constant in all_entries(p.src.tree):
+                at = string_site(p.src, constant, name)
+                if at:
+                    site(p, *at, "string")
+`;
+
+// src/lsp/rename-check-script.ts
+var RENAME_CHECK_PY = String.raw`
+def site_kinds(p):
+    """(line, UTF-16 column) -> what is written there: a Name, a def's name, an imported name, an attribute, a string."""
+    at = {}
+
+    def put(lineno, cp, kind, node, scope):
+        at.setdefault((lineno, u16(p.src.line(lineno)[:cp])), (kind, node, scope))
+
+    for node, scope in p.names:
+        put(node.lineno, p.src.cp(node.lineno, node.col_offset), "name", node, scope)
+    for node in ast.walk(p.src.tree):
+        if isinstance(node, DEFS):
+            put(*p.src.name_at(node), "def", node, p.placed.get(id(node)))
+        elif isinstance(node, ast.ImportFrom):
+            for a in node.names:
+                put(a.lineno, p.src.cp(a.lineno, a.col_offset), "import", a, p.placed.get(id(node)))
+        elif isinstance(node, ast.Attribute):
+            put(*attribute_start(p.src, node), "attribute", node, None)
+    return at
+
+
+def rename_check(files, sites, new_name):
+    """Whether renaming the symbol written at 'sites' to 'new_name' collides with a name already in scope at any of
+    them, and whether every edited file still parses."""
+    if not new_name.isidentifier() or keyword.iskeyword(new_name):
+        return {"ok": False, "code": "LSP_RENAME_INVALID_NAME", "conflicts": [{"path": "", "line": 0, "message": f"{new_name!r} is not a Python identifier"}], "errors": []}
+    conflicts, errors = [], []
+    for f in files:
+        if "new_text" in f:
+            try:
+                ast.parse(f["new_text"])
+            except (SyntaxError, ValueError) as e:
+                errors.append({"path": f["path"], "line": getattr(e, "lineno", 0) or 0, "message": getattr(e, "msg", str(e))})
+    parsed, broken = parse_all(files)
+    for path in broken:
+        errors.append({"path": path, "line": 0, "message": "does not parse before the rename"})
+    for p in parsed.values():
+        kinds = site_kinds(p)
+        for s in (s for s in sites if s["path"] == p.path):
+            kind, node, scope = kinds.get((s["line"], s["column"]), (None, None, None))
+            if kind == "name":
+                holder = resolve(scope, new_name)
+                if holder is not None:
+                    existing = holder.bound[new_name]
+                    conflicts.append(conflict(p, existing, f"{new_name} is already bound (line {line_of(existing)}) where the symbol is used on line {s['line']}"))
+            elif kind == "def" or (kind == "import" and node.asname is None):
+                if scope is None:
+                    continue
+                if new_name in scope.bound:
+                    existing = scope.bound[new_name]
+                    conflicts.append(conflict(p, existing, f"{new_name} is already defined in the same scope (line {line_of(existing)})"))
+                    continue
+                # A name that means a builtin (or nothing) today would mean the renamed symbol tomorrow.
+                scope.bound[new_name] = node
+                for name, where in p.names:
+                    if name.id == new_name and resolve(where, new_name) is scope:
+                        conflicts.append(conflict(p, name, f"{new_name} is used on line {name.lineno}, where it would come to mean the renamed symbol"))
+                        break
+                del scope.bound[new_name]
+    seen, unique = set(), []
+    for c in conflicts:
+        key = (c["path"], c["line"], c["message"])
+        if key not in seen:
+            seen.add(key)
+            unique.append(c)
+    ok = not unique and not errors
+    return {"ok": ok, "code": None if ok else "LSP_RENAME_COLLISION" if unique else "LSP_EDIT_DOES_NOT_PARSE", "conflicts": unique, "errors": errors}
+
+
+def line_of(node):
+    return getattr(node, "lineno", 0)
+
+
+def conflict(p, node, message):
+    return {"path": p.path, "line": line_of(node), "message": message}
+`;
+
+// src/lsp/scopes-script.ts
+var SCOPES_PY = String.raw`
+class Scope:
+    def __init__(self, node, kind, parent):
+        self.node, self.kind, self.parent = node, kind, parent
+        self.bound = {}
+        self.declared_global = set()
+        self.declared_nonlocal = set()
+
+
+def analyze(tree):
+    """The module scope (its tree of scopes hangs from the Names' and statements' scopes), every Name with the scope it
+    is written in, and the scope of each def, class and import statement (by id)."""
+    module = Scope(tree, "module", None)
+    names = []
+    placed = {}
+
+    def bind(scope, name, node):
+        (module if name in scope.declared_global else scope).bound.setdefault(name, node)
+
+    def function(node, scope):
+        args = node.args
+        for default in args.defaults + [d for d in args.kw_defaults if d is not None]:
+            visit(default, scope)
+        every = args.posonlyargs + args.args + args.kwonlyargs + [a for a in (args.vararg, args.kwarg) if a]
+        if not isinstance(node, ast.Lambda):
+            for a in every:
+                if a.annotation is not None:
+                    visit(a.annotation, scope)
+            if node.returns is not None:
+                visit(node.returns, scope)
+        inner = Scope(node, "function", scope)
+        for a in every:
+            bind(inner, a.arg, a)
+        for statement in node.body if isinstance(node.body, list) else [node.body]:
+            visit(statement, inner)
+
+    def comprehension(node, scope):
+        generators = node.generators
+        visit(generators[0].iter, scope)
+        inner = Scope(node, "comprehension", scope)
+        for i, gen in enumerate(generators):
+            if i > 0:
+                visit(gen.iter, inner)
+            visit(gen.target, inner)
+            for condition in gen.ifs:
+                visit(condition, inner)
+        for part in ("elt", "key", "value"):
+            if getattr(node, part, None) is not None:
+                visit(getattr(node, part), inner)
+
+    def visit(node, scope):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)):
+            placed[id(node)] = scope
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for decorator in node.decorator_list:
+                visit(decorator, scope)
+            bind(scope, node.name, node)
+            if isinstance(node, ast.ClassDef):
+                for base in node.bases + [k.value for k in node.keywords]:
+                    visit(base, scope)
+                inner = Scope(node, "class", scope)
+                for statement in node.body:
+                    visit(statement, inner)
+            else:
+                function(node, scope)
+        elif isinstance(node, ast.Lambda):
+            function(node, scope)
+        elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            comprehension(node, scope)
+        elif isinstance(node, ast.Global):
+            scope.declared_global.update(node.names)
+        elif isinstance(node, ast.Nonlocal):
+            scope.declared_nonlocal.update(node.names)
+        elif isinstance(node, ast.Name):
+            names.append((node, scope))
+            if not isinstance(node.ctx, ast.Load):
+                bind(scope, node.id, node)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                if alias.name != "*":
+                    local = alias.asname or (alias.name.split(".")[0] if isinstance(node, ast.Import) else alias.name)
+                    bind(scope, local, node)
+        else:
+            if isinstance(node, ast.ExceptHandler) and node.name:
+                bind(scope, node.name, node)
+            elif type(node).__name__ in ("MatchAs", "MatchStar") and node.name:
+                bind(scope, node.name, node)
+            elif type(node).__name__ == "MatchMapping" and node.rest:
+                bind(scope, node.rest, node)
+            for child in ast.iter_child_nodes(node):
+                visit(child, scope)
+
+    for statement in tree.body:
+        visit(statement, module)
+    return module, names, placed
+
+
+def resolve(scope, name):
+    """The scope whose binding 'name' means when written in 'scope'; None for a builtin or an undefined name."""
+    here = scope
+    while here is not None:
+        if name in here.declared_global:
+            while here.parent is not None:
+                here = here.parent
+            return here if name in here.bound else None
+        # A class body's names are seen from the body itself, not from the functions inside it.
+        if (here is scope or here.kind != "class") and name in here.bound and name not in here.declared_nonlocal:
+            return here
+        here = here.parent
+    return None
+
+`;
+
+// src/lsp/python-index.ts
+var DRIVER2 = String.raw`
+def main(request):
+    op = request["op"]
+    try:
+        if op == "outline":
+            return {f["path"]: outline_file(f["text"]) for f in request["files"]}
+        if op == "references":
+            return find_references_many(request["files"], request["targets"])
+        if op == "replace_body":
+            return replace_body(request["text"], request["qualname"], request.get("line"), request["code"])
+        if op == "insert":
+            return insert(request["text"], request["qualname"], request.get("line"), request["code"], request["where"])
+        if op == "rename_check":
+            return rename_check(request["files"], request["sites"], request["new_name"])
+    except (SyntaxError, ValueError) as e:
+        # The file as it is on disk (an edit's own result is checked where it is made).
+        return {"ok": False, "code": "LSP_FILE_DOES_NOT_PARSE", "message": f"the file does not parse: {getattr(e, 'msg', str(e))}", "line": getattr(e, "lineno", None)}
+    except RecursionError:
+        return {"ok": False, "code": "LSP_EDIT_DOES_NOT_PARSE", "message": "the code nests too deeply for Python's parser", "line": None}
+    raise ValueError(f"unknown op {op}")
+
+
+print(json.dumps(main(json.loads(sys.stdin.read()))))
+`;
+var INDEX_SCRIPT = [OUTLINE_PY2, SCOPES_PY, REFERENCES_PY, EDIT_PY2, RENAME_CHECK_PY, DRIVER2].join("\n");
+var PythonIndex = class {
+  constructor(python) {
+    this.python = python;
+  }
+  python;
+  async call(request2) {
+    return JSON.parse(await runPythonScript(this.python, INDEX_SCRIPT, JSON.stringify(request2)));
+  }
+  /** The definitions and imports of each file, or where it fails to parse. */
+  outline(files) {
+    return this.call({ op: "outline", files });
+  }
+  /** For each target, every place its `qualname` of its `path` is named in `files` (its definition included). */
+  references(files, targets) {
+    return this.call({ op: "references", files, targets });
+  }
+  /** `text` with the body of `qualname` (the one defined on `line`, when given) replaced by `code`. */
+  replaceBody(text3, qualname, line, code2) {
+    return this.call({ op: "replace_body", text: text3, qualname, line, code: code2 });
+  }
+  /** `text` with `code` put before or after `qualname`, at its indentation. */
+  insert(text3, qualname, line, code2, where) {
+    return this.call({ op: "insert", text: text3, qualname, line, code: code2, where });
+  }
+  /** Whether renaming the symbol at `sites` (1-based lines, UTF-16 columns) to `newName` is safe in `files`. */
+  renameCheck(files, sites, newName) {
+    return this.call({ op: "rename_check", files, sites, new_name: newName });
+  }
+};
+
+// src/lsp/references.ts
+var import_node3 = __toESM(require_main2(), 1);
+
+// src/lsp/symbols.ts
+var import_node2 = __toESM(require_main2(), 1);
+function normalQuery(query) {
+  return typeof query === "string" ? { qualname: query.trim() } : { ...query, qualname: query.name.trim() };
+}
+var PREVIEW_LINES = 15;
+function splitLines(text3) {
+  return text3.split(/\r\n|\r|\n/);
+}
+function matchOf(file2, entry, text3) {
+  const lines = splitLines(text3).slice(entry.start - 1, entry.end);
+  const shown2 = lines.slice(0, PREVIEW_LINES);
+  if (lines.length > shown2.length) shown2.push(`    ... (${lines.length - shown2.length} more lines)`);
+  return {
+    name: entry.name,
+    qualname: entry.qualname,
+    kind: entry.kind,
+    file: file2,
+    line: entry.line,
+    column: entry.column + 1,
+    startLine: entry.start,
+    endLine: entry.end,
+    signature: entry.signature,
+    docstring: entry.docstring,
+    preview: shown2.join("\n")
+  };
+}
+async function matchesIn(repo, files, query) {
+  const wanted = files.filter((f) => query.file === void 0 || f === query.file);
+  const outlines = await repo.outline(wanted);
+  const matches = [];
+  for (const file2 of wanted) {
+    const { text: text3, outline } = outlines.get(file2);
+    if (!outline.ok) continue;
+    for (const entry of outline.symbols)
+      if (entry.qualname === query.qualname && (query.line === void 0 || entry.line === query.line))
+        matches.push(matchOf(file2, entry, text3));
+  }
+  return matches;
+}
+async function findWithServer(server, repo, query) {
+  const parts2 = query.qualname.split(".");
+  const name = parts2.at(-1);
+  const container = parts2.at(-2);
+  const found = await server.request(import_node2.WorkspaceSymbolRequest.method, { query: name }) ?? [];
+  const files = /* @__PURE__ */ new Set();
+  for (const symbol2 of found) {
+    if (symbol2.name !== name || container !== void 0 && symbol2.containerName !== container) continue;
+    const rel = repo.relOf(symbol2.location.uri);
+    if (rel !== void 0) files.add(rel);
+  }
+  return matchesIn(repo, [...files].sort(), query);
+}
+async function findWithParser(repo, query) {
+  return matchesIn(repo, query.file !== void 0 ? [query.file] : await repo.pythonFiles(), query);
+}
+
+// src/lsp/references.ts
+async function sitesWithServer(server, repo, targets) {
+  const found = /* @__PURE__ */ new Map();
+  for (const target of targets) {
+    const locations = await server.request(import_node3.ReferencesRequest.method, {
+      textDocument: { uri: repo.uri(target.file) },
+      position: { line: target.line - 1, character: target.column - 1 },
+      context: { includeDeclaration: false }
+    });
+    if (locations === null) throw new LanguageServerFailure(`pyright-langserver does not know ${target.file}`, false);
+    const sites = [];
+    for (const location of locations) {
+      const file2 = repo.relOf(location.uri);
+      if (file2 !== void 0) sites.push({ file: file2, line: location.range.start.line + 1, column: location.range.start.character });
+    }
+    found.set(keyOf2(target), sites);
+  }
+  return found;
+}
+async function sitesWithParser(repo, targets) {
+  const files = await Promise.all((await repo.pythonFiles()).map((rel) => repo.pythonFile(rel)));
+  const found = /* @__PURE__ */ new Map();
+  const inexact = [];
+  const answers = await repo.index.references(
+    files,
+    targets.map((t) => ({ path: t.file, qualname: t.qualname }))
+  );
+  targets.forEach((target, i) => {
+    const answer = answers[i];
+    if (!answer.ok) return found.set(keyOf2(target), []);
+    if (!answer.exact) inexact.push(target.qualname);
+    found.set(
+      keyOf2(target),
+      answer.sites.filter((s) => s.role !== "definition").map((s) => ({ file: s.path, line: s.line, column: s.column }))
+    );
+  });
+  return { sites: found, inexact };
+}
+var keyOf2 = (match) => `${match.file}:${match.line}`;
+async function describeSites(repo, sites) {
+  const outlines = await repo.outline([...new Set(sites.map((s) => s.file))].sort());
+  const references = [];
+  for (const site of sites) {
+    const { text: text3, outline } = outlines.get(site.file);
+    const line = splitLines(text3)[site.line - 1] ?? "";
+    const after = line.slice(site.column).replace(/^[\p{L}\p{N}_]*/u, "");
+    const inImport = outline.ok && outline.imports.some(([start, end2]) => site.line >= start && site.line <= end2);
+    const enclosing = enclosingOf(outline, site);
+    references.push({
+      file: site.file,
+      line: site.line,
+      column: site.column + 1,
+      kind: inImport ? "import" : /^\s*\(/.test(after) ? "call" : "reference",
+      text: line.trim().slice(0, 200),
+      enclosing: enclosing ? { qualname: enclosing.qualname, kind: enclosing.kind, line: enclosing.line } : null
+    });
+  }
+  return references.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
+}
+function enclosingOf(outline, site) {
+  if (!outline.ok) return void 0;
+  let best;
+  for (const symbol2 of outline.symbols) {
+    if (site.line < symbol2.start || site.line > symbol2.end) continue;
+    if (symbol2.line === site.line && symbol2.column === site.column) continue;
+    if (!best || symbol2.end - symbol2.start < best.end - best.start || symbol2.end - symbol2.start === best.end - best.start && symbol2.start > best.start)
+      best = symbol2;
+  }
+  return best;
+}
+
+// src/lsp/rename.ts
+var import_node4 = __toESM(require_main2(), 1);
+async function planRenameWithServer(server, repo, match, newName) {
+  const at = { textDocument: { uri: repo.uri(match.file) }, position: { line: match.line - 1, character: match.column - 1 } };
+  const range = await server.request(import_node4.PrepareRenameRequest.method, at);
+  if (range === null) throw new LanguageServerFailure(`pyright-langserver cannot rename ${match.qualname}`, false);
+  const edit = await server.request(import_node4.RenameRequest.method, { ...at, newName });
+  const byFile = /* @__PURE__ */ new Map();
+  const add = (uri, edits) => {
+    const file2 = repo.relOf(uri);
+    if (file2 === void 0) throw new LanguageServerFailure(`pyright-langserver's rename edits ${uri}, outside the repository`, false);
+    byFile.set(file2, [...byFile.get(file2) ?? [], ...edits]);
+  };
+  for (const change of edit?.documentChanges ?? []) {
+    if (!("edits" in change)) throw new LanguageServerFailure("pyright-langserver's rename creates, renames or deletes files", false);
+    add(
+      change.textDocument.uri,
+      change.edits.filter((e) => "range" in e)
+    );
+  }
+  for (const [uri, edits] of Object.entries(edit?.changes ?? {})) add(uri, edits);
+  if (byFile.size === 0) throw new LanguageServerFailure(`pyright-langserver's rename of ${match.qualname} edits nothing`, false);
+  return plan(repo, match, byFile, false);
+}
+async function planRenameWithParser(repo, match, newName) {
+  const files = await Promise.all((await repo.pythonFiles()).map((rel) => repo.pythonFile(rel)));
+  const [answer] = await repo.index.references(files, [{ path: match.file, qualname: match.qualname }]);
+  if (!answer?.ok) throw new Error(answer?.message ?? "the parser found no references");
+  const byFile = /* @__PURE__ */ new Map();
+  const width = match.name.length;
+  for (const site of answer.sites) {
+    if (site.role === "alias") continue;
+    const range = { start: { line: site.line - 1, character: site.column }, end: { line: site.line - 1, character: site.column + width } };
+    byFile.set(site.path, [...byFile.get(site.path) ?? [], { range, newText: newName }]);
+  }
+  return plan(repo, match, byFile, !answer.exact);
+}
+async function plan(repo, match, byFile, inexact) {
+  const texts = /* @__PURE__ */ new Map();
+  const sites = [];
+  for (const file2 of [...byFile.keys()].sort()) {
+    const before = await repo.read(file2);
+    const edits = byFile.get(file2);
+    const after = applyEdits(before, edits, match.name);
+    if (after === void 0)
+      throw new LanguageServerFailure(`the rename's edits of ${file2} do not fall on ${match.name}: the index is behind the disk`, false);
+    texts.set(file2, { before, after });
+    for (const e of edits) sites.push({ file: file2, line: e.range.start.line + 1, column: e.range.start.character });
+  }
+  return { texts, sites, inexact };
+}
+function lineStarts(text3) {
+  const starts = [0];
+  for (const m of text3.matchAll(/\r\n|\r|\n/g)) starts.push(m.index + m[0].length);
+  return starts;
+}
+function applyEdits(text3, edits, expected) {
+  const starts = lineStarts(text3);
+  const offset = (p) => {
+    const start = starts[p.line];
+    return start === void 0 ? void 0 : start + p.character;
+  };
+  const spans = [];
+  for (const e of edits) {
+    const from = offset(e.range.start);
+    const to = offset(e.range.end);
+    if (from === void 0 || to === void 0 || text3.slice(from, to) !== expected) return void 0;
+    spans.push({ from, to, newText: e.newText });
+  }
+  spans.sort((a, b) => b.from - a.from);
+  let out = text3;
+  for (let i = 0; i < spans.length; i++) {
+    const span = spans[i];
+    if (i > 0 && span.to > spans[i - 1].from) return void 0;
+    out = out.slice(0, span.from) + span.newText + out.slice(span.to);
+  }
+  return out;
+}
+
+// src/lsp/repository.ts
+import { lstat as lstat8, readdir as readdir8, readFile as readFile12 } from "node:fs/promises";
+import { isAbsolute as isAbsolute6, join as join19, posix as posix3, relative as relative5, sep as sep7 } from "node:path";
+import { fileURLToPath, pathToFileURL as pathToFileURL2 } from "node:url";
+var SKIPPED = /* @__PURE__ */ new Set(["__pycache__", "node_modules"]);
+function isListed(rel) {
+  const parts2 = rel.split("/");
+  return rel.endsWith(".py") && parts2.slice(0, -1).every((p) => !p.startsWith(".") && !SKIPPED.has(p));
+}
+var Repository = class {
+  constructor(root, index) {
+    this.root = root;
+    this.index = index;
+  }
+  root;
+  index;
+  outlines = /* @__PURE__ */ new Map();
+  /** Every .py file under the root, sorted; links and the folders pyright skips are left out. */
+  async pythonFiles() {
+    const found = [];
+    const walk = async (dir) => {
+      const entries = await readdir8(join19(this.root, dir), { withFileTypes: true }).catch(() => []);
+      if (entries.some((e) => e.name === "pyvenv.cfg")) return;
+      for (const entry of entries) {
+        const rel = dir === "" ? entry.name : `${dir}/${entry.name}`;
+        if (entry.isDirectory() && !entry.name.startsWith(".") && !SKIPPED.has(entry.name)) await walk(rel);
+        else if (entry.isFile() && entry.name.endsWith(".py")) found.push(rel);
+      }
+    };
+    await walk("");
+    return found.sort();
+  }
+  async exists(rel) {
+    return (await lstat8(join19(this.root, rel)).catch(() => void 0))?.isFile() ?? false;
+  }
+  /** A file's text; OUTPUT_SYMLINK when a link is on its way. */
+  async read(rel) {
+    await refuseLinks(this.root, rel);
+    return readFile12(join19(this.root, rel), "utf8");
+  }
+  /** A file as the parser's references need it: with its module name. */
+  async pythonFile(rel) {
+    return { path: rel, module: moduleOf(rel), package: posix3.basename(rel) === "__init__.py", text: await this.read(rel) };
+  }
+  /** The outlines of `rels` as they are on disk now, in one round trip for the files not seen with this text. */
+  async outline(rels) {
+    const texts = await Promise.all(rels.map(async (rel) => [rel, await this.read(rel)]));
+    const stale = texts.filter(([rel, text3]) => this.outlines.get(rel)?.text !== text3);
+    if (stale.length > 0) {
+      const fresh = await this.index.outline(stale.map(([path2, text3]) => ({ path: path2, text: text3 })));
+      for (const [rel, text3] of stale) this.outlines.set(rel, { text: text3, outline: fresh[rel] });
+    }
+    return new Map(texts.map(([rel]) => [rel, this.outlines.get(rel)]));
+  }
+  /**
+   * Writes files whole: every new text is staged beside its file first, then all are renamed into place, so that
+   * a file is never half written and a failure while staging writes none. A link on the way is refused.
+   */
+  async write(files) {
+    const staged = [];
+    try {
+      for (const [rel, text3] of files) {
+        await refuseLinks(this.root, rel);
+        staged.push(await stageFileAtomic(join19(this.root, rel), text3));
+      }
+    } catch (error63) {
+      await Promise.all(staged.map((s) => s.discard()));
+      throw error63;
+    }
+    for (const s of staged) await s.commit();
+  }
+  uri(rel) {
+    return pathToFileURL2(join19(this.root, rel)).href;
+  }
+  /** The repository path of a file: URI, or undefined for one outside the root. */
+  relOf(uri) {
+    let path2;
+    try {
+      path2 = fileURLToPath(uri);
+    } catch {
+      return void 0;
+    }
+    const rel = relative5(this.root, path2);
+    if (rel === "" || rel.startsWith("..") || isAbsolute6(rel)) return void 0;
+    return rel.split(sep7).join("/");
+  }
+};
+
+// src/lsp/server-or-parser.ts
+var ServerOrParser = class _ServerOrParser {
+  constructor(server, startFailure, onWarning) {
+    this.server = server;
+    this.startFailure = startFailure;
+    this.onWarning = onWarning;
+  }
+  server;
+  startFailure;
+  onWarning;
+  told = false;
+  /** Starts the server on `root`, or keeps why it could not for the first operation to tell. */
+  static async start(root, timeoutMs, onWarning) {
+    try {
+      return new _ServerOrParser(await LanguageServer.start(root, timeoutMs), void 0, onWarning);
+    } catch (error63) {
+      return new _ServerOrParser(void 0, error63.message, onWarning);
+    }
+  }
+  /** The parser alone, by choice: nothing to warn about. */
+  static parserOnly(onWarning) {
+    return new _ServerOrParser(void 0, void 0, onWarning);
+  }
+  get backend() {
+    return this.server && !this.server.failed ? "pyright" : "ast";
+  }
+  get pid() {
+    return this.server?.pid;
+  }
+  /** The server's answer, or the parser's when there is no server, it fails now, or it refuses this request. */
+  async serve(viaServer, viaParser, warnings) {
+    const server = this.usable(warnings);
+    if (server) {
+      try {
+        return { value: await viaServer(server), via: "pyright", warnings };
+      } catch (error63) {
+        if (!(error63 instanceof LanguageServerFailure)) throw error63;
+        this.failed(error63, warnings);
+      }
+    }
+    return { value: await viaParser(), via: "ast", warnings };
+  }
+  /** Something only the server needs to hear (changed files): nothing without one, a warning if it fails. */
+  async tell(what, warnings) {
+    const server = this.usable(warnings);
+    if (!server) return;
+    try {
+      await what(server);
+    } catch (error63) {
+      if (!(error63 instanceof LanguageServerFailure)) throw error63;
+      this.failed(error63, warnings);
+    }
+  }
+  warn(warnings, message) {
+    warnings.push(message);
+    this.onWarning(message);
+  }
+  /** Stops the server (shutdown, exit, killed if it does not end). */
+  async stop() {
+    const server = this.server;
+    this.server = void 0;
+    this.told = true;
+    await server?.stop();
+  }
+  /** The server if it is in use; one that failed since the last operation (it exited) is told of now. */
+  usable(warnings) {
+    const why = this.startFailure ?? this.server?.failed;
+    if (why !== void 0) {
+      this.failed(new LanguageServerFailure(why, true), warnings);
+      return void 0;
+    }
+    return this.server;
+  }
+  failed(error63, warnings) {
+    if (!error63.fatal) return this.warn(warnings, `${error63.message}; Python's parser answers this one`);
+    if (this.told) return;
+    this.told = true;
+    this.warn(warnings, `${error63.message}; Python's parser answers instead, for the rest of the run`);
+  }
+};
+
+// src/lsp/code-intelligence.ts
+var CodeIntelligence = class _CodeIntelligence {
+  constructor(repo, answers, known) {
+    this.repo = repo;
+    this.answers = answers;
+    this.known = known;
+  }
+  repo;
+  answers;
+  known;
+  static async start(options) {
+    const root = await realpath4(options.root);
+    const repo = new Repository(root, new PythonIndex(options.python ?? "python3"));
+    const onWarning = options.onWarning ?? (() => void 0);
+    const known = new Set(await repo.pythonFiles());
+    const answers = options.server === false ? ServerOrParser.parserOnly(onWarning) : await ServerOrParser.start(root, options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS, onWarning);
+    return new _CodeIntelligence(repo, answers, known);
+  }
+  /** Which implementation answers now. */
+  get backend() {
+    return this.answers.backend;
+  }
+  /** The language server's process id, while there is one. */
+  get serverPid() {
+    return this.answers.pid;
+  }
+  /** Every definition of a name (`name`, `Class.method`): all of them when several files define it. */
+  async findSymbol(query) {
+    const q = normalQuery(query);
+    const warnings = [];
+    const answer = await this.answers.serve(
+      (server) => findWithServer(server, this.repo, q),
+      () => findWithParser(this.repo, q),
+      warnings
+    );
+    if (answer.via === "pyright" && answer.value.length === 0) {
+      const parsed = await findWithParser(this.repo, q);
+      if (parsed.length > 0) {
+        this.answers.warn(warnings, `pyright-langserver's index has no ${q.qualname}; the parser found it`);
+        return { value: parsed, via: "ast", warnings };
+      }
+    }
+    return { ...answer, warnings };
+  }
+  /** Where the symbol is named (its definition aside), each with the definition it is written in. */
+  async findReferencingSymbols(target) {
+    const warnings = [];
+    const { value: targets, via: foundVia } = await this.resolve(target, warnings);
+    if (targets.length === 0) return { value: { targets, references: [] }, via: foundVia, warnings };
+    const { value: sites, via } = await this.sitesOf(targets, warnings);
+    const all = [...sites.values()].flat();
+    return { value: { targets, references: await describeSites(this.repo, all) }, via, warnings };
+  }
+  /** Replaces the statements of a symbol's body (after its docstring); everything else stays byte for byte. */
+  replaceSymbolBody(target, body) {
+    return this.edit(target, (text3, m) => this.repo.index.replaceBody(text3, m.qualname, m.line, body));
+  }
+  /** Puts code after a symbol, at its indentation (a method after a method, in its class). */
+  insertAfterSymbol(target, code2) {
+    return this.edit(target, (text3, m) => this.repo.index.insert(text3, m.qualname, m.line, code2, "after"));
+  }
+  /** Puts code before a symbol (above its decorators and the comments on top of it), at its indentation. */
+  insertBeforeSymbol(target, code2) {
+    return this.edit(target, (text3, m) => this.repo.index.insert(text3, m.qualname, m.line, code2, "before"));
+  }
+  /** Renames a symbol everywhere it is named, imports included, unless the new name would clash in some scope. */
+  async renameSymbol(target, newName) {
+    const warnings = [];
+    const located2 = await this.locateOne(target, warnings);
+    if ("ok" in located2) return located2;
+    const { match } = located2;
+    if (newName === match.name)
+      return refusal(located2.via, "LSP_RENAME_INVALID_NAME", `${match.qualname} is already called ${newName}`, [], warnings);
+    const { value: plan2, via } = await this.answers.serve(
+      (server) => planRenameWithServer(server, this.repo, match, newName),
+      () => planRenameWithParser(this.repo, match, newName),
+      warnings
+    );
+    if (plan2.inexact)
+      this.answers.warn(
+        warnings,
+        `${match.qualname} is a class member: the parser renamed every .${match.name} in the files that reach its class`
+      );
+    const files = await Promise.all([...plan2.texts.keys()].map((rel) => this.repo.pythonFile(rel)));
+    const check2 = await this.repo.index.renameCheck(
+      files.map((f) => ({ ...f, new_text: plan2.texts.get(f.path).after })),
+      plan2.sites.map((s) => ({ path: s.file, line: s.line, column: s.column })),
+      newName
+    );
+    if (!check2.ok) {
+      const problems = [...check2.conflicts, ...check2.errors];
+      const message = problems.map((p) => p.path ? `${p.path}:${p.line}: ${p.message}` : p.message).join("; ");
+      const at = problems.filter((p) => p.path).map((p) => ({ file: p.path, line: p.line || null }));
+      return refusal(
+        via,
+        check2.code ?? "LSP_RENAME_COLLISION",
+        `renaming ${match.qualname} to ${newName} is refused: ${message}`,
+        at,
+        warnings
+      );
+    }
+    const changed = new Map([...plan2.texts].filter(([, t]) => t.after !== t.before).map(([rel, t]) => [rel, t.after]));
+    await this.repo.write(changed);
+    await this.filesChanged([...changed.keys()], warnings);
+    return { ok: true, via, files: [...changed.keys()].sort(), warnings };
+  }
+  /**
+   * Tells the language server that files changed on disk (call it after each write batch of the run's own); the
+   * edits here announce theirs. Created, changed or deleted is read from the disk.
+   */
+  async filesChanged(paths, warnings = []) {
+    const changes = [];
+    let relisted = false;
+    for (const rel of [...new Set(paths)].filter(isListed).sort()) {
+      const exists2 = await this.repo.exists(rel);
+      const type = !exists2 ? import_node5.FileChangeType.Deleted : this.known.has(rel) ? import_node5.FileChangeType.Changed : import_node5.FileChangeType.Created;
+      if (!exists2 && !this.known.has(rel)) continue;
+      relisted ||= type !== import_node5.FileChangeType.Changed;
+      if (exists2) this.known.add(rel);
+      else this.known.delete(rel);
+      changes.push({ uri: this.repo.uri(rel), type });
+    }
+    if (changes.length > 0) await this.answers.tell((server) => server.filesChanged(changes, relisted), warnings);
+  }
+  /** The RPG's planned dependencies between leaves against the references in the code (the PRD's 80% target). */
+  async checkDependencies(rpg) {
+    const warnings = [];
+    const located2 = /* @__PURE__ */ new Map();
+    for (const node2 of rpg.nodes) {
+      if (node2.node_type !== "leaf") continue;
+      const { file: file2, qualname } = expectedSymbol(rpg, node2);
+      if (!await this.repo.exists(file2)) continue;
+      const [match] = await matchesIn(this.repo, [file2], { qualname, file: file2 });
+      if (match) located2.set(node2.id, match);
+    }
+    const { value: sites, via } = await this.sitesOf([...located2.values()], warnings);
+    const referencesTo = /* @__PURE__ */ new Map();
+    for (const [id, match] of located2) referencesTo.set(id, await describeSites(this.repo, sites.get(keyOf2(match)) ?? []));
+    return { value: compareDependencies(rpg, located2, referencesTo, via), via, warnings };
+  }
+  /** Stops the language server (shutdown, exit, killed if it does not end). */
+  close() {
+    return this.answers.stop();
+  }
+  async sitesOf(targets, warnings) {
+    const answer = await this.answers.serve(
+      (server) => sitesWithServer(server, this.repo, targets),
+      async () => {
+        const { sites, inexact } = await sitesWithParser(this.repo, targets);
+        for (const qualname of inexact)
+          this.answers.warn(
+            warnings,
+            `${qualname} is a class member: the parser lists every .${qualname.split(".").at(-1)} that could be it`
+          );
+        return sites;
+      },
+      warnings
+    );
+    return { ...answer, warnings };
+  }
+  async resolve(target, warnings) {
+    if (typeof target !== "string" && "file" in target && !("name" in target)) {
+      const [outline] = [...(await this.repo.outline([target.file])).values()];
+      const entries = outline?.outline.ok ? outline.outline.symbols.filter((s) => s.line === target.line) : [];
+      const picked = entries.filter((s) => target.column === void 0 || s.column + 1 === target.column);
+      const matches = await Promise.all(
+        picked.map((s) => matchesIn(this.repo, [target.file], { qualname: s.qualname, file: target.file, line: s.line }))
+      );
+      return { value: matches.flat(), via: this.backend, warnings };
+    }
+    const found = await this.findSymbol(target);
+    warnings.push(...found.warnings);
+    return { ...found, warnings };
+  }
+  async locateOne(target, warnings) {
+    const { value: matches, via } = await this.resolve(target, warnings);
+    const name = typeof target === "string" ? target : "name" in target ? target.name : `the symbol on ${target.file}:${target.line}`;
+    if (matches.length === 0) return refusal(via, "LSP_SYMBOL_NOT_FOUND", `no definition of ${name} in the repository`, [], warnings);
+    if (matches.length > 1) {
+      const where = matches.map((m) => `${m.file}:${m.line}`).join(", ");
+      return refusal(
+        via,
+        "LSP_SYMBOL_AMBIGUOUS",
+        `${name} is defined ${matches.length} times (${where}); name the file`,
+        matches.map((m) => ({ file: m.file, line: m.line })),
+        warnings
+      );
+    }
+    return { match: matches[0], via };
+  }
+  async edit(target, make) {
+    const warnings = [];
+    const located2 = await this.locateOne(target, warnings);
+    if ("ok" in located2) return located2;
+    const { match, via } = located2;
+    const result = await make(await this.repo.read(match.file), match);
+    if (!result.ok)
+      return refusal(
+        via,
+        result.code,
+        `${match.qualname} in ${match.file}: ${result.message}`,
+        [{ file: match.file, line: result.line }],
+        warnings
+      );
+    await this.repo.write(/* @__PURE__ */ new Map([[match.file, result.text]]));
+    await this.filesChanged([match.file], warnings);
+    return { ok: true, via, files: [match.file], lines: result.lines, warnings };
+  }
+};
+function refusal(via, code2, message, at, warnings) {
+  return { ok: false, via, code: code2, message, at, warnings };
+}
+
+// src/engine/run-intelligence.ts
+function startCodeIntelligence(options) {
+  const notice = (text3) => options.onNotice?.(text3);
+  const server = options.server ?? pyrightInstalled();
+  const started = CodeIntelligence.start({
+    root: options.root,
+    python: options.python,
+    server,
+    onWarning: (message) => notice(`code intelligence: ${message}`)
+  }).catch((error63) => {
+    notice(`code intelligence could not start (${error63.message}); fixes get no code of their dependencies`);
+    return void 0;
+  });
+  const guarded2 = async (what, work) => {
+    const ci = await started;
+    if (!ci) return void 0;
+    try {
+      return await work(ci);
+    } catch (error63) {
+      notice(`code intelligence: ${what} failed: ${error63.message}`);
+      return void 0;
+    }
+  };
+  return {
+    get: () => started,
+    filesChanged: async (paths) => {
+      await guarded2("announcing changed files", (ci) => ci.filesChanged(paths));
+    },
+    checkDependencies: async (rpg) => (await guarded2("the dependency check", (ci) => ci.checkDependencies(rpg)))?.value,
+    close: async () => {
+      await guarded2("stopping the language server", (ci) => ci.close());
+    }
+  };
 }
 
 // src/engine/generate.ts
@@ -76836,14 +86747,14 @@ var OWN_WRITES = [
 async function generate(options) {
   const clock = options.clock ?? Date.now;
   const started = clock();
-  const outDir = resolve3(options.outDir);
+  const outDir = resolve4(options.outDir);
   const present = existsSync3(outDir);
   if (present) await prepareOutputDir(outDir, OWN_WRITES);
-  const plan = buildPlan(options.rpg);
-  const checkpointPath = join17(outDir, CHECKPOINT_PATH);
+  const plan2 = buildPlan(options.rpg);
+  const checkpointPath = join20(outDir, CHECKPOINT_PATH);
   const previous = present && options.mode !== "fresh" ? await new CheckpointStore(checkpointPath).read() : void 0;
   if (options.mode === "new" && previous !== void 0) throw checkpointExistsError(checkpointPath);
-  checkRequestedNodes(plan, previous, options);
+  checkRequestedNodes(plan2, previous, options);
   const python = await findPython();
   const sandbox = await chooseSandbox(options.sandbox);
   if (sandbox.warning) options.onNotice?.(sandbox.warning);
@@ -76854,7 +86765,7 @@ async function generate(options) {
   await prepareOutputDir(outDir, OWN_WRITES);
   const preexisting = await existingFiles(outDir);
   const testFileOf = testFileLookup(options.rpg);
-  const rpgName = rpgNameOf(options.rpg, resolve3(options.rpgPath));
+  const rpgName = rpgNameOf(options.rpg, resolve4(options.rpgPath));
   const repo = options.git === false ? void 0 : await GitRepository.open(outDir, {
     branch: runBranch(rpgName),
     ownPaths: ownedPaths(options.rpg, testFileOf, [...ASSEMBLED, TEST_RESULTS_PATH]),
@@ -76872,6 +86783,8 @@ async function generate(options) {
 `);
   }
   const runId = makeRunId(new Date(started), options.rpgSha256);
+  const intelligence = startCodeIntelligence({ root: workDir, python, server: options.languageServer, onNotice: options.onNotice });
+  let latest = previous;
   const gate = { sandbox: sandbox.kind, perTestTimeoutMs: options.perTestTimeoutMs, limits: options.limits, plugins };
   const pytestIn = (cwd) => async (targets, signal) => (
     // What generated code printed leaves the sandbox here, for prompts, artifacts, test_results.xml and comments.
@@ -76879,7 +86792,7 @@ async function generate(options) {
   );
   const setup = createTddSetup({
     rpg: options.rpg,
-    plan,
+    plan: plan2,
     provider: options.provider,
     keys: createRequestKeys(),
     files,
@@ -76891,14 +86804,21 @@ async function generate(options) {
     review: options.review,
     runTests: pytestIn(workDir),
     measureCoverage: (targets, file2, ranges, signal) => measureCoverage({ ...gate, cwd: workDir, targets: [...targets], file: file2, ranges, signal }),
-    notes: options.revise?.notes
+    notes: options.revise?.notes,
+    localization: new FixLocalization({
+      rpg: options.rpg,
+      root: workDir,
+      python,
+      intelligence: intelligence.get,
+      statuses: () => new Map(Object.entries(latest?.nodes ?? {}).map(([id, entry]) => [id, entry.status]))
+    })
   });
   const nodeFiles = (id) => {
-    const node2 = plan.nodes.get(id);
+    const node2 = plan2.nodes.get(id);
     return node2.node_type === "leaf" ? [normalizePath(node2.file_path), testFileOf(id)] : [];
   };
   const runOptions = {
-    plan,
+    plan: plan2,
     checkpointPath,
     executor: createTddExecutor(setup),
     runId,
@@ -76911,7 +86831,7 @@ async function generate(options) {
       work: files,
       output: output2,
       filesOf: nodeFiles,
-      dependsOn: (id) => plan.dependencies.get(id) ?? [],
+      dependsOn: (id) => plan2.dependencies.get(id) ?? [],
       batchSize: options.batchSize
     })
   };
@@ -76920,17 +86840,17 @@ async function generate(options) {
   if (options.revise !== void 0) runOptions.keepPassedOnFailure = true;
   if (options.subgraphs !== void 0) {
     const wanted = new Set(options.subgraphs);
-    runOptions.scope = plan.subgraphs.filter((s) => wanted.has(s.id)).flatMap((s) => s.nodes);
+    runOptions.scope = plan2.subgraphs.filter((s) => wanted.has(s.id)).flatMap((s) => s.nodes);
   }
   if (options.onEvent) runOptions.onEvent = options.onEvent;
   if (options.signal) runOptions.signal = options.signal;
-  const visited = new Set(runOptions.scope ?? plan.order);
-  const integrationDir = join17(outDir, ".rpg-forge", "integration");
+  const visited = new Set(runOptions.scope ?? plan2.order);
+  const integrationDir = join20(outDir, ".rpg-forge", "integration");
   if (options.integrationTests !== false) {
     const integrationFiles = integrationTestFiles(options.rpg);
     const integration = new IntegrationTests({
       setup,
-      plan,
+      plan: plan2,
       visited,
       testFileOf: (id) => integrationFiles.get(id),
       // Against the output, which holds passed code only: the code the subgraph's commit holds.
@@ -76947,10 +86867,10 @@ async function generate(options) {
     });
     runOptions.checkSubgraphs = (checkpoint2, signal, unannounced) => integration.testCompleted(checkpoint2, signal, unannounced);
   }
-  const snapshotDir = join17(outDir, ".rpg-forge", "snapshot");
+  const snapshotDir = join20(outDir, ".rpg-forge", "snapshot");
   const snapshotOf = async (subgraphs, checkpoint2) => buildSnapshot({
     rpg: options.rpg,
-    plan,
+    plan: plan2,
     checkpoint: checkpoint2,
     output: output2,
     subgraphs,
@@ -76966,7 +86886,7 @@ async function generate(options) {
     },
     renderReport: (projected, assembly) => redactSecrets(
       options.renderCommittedReport({
-        plan,
+        plan: plan2,
         checkpoint: projected,
         summary: summarize(projected),
         rpgPath: options.rpgPath,
@@ -76975,19 +86895,33 @@ async function generate(options) {
       })
     )
   });
-  const history = new SubgraphCommits({ plan, repo, runId, visited, snapshotOf, onEvent: options.onEvent, onNotice: options.onNotice });
-  runOptions.afterNode = (_id, checkpoint2, unannounced) => history.commitCompleted(checkpoint2, unannounced);
+  const history = new SubgraphCommits({ plan: plan2, repo, runId, visited, snapshotOf, onEvent: options.onEvent, onNotice: options.onNotice });
+  const checkDependencies = async (checkpoint2) => {
+    const check2 = await intelligence.checkDependencies(options.rpg);
+    if (!check2) return;
+    const { via: _via, ...recorded } = check2;
+    checkpoint2.dependency_check = recorded;
+  };
+  const settled = (checkpoint2) => [...visited].every((id) => ["passed", "failed", "skipped"].includes(checkpoint2.nodes[id]?.status ?? "pending"));
+  runOptions.afterNode = async (id, checkpoint2, unannounced) => {
+    latest = checkpoint2;
+    await intelligence.filesChanged(nodeFiles(id));
+    if (settled(checkpoint2)) await checkDependencies(checkpoint2);
+    await history.commitCompleted(checkpoint2, unannounced);
+  };
   let final;
   let run7;
   try {
     run7 = await runPlan(runOptions);
     if (!run7.interrupted) {
+      if (!run7.checkpoint.dependency_check) await checkDependencies(run7.checkpoint);
       final = await history.finish(run7.checkpoint);
       for (const warning2 of final.assembly.warnings) options.onNotice?.(warning2);
       await writeSnapshot(output2, final.files);
       if (final.assembly.junitXml) await writeOutputFile(outDir, TEST_RESULTS_PATH, final.assembly.junitXml);
     }
   } finally {
+    await intelligence.close();
     await removeWorkTree(workDir);
     await removeWorkTree(snapshotDir);
     await removeWorkTree(integrationDir);
@@ -76997,7 +86931,7 @@ async function generate(options) {
   const finished = clock();
   const gitLog = repo ? await repo.log() : void 0;
   let stack;
-  const hasPassed = (subgraphId) => plan.subgraphs.find((s) => s.id === subgraphId).nodes.some((id) => checkpoint.nodes[id]?.status === "passed");
+  const hasPassed = (subgraphId) => plan2.subgraphs.find((s) => s.id === subgraphId).nodes.some((id) => checkpoint.nodes[id]?.status === "passed");
   if (repo && options.branchPerSubgraph && !interrupted && options.subgraphs) {
     const head = await repo.head();
     for (const { subgraphId } of history.commits)
@@ -77007,7 +86941,7 @@ async function generate(options) {
     stack = await buildStack({
       dir: outDir,
       base,
-      levels: runLevels(plan, rpgName, history.commits, hasPassed),
+      levels: runLevels(plan2, rpgName, history.commits, hasPassed),
       owned: await stackOwnedPaths(outDir, base, options.rpg)
     });
   }
@@ -77016,7 +86950,7 @@ async function generate(options) {
     checkpoint,
     interrupted,
     runId,
-    plan,
+    plan: plan2,
     finishedAt: new Date(finished),
     elapsedMs: finished - started,
     assembly: final?.assembly,
@@ -77125,10 +87059,10 @@ function progressPrinter(output2) {
 var plural3 = (n, one, many) => `${n} ${n === 1 ? one : many}`;
 
 // src/report/run-report.ts
-import { resolve as resolve4 } from "node:path";
+import { resolve as resolve5 } from "node:path";
 async function writeRunReport(outDir, run7) {
   const report = redactSecrets(renderGenerationReport({ ...run7, generatedAt: run7.finishedAt }));
-  const path2 = await saveRunFile(resolve4(outDir), run7.runId, "generation_report.md", report);
+  const path2 = await saveRunFile(resolve5(outDir), run7.runId, "generation_report.md", report);
   return { path: path2, report };
 }
 
@@ -77141,6 +87075,8 @@ async function generateInRunner(options) {
 `);
   try {
     result = await generate({
+      // The bundle in dist/ ships without pyright: Python's parser answers for it (decision 0028).
+      languageServer: false,
       ...options,
       renderCommittedReport: committedReport,
       onEvent: progressPrinter((line) => void process.stdout.write(line)),
@@ -77255,14 +87191,14 @@ function renderReviewReply(target, command) {
       return `rpg-forge revised ${node2} with this comment: its new tests and code pass${n > 0 ? ` after ${n} debug iteration${n === 1 ? "" : "s"}` : ""}. The new version is on this pull request.`;
     }
     case "kept":
-      return `rpg-forge regenerated ${node2} with this comment, but the new version failed its tests (${oneLine3(target.outcome.reason)}), so the reviewed version stays. ${again}`;
+      return `rpg-forge regenerated ${node2} with this comment, but the new version failed its tests (${oneLine5(target.outcome.reason)}), so the reviewed version stays. ${again}`;
     case "failed":
-      return `rpg-forge could not make ${node2} pass its tests with this comment: ${oneLine3(target.outcome.reason)}. ${again}`;
+      return `rpg-forge could not make ${node2} pass its tests with this comment: ${oneLine5(target.outcome.reason)}. ${again}`;
     case "not-run":
       return `rpg-forge did not revise ${node2} in this run (it is ${target.outcome.status}).`;
   }
 }
-function oneLine3(text3) {
+function oneLine5(text3) {
   const line = text3.split("\n", 1)[0].trim();
   return line.length > 300 ? `${line.slice(0, 300)}\u2026` : line;
 }
@@ -77330,27 +87266,27 @@ async function ownerOf2(comment, dir, lookup) {
     return { why: `the commit the comment was made on (${comment.commitId.slice(0, 7)}) is not on rpg-forge's branches any more` };
   return nodeAtLine(lookup, comment.path, source, comment.line);
 }
-function inPlanOrder(plan, ids2) {
+function inPlanOrder(plan2, ids2) {
   const wanted = new Set(ids2);
-  const known = plan.order.filter((id) => wanted.has(id));
-  return [...known, ...ids2.filter((id) => !plan.nodes.has(id))];
+  const known = plan2.order.filter((id) => wanted.has(id));
+  return [...known, ...ids2.filter((id) => !plan2.nodes.has(id))];
 }
 
 // src/action/generate-mode.ts
 async function runGeneration(inputs, context, at, credentials, commandPrefix = "/rpg") {
-  const { plan, rpgPath } = at;
+  const { plan: plan2, rpgPath } = at;
   const { dir, auth: fetchAuth, rpgName } = runnerCheckout(inputs, context, at);
   const runBranchName = runBranch(rpgName);
-  const matrix = inputs.subgraphs.length > 0 ? checkSubgraphs(plan, inputs.subgraphs) : void 0;
+  const matrix = inputs.subgraphs.length > 0 ? checkSubgraphs(plan2, inputs.subgraphs) : void 0;
   await fetchSubgraphBranches(dir, rpgName, fetchAuth);
   const remoteHeads = await branchHeads(dir, `refs/heads/${subgraphBranchPrefix(rpgName)}`);
   const base = await headOf(dir);
   if (matrix) {
     await fetchWorkBranches(dir, rpgName, fetchAuth);
-    const { missing } = await combineNeededBranches(dir, at.rpg, plan, rpgName, runBranchName, matrix);
+    const { missing } = await combineNeededBranches(dir, at.rpg, plan2, rpgName, runBranchName, matrix);
     for (const id of missing) warning(`subgraph ${id} has no branch (no node of it passed); the nodes that need it will be skipped`);
   } else {
-    const top = await topOfStack(dir, plan, rpgName);
+    const top = await topOfStack(dir, plan2, rpgName);
     if (top) await takeFiles(dir, top, await stackOwnedPaths(dir, base, at.rpg));
   }
   const revision = inputs.mode === "revise" ? await readRevision(inputs, context, at, dir) : void 0;
@@ -77387,10 +87323,10 @@ async function runGeneration(inputs, context, at, credentials, commandPrefix = "
   const { checkpoint } = result;
   if (credentials) await useFreshToken(inputs, credentials, (token) => setSecret(token));
   const auth6 = remoteAuthOf(inputs, context);
-  const finished = { plan, rpgPath, checkpoint, report: result.report, runId: result.runId };
+  const finished = { plan: plan2, rpgPath, checkpoint, report: result.report, runId: result.runId };
   if (matrix) {
     const local = new Set(await refsUnder(dir, `refs/heads/${workBranchPrefix(rpgName)}`));
-    const work = branchesWithAPassedNode(plan, checkpoint, local, (id) => workBranch(rpgName, id));
+    const work = branchesWithAPassedNode(plan2, checkpoint, local, (id) => workBranch(rpgName, id));
     const mine = [...work].filter(([id]) => matrix.includes(id)).map(([, b]) => b);
     await pushRunRecord(dir, result.runId, matrix, mine, auth6);
     await finish(inputs, context, { ...finished, prs: [], branch: void 0, whole: false });
@@ -77398,7 +87334,7 @@ async function runGeneration(inputs, context, at, credentials, commandPrefix = "
   }
   const prs = await shipRun(inputs, context, {
     dir,
-    plan,
+    plan: plan2,
     rpgName,
     runId: result.runId,
     stack: result.stack,
@@ -77411,17 +87347,17 @@ async function runGeneration(inputs, context, at, credentials, commandPrefix = "
   if (revision) await replyToReview(inputs, context, revision, { checkpoint, runId: result.runId }, commandPrefix);
   await finish(inputs, context, { ...finished, prs, branch: runBranchName, whole: true });
 }
-function branchesWithAPassedNode(plan, checkpoint, localBranches, branchOf) {
+function branchesWithAPassedNode(plan2, checkpoint, localBranches, branchOf) {
   const branches = /* @__PURE__ */ new Map();
-  for (const subgraph of plan.subgraphs) {
+  for (const subgraph of plan2.subgraphs) {
     const branch = branchOf(subgraph.id);
     if (localBranches.has(branch) && subgraph.nodes.some((id) => checkpoint.nodes[id]?.status === "passed"))
       branches.set(subgraph.id, branch);
   }
   return branches;
 }
-function checkSubgraphs(plan, subgraphs) {
-  const unknown2 = subgraphs.filter((id) => !plan.subgraphs.some((s) => s.id === id));
+function checkSubgraphs(plan2, subgraphs) {
+  const unknown2 = subgraphs.filter((id) => !plan2.subgraphs.some((s) => s.id === id));
   if (unknown2.length > 0) throw new Error(`input subgraphs names ${unknown2.join(", ")}, not a subgraph of the RPG`);
   return [...subgraphs];
 }
@@ -77565,13 +87501,13 @@ function noModel(why) {
 
 // src/action/report-mode.ts
 async function runReport(inputs, context, at, credentials) {
-  const { plan, rpgPath } = at;
+  const { plan: plan2, rpgPath } = at;
   const { dir, auth: fetchAuth, rpgName } = runnerCheckout(inputs, context, at);
   await fetchWorkBranches(dir, rpgName, fetchAuth);
   await fetchSubgraphBranches(dir, rpgName, fetchAuth);
   const remoteHeads = await branchHeads(dir, `refs/heads/${subgraphBranchPrefix(rpgName)}`);
   const base = await headOf(dir);
-  const combined = await layWorkBranchesOver(dir, at.rpg, plan, rpgName);
+  const combined = await layWorkBranchesOver(dir, at.rpg, plan2, rpgName);
   const last = combined.at(-1);
   if (last === void 0)
     throw new Error(`no subgraph of ${rpgPath} has a work branch (${workBranchPrefix(rpgName)}...): there is nothing to report`);
@@ -77596,7 +87532,7 @@ async function runReport(inputs, context, at, credentials) {
   const auth6 = remoteAuthOf(inputs, context);
   const prs = await shipRun(inputs, context, {
     dir,
-    plan,
+    plan: plan2,
     rpgName,
     runId: result.runId,
     stack: result.stack,
@@ -77607,7 +87543,7 @@ async function runReport(inputs, context, at, credentials) {
     model
   });
   await finish(inputs, context, {
-    plan,
+    plan: plan2,
     rpgPath,
     checkpoint: result.checkpoint,
     prs,
@@ -77620,12 +87556,12 @@ async function runReport(inputs, context, at, credentials) {
 
 // src/action/restack-mode.ts
 async function runRestack(inputs, context, at) {
-  const { plan, rpgPath } = at;
+  const { plan: plan2, rpgPath } = at;
   const { dir, auth: auth6, rpgName } = runnerCheckout(inputs, context, at);
   await fetchSubgraphBranches(dir, rpgName, auth6);
   const remoteHeads = await branchHeads(dir, "refs/heads/");
-  const restacked = await restackBranches({ dir, rpg: at.rpg, plan, rpgName, base: await headOf(dir) });
-  const pushed = await pushStack(dir, plan, rpgName, restacked.stack, remoteHeads, auth6);
+  const restacked = await restackBranches({ dir, rpg: at.rpg, plan: plan2, rpgName, base: await headOf(dir) });
+  const pushed = await pushStack(dir, plan2, rpgName, restacked.stack, remoteHeads, auth6);
   const top = pushed.stack.at(-1);
   if (restacked.merged.length > 0) info(`merged into the base already: ${restacked.merged.join(", ")}`);
   if (top === void 0) {
@@ -77638,7 +87574,7 @@ async function runRestack(inputs, context, at) {
   const state = await stateAt(dir, branch);
   if (!state) throw new Error(`${branch} holds no ${CHECKPOINT_PATH}: it was not made by rpg-forge`);
   const model = state.model ?? (inputs.model || "unknown");
-  const prs = await publishStack(inputs, context, { plan, checkpoint: state.checkpoint, rpgPath, model }, pushed);
+  const prs = await publishStack(inputs, context, { plan: plan2, checkpoint: state.checkpoint, rpgPath, model }, pushed);
   const open5 = prs.filter((pr) => !pr.closed);
   setOutput(
     "pull-requests",
@@ -77649,7 +87585,7 @@ async function runRestack(inputs, context, at) {
     `Restacked ${code(rpgPath)}: ${moved.length > 0 ? `moved ${moved.join(", ")} onto the base` : "every branch was in place"}${restacked.merged.length > 0 ? `; merged already: ${restacked.merged.map(code).join(", ")}` : ""}.
 
 `
-  ).addRaw(pullRequestTable(prs, plan)).write();
+  ).addRaw(pullRequestTable(prs, plan2)).write();
 }
 
 // src/action/main.ts
@@ -77665,15 +87601,15 @@ async function run6() {
     const credentials = credentialsFor(inputs, context);
     await useFreshToken(inputs, credentials, (token) => setSecret(token));
     process.chdir(context.workspace);
-    const rpgFile = isAbsolute5(inputs.rpgPath) ? inputs.rpgPath : join18(context.workspace, inputs.rpgPath);
-    const rpgPath = relative4(context.workspace, rpgFile);
+    const rpgFile = isAbsolute7(inputs.rpgPath) ? inputs.rpgPath : join21(context.workspace, inputs.rpgPath);
+    const rpgPath = relative6(context.workspace, rpgFile);
     const { loaded, text: text3 } = await loadRpgWithText(rpgFile);
     if (!loaded.ok) return await reportInvalidRpg(loaded.issues, rpgPath, inputs.githubToken, context, inputs.issue);
     for (const warning2 of loaded.warnings) warning(warning2.message, annotation(warning2, rpgPath));
-    const plan = buildPlan(loaded.value);
-    setPlanOutputs(plan, matrixWaves(plan, loaded.value));
-    const rpg = { rpg: loaded.value, rpgFile, rpgPath, text: text3, plan };
-    if (inputs.mode === "plan") await summary.addRaw(planSummary(plan, rpgPath)).write();
+    const plan2 = buildPlan(loaded.value);
+    setPlanOutputs(plan2, matrixWaves(plan2, loaded.value));
+    const rpg = { rpg: loaded.value, rpgFile, rpgPath, text: text3, plan: plan2 };
+    if (inputs.mode === "plan") await summary.addRaw(planSummary(plan2, rpgPath)).write();
     else if (inputs.mode === "report") await runReport(inputs, context, rpg, credentials);
     else if (inputs.mode === "restack") await runRestack(inputs, context, rpg);
     else await runGeneration(inputs, context, rpg, credentials, config2.config.command);
@@ -77701,10 +87637,10 @@ function configAnnotation(problem) {
     ...problem.column !== void 0 ? { startColumn: problem.column } : {}
   };
 }
-function setPlanOutputs(plan, inWaves) {
+function setPlanOutputs(plan2, inWaves) {
   const planned = {
-    order: plan.order,
-    subgraphs: plan.subgraphs.map(({ id, name, nodes, dependsOn, wave }) => ({ id, name, nodes, dependsOn, wave }))
+    order: plan2.order,
+    subgraphs: plan2.subgraphs.map(({ id, name, nodes, dependsOn, wave }) => ({ id, name, nodes, dependsOn, wave }))
   };
   setOutput("plan", JSON.stringify(planned));
   setOutput("waves", JSON.stringify(inWaves));
