@@ -20,6 +20,8 @@ export function mergeCheckpoints(parts: readonly CheckpointPart[]): Checkpoint |
   if (!first) return undefined;
   const merged: Checkpoint = structuredClone(first.checkpoint);
   delete merged.pending_writes;
+  // Each part checked the code its job had: none of them is the merged package's (decision 0028).
+  delete merged.dependency_check;
   const owned = new Set<string>();
   const take = (part: CheckpointPart): void => {
     for (const [id, entry] of Object.entries(part.checkpoint.nodes)) {

@@ -21,6 +21,29 @@ const checkpoint = (run: string, updated: string, nodes: Record<string, Checkpoi
 const statuses = (cp: Checkpoint) => Object.fromEntries(Object.entries(cp.nodes).map(([id, e]) => [id, [e.status, e.timestamp]]));
 
 describe("mergeCheckpoints", () => {
+  it("keeps no part's dependency check, which read only the code its own job had", () => {
+    const check = {
+      target: 0.8,
+      planned: 2,
+      confirmed: 2,
+      share: 1,
+      meetsTarget: true,
+      missing: [],
+      unplanned: [],
+      unchecked: 0,
+      notFound: [],
+      unreferenced: [],
+    };
+    const stats = { ...checkpoint("r2", "11:00", { a: entry("stats", "passed", "11:00") }), dependency_check: check };
+    const validation = { ...checkpoint("r3", "12:00", { b: entry("validation", "passed", "12:00") }), dependency_check: check };
+    const merged = mergeCheckpoints([
+      { subgraphId: "stats", checkpoint: stats },
+      { subgraphId: "validation", checkpoint: validation },
+    ])!;
+    expect(Object.keys(merged.nodes).sort()).toEqual(["a", "b"]);
+    expect(merged.dependency_check).toBeUndefined();
+  });
+
   it("takes each subgraph's integration record from its own branch, a stale copy elsewhere notwithstanding", () => {
     const record = (passed: number) => ({
       status: "validated" as const,
