@@ -57054,6 +57054,7 @@ function mergeCheckpoints(parts2) {
   if (!first) return void 0;
   const merged = structuredClone(first.checkpoint);
   delete merged.pending_writes;
+  delete merged.dependency_check;
   const owned = /* @__PURE__ */ new Set();
   const take = (part) => {
     for (const [id, entry] of Object.entries(part.checkpoint.nodes)) {
