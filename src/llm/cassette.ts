@@ -30,7 +30,14 @@ export const CassetteLineSchema = z.object({
     .string()
     .regex(/^[0-9a-f]{64}$/, "expected 64 lowercase hex digits")
     .optional(),
-  response: z.union([z.object({ content: z.string() }), z.object({ error: z.string() })]),
+  response: z.union([
+    z.object({
+      content: z.string(),
+      /** The tools the model called instead of answering; their results are in the next request's messages. */
+      tool_calls: z.array(z.object({ id: z.string(), name: z.string(), arguments: z.string() })).optional(),
+    }),
+    z.object({ error: z.string(), tools_refused: z.literal(true).optional() }),
+  ]),
   usage: UsageSchema.optional(),
 });
 export type CassetteLine = z.infer<typeof CassetteLineSchema>;
@@ -39,7 +46,7 @@ interface CassetteEntry {
   line: number;
   /** Missing on a hand-written line; a strict replay refuses such a line. */
   promptSha256?: string;
-  response: { content: string } | { error: string };
+  response: CassetteLine["response"];
   usage?: TokenUsage;
 }
 
@@ -111,7 +118,7 @@ function parseLine(raw: string, file: string, line: number): CassetteLine {
     "CASSETTE_INVALID",
     `line ${line} is not a recorded exchange: ${issues.join("; ")}`,
     { file, line, ...(field ? { field } : {}) },
-    "each line must be {key:{node_id,kind,attempt}, prompt_sha256?, response:{content}|{error}, usage?}",
+    "each line must be {key:{node_id,kind,attempt}, prompt_sha256?, response:{content, tool_calls?}|{error, tools_refused?}, usage?}",
   );
 }
 
@@ -146,8 +153,14 @@ export function createReplayProvider(cassette: Cassette, options: ReplayOptions 
           };
         }
       }
-      if ("content" in entry.response) return { ok: true, content: entry.response.content, usage };
-      return { ok: false, reason: entry.response.error, usage };
+      const recorded = entry.response;
+      if ("content" in recorded)
+        return recorded.tool_calls
+          ? { ok: true, content: recorded.content, usage, toolCalls: recorded.tool_calls }
+          : { ok: true, content: recorded.content, usage };
+      return recorded.tools_refused
+        ? { ok: false, reason: recorded.error, usage, toolsRefused: true }
+        : { ok: false, reason: recorded.error, usage };
     },
   };
 }
@@ -192,7 +205,9 @@ function toLine(key: RequestKey, hash: string, response: ModelResponse): Cassett
   const line: CassetteLine = {
     key: { node_id: key.nodeId, kind: key.kind, attempt: key.attempt },
     prompt_sha256: hash,
-    response: response.ok ? { content: response.content } : { error: response.reason },
+    response: response.ok
+      ? { content: response.content, ...(response.toolCalls ? { tool_calls: response.toolCalls } : {}) }
+      : { error: response.reason, ...(response.toolsRefused ? { tools_refused: true as const } : {}) },
   };
   if (response.usage) line.usage = toWireUsage(response.usage);
   return line;

@@ -11,9 +11,27 @@ export interface RequestKey {
   attempt: number;
 }
 
+/** A tool the model asked to call: the function's name and its arguments as the JSON text the model wrote. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
 export interface ModelMessage {
-  role: "system" | "user" | "assistant";
+  role: "system" | "user" | "assistant" | "tool";
   content: string;
+  /** An assistant turn that called tools instead of answering. */
+  toolCalls?: ToolCall[] | undefined;
+  /** A tool turn: the call it answers. */
+  toolCallId?: string | undefined;
+}
+
+/** A tool offered to the model (a function with a JSON-schema for its arguments); read-only tools only. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
 }
 
 export interface ModelRequest {
@@ -23,6 +41,10 @@ export interface ModelRequest {
   jsonSchema: Record<string, unknown>;
   messages: ModelMessage[];
   temperature?: number;
+  /** Tools the model may call before it answers; the caller runs them and asks again (src/llm/tool-loop.ts). */
+  tools?: ToolSpec[] | undefined;
+  /** "none": the tools stay offered (the conversation holds calls of them) but the model must answer now. */
+  toolChoice?: "none" | undefined;
 }
 
 export interface TokenUsage {
@@ -33,9 +55,13 @@ export interface TokenUsage {
 
 /** ok:false is a failure of this one request that fails only the node (cassette miss, refusal, empty reply); run-level failures throw RpgForgeError. */
 export type ModelResponse =
-  | { ok: true; content: string; usage: TokenUsage }
-  /** `final`: no later request of this node can succeed either (a cassette without the reply), so the node fails now. */
-  | { ok: false; reason: string; usage?: TokenUsage; final?: true };
+  /** `toolCalls`: the model called tools instead of answering (content is then usually empty). */
+  | { ok: true; content: string; usage: TokenUsage; toolCalls?: ToolCall[] }
+  /**
+   * `final`: no later request of this node can succeed either (a cassette without the reply), so the node fails now.
+   * `toolsRefused`: the endpoint takes no tools; the caller asks again without them, the context inlined.
+   */
+  | { ok: false; reason: string; usage?: TokenUsage; final?: true; toolsRefused?: true };
 
 /**
  * What the engine needs from a model. Implementations: the OpenAI-compatible HTTP
@@ -64,7 +90,9 @@ export function addUsage(a: TokenUsage, b: TokenUsage | undefined): TokenUsage {
 export function promptHash(request: ModelRequest): string {
   // The JSON schema is left out on purpose: it follows from the schema name, and a
   // converter upgrade that reorders keywords should not count as a changed prompt.
-  const canonical = canonicalJson({ messages: request.messages, schemaName: request.schemaName });
+  // Tools by name, and only when offered, so that the hashes of requests without tools stay what they were.
+  const tools = request.tools && request.tools.length > 0 ? { tools: request.tools.map((t) => t.name) } : {};
+  const canonical = canonicalJson({ messages: request.messages, schemaName: request.schemaName, ...tools });
   return createHash("sha256").update(canonical, "utf8").digest("hex");
 }
 

@@ -71,7 +71,7 @@ export async function askStructured<T>(
 }
 
 /** The conversation so far, the rejected reply as the assistant's turn, and the error as the user's. */
-function repairRequest(previous: ModelRequest, reply: string, error: string, attempt: number): ModelRequest {
+export function repairRequest(previous: ModelRequest, reply: string, error: string, attempt: number): ModelRequest {
   return {
     ...previous,
     key: { ...previous.key, attempt },
@@ -86,7 +86,7 @@ function repairRequest(previous: ModelRequest, reply: string, error: string, att
   };
 }
 
-function parseReply<T>(content: string, schema: z.ZodType<T>): { ok: true; value: T } | { ok: false; error: string } {
+export function parseReply<T>(content: string, schema: z.ZodType<T>): { ok: true; value: T } | { ok: false; error: string } {
   let json: unknown;
   try {
     json = JSON.parse(content);

@@ -12,7 +12,9 @@ import type { AddressInfo } from "node:net";
 export interface FakeReply {
   content?: string | null;
   refusal?: string;
-  finishReason?: "stop" | "length" | "content_filter";
+  finishReason?: "stop" | "length" | "content_filter" | "tool_calls";
+  /** Function calls instead of an answer (finish_reason "tool_calls"), as the API sends them. */
+  toolCalls?: { id: string; name: string; arguments: string }[];
   /** Omit for a default usage; null for a server that sends none. */
   usage?: { prompt_tokens: number; completion_tokens: number; total_tokens?: number } | null;
   /** Milliseconds to wait before answering (to provoke the client's timeout). */
@@ -174,9 +176,18 @@ function completion(reply: FakeReply, model: string, n: number): RawReply {
             content: reply.refusal !== undefined ? null : (reply.content ?? null),
             refusal: reply.refusal ?? null,
             annotations: [],
+            ...(reply.toolCalls
+              ? {
+                  tool_calls: reply.toolCalls.map((c) => ({
+                    id: c.id,
+                    type: "function",
+                    function: { name: c.name, arguments: c.arguments },
+                  })),
+                }
+              : {}),
           },
           logprobs: null,
-          finish_reason: reply.finishReason ?? "stop",
+          finish_reason: reply.finishReason ?? (reply.toolCalls ? "tool_calls" : "stop"),
         },
       ],
       ...(usage === null
