@@ -1,12 +1,10 @@
 import type { CheckpointEntry } from "../record/checkpoint.js";
-import { percent, type CoverageCount } from "../record/coverage.js";
+import type { CoverageCount } from "../record/coverage.js";
 import { code, prose } from "./markdown.js";
+import { partOf } from "./share.js";
 
 /** "12 of 14 (86%)", or "–" when there is nothing to cover. */
-function share(count: CoverageCount): string {
-  const pct = percent(count);
-  return pct === undefined ? "–" : `${count.covered} of ${count.total} (${Math.round(pct)}%)`;
-}
+const share = (count: CoverageCount): string => partOf(count.covered, count.total);
 
 /**
  * A table of the coverage of each node's code by its own tests (decision 0023), for the nodes among

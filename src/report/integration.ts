@@ -2,19 +2,15 @@ import type { Plan, PlannedSubgraph } from "../plan/plan.js";
 import type { Checkpoint } from "../record/checkpoint.js";
 import { INTEGRATION_PASS_SHARE, type Integration } from "../record/integration.js";
 import { code, prose } from "./markdown.js";
+import { partOf } from "./share.js";
 
 const THRESHOLD = `${Math.round(INTEGRATION_PASS_SHARE * 100)}%`;
-
-/** "5 of 6 (83%)" */
-function share(passed: number, total: number): string {
-  return `${passed} of ${total} (${Math.round((passed / total) * 100)}%)`;
-}
 
 /** A record's status for people: its figure and verdict, or why it has no figure. */
 export function integrationVerdict(record: Integration): string {
   if (record.total === 0) return `⚠️ not validated: ${prose(record.note ?? "no test ran", 300)}`;
   const verdict = record.status === "validated" ? "✅ validated" : `⚠️ not validated (under ${THRESHOLD})`;
-  return `${share(record.passed, record.total)} passed, ${verdict}`;
+  return `${partOf(record.passed, record.total)} passed, ${verdict}`;
 }
 
 /** Why a subgraph has no record: its leaves did not all pass, or it was not reached. */

@@ -1,5 +1,6 @@
 import type { RunEvent } from "../record/events.js";
 import { duration } from "./generation-report.js";
+import { percentOf } from "./share.js";
 import { terminalLine } from "./terminal.js";
 
 const RESET_REASONS = {
@@ -73,7 +74,7 @@ export function progressPrinter(output: (text: string) => void): (event: RunEven
         const mark = event.status === "validated" ? "✓" : "✗";
         const figure =
           event.total > 0
-            ? `${event.passed} of ${event.total} passed (${Math.round((event.passed / event.total) * 100)}%), ${event.status === "validated" ? "validated" : "not validated"}, ${event.shipped} shipped`
+            ? `${event.passed} of ${event.total} passed (${percentOf(event.passed, event.total)}), ${event.status === "validated" ? "validated" : "not validated"}, ${event.shipped} shipped`
             : `not validated: ${event.note ?? "no test ran"}`;
         write(`${mark} Integration tests of subgraph ${event.subgraphId}: ${figure}\n`);
         break;

@@ -1,7 +1,8 @@
 import type { CheckpointEntry } from "../record/checkpoint.js";
-import { killsNone, strengthScore } from "../record/test-strength.js";
+import { killsNone } from "../record/test-strength.js";
 import type { Plan } from "../plan/plan.js";
 import { code, prose } from "./markdown.js";
+import { partOf, percentOf } from "./share.js";
 
 /**
  * The report's Test Strength section (decision 0022): for each node whose tests were measured,
@@ -16,7 +17,7 @@ export function renderTestStrength(plan: Plan, nodes: Readonly<Record<string, Ch
   const lines = [
     "## Test Strength",
     "",
-    `Each passed node's tests, run against mechanical mutants of its code (a comparison flipped, a constant returned, a branch dropped): ${killed} of ${total} mutants killed (${percent(killed, total)}).`,
+    `Each passed node's tests, run against mechanical mutants of its code (a comparison flipped, a constant returned, a branch dropped): ${killed} of ${total} mutants killed (${percentOf(killed, total)}).`,
     "",
     "| Node | Mutants killed | Survivors |",
     "|------|----------------|-----------|",
@@ -25,9 +26,7 @@ export function renderTestStrength(plan: Plan, nodes: Readonly<Record<string, Ch
     const strength = nodes[id]!.test_strength!;
     const flag = killsNone(strength) ? " ⚠️" : "";
     const survivors = strength.survivors.map((s) => prose(s.description, 120)).join("; ") || "none";
-    lines.push(
-      `| ${code(id)} | ${strength.killed} of ${strength.mutants} (${percent(strength.killed, strength.mutants)})${flag} | ${survivors} |`,
-    );
+    lines.push(`| ${code(id)} | ${partOf(strength.killed, strength.mutants)}${flag} | ${survivors} |`);
   }
   return [...lines, ""];
 }
@@ -47,11 +46,6 @@ export function strengthLine(ids: readonly string[], nodes: Readonly<Record<stri
   if (total === 0) return [];
   const killed = measured.reduce((sum, s) => sum + s.killed, 0);
   return [
-    `**Test strength**: the nodes' tests killed ${killed} of ${total} mechanical mutants of their code (${percent(killed, total)}; decision 0022).`,
+    `**Test strength**: the nodes' tests killed ${killed} of ${total} mechanical mutants of their code (${percentOf(killed, total)}; decision 0022).`,
   ];
-}
-
-function percent(part: number, whole: number): string {
-  const score = strengthScore({ mutants: whole, killed: part });
-  return score === undefined ? "-" : `${Math.round(score * 100)}%`;
 }
