@@ -5,6 +5,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { expect, it } from "vitest";
 import { parseCheckpoint } from "../../src/engine/checkpoint.js";
 import { CheckpointStore } from "../../src/engine/checkpoint-journal.js";
+import { exampleGenerateArgs } from "../helpers/example-args.js";
 import { useTempDirs } from "../helpers/temp-dir.js";
 
 const tempDir = useTempDirs();
@@ -12,23 +13,9 @@ const tempDir = useTempDirs();
 it("Ctrl-C stops generate with exit 130, a whole checkpoint and nothing half-written", async () => {
   const out = join(tempDir(), "statkit");
   const checkpointPath = join(out, "docs/generation_checkpoint.json");
-  const child = spawn(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      "src/cli/index.ts",
-      "generate",
-      "examples/statkit/rpg.json",
-      "--out",
-      out,
-      "--replay",
-      "examples/statkit/cassette.jsonl",
-    ],
-    {
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/index.ts", ...exampleGenerateArgs(out)], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stderr = "";
   child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));

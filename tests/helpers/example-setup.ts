@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { TestProject } from "vitest/node";
+import { exampleGenerateArgs } from "./example-args.js";
 import "./git-identity.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -12,16 +13,7 @@ const ROOT = fileURLToPath(new URL("../../", import.meta.url));
  * Strict: every prompt must match the recording byte for byte (by hash), so the prompts, failure
  * briefs included, are deterministic and the cassette is current. A branch per subgraph, as the Action runs it.
  */
-const args = (out: string): string[] => [
-  "generate",
-  "examples/statkit/rpg.json",
-  "--out",
-  out,
-  "--replay",
-  "examples/statkit/cassette.jsonl",
-  "--replay-strict",
-  "--branch-per-subgraph",
-];
+const args = (out: string): string[] => [...exampleGenerateArgs(out), "--replay-strict", "--branch-per-subgraph"];
 
 /**
  * vitest's globalSetup: the shipped example generated once per test run, by the CLI as a user runs it, into a
