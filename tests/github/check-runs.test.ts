@@ -178,6 +178,23 @@ describe("check runs of the subgraph pull requests", () => {
   });
 });
 
+describe("the check run's summary", () => {
+  it("gives the subgraph's integration tests and its nodes' test strength, when it has them", () => {
+    const render = { plan, checkpoint, subgraphId: "io", rpgPath: "rpg.json", dependencyPrs: [], baseBranch: "main", pullRequest: 2 };
+    expect(renderCheckRun(render).summary).not.toContain("**Integration tests**");
+    const measured = checkpointOf({
+      "io.read": checkpointEntry("passed", { test_strength: { mutants: 3, killed: 2, survivors: [] } }),
+      "io.write": passed,
+    });
+    measured.integration = {
+      io: { status: "validated", entries: ["io.read"], exits: ["io.write"], total: 5, passed: 4, shipped: 4, failing: [], basis: "b" },
+    };
+    const summary = renderCheckRun({ ...render, checkpoint: measured }).summary;
+    expect(summary).toContain("**Integration tests**: 4 of 5 (80%) passed, ✅ validated.");
+    expect(summary).toContain("**Test strength**: the nodes' tests killed 2 of 3 mechanical mutants of their code (67%; decision 0022).");
+  });
+});
+
 describe("the check run's state line", () => {
   it("leaves the failed list out when it would not fit, and no node id can end the hidden comment", () => {
     const many = checkpointOf(Object.fromEntries(coreIds.map((id) => [id, failed("x")])));
