@@ -57156,9 +57156,6 @@ var CoverageSchema = external_exports.object({
     "Branch exits (each way out of an if, while, for, match case...) on the node's lines, and those the tests took."
   )
 });
-function percent(count3) {
-  return count3.total > 0 ? 100 * count3.covered / count3.total : void 0;
-}
 
 // src/record/dependency-check.ts
 var BackendSchema = external_exports.enum(["pyright", "ast"]);
@@ -57670,7 +57667,8 @@ function addUsage(a, b) {
   };
 }
 function promptHash(request2) {
-  const canonical = canonicalJson({ messages: request2.messages, schemaName: request2.schemaName });
+  const tools = request2.tools && request2.tools.length > 0 ? { tools: request2.tools.map((t) => t.name) } : {};
+  const canonical = canonicalJson({ messages: request2.messages, schemaName: request2.schemaName, ...tools });
   return createHash2("sha256").update(canonical, "utf8").digest("hex");
 }
 function canonicalJson(value) {
@@ -57694,7 +57692,14 @@ var UsageSchema = external_exports.object({
 var CassetteLineSchema = external_exports.object({
   key: external_exports.object({ node_id: external_exports.string().min(1), kind: external_exports.string().min(1), attempt: external_exports.number().int().positive() }),
   prompt_sha256: external_exports.string().regex(/^[0-9a-f]{64}$/, "expected 64 lowercase hex digits").optional(),
-  response: external_exports.union([external_exports.object({ content: external_exports.string() }), external_exports.object({ error: external_exports.string() })]),
+  response: external_exports.union([
+    external_exports.object({
+      content: external_exports.string(),
+      /** The tools the model called instead of answering; their results are in the next request's messages. */
+      tool_calls: external_exports.array(external_exports.object({ id: external_exports.string(), name: external_exports.string(), arguments: external_exports.string() })).optional()
+    }),
+    external_exports.object({ error: external_exports.string(), tools_refused: external_exports.literal(true).optional() })
+  ]),
   usage: UsageSchema.optional()
 });
 var idOf = (key) => JSON.stringify([key.nodeId, key.kind, key.attempt]);
@@ -57748,7 +57753,7 @@ function parseLine(raw, file2, line) {
     "CASSETTE_INVALID",
     `line ${line} is not a recorded exchange: ${issues.join("; ")}`,
     { file: file2, line, ...field ? { field } : {} },
-    "each line must be {key:{node_id,kind,attempt}, prompt_sha256?, response:{content}|{error}, usage?}"
+    "each line must be {key:{node_id,kind,attempt}, prompt_sha256?, response:{content, tool_calls?}|{error, tools_refused?}, usage?}"
   );
 }
 function createReplayProvider(cassette, options = {}) {
@@ -57776,8 +57781,10 @@ function createReplayProvider(cassette, options = {}) {
           };
         }
       }
-      if ("content" in entry.response) return { ok: true, content: entry.response.content, usage };
-      return { ok: false, reason: entry.response.error, usage };
+      const recorded = entry.response;
+      if ("content" in recorded)
+        return recorded.tool_calls ? { ok: true, content: recorded.content, usage, toolCalls: recorded.tool_calls } : { ok: true, content: recorded.content, usage };
+      return recorded.tools_refused ? { ok: false, reason: recorded.error, usage, toolsRefused: true } : { ok: false, reason: recorded.error, usage };
     }
   };
 }
@@ -57814,7 +57821,7 @@ function toLine(key, hash2, response) {
   const line = {
     key: { node_id: key.nodeId, kind: key.kind, attempt: key.attempt },
     prompt_sha256: hash2,
-    response: response.ok ? { content: response.content } : { error: response.reason }
+    response: response.ok ? { content: response.content, ...response.toolCalls ? { tool_calls: response.toolCalls } : {} } : { error: response.reason, ...response.toolsRefused ? { tools_refused: true } : {} }
   };
   if (response.usage) line.usage = toWireUsage(response.usage);
   return line;
@@ -68930,9 +68937,12 @@ function redactedCopy(error63, apiKey) {
 function createOpenAiProvider(options) {
   const { client, facts } = createOpenAiClient(options, { timeoutMs: 12e4, maxRetries: 4 });
   let temperatureRefused = false;
+  let toolsRefused;
   const provider = {
     description: `${facts.model} at ${facts.baseURL}`,
     async complete(request2, signal) {
+      const tools = request2.tools && request2.tools.length > 0 ? request2.tools : void 0;
+      if (tools && toolsRefused !== void 0) return { ok: false, reason: toolsRefused, toolsRefused: true };
       let completion;
       const temperature = temperatureRefused ? void 0 : request2.temperature;
       const call2 = new AbortController();
@@ -68943,9 +68953,16 @@ function createOpenAiProvider(options) {
         completion = await client.chat.completions.create(
           {
             model: facts.model,
-            messages: request2.messages,
+            messages: request2.messages.map(toWireMessage),
             response_format: { type: "json_schema", json_schema: { name: request2.schemaName, schema: request2.jsonSchema, strict: true } },
-            ...temperature !== void 0 ? { temperature } : {}
+            ...temperature !== void 0 ? { temperature } : {},
+            ...tools ? {
+              tools: tools.map((t) => ({
+                type: "function",
+                function: { name: t.name, description: t.description, parameters: t.parameters }
+              })),
+              ...request2.toolChoice ? { tool_choice: request2.toolChoice } : {}
+            } : {}
           },
           { signal: call2.signal }
         );
@@ -68953,6 +68970,10 @@ function createOpenAiProvider(options) {
         if (temperature !== void 0 && refusesTemperature(error63)) {
           temperatureRefused = true;
           return provider.complete(request2, signal);
+        }
+        if (tools && refusesTools(error63)) {
+          toolsRefused = `the endpoint takes no tools (${error63.message})`;
+          return { ok: false, reason: toolsRefused, toolsRefused: true };
         }
         return mapOpenAiError(error63, facts, signal);
       } finally {
@@ -68962,6 +68983,19 @@ function createOpenAiProvider(options) {
     }
   };
   return provider;
+}
+function refusesTools(error63) {
+  return error63 instanceof BadRequestError && (error63.param === "tools" || /\btool/i.test(error63.message));
+}
+function toWireMessage(message) {
+  if (message.role === "tool") return { role: "tool", content: message.content, tool_call_id: message.toolCallId ?? "" };
+  if (message.role === "assistant" && message.toolCalls && message.toolCalls.length > 0)
+    return {
+      role: "assistant",
+      content: message.content || null,
+      tool_calls: message.toolCalls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } }))
+    };
+  return { role: message.role, content: message.content };
 }
 function refusesTemperature(error63) {
   return error63 instanceof BadRequestError && (error63.param === "temperature" || /\btemperature\b/i.test(error63.message));
@@ -68976,6 +69010,10 @@ function readCompletion(completion) {
   if (!choice) return { ok: false, reason: "the model returned no choices", usage };
   const { refusal: refusal2, content } = choice.message;
   if (refusal2) return { ok: false, reason: `the model refused: ${refusal2}`, usage };
+  const toolCalls = (choice.message.tool_calls ?? []).flatMap(
+    (c) => c.type === "function" ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : []
+  );
+  if (toolCalls.length > 0) return { ok: true, content: content ?? "", usage, toolCalls };
   if (!content || !content.trim()) {
     return { ok: false, reason: `the model returned an empty reply (finish_reason ${choice.finish_reason ?? "unknown"})`, usage };
   }
@@ -69482,6 +69520,14 @@ function diagnosedNodes(order, nodes) {
   return order.filter((id) => (nodes[id]?.diagnoses?.length ?? 0) > 0);
 }
 
+// src/report/share.ts
+function percentOf(part, whole) {
+  return whole > 0 ? `${Math.round(part / whole * 100)}%` : "\u2013";
+}
+function partOf(part, whole) {
+  return whole > 0 ? `${part} of ${whole} (${percentOf(part, whole)})` : "\u2013";
+}
+
 // src/report/test-strength.ts
 function renderTestStrength(plan2, nodes) {
   const measured = plan2.order.filter((id) => nodes[id]?.test_strength !== void 0);
@@ -69491,7 +69537,7 @@ function renderTestStrength(plan2, nodes) {
   const lines = [
     "## Test Strength",
     "",
-    `Each passed node's tests, run against mechanical mutants of its code (a comparison flipped, a constant returned, a branch dropped): ${killed} of ${total} mutants killed (${percent2(killed, total)}).`,
+    `Each passed node's tests, run against mechanical mutants of its code (a comparison flipped, a constant returned, a branch dropped): ${killed} of ${total} mutants killed (${percentOf(killed, total)}).`,
     "",
     "| Node | Mutants killed | Survivors |",
     "|------|----------------|-----------|"
@@ -69500,9 +69546,7 @@ function renderTestStrength(plan2, nodes) {
     const strength = nodes[id].test_strength;
     const flag = killsNone(strength) ? " \u26A0\uFE0F" : "";
     const survivors = strength.survivors.map((s) => prose(s.description, 120)).join("; ") || "none";
-    lines.push(
-      `| ${code(id)} | ${strength.killed} of ${strength.mutants} (${percent2(strength.killed, strength.mutants)})${flag} | ${survivors} |`
-    );
+    lines.push(`| ${code(id)} | ${partOf(strength.killed, strength.mutants)}${flag} | ${survivors} |`);
   }
   return [...lines, ""];
 }
@@ -69518,19 +69562,12 @@ function strengthLine(ids2, nodes) {
   if (total === 0) return [];
   const killed = measured.reduce((sum, s) => sum + s.killed, 0);
   return [
-    `**Test strength**: the nodes' tests killed ${killed} of ${total} mechanical mutants of their code (${percent2(killed, total)}; decision 0022).`
+    `**Test strength**: the nodes' tests killed ${killed} of ${total} mechanical mutants of their code (${percentOf(killed, total)}; decision 0022).`
   ];
-}
-function percent2(part, whole) {
-  const score = strengthScore({ mutants: whole, killed: part });
-  return score === void 0 ? "-" : `${Math.round(score * 100)}%`;
 }
 
 // src/report/coverage.ts
-function share(count3) {
-  const pct = percent(count3);
-  return pct === void 0 ? "\u2013" : `${count3.covered} of ${count3.total} (${Math.round(pct)}%)`;
-}
+var share = (count3) => partOf(count3.covered, count3.total);
 function renderCoverage(ids2, nodes) {
   const measured = ids2.filter((id) => nodes[id]?.coverage !== void 0);
   const notes = ids2.filter((id) => nodes[id]?.coverage === void 0 && nodes[id]?.coverage_note !== void 0);
@@ -69556,7 +69593,7 @@ function renderCoverage(ids2, nodes) {
 var LISTED = 20;
 function renderDependencyCheck(check2) {
   if (!check2) return [];
-  const pct = (share3) => `${Math.round(share3 * 100)}%`;
+  const pct = (share2) => `${Math.round(share2 * 100)}%`;
   const figure = check2.share === null ? "no planned dependency between two generated leaves to check" : `${pct(check2.share)} of planned edges confirmed (target ${pct(check2.target)}): ${check2.confirmed} of ${check2.planned}`;
   const lines = [
     "## Dependency Check",
@@ -69586,13 +69623,10 @@ function renderDependencyCheck(check2) {
 
 // src/report/integration.ts
 var THRESHOLD = `${Math.round(INTEGRATION_PASS_SHARE * 100)}%`;
-function share2(passed, total) {
-  return `${passed} of ${total} (${Math.round(passed / total * 100)}%)`;
-}
 function integrationVerdict(record2) {
   if (record2.total === 0) return `\u26A0\uFE0F not validated: ${prose(record2.note ?? "no test ran", 300)}`;
   const verdict = record2.status === "validated" ? "\u2705 validated" : `\u26A0\uFE0F not validated (under ${THRESHOLD})`;
-  return `${share2(record2.passed, record2.total)} passed, ${verdict}`;
+  return `${partOf(record2.passed, record2.total)} passed, ${verdict}`;
 }
 function notRun(subgraph, plan2, checkpoint) {
   const leaves = subgraph.nodes.filter((id) => plan2.nodes.get(id)?.node_type === "leaf");
@@ -70200,6 +70234,7 @@ function renderCheckRun(input2) {
     "",
     ...renderNodeTable(input2, leaves, { reasons: true }),
     "",
+    ...measures(input2, leaves),
     c.failed > 0 ? "_**Retry failed** above runs the workflow again for this pull request's failed nodes; each has a comment on the pull request with its tests and output._" : ""
   ].join("\n");
   const failed = leaves.filter((id) => input2.checkpoint.nodes[id]?.status === "failed");
@@ -70226,6 +70261,14 @@ function renderCheckRun(input2) {
     annotations,
     actions: failed.length > 0 ? [{ label: "Retry failed", identifier: RETRY_FAILED_ACTION, description: "Run this PR's failed nodes again" }] : []
   };
+}
+function measures(input2, leaves) {
+  const record2 = input2.checkpoint.integration?.[scopeOf(input2).subgraph.id];
+  const lines = [
+    ...record2 ? [`**Integration tests**: ${integrationVerdict(record2)}.`] : [],
+    ...strengthLine(leaves, input2.checkpoint.nodes)
+  ];
+  return lines.length > 0 ? [...lines.flatMap((line) => [line, ""])] : [];
 }
 function stateLine(state) {
   const json2 = (s) => JSON.stringify(s).replace(/</g, "\\u003c").replace(/>/g, "\\u003e");
@@ -76020,7 +76063,7 @@ function compareDependencies(rpg, located2, referencesTo, via) {
   const checkable = [...planned.values()].filter((p) => located2.has(p.dependent) && located2.has(p.dependency));
   const missing = checkable.filter((p) => !found.has(pairKey(p.dependent, p.dependency)));
   const confirmed = checkable.length - missing.length;
-  const share3 = checkable.length > 0 ? confirmed / checkable.length : null;
+  const share2 = checkable.length > 0 ? confirmed / checkable.length : null;
   const byPair = (a, b) => compareIds(a.dependent, b.dependent) || compareIds(a.dependency, b.dependency);
   const referenced = new Set([...found.values()].map((f) => f.dependency));
   return {
@@ -76028,8 +76071,8 @@ function compareDependencies(rpg, located2, referencesTo, via) {
     target: DEPENDENCY_TARGET,
     planned: checkable.length,
     confirmed,
-    share: share3,
-    meetsTarget: share3 === null || share3 >= DEPENDENCY_TARGET,
+    share: share2,
+    meetsTarget: share2 === null || share2 >= DEPENDENCY_TARGET,
     missing: missing.sort(byPair),
     unplanned: [...found.values()].filter((f) => !planned.has(pairKey(f.dependent, f.dependency))).sort(byPair),
     unchecked: planned.size - checkable.length,
@@ -87044,7 +87087,7 @@ function progressPrinter(output2) {
       }
       case "integration-tested": {
         const mark = event.status === "validated" ? "\u2713" : "\u2717";
-        const figure = event.total > 0 ? `${event.passed} of ${event.total} passed (${Math.round(event.passed / event.total * 100)}%), ${event.status === "validated" ? "validated" : "not validated"}, ${event.shipped} shipped` : `not validated: ${event.note ?? "no test ran"}`;
+        const figure = event.total > 0 ? `${event.passed} of ${event.total} passed (${percentOf(event.passed, event.total)}), ${event.status === "validated" ? "validated" : "not validated"}, ${event.shipped} shipped` : `not validated: ${event.note ?? "no test ran"}`;
         write(`${mark} Integration tests of subgraph ${event.subgraphId}: ${figure}
 `);
         break;
