@@ -3,9 +3,8 @@ import { z } from "zod";
 import { normalizePath } from "../rpg/paths.js";
 import { fitToLimit } from "./fit-limit.js";
 import { clip, code, count, prose } from "./markdown.js";
-import { integrationVerdict } from "./integration.js";
 import { countsOf, renderNodeTable, scopeOf, type SubgraphPrInput } from "./pull-request.js";
-import { strengthLine } from "./test-strength.js";
+import { subgraphMeasures } from "./subgraph-measures.js";
 
 /** The identifier of the "Retry failed" button, which the App's check_run.requested_action handler answers. */
 export const RETRY_FAILED_ACTION = "retry-failed";
@@ -71,8 +70,8 @@ export function renderCheckRun(input: SubgraphPrInput & { pullRequest: number })
     `**${title}**${tally ? ` (${tally})` : ""} in subgraph ${code(subgraph.id)} (${prose(subgraph.name, 200)}) of ${code(input.rpgPath)}.`,
     "",
     ...renderNodeTable(input, leaves, { reasons: true }),
+    ...subgraphMeasures(input.checkpoint, subgraph.id, leaves),
     "",
-    ...measures(input, leaves),
     c.failed > 0
       ? "_**Retry failed** above runs the workflow again for this pull request's failed nodes; each has a comment on the pull request with its tests and output._"
       : "",
@@ -103,16 +102,6 @@ export function renderCheckRun(input: SubgraphPrInput & { pullRequest: number })
         ? [{ label: "Retry failed", identifier: RETRY_FAILED_ACTION, description: "Run this PR's failed nodes again" }]
         : [],
   };
-}
-
-/** The subgraph's measures, a line each where there is one: its integration tests, then its nodes' test strength. */
-function measures(input: SubgraphPrInput, leaves: readonly string[]): string[] {
-  const record = input.checkpoint.integration?.[scopeOf(input).subgraph.id];
-  const lines = [
-    ...(record ? [`**Integration tests**: ${integrationVerdict(record)}.`] : []),
-    ...strengthLine(leaves, input.checkpoint.nodes),
-  ];
-  return lines.length > 0 ? [...lines.flatMap((line) => [line, ""])] : [];
 }
 
 /** The hidden line carrying the state: JSON with `<` and `>` escaped, so that no node id can end the comment. */

@@ -2,6 +2,7 @@ import type { Checkpoint } from "../record/checkpoint.js";
 import type { Plan } from "../plan/plan.js";
 import { code } from "./markdown.js";
 import { countsOf, renderNodeTable, scopeOf } from "./pull-request.js";
+import { subgraphMeasures } from "./subgraph-measures.js";
 
 /**
  * The answer to `status` on an rpg-forge pull request: how many of its subgraph's nodes passed and
@@ -31,5 +32,6 @@ export function renderPullRequestStatus(input: {
     `As ${code(input.branch)} holds it now.${input.reportUrl ? ` The latest report: ${input.reportUrl}` : ""}`,
     "",
     ...renderNodeTable(render, leaves, { reasons: true }),
+    ...subgraphMeasures(input.checkpoint, subgraph.id, leaves),
   ].join("\n");
 }

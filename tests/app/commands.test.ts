@@ -69,7 +69,7 @@ const STATUS_CHECKPOINT = {
   created_at: "2026-11-23T10:00:00.000Z",
   updated_at: "2026-11-23T10:00:00.000Z",
   nodes: {
-    "stats.mean": entry("passed"),
+    "stats.mean": entry("passed", { test_strength: { mutants: 3, killed: 3, survivors: [] } }),
     "stats.median": entry("failed", { retry_count: 8, failure_reason: "tests still failing after 8 debug iterations" }),
   },
 };
@@ -235,6 +235,9 @@ describe("/rpg status, help and the rest", () => {
     expect(body).toContain("The latest report: https://github.com/octo/statkit/issues/7#issuecomment-11");
     expect(body).toMatch(/\| `stats.mean` \| `mean` \| [^|]*passed[^|]* \|/);
     expect(body).toMatch(/\| `stats.median` \| `median` \| [^|]*failed[^|]* \|.*tests still failing after 8 debug iterations \|/);
+    // A node failed, so the subgraph has no integration tests; its passed node's tests were measured.
+    expect(body).not.toContain("**Integration tests**");
+    expect(body).toContain("**Test strength**: the nodes' tests killed 3 of 3 mechanical mutants of their code (100%; decision 0022).");
   });
 
   it("status on a pull request links its report comment, found by marker among rpg-forge's comments only", async () => {
