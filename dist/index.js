@@ -70211,6 +70211,13 @@ function runnerCheckout(inputs, context, at) {
   };
 }
 
+// src/report/subgraph-measures.ts
+function subgraphMeasures(checkpoint, subgraphId, leaves) {
+  const record2 = checkpoint.integration?.[subgraphId];
+  const lines = [...record2 ? [`**Integration tests**: ${integrationVerdict(record2)}.`] : [], ...strengthLine(leaves, checkpoint.nodes)];
+  return lines.flatMap((line) => ["", line]);
+}
+
 // src/report/check-run.ts
 var RETRY_FAILED_ACTION = "retry-failed";
 var CHECK_OUTPUT_LIMIT = 65535;
@@ -70233,8 +70240,8 @@ function renderCheckRun(input2) {
     `**${title}**${tally ? ` (${tally})` : ""} in subgraph ${code(subgraph.id)} (${prose(subgraph.name, 200)}) of ${code(input2.rpgPath)}.`,
     "",
     ...renderNodeTable(input2, leaves, { reasons: true }),
+    ...subgraphMeasures(input2.checkpoint, subgraph.id, leaves),
     "",
-    ...measures(input2, leaves),
     c.failed > 0 ? "_**Retry failed** above runs the workflow again for this pull request's failed nodes; each has a comment on the pull request with its tests and output._" : ""
   ].join("\n");
   const failed = leaves.filter((id) => input2.checkpoint.nodes[id]?.status === "failed");
@@ -70261,14 +70268,6 @@ function renderCheckRun(input2) {
     annotations,
     actions: failed.length > 0 ? [{ label: "Retry failed", identifier: RETRY_FAILED_ACTION, description: "Run this PR's failed nodes again" }] : []
   };
-}
-function measures(input2, leaves) {
-  const record2 = input2.checkpoint.integration?.[scopeOf(input2).subgraph.id];
-  const lines = [
-    ...record2 ? [`**Integration tests**: ${integrationVerdict(record2)}.`] : [],
-    ...strengthLine(leaves, input2.checkpoint.nodes)
-  ];
-  return lines.length > 0 ? [...lines.flatMap((line) => [line, ""])] : [];
 }
 function stateLine(state) {
   const json2 = (s) => JSON.stringify(s).replace(/</g, "\\u003c").replace(/>/g, "\\u003e");
