@@ -105,7 +105,7 @@ function expectTrueSnapshot(dir: string, rev: string): void {
 describe("rollback to a subgraph, then generate --resume (issue 13, diamond)", () => {
   it("rolls back to a true snapshot of base and left, and the resume regenerates right and top from there", async () => {
     const out = join(tempDir(), "dia");
-    const first = await runCli("generate", RPG, "--out", out, "--replay", CASSETTE, "--branch-per-subgraph");
+    const first = await runCli("generate", RPG, "--out", out, "--replay", CASSETTE, "--branch-per-subgraph", "--mutants", "0");
     expect(first.code, first.err).toBe(0);
     expect(first.out).toContain("4 passed, 0 failed, 0 skipped of 4 nodes");
 
@@ -127,7 +127,18 @@ describe("rollback to a subgraph, then generate --resume (issue 13, diamond)", (
     expect(rolledBack.passed).toEqual(["tests/test_base.py::test_clean", "tests/test_voice.py::test_shout"]);
     expect(missingImports(out)).toEqual([]);
 
-    const resumed = await runCli("generate", RPG, "--out", out, "--replay", CASSETTE, "--resume", "--branch-per-subgraph");
+    const resumed = await runCli(
+      "generate",
+      RPG,
+      "--out",
+      out,
+      "--replay",
+      CASSETTE,
+      "--resume",
+      "--branch-per-subgraph",
+      "--mutants",
+      "0",
+    );
     expect(resumed.code, resumed.err).toBe(0);
     const said = resumed.out + resumed.err;
     expect(said).toContain("Resuming run");
