@@ -349,12 +349,14 @@ function recordOutcome(
     };
   }
   Object.assign(attempt, { finished_at: now, status: outcome.status, iterations: outcome.iterations });
-  if (outcome.diagnoses) entry.diagnoses = outcome.diagnoses;
-  else delete entry.diagnoses;
-  if (outcome.regressions) entry.regressions = outcome.regressions;
-  else delete entry.regressions;
-  if (outcome.reviews) entry.reviews = outcome.reviews;
-  else delete entry.reviews;
+  // What the latest attempt measured replaces what an earlier one did, absent included.
+  const keep = <K extends keyof CheckpointEntry>(key: K, value: CheckpointEntry[K] | undefined): void => {
+    if (value === undefined) delete entry[key];
+    else entry[key] = value;
+  };
+  keep("diagnoses", outcome.diagnoses);
+  keep("regressions", outcome.regressions || undefined);
+  keep("reviews", outcome.reviews);
   if (outcome.status === "failed") {
     entry.failure_reason = outcome.reason;
     if (outcome.context) entry.failure_context = outcome.context;
@@ -364,14 +366,10 @@ function recordOutcome(
     delete entry.blocked_by;
     delete entry.failure_context;
     // Recorded when it says more than the default, the node's name alone.
-    if (outcome.owns && !(outcome.owns.length === 1 && outcome.owns[0] === name)) entry.owns = outcome.owns;
-    else delete entry.owns;
-    if (outcome.testStrength) entry.test_strength = outcome.testStrength;
-    else delete entry.test_strength;
-    if (outcome.coverage) entry.coverage = outcome.coverage;
-    else delete entry.coverage;
-    if (outcome.coverageNote) entry.coverage_note = outcome.coverageNote;
-    else delete entry.coverage_note;
+    keep("owns", outcome.owns && !(outcome.owns.length === 1 && outcome.owns[0] === name) ? outcome.owns : undefined);
+    keep("test_strength", outcome.testStrength);
+    keep("coverage", outcome.coverage);
+    keep("coverage_note", outcome.coverageNote || undefined);
   }
 }
 
