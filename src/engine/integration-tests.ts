@@ -12,7 +12,7 @@ import type { Checkpoint } from "./checkpoint.js";
 import type { RunEventListener } from "./events.js";
 import { FinalRefusal, NodeModel } from "./node-model.js";
 import { checkIntegrationTests } from "./proposals.js";
-import { isCaseOf } from "./routes.js";
+import { isCaseOf, ownedTestsProblem } from "./routes.js";
 import { ownerOf, type TddSetup } from "./tdd-setup.js";
 
 /** Requests for a subgraph's tests: the first, and one more that is told why the first were not accepted. */
@@ -174,9 +174,9 @@ export class IntegrationTests {
     if (!report.authentic) return { broken: `${report.problem}: ${tail(result.output)}` };
     if (report.collectErrors.length > 0 || ![0, 1].includes(result.exitCode))
       return { broken: `pytest exited ${result.exitCode}: ${tail(result.output)}` };
+    const missing = ownedTestsProblem(result, tests, "collected");
+    if (missing) return { broken: missing };
     const cases = [...report.outcomes].filter(([id]) => tests.some((test) => isCaseOf(id, test)));
-    const missing = tests.filter((test) => !cases.some(([id]) => isCaseOf(id, test)));
-    if (missing.length > 0) return { broken: `the run's report has no result for ${missing.join(", ")}` };
     const messages = new Map(result.tests.map((t) => [t.id, t.message ?? t.status]));
     return {
       code,
