@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Checkpoint, CheckpointEntry } from "../../src/engine/checkpoint.js";
 import { mergeCheckpoints } from "../../src/engine/checkpoint-merge.js";
+import { dependencyCheckOf } from "../helpers/checkpoint.js";
 
 const entry = (subgraph: string, status: CheckpointEntry["status"], timestamp: string): CheckpointEntry => ({
   status,
@@ -22,18 +23,7 @@ const statuses = (cp: Checkpoint) => Object.fromEntries(Object.entries(cp.nodes)
 
 describe("mergeCheckpoints", () => {
   it("keeps no part's dependency check, which read only the code its own job had", () => {
-    const check = {
-      target: 0.8,
-      planned: 2,
-      confirmed: 2,
-      share: 1,
-      meetsTarget: true,
-      missing: [],
-      unplanned: [],
-      unchecked: 0,
-      notFound: [],
-      unreferenced: [],
-    };
+    const check = dependencyCheckOf();
     const stats = { ...checkpoint("r2", "11:00", { a: entry("stats", "passed", "11:00") }), dependency_check: check };
     const validation = { ...checkpoint("r3", "12:00", { b: entry("validation", "passed", "12:00") }), dependency_check: check };
     const merged = mergeCheckpoints([

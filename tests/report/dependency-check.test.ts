@@ -1,20 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { RecordedDependencyCheck } from "../../src/record/dependency-check.js";
 import { renderDependencyCheck } from "../../src/report/dependency-check.js";
+import { dependencyCheckOf } from "../helpers/checkpoint.js";
 
-const check = (over: Partial<RecordedDependencyCheck>): RecordedDependencyCheck => ({
-  target: 0.8,
-  planned: 17,
-  confirmed: 15,
-  share: 15 / 17,
-  meetsTarget: true,
-  missing: [],
-  unplanned: [],
-  unchecked: 0,
-  notFound: [],
-  unreferenced: [],
-  ...over,
-});
+const check = (over: Partial<RecordedDependencyCheck>): RecordedDependencyCheck =>
+  dependencyCheckOf({ planned: 17, confirmed: 15, share: 15 / 17, ...over });
 
 describe("the report's dependency check (decision 0028)", () => {
   it("gives the share of planned edges the code confirms against the target, then what is missing and what is unplanned", () => {
