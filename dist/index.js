@@ -83860,12 +83860,13 @@ function recordOutcome(entry, attempt, outcome, now, name) {
     };
   }
   Object.assign(attempt, { finished_at: now, status: outcome.status, iterations: outcome.iterations });
-  if (outcome.diagnoses) entry.diagnoses = outcome.diagnoses;
-  else delete entry.diagnoses;
-  if (outcome.regressions) entry.regressions = outcome.regressions;
-  else delete entry.regressions;
-  if (outcome.reviews) entry.reviews = outcome.reviews;
-  else delete entry.reviews;
+  const keep = (key, value) => {
+    if (value === void 0) delete entry[key];
+    else entry[key] = value;
+  };
+  keep("diagnoses", outcome.diagnoses);
+  keep("regressions", outcome.regressions || void 0);
+  keep("reviews", outcome.reviews);
   if (outcome.status === "failed") {
     entry.failure_reason = outcome.reason;
     if (outcome.context) entry.failure_context = outcome.context;
@@ -83874,14 +83875,10 @@ function recordOutcome(entry, attempt, outcome, now, name) {
     delete entry.failure_reason;
     delete entry.blocked_by;
     delete entry.failure_context;
-    if (outcome.owns && !(outcome.owns.length === 1 && outcome.owns[0] === name)) entry.owns = outcome.owns;
-    else delete entry.owns;
-    if (outcome.testStrength) entry.test_strength = outcome.testStrength;
-    else delete entry.test_strength;
-    if (outcome.coverage) entry.coverage = outcome.coverage;
-    else delete entry.coverage;
-    if (outcome.coverageNote) entry.coverage_note = outcome.coverageNote;
-    else delete entry.coverage_note;
+    keep("owns", outcome.owns && !(outcome.owns.length === 1 && outcome.owns[0] === name) ? outcome.owns : void 0);
+    keep("test_strength", outcome.testStrength);
+    keep("coverage", outcome.coverage);
+    keep("coverage_note", outcome.coverageNote || void 0);
   }
 }
 async function openCheckpoint(options, store, now) {
@@ -85014,9 +85011,9 @@ var IntegrationTests = class {
     if (!report.authentic) return { broken: `${report.problem}: ${tail2(result.output)}` };
     if (report.collectErrors.length > 0 || ![0, 1].includes(result.exitCode))
       return { broken: `pytest exited ${result.exitCode}: ${tail2(result.output)}` };
+    const missing = ownedTestsProblem(result, tests, "collected");
+    if (missing) return { broken: missing };
     const cases = [...report.outcomes].filter(([id]) => tests.some((test) => isCaseOf(id, test)));
-    const missing = tests.filter((test) => !cases.some(([id]) => isCaseOf(id, test)));
-    if (missing.length > 0) return { broken: `the run's report has no result for ${missing.join(", ")}` };
     const messages = new Map(result.tests.map((t) => [t.id, t.message ?? t.status]));
     return {
       code: code2,
