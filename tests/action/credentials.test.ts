@@ -1,6 +1,6 @@
 import { generateKeyPairSync, createVerify } from "node:crypto";
 import nock from "nock";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { credentialsFor, useFreshToken } from "../../src/action/credentials.js";
 
 const API = "https://api.github.com";
@@ -9,6 +9,8 @@ const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 20
 const pem = privateKey.export({ type: "pkcs1", format: "pem" }).toString();
 
 beforeAll(() => nock.disableNetConnect());
+// Files after this one in the worker reach real local servers.
+afterAll(() => nock.enableNetConnect());
 afterEach(() => {
   const unused = nock.pendingMocks();
   nock.cleanAll();
