@@ -21,6 +21,7 @@ interface GenerateFlags {
   diagnosisVotes: number;
   mutants: number;
   integrationTests: boolean;
+  languageServer: boolean;
   review?: boolean;
   concurrency: number;
   model?: string;
@@ -58,6 +59,7 @@ export function addGenerateCommand(program: Command, io: CliIo, setExit: (code: 
     .option("--mutants <n>", "mutants of each passed node's code to measure its tests against (0: none)", wholeInt, DEFAULT_MUTANTS)
     .option("--review", "have the model review each node's passing code against its docstring; a rejection goes to the fix step")
     .option("--no-integration-tests", "do not generate integration tests for each subgraph whose nodes all passed")
+    .option("--no-language-server", "answer the debug loop's code questions with Python's parser instead of pyright-langserver")
     .option("--concurrency <n>", "nodes generated at once (independent ones, never two on one file)", positiveInt, 1)
     .option("--model <name>", "model name (default: RPG_FORGE_MODEL or gpt-4o-mini)")
     .option("--replay <cassette>", "answer from a recorded cassette instead of a live model (offline)")
@@ -120,6 +122,8 @@ async function runGenerate(file: string, flags: GenerateFlags, io: CliIo): Promi
       diagnosisVotes: flags.diagnosisVotes,
       mutants: flags.mutants,
       integrationTests: flags.integrationTests,
+      // On by default only where the pyright package resolves; the flag turns it off, never on.
+      languageServer: flags.languageServer ? undefined : false,
       review: flags.review,
       concurrency: flags.concurrency,
       sandbox: flags.sandbox,
