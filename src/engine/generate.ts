@@ -327,8 +327,11 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const checkDependencies = async (checkpoint: Checkpoint): Promise<void> => {
     const check = await intelligence.checkDependencies(options.rpg);
     if (!check) return;
-    const { via: _via, ...recorded } = check;
+    const { via, ...recorded } = check;
     checkpoint.dependency_check = recorded;
+    // Which implementation answered is the machine's, not the package's: told, never recorded.
+    const { target, planned, confirmed, share, meetsTarget } = recorded;
+    options.onEvent?.({ type: "dependency-checked", via, target, planned, confirmed, share, meetsTarget });
   };
   const settled = (checkpoint: Checkpoint): boolean =>
     [...visited].every((id) => ["passed", "failed", "skipped"].includes(checkpoint.nodes[id]?.status ?? "pending"));

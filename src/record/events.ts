@@ -1,4 +1,5 @@
 import type { NodeStatus } from "./checkpoint.js";
+import type { Backend } from "./dependency-check.js";
 
 /** Everything the engine tells an edge while it runs. The engine never prints; edges render these. */
 export type RunEvent =
@@ -29,6 +30,16 @@ export type RunEvent =
       total: number;
       shipped: number;
       note?: string;
+    }
+  /** The dependency check ran once every node had settled (decision 0026): which implementation answered, and what it found. */
+  | {
+      type: "dependency-checked";
+      via: Backend;
+      target: number;
+      planned: number;
+      confirmed: number;
+      share: number | null;
+      meetsTarget: boolean;
     }
   /** A completed subgraph's commit on the run branch (sha, tag) and its own branch, either of which may be unchanged. */
   | { type: "subgraph-committed"; subgraphId: string; sha?: string; tag?: string; branch?: string }

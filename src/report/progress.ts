@@ -79,6 +79,15 @@ export function progressPrinter(output: (text: string) => void): (event: RunEven
         write(`${mark} Integration tests of subgraph ${event.subgraphId}: ${figure}\n`);
         break;
       }
+      case "dependency-checked": {
+        const by = event.via === "pyright" ? "pyright-langserver" : "Python's parser";
+        const figure =
+          event.planned > 0
+            ? `${event.confirmed} of ${event.planned} planned dependencies found in the code (${percentOf(event.confirmed, event.planned)}; target ${Math.round(event.target * 100)}%)`
+            : "no planned dependency between two generated nodes to look for";
+        write(`${event.meetsTarget ? "✓" : "✗"} Dependency check by ${by}: ${figure}\n`);
+        break;
+      }
       case "run-finished":
         if (event.interrupted) write("Interrupted: the checkpoint is saved; run again with --resume to continue.\n");
         break;

@@ -148,6 +148,10 @@ describe("rpg-forge generate on the shipped example, offline", () => {
     expect(result.err).toContain("✓ Integration tests of subgraph stats: 4 of 5 passed (80%), validated, 4 shipped\n");
     expect(result.err).toContain("✓ Integration tests of subgraph validation: 4 of 4 passed (100%), validated, 4 shipped\n");
     expect(readFileSync(join(out, "tests/integration/test_stats.py"), "utf8")).not.toContain("sample_deviation");
+    // The language server is on by default where pyright resolves, and checked the code against the plan.
+    expect(result.err).toContain(
+      "✓ Dependency check by pyright-langserver: 12 of 12 planned dependencies found in the code (100%; target 80%)\n",
+    );
     // The failed node left nothing behind; its dependents were never written.
     expect(readdirSync(join(out, "src/statkit/report")).sort()).toEqual(["__init__.py", "summary.py"]);
     expect(readFileSync(join(out, "src/statkit/report/summary.py"), "utf8")).not.toContain("format_summary");
@@ -284,7 +288,18 @@ describe("rpg-forge generate --record, --replay and --replay-strict", () => {
     ]);
 
     useModelEnv({});
-    expect((await runCli("generate", rpg, "--out", join(dir, "replayed"), "--replay", cassette, "--replay-strict")).code).toBe(0);
+    const replayed = await runCli(
+      "generate",
+      rpg,
+      "--out",
+      join(dir, "replayed"),
+      "--replay",
+      cassette,
+      "--replay-strict",
+      "--no-language-server",
+    );
+    expect(replayed.code).toBe(0);
+    expect(replayed.err).toContain("Dependency check by Python's parser");
     expect(readFileSync(join(dir, "replayed/src/mini/twice.py"), "utf8")).toBe(readFileSync(join(dir, "live/src/mini/twice.py"), "utf8"));
 
     writeFileSync(rpg, JSON.stringify(node("Return x doubled.")));

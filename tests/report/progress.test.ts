@@ -48,3 +48,18 @@ describe("progressPrinter", () => {
     expect(out).toContain("failed after 8 debug iterations: I won't. red  link   up  FAKE ✓ passed\n");
   });
 });
+
+describe("the dependency check's line", () => {
+  it("names the implementation that answered and the share found, marked against the target", () => {
+    const lines: string[] = [];
+    const print = progressPrinter((text) => lines.push(text));
+    print({ type: "dependency-checked", via: "pyright", target: 0.8, planned: 12, confirmed: 12, share: 1, meetsTarget: true });
+    print({ type: "dependency-checked", via: "ast", target: 0.8, planned: 4, confirmed: 3, share: 0.75, meetsTarget: false });
+    print({ type: "dependency-checked", via: "ast", target: 0.8, planned: 0, confirmed: 0, share: null, meetsTarget: true });
+    expect(lines).toEqual([
+      "✓ Dependency check by pyright-langserver: 12 of 12 planned dependencies found in the code (100%; target 80%)\n",
+      "✗ Dependency check by Python's parser: 3 of 4 planned dependencies found in the code (75%; target 80%)\n",
+      "✓ Dependency check by Python's parser: no planned dependency between two generated nodes to look for\n",
+    ]);
+  });
+});
