@@ -27,9 +27,20 @@ describe.each(VARIANTS)("a real library, lexkit in $layout (issue 14)", ({ fixtu
   it("is generated offline from its cassette with every node passed, and passes its own test suite unchanged", async () => {
     const rpgPath = join(FIXTURES, fixture, "rpg.json");
     const out = join(tempDir(), "out");
-    // No mutants: this is about the library the run leaves; test strength is measured by the engine's tests.
+    // No mutants and no language server: this is about the library the run leaves; the engine's tests measure those.
     const cassette = join(FIXTURES, fixture, "cassette.jsonl");
-    const result = await runCli("generate", rpgPath, "--out", out, "--replay", cassette, "--no-git", "--mutants", "0");
+    const result = await runCli(
+      "generate",
+      rpgPath,
+      "--out",
+      out,
+      "--replay",
+      cassette,
+      "--no-git",
+      "--mutants",
+      "0",
+      "--no-language-server",
+    );
 
     const ids = (JSON.parse(readFileSync(rpgPath, "utf8")) as { nodes: { id: string }[] }).nodes.map((n) => n.id);
     const checkpoint = JSON.parse(readFileSync(join(out, "docs/generation_checkpoint.json"), "utf8")) as {

@@ -76,6 +76,7 @@ describe("a subgraph whose snapshot fails without later code rides along with th
       "--branch-per-subgraph",
       "--mutants",
       "0",
+      "--no-language-server",
     );
     expect(result.code, result.err).toBe(0);
     expect(result.out).toContain("4 passed, 0 failed, 0 skipped of 4 nodes");

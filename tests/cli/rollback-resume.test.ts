@@ -105,7 +105,18 @@ function expectTrueSnapshot(dir: string, rev: string): void {
 describe("rollback to a subgraph, then generate --resume (issue 13, diamond)", () => {
   it("rolls back to a true snapshot of base and left, and the resume regenerates right and top from there", async () => {
     const out = join(tempDir(), "dia");
-    const first = await runCli("generate", RPG, "--out", out, "--replay", CASSETTE, "--branch-per-subgraph", "--mutants", "0");
+    const first = await runCli(
+      "generate",
+      RPG,
+      "--out",
+      out,
+      "--replay",
+      CASSETTE,
+      "--branch-per-subgraph",
+      "--mutants",
+      "0",
+      "--no-language-server",
+    );
     expect(first.code, first.err).toBe(0);
     expect(first.out).toContain("4 passed, 0 failed, 0 skipped of 4 nodes");
 
@@ -138,6 +149,7 @@ describe("rollback to a subgraph, then generate --resume (issue 13, diamond)", (
       "--branch-per-subgraph",
       "--mutants",
       "0",
+      "--no-language-server",
     );
     expect(resumed.code, resumed.err).toBe(0);
     const said = resumed.out + resumed.err;
