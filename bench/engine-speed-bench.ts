@@ -45,10 +45,11 @@
  *   latency plus its gate runs at the mean pytest CPU time per gate run of this run (CPU
  *   rather than wall: a pytest run's wall time grows with contention, its CPU time
  *   barely), plus the suite run(s) at the end;
- * - all calls' latency / concurrency: a node holds one of the c slots for its model calls
- *   and its pytest runs, so the sum of both over all nodes, divided by c (with the model
- *   calls alone this term would say nothing at concurrency 1, where the nodes' pytest runs
- *   are as serial as their model calls);
+ * - all calls' latency / concurrency: at concurrency 1 a node holds the one slot for its
+ *   model calls and its pytest runs, so the sum of both over all nodes (with the model calls
+ *   alone this term would say nothing there, where the nodes' pytest runs are as serial as
+ *   their model calls); above 1, c is the model requests in flight and pytest runs wait for
+ *   a core instead (decision 0029), so the model calls' latency alone, divided by c;
  * - pytest CPU time / cores: every pytest run's CPU time, divided by os.availableParallelism().
  * ratio = wall / bound.
  *
@@ -386,7 +387,8 @@ async function runOnce(
   for (const { index, deps } of nodes) longest.set(index, weight(idOf(index)) + Math.max(0, ...deps.map((d) => longest.get(d) ?? 0)));
   const criticalPath = Math.max(0, ...longest.values()) + suiteCpu;
   const allNodeWork = nodes.reduce((sum, { index }) => sum + weight(idOf(index)), 0);
-  const callsPerSlot = allNodeWork / concurrency;
+  const modelLatency = calls.reduce((sum, c) => sum + (c.end - c.start), 0);
+  const callsPerSlot = (concurrency > 1 ? modelLatency : allNodeWork) / concurrency;
   const cpuPerCore = pytestCpu / availableParallelism();
   const terms = [
     ["critical path", criticalPath],

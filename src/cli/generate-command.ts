@@ -60,7 +60,7 @@ export function addGenerateCommand(program: Command, io: CliIo, setExit: (code: 
     .option("--review", "have the model review each node's passing code against its docstring; a rejection goes to the fix step")
     .option("--no-integration-tests", "do not generate integration tests for each subgraph whose nodes all passed")
     .option("--no-language-server", "answer the debug loop's code questions with Python's parser instead of pyright-langserver")
-    .option("--concurrency <n>", "nodes generated at once (independent ones, never two on one file)", positiveInt, 1)
+    .option("--concurrency <n>", "model requests in flight; above 1, nodes side by side, one running its tests per core", positiveInt, 1)
     .option("--model <name>", "model name (default: RPG_FORGE_MODEL or gpt-4o-mini)")
     .option("--replay <cassette>", "answer from a recorded cassette instead of a live model (offline)")
     .option("--replay-strict", "with --replay: also require every prompt to match the recording")

@@ -39,6 +39,7 @@ import { SubgraphCommits } from "./subgraph-commits.js";
 import { summarize, type RunSummary } from "../record/summary.js";
 import { createTddSetup } from "./tdd-setup.js";
 import { IntegrationTests } from "./integration-tests.js";
+import { limitRequests, pipelineFor } from "./pipelining.js";
 import { startCodeIntelligence } from "./run-intelligence.js";
 import { FixLocalization } from "./fix-context.js";
 
@@ -91,7 +92,7 @@ export interface GenerateOptions {
   review?: boolean | undefined;
   /** Integration tests per subgraph once its leaves have all passed (decision 0024); default true. */
   integrationTests?: boolean | undefined;
-  /** Leaves generated at once (default 1); nodes of one file never run together. */
+  /** Model requests in flight (default 1: one node at a time); above 1, nodes side by side, a pytest run per core (decision 0029). */
   concurrency?: number | undefined;
   sandbox?: SandboxKind | undefined;
   /** Keep the output as a git repository with a commit and a tag per completed subgraph (default true). */
@@ -209,15 +210,19 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   let latest: Checkpoint | undefined = previous;
   // Every run of generated code, gate or measure, in the same sandbox under the same limits.
   const gate = { sandbox: sandbox.kind, perTestTimeoutMs: options.perTestTimeoutMs, limits: options.limits, plugins };
+  // Above a concurrency of 1, the endpoint gets `concurrency` requests at once and each core one pytest run (decision 0029).
+  const pipeline = pipelineFor(options.concurrency ?? 1);
+  const pytestSlot = <T>(run: () => Promise<T>, signal?: AbortSignal): Promise<T> =>
+    pipeline.pytestRuns ? pipeline.pytestRuns.use(run, signal) : run();
   const pytestIn =
     (cwd: string) =>
     async (targets: readonly string[], signal?: AbortSignal): Promise<PytestResult> =>
       // What generated code printed leaves the sandbox here, for prompts, artifacts, test_results.xml and comments.
-      redactPytestResult(await runPytest({ ...gate, cwd, targets: [...targets], ...(signal ? { signal } : {}) }));
+      redactPytestResult(await pytestSlot(() => runPytest({ ...gate, cwd, targets: [...targets], ...(signal ? { signal } : {}) }), signal));
   const setup = createTddSetup({
     rpg: options.rpg,
     plan,
-    provider: options.provider,
+    provider: pipeline.requests ? limitRequests(options.provider, pipeline.requests) : options.provider,
     keys: createRequestKeys(),
     files,
     artifacts: new ArtifactStore(outDir, runId),
@@ -228,7 +233,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     review: options.review,
     runTests: pytestIn(workDir),
     measureCoverage: (targets, file, ranges, signal) =>
-      measureCoverage({ ...gate, cwd: workDir, targets: [...targets], file, ranges, signal }),
+      pytestSlot(() => measureCoverage({ ...gate, cwd: workDir, targets: [...targets], file, ranges, signal }), signal),
     notes: options.revise?.notes,
     localization: new FixLocalization({
       rpg: options.rpg,
@@ -250,7 +255,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     rpgSha256: options.rpgSha256,
     mode: options.mode,
     clock,
-    concurrency: options.concurrency,
+    concurrency: pipeline.nodesInFlight,
     filesOf: nodeFiles,
     writer: new BatchedWriter({
       work: files,

@@ -1,10 +1,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { RunEvent } from "../../src/engine/events.js";
 import { generate } from "../../src/engine/generate.js";
 import { rpgHash } from "../../src/engine/run-id.js";
+import type { ModelProvider } from "../../src/llm/provider.js";
 import { selectProvider } from "../../src/llm/select.js";
 import { committedReport } from "../../src/report/generation-report.js";
 import { writeRunReport } from "../../src/report/run-report.js";
@@ -20,7 +22,23 @@ describe("generate with a concurrency of 3", () => {
     const loaded = parseRpgText(text, "rpg.json");
     if (!loaded.ok) throw new Error("the example is invalid");
     // Replay by node, kind and attempt: the same replies whatever the order.
-    const { provider, model } = await selectProvider({ replay: join(EXAMPLE, "cassette.jsonl") }, {});
+    const { provider: replay, model } = await selectProvider({ replay: join(EXAMPLE, "cassette.jsonl") }, {});
+    // Decision 0029: the concurrency is what the endpoint gets, however many nodes are in flight.
+    let asking = 0;
+    let mostAsking = 0;
+    const provider: ModelProvider = {
+      description: replay.description,
+      complete: async (request, signal) => {
+        mostAsking = Math.max(mostAsking, ++asking);
+        try {
+          // A reply takes a moment, as a live one would: requests would pile up if nothing held them back.
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          return await replay.complete(request, signal);
+        } finally {
+          asking--;
+        }
+      },
+    };
     const events: RunEvent[] = [];
     let running = 0;
     let most = 0;
@@ -44,6 +62,10 @@ describe("generate with a concurrency of 3", () => {
       },
     });
     expect(most).toBeGreaterThan(1);
+    // Nodes run their tests while others wait on the model: up to a core's worth more in flight than requests.
+    expect(most).toBeLessThanOrEqual(3 + availableParallelism());
+    expect(mostAsking).toBeGreaterThan(1);
+    expect(mostAsking).toBeLessThanOrEqual(3);
     expect(result.summary.counts).toMatchObject({ total: 14, passed: 11, failed: 1, skipped: 2 });
     expect(result.summary.failed.map((f) => f.id)).toEqual(["report.format_number"]);
     const { path } = await writeRunReport(out, { ...result, rpgPath: join(EXAMPLE, "rpg.json"), model });
