@@ -1,4 +1,4 @@
-import { readdir, readFile } from "node:fs/promises";
+import { readdirSync, readFileSync } from "node:fs";
 
 /** The variable every process of a run inherits, whose value names the run. */
 export const RUN_MARK_VARIABLE = "RPG_FORGE_RUN";
@@ -12,9 +12,11 @@ export const RUN_MARK_VARIABLE = "RPG_FORGE_RUN";
 export async function killMarkedProcesses(mark: string): Promise<number[]> {
   const needle = Buffer.from(`${RUN_MARK_VARIABLE}=${mark}\0`);
   const killed: number[] = [];
-  const pids = await readdir("/proc").catch(() => [] as string[]);
+  // Read synchronously: /proc's files are made in memory on read, and a promise per file cost ten times the CPU
+  // (issue 16: 6-9 ms against 0.8 ms for 70 processes, after every pytest run).
+  const pids = listProc();
   for (const pid of pids.filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid)) {
-    const environ = await readFile(`/proc/${pid}/environ`).catch(() => undefined);
+    const environ = environOf(pid);
     if (!environ?.includes(needle)) continue;
     try {
       process.kill(Number(pid), "SIGKILL");
@@ -24,4 +26,21 @@ export async function killMarkedProcesses(mark: string): Promise<number[]> {
     }
   }
   return killed;
+}
+
+function listProc(): string[] {
+  try {
+    return readdirSync("/proc");
+  } catch {
+    return [];
+  }
+}
+
+/** A process's environment; undefined when it is gone or not ours to read. */
+function environOf(pid: string): Buffer | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/environ`);
+  } catch {
+    return undefined;
+  }
 }
