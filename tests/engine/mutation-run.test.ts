@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GenerateResult } from "../../src/engine/generate.js";
+import { DEFAULT_MUTANTS } from "../../src/engine/tdd-setup.js";
 import { writeRunReport } from "../../src/report/run-report.js";
 import { probeCoverage } from "../../src/sandbox/coverage.js";
 import { findPythonSetup } from "../../src/sandbox/python.js";
@@ -26,7 +27,7 @@ beforeAll(async () => {
     weak: { tests: [tests("weak", "assert weak(5) == weak(5)")], implementation: [{ imports: [], code: CLAMP("weak"), notes: "" }] },
   });
   out = mkdtempSync(join(tmpdir(), "rpg-forge-mutants-"));
-  result = await generateWith(model, [labLeaf("strong"), labLeaf("weak")], out);
+  result = await generateWith(model, [labLeaf("strong"), labLeaf("weak")], out, { mutants: DEFAULT_MUTANTS });
 }, 120_000);
 
 afterAll(async () => {

@@ -135,7 +135,8 @@ beforeAll(async () => {
   process.env.RPG_FORGE_TEST_DEPLOY_KEY = SECRET;
   // One output for the whole file: the tests below read what the single run left.
   out = mkdtempSync(join(tmpdir(), "rpg-forge-tdd-"));
-  result = await generateWith(fake, nodes(), out, { perTestTimeoutMs: 1500 });
+  // One mutant a passed node: its test-strength artifact is among those the artifacts test expects.
+  result = await generateWith(fake, nodes(), out, { perTestTimeoutMs: 1500, mutants: 1 });
   checkpoint = parseCheckpoint(readFileSync(result.checkpointPath, "utf8"), result.checkpointPath);
 }, 240_000);
 

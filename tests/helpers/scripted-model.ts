@@ -74,6 +74,8 @@ export async function generateWith(
     renderCommittedReport: committedReport,
     // pyright-langserver costs a second of CPU per run; tests that want it say so (Python's parser gives the same answers here).
     languageServer: false,
+    // Three more pytest runs a passed node: the tests that measure test strength ask for them (the engine's default is 3).
+    mutants: 0,
     ...options,
   });
 }
