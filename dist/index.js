@@ -71130,14 +71130,14 @@ function stripTerminalControls(text3) {
 }
 
 // src/sandbox/marked-processes.ts
-import { readdir as readdir3, readFile as readFile7 } from "node:fs/promises";
+import { readdirSync, readFileSync } from "node:fs";
 var RUN_MARK_VARIABLE = "RPG_FORGE_RUN";
 async function killMarkedProcesses(mark) {
   const needle = Buffer.from(`${RUN_MARK_VARIABLE}=${mark}\0`);
   const killed = [];
-  const pids = await readdir3("/proc").catch(() => []);
+  const pids = listProc();
   for (const pid of pids.filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid)) {
-    const environ = await readFile7(`/proc/${pid}/environ`).catch(() => void 0);
+    const environ = environOf(pid);
     if (!environ?.includes(needle)) continue;
     try {
       process.kill(Number(pid), "SIGKILL");
@@ -71146,6 +71146,20 @@ async function killMarkedProcesses(mark) {
     }
   }
   return killed;
+}
+function listProc() {
+  try {
+    return readdirSync("/proc");
+  } catch {
+    return [];
+  }
+}
+function environOf(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/environ`);
+  } catch {
+    return void 0;
+  }
 }
 
 // src/sandbox/process-group.ts
@@ -71769,7 +71783,7 @@ function rlimitPairs(limits) {
 }
 
 // src/sandbox/remove-tree.ts
-import { chmod as chmod2, readdir as readdir4, rm as rm4 } from "node:fs/promises";
+import { chmod as chmod2, readdir as readdir3, rm as rm4 } from "node:fs/promises";
 import { join as join9 } from "node:path";
 async function removeTree(dir) {
   try {
@@ -71781,7 +71795,7 @@ async function removeTree(dir) {
 }
 async function restorePermissions(dir) {
   await chmod2(dir, 448).catch(() => void 0);
-  const entries = await readdir4(dir, { withFileTypes: true }).catch(() => []);
+  const entries = await readdir3(dir, { withFileTypes: true }).catch(() => []);
   for (const entry of entries) {
     if (entry.isDirectory()) await restorePermissions(join9(dir, entry.name));
   }
@@ -72133,7 +72147,7 @@ function safe(segment) {
 }
 
 // src/workspace/output-dir.ts
-import { access as access4, constants as constants7, mkdir as mkdir7, readdir as readdir5, stat as stat5 } from "node:fs/promises";
+import { access as access4, constants as constants7, mkdir as mkdir7, readdir as readdir4, stat as stat5 } from "node:fs/promises";
 import { dirname as dirname5, join as join13, relative, sep as sep3 } from "node:path";
 async function prepareOutputDir(path2, ownPaths = []) {
   const info2 = await stat5(path2).catch(() => void 0);
@@ -72174,7 +72188,7 @@ async function writeOutputFile(root, rel, content) {
   await writeFileAtomic(join13(root, rel), content);
 }
 async function existingFiles(outDir) {
-  const entries = await readdir5(outDir, { recursive: true, withFileTypes: true });
+  const entries = await readdir4(outDir, { recursive: true, withFileTypes: true });
   const files = /* @__PURE__ */ new Set();
   for (const entry of entries) {
     if (!entry.isFile()) continue;
@@ -72186,7 +72200,7 @@ async function existingFiles(outDir) {
 }
 
 // src/workspace/package-files.ts
-import { lstat as lstat5, readdir as readdir6, readFile as readFile8, realpath as realpath3, rm as rm5, unlink as unlink3 } from "node:fs/promises";
+import { lstat as lstat5, readdir as readdir5, readFile as readFile7, realpath as realpath3, rm as rm5, unlink as unlink3 } from "node:fs/promises";
 import { isAbsolute as isAbsolute4, join as join14, relative as relative2, sep as sep4 } from "node:path";
 var PROTECTED = [".git", ".github"];
 var RACY_WINDOW_NS = 2000000000n;
@@ -72217,7 +72231,7 @@ var PackageFiles = class _PackageFiles {
     const { entries } = await files.scan();
     for (const [rel, kind] of entries) {
       if (kind !== "file") continue;
-      files.ledger.set(rel, await readFile8(join14(files.root, rel)));
+      files.ledger.set(rel, await readFile7(join14(files.root, rel)));
       await files.restamp(rel);
     }
     return files;
@@ -72246,7 +72260,7 @@ var PackageFiles = class _PackageFiles {
     const path2 = await this.resolve(rel);
     if (this.ledger) return this.ledger.get(parts(rel).join("/"))?.toString("utf8");
     try {
-      return await readFile8(path2, "utf8");
+      return await readFile7(path2, "utf8");
     } catch (error63) {
       if (error63.code === "ENOENT") return void 0;
       throw error63;
@@ -72321,7 +72335,7 @@ var PackageFiles = class _PackageFiles {
     const stamp = this.stamps.get(rel);
     const info2 = await lstat5(path2, { bigint: true });
     if (stamp && sameStamp(stamp, info2) && now - stamp.ctimeNs > this.racyWindowNs) return true;
-    if (!known.equals(await readFile8(path2))) return false;
+    if (!known.equals(await readFile7(path2))) return false;
     this.stamps.set(rel, stampOf(info2));
     return true;
   }
@@ -72333,7 +72347,7 @@ var PackageFiles = class _PackageFiles {
     const entries = /* @__PURE__ */ new Map();
     const folders2 = [];
     const walk = async (dir, prefix) => {
-      for (const entry of await readdir6(dir, { withFileTypes: true })) {
+      for (const entry of await readdir5(dir, { withFileTypes: true })) {
         const rel = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
         if (prefix === "" && this.untracked.has(entry.name)) continue;
         if (entry.isDirectory()) {
@@ -72485,7 +72499,7 @@ var BatchedWriter = class {
 };
 
 // src/workspace/work-tree.ts
-import { copyFile as copyFile3, lstat as lstat6, mkdir as mkdir8, readdir as readdir7, rm as rm6, stat as stat6, writeFile as writeFile3 } from "node:fs/promises";
+import { copyFile as copyFile3, lstat as lstat6, mkdir as mkdir8, readdir as readdir6, rm as rm6, stat as stat6, writeFile as writeFile3 } from "node:fs/promises";
 import { join as join15, relative as relative3, resolve as resolve2, sep as sep5 } from "node:path";
 var defaultWorkTree = (outDir) => join15(outDir, ".rpg-forge", "work");
 var WORK_TREE_STAMP = ".rpg-forge-work-tree";
@@ -72522,7 +72536,7 @@ async function createWorkTree(outDir, workDir) {
         );
     }
   }
-  const existing = await readdir7(work).catch(() => void 0);
+  const existing = await readdir6(work).catch(() => void 0);
   if (existing !== void 0 && existing.length > 0) {
     if (!existing.includes(STAMP)) {
       throw new RpgForgeError(
@@ -72539,7 +72553,7 @@ async function createWorkTree(outDir, workDir) {
   await copyTree(out, work, work);
 }
 async function copyTree(from, to, skip) {
-  for (const entry of await readdir7(from, { withFileTypes: true })) {
+  for (const entry of await readdir6(from, { withFileTypes: true })) {
     const source = join15(from, entry.name);
     if (NOT_COPIED.has(entry.name) || source === skip) continue;
     if (entry.isDirectory()) {
@@ -72565,7 +72579,7 @@ async function removeWorkTree(workDir) {
 // src/engine/checkpoint-journal.ts
 import { createHash as createHash4 } from "node:crypto";
 import { closeSync, constants as constants8, openSync, writeSync } from "node:fs";
-import { readFile as readFile9 } from "node:fs/promises";
+import { readFile as readFile8 } from "node:fs/promises";
 import { dirname as dirname6, join as join16 } from "node:path";
 var CheckpointStore = class {
   constructor(path2, journalPath = journalPathFor(path2)) {
@@ -72585,13 +72599,13 @@ var CheckpointStore = class {
   async read() {
     let text3;
     try {
-      text3 = await readFile9(this.path, "utf8");
+      text3 = await readFile8(this.path, "utf8");
     } catch (error63) {
       if (error63.code === "ENOENT") return void 0;
       throw error63;
     }
     const checkpoint = parseCheckpoint(text3, this.path);
-    const journal = await readFile9(this.journalPath, "utf8").catch((error63) => {
+    const journal = await readFile8(this.journalPath, "utf8").catch((error63) => {
       if (error63.code === "ENOENT") return void 0;
       throw error63;
     });
@@ -75138,7 +75152,7 @@ function oneLine2(text3) {
 }
 
 // src/localize/code-view.ts
-import { readFile as readFile10, stat as stat7 } from "node:fs/promises";
+import { readFile as readFile9, stat as stat7 } from "node:fs/promises";
 
 // src/localize/repo-path.ts
 import { lstat as lstat7 } from "node:fs/promises";
@@ -75338,7 +75352,7 @@ var CodeViewer = class {
     }
     const known = this.cache.get(abs);
     if (known && known.mtimeMs === info2.mtimeMs && known.size === info2.size) return known;
-    const text3 = (await readFile10(abs, "utf8")).replace(/^\uFEFF/, "");
+    const text3 = (await readFile9(abs, "utf8")).replace(/^\uFEFF/, "");
     const lines = text3.split(/\r\n|\r|\n/);
     if (lines.length > 1 && lines.at(-1) === "") lines.pop();
     const fresh = { mtimeMs: info2.mtimeMs, size: info2.size, text: text3, lines };
@@ -75786,7 +75800,7 @@ function withoutName(signature, name) {
 
 // src/localize/embedding-cache.ts
 import { createHash as createHash5 } from "node:crypto";
-import { readFile as readFile11 } from "node:fs/promises";
+import { readFile as readFile10 } from "node:fs/promises";
 var EmbeddingCacheFileSchema = external_exports.object({
   version: external_exports.literal(1),
   key: external_exports.string().regex(/^[0-9a-f]{64}$/),
@@ -75815,7 +75829,7 @@ var EmbeddingCache = class {
     if (known || !this.file) return known;
     let parsed;
     try {
-      parsed = EmbeddingCacheFileSchema.parse(JSON.parse(await readFile11(this.file, "utf8")));
+      parsed = EmbeddingCacheFileSchema.parse(JSON.parse(await readFile10(this.file, "utf8")));
     } catch {
       return void 0;
     }
@@ -85077,6 +85091,72 @@ function tail2(output2) {
   return lines.slice(-12).join("\n");
 }
 
+// src/engine/pipelining.ts
+import { availableParallelism as availableParallelism2 } from "node:os";
+
+// src/engine/slots.ts
+var Slots = class {
+  #size;
+  #taken = 0;
+  #waiting = [];
+  constructor(size) {
+    if (!(Number.isInteger(size) && size >= 1)) throw new RangeError(`a slot count must be a whole number of at least 1, got ${size}`);
+    this.#size = size;
+  }
+  /** Slots in use now. */
+  get taken() {
+    return this.#taken;
+  }
+  /** Runs `work` holding a slot, waiting for one first. */
+  async use(work, signal) {
+    const held = await this.#acquire(signal);
+    try {
+      return await work();
+    } finally {
+      if (held) this.#release();
+    }
+  }
+  /** True once a slot is held; false when the signal ended the wait (nothing is held then). */
+  #acquire(signal) {
+    if (signal?.aborted) return Promise.resolve(false);
+    if (this.#taken < this.#size) {
+      this.#taken++;
+      return Promise.resolve(true);
+    }
+    return new Promise((resolve6) => {
+      const grant = () => {
+        signal?.removeEventListener("abort", giveUp);
+        this.#taken++;
+        resolve6(true);
+      };
+      const giveUp = () => {
+        const at = this.#waiting.indexOf(grant);
+        if (at >= 0) this.#waiting.splice(at, 1);
+        resolve6(false);
+      };
+      signal?.addEventListener("abort", giveUp, { once: true });
+      this.#waiting.push(grant);
+    });
+  }
+  #release() {
+    this.#taken--;
+    this.#waiting.shift()?.();
+  }
+};
+
+// src/engine/pipelining.ts
+function pipelineFor(concurrency, cores = availableParallelism2()) {
+  if (concurrency <= 1) return { nodesInFlight: 1 };
+  const pytestRuns = Math.max(1, cores);
+  return { nodesInFlight: concurrency + pytestRuns, requests: new Slots(concurrency), pytestRuns: new Slots(pytestRuns) };
+}
+function limitRequests(provider, slots) {
+  return {
+    description: provider.description,
+    complete: (request2, signal) => slots.use(() => provider.complete(request2, signal), signal)
+  };
+}
+
 // src/lsp/code-intelligence.ts
 var import_node5 = __toESM(require_main2(), 1);
 import { realpath as realpath4 } from "node:fs/promises";
@@ -85088,12 +85168,12 @@ import { basename as basename3 } from "node:path";
 import { pathToFileURL } from "node:url";
 
 // src/lsp/pyright-binary.ts
-import { readFileSync } from "node:fs";
+import { readFileSync as readFileSync2 } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname as dirname7, join as join18 } from "node:path";
 function pyrightLangserverScript() {
   const manifest = createRequire(import.meta.url).resolve("pyright/package.json");
-  const bin = JSON.parse(readFileSync(manifest, "utf8")).bin?.["pyright-langserver"];
+  const bin = JSON.parse(readFileSync2(manifest, "utf8")).bin?.["pyright-langserver"];
   if (!bin) throw new Error(`${manifest} names no pyright-langserver binary`);
   return join18(dirname7(manifest), bin);
 }
@@ -86357,7 +86437,7 @@ function applyEdits(text3, edits, expected) {
 }
 
 // src/lsp/repository.ts
-import { lstat as lstat8, readdir as readdir8, readFile as readFile12 } from "node:fs/promises";
+import { lstat as lstat8, readdir as readdir7, readFile as readFile11 } from "node:fs/promises";
 import { isAbsolute as isAbsolute6, join as join19, posix as posix3, relative as relative5, sep as sep7 } from "node:path";
 import { fileURLToPath, pathToFileURL as pathToFileURL2 } from "node:url";
 var SKIPPED = /* @__PURE__ */ new Set(["__pycache__", "node_modules"]);
@@ -86377,7 +86457,7 @@ var Repository = class {
   async pythonFiles() {
     const found = [];
     const walk = async (dir) => {
-      const entries = await readdir8(join19(this.root, dir), { withFileTypes: true }).catch(() => []);
+      const entries = await readdir7(join19(this.root, dir), { withFileTypes: true }).catch(() => []);
       if (entries.some((e) => e.name === "pyvenv.cfg")) return;
       for (const entry of entries) {
         const rel = dir === "" ? entry.name : `${dir}/${entry.name}`;
@@ -86394,7 +86474,7 @@ var Repository = class {
   /** A file's text; OUTPUT_SYMLINK when a link is on its way. */
   async read(rel) {
     await refuseLinks(this.root, rel);
-    return readFile12(join19(this.root, rel), "utf8");
+    return readFile11(join19(this.root, rel), "utf8");
   }
   /** A file as the parser's references need it: with its module name. */
   async pythonFile(rel) {
@@ -86826,14 +86906,16 @@ async function generate(options) {
   const intelligence = startCodeIntelligence({ root: workDir, python, server: options.languageServer, onNotice: options.onNotice });
   let latest = previous;
   const gate = { sandbox: sandbox.kind, perTestTimeoutMs: options.perTestTimeoutMs, limits: options.limits, plugins };
+  const pipeline = pipelineFor(options.concurrency ?? 1);
+  const pytestSlot = (run8, signal) => pipeline.pytestRuns ? pipeline.pytestRuns.use(run8, signal) : run8();
   const pytestIn = (cwd) => async (targets, signal) => (
     // What generated code printed leaves the sandbox here, for prompts, artifacts, test_results.xml and comments.
-    redactPytestResult(await runPytest({ ...gate, cwd, targets: [...targets], ...signal ? { signal } : {} }))
+    redactPytestResult(await pytestSlot(() => runPytest({ ...gate, cwd, targets: [...targets], ...signal ? { signal } : {} }), signal))
   );
   const setup = createTddSetup({
     rpg: options.rpg,
     plan: plan2,
-    provider: options.provider,
+    provider: pipeline.requests ? limitRequests(options.provider, pipeline.requests) : options.provider,
     keys: createRequestKeys(),
     files,
     artifacts: new ArtifactStore(outDir, runId),
@@ -86843,7 +86925,7 @@ async function generate(options) {
     mutants: options.mutants,
     review: options.review,
     runTests: pytestIn(workDir),
-    measureCoverage: (targets, file2, ranges, signal) => measureCoverage({ ...gate, cwd: workDir, targets: [...targets], file: file2, ranges, signal }),
+    measureCoverage: (targets, file2, ranges, signal) => pytestSlot(() => measureCoverage({ ...gate, cwd: workDir, targets: [...targets], file: file2, ranges, signal }), signal),
     notes: options.revise?.notes,
     localization: new FixLocalization({
       rpg: options.rpg,
@@ -86865,7 +86947,7 @@ async function generate(options) {
     rpgSha256: options.rpgSha256,
     mode: options.mode,
     clock,
-    concurrency: options.concurrency,
+    concurrency: pipeline.nodesInFlight,
     filesOf: nodeFiles,
     writer: new BatchedWriter({
       work: files,
@@ -86939,8 +87021,10 @@ async function generate(options) {
   const checkDependencies = async (checkpoint2) => {
     const check2 = await intelligence.checkDependencies(options.rpg);
     if (!check2) return;
-    const { via: _via, ...recorded } = check2;
+    const { via, ...recorded } = check2;
     checkpoint2.dependency_check = recorded;
+    const { target, planned, confirmed, share: share2, meetsTarget } = recorded;
+    options.onEvent?.({ type: "dependency-checked", via, target, planned, confirmed, share: share2, meetsTarget });
   };
   const settled = (checkpoint2) => [...visited].every((id) => ["passed", "failed", "skipped"].includes(checkpoint2.nodes[id]?.status ?? "pending"));
   runOptions.afterNode = async (id, checkpoint2, unannounced) => {
@@ -87085,6 +87169,13 @@ function progressPrinter(output2) {
         const mark = event.status === "validated" ? "\u2713" : "\u2717";
         const figure = event.total > 0 ? `${event.passed} of ${event.total} passed (${percentOf(event.passed, event.total)}), ${event.status === "validated" ? "validated" : "not validated"}, ${event.shipped} shipped` : `not validated: ${event.note ?? "no test ran"}`;
         write(`${mark} Integration tests of subgraph ${event.subgraphId}: ${figure}
+`);
+        break;
+      }
+      case "dependency-checked": {
+        const by = event.via === "pyright" ? "pyright-langserver" : "Python's parser";
+        const figure = event.planned > 0 ? `${event.confirmed} of ${event.planned} planned dependencies found in the code (${percentOf(event.confirmed, event.planned)}; target ${Math.round(event.target * 100)}%)` : "no planned dependency between two generated nodes to look for";
+        write(`${event.meetsTarget ? "\u2713" : "\u2717"} Dependency check by ${by}: ${figure}
 `);
         break;
       }
