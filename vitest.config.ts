@@ -50,7 +50,17 @@ export default defineConfig({
           globalSetup: ["tests/helpers/example-setup.ts"],
         },
       },
-      { extends: true, test: { name: "shared", include: ["tests/**/*.test.ts"], exclude: ISOLATED, isolate: false } },
+      {
+        extends: true,
+        test: {
+          name: "shared",
+          include: ["tests/**/*.test.ts"],
+          exclude: ISOLATED,
+          isolate: false,
+          // Fails a file that leaves process.env or the working directory changed, by name.
+          setupFiles: ["tests/helpers/no-leaks.ts"],
+        },
+      },
     ],
   },
 });
