@@ -5,7 +5,9 @@ import { codeViewSummary, dependencySummary, renderCodeView, renderSearchResult,
 import { RpgSearch } from "../localize/search.js";
 import type { CodeIntelligence } from "../lsp/code-intelligence.js";
 import { expectedSymbol } from "../lsp/dependency-check.js";
+import type { ToolBox } from "../llm/tool-loop.js";
 import type { Rpg, RpgNode } from "../rpg/schema.js";
+import { fixToolBox } from "./fix-tools.js";
 
 /** The characters the localization section of a fix prompt may take at most; askFix shrinks it further to fit the token budget. */
 export const FIX_CONTEXT_CHARS = 6000;
@@ -101,6 +103,27 @@ export class NodeLocalizer {
     private readonly files: readonly string[],
   ) {
     this.log = new LocalizationLog({ nodeId: node.id, ...(options.queryLimit !== undefined ? { limit: options.queryLimit } : {}) });
+  }
+
+  /**
+   * The read-only tools for the model to call during fix `iteration` (decision 0030), over the same log: its calls
+   * count against the iteration's limit beside what `gather` asked.
+   */
+  toolBox(): ToolBox {
+    const intelligence = async (): Promise<CodeIntelligence | undefined> => {
+      const ci = await this.options.intelligence?.();
+      await ci?.filesChanged(this.files).catch(() => undefined);
+      return ci;
+    };
+    return fixToolBox({
+      node: this.node,
+      log: this.log,
+      explorer: this.explorer,
+      search: this.search,
+      viewer: this.viewer,
+      statuses: this.options.statuses,
+      intelligence,
+    });
   }
 
   /** The context of fix `iteration` (1-based), given the tests that fail now (none after a refused proposal). */

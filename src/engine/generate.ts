@@ -111,6 +111,8 @@ export interface GenerateOptions {
    * parser answers without it. Default: on when the pyright package resolves (not from the Action's bundle).
    */
   languageServer?: boolean | undefined;
+  /** Fix requests offer the localization tools as model tool calls (decision 0030); default false. */
+  fixTools?: boolean | undefined;
   /** Passed nodes per batch of writes to the output (default 5). */
   batchSize?: number | undefined;
   /**
@@ -231,6 +233,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     diagnosisVotes: options.diagnosisVotes,
     mutants: options.mutants,
     review: options.review,
+    fixTools: options.fixTools,
     runTests: pytestIn(workDir),
     measureCoverage: (targets, file, ranges, signal) =>
       pytestSlot(() => measureCoverage({ ...gate, cwd: workDir, targets: [...targets], file, ranges, signal }), signal),

@@ -368,6 +368,12 @@ class NodeRun {
     const refusal = `Your last proposal was refused: ${outcome.replace(/^refused: /, "")}`;
     const context = await this.localize(result);
     const reply = await this.askFix((chars) => (result ? this.brief(result, chars) : refusal), context);
+    // The model's own tool calls, when it made any, after what the engine gathered.
+    const asked = context ? this.localizer!.log.entries(this.iterations + 1).slice(context.queries.length) : [];
+    if (asked.length > 0)
+      await this.setup.artifacts.save(this.node.id, `tool-calls-${this.iterations + 1}`, {
+        "queries.json": JSON.stringify(asked, null, 2),
+      });
     this.iterations++;
     return { step: "green", proposal: reply.ok ? { ok: true, ...reply.value, tried: reply.value.explanation } : reply };
   }
@@ -521,6 +527,11 @@ class NodeRun {
     for (const [outputChars, contextChars] of steps) {
       messages = fixPrompt(this.prompt, this.testsCode, current, brief(outputChars), context?.render(contextChars) ?? "");
       if (this.model.fits(messages)) break;
+    }
+    // Tools offered besides (decision 0030): an endpoint that takes none answers the same prompt without them.
+    if (this.setup.fixTools && this.localizer) {
+      const reply = await this.model.askWithTools(FIX_KIND, messages, this.localizer.toolBox());
+      if (!reply.toolsRefused) return reply;
     }
     return this.model.ask(FIX_KIND, messages);
   }

@@ -1,4 +1,5 @@
 import { askStructured, type StructuredResult } from "../llm/structured.js";
+import { askWithTools, type ToolBox, type ToolLoopResult } from "../llm/tool-loop.js";
 import { addUsage, ZERO_USAGE, type ModelMessage, type TokenUsage } from "../llm/provider.js";
 import type { DIAGNOSIS_KIND } from "../llm/requests/diagnosis.js";
 import type { FIX_KIND, IMPLEMENTATION_KIND } from "../llm/requests/implementation.js";
@@ -47,6 +48,23 @@ export class NodeModel {
 
   /** One structured request. A reply no retry can give throws FinalRefusal; any other refusal is a result. */
   async ask<K extends RequestKind>(kind: K, raw: ModelMessage[], temperature?: number): Promise<StructuredResult<ReplyOf<K>>> {
+    return this.request(kind, raw, temperature);
+  }
+
+  /**
+   * One structured request that offers read-only tools (decision 0030): the model may call them before it answers.
+   * `toolsRefused` in the result: the endpoint takes no tools, and the caller asks again without them.
+   */
+  async askWithTools<K extends RequestKind>(kind: K, raw: ModelMessage[], tools: ToolBox): Promise<ToolLoopResult<ReplyOf<K>>> {
+    return this.request(kind, raw, undefined, tools) as Promise<ToolLoopResult<ReplyOf<K>>>;
+  }
+
+  private async request<K extends RequestKind>(
+    kind: K,
+    raw: ModelMessage[],
+    temperature?: number,
+    tools?: ToolBox,
+  ): Promise<StructuredResult<ReplyOf<K>> & { toolsRefused?: true }> {
     if (this.signal.aborted) throw this.signal.reason instanceof Error ? this.signal.reason : new Error("interrupted");
     const messages = redactMessages(raw);
     const tokens = estimateTokens(messages);
@@ -69,10 +87,10 @@ export class NodeModel {
     };
     // A kind may read replies more leniently than it asks (a field recorded cassettes lack).
     const accepts = "accepts" in kind ? kind.accepts : kind.schema;
-    const result = await askStructured(provider, request, accepts as never, {
-      nextAttempt: () => keys.next(this.nodeId, kind.kind).attempt,
-      signal: this.signal,
-    });
+    const options = { nextAttempt: () => keys.next(this.nodeId, kind.kind).attempt, signal: this.signal };
+    const result: StructuredResult<unknown> & { toolsRefused?: true } = tools
+      ? await askWithTools(provider, request, accepts as never, tools, options)
+      : await askStructured(provider, request, accepts as never, options);
     this.spent = addUsage(this.spent, result.usage);
     await this.setup.artifacts.save(this.nodeId, `${kind.kind}-${key.attempt}`, {
       "exchanges.json": JSON.stringify(result.exchanges, null, 2),

@@ -44,6 +44,8 @@ export interface TddSetup {
   tokenBudget: number;
   /** What fix requests are told of the node's surroundings (decision 0028); absent: nothing. */
   localization?: FixLocalization;
+  /** Whether fix requests offer the localization tools as model tool calls (decision 0030); the context is inlined either way. */
+  fixTools: boolean;
   testFileOf(nodeId: string): string;
   /** The leaves a node depends on, for the imports its code needs. */
   dependenciesOf(node: RpgNode): RpgNode[];
@@ -80,6 +82,7 @@ export interface TddSetupOptions {
   review?: boolean;
   tokenBudget?: number;
   localization?: FixLocalization;
+  fixTools?: boolean;
   /** A revise run's reviewer notes, by node id. */
   notes?: ReadonlyMap<string, readonly ReviewerNote[]> | undefined;
 }
@@ -96,6 +99,7 @@ export function createTddSetup(options: TddSetupOptions): TddSetup {
     runTests: options.runTests,
     ...(options.measureCoverage ? { measureCoverage: options.measureCoverage } : {}),
     ...(options.localization ? { localization: options.localization } : {}),
+    fixTools: options.fixTools ?? false,
     maxIterations: options.maxIterations ?? 8,
     maxTestAttempts: options.maxTestAttempts ?? 3,
     maxTestRewrites: 2,

@@ -2,7 +2,7 @@ import { generate, type GenerateOptions, type GenerateResult } from "../../src/e
 import { createOpenAiProvider } from "../../src/llm/openai-provider.js";
 import { committedReport } from "../../src/report/generation-report.js";
 import { parseRpgText } from "../../src/rpg/load.js";
-import { startFakeOpenAi, type FakeOpenAi, type ReceivedRequest } from "./fake-openai-server.js";
+import { errorReply, startFakeOpenAi, type FakeOpenAi, type ReceivedRequest } from "./fake-openai-server.js";
 import { rpgDoc, text } from "./rpg.js";
 
 /** node id → request kind → the replies to its 1st, 2nd, ... request of that kind (a string is sent as is). */
@@ -32,10 +32,28 @@ export interface ScriptedModel extends FakeOpenAi {
   requestsOf(node: string, kind?: string): ReceivedRequest[];
 }
 
-/** A local OpenAI-compatible server answering each node's requests from `scripts`, and 400 where the script ends. */
-export async function startScriptedModel(scripts: Scripts): Promise<ScriptedModel> {
+const TOOL_CALLS = Symbol("tool calls");
+
+/** A scripted reply that calls tools instead of answering, as the API sends such a reply. */
+export function callTools(...calls: { name: string; arguments: Record<string, unknown> | string }[]): Record<symbol, unknown> {
+  return {
+    [TOOL_CALLS]: calls.map((call, i) => ({
+      id: `call_${i + 1}`,
+      name: call.name,
+      arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments),
+    })),
+  };
+}
+
+/**
+ * A local OpenAI-compatible server answering each node's requests from `scripts`, and 400 where the script ends.
+ * `refuseTools`: a request that offers tools gets the 400 an endpoint without tool support sends.
+ */
+export async function startScriptedModel(scripts: Scripts, options: { refuseTools?: boolean } = {}): Promise<ScriptedModel> {
   const counts = new Map<string, number>();
   const fake = await startFakeOpenAi((body) => {
+    if (options.refuseTools && Array.isArray(body.tools))
+      return errorReply(400, "tools is not supported by this model", { param: "tools" });
     const node = nodeOf(body);
     const kind = kindOf(body);
     const n = (counts.get(`${node}/${kind}`) ?? 0) + 1;
@@ -43,6 +61,11 @@ export async function startScriptedModel(scripts: Scripts): Promise<ScriptedMode
     const reply = scripts[node]?.[kind]?.[n - 1];
     if (reply === undefined)
       return { status: 400, body: { error: { message: `no scripted reply for ${node} ${kind} ${n}`, type: "invalid_request_error" } } };
+    if (typeof reply === "object" && reply !== null && TOOL_CALLS in reply)
+      return {
+        toolCalls: (reply as Record<symbol, { id: string; name: string; arguments: string }[]>)[TOOL_CALLS]!,
+        usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
+      };
     return {
       content: typeof reply === "string" ? reply : JSON.stringify(reply),
       usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
