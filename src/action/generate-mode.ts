@@ -76,6 +76,7 @@ export async function runGeneration(
     diagnosisVotes: inputs.diagnosisVotes,
     mutants: inputs.mutants,
     integrationTests: inputs.integrationTests,
+    fixTools: inputs.fixTools,
     review: inputs.review,
     concurrency: inputs.concurrency,
     sandbox: inputs.sandbox,

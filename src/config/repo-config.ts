@@ -61,6 +61,7 @@ export const RepoConfigSchema = z.strictObject({
   "diagnosis-votes": wholeNumber(1, 9).optional(),
   mutants: wholeNumber(0, 10).optional(),
   "integration-tests": z.boolean({ error: expecting("true or false") }).optional(),
+  "fix-tools": z.boolean({ error: expecting("true or false") }).optional(),
   review: z.boolean({ error: expecting("true or false") }).optional(),
   concurrency: wholeNumber(1, 16).optional(),
   "base-branch": text("a branch name").optional(),

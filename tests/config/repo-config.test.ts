@@ -63,6 +63,7 @@ describe("readRepoConfig: the Action's checkout", () => {
           "model: gpt-4.1",
           "max-iterations: 12",
           "concurrency: 4",
+          "fix-tools: true",
           "base-branch: develop",
         ].join("\n"),
       ),
@@ -81,6 +82,7 @@ describe("readRepoConfig: the Action's checkout", () => {
         model: "gpt-4.1",
         "max-iterations": 12,
         concurrency: 4,
+        "fix-tools": true,
         "base-branch": "develop",
       },
     });
@@ -98,11 +100,16 @@ describe("readRepoConfig: the Action's checkout", () => {
       {
         key: "retries",
         message:
-          "unknown setting (the settings are rpg, label, command, workflow, permission, push, model, max-iterations, diagnosis-votes, mutants, integration-tests, review, concurrency, base-branch)",
+          "unknown setting (the settings are rpg, label, command, workflow, permission, push, model, max-iterations, diagnosis-votes, mutants, integration-tests, fix-tools, review, concurrency, base-branch)",
         file: ".github/rpg-forge.yml",
         line: 3,
       },
     ]);
+  });
+
+  it("names fix-tools given anything but true or false", async () => {
+    const read = await readRepoConfig(checkout("fix-tools: sometimes\n"));
+    expect(lines(read)).toEqual(['fix-tools: must be true or false (got "sometimes")']);
   });
 
   it("names the key of a value of the wrong type, with what it got", async () => {
