@@ -34253,26 +34253,26 @@ function isRecursive(inst, stack, resolve6) {
   let result = NONE;
   const check2 = (child) => {
     if (result !== PROVEN && child?._zod) {
-      const answer = isRecursive(child, stack, resolve6);
-      if (answer > result)
-        result = answer;
+      const answer2 = isRecursive(child, stack, resolve6);
+      if (answer2 > result)
+        result = answer2;
     }
   };
   const shape = (sh, spread) => {
-    let answer = NONE;
+    let answer2 = NONE;
     for (const key of Reflect.ownKeys(sh)) {
       const desc = Object.getOwnPropertyDescriptor(sh, key);
       if (spread && !desc.enumerable)
         continue;
       const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve6) : NONE;
-      if (child > answer)
-        answer = child;
+      if (child > answer2)
+        answer2 = child;
     }
-    return answer;
+    return answer2;
   };
-  const merge3 = (answer) => {
-    if (answer > result)
-      result = answer;
+  const merge3 = (answer2) => {
+    if (answer2 > result)
+      result = answer2;
   };
   const def = inst._zod.def;
   const kind = def.type;
@@ -34375,10 +34375,10 @@ function isRecursive(inst, stack, resolve6) {
   stack.delete(inst);
   return settle(inst, result);
 }
-function settle(inst, answer) {
-  if (answer !== ASSUMED)
-    recursive.set(inst, answer === PROVEN);
-  return answer;
+function settle(inst, answer2) {
+  if (answer2 !== ASSUMED)
+    recursive.set(inst, answer2 === PROVEN);
+  return answer2;
 }
 function isRecursiveSchema(inst) {
   return isRecursive(inst, /* @__PURE__ */ new Set(), true) !== NONE;
@@ -48926,6 +48926,7 @@ var RepoConfigSchema = external_exports.strictObject({
   "diagnosis-votes": wholeNumber(1, 9).optional(),
   mutants: wholeNumber(0, 10).optional(),
   "integration-tests": external_exports.boolean({ error: expecting("true or false") }).optional(),
+  "fix-tools": external_exports.boolean({ error: expecting("true or false") }).optional(),
   review: external_exports.boolean({ error: expecting("true or false") }).optional(),
   concurrency: wholeNumber(1, 16).optional(),
   "base-branch": text("a branch name").optional()
@@ -69210,11 +69211,11 @@ async function checkedOutBranches(git) {
   return found;
 }
 async function isAncestor(git, ancestor, of, branch) {
-  const answer = git(["merge-base", "--is-ancestor", ancestor, of]).then(
+  const answer2 = git(["merge-base", "--is-ancestor", ancestor, of]).then(
     () => true,
     (error63) => error63.code === 1 ? false : Promise.reject(error63)
   );
-  return call(branch, "cannot compare the old and new heads", () => answer);
+  return call(branch, "cannot compare the old and new heads", () => answer2);
 }
 async function listTree(git, commit, branch) {
   const out = await call(branch, `cannot list the files of ${commit}`, () => git(["ls-tree", "-r", "-z", "--full-tree", commit]));
@@ -76094,6 +76095,108 @@ function compareDependencies(rpg, located2, referencesTo, via) {
   };
 }
 
+// src/engine/fix-tools.ts
+var PackagePath = external_exports.string().min(1).max(300).refine((path2) => !path2.startsWith("/") && !path2.includes("\\") && !path2.split("/").includes(".."), "a path inside the package");
+var Name = external_exports.string().min(1).max(200);
+var ARGUMENTS = {
+  search_rpg: external_exports.strictObject({ query: external_exports.string().min(1).max(500), all_subgraphs: external_exports.boolean().optional() }),
+  view_code: external_exports.strictObject({ node_id: Name.optional(), file: PackagePath.optional(), symbol: Name.optional() }).refine((a) => a.node_id === void 0 !== (a.file === void 0), "either node_id or file"),
+  explore_dependencies: external_exports.strictObject({ node_id: Name }),
+  find_symbol: external_exports.strictObject({ name: Name, file: PackagePath.optional() }),
+  find_referencing_symbols: external_exports.strictObject({ name: Name, file: PackagePath.optional() })
+};
+var DESCRIPTIONS = {
+  search_rpg: "Search the plan's nodes by name, signature and docstring; the node's subgraph unless all_subgraphs.",
+  view_code: "Show generated code: a node's symbol by node_id, or a file (a symbol of it when named) by path.",
+  explore_dependencies: "What a node depends on and what depends on it, two hops each way; FAILED marks a node that did not pass.",
+  find_symbol: "Where a name (`name` or `Class.method`) is defined in the generated code: file, line, signature, docstring.",
+  find_referencing_symbols: "Where a name defined in the generated code is used: calls, imports and other references."
+};
+var FIX_TOOL_SPECS = Object.keys(ARGUMENTS).map((name) => ({
+  name,
+  description: DESCRIPTIONS[name],
+  parameters: parametersOf(ARGUMENTS[name])
+}));
+function parametersOf(schema) {
+  const { $schema: _draft, ...parameters } = external_exports.toJSONSchema(schema);
+  return parameters;
+}
+function fixToolBox(sources) {
+  return { specs: [...FIX_TOOL_SPECS], run: (call2) => answerCall(sources, call2) };
+}
+async function answerCall(sources, call2) {
+  if (!(call2.name in ARGUMENTS))
+    return `no tool named ${JSON.stringify(call2.name.slice(0, 80))}; the tools are ${Object.keys(ARGUMENTS).join(", ")}`;
+  const name = call2.name;
+  let json2;
+  try {
+    json2 = JSON.parse(call2.arguments);
+  } catch {
+    return `refused: the arguments of ${name} are not JSON`;
+  }
+  const parsed = ARGUMENTS[name].safeParse(json2);
+  if (!parsed.success)
+    return `refused: ${name}'s arguments: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(arguments)"}: ${i.message}`).join("; ")}`;
+  try {
+    return redactSecrets(await answer(sources, name, parsed.data));
+  } catch (error63) {
+    if (error63 instanceof LocalizationExhaustedError)
+      return `refused: this fix has used all ${error63.limit} of its queries; answer with what you have found`;
+    return `refused: ${redactSecrets(error63 instanceof Error ? error63.message : String(error63))}`;
+  }
+}
+async function answer(s, name, args) {
+  switch (name) {
+    case "search_rpg": {
+      const { query, all_subgraphs } = args;
+      const scope = all_subgraphs ? "all" : { subgraph: s.node.subgraph_id };
+      const found = await s.log.run(name, query, () => s.search.searchOffline(query, { scope }), searchSummary);
+      return renderSearchResult(found);
+    }
+    case "view_code": {
+      const a = args;
+      const target = a.node_id !== void 0 ? { nodeId: a.node_id } : { file: a.file, ...a.symbol ? { symbol: a.symbol } : {} };
+      const query = a.node_id ?? `${a.file}${a.symbol ? ` ${a.symbol}` : ""}`;
+      const view = await s.log.run(name, query, () => s.viewer.view(target, { statuses: s.statuses() }), codeViewSummary);
+      return renderCodeView(view);
+    }
+    case "explore_dependencies": {
+      const { node_id } = args;
+      const view = await s.log.run(name, node_id, () => s.explorer.explore(node_id, s.statuses()), dependencySummary);
+      return renderDependencyTree(view);
+    }
+    case "find_symbol": {
+      const { name: symbol2, file: file2 } = args;
+      const ci = await s.intelligence();
+      if (!ci) return "refused: code intelligence is not available in this run; use view_code";
+      const found = await s.log.run(
+        name,
+        `${symbol2}${file2 ? ` in ${file2}` : ""}`,
+        () => ci.findSymbol({ name: symbol2, ...file2 ? { file: file2 } : {} }),
+        (a) => a.value.map((m) => `${m.file}:${m.line} ${m.qualname}`)
+      );
+      if (found.value.length === 0) return `no definition of ${symbol2} found`;
+      return found.value.map((m) => `${m.file}:${m.line} ${m.kind} ${m.qualname}
+${m.preview}`).join("\n\n");
+    }
+    case "find_referencing_symbols": {
+      const { name: symbol2, file: file2 } = args;
+      const ci = await s.intelligence();
+      if (!ci) return "refused: code intelligence is not available in this run; use search_rpg";
+      const found = await s.log.run(
+        name,
+        `${symbol2}${file2 ? ` in ${file2}` : ""}`,
+        () => ci.findReferencingSymbols({ name: symbol2, ...file2 ? { file: file2 } : {} }),
+        (a) => a.value.references.map((r) => `${r.file}:${r.line} ${r.kind}`)
+      );
+      const refs = found.value.references;
+      if (refs.length === 0) return `no reference to ${symbol2} found`;
+      return refs.map((r) => `${r.file}:${r.line} ${r.kind}${r.enclosing ? ` in ${r.enclosing.qualname}` : ""}: ${r.text}`).join("\n");
+    }
+  }
+  return `no tool named ${String(name)}`;
+}
+
 // src/engine/fix-context.ts
 var FIX_CONTEXT_CHARS = 6e3;
 var SEARCHED_MESSAGES = 3;
@@ -76139,6 +76242,26 @@ var NodeLocalizer = class {
   files;
   log;
   answers = /* @__PURE__ */ new Map();
+  /**
+   * The read-only tools for the model to call during fix `iteration` (decision 0030), over the same log: its calls
+   * count against the iteration's limit beside what `gather` asked.
+   */
+  toolBox() {
+    const intelligence = async () => {
+      const ci = await this.options.intelligence?.();
+      await ci?.filesChanged(this.files).catch(() => void 0);
+      return ci;
+    };
+    return fixToolBox({
+      node: this.node,
+      log: this.log,
+      explorer: this.explorer,
+      search: this.search,
+      viewer: this.viewer,
+      statuses: this.options.statuses,
+      intelligence
+    });
+  }
   /** The context of fix `iteration` (1-based), given the tests that fail now (none after a refused proposal). */
   async gather(iteration, failing) {
     this.log.nextIteration(iteration);
@@ -76146,12 +76269,12 @@ var NodeLocalizer = class {
     const intelligence = await this.options.intelligence?.();
     await intelligence?.filesChanged(this.files).catch(() => void 0);
     const pieces = [];
-    const ask = async (tool, query, answer) => {
+    const ask = async (tool, query, answer2) => {
       const key = `${tool}\0${query}`;
       let known = this.answers.get(key);
       if (!known) {
         if (this.log.remaining === 0) return;
-        known = await answer().catch(() => []);
+        known = await answer2().catch(() => []);
         this.answers.set(key, known);
       }
       pieces.push(...known);
@@ -76194,7 +76317,7 @@ var NodeLocalizer = class {
       "find_symbol",
       `${qualname} in ${file2}`,
       () => intelligence.findSymbol({ name: qualname, file: file2 }),
-      (answer) => answer.value.map((m) => `${m.file}:${m.line} ${m.qualname}`)
+      (answer2) => answer2.value.map((m) => `${m.file}:${m.line} ${m.qualname}`)
     ).catch(() => void 0);
     const match = found?.value[0];
     if (!match) return this.log.remaining > 0 ? this.viewNode(dependency) : [];
@@ -82758,6 +82881,63 @@ function strictJsonSchema(schema) {
   }
 }
 
+// src/llm/tool-loop.ts
+var ANSWER_NOW = "You have used the tools you may. Answer now, with only the JSON object the schema asks for.";
+async function askWithTools(provider, request2, schema, tools, options) {
+  const exchanges = [];
+  let usage = { ...ZERO_USAGE };
+  let calls = 0;
+  let current = { ...request2, tools: tools.specs };
+  for (let round = 0; round < (options.maxRounds ?? 6); round++) {
+    const response = await provider.complete(current, options.signal);
+    usage = addUsage(usage, response.usage);
+    exchanges.push({ request: current, response });
+    if (!response.ok) {
+      const failed = { ok: false, reason: response.reason, usage, exchanges, toolCalls: calls };
+      return {
+        ...failed,
+        ...response.final ? { final: true } : {},
+        ...response.toolsRefused ? { toolsRefused: true } : {}
+      };
+    }
+    if (!response.toolCalls || response.toolCalls.length === 0) {
+      const checked = parseReply(response.content, schema);
+      if (checked.ok) return { ok: true, value: checked.value, usage, exchanges, toolCalls: calls };
+      exchanges.at(-1).error = checked.error;
+      const repaired = await askStructured(
+        provider,
+        { ...repairRequest(current, response.content, checked.error, options.nextAttempt()), toolChoice: "none" },
+        schema,
+        {
+          ...options,
+          repairs: Math.max(0, (options.repairs ?? 1) - 1)
+        }
+      );
+      return { ...repaired, usage: addUsage(usage, repaired.usage), exchanges: [...exchanges, ...repaired.exchanges], toolCalls: calls };
+    }
+    const answers = [];
+    for (const call2 of response.toolCalls) answers.push({ role: "tool", toolCallId: call2.id, content: await tools.run(call2) });
+    calls += response.toolCalls.length;
+    current = {
+      ...current,
+      key: { ...current.key, attempt: options.nextAttempt() },
+      messages: [...current.messages, { role: "assistant", content: response.content, toolCalls: response.toolCalls }, ...answers]
+    };
+  }
+  const final = await askStructured(
+    provider,
+    {
+      ...current,
+      toolChoice: "none",
+      key: { ...current.key, attempt: options.nextAttempt() },
+      messages: [...current.messages, { role: "user", content: ANSWER_NOW }]
+    },
+    schema,
+    options
+  );
+  return { ...final, usage: addUsage(usage, final.usage), exchanges: [...exchanges, ...final.exchanges], toolCalls: calls };
+}
+
 // src/llm/redact.ts
 function redactMessages(messages, env = process.env) {
   return messages.map((m) => ({ ...m, content: redactSecrets(m.content, env) }));
@@ -82788,6 +82968,16 @@ var NodeModel = class {
   }
   /** One structured request. A reply no retry can give throws FinalRefusal; any other refusal is a result. */
   async ask(kind, raw, temperature) {
+    return this.request(kind, raw, temperature);
+  }
+  /**
+   * One structured request that offers read-only tools (decision 0030): the model may call them before it answers.
+   * `toolsRefused` in the result: the endpoint takes no tools, and the caller asks again without them.
+   */
+  async askWithTools(kind, raw, tools) {
+    return this.request(kind, raw, void 0, tools);
+  }
+  async request(kind, raw, temperature, tools) {
     if (this.signal.aborted) throw this.signal.reason instanceof Error ? this.signal.reason : new Error("interrupted");
     const messages = redactMessages(raw);
     const tokens = estimateTokens(messages);
@@ -82809,10 +82999,8 @@ var NodeModel = class {
       ...temperature === void 0 ? {} : { temperature }
     };
     const accepts = "accepts" in kind ? kind.accepts : kind.schema;
-    const result = await askStructured(provider, request2, accepts, {
-      nextAttempt: () => keys.next(this.nodeId, kind.kind).attempt,
-      signal: this.signal
-    });
+    const options = { nextAttempt: () => keys.next(this.nodeId, kind.kind).attempt, signal: this.signal };
+    const result = tools ? await askWithTools(provider, request2, accepts, tools, options) : await askStructured(provider, request2, accepts, options);
     this.spent = addUsage(this.spent, result.usage);
     await this.setup.artifacts.save(this.nodeId, `${kind.kind}-${key.attempt}`, {
       "exchanges.json": JSON.stringify(result.exchanges, null, 2),
@@ -82895,6 +83083,7 @@ function createTddSetup(options) {
     runTests: options.runTests,
     ...options.measureCoverage ? { measureCoverage: options.measureCoverage } : {},
     ...options.localization ? { localization: options.localization } : {},
+    fixTools: options.fixTools ?? false,
     maxIterations: options.maxIterations ?? 8,
     maxTestAttempts: options.maxTestAttempts ?? 3,
     maxTestRewrites: 2,
@@ -83240,6 +83429,11 @@ ${result.output.slice(-3e3)}`;
     const refusal2 = `Your last proposal was refused: ${outcome.replace(/^refused: /, "")}`;
     const context = await this.localize(result);
     const reply = await this.askFix((chars) => result ? this.brief(result, chars) : refusal2, context);
+    const asked = context ? this.localizer.log.entries(this.iterations + 1).slice(context.queries.length) : [];
+    if (asked.length > 0)
+      await this.setup.artifacts.save(this.node.id, `tool-calls-${this.iterations + 1}`, {
+        "queries.json": JSON.stringify(asked, null, 2)
+      });
     this.iterations++;
     return { step: "green", proposal: reply.ok ? { ok: true, ...reply.value, tried: reply.value.explanation } : reply };
   }
@@ -83381,6 +83575,10 @@ ${result.output.slice(-3e3)}`;
     for (const [outputChars, contextChars] of steps) {
       messages = fixPrompt(this.prompt, this.testsCode, current, brief(outputChars), context?.render(contextChars) ?? "");
       if (this.model.fits(messages)) break;
+    }
+    if (this.setup.fixTools && this.localizer) {
+      const reply = await this.model.askWithTools(FIX_KIND, messages, this.localizer.toolBox());
+      if (!reply.toolsRefused) return reply;
     }
     return this.model.ask(FIX_KIND, messages);
   }
@@ -86314,12 +86512,12 @@ async function sitesWithParser(repo, targets) {
     targets.map((t) => ({ path: t.file, qualname: t.qualname }))
   );
   targets.forEach((target, i) => {
-    const answer = answers[i];
-    if (!answer.ok) return found.set(keyOf2(target), []);
-    if (!answer.exact) inexact.push(target.qualname);
+    const answer2 = answers[i];
+    if (!answer2.ok) return found.set(keyOf2(target), []);
+    if (!answer2.exact) inexact.push(target.qualname);
     found.set(
       keyOf2(target),
-      answer.sites.filter((s) => s.role !== "definition").map((s) => ({ file: s.path, line: s.line, column: s.column }))
+      answer2.sites.filter((s) => s.role !== "definition").map((s) => ({ file: s.path, line: s.line, column: s.column }))
     );
   });
   return { sites: found, inexact };
@@ -86383,16 +86581,16 @@ async function planRenameWithServer(server, repo, match, newName) {
 }
 async function planRenameWithParser(repo, match, newName) {
   const files = await Promise.all((await repo.pythonFiles()).map((rel) => repo.pythonFile(rel)));
-  const [answer] = await repo.index.references(files, [{ path: match.file, qualname: match.qualname }]);
-  if (!answer?.ok) throw new Error(answer?.message ?? "the parser found no references");
+  const [answer2] = await repo.index.references(files, [{ path: match.file, qualname: match.qualname }]);
+  if (!answer2?.ok) throw new Error(answer2?.message ?? "the parser found no references");
   const byFile = /* @__PURE__ */ new Map();
   const width = match.name.length;
-  for (const site of answer.sites) {
+  for (const site of answer2.sites) {
     if (site.role === "alias") continue;
     const range = { start: { line: site.line - 1, character: site.column }, end: { line: site.line - 1, character: site.column + width } };
     byFile.set(site.path, [...byFile.get(site.path) ?? [], { range, newText: newName }]);
   }
-  return plan(repo, match, byFile, !answer.exact);
+  return plan(repo, match, byFile, !answer2.exact);
 }
 async function plan(repo, match, byFile, inexact) {
   const texts = /* @__PURE__ */ new Map();
@@ -86635,19 +86833,19 @@ var CodeIntelligence = class _CodeIntelligence {
   async findSymbol(query) {
     const q = normalQuery(query);
     const warnings = [];
-    const answer = await this.answers.serve(
+    const answer2 = await this.answers.serve(
       (server) => findWithServer(server, this.repo, q),
       () => findWithParser(this.repo, q),
       warnings
     );
-    if (answer.via === "pyright" && answer.value.length === 0) {
+    if (answer2.via === "pyright" && answer2.value.length === 0) {
       const parsed = await findWithParser(this.repo, q);
       if (parsed.length > 0) {
         this.answers.warn(warnings, `pyright-langserver's index has no ${q.qualname}; the parser found it`);
         return { value: parsed, via: "ast", warnings };
       }
     }
-    return { ...answer, warnings };
+    return { ...answer2, warnings };
   }
   /** Where the symbol is named (its definition aside), each with the definition it is written in. */
   async findReferencingSymbols(target) {
@@ -86750,7 +86948,7 @@ var CodeIntelligence = class _CodeIntelligence {
     return this.answers.stop();
   }
   async sitesOf(targets, warnings) {
-    const answer = await this.answers.serve(
+    const answer2 = await this.answers.serve(
       (server) => sitesWithServer(server, this.repo, targets),
       async () => {
         const { sites, inexact } = await sitesWithParser(this.repo, targets);
@@ -86763,7 +86961,7 @@ var CodeIntelligence = class _CodeIntelligence {
       },
       warnings
     );
-    return { ...answer, warnings };
+    return { ...answer2, warnings };
   }
   async resolve(target, warnings) {
     if (typeof target !== "string" && "file" in target && !("name" in target)) {
@@ -86924,6 +87122,7 @@ async function generate(options) {
     diagnosisVotes: options.diagnosisVotes,
     mutants: options.mutants,
     review: options.review,
+    fixTools: options.fixTools,
     runTests: pytestIn(workDir),
     measureCoverage: (targets, file2, ranges, signal) => pytestSlot(() => measureCoverage({ ...gate, cwd: workDir, targets: [...targets], file: file2, ranges, signal }), signal),
     notes: options.revise?.notes,
@@ -87444,6 +87643,7 @@ async function runGeneration(inputs, context, at, credentials, commandPrefix = "
     diagnosisVotes: inputs.diagnosisVotes,
     mutants: inputs.mutants,
     integrationTests: inputs.integrationTests,
+    fixTools: inputs.fixTools,
     review: inputs.review,
     concurrency: inputs.concurrency,
     sandbox: inputs.sandbox,
@@ -87528,6 +87728,7 @@ var ActionInputsSchema = external_exports.object({
   diagnosisVotes: external_exports.number().int().min(1).optional(),
   mutants: external_exports.number().int().min(0).optional(),
   integrationTests: external_exports.boolean().optional(),
+  fixTools: external_exports.boolean().optional(),
   review: external_exports.boolean().optional(),
   concurrency: positive("concurrency", 1),
   baseBranch: external_exports.string(),
@@ -87565,6 +87766,7 @@ function readInputs(config2 = RepoConfigSchema.parse({})) {
     diagnosisVotes: config2["diagnosis-votes"],
     mutants: config2.mutants,
     integrationTests: config2["integration-tests"],
+    fixTools: config2["fix-tools"],
     review: config2.review,
     concurrency: given("concurrency", config2.concurrency),
     baseBranch: given("base-branch", config2["base-branch"]),
