@@ -10,7 +10,7 @@ import { generate } from "../src/engine/generate.js";
 import { rpgHash } from "../src/engine/run-id.js";
 import { createRecordingProvider } from "../src/llm/cassette.js";
 import { estimateTokens } from "../src/llm/redact.js";
-import type { ModelProvider } from "../src/llm/provider.js";
+import type { ModelProvider, ToolCall } from "../src/llm/provider.js";
 import { committedReport } from "../src/report/generation-report.js";
 import { parseRpgText } from "../src/rpg/load.js";
 import { INTEGRATION_REPLIES } from "./example-statkit/integration-replies.js";
@@ -20,11 +20,36 @@ const RPG = "examples/statkit/rpg.json";
 const CASSETTE = "examples/statkit/cassette.jsonl";
 const EXPECTED = { failed: ["report.format_number"], skipped: ["report.describe_text", "report.format_summary"] };
 
+/**
+ * The fix requests that look around with tools first (decision 0030), by node: one round of calls, then the fix. Only
+ * tools whose answers are the same on every machine (the code view and the offline search, not the language server).
+ */
+const TOOL_ROUNDS: Record<string, ToolCall[]> = {
+  "stats.median": [
+    { id: "call_1", name: "view_code", arguments: JSON.stringify({ node_id: "validation.ensure_numbers" }) },
+    { id: "call_2", name: "search_rpg", arguments: JSON.stringify({ query: "middle value of the sorted numbers" }) },
+  ],
+};
+/** Tool rounds answered so far, by node: a fix's reply is its attempt less these. */
+const toolRounds = new Map<string, number>();
+
 const scripted: ModelProvider = {
   description: "scripted replies for the statkit example",
   async complete(request) {
     const replies = REPLIES[request.key.nodeId];
-    const { kind, attempt } = request.key;
+    const { kind } = request.key;
+    const calls = TOOL_ROUNDS[request.key.nodeId];
+    const called = request.messages.some((m) => m.role === "tool");
+    if (kind === "fix" && request.tools && calls && !called && !toolRounds.has(request.key.nodeId)) {
+      toolRounds.set(request.key.nodeId, 1);
+      return {
+        ok: true,
+        content: "",
+        toolCalls: calls,
+        usage: { promptTokens: estimateTokens(request.messages), completionTokens: 40, totalTokens: estimateTokens(request.messages) + 40 },
+      };
+    }
+    const attempt = kind === "fix" ? request.key.attempt - (toolRounds.get(request.key.nodeId) ?? 0) : request.key.attempt;
     const reply =
       kind === "tests" && attempt === 1
         ? { test_code: replies?.tests, notes: "Happy path, edge and error cases from the docstring, and its examples." }

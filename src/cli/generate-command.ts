@@ -22,7 +22,7 @@ interface GenerateFlags {
   mutants: number;
   integrationTests: boolean;
   languageServer: boolean;
-  fixTools?: boolean;
+  fixTools: boolean;
   review?: boolean;
   concurrency: number;
   model?: string;
@@ -60,7 +60,7 @@ export function addGenerateCommand(program: Command, io: CliIo, setExit: (code: 
     .option("--mutants <n>", "mutants of each passed node's code to measure its tests against (0: none)", wholeInt, DEFAULT_MUTANTS)
     .option("--review", "have the model review each node's passing code against its docstring; a rejection goes to the fix step")
     .option("--no-integration-tests", "do not generate integration tests for each subgraph whose nodes all passed")
-    .option("--fix-tools", "offer fix requests the localization tools as model tool calls (search, view, dependencies, symbols)")
+    .option("--no-fix-tools", "do not offer fix requests the localization tools as model tool calls (the context stays inlined)")
     .option("--no-language-server", "answer the debug loop's code questions with Python's parser instead of pyright-langserver")
     .option("--concurrency <n>", "model requests in flight; above 1, nodes side by side, one running its tests per core", positiveInt, 1)
     .option("--model <name>", "model name (default: RPG_FORGE_MODEL or gpt-4o-mini)")

@@ -111,7 +111,7 @@ export interface GenerateOptions {
    * parser answers without it. Default: on when the pyright package resolves (not from the Action's bundle).
    */
   languageServer?: boolean | undefined;
-  /** Fix requests offer the localization tools as model tool calls (decision 0030); default false. */
+  /** Fix requests offer the localization tools as model tool calls (decision 0030); default true. */
   fixTools?: boolean | undefined;
   /** Passed nodes per batch of writes to the output (default 5). */
   batchSize?: number | undefined;
@@ -343,12 +343,17 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   };
   const settled = (checkpoint: Checkpoint): boolean =>
     [...visited].every((id) => ["passed", "failed", "skipped"].includes(checkpoint.nodes[id]?.status ?? "pending"));
+  let dependenciesChecked = false;
   runOptions.afterNode = async (id, checkpoint, unannounced) => {
     latest = checkpoint;
     // The node's files as it left them (its code, or restored): what the language server reads next.
     await intelligence.filesChanged(nodeFiles(id));
-    // Before the last commit, so that the report it holds has the check.
-    if (settled(checkpoint)) await checkDependencies(checkpoint);
+    // Before the last commit, so that the report it holds has the check. Once: the nodes skipped for a failed
+    // dependency settle as it fails, so more than one node can be the last to settle.
+    if (!dependenciesChecked && settled(checkpoint)) {
+      dependenciesChecked = true;
+      await checkDependencies(checkpoint);
+    }
     await history.commitCompleted(checkpoint, unannounced);
   };
   let final: Snapshot | undefined;

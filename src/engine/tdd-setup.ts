@@ -99,7 +99,7 @@ export function createTddSetup(options: TddSetupOptions): TddSetup {
     runTests: options.runTests,
     ...(options.measureCoverage ? { measureCoverage: options.measureCoverage } : {}),
     ...(options.localization ? { localization: options.localization } : {}),
-    fixTools: options.fixTools ?? false,
+    fixTools: options.fixTools ?? true,
     maxIterations: options.maxIterations ?? 8,
     maxTestAttempts: options.maxTestAttempts ?? 3,
     maxTestRewrites: 2,

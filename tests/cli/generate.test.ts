@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Checkpoint } from "../../src/engine/checkpoint.js";
 import { closedPortUrl, errorReply, startScriptedOpenAi, type FakeOpenAi } from "../helpers/fake-openai-server.js";
@@ -152,6 +152,14 @@ describe("rpg-forge generate on the shipped example, offline", () => {
     expect(result.err).toContain(
       "✓ Dependency check by pyright-langserver: 12 of 12 planned dependencies found in the code (100%; target 80%)\n",
     );
+    expect(result.err.match(/Dependency check by/g)).toHaveLength(1);
+    // The median's fix looked around with tools first (decision 0030): recorded in the cassette, run again on replay.
+    const median = join(dirname(reportPath), "stats.median");
+    const toolCalls = readdirSync(median).find((step) => step.endsWith("-tool-calls-1"));
+    expect(toolCalls, readdirSync(median).join(", ")).toBeDefined();
+    const asked = JSON.parse(readFileSync(join(median, toolCalls!, "queries.json"), "utf8")) as { tool: string; results: string[] }[];
+    expect(asked.map((q) => q.tool)).toEqual(["view_code", "search_rpg"]);
+    expect(asked[0]!.results.join("\n")).toContain("ensure_numbers");
     // The failed node left nothing behind; its dependents were never written.
     expect(readdirSync(join(out, "src/statkit/report")).sort()).toEqual(["__init__.py", "summary.py"]);
     expect(readFileSync(join(out, "src/statkit/report/summary.py"), "utf8")).not.toContain("format_summary");
