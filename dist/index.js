@@ -83083,7 +83083,7 @@ function createTddSetup(options) {
     runTests: options.runTests,
     ...options.measureCoverage ? { measureCoverage: options.measureCoverage } : {},
     ...options.localization ? { localization: options.localization } : {},
-    fixTools: options.fixTools ?? false,
+    fixTools: options.fixTools ?? true,
     maxIterations: options.maxIterations ?? 8,
     maxTestAttempts: options.maxTestAttempts ?? 3,
     maxTestRewrites: 2,
@@ -87226,10 +87226,14 @@ async function generate(options) {
     options.onEvent?.({ type: "dependency-checked", via, target, planned, confirmed, share: share2, meetsTarget });
   };
   const settled = (checkpoint2) => [...visited].every((id) => ["passed", "failed", "skipped"].includes(checkpoint2.nodes[id]?.status ?? "pending"));
+  let dependenciesChecked = false;
   runOptions.afterNode = async (id, checkpoint2, unannounced) => {
     latest = checkpoint2;
     await intelligence.filesChanged(nodeFiles(id));
-    if (settled(checkpoint2)) await checkDependencies(checkpoint2);
+    if (!dependenciesChecked && settled(checkpoint2)) {
+      dependenciesChecked = true;
+      await checkDependencies(checkpoint2);
+    }
     await history.commitCompleted(checkpoint2, unannounced);
   };
   let final;
