@@ -50,6 +50,11 @@ export class CodeApplication {
     return support.trim() === "" ? code : `${support.trimEnd()}\n\n\n${code}`;
   }
 
+  /** The symbol's definition as last accepted, without its support code; undefined before the first. */
+  get acceptedCode(): string | undefined {
+    return this.accepted?.code;
+  }
+
   get owns(): string[] {
     return this.owned;
   }

@@ -2,6 +2,8 @@ import { findTestBlock, upsertTestBlock, withoutTestBlocks } from "../assembly/t
 import type { StructuredResult } from "../llm/structured.js";
 import type { ModelMessage } from "../llm/provider.js";
 import { diagnosisPrompt } from "../llm/requests/diagnosis.js";
+import { PythonIndex } from "../lsp/python-index.js";
+import { symbolKindOf } from "../rpg/symbol-kind.js";
 import { FIX_KIND, fixPrompt, IMPLEMENTATION_KIND, implementationPrompt, type FixReply } from "../llm/requests/implementation.js";
 import type { NodePromptContext } from "../llm/requests/node-context.js";
 import { REVIEW_KIND, reviewPrompt } from "../llm/requests/review.js";
@@ -375,7 +377,38 @@ class NodeRun {
         "queries.json": JSON.stringify(asked, null, 2),
       });
     this.iterations++;
-    return { step: "green", proposal: reply.ok ? { ok: true, ...reply.value, tried: reply.value.explanation } : reply };
+    if (!reply.ok) return { step: "green", proposal: reply };
+    const { body, explanation, ...whole } = reply.value;
+    if (body.trim() === "") return { step: "green", proposal: { ok: true, ...whole, tried: explanation } };
+    const code = await this.withBody(body);
+    const proposal: Proposal = code.ok
+      ? { ok: true, ...whole, code: code.code, tried: `${explanation} (the body alone)` }
+      : { ok: false, reason: code.reason };
+    return { step: "green", proposal };
+  }
+
+  /**
+   * A fix that sends a body alone: the last accepted definition with its body replaced, as the language server's
+   * replace_symbol_body does it (Python's parser; every line outside the body kept byte for byte, the result must
+   * parse). What comes out is a whole definition, which then goes through every check a whole fix goes through.
+   */
+  private async withBody(body: string): Promise<{ ok: true; code: string } | { ok: false; reason: string }> {
+    const kind = symbolKindOf(this.node);
+    const current = this.code.acceptedCode;
+    if (kind !== "function" && kind !== "method")
+      return {
+        ok: false,
+        reason: `refused: a body alone is for a function or method; ${this.node.name} is a ${kind}: send its whole definition in "code"`,
+      };
+    if (current === undefined)
+      return {
+        ok: false,
+        reason: `refused: there is no accepted definition of ${this.node.name} to replace the body of: send the whole definition in "code"`,
+      };
+    const edit = await new PythonIndex(this.setup.python).replaceBody(current, this.node.name, undefined, body);
+    return edit.ok
+      ? { ok: true, code: edit.text }
+      : { ok: false, reason: `refused: the body could not replace ${this.node.name}'s: ${edit.message}` };
   }
 
   /** Writes the tests into the node's block and the stub into its file; the engine decides what is accepted. */

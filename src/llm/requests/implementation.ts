@@ -32,15 +32,24 @@ export const IMPLEMENTATION_KIND = {
 
 export const FixReplySchema = z.strictObject({
   ...CodeFields,
+  body: z
+    .string()
+    .describe(
+      'Instead of "code", for a function or method: only its new body, the statements under its docstring (the signature, decorators and docstring stay exactly as they are). An empty string when "code" holds the whole definition.',
+    ),
   explanation: z.string().describe("What was wrong and what this version changes."),
 });
 export type FixReply = z.infer<typeof FixReplySchema>;
+
+/** Fix replies recorded before the body field existed (cassettes) have none: they are read as whole definitions. */
+const withBody = (json: unknown): unknown =>
+  typeof json === "object" && json !== null && !Array.isArray(json) && !("body" in json) ? { ...json, body: "" } : json;
 
 export const FIX_KIND = {
   kind: "fix",
   schemaName: "rpg_forge_fix",
   schema: FixReplySchema,
-  accepts: z.preprocess(withSupport, FixReplySchema),
+  accepts: z.preprocess((json) => withBody(withSupport(json)), FixReplySchema),
 } as const;
 
 const SHAPE = {
@@ -88,6 +97,15 @@ export function fixPrompt(node: NodePromptContext, tests: string, current: strin
           quoted("localization", localization),
         ]),
     ...rules(node),
+    bodyRule(node),
   ];
   return [...nodeMessages(node), { role: "user", content: lines.join("\n") }];
+}
+
+/** A fix of a function or method may send its body alone (applied like the language server's replace_symbol_body). */
+function bodyRule(node: NodePromptContext): string {
+  const kind = symbolKindOf({ type: node.type, parent_id: node.owner?.name });
+  return kind === "function" || kind === "method"
+    ? `- To change only the body, leave "code" empty and put the new body in "body": the signature, decorators and docstring of the current implementation stay byte for byte. Otherwise "body" is an empty string.`
+    : `- "body" is an empty string: send the whole definition in "code".`;
 }
