@@ -72866,6 +72866,806 @@ function diagnosisPrompt(node2, tests, current, brief) {
   return [...nodeMessages(node2), { role: "user", content: lines.join("\n") }];
 }
 
+// src/lsp/edit-script.ts
+var EDIT_PY = String.raw`
+def eol_of(src, lineno):
+    line = src.line(lineno)
+    return "\r\n" if line.endswith("\r\n") else "\r" if line.endswith("\r") else "\n"
+
+
+def string_interiors(lines):
+    """Indices of the lines that start inside a multi-line string: re-indenting them would change the string."""
+    inside = set()
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO("\n".join(lines) + "\n").readline):
+            if tok.start[0] < tok.end[0] and tok.type not in (tokenize.NEWLINE, tokenize.NL):
+                inside.update(range(tok.start[0], tok.end[0]))
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return inside
+
+
+def reindent(code, indent, eol):
+    """'code' moved to 'indent': its common indentation removed, blank lines at either end dropped, lines ended by
+    'eol', and lines inside multi-line strings left as written."""
+    lines = [l.rstrip("\r\n") for l in split_lines(code.replace("\r\n", "\n").replace("\r", "\n"))]
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    inside = string_interiors(lines)
+    shown = [l for i, l in enumerate(lines) if i not in inside and l.strip()]
+    prefixes = [l[: len(l) - len(l.lstrip(" \t"))] for l in shown]
+    common = prefixes[0] if prefixes else ""
+    for p in prefixes[1:]:
+        while not p.startswith(common):
+            common = common[:-1]
+    out = []
+    for i, l in enumerate(lines):
+        if i in inside:
+            out.append(l)
+        elif not l.strip():
+            out.append("")
+        else:
+            out.append(indent + l[len(common) :])
+    return "".join(l + eol for l in out)
+
+
+def body_of_code(code, node):
+    """The statements of a new body: a whole definition of the symbol's name gives its body, and a string leading the
+    body is dropped when the symbol has a docstring (the file's docstring stays). "" when no statement is left."""
+    flat = reindent(code, "", "\n")
+    try:
+        tree = ast.parse(flat)
+    except (SyntaxError, ValueError):
+        return flat  # the parse of the edited file refuses it, with its line
+    statements = tree.body
+    if len(statements) == 1 and isinstance(statements[0], DEFS) and statements[0].name == node.name and isinstance(statements[0], ast.ClassDef) == isinstance(node, ast.ClassDef):
+        inner = statements[0]
+        return statements_from(flat, inner.body[1:] if docstring_expr(inner) else inner.body)
+    if docstring_expr(node) and docstring_expr(tree):
+        return statements_from(flat, statements[1:])
+    return flat
+
+
+def statements_from(flat, rest):
+    """The text of 'rest' (statements of 'flat') to the end, on lines of their own, at no indentation."""
+    if not rest:
+        return ""
+    lines = flat.splitlines(keepends=True)
+    start = first_line(rest[0])
+    head = lines[start - 1]
+    before = head.encode("utf-8")[: rest[0].col_offset].decode("utf-8", "replace")
+    if start == rest[0].lineno and before.strip():
+        # A statement that shares its line with the header or the docstring (def f(): return 1) starts at its column.
+        head = head[len(before) :]
+    return reindent(head + "".join(lines[start:]), "", "\n")
+
+
+def locate(src, qualname, line):
+    found = [(n, e) for n, e in symbol_nodes(src) if e["qualname"] == qualname and e["kind"] != "variable"]
+    if line is not None:
+        found = [(n, e) for n, e in found if e["line"] == line]
+    return found
+
+
+def refused(code, message, line=None):
+    return {"ok": False, "code": code, "message": message, "line": line}
+
+
+def checked(text, lines_changed):
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError) as e:
+        return refused("LSP_EDIT_DOES_NOT_PARSE", f"the edited file would not parse: {getattr(e, 'msg', str(e))}", getattr(e, "lineno", None))
+    return {"ok": True, "text": text, "lines": lines_changed}
+
+
+def replace_body(text, qualname, line, code):
+    src = Source(text)
+    found = locate(src, qualname, line)
+    if len(found) != 1:
+        return refused("LSP_SYMBOL_NOT_FOUND" if not found else "LSP_SYMBOL_AMBIGUOUS", f"{len(found)} definitions of {qualname}")
+    node, entry = found[0]
+    body = body_of_code(code, node)
+    if body is None or not body.strip():
+        return refused("LSP_EDIT_EMPTY", f"the new body of {qualname} has no statement (after its docstring)")
+    eol = eol_of(src, node.lineno)
+    doc = docstring_expr(node)
+    rest = node.body[1:] if doc else node.body
+    header_line, header_cp = src.header_end(node)
+    anchor = (doc.end_lineno, src.cp(doc.end_lineno, doc.end_col_offset)) if doc else (header_line, header_cp + 1)
+    lines = list(src.lines)
+    own_line = lambda n: n.lineno > header_line and (not doc or n is doc or first_line(n) > anchor[0])
+    if rest and own_line(rest[0]) or (not rest and doc and doc.lineno > header_line):
+        indent_from = rest[0] if rest else doc
+        indent = src.line(first_line(indent_from))[: src.cp(indent_from.lineno, indent_from.col_offset)] if rest else src.line(doc.lineno)[: src.cp(doc.lineno, doc.col_offset)]
+        new_body = reindent(body, indent, eol)
+        if rest:
+            start = anchor[0] + 1
+            while start < first_line(rest[0]) and not src.line(start).strip():
+                start += 1
+            end = rest[-1].end_lineno
+            probe = end + 1
+            while probe <= len(lines):
+                stripped = src.line(probe).strip()
+                if stripped.startswith("#") and len(src.line(probe)) - len(src.line(probe).lstrip(" \t")) > len(entry["indent"]):
+                    end = probe
+                elif stripped:
+                    break
+                probe += 1
+            new_lines = lines[: start - 1] + [new_body] + lines[end:]
+            return checked("".join(new_lines), [start, start + new_body.count(eol) - 1])
+        at = doc.end_lineno
+        if not lines[at - 1].endswith(("\n", "\r")):
+            lines[at - 1] += eol
+        return checked("".join(lines[:at] + [new_body] + lines[at:]), [at + 1, at + new_body.count(eol)])
+    # The body shares a line with the header or the docstring (def f(): return 1): that line is kept up to the ':' or
+    # the docstring, and the body gets lines of its own.
+    unit = "\t" if "\t" in entry["indent"] else "    "
+    new_body = reindent(body, entry["indent"] + unit, eol)
+    cut_line, cut_cp = anchor
+    end = max(rest[-1].end_lineno if rest else cut_line, cut_line)
+    kept = src.line(cut_line)[:cut_cp].rstrip(" \t")
+    tail = src.line(end)
+    ending = tail[len(tail.rstrip("\r\n")) :]
+    new_lines = lines[: cut_line - 1] + [kept + eol + new_body[: -len(eol)] + (ending or "")] + lines[end:]
+    return checked("".join(new_lines), [cut_line + 1, cut_line + new_body.count(eol)])
+
+
+def insert(text, qualname, line, code, where):
+    src = Source(text)
+    found = locate(src, qualname, line)
+    if len(found) != 1:
+        return refused("LSP_SYMBOL_NOT_FOUND" if not found else "LSP_SYMBOL_AMBIGUOUS", f"{len(found)} definitions of {qualname}")
+    node, entry = found[0]
+    eol = eol_of(src, node.lineno)
+    block = reindent(code, entry["indent"], eol)
+    if not block.strip():
+        return refused("LSP_EDIT_EMPTY", "nothing to insert")
+    blank = [eol] * (2 if entry["indent"] == "" else 1)
+    lines = list(src.lines)
+    if where == "after":
+        at = node.end_lineno
+        if not lines[at - 1].endswith(("\n", "\r")):
+            lines[at - 1] += eol
+        after = blank if at < len(lines) and lines[at].strip() else []
+        new_lines = lines[:at] + blank + [block] + after + lines[at:]
+        first = at + len(blank) + 1
+    else:
+        at = first_line(node) - 1
+        # Comments right above a definition belong to it: the new code goes above them.
+        while at > 0 and src.line(at).strip().startswith("#") and src.line(at)[: len(entry["indent"])] == entry["indent"] and not src.line(at)[len(entry["indent"])].isspace():
+            at -= 1
+        before = blank if at > 0 and lines[at - 1].strip() and not lines[at - 1].rstrip().endswith(":") else []
+        new_lines = lines[:at] + before + [block] + blank + lines[at:]
+        first = at + len(before) + 1
+    return checked("".join(new_lines), [first, first + block.count(eol) - 1])
+`;
+
+// src/lsp/outline-script.ts
+var OUTLINE_PY = String.raw`
+import ast, bisect, io, json, keyword, re, sys, tokenize
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+_DEF = re.compile(r"(?:async\s+)?(?:def|class)\s+")
+
+
+def split_lines(text):
+    """Lines with their own ends, broken where ast and LSP break them (\r\n, \r, \n): joined, the text again."""
+    return _LINE.findall(text)
+
+
+def u16(s):
+    return len(s.encode("utf-16-le")) // 2
+
+
+class Source:
+    """A file's text, its lines and its tree, with ast's UTF-8 byte columns turned into LSP's UTF-16 ones."""
+
+    def __init__(self, text):
+        self.text = text
+        self.lines = split_lines(text)
+        self.tree = ast.parse(text)
+        self._colons = None
+
+    def line(self, lineno):
+        return self.lines[lineno - 1] if 0 < lineno <= len(self.lines) else ""
+
+    def cp(self, lineno, byte_col):
+        """ast's byte column -> an index into the line's str."""
+        return len(self.line(lineno).encode("utf-8")[:byte_col].decode("utf-8", "replace"))
+
+    def col16(self, lineno, byte_col):
+        return u16(self.line(lineno)[: self.cp(lineno, byte_col)])
+
+    def cp_of16(self, lineno, col):
+        """A UTF-16 column -> an index into the line's str."""
+        units = 0
+        for i, ch in enumerate(self.line(lineno)):
+            if units >= col:
+                return i
+            units += 2 if ord(ch) > 0xFFFF else 1
+        return len(self.line(lineno))
+
+    def colons(self):
+        """(line, str index) of every ':' outside brackets: where each def or class header ends."""
+        if self._colons is None:
+            self._colons, depth = [], 0
+            try:
+                for tok in tokenize.generate_tokens(io.StringIO(self.text, newline=None).readline):
+                    if tok.type != tokenize.OP:
+                        continue
+                    if tok.string in "([{":
+                        depth += 1
+                    elif tok.string in ")]}":
+                        depth -= 1
+                    elif tok.string == ":" and depth == 0:
+                        self._colons.append(tok.start)
+            except (tokenize.TokenError, SyntaxError):
+                pass
+        return self._colons
+
+    def header_end(self, node):
+        """(line, str index) of the ':' that ends a def or class header."""
+        colons = self.colons()
+        at = bisect.bisect_right(colons, (node.lineno, self.cp(node.lineno, node.col_offset)))
+        return colons[at] if at < len(colons) else (node.lineno, len(self.line(node.lineno).rstrip("\r\n")))
+
+    def name_at(self, node):
+        """(line, str index) of a def's or class's name."""
+        line = self.line(node.lineno)
+        start = self.cp(node.lineno, node.col_offset)
+        m = _DEF.match(line, start)
+        if m:
+            return node.lineno, m.end()
+        at = line.find(node.name, start)
+        return node.lineno, max(at, start)
+
+    def segment(self, start, end):
+        """The text from (line, str index) to (line, str index), line ends kept."""
+        (l1, c1), (l2, c2) = start, end
+        if l1 == l2:
+            return self.line(l1)[c1:c2]
+        return self.line(l1)[c1:] + "".join(self.lines[l1 : l2 - 1]) + self.line(l2)[:c2]
+
+
+def docstring_expr(node):
+    body = getattr(node, "body", None)
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+        return body[0]
+    return None
+
+
+def first_line(node):
+    return min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+
+
+DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def symbol_nodes(src):
+    """Every def and class at module level or in a class (any depth of classes), and the names module or class bodies
+    assign: (node, entry) pairs in source order."""
+    out = []
+
+    def visit(body, prefix, in_class):
+        for node in body:
+            if isinstance(node, DEFS):
+                out.append((node, def_entry(src, node, prefix, in_class)))
+                if isinstance(node, ast.ClassDef):
+                    visit(node.body, prefix + node.name + ".", True)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    for name in ast.walk(target):
+                        if isinstance(name, ast.Name):
+                            out.append((node, var_entry(src, node, name, prefix)))
+            elif isinstance(node, (ast.If, ast.Try, ast.With)) or type(node).__name__ == "TryStar":
+                # Conditional definitions (if TYPE_CHECKING:, try/except ImportError) are still definitions of the module.
+                for part in ("body", "orelse", "finalbody"):
+                    visit(getattr(node, part, []), prefix, in_class)
+                for handler in getattr(node, "handlers", []):
+                    visit(handler.body, prefix, in_class)
+
+    visit(src.tree.body, "", False)
+    return out
+
+
+def def_entry(src, node, prefix, in_class):
+    is_class = isinstance(node, ast.ClassDef)
+    kind = "class" if is_class else "method" if in_class else "function"
+    name_line, name_cp = src.name_at(node)
+    header = src.header_end(node)
+    start_cp = src.cp(node.lineno, node.col_offset)
+    doc = docstring_expr(node)
+    rest = node.body[1:] if doc else node.body
+    line = src.line(node.lineno)
+    return {
+        "name": node.name,
+        "qualname": prefix + node.name,
+        "kind": kind,
+        "async": isinstance(node, ast.AsyncFunctionDef),
+        "start": first_line(node),
+        "line": node.lineno,
+        "column": u16(src.line(name_line)[:name_cp]),
+        "end": node.end_lineno,
+        "indent": line[:start_cp],
+        "header_end": [header[0], u16(src.line(header[0])[: header[1]])],
+        "signature": src.segment((node.lineno, start_cp), (header[0], header[1] + 1)).replace("\r\n", "\n").replace("\r", "\n"),
+        "docstring": ast.get_docstring(node),
+        "doc": [doc.lineno, doc.end_lineno] if doc else None,
+        "body": [first_line(rest[0]), rest[-1].end_lineno] if rest else None,
+    }
+
+
+def var_entry(src, node, name, prefix):
+    first = src.line(node.lineno).rstrip("\r\n").strip()
+    return {
+        "name": name.id,
+        "qualname": prefix + name.id,
+        "kind": "variable",
+        "async": False,
+        "start": node.lineno,
+        "line": name.lineno,
+        "column": src.col16(name.lineno, name.col_offset),
+        "end": node.end_lineno,
+        "indent": src.line(node.lineno)[: src.cp(node.lineno, node.col_offset)],
+        "header_end": None,
+        "signature": first if len(first) <= 200 else first[:200] + "...",
+        "docstring": None,
+        "doc": None,
+        "body": None,
+    }
+
+
+def import_ranges(src):
+    return [[n.lineno, n.end_lineno] for n in ast.walk(src.tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
+
+
+def syntax_error(e):
+    return {"ok": False, "line": getattr(e, "lineno", 0) or 0, "column": getattr(e, "offset", 0) or 0, "message": getattr(e, "msg", str(e))}
+
+
+def outline_file(text):
+    try:
+        src = Source(text)
+    except (SyntaxError, ValueError) as e:
+        return syntax_error(e)
+    return {"ok": True, "symbols": [entry for _, entry in symbol_nodes(src)], "imports": import_ranges(src)}
+`;
+
+// src/lsp/references-script.ts
+var REFERENCES_PY = String.raw`
+def absolute_module(module, is_package, level, name):
+    """The module an import names, relative imports resolved against the importing module."""
+    if level == 0:
+        return name or ""
+    parts = module.split(".") if module else []
+    if not is_package:
+        parts = parts[:-1]
+    if level > 1:
+        parts = parts[: max(0, len(parts) - (level - 1))]
+    return ".".join(p for p in (".".join(parts), name) if p)
+
+
+def dotted(node):
+    """'a.b.c' and the Name 'a' for an attribute chain on a name; (None, None) for anything else."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None, None
+    parts.append(node.id)
+    return ".".join(reversed(parts)), node
+
+
+def attribute_start(src, node):
+    """(line, str index) of an Attribute's attribute name: the last thing the node spells."""
+    end = src.cp(node.end_lineno, node.end_col_offset)
+    return node.end_lineno, end - len(node.attr)
+
+
+def string_site(src, node, text):
+    """(line, str index) of the characters of a one-line string literal equal to 'text', or None."""
+    if not (isinstance(node, ast.Constant) and node.value == text and node.lineno == node.end_lineno):
+        return None
+    line = src.line(node.lineno)
+    start, end = src.cp(node.lineno, node.col_offset), src.cp(node.end_lineno, node.end_col_offset)
+    raw = line[start:end]
+    quote = next((i for i, ch in enumerate(raw) if ch in "'\""), None)
+    if quote is None or raw[quote + 1 : quote + 1 + len(text)] != text or len(raw) != quote + 2 + len(text):
+        return None
+    return node.lineno, start + quote + 1
+
+
+def all_entries(tree):
+    """The string constants of '__all__' assignments at module level."""
+    out = []
+    for statement in tree.body:
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target] if isinstance(statement, (ast.AugAssign, ast.AnnAssign)) else []
+        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets) and isinstance(statement.value, (ast.List, ast.Tuple)):
+            out.extend(statement.value.elts)
+    return out
+
+
+class Parsed:
+    def __init__(self, f):
+        self.path, self.module, self.package = f["path"], f["module"], f.get("package", False)
+        self.src = Source(f["text"])
+        self.scope, self.names, self.placed = analyze(self.src.tree)
+        self.scope_of_name = {id(n): s for n, s in self.names}
+
+
+def parse_all(files):
+    parsed, broken = {}, []
+    for f in files:
+        try:
+            parsed[f["path"]] = Parsed(f)
+        except (SyntaxError, ValueError, RecursionError):
+            broken.append(f["path"])
+    return parsed, broken
+
+
+def find_defs(src, qualname):
+    return [(node, entry) for node, entry in symbol_nodes(src) if entry["qualname"] == qualname]
+
+
+def find_references(files, target, parsed=None):
+    """Where the symbol 'target' (a file and a qualified name) is named, by Python's own scoping and the imports: the
+    parser's stand-in for the language server. A class member's references are every attribute of its name in the
+    files that could reach it, since only types could tell more."""
+    if parsed is None:
+        parsed, broken = parse_all(files)
+    else:
+        parsed, broken = parsed
+    home = parsed.get(target["path"])
+    if home is None:
+        return {"ok": False, "message": f"{target['path']} does not parse"}
+    defs = find_defs(home.src, target["qualname"])
+    if not defs:
+        return {"ok": False, "message": f"no {target['qualname']} in {target['path']}"}
+    sites = {}
+
+    def site(p, lineno, cp, role):
+        line = p.src.line(lineno)
+        key = (p.path, lineno, u16(line[:cp]))
+        if key not in sites or role == "definition":
+            sites[key] = {"path": p.path, "line": lineno, "column": key[2], "role": role}
+
+    for node, entry in defs:
+        site(home, entry["line"], home.src.cp_of16(entry["line"], entry["column"]), "definition")
+    parts = target["qualname"].split(".")
+    if len(parts) == 1:
+        module_level_references(parsed, home, parts[0], site)
+        exact = True
+    else:
+        member = parts[-1]
+        owner = parts[0]
+        for p in parsed.values():
+            if p is not home and not any(n.id == owner for n, _ in p.names) and not mentions_module(p, home.module):
+                continue
+            for node in ast.walk(p.src.tree):
+                if isinstance(node, ast.Attribute) and node.attr == member:
+                    site(p, *attribute_start(p.src, node), "attribute")
+        exact = False
+    ordered = sorted(sites.values(), key=lambda s: (s["path"], s["line"], s["column"]))
+    return {"ok": True, "sites": ordered, "exact": exact, "unparsed": broken}
+
+
+def find_references_many(files, targets):
+    parsed = parse_all(files)
+    return [find_references(files, target, parsed) for target in targets]
+
+
+def mentions_module(p, module):
+    for node in ast.walk(p.src.tree):
+        if isinstance(node, ast.ImportFrom) and absolute_module(p.module, p.package, node.level, node.module) == module:
+            return True
+        if isinstance(node, ast.Import) and any(a.name == module for a in node.names):
+            return True
+    return False
+
+
+def module_level_references(parsed, home, name, site):
+    # Modules that bind the name to the target at module level: its own, and packages that re-export it unchanged.
+    exporters = {home.module}
+    grown = True
+    while grown:
+        grown = False
+        for p in parsed.values():
+            if p.module in exporters:
+                continue
+            for statement in p.src.tree.body:
+                if isinstance(statement, ast.ImportFrom) and absolute_module(p.module, p.package, statement.level, statement.module) in exporters:
+                    if any(a.name == name and (a.asname or a.name) == name for a in statement.names):
+                        exporters.add(p.module)
+                        grown = True
+    for p in parsed.values():
+        locals_ = [(home.scope, name)] if p is home else []
+        modules = []
+        for statement in ast.walk(p.src.tree):
+            scope = p.placed.get(id(statement))
+            if isinstance(statement, ast.ImportFrom):
+                base = absolute_module(p.module, p.package, statement.level, statement.module)
+                for a in statement.names:
+                    if base in exporters and a.name == name:
+                        site(p, a.lineno, p.src.cp(a.lineno, a.col_offset), "import")
+                        locals_.append((scope, a.asname or a.name))
+                    elif f"{base}.{a.name}" in exporters:
+                        modules.append((scope, a.asname or a.name, {a.asname or a.name}))
+            elif isinstance(statement, ast.Import):
+                for a in statement.names:
+                    if a.asname and a.name in exporters:
+                        modules.append((scope, a.asname, {a.asname}))
+                    elif not a.asname and any(e == a.name or e.startswith(a.name + ".") for e in exporters):
+                        modules.append((scope, a.name.split(".")[0], exporters))
+        for node, scope in p.names:
+            for bound, local in locals_:
+                if node.id == local and resolve(scope, local) is bound:
+                    site(p, node.lineno, p.src.cp(node.lineno, node.col_offset), "reference" if local == name else "alias")
+        for node in ast.walk(p.src.tree):
+            if isinstance(node, ast.Attribute) and node.attr == name:
+                chain, base = dotted(node.value)
+                for bound, local, spellings in modules:
+                    if base is not None and base.id == local and chain in spellings and resolve(p.scope_of_name[id(base)], local) is bound:
+                        site(p, *attribute_start(p.src, node), "attribute")
+        if any(bound is p.scope and local == name for bound, local in locals_):
+            for constant in all_entries(p.src.tree):
+                at = string_site(p.src, constant, name)
+                if at:
+                    site(p, *at, "string")
+`;
+
+// src/lsp/rename-check-script.ts
+var RENAME_CHECK_PY = String.raw`
+def site_kinds(p):
+    """(line, UTF-16 column) -> what is written there: a Name, a def's name, an imported name, an attribute, a string."""
+    at = {}
+
+    def put(lineno, cp, kind, node, scope):
+        at.setdefault((lineno, u16(p.src.line(lineno)[:cp])), (kind, node, scope))
+
+    for node, scope in p.names:
+        put(node.lineno, p.src.cp(node.lineno, node.col_offset), "name", node, scope)
+    for node in ast.walk(p.src.tree):
+        if isinstance(node, DEFS):
+            put(*p.src.name_at(node), "def", node, p.placed.get(id(node)))
+        elif isinstance(node, ast.ImportFrom):
+            for a in node.names:
+                put(a.lineno, p.src.cp(a.lineno, a.col_offset), "import", a, p.placed.get(id(node)))
+        elif isinstance(node, ast.Attribute):
+            put(*attribute_start(p.src, node), "attribute", node, None)
+    return at
+
+
+def rename_check(files, sites, new_name):
+    """Whether renaming the symbol written at 'sites' to 'new_name' collides with a name already in scope at any of
+    them, and whether every edited file still parses."""
+    if not new_name.isidentifier() or keyword.iskeyword(new_name):
+        return {"ok": False, "code": "LSP_RENAME_INVALID_NAME", "conflicts": [{"path": "", "line": 0, "message": f"{new_name!r} is not a Python identifier"}], "errors": []}
+    conflicts, errors = [], []
+    for f in files:
+        if "new_text" in f:
+            try:
+                ast.parse(f["new_text"])
+            except (SyntaxError, ValueError) as e:
+                errors.append({"path": f["path"], "line": getattr(e, "lineno", 0) or 0, "message": getattr(e, "msg", str(e))})
+    parsed, broken = parse_all(files)
+    for path in broken:
+        errors.append({"path": path, "line": 0, "message": "does not parse before the rename"})
+    for p in parsed.values():
+        kinds = site_kinds(p)
+        for s in (s for s in sites if s["path"] == p.path):
+            kind, node, scope = kinds.get((s["line"], s["column"]), (None, None, None))
+            if kind == "name":
+                holder = resolve(scope, new_name)
+                if holder is not None:
+                    existing = holder.bound[new_name]
+                    conflicts.append(conflict(p, existing, f"{new_name} is already bound (line {line_of(existing)}) where the symbol is used on line {s['line']}"))
+            elif kind == "def" or (kind == "import" and node.asname is None):
+                if scope is None:
+                    continue
+                if new_name in scope.bound:
+                    existing = scope.bound[new_name]
+                    conflicts.append(conflict(p, existing, f"{new_name} is already defined in the same scope (line {line_of(existing)})"))
+                    continue
+                # A name that means a builtin (or nothing) today would mean the renamed symbol tomorrow.
+                scope.bound[new_name] = node
+                for name, where in p.names:
+                    if name.id == new_name and resolve(where, new_name) is scope:
+                        conflicts.append(conflict(p, name, f"{new_name} is used on line {name.lineno}, where it would come to mean the renamed symbol"))
+                        break
+                del scope.bound[new_name]
+    seen, unique = set(), []
+    for c in conflicts:
+        key = (c["path"], c["line"], c["message"])
+        if key not in seen:
+            seen.add(key)
+            unique.append(c)
+    ok = not unique and not errors
+    return {"ok": ok, "code": None if ok else "LSP_RENAME_COLLISION" if unique else "LSP_EDIT_DOES_NOT_PARSE", "conflicts": unique, "errors": errors}
+
+
+def line_of(node):
+    return getattr(node, "lineno", 0)
+
+
+def conflict(p, node, message):
+    return {"path": p.path, "line": line_of(node), "message": message}
+`;
+
+// src/lsp/scopes-script.ts
+var SCOPES_PY = String.raw`
+class Scope:
+    def __init__(self, node, kind, parent):
+        self.node, self.kind, self.parent = node, kind, parent
+        self.bound = {}
+        self.declared_global = set()
+        self.declared_nonlocal = set()
+
+
+def analyze(tree):
+    """The module scope (its tree of scopes hangs from the Names' and statements' scopes), every Name with the scope it
+    is written in, and the scope of each def, class and import statement (by id)."""
+    module = Scope(tree, "module", None)
+    names = []
+    placed = {}
+
+    def bind(scope, name, node):
+        (module if name in scope.declared_global else scope).bound.setdefault(name, node)
+
+    def function(node, scope):
+        args = node.args
+        for default in args.defaults + [d for d in args.kw_defaults if d is not None]:
+            visit(default, scope)
+        every = args.posonlyargs + args.args + args.kwonlyargs + [a for a in (args.vararg, args.kwarg) if a]
+        if not isinstance(node, ast.Lambda):
+            for a in every:
+                if a.annotation is not None:
+                    visit(a.annotation, scope)
+            if node.returns is not None:
+                visit(node.returns, scope)
+        inner = Scope(node, "function", scope)
+        for a in every:
+            bind(inner, a.arg, a)
+        for statement in node.body if isinstance(node.body, list) else [node.body]:
+            visit(statement, inner)
+
+    def comprehension(node, scope):
+        generators = node.generators
+        visit(generators[0].iter, scope)
+        inner = Scope(node, "comprehension", scope)
+        for i, gen in enumerate(generators):
+            if i > 0:
+                visit(gen.iter, inner)
+            visit(gen.target, inner)
+            for condition in gen.ifs:
+                visit(condition, inner)
+        for part in ("elt", "key", "value"):
+            if getattr(node, part, None) is not None:
+                visit(getattr(node, part), inner)
+
+    def visit(node, scope):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)):
+            placed[id(node)] = scope
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for decorator in node.decorator_list:
+                visit(decorator, scope)
+            bind(scope, node.name, node)
+            if isinstance(node, ast.ClassDef):
+                for base in node.bases + [k.value for k in node.keywords]:
+                    visit(base, scope)
+                inner = Scope(node, "class", scope)
+                for statement in node.body:
+                    visit(statement, inner)
+            else:
+                function(node, scope)
+        elif isinstance(node, ast.Lambda):
+            function(node, scope)
+        elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            comprehension(node, scope)
+        elif isinstance(node, ast.Global):
+            scope.declared_global.update(node.names)
+        elif isinstance(node, ast.Nonlocal):
+            scope.declared_nonlocal.update(node.names)
+        elif isinstance(node, ast.Name):
+            names.append((node, scope))
+            if not isinstance(node.ctx, ast.Load):
+                bind(scope, node.id, node)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                if alias.name != "*":
+                    local = alias.asname or (alias.name.split(".")[0] if isinstance(node, ast.Import) else alias.name)
+                    bind(scope, local, node)
+        else:
+            if isinstance(node, ast.ExceptHandler) and node.name:
+                bind(scope, node.name, node)
+            elif type(node).__name__ in ("MatchAs", "MatchStar") and node.name:
+                bind(scope, node.name, node)
+            elif type(node).__name__ == "MatchMapping" and node.rest:
+                bind(scope, node.rest, node)
+            for child in ast.iter_child_nodes(node):
+                visit(child, scope)
+
+    for statement in tree.body:
+        visit(statement, module)
+    return module, names, placed
+
+
+def resolve(scope, name):
+    """The scope whose binding 'name' means when written in 'scope'; None for a builtin or an undefined name."""
+    here = scope
+    while here is not None:
+        if name in here.declared_global:
+            while here.parent is not None:
+                here = here.parent
+            return here if name in here.bound else None
+        # A class body's names are seen from the body itself, not from the functions inside it.
+        if (here is scope or here.kind != "class") and name in here.bound and name not in here.declared_nonlocal:
+            return here
+        here = here.parent
+    return None
+
+`;
+
+// src/lsp/python-index.ts
+var DRIVER = String.raw`
+def main(request):
+    op = request["op"]
+    try:
+        if op == "outline":
+            return {f["path"]: outline_file(f["text"]) for f in request["files"]}
+        if op == "references":
+            return find_references_many(request["files"], request["targets"])
+        if op == "replace_body":
+            return replace_body(request["text"], request["qualname"], request.get("line"), request["code"])
+        if op == "insert":
+            return insert(request["text"], request["qualname"], request.get("line"), request["code"], request["where"])
+        if op == "rename_check":
+            return rename_check(request["files"], request["sites"], request["new_name"])
+    except (SyntaxError, ValueError) as e:
+        # The file as it is on disk (an edit's own result is checked where it is made).
+        return {"ok": False, "code": "LSP_FILE_DOES_NOT_PARSE", "message": f"the file does not parse: {getattr(e, 'msg', str(e))}", "line": getattr(e, "lineno", None)}
+    except RecursionError:
+        return {"ok": False, "code": "LSP_EDIT_DOES_NOT_PARSE", "message": "the code nests too deeply for Python's parser", "line": None}
+    raise ValueError(f"unknown op {op}")
+
+
+print(json.dumps(main(json.loads(sys.stdin.read()))))
+`;
+var INDEX_SCRIPT = [OUTLINE_PY, SCOPES_PY, REFERENCES_PY, EDIT_PY, RENAME_CHECK_PY, DRIVER].join("\n");
+var PythonIndex = class {
+  constructor(python) {
+    this.python = python;
+  }
+  python;
+  async call(request2) {
+    return JSON.parse(await runPythonScript(this.python, INDEX_SCRIPT, JSON.stringify(request2)));
+  }
+  /** The definitions and imports of each file, or where it fails to parse. */
+  outline(files) {
+    return this.call({ op: "outline", files });
+  }
+  /** For each target, every place its `qualname` of its `path` is named in `files` (its definition included). */
+  references(files, targets) {
+    return this.call({ op: "references", files, targets });
+  }
+  /** `text` with the body of `qualname` (the one defined on `line`, when given) replaced by `code`. */
+  replaceBody(text3, qualname, line, code2) {
+    return this.call({ op: "replace_body", text: text3, qualname, line, code: code2 });
+  }
+  /** `text` with `code` put before or after `qualname`, at its indentation. */
+  insert(text3, qualname, line, code2, where) {
+    return this.call({ op: "insert", text: text3, qualname, line, code: code2, where });
+  }
+  /** Whether renaming the symbol at `sites` (1-based lines, UTF-16 columns) to `newName` is safe in `files`. */
+  renameCheck(files, sites, newName) {
+    return this.call({ op: "rename_check", files, sites, new_name: newName });
+  }
+};
+
 // src/llm/requests/implementation.ts
 var CodeFields = {
   imports: external_exports.array(external_exports.string()).describe('Import statements the code needs, one per item, e.g. "import math".'),
@@ -72887,13 +73687,17 @@ var IMPLEMENTATION_KIND = {
 };
 var FixReplySchema = external_exports.strictObject({
   ...CodeFields,
+  body: external_exports.string().describe(
+    'Instead of "code", for a function or method: only its new body, the statements under its docstring (the signature, decorators and docstring stay exactly as they are). An empty string when "code" holds the whole definition.'
+  ),
   explanation: external_exports.string().describe("What was wrong and what this version changes.")
 });
+var withBody = (json2) => typeof json2 === "object" && json2 !== null && !Array.isArray(json2) && !("body" in json2) ? { ...json2, body: "" } : json2;
 var FIX_KIND = {
   kind: "fix",
   schemaName: "rpg_forge_fix",
   schema: FixReplySchema,
-  accepts: external_exports.preprocess(withSupport, FixReplySchema)
+  accepts: external_exports.preprocess((json2) => withBody(withSupport(json2)), FixReplySchema)
 };
 var SHAPE = {
   function: (node2) => `one top-level function named ${node2.name}, with the signature above and type hints`,
@@ -72925,9 +73729,14 @@ function fixPrompt(node2, tests, current, brief, localization = "") {
       "What rpg-forge looked up around the node (quoted data, for finding the fault; the dependencies' code is not yours to change):",
       quoted("localization", localization)
     ],
-    ...rules(node2)
+    ...rules(node2),
+    bodyRule(node2)
   ];
   return [...nodeMessages(node2), { role: "user", content: lines.join("\n") }];
+}
+function bodyRule(node2) {
+  const kind = symbolKindOf({ type: node2.type, parent_id: node2.owner?.name });
+  return kind === "function" || kind === "method" ? `- To change only the body, leave "code" empty and put the new body in "body": the signature, decorators and docstring of the current implementation stay byte for byte. Otherwise "body" is an empty string.` : `- "body" is an empty string: send the whole definition in "code".`;
 }
 
 // src/llm/requests/review.ts
@@ -73895,7 +74704,7 @@ function oneLine(text3) {
 }
 
 // src/workspace/python-outline.ts
-var OUTLINE_PY = String.raw`
+var OUTLINE_PY2 = String.raw`
 import ast, json, sys
 
 
@@ -73935,7 +74744,7 @@ def universal(text):
     # What outline() sees when the source comes on a text-mode stdin, as OUTLINE_SCRIPT reads it: universal newlines.
     return text.replace("\r\n", "\n").replace("\r", "\n")
 `;
-var OUTLINE_SCRIPT = `${OUTLINE_PY}
+var OUTLINE_SCRIPT = `${OUTLINE_PY2}
 print(json.dumps(outline(sys.stdin.read())))
 `;
 async function outlinePython(python, source) {
@@ -74358,7 +75167,7 @@ def unit_order(unit):
     return tuple(map(js_order, ("1" if statement["level"] > 0 else "0", module.lower(), module, "1" if is_from else "0", unit["text"])))
 `;
 var IMPORTS_SCRIPT = `${JS_TEXT_PY}
-${OUTLINE_PY}
+${OUTLINE_PY2}
 ${IMPORTS_PY}
 request = json.loads(sys.stdin.buffer.read().decode("utf-8"))
 modes = {"block": block, "names": names, "graph": graph, "own": own, "stdlib": stdlib, "organize": organize}
@@ -74456,7 +75265,7 @@ async function isStdlib(python, module) {
 }
 
 // src/workspace/python-edit.ts
-var EDIT_PY = String.raw`
+var EDIT_PY2 = String.raw`
 
 def split_lines(source):
     if source == "":
@@ -74599,7 +75408,7 @@ print(json.dumps(read_support(req["support"], req["symbol"])))
 `;
 
 // src/engine/application-script.ts
-var DRIVER = String.raw`
+var DRIVER2 = String.raw`
 import json, sys, traceback
 
 
@@ -74699,12 +75508,12 @@ print(json.dumps(apply_code(json.loads(sys.stdin.buffer.read()))))
 `;
 var APPLICATION_PARTS = {
   JS_TEXT_PY,
-  OUTLINE_PY,
+  OUTLINE_PY: OUTLINE_PY2,
   IMPORTS_PY,
   SUPPORT_PY,
-  EDIT_PY,
+  EDIT_PY: EDIT_PY2,
   REVIEW_PY,
-  DRIVER
+  DRIVER: DRIVER2
 };
 var APPLICATION_SCRIPT = Object.values(APPLICATION_PARTS).join("\n");
 async function applyInPython(python, request2) {
@@ -74791,6 +75600,10 @@ var CodeApplication = class {
 
 
 ${code2}`;
+  }
+  /** The symbol's definition as last accepted, without its support code; undefined before the first. */
+  get acceptedCode() {
+    return this.accepted?.code;
   }
   get owns() {
     return this.owned;
@@ -75184,7 +75997,7 @@ async function repoPath2(repoDir, path2) {
 }
 
 // src/localize/signatures.ts
-var SIGNATURES_SCRIPT = String.raw`${OUTLINE_PY}
+var SIGNATURES_SCRIPT = String.raw`${OUTLINE_PY2}
 import re
 
 
@@ -83435,7 +84248,33 @@ ${result.output.slice(-3e3)}`;
         "queries.json": JSON.stringify(asked, null, 2)
       });
     this.iterations++;
-    return { step: "green", proposal: reply.ok ? { ok: true, ...reply.value, tried: reply.value.explanation } : reply };
+    if (!reply.ok) return { step: "green", proposal: reply };
+    const { body, explanation, ...whole } = reply.value;
+    if (body.trim() === "") return { step: "green", proposal: { ok: true, ...whole, tried: explanation } };
+    const code2 = await this.withBody(body);
+    const proposal = code2.ok ? { ok: true, ...whole, code: code2.code, tried: `${explanation} (the body alone)` } : { ok: false, reason: code2.reason };
+    return { step: "green", proposal };
+  }
+  /**
+   * A fix that sends a body alone: the last accepted definition with its body replaced, as the language server's
+   * replace_symbol_body does it (Python's parser; every line outside the body kept byte for byte, the result must
+   * parse). What comes out is a whole definition, which then goes through every check a whole fix goes through.
+   */
+  async withBody(body) {
+    const kind = symbolKindOf(this.node);
+    const current = this.code.acceptedCode;
+    if (kind !== "function" && kind !== "method")
+      return {
+        ok: false,
+        reason: `refused: a body alone is for a function or method; ${this.node.name} is a ${kind}: send its whole definition in "code"`
+      };
+    if (current === void 0)
+      return {
+        ok: false,
+        reason: `refused: there is no accepted definition of ${this.node.name} to replace the body of: send the whole definition in "code"`
+      };
+    const edit = await new PythonIndex(this.setup.python).replaceBody(current, this.node.name, void 0, body);
+    return edit.ok ? { ok: true, code: edit.text } : { ok: false, reason: `refused: the body could not replace ${this.node.name}'s: ${edit.message}` };
   }
   /** Writes the tests into the node's block and the stub into its file; the engine decides what is accepted. */
   async placeTests(code2) {
@@ -85621,806 +86460,6 @@ var LanguageServer = class _LanguageServer {
     if (--this.inFlight > 0) return;
     this.child.unref();
     for (const stream of [this.child.stdin, this.child.stdout, this.child.stderr]) stream.unref?.();
-  }
-};
-
-// src/lsp/edit-script.ts
-var EDIT_PY2 = String.raw`
-def eol_of(src, lineno):
-    line = src.line(lineno)
-    return "\r\n" if line.endswith("\r\n") else "\r" if line.endswith("\r") else "\n"
-
-
-def string_interiors(lines):
-    """Indices of the lines that start inside a multi-line string: re-indenting them would change the string."""
-    inside = set()
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO("\n".join(lines) + "\n").readline):
-            if tok.start[0] < tok.end[0] and tok.type not in (tokenize.NEWLINE, tokenize.NL):
-                inside.update(range(tok.start[0], tok.end[0]))
-    except (tokenize.TokenError, SyntaxError):
-        pass
-    return inside
-
-
-def reindent(code, indent, eol):
-    """'code' moved to 'indent': its common indentation removed, blank lines at either end dropped, lines ended by
-    'eol', and lines inside multi-line strings left as written."""
-    lines = [l.rstrip("\r\n") for l in split_lines(code.replace("\r\n", "\n").replace("\r", "\n"))]
-    while lines and not lines[0].strip():
-        lines.pop(0)
-    while lines and not lines[-1].strip():
-        lines.pop()
-    inside = string_interiors(lines)
-    shown = [l for i, l in enumerate(lines) if i not in inside and l.strip()]
-    prefixes = [l[: len(l) - len(l.lstrip(" \t"))] for l in shown]
-    common = prefixes[0] if prefixes else ""
-    for p in prefixes[1:]:
-        while not p.startswith(common):
-            common = common[:-1]
-    out = []
-    for i, l in enumerate(lines):
-        if i in inside:
-            out.append(l)
-        elif not l.strip():
-            out.append("")
-        else:
-            out.append(indent + l[len(common) :])
-    return "".join(l + eol for l in out)
-
-
-def body_of_code(code, node):
-    """The statements of a new body: a whole definition of the symbol's name gives its body, and a string leading the
-    body is dropped when the symbol has a docstring (the file's docstring stays). "" when no statement is left."""
-    flat = reindent(code, "", "\n")
-    try:
-        tree = ast.parse(flat)
-    except (SyntaxError, ValueError):
-        return flat  # the parse of the edited file refuses it, with its line
-    statements = tree.body
-    if len(statements) == 1 and isinstance(statements[0], DEFS) and statements[0].name == node.name and isinstance(statements[0], ast.ClassDef) == isinstance(node, ast.ClassDef):
-        inner = statements[0]
-        return statements_from(flat, inner.body[1:] if docstring_expr(inner) else inner.body)
-    if docstring_expr(node) and docstring_expr(tree):
-        return statements_from(flat, statements[1:])
-    return flat
-
-
-def statements_from(flat, rest):
-    """The text of 'rest' (statements of 'flat') to the end, on lines of their own, at no indentation."""
-    if not rest:
-        return ""
-    lines = flat.splitlines(keepends=True)
-    start = first_line(rest[0])
-    head = lines[start - 1]
-    before = head.encode("utf-8")[: rest[0].col_offset].decode("utf-8", "replace")
-    if start == rest[0].lineno and before.strip():
-        # A statement that shares its line with the header or the docstring (def f(): return 1) starts at its column.
-        head = head[len(before) :]
-    return reindent(head + "".join(lines[start:]), "", "\n")
-
-
-def locate(src, qualname, line):
-    found = [(n, e) for n, e in symbol_nodes(src) if e["qualname"] == qualname and e["kind"] != "variable"]
-    if line is not None:
-        found = [(n, e) for n, e in found if e["line"] == line]
-    return found
-
-
-def refused(code, message, line=None):
-    return {"ok": False, "code": code, "message": message, "line": line}
-
-
-def checked(text, lines_changed):
-    try:
-        ast.parse(text)
-    except (SyntaxError, ValueError) as e:
-        return refused("LSP_EDIT_DOES_NOT_PARSE", f"the edited file would not parse: {getattr(e, 'msg', str(e))}", getattr(e, "lineno", None))
-    return {"ok": True, "text": text, "lines": lines_changed}
-
-
-def replace_body(text, qualname, line, code):
-    src = Source(text)
-    found = locate(src, qualname, line)
-    if len(found) != 1:
-        return refused("LSP_SYMBOL_NOT_FOUND" if not found else "LSP_SYMBOL_AMBIGUOUS", f"{len(found)} definitions of {qualname}")
-    node, entry = found[0]
-    body = body_of_code(code, node)
-    if body is None or not body.strip():
-        return refused("LSP_EDIT_EMPTY", f"the new body of {qualname} has no statement (after its docstring)")
-    eol = eol_of(src, node.lineno)
-    doc = docstring_expr(node)
-    rest = node.body[1:] if doc else node.body
-    header_line, header_cp = src.header_end(node)
-    anchor = (doc.end_lineno, src.cp(doc.end_lineno, doc.end_col_offset)) if doc else (header_line, header_cp + 1)
-    lines = list(src.lines)
-    own_line = lambda n: n.lineno > header_line and (not doc or n is doc or first_line(n) > anchor[0])
-    if rest and own_line(rest[0]) or (not rest and doc and doc.lineno > header_line):
-        indent_from = rest[0] if rest else doc
-        indent = src.line(first_line(indent_from))[: src.cp(indent_from.lineno, indent_from.col_offset)] if rest else src.line(doc.lineno)[: src.cp(doc.lineno, doc.col_offset)]
-        new_body = reindent(body, indent, eol)
-        if rest:
-            start = anchor[0] + 1
-            while start < first_line(rest[0]) and not src.line(start).strip():
-                start += 1
-            end = rest[-1].end_lineno
-            probe = end + 1
-            while probe <= len(lines):
-                stripped = src.line(probe).strip()
-                if stripped.startswith("#") and len(src.line(probe)) - len(src.line(probe).lstrip(" \t")) > len(entry["indent"]):
-                    end = probe
-                elif stripped:
-                    break
-                probe += 1
-            new_lines = lines[: start - 1] + [new_body] + lines[end:]
-            return checked("".join(new_lines), [start, start + new_body.count(eol) - 1])
-        at = doc.end_lineno
-        if not lines[at - 1].endswith(("\n", "\r")):
-            lines[at - 1] += eol
-        return checked("".join(lines[:at] + [new_body] + lines[at:]), [at + 1, at + new_body.count(eol)])
-    # The body shares a line with the header or the docstring (def f(): return 1): that line is kept up to the ':' or
-    # the docstring, and the body gets lines of its own.
-    unit = "\t" if "\t" in entry["indent"] else "    "
-    new_body = reindent(body, entry["indent"] + unit, eol)
-    cut_line, cut_cp = anchor
-    end = max(rest[-1].end_lineno if rest else cut_line, cut_line)
-    kept = src.line(cut_line)[:cut_cp].rstrip(" \t")
-    tail = src.line(end)
-    ending = tail[len(tail.rstrip("\r\n")) :]
-    new_lines = lines[: cut_line - 1] + [kept + eol + new_body[: -len(eol)] + (ending or "")] + lines[end:]
-    return checked("".join(new_lines), [cut_line + 1, cut_line + new_body.count(eol)])
-
-
-def insert(text, qualname, line, code, where):
-    src = Source(text)
-    found = locate(src, qualname, line)
-    if len(found) != 1:
-        return refused("LSP_SYMBOL_NOT_FOUND" if not found else "LSP_SYMBOL_AMBIGUOUS", f"{len(found)} definitions of {qualname}")
-    node, entry = found[0]
-    eol = eol_of(src, node.lineno)
-    block = reindent(code, entry["indent"], eol)
-    if not block.strip():
-        return refused("LSP_EDIT_EMPTY", "nothing to insert")
-    blank = [eol] * (2 if entry["indent"] == "" else 1)
-    lines = list(src.lines)
-    if where == "after":
-        at = node.end_lineno
-        if not lines[at - 1].endswith(("\n", "\r")):
-            lines[at - 1] += eol
-        after = blank if at < len(lines) and lines[at].strip() else []
-        new_lines = lines[:at] + blank + [block] + after + lines[at:]
-        first = at + len(blank) + 1
-    else:
-        at = first_line(node) - 1
-        # Comments right above a definition belong to it: the new code goes above them.
-        while at > 0 and src.line(at).strip().startswith("#") and src.line(at)[: len(entry["indent"])] == entry["indent"] and not src.line(at)[len(entry["indent"])].isspace():
-            at -= 1
-        before = blank if at > 0 and lines[at - 1].strip() and not lines[at - 1].rstrip().endswith(":") else []
-        new_lines = lines[:at] + before + [block] + blank + lines[at:]
-        first = at + len(before) + 1
-    return checked("".join(new_lines), [first, first + block.count(eol) - 1])
-`;
-
-// src/lsp/outline-script.ts
-var OUTLINE_PY2 = String.raw`
-import ast, bisect, io, json, keyword, re, sys, tokenize
-
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
-_DEF = re.compile(r"(?:async\s+)?(?:def|class)\s+")
-
-
-def split_lines(text):
-    """Lines with their own ends, broken where ast and LSP break them (\r\n, \r, \n): joined, the text again."""
-    return _LINE.findall(text)
-
-
-def u16(s):
-    return len(s.encode("utf-16-le")) // 2
-
-
-class Source:
-    """A file's text, its lines and its tree, with ast's UTF-8 byte columns turned into LSP's UTF-16 ones."""
-
-    def __init__(self, text):
-        self.text = text
-        self.lines = split_lines(text)
-        self.tree = ast.parse(text)
-        self._colons = None
-
-    def line(self, lineno):
-        return self.lines[lineno - 1] if 0 < lineno <= len(self.lines) else ""
-
-    def cp(self, lineno, byte_col):
-        """ast's byte column -> an index into the line's str."""
-        return len(self.line(lineno).encode("utf-8")[:byte_col].decode("utf-8", "replace"))
-
-    def col16(self, lineno, byte_col):
-        return u16(self.line(lineno)[: self.cp(lineno, byte_col)])
-
-    def cp_of16(self, lineno, col):
-        """A UTF-16 column -> an index into the line's str."""
-        units = 0
-        for i, ch in enumerate(self.line(lineno)):
-            if units >= col:
-                return i
-            units += 2 if ord(ch) > 0xFFFF else 1
-        return len(self.line(lineno))
-
-    def colons(self):
-        """(line, str index) of every ':' outside brackets: where each def or class header ends."""
-        if self._colons is None:
-            self._colons, depth = [], 0
-            try:
-                for tok in tokenize.generate_tokens(io.StringIO(self.text, newline=None).readline):
-                    if tok.type != tokenize.OP:
-                        continue
-                    if tok.string in "([{":
-                        depth += 1
-                    elif tok.string in ")]}":
-                        depth -= 1
-                    elif tok.string == ":" and depth == 0:
-                        self._colons.append(tok.start)
-            except (tokenize.TokenError, SyntaxError):
-                pass
-        return self._colons
-
-    def header_end(self, node):
-        """(line, str index) of the ':' that ends a def or class header."""
-        colons = self.colons()
-        at = bisect.bisect_right(colons, (node.lineno, self.cp(node.lineno, node.col_offset)))
-        return colons[at] if at < len(colons) else (node.lineno, len(self.line(node.lineno).rstrip("\r\n")))
-
-    def name_at(self, node):
-        """(line, str index) of a def's or class's name."""
-        line = self.line(node.lineno)
-        start = self.cp(node.lineno, node.col_offset)
-        m = _DEF.match(line, start)
-        if m:
-            return node.lineno, m.end()
-        at = line.find(node.name, start)
-        return node.lineno, max(at, start)
-
-    def segment(self, start, end):
-        """The text from (line, str index) to (line, str index), line ends kept."""
-        (l1, c1), (l2, c2) = start, end
-        if l1 == l2:
-            return self.line(l1)[c1:c2]
-        return self.line(l1)[c1:] + "".join(self.lines[l1 : l2 - 1]) + self.line(l2)[:c2]
-
-
-def docstring_expr(node):
-    body = getattr(node, "body", None)
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
-        return body[0]
-    return None
-
-
-def first_line(node):
-    return min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
-
-
-DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-
-
-def symbol_nodes(src):
-    """Every def and class at module level or in a class (any depth of classes), and the names module or class bodies
-    assign: (node, entry) pairs in source order."""
-    out = []
-
-    def visit(body, prefix, in_class):
-        for node in body:
-            if isinstance(node, DEFS):
-                out.append((node, def_entry(src, node, prefix, in_class)))
-                if isinstance(node, ast.ClassDef):
-                    visit(node.body, prefix + node.name + ".", True)
-            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                for target in targets:
-                    for name in ast.walk(target):
-                        if isinstance(name, ast.Name):
-                            out.append((node, var_entry(src, node, name, prefix)))
-            elif isinstance(node, (ast.If, ast.Try, ast.With)) or type(node).__name__ == "TryStar":
-                # Conditional definitions (if TYPE_CHECKING:, try/except ImportError) are still definitions of the module.
-                for part in ("body", "orelse", "finalbody"):
-                    visit(getattr(node, part, []), prefix, in_class)
-                for handler in getattr(node, "handlers", []):
-                    visit(handler.body, prefix, in_class)
-
-    visit(src.tree.body, "", False)
-    return out
-
-
-def def_entry(src, node, prefix, in_class):
-    is_class = isinstance(node, ast.ClassDef)
-    kind = "class" if is_class else "method" if in_class else "function"
-    name_line, name_cp = src.name_at(node)
-    header = src.header_end(node)
-    start_cp = src.cp(node.lineno, node.col_offset)
-    doc = docstring_expr(node)
-    rest = node.body[1:] if doc else node.body
-    line = src.line(node.lineno)
-    return {
-        "name": node.name,
-        "qualname": prefix + node.name,
-        "kind": kind,
-        "async": isinstance(node, ast.AsyncFunctionDef),
-        "start": first_line(node),
-        "line": node.lineno,
-        "column": u16(src.line(name_line)[:name_cp]),
-        "end": node.end_lineno,
-        "indent": line[:start_cp],
-        "header_end": [header[0], u16(src.line(header[0])[: header[1]])],
-        "signature": src.segment((node.lineno, start_cp), (header[0], header[1] + 1)).replace("\r\n", "\n").replace("\r", "\n"),
-        "docstring": ast.get_docstring(node),
-        "doc": [doc.lineno, doc.end_lineno] if doc else None,
-        "body": [first_line(rest[0]), rest[-1].end_lineno] if rest else None,
-    }
-
-
-def var_entry(src, node, name, prefix):
-    first = src.line(node.lineno).rstrip("\r\n").strip()
-    return {
-        "name": name.id,
-        "qualname": prefix + name.id,
-        "kind": "variable",
-        "async": False,
-        "start": node.lineno,
-        "line": name.lineno,
-        "column": src.col16(name.lineno, name.col_offset),
-        "end": node.end_lineno,
-        "indent": src.line(node.lineno)[: src.cp(node.lineno, node.col_offset)],
-        "header_end": None,
-        "signature": first if len(first) <= 200 else first[:200] + "...",
-        "docstring": None,
-        "doc": None,
-        "body": None,
-    }
-
-
-def import_ranges(src):
-    return [[n.lineno, n.end_lineno] for n in ast.walk(src.tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
-
-
-def syntax_error(e):
-    return {"ok": False, "line": getattr(e, "lineno", 0) or 0, "column": getattr(e, "offset", 0) or 0, "message": getattr(e, "msg", str(e))}
-
-
-def outline_file(text):
-    try:
-        src = Source(text)
-    except (SyntaxError, ValueError) as e:
-        return syntax_error(e)
-    return {"ok": True, "symbols": [entry for _, entry in symbol_nodes(src)], "imports": import_ranges(src)}
-`;
-
-// src/lsp/references-script.ts
-var REFERENCES_PY = String.raw`
-def absolute_module(module, is_package, level, name):
-    """The module an import names, relative imports resolved against the importing module."""
-    if level == 0:
-        return name or ""
-    parts = module.split(".") if module else []
-    if not is_package:
-        parts = parts[:-1]
-    if level > 1:
-        parts = parts[: max(0, len(parts) - (level - 1))]
-    return ".".join(p for p in (".".join(parts), name) if p)
-
-
-def dotted(node):
-    """'a.b.c' and the Name 'a' for an attribute chain on a name; (None, None) for anything else."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None, None
-    parts.append(node.id)
-    return ".".join(reversed(parts)), node
-
-
-def attribute_start(src, node):
-    """(line, str index) of an Attribute's attribute name: the last thing the node spells."""
-    end = src.cp(node.end_lineno, node.end_col_offset)
-    return node.end_lineno, end - len(node.attr)
-
-
-def string_site(src, node, text):
-    """(line, str index) of the characters of a one-line string literal equal to 'text', or None."""
-    if not (isinstance(node, ast.Constant) and node.value == text and node.lineno == node.end_lineno):
-        return None
-    line = src.line(node.lineno)
-    start, end = src.cp(node.lineno, node.col_offset), src.cp(node.end_lineno, node.end_col_offset)
-    raw = line[start:end]
-    quote = next((i for i, ch in enumerate(raw) if ch in "'\""), None)
-    if quote is None or raw[quote + 1 : quote + 1 + len(text)] != text or len(raw) != quote + 2 + len(text):
-        return None
-    return node.lineno, start + quote + 1
-
-
-def all_entries(tree):
-    """The string constants of '__all__' assignments at module level."""
-    out = []
-    for statement in tree.body:
-        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target] if isinstance(statement, (ast.AugAssign, ast.AnnAssign)) else []
-        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets) and isinstance(statement.value, (ast.List, ast.Tuple)):
-            out.extend(statement.value.elts)
-    return out
-
-
-class Parsed:
-    def __init__(self, f):
-        self.path, self.module, self.package = f["path"], f["module"], f.get("package", False)
-        self.src = Source(f["text"])
-        self.scope, self.names, self.placed = analyze(self.src.tree)
-        self.scope_of_name = {id(n): s for n, s in self.names}
-
-
-def parse_all(files):
-    parsed, broken = {}, []
-    for f in files:
-        try:
-            parsed[f["path"]] = Parsed(f)
-        except (SyntaxError, ValueError, RecursionError):
-            broken.append(f["path"])
-    return parsed, broken
-
-
-def find_defs(src, qualname):
-    return [(node, entry) for node, entry in symbol_nodes(src) if entry["qualname"] == qualname]
-
-
-def find_references(files, target, parsed=None):
-    """Where the symbol 'target' (a file and a qualified name) is named, by Python's own scoping and the imports: the
-    parser's stand-in for the language server. A class member's references are every attribute of its name in the
-    files that could reach it, since only types could tell more."""
-    if parsed is None:
-        parsed, broken = parse_all(files)
-    else:
-        parsed, broken = parsed
-    home = parsed.get(target["path"])
-    if home is None:
-        return {"ok": False, "message": f"{target['path']} does not parse"}
-    defs = find_defs(home.src, target["qualname"])
-    if not defs:
-        return {"ok": False, "message": f"no {target['qualname']} in {target['path']}"}
-    sites = {}
-
-    def site(p, lineno, cp, role):
-        line = p.src.line(lineno)
-        key = (p.path, lineno, u16(line[:cp]))
-        if key not in sites or role == "definition":
-            sites[key] = {"path": p.path, "line": lineno, "column": key[2], "role": role}
-
-    for node, entry in defs:
-        site(home, entry["line"], home.src.cp_of16(entry["line"], entry["column"]), "definition")
-    parts = target["qualname"].split(".")
-    if len(parts) == 1:
-        module_level_references(parsed, home, parts[0], site)
-        exact = True
-    else:
-        member = parts[-1]
-        owner = parts[0]
-        for p in parsed.values():
-            if p is not home and not any(n.id == owner for n, _ in p.names) and not mentions_module(p, home.module):
-                continue
-            for node in ast.walk(p.src.tree):
-                if isinstance(node, ast.Attribute) and node.attr == member:
-                    site(p, *attribute_start(p.src, node), "attribute")
-        exact = False
-    ordered = sorted(sites.values(), key=lambda s: (s["path"], s["line"], s["column"]))
-    return {"ok": True, "sites": ordered, "exact": exact, "unparsed": broken}
-
-
-def find_references_many(files, targets):
-    parsed = parse_all(files)
-    return [find_references(files, target, parsed) for target in targets]
-
-
-def mentions_module(p, module):
-    for node in ast.walk(p.src.tree):
-        if isinstance(node, ast.ImportFrom) and absolute_module(p.module, p.package, node.level, node.module) == module:
-            return True
-        if isinstance(node, ast.Import) and any(a.name == module for a in node.names):
-            return True
-    return False
-
-
-def module_level_references(parsed, home, name, site):
-    # Modules that bind the name to the target at module level: its own, and packages that re-export it unchanged.
-    exporters = {home.module}
-    grown = True
-    while grown:
-        grown = False
-        for p in parsed.values():
-            if p.module in exporters:
-                continue
-            for statement in p.src.tree.body:
-                if isinstance(statement, ast.ImportFrom) and absolute_module(p.module, p.package, statement.level, statement.module) in exporters:
-                    if any(a.name == name and (a.asname or a.name) == name for a in statement.names):
-                        exporters.add(p.module)
-                        grown = True
-    for p in parsed.values():
-        locals_ = [(home.scope, name)] if p is home else []
-        modules = []
-        for statement in ast.walk(p.src.tree):
-            scope = p.placed.get(id(statement))
-            if isinstance(statement, ast.ImportFrom):
-                base = absolute_module(p.module, p.package, statement.level, statement.module)
-                for a in statement.names:
-                    if base in exporters and a.name == name:
-                        site(p, a.lineno, p.src.cp(a.lineno, a.col_offset), "import")
-                        locals_.append((scope, a.asname or a.name))
-                    elif f"{base}.{a.name}" in exporters:
-                        modules.append((scope, a.asname or a.name, {a.asname or a.name}))
-            elif isinstance(statement, ast.Import):
-                for a in statement.names:
-                    if a.asname and a.name in exporters:
-                        modules.append((scope, a.asname, {a.asname}))
-                    elif not a.asname and any(e == a.name or e.startswith(a.name + ".") for e in exporters):
-                        modules.append((scope, a.name.split(".")[0], exporters))
-        for node, scope in p.names:
-            for bound, local in locals_:
-                if node.id == local and resolve(scope, local) is bound:
-                    site(p, node.lineno, p.src.cp(node.lineno, node.col_offset), "reference" if local == name else "alias")
-        for node in ast.walk(p.src.tree):
-            if isinstance(node, ast.Attribute) and node.attr == name:
-                chain, base = dotted(node.value)
-                for bound, local, spellings in modules:
-                    if base is not None and base.id == local and chain in spellings and resolve(p.scope_of_name[id(base)], local) is bound:
-                        site(p, *attribute_start(p.src, node), "attribute")
-        if any(bound is p.scope and local == name for bound, local in locals_):
-            for constant in all_entries(p.src.tree):
-                at = string_site(p.src, constant, name)
-                if at:
-                    site(p, *at, "string")
-`;
-
-// src/lsp/rename-check-script.ts
-var RENAME_CHECK_PY = String.raw`
-def site_kinds(p):
-    """(line, UTF-16 column) -> what is written there: a Name, a def's name, an imported name, an attribute, a string."""
-    at = {}
-
-    def put(lineno, cp, kind, node, scope):
-        at.setdefault((lineno, u16(p.src.line(lineno)[:cp])), (kind, node, scope))
-
-    for node, scope in p.names:
-        put(node.lineno, p.src.cp(node.lineno, node.col_offset), "name", node, scope)
-    for node in ast.walk(p.src.tree):
-        if isinstance(node, DEFS):
-            put(*p.src.name_at(node), "def", node, p.placed.get(id(node)))
-        elif isinstance(node, ast.ImportFrom):
-            for a in node.names:
-                put(a.lineno, p.src.cp(a.lineno, a.col_offset), "import", a, p.placed.get(id(node)))
-        elif isinstance(node, ast.Attribute):
-            put(*attribute_start(p.src, node), "attribute", node, None)
-    return at
-
-
-def rename_check(files, sites, new_name):
-    """Whether renaming the symbol written at 'sites' to 'new_name' collides with a name already in scope at any of
-    them, and whether every edited file still parses."""
-    if not new_name.isidentifier() or keyword.iskeyword(new_name):
-        return {"ok": False, "code": "LSP_RENAME_INVALID_NAME", "conflicts": [{"path": "", "line": 0, "message": f"{new_name!r} is not a Python identifier"}], "errors": []}
-    conflicts, errors = [], []
-    for f in files:
-        if "new_text" in f:
-            try:
-                ast.parse(f["new_text"])
-            except (SyntaxError, ValueError) as e:
-                errors.append({"path": f["path"], "line": getattr(e, "lineno", 0) or 0, "message": getattr(e, "msg", str(e))})
-    parsed, broken = parse_all(files)
-    for path in broken:
-        errors.append({"path": path, "line": 0, "message": "does not parse before the rename"})
-    for p in parsed.values():
-        kinds = site_kinds(p)
-        for s in (s for s in sites if s["path"] == p.path):
-            kind, node, scope = kinds.get((s["line"], s["column"]), (None, None, None))
-            if kind == "name":
-                holder = resolve(scope, new_name)
-                if holder is not None:
-                    existing = holder.bound[new_name]
-                    conflicts.append(conflict(p, existing, f"{new_name} is already bound (line {line_of(existing)}) where the symbol is used on line {s['line']}"))
-            elif kind == "def" or (kind == "import" and node.asname is None):
-                if scope is None:
-                    continue
-                if new_name in scope.bound:
-                    existing = scope.bound[new_name]
-                    conflicts.append(conflict(p, existing, f"{new_name} is already defined in the same scope (line {line_of(existing)})"))
-                    continue
-                # A name that means a builtin (or nothing) today would mean the renamed symbol tomorrow.
-                scope.bound[new_name] = node
-                for name, where in p.names:
-                    if name.id == new_name and resolve(where, new_name) is scope:
-                        conflicts.append(conflict(p, name, f"{new_name} is used on line {name.lineno}, where it would come to mean the renamed symbol"))
-                        break
-                del scope.bound[new_name]
-    seen, unique = set(), []
-    for c in conflicts:
-        key = (c["path"], c["line"], c["message"])
-        if key not in seen:
-            seen.add(key)
-            unique.append(c)
-    ok = not unique and not errors
-    return {"ok": ok, "code": None if ok else "LSP_RENAME_COLLISION" if unique else "LSP_EDIT_DOES_NOT_PARSE", "conflicts": unique, "errors": errors}
-
-
-def line_of(node):
-    return getattr(node, "lineno", 0)
-
-
-def conflict(p, node, message):
-    return {"path": p.path, "line": line_of(node), "message": message}
-`;
-
-// src/lsp/scopes-script.ts
-var SCOPES_PY = String.raw`
-class Scope:
-    def __init__(self, node, kind, parent):
-        self.node, self.kind, self.parent = node, kind, parent
-        self.bound = {}
-        self.declared_global = set()
-        self.declared_nonlocal = set()
-
-
-def analyze(tree):
-    """The module scope (its tree of scopes hangs from the Names' and statements' scopes), every Name with the scope it
-    is written in, and the scope of each def, class and import statement (by id)."""
-    module = Scope(tree, "module", None)
-    names = []
-    placed = {}
-
-    def bind(scope, name, node):
-        (module if name in scope.declared_global else scope).bound.setdefault(name, node)
-
-    def function(node, scope):
-        args = node.args
-        for default in args.defaults + [d for d in args.kw_defaults if d is not None]:
-            visit(default, scope)
-        every = args.posonlyargs + args.args + args.kwonlyargs + [a for a in (args.vararg, args.kwarg) if a]
-        if not isinstance(node, ast.Lambda):
-            for a in every:
-                if a.annotation is not None:
-                    visit(a.annotation, scope)
-            if node.returns is not None:
-                visit(node.returns, scope)
-        inner = Scope(node, "function", scope)
-        for a in every:
-            bind(inner, a.arg, a)
-        for statement in node.body if isinstance(node.body, list) else [node.body]:
-            visit(statement, inner)
-
-    def comprehension(node, scope):
-        generators = node.generators
-        visit(generators[0].iter, scope)
-        inner = Scope(node, "comprehension", scope)
-        for i, gen in enumerate(generators):
-            if i > 0:
-                visit(gen.iter, inner)
-            visit(gen.target, inner)
-            for condition in gen.ifs:
-                visit(condition, inner)
-        for part in ("elt", "key", "value"):
-            if getattr(node, part, None) is not None:
-                visit(getattr(node, part), inner)
-
-    def visit(node, scope):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)):
-            placed[id(node)] = scope
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            for decorator in node.decorator_list:
-                visit(decorator, scope)
-            bind(scope, node.name, node)
-            if isinstance(node, ast.ClassDef):
-                for base in node.bases + [k.value for k in node.keywords]:
-                    visit(base, scope)
-                inner = Scope(node, "class", scope)
-                for statement in node.body:
-                    visit(statement, inner)
-            else:
-                function(node, scope)
-        elif isinstance(node, ast.Lambda):
-            function(node, scope)
-        elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
-            comprehension(node, scope)
-        elif isinstance(node, ast.Global):
-            scope.declared_global.update(node.names)
-        elif isinstance(node, ast.Nonlocal):
-            scope.declared_nonlocal.update(node.names)
-        elif isinstance(node, ast.Name):
-            names.append((node, scope))
-            if not isinstance(node.ctx, ast.Load):
-                bind(scope, node.id, node)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
-                if alias.name != "*":
-                    local = alias.asname or (alias.name.split(".")[0] if isinstance(node, ast.Import) else alias.name)
-                    bind(scope, local, node)
-        else:
-            if isinstance(node, ast.ExceptHandler) and node.name:
-                bind(scope, node.name, node)
-            elif type(node).__name__ in ("MatchAs", "MatchStar") and node.name:
-                bind(scope, node.name, node)
-            elif type(node).__name__ == "MatchMapping" and node.rest:
-                bind(scope, node.rest, node)
-            for child in ast.iter_child_nodes(node):
-                visit(child, scope)
-
-    for statement in tree.body:
-        visit(statement, module)
-    return module, names, placed
-
-
-def resolve(scope, name):
-    """The scope whose binding 'name' means when written in 'scope'; None for a builtin or an undefined name."""
-    here = scope
-    while here is not None:
-        if name in here.declared_global:
-            while here.parent is not None:
-                here = here.parent
-            return here if name in here.bound else None
-        # A class body's names are seen from the body itself, not from the functions inside it.
-        if (here is scope or here.kind != "class") and name in here.bound and name not in here.declared_nonlocal:
-            return here
-        here = here.parent
-    return None
-
-`;
-
-// src/lsp/python-index.ts
-var DRIVER2 = String.raw`
-def main(request):
-    op = request["op"]
-    try:
-        if op == "outline":
-            return {f["path"]: outline_file(f["text"]) for f in request["files"]}
-        if op == "references":
-            return find_references_many(request["files"], request["targets"])
-        if op == "replace_body":
-            return replace_body(request["text"], request["qualname"], request.get("line"), request["code"])
-        if op == "insert":
-            return insert(request["text"], request["qualname"], request.get("line"), request["code"], request["where"])
-        if op == "rename_check":
-            return rename_check(request["files"], request["sites"], request["new_name"])
-    except (SyntaxError, ValueError) as e:
-        # The file as it is on disk (an edit's own result is checked where it is made).
-        return {"ok": False, "code": "LSP_FILE_DOES_NOT_PARSE", "message": f"the file does not parse: {getattr(e, 'msg', str(e))}", "line": getattr(e, "lineno", None)}
-    except RecursionError:
-        return {"ok": False, "code": "LSP_EDIT_DOES_NOT_PARSE", "message": "the code nests too deeply for Python's parser", "line": None}
-    raise ValueError(f"unknown op {op}")
-
-
-print(json.dumps(main(json.loads(sys.stdin.read()))))
-`;
-var INDEX_SCRIPT = [OUTLINE_PY2, SCOPES_PY, REFERENCES_PY, EDIT_PY2, RENAME_CHECK_PY, DRIVER2].join("\n");
-var PythonIndex = class {
-  constructor(python) {
-    this.python = python;
-  }
-  python;
-  async call(request2) {
-    return JSON.parse(await runPythonScript(this.python, INDEX_SCRIPT, JSON.stringify(request2)));
-  }
-  /** The definitions and imports of each file, or where it fails to parse. */
-  outline(files) {
-    return this.call({ op: "outline", files });
-  }
-  /** For each target, every place its `qualname` of its `path` is named in `files` (its definition included). */
-  references(files, targets) {
-    return this.call({ op: "references", files, targets });
-  }
-  /** `text` with the body of `qualname` (the one defined on `line`, when given) replaced by `code`. */
-  replaceBody(text3, qualname, line, code2) {
-    return this.call({ op: "replace_body", text: text3, qualname, line, code: code2 });
-  }
-  /** `text` with `code` put before or after `qualname`, at its indentation. */
-  insert(text3, qualname, line, code2, where) {
-    return this.call({ op: "insert", text: text3, qualname, line, code: code2, where });
-  }
-  /** Whether renaming the symbol at `sites` (1-based lines, UTF-16 columns) to `newName` is safe in `files`. */
-  renameCheck(files, sites, newName) {
-    return this.call({ op: "rename_check", files, sites, new_name: newName });
   }
 };
 
