@@ -1,12 +1,7 @@
-import { execFile } from "node:child_process";
-import { delimiter } from "node:path";
-import { promisify } from "node:util";
 import { z } from "zod";
+import { runPythonScript } from "../python-helpers/run-script.js";
 import type { Coverage } from "../record/coverage.js";
-import { scrubbedEnv } from "./env.js";
 import type { PythonSetup } from "./python.js";
-
-const run = promisify(execFile);
 
 /**
  * coverage.py's own analysis of a module, out of the sandbox and without running it: its
@@ -16,9 +11,14 @@ const run = promisify(execFile);
  */
 const ANALYZE = String.raw`
 import json, sys
-import coverage
 
 request = json.load(sys.stdin)
+# The helper worker runs python -I: a coverage.py installed with pip install --user is found through these.
+for entry in request["userSitePath"]:
+    if entry not in sys.path:
+        sys.path.append(entry)
+import coverage
+
 path = request["path"]
 measure = coverage.Coverage(data_file=None, branch=True, config_file=False)
 # Cleared, then a pattern that matches nothing: some versions read an empty list as "every line".
@@ -35,8 +35,6 @@ print(json.dumps({
 }))
 `;
 
-const ANALYSIS_TIMEOUT_MS = 60_000;
-
 const AnalysisSchema = z.object({
   statements: z.array(z.int().min(1)),
   missing: z.array(z.int().min(1)),
@@ -45,13 +43,13 @@ const AnalysisSchema = z.object({
 });
 export type Analysis = z.infer<typeof AnalysisSchema>;
 
-/** coverage.py's analysis of `path` (a private copy of the module) given the arcs a run recorded. Throws when coverage.py fails. */
+/**
+ * coverage.py's analysis of `path` (a private copy of the module) given the arcs a run recorded. It parses, never
+ * runs, the module, so it goes to the long-lived helper workers like the outlines: a python3 of its own and
+ * coverage.py's import cost more than the rest of the node's engine work. Throws when coverage.py fails.
+ */
 export async function analyzeArcs(python: PythonSetup, path: string, arcs: readonly (readonly [number, number])[]): Promise<Analysis> {
-  const env: Record<string, string> = { ...scrubbedEnv(process.env, "/nonexistent", "/tmp"), PYTHONSAFEPATH: "1", PYTHONNOUSERSITE: "1" };
-  if (python.userSitePath.length > 0) env.PYTHONPATH = python.userSitePath.join(delimiter);
-  const running = run(python.executable, ["-s", "-c", ANALYZE], { env, timeout: ANALYSIS_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 });
-  running.child.stdin?.end(JSON.stringify({ path, arcs }));
-  const { stdout } = await running;
+  const stdout = await runPythonScript(python.executable, ANALYZE, JSON.stringify({ path, arcs, userSitePath: python.userSitePath }));
   return AnalysisSchema.parse(JSON.parse(stdout));
 }
 
