@@ -39,11 +39,12 @@ for line in requests:
     # Read before the wrappers go: a TextIOWrapper closes the buffer under it when it is collected.
     out, err = stdout.getvalue(), sys.stderr.getvalue()
     sys.stdin, sys.stdout, sys.stderr = sys.__stdin__, sys.__stdout__, sys.__stderr__
-    # A script may turn the collector off (the review does, for speed): each call starts as python would start.
-    gc.enable()
-    gc.collect()
     replies.write(json.dumps({"status": status, "stdout": base64.b64encode(out).decode(), "stderr": err[-4000:]}) + "\n")
     replies.flush()
+    # A script may turn the collector off (the review does, for speed): each call starts as python would start.
+    # After the answer is on its way, so the caller does not wait for the collection.
+    gc.enable()
+    gc.collect()
 `;
 
 export interface ScriptResult {
