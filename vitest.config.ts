@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import SlowestFirst from "./tests/helpers/slowest-first.js";
 
 /**
  * Test files that change what every other file in their process would see: process.env (PATH, a fake python3, the
@@ -35,6 +36,8 @@ export default defineConfig({
     // Functional tests spawn processes and run git and pytest, and mostly wait on them: on two cores, three
     // test files at a time kept the CPU busier (148%) and took 244 s where two took 410 s.
     maxWorkers: 3,
+    // The slowest files first (a clean clone has no record of durations for vitest to order by).
+    sequence: { sequencer: SlowestFirst },
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // @actions/workflow-parser imports its JSON schema without `with { type: "json" }`, which Node refuses;
