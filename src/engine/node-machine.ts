@@ -413,11 +413,14 @@ class NodeRun {
 
   /** Writes the tests into the node's block and the stub into its file; the engine decides what is accepted. */
   private async placeTests(code: string): Promise<{ ok: true } | { ok: false; reason: string }> {
-    // First: a reply the review refuses (a lone surrogate, a forged marker) never reaches the outline's parser either.
-    const reviewed = await reviewTests(this.setup.python, code, this.code.registrars());
-    if (!reviewed.ok) return { ok: false, reason: `the review refused the tests: ${reviewed.reason}` };
     const current = (await this.setup.files.read(this.testFile)) ?? "";
-    const others = await this.otherTestNames(current);
+    // First: a reply the review refuses (a lone surrogate, a forged marker) never reaches the outline's parser either.
+    // The test file's outline (the engine's own text) goes to the helpers with the review: one round trip.
+    const [reviewed, others] = await Promise.all([
+      reviewTests(this.setup.python, code, this.code.registrars()),
+      this.otherTestNames(current),
+    ]);
+    if (!reviewed.ok) return { ok: false, reason: `the review refused the tests: ${reviewed.reason}` };
     const verdict = checkTests(this.node, this.testFile, await outlinePython(this.setup.python, code), others);
     if (!verdict.ok) return verdict;
     this.testIds = verdict.value;
