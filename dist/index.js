@@ -11127,7 +11127,7 @@ var require_mock_interceptor = __commonJS({
 var require_mock_client = __commonJS({
   "node_modules/undici/lib/mock/mock-client.js"(exports, module) {
     "use strict";
-    var { promisify: promisify5 } = __require("node:util");
+    var { promisify: promisify4 } = __require("node:util");
     var Client = require_client();
     var { buildMockDispatch } = require_mock_utils();
     var {
@@ -11167,7 +11167,7 @@ var require_mock_client = __commonJS({
         return new MockInterceptor(opts, this[kDispatches]);
       }
       async [kClose]() {
-        await promisify5(this[kOriginalClose])();
+        await promisify4(this[kOriginalClose])();
         this[kConnected] = 0;
         this[kMockAgent][Symbols.kClients].delete(this[kOrigin]);
       }
@@ -11180,7 +11180,7 @@ var require_mock_client = __commonJS({
 var require_mock_pool = __commonJS({
   "node_modules/undici/lib/mock/mock-pool.js"(exports, module) {
     "use strict";
-    var { promisify: promisify5 } = __require("node:util");
+    var { promisify: promisify4 } = __require("node:util");
     var Pool2 = require_pool();
     var { buildMockDispatch } = require_mock_utils();
     var {
@@ -11220,7 +11220,7 @@ var require_mock_pool = __commonJS({
         return new MockInterceptor(opts, this[kDispatches]);
       }
       async [kClose]() {
-        await promisify5(this[kOriginalClose])();
+        await promisify4(this[kOriginalClose])();
         this[kConnected] = 0;
         this[kMockAgent][Symbols.kClients].delete(this[kOrigin]);
       }
@@ -12050,10 +12050,10 @@ var require_headers = __commonJS({
         const lowercaseName = isLowerCase ? name : name.toLowerCase();
         const exists2 = this[kHeadersMap].get(lowercaseName);
         if (exists2) {
-          const delimiter5 = lowercaseName === "cookie" ? "; " : ", ";
+          const delimiter4 = lowercaseName === "cookie" ? "; " : ", ";
           this[kHeadersMap].set(lowercaseName, {
             name: exists2.name,
-            value: `${exists2.value}${delimiter5}${value}`
+            value: `${exists2.value}${delimiter4}${value}`
           });
         } else {
           this[kHeadersMap].set(lowercaseName, { name, value });
@@ -26263,15 +26263,15 @@ function issueFileCommand(command, message) {
   });
 }
 function prepareKeyValueMessage(key, value) {
-  const delimiter5 = `ghadelimiter_${crypto2.randomUUID()}`;
+  const delimiter4 = `ghadelimiter_${crypto2.randomUUID()}`;
   const convertedValue = toCommandValue(value);
-  if (key.includes(delimiter5)) {
-    throw new Error(`Unexpected input: name should not contain the delimiter "${delimiter5}"`);
+  if (key.includes(delimiter4)) {
+    throw new Error(`Unexpected input: name should not contain the delimiter "${delimiter4}"`);
   }
-  if (convertedValue.includes(delimiter5)) {
-    throw new Error(`Unexpected input: value should not contain the delimiter "${delimiter5}"`);
+  if (convertedValue.includes(delimiter4)) {
+    throw new Error(`Unexpected input: value should not contain the delimiter "${delimiter4}"`);
   }
-  return `${key}<<${delimiter5}${os2.EOL}${convertedValue}${os2.EOL}${delimiter5}`;
+  return `${key}<<${delimiter4}${os2.EOL}${convertedValue}${os2.EOL}${delimiter4}`;
 }
 
 // node_modules/@actions/core/lib/core.js
@@ -31186,8 +31186,8 @@ function emoji() {
 }
 var ipv4 = /^(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])$/;
 var ipv6 = /^(([0-9a-fA-F]{1,4}:){7}[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,7}:|([0-9a-fA-F]{1,4}:){1,6}:[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,5}(:[0-9a-fA-F]{1,4}){1,2}|([0-9a-fA-F]{1,4}:){1,4}(:[0-9a-fA-F]{1,4}){1,3}|([0-9a-fA-F]{1,4}:){1,3}(:[0-9a-fA-F]{1,4}){1,4}|([0-9a-fA-F]{1,4}:){1,2}(:[0-9a-fA-F]{1,4}){1,5}|[0-9a-fA-F]{1,4}:((:[0-9a-fA-F]{1,4}){1,6})|:((:[0-9a-fA-F]{1,4}){1,7}|:))$/;
-var mac = (delimiter5) => {
-  const escapedDelim = escapeRegex(delimiter5 ?? ":");
+var mac = (delimiter4) => {
+  const escapedDelim = escapeRegex(delimiter4 ?? ":");
   return new RegExp(`^(?:[0-9A-F]{2}${escapedDelim}){5}[0-9A-F]{2}$|^(?:[0-9a-f]{2}${escapedDelim}){5}[0-9a-f]{2}$`);
 };
 var cidrv4 = /^((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\/([0-9]|[1-2][0-9]|3[0-2])$/;
@@ -48679,7 +48679,7 @@ function visit(schema, fnOrHandlers) {
     return h ? h(node2, rewritten) : node2;
   };
   const cache = /* @__PURE__ */ new Map();
-  function run7(s) {
+  function run6(s) {
     const cached3 = cache.get(s);
     if (cached3 === RESOLVING) {
       return new $ZodLazy({
@@ -48705,21 +48705,21 @@ function visit(schema, fnOrHandlers) {
         let changed = false;
         const newShape = {};
         for (const k of keys) {
-          const mapped = run7(oldShape[k]);
+          const mapped = run6(oldShape[k]);
           if (mapped !== oldShape[k])
             changed = true;
           newShape[k] = mapped;
         }
         let newCatchall = def.catchall;
         if (def.catchall) {
-          newCatchall = run7(def.catchall);
+          newCatchall = run6(def.catchall);
           if (newCatchall !== def.catchall)
             changed = true;
         }
         return changed ? clone(s, { ...def, shape: newShape, catchall: newCatchall }) : s;
       }
       case "array": {
-        const mapped = run7(def.element);
+        const mapped = run6(def.element);
         return mapped === def.element ? s : clone(s, { ...def, element: mapped });
       }
       case "tuple": {
@@ -48727,14 +48727,14 @@ function visit(schema, fnOrHandlers) {
         let changed = false;
         const newItems = [];
         for (const item of oldItems) {
-          const mapped = run7(item);
+          const mapped = run6(item);
           if (mapped !== item)
             changed = true;
           newItems.push(mapped);
         }
         let newRest = def.rest;
         if (def.rest) {
-          newRest = run7(def.rest);
+          newRest = run6(def.rest);
           if (newRest !== def.rest)
             changed = true;
         }
@@ -48742,12 +48742,12 @@ function visit(schema, fnOrHandlers) {
       }
       case "record":
       case "map": {
-        const newKey = run7(def.keyType);
-        const newVal = run7(def.valueType);
+        const newKey = run6(def.keyType);
+        const newVal = run6(def.valueType);
         return newKey === def.keyType && newVal === def.valueType ? s : clone(s, { ...def, keyType: newKey, valueType: newVal });
       }
       case "set": {
-        const newVal = run7(def.valueType);
+        const newVal = run6(def.valueType);
         return newVal === def.valueType ? s : clone(s, { ...def, valueType: newVal });
       }
       case "union": {
@@ -48755,7 +48755,7 @@ function visit(schema, fnOrHandlers) {
         let changed = false;
         const newOptions = [];
         for (const opt of oldOptions) {
-          const mapped = run7(opt);
+          const mapped = run6(opt);
           if (mapped !== opt)
             changed = true;
           newOptions.push(mapped);
@@ -48763,8 +48763,8 @@ function visit(schema, fnOrHandlers) {
         return changed ? clone(s, { ...def, options: newOptions }) : s;
       }
       case "intersection": {
-        const newLeft = run7(def.left);
-        const newRight = run7(def.right);
+        const newLeft = run6(def.left);
+        const newRight = run6(def.right);
         return newLeft === def.left && newRight === def.right ? s : clone(s, { ...def, left: newLeft, right: newRight });
       }
       case "optional":
@@ -48776,23 +48776,23 @@ function visit(schema, fnOrHandlers) {
       case "nonoptional":
       case "promise":
       case "success": {
-        const newInner = run7(def.innerType);
+        const newInner = run6(def.innerType);
         return newInner === def.innerType ? s : clone(s, { ...def, innerType: newInner });
       }
       case "pipe": {
-        const newIn = run7(def.in);
-        const newOut = run7(def.out);
+        const newIn = run6(def.in);
+        const newOut = run6(def.out);
         return newIn === def.in && newOut === def.out ? s : clone(s, { ...def, in: newIn, out: newOut });
       }
       case "function": {
-        const newInput = run7(def.input);
-        const newOutput = run7(def.output);
+        const newInput = run6(def.input);
+        const newOutput = run6(def.output);
         return newInput === def.input && newOutput === def.output ? s : clone(s, { ...def, input: newInput, output: newOutput });
       }
       case "lazy": {
         const original = def.getter;
         const { _cachedInner, ...rest } = def;
-        return clone(s, { ...rest, getter: () => run7(original()) });
+        return clone(s, { ...rest, getter: () => run6(original()) });
       }
       // A leaf by choice: `parts` are regex fragments, not data positions.
       case "template_literal":
@@ -48823,7 +48823,7 @@ function visit(schema, fnOrHandlers) {
       }
     }
   }
-  return run7(schema);
+  return run6(schema);
 }
 
 // node_modules/zod/v4/classic/deep-partial.js
@@ -49315,7 +49315,7 @@ function dropHalfPair(text3, at) {
   if (at === "start" && unit2 >= 56320 && unit2 <= 57343) return text3.slice(1);
   return text3;
 }
-var longestRun = (text3, char) => (text3.match(new RegExp(`${char}+`, "g")) ?? []).reduce((max, run7) => Math.max(max, run7.length), 0);
+var longestRun = (text3, char) => (text3.match(new RegExp(`${char}+`, "g")) ?? []).reduce((max, run6) => Math.max(max, run6.length), 0);
 var escapeHtml = (text3) => text3.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 // src/rpg/load.ts
@@ -59163,10 +59163,10 @@ var SSEDecoder = class {
     return null;
   }
 };
-function partition(str2, delimiter5) {
-  const index = str2.indexOf(delimiter5);
+function partition(str2, delimiter4) {
+  const index = str2.indexOf(delimiter4);
   if (index !== -1) {
-    return [str2.substring(0, index), delimiter5, str2.substring(index + delimiter5.length)];
+    return [str2.substring(0, index), delimiter4, str2.substring(index + delimiter4.length)];
   }
   return [str2, "", ""];
 }
@@ -64925,10 +64925,10 @@ var AssistantStream = class extends EventStream {
     }));
     return runner;
   }
-  async _createToolAssistantStream(run7, runId, params, options) {
+  async _createToolAssistantStream(run6, runId, params, options) {
     this._listenForAbort(options?.signal);
     const body = { ...params, stream: true };
-    const stream = await run7.submitToolOutputs(runId, body, {
+    const stream = await run6.submitToolOutputs(runId, body, {
       ...options,
       signal: this.controller.signal
     });
@@ -64996,10 +64996,10 @@ var AssistantStream = class extends EventStream {
     }
     return this._addRun(__classPrivateFieldGet(this, _AssistantStream_instances, "m", _AssistantStream_endRequest).call(this));
   }
-  async _createAssistantStream(run7, threadId, params, options) {
+  async _createAssistantStream(run6, threadId, params, options) {
     this._listenForAbort(options?.signal);
     const body = { ...params, stream: true };
-    const stream = await run7.create(threadId, body, { ...options, signal: this.controller.signal });
+    const stream = await run6.create(threadId, body, { ...options, signal: this.controller.signal });
     this._connected();
     for await (const event of stream) {
       __classPrivateFieldGet(this, _AssistantStream_instances, "m", _AssistantStream_addEvent).call(this, event);
@@ -65062,8 +65062,8 @@ var AssistantStream = class extends EventStream {
     }
     return acc;
   }
-  _addRun(run7) {
-    return run7;
+  _addRun(run6) {
+    return run6;
   }
   async _threadAssistantStream(params, thread, options) {
     return await this._createThreadAssistantStream(thread, params, options);
@@ -65401,8 +65401,8 @@ var Runs = class extends APIResource {
    * https://platform.openai.com/docs/assistants/how-it-works/runs-and-run-steps
    */
   async createAndPoll(threadId, body, options) {
-    const run7 = await this.create(threadId, body, options);
-    return await this.poll(run7.id, { thread_id: threadId }, options);
+    const run6 = await this.create(threadId, body, options);
+    return await this.poll(run6.id, { thread_id: threadId }, options);
   }
   /**
    * Create a Run stream
@@ -65426,11 +65426,11 @@ var Runs = class extends APIResource {
       }
     ]);
     while (true) {
-      const { data: run7, response } = await this.retrieve(runId, params, {
+      const { data: run6, response } = await this.retrieve(runId, params, {
         ...options,
         headers: { ...options?.headers, ...headers }
       }).withResponse();
-      switch (run7.status) {
+      switch (run6.status) {
         //If we are in any sort of intermediate state we poll
         case "queued":
         case "in_progress":
@@ -65456,7 +65456,7 @@ var Runs = class extends APIResource {
         case "completed":
         case "failed":
         case "expired":
-          return run7;
+          return run6;
       }
     }
   }
@@ -65483,8 +65483,8 @@ var Runs = class extends APIResource {
    * https://platform.openai.com/docs/assistants/how-it-works/runs-and-run-steps
    */
   async submitToolOutputsAndPoll(runId, params, options) {
-    const run7 = await this.submitToolOutputs(runId, params, options);
-    return await this.poll(run7.id, params, options);
+    const run6 = await this.submitToolOutputs(runId, params, options);
+    return await this.poll(run6.id, params, options);
   }
   /**
    * Submit the tool outputs from a previous run and stream the run to a terminal
@@ -65570,8 +65570,8 @@ var Threads2 = class extends APIResource {
    * https://platform.openai.com/docs/assistants/how-it-works/runs-and-run-steps
    */
   async createAndRunPoll(body, options) {
-    const run7 = await this.createAndRun(body, options);
-    return await this.runs.poll(run7.id, { thread_id: run7.thread_id }, options);
+    const run6 = await this.createAndRun(body, options);
+    return await this.runs.poll(run6.id, { thread_id: run6.thread_id }, options);
   }
   /**
    * Create a thread and stream the run back
@@ -69390,11 +69390,11 @@ ${note(best.removed)}
 function splitPieces(markdown) {
   const lines = markdown.split("\n");
   const pieces = [];
-  let run7 = [];
+  let run6 = [];
   let depth = 0;
   const flush = () => {
-    if (run7.length > 0) pieces.push({ text: run7.join("\n"), keep: "lines" });
-    run7 = [];
+    if (run6.length > 0) pieces.push({ text: run6.join("\n"), keep: "lines" });
+    run6 = [];
   };
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
@@ -69409,7 +69409,7 @@ function splitPieces(markdown) {
       pieces.push(lines[end2] ?? fence.marker);
       i = end2;
     } else if (depth > 0 && !/<\/?(details|summary)\b/i.test(line)) {
-      run7.push(line);
+      run6.push(line);
     } else {
       flush();
       pieces.push(line);
@@ -70299,7 +70299,7 @@ async function publishCheckRuns(input2) {
 }
 async function upsertCheckRun(octokit, repository, headSha, given, appId) {
   const { owner, repo } = repository;
-  const run7 = {
+  const run6 = {
     ...given,
     summary: fitToLimit(redactSecrets(given.summary), CHECK_OUTPUT_LIMIT),
     annotations: given.annotations.map((a) => ({ ...a, message: redactSecrets(a.message) }))
@@ -70308,24 +70308,24 @@ async function upsertCheckRun(octokit, repository, headSha, given, appId) {
     owner,
     repo,
     ref: headSha,
-    check_name: run7.name,
+    check_name: run6.name,
     filter: "latest",
     per_page: 100,
     ...appId !== void 0 ? { app_id: appId } : {}
   });
-  const existing = data.check_runs.find((c) => c.name === run7.name && c.head_sha === headSha);
-  const output2 = { title: run7.title, summary: run7.summary, text: run7.text };
-  const chunks = chunked(run7.annotations);
+  const existing = data.check_runs.find((c) => c.name === run6.name && c.head_sha === headSha);
+  const output2 = { title: run6.title, summary: run6.summary, text: run6.text };
+  const chunks = chunked(run6.annotations);
   const rest = async (id) => {
     for (const annotations of chunks.slice(1))
       await octokit.rest.checks.update({ owner, repo, check_run_id: id, output: { ...output2, annotations } });
   };
   let replacing = false;
   if (existing) {
-    const same = existing.status === "completed" && existing.conclusion === run7.conclusion && existing.output.title === run7.title && (existing.output.summary ?? "") === run7.summary && (existing.output.text ?? "") === run7.text;
+    const same = existing.status === "completed" && existing.conclusion === run6.conclusion && existing.output.title === run6.title && (existing.output.summary ?? "") === run6.summary && (existing.output.text ?? "") === run6.text;
     const count3 = existing.output.annotations_count;
-    if (same && count3 === run7.annotations.length) return "unchanged";
-    const sameAnnotations = count3 === 0 ? run7.annotations.length === 0 : await hasAnnotations(octokit, repository, existing.id, run7.annotations);
+    if (same && count3 === run6.annotations.length) return "unchanged";
+    const sameAnnotations = count3 === 0 ? run6.annotations.length === 0 : await hasAnnotations(octokit, repository, existing.id, run6.annotations);
     if (count3 === 0 || sameAnnotations) {
       const first = count3 === 0 ? chunks[0] : void 0;
       await octokit.rest.checks.update({
@@ -70333,9 +70333,9 @@ async function upsertCheckRun(octokit, repository, headSha, given, appId) {
         repo,
         check_run_id: existing.id,
         status: "completed",
-        conclusion: run7.conclusion,
+        conclusion: run6.conclusion,
         output: { ...output2, ...first ? { annotations: first } : {} },
-        actions: run7.actions
+        actions: run6.actions
       });
       if (count3 === 0) await rest(existing.id);
       return "updated";
@@ -70345,12 +70345,12 @@ async function upsertCheckRun(octokit, repository, headSha, given, appId) {
   const { data: created } = await octokit.rest.checks.create({
     owner,
     repo,
-    name: run7.name,
+    name: run6.name,
     head_sha: headSha,
     status: "completed",
-    conclusion: run7.conclusion,
+    conclusion: run6.conclusion,
     output: { ...output2, ...chunks[0] ? { annotations: chunks[0] } : {} },
-    actions: run7.actions
+    actions: run6.actions
   });
   await rest(created.id);
   return replacing ? "replaced" : "created";
@@ -70533,7 +70533,7 @@ function createOctokit(token, baseUrl) {
 function shellWord(text3) {
   return /^[A-Za-z0-9._/:=@%+-]+$/.test(text3) ? text3 : `'${text3.replace(/'/g, `'\\''`)}'`;
 }
-async function publishStack(inputs, context, run7, pushed) {
+async function publishStack(inputs, context, run6, pushed) {
   if (!inputs.githubToken) {
     warning("no github-token: branches were pushed, but no pull request was opened");
     return [];
@@ -70542,10 +70542,10 @@ async function publishStack(inputs, context, run7, pushed) {
   const prs = await publishSubgraphs({
     octokit,
     repository: context.repository,
-    ...run7,
+    ...run6,
     baseBranch: await baseBranchOf(inputs, context, octokit),
     branches: pushed.branches,
-    retryCommand: (nodeId) => `gh workflow run ${shellWord(workflowFile(context))} -f mode=retry -f rpg-path=${shellWord(run7.rpgPath)} -f nodes=${shellWord(nodeId)}`,
+    retryCommand: (nodeId) => `gh workflow run ${shellWord(workflowFile(context))} -f mode=retry -f rpg-path=${shellWord(run6.rpgPath)} -f nodes=${shellWord(nodeId)}`,
     stack: pushed.stack,
     held: pushed.held,
     issue: inputs.issue
@@ -70554,9 +70554,9 @@ async function publishStack(inputs, context, run7, pushed) {
     const written = await publishCheckRuns({
       octokit,
       repository: context.repository,
-      plan: run7.plan,
-      checkpoint: run7.checkpoint,
-      rpgPath: run7.rpgPath,
+      plan: run6.plan,
+      checkpoint: run6.checkpoint,
+      rpgPath: run6.rpgPath,
       prs,
       heads: pushed.heads,
       appId: /^\d+$/.test(inputs.appId) ? Number(inputs.appId) : void 0
@@ -70565,16 +70565,16 @@ async function publishStack(inputs, context, run7, pushed) {
   }
   return prs;
 }
-async function shipRun(inputs, context, run7) {
-  const pushed = await pushStack(run7.dir, run7.plan, run7.rpgName, run7.stack, run7.remoteHeads, run7.auth);
+async function shipRun(inputs, context, run6) {
+  const pushed = await pushStack(run6.dir, run6.plan, run6.rpgName, run6.stack, run6.remoteHeads, run6.auth);
   await pushRunRecord(
-    run7.dir,
-    run7.runId,
-    run7.plan.subgraphs.map((s) => s.id),
-    [runBranch(run7.rpgName)],
-    run7.auth
+    run6.dir,
+    run6.runId,
+    run6.plan.subgraphs.map((s) => s.id),
+    [runBranch(run6.rpgName)],
+    run6.auth
   );
-  return publishStack(inputs, context, { plan: run7.plan, checkpoint: run7.checkpoint, rpgPath: run7.rpgPath, model: run7.model }, pushed);
+  return publishStack(inputs, context, { plan: run6.plan, checkpoint: run6.checkpoint, rpgPath: run6.rpgPath, model: run6.model }, pushed);
 }
 
 // src/action/summaries.ts
@@ -70610,20 +70610,20 @@ function pullRequestTable(prs, plan2, { markNew = true } = {}) {
 }
 
 // src/action/finish.ts
-async function finish(inputs, context, run7) {
-  const leaves = Object.values(run7.checkpoint.nodes).filter((e) => e.node_type !== "composite");
+async function finish(inputs, context, run6) {
+  const leaves = Object.values(run6.checkpoint.nodes).filter((e) => e.node_type !== "composite");
   const count3 = (status) => leaves.filter((e) => e.status === status).length;
   const [passed, failed, skipped] = [count3("passed"), count3("failed"), count3("skipped")];
-  const closed = run7.prs.filter((pr) => pr.closed);
+  const closed = run6.prs.filter((pr) => pr.closed);
   const closedNote = closed.length === 0 ? "" : `Pull requests closed by a person stay closed; their branches were still updated: ${closed.map((pr) => `#${pr.number} (${code(pr.subgraphId)})`).join(", ")}.
 
 `;
-  if (run7.whole && inputs.githubToken && inputs.issue !== void 0) {
-    const marker = commentMarker("run-report", run7.rpgPath);
-    const heading = `### rpg-forge: ${passed} of ${leaves.length} nodes pass (${code(run7.rpgPath)})
+  if (run6.whole && inputs.githubToken && inputs.issue !== void 0) {
+    const marker = commentMarker("run-report", run6.rpgPath);
+    const heading = `### rpg-forge: ${passed} of ${leaves.length} nodes pass (${code(run6.rpgPath)})
 
 `;
-    const body = heading + closedNote + pullRequestTable(run7.prs, run7.plan, { markNew: false }) + withoutRunDetails(run7.report);
+    const body = heading + closedNote + pullRequestTable(run6.prs, run6.plan, { markNew: false }) + withoutRunDetails(run6.report);
     await upsertComment(
       createOctokit(inputs.githubToken, context.apiUrl),
       { ...context.repository, issueNumber: inputs.issue },
@@ -70631,7 +70631,7 @@ async function finish(inputs, context, run7) {
       fitToLimit(body, COMMENT_LIMIT - marker.length - 1)
     );
   }
-  const open5 = run7.prs.filter((pr) => !pr.closed);
+  const open5 = run6.prs.filter((pr) => !pr.closed);
   setOutput(
     "pull-requests",
     JSON.stringify(Object.fromEntries(open5.map((pr) => [pr.subgraphId, { number: pr.number, url: pr.url }])))
@@ -70639,11 +70639,11 @@ async function finish(inputs, context, run7) {
   setOutput("passed", passed);
   setOutput("failed", failed);
   setOutput("skipped", skipped);
-  if (run7.branch) setOutput("branch", run7.branch);
-  const asToken = run7.prs.length > 0 && inputs.appId === "" ? "_Written with GITHUB_TOKEN, so the pull requests have no rpg-forge check runs and no **Retry failed** button, and your CI does not run on them (GITHUB_TOKEN starts no other workflow) until you push to them. Pass the rpg-forge App's `app-id` and `app-private-key` (as secrets) for both._\n\n" : "";
-  await summary.addRaw(redactSecrets(closedNote + asToken + pullRequestTable(run7.prs, run7.plan))).addRaw(redactSecrets(run7.report)).write();
+  if (run6.branch) setOutput("branch", run6.branch);
+  const asToken = run6.prs.length > 0 && inputs.appId === "" ? "_Written with GITHUB_TOKEN, so the pull requests have no rpg-forge check runs and no **Retry failed** button, and your CI does not run on them (GITHUB_TOKEN starts no other workflow) until you push to them. Pass the rpg-forge App's `app-id` and `app-private-key` (as secrets) for both._\n\n" : "";
+  await summary.addRaw(redactSecrets(closedNote + asToken + pullRequestTable(run6.prs, run6.plan))).addRaw(redactSecrets(run6.report)).write();
   info(
-    `run ${run7.runId}: ${passed} passed, ${failed} failed, ${skipped} skipped of ${leaves.length} nodes; ${open5.length} open pull request(s)`
+    `run ${run6.runId}: ${passed} passed, ${failed} failed, ${skipped} skipped of ${leaves.length} nodes; ${open5.length} open pull request(s)`
   );
 }
 
@@ -70810,11 +70810,12 @@ for line in requests:
     # Read before the wrappers go: a TextIOWrapper closes the buffer under it when it is collected.
     out, err = stdout.getvalue(), sys.stderr.getvalue()
     sys.stdin, sys.stdout, sys.stderr = sys.__stdin__, sys.__stdout__, sys.__stderr__
-    # A script may turn the collector off (the review does, for speed): each call starts as python would start.
-    gc.enable()
-    gc.collect()
     replies.write(json.dumps({"status": status, "stdout": base64.b64encode(out).decode(), "stderr": err[-4000:]}) + "\n")
     replies.flush()
+    # A script may turn the collector off (the review does, for speed): each call starts as python would start.
+    # After the answer is on its way, so the caller does not wait for the collection.
+    gc.enable()
+    gc.collect()
 `;
 var Worker = class {
   constructor(python, pool) {
@@ -70986,16 +70987,60 @@ async function pluginsFor(python, requirements) {
 }
 
 // src/sandbox/coverage.ts
-import { execFile as execFile5 } from "node:child_process";
+import { execFile as execFile4 } from "node:child_process";
 import { copyFile as copyFile2, mkdtemp as mkdtemp4, realpath as realpath2 } from "node:fs/promises";
 import { homedir as homedir2, tmpdir as tmpdir4 } from "node:os";
-import { delimiter as delimiter4, isAbsolute as isAbsolute3, join as join11, posix as posix2, sep as sep2 } from "node:path";
-import { promisify as promisify4 } from "node:util";
+import { delimiter as delimiter3, isAbsolute as isAbsolute3, join as join11, posix as posix2, sep as sep2 } from "node:path";
+import { promisify as promisify3 } from "node:util";
 
 // src/sandbox/coverage-analysis.ts
-import { execFile as execFile3 } from "node:child_process";
-import { delimiter } from "node:path";
-import { promisify as promisify2 } from "node:util";
+var ANALYZE = String.raw`
+import json, sys
+
+request = json.load(sys.stdin)
+# The helper worker runs python -I: a coverage.py installed with pip install --user is found through these.
+for entry in request["userSitePath"]:
+    if entry not in sys.path:
+        sys.path.append(entry)
+import coverage
+
+path = request["path"]
+measure = coverage.Coverage(data_file=None, branch=True, config_file=False)
+# Cleared, then a pattern that matches nothing: some versions read an empty list as "every line".
+for which in ("exclude", "partial"):
+    measure.clear_exclude(which=which)
+    measure.exclude("(?!)", which=which)
+measure.get_data().add_arcs({path: [tuple(arc) for arc in request["arcs"]]})
+analysis = measure._analyze(path)
+stats = analysis.branch_stats()
+print(json.dumps({
+    "statements": sorted(analysis.statements),
+    "missing": sorted(analysis.missing),
+    "branches": sorted([line, exits, taken] for line, (exits, taken) in stats.items()),
+}))
+`;
+var AnalysisSchema = external_exports.object({
+  statements: external_exports.array(external_exports.int().min(1)),
+  missing: external_exports.array(external_exports.int().min(1)),
+  /** [line, its exits, the exits the tests took] per line that branches. */
+  branches: external_exports.array(external_exports.tuple([external_exports.int().min(1), external_exports.int().min(0), external_exports.int().min(0)]))
+});
+async function analyzeArcs(python, path2, arcs) {
+  const stdout = await runPythonScript(python.executable, ANALYZE, JSON.stringify({ path: path2, arcs, userSitePath: python.userSitePath }));
+  return AnalysisSchema.parse(JSON.parse(stdout));
+}
+function countOnRanges(analysis, ranges) {
+  const onRanges = (line) => ranges.some(([start, end2]) => line >= start && line <= end2);
+  const statements = new Set(analysis.statements.filter(onRanges));
+  const missing = new Set(analysis.missing.filter((line) => statements.has(line)));
+  const branches = { covered: 0, total: 0 };
+  for (const [line, exits, taken] of analysis.branches) {
+    if (!onRanges(line)) continue;
+    branches.total += exits;
+    branches.covered += Math.min(taken, exits);
+  }
+  return { lines: { covered: statements.size - missing.size, total: statements.size }, branches };
+}
 
 // src/sandbox/env.ts
 var PASSED_THROUGH = ["PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ"];
@@ -71017,66 +71062,16 @@ function scrubbedEnv(source, home, tmp) {
   };
 }
 
-// src/sandbox/coverage-analysis.ts
-var run3 = promisify2(execFile3);
-var ANALYZE = String.raw`
-import json, sys
-import coverage
-
-request = json.load(sys.stdin)
-path = request["path"]
-measure = coverage.Coverage(data_file=None, branch=True, config_file=False)
-# Cleared, then a pattern that matches nothing: some versions read an empty list as "every line".
-for which in ("exclude", "partial"):
-    measure.clear_exclude(which=which)
-    measure.exclude("(?!)", which=which)
-measure.get_data().add_arcs({path: [tuple(arc) for arc in request["arcs"]]})
-analysis = measure._analyze(path)
-stats = analysis.branch_stats()
-print(json.dumps({
-    "statements": sorted(analysis.statements),
-    "missing": sorted(analysis.missing),
-    "branches": sorted([line, exits, taken] for line, (exits, taken) in stats.items()),
-}))
-`;
-var ANALYSIS_TIMEOUT_MS = 6e4;
-var AnalysisSchema = external_exports.object({
-  statements: external_exports.array(external_exports.int().min(1)),
-  missing: external_exports.array(external_exports.int().min(1)),
-  /** [line, its exits, the exits the tests took] per line that branches. */
-  branches: external_exports.array(external_exports.tuple([external_exports.int().min(1), external_exports.int().min(0), external_exports.int().min(0)]))
-});
-async function analyzeArcs(python, path2, arcs) {
-  const env = { ...scrubbedEnv(process.env, "/nonexistent", "/tmp"), PYTHONSAFEPATH: "1", PYTHONNOUSERSITE: "1" };
-  if (python.userSitePath.length > 0) env.PYTHONPATH = python.userSitePath.join(delimiter);
-  const running = run3(python.executable, ["-s", "-c", ANALYZE], { env, timeout: ANALYSIS_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 });
-  running.child.stdin?.end(JSON.stringify({ path: path2, arcs }));
-  const { stdout } = await running;
-  return AnalysisSchema.parse(JSON.parse(stdout));
-}
-function countOnRanges(analysis, ranges) {
-  const onRanges = (line) => ranges.some(([start, end2]) => line >= start && line <= end2);
-  const statements = new Set(analysis.statements.filter(onRanges));
-  const missing = new Set(analysis.missing.filter((line) => statements.has(line)));
-  const branches = { covered: 0, total: 0 };
-  for (const [line, exits, taken] of analysis.branches) {
-    if (!onRanges(line)) continue;
-    branches.total += exits;
-    branches.covered += Math.min(taken, exits);
-  }
-  return { lines: { covered: statements.size - missing.size, total: statements.size }, branches };
-}
-
 // src/sandbox/pytest.ts
 import { randomUUID as randomUUID2 } from "node:crypto";
 import { lstat as lstat4, mkdir as mkdir6, mkdtemp as mkdtemp3, realpath, stat as stat4 } from "node:fs/promises";
 import { homedir, tmpdir as tmpdir3 } from "node:os";
-import { delimiter as delimiter3, isAbsolute as isAbsolute2, join as join10 } from "node:path";
+import { delimiter as delimiter2, isAbsolute as isAbsolute2, join as join10 } from "node:path";
 
 // src/sandbox/bwrap.ts
-import { execFile as execFile4 } from "node:child_process";
+import { execFile as execFile3 } from "node:child_process";
 import { access as access3, constants as constants6 } from "node:fs/promises";
-import { delimiter as delimiter2, join as join8 } from "node:path";
+import { delimiter, join as join8 } from "node:path";
 
 // src/sandbox/process-group.ts
 import { spawn as spawn2 } from "node:child_process";
@@ -71246,8 +71241,8 @@ function signalNumber(signal) {
 }
 
 // src/sandbox/bwrap.ts
-import { promisify as promisify3 } from "node:util";
-var run4 = promisify3(execFile4);
+import { promisify as promisify2 } from "node:util";
+var run3 = promisify2(execFile3);
 var ISOLATION = ["--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--die-with-parent", "--new-session"];
 var BASE_FILE_SYSTEM = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
 var HIDDEN_DIRS = ["/home", "/root", "/opt", "/srv", "/mnt", "/media", "/run"];
@@ -71265,7 +71260,7 @@ function bwrapArgs(layout) {
 var located;
 function findBwrap() {
   located ??= (async () => {
-    for (const dir of (process.env.PATH ?? "").split(delimiter2)) {
+    for (const dir of (process.env.PATH ?? "").split(delimiter)) {
       if (dir === "") continue;
       const candidate = join8(dir, "bwrap");
       if (await access3(candidate, constants6.X_OK).then(
@@ -71285,7 +71280,7 @@ function probeBwrap() {
     if (!path2) return { usable: false, reason: "bwrap (bubblewrap) is not on PATH" };
     try {
       const env = { PATH: "/usr/bin:/bin" };
-      await run4(path2, [...ISOLATION, ...BASE_FILE_SYSTEM, "--clearenv", "--setenv", "PATH", env.PATH, "--", "true"], {
+      await run3(path2, [...ISOLATION, ...BASE_FILE_SYSTEM, "--clearenv", "--setenv", "PATH", env.PATH, "--", "true"], {
         env,
         timeout: 1e4
       });
@@ -71844,27 +71839,27 @@ function verifySignedReport(data, key) {
 var DEFAULT_PER_TEST_MS = 3e4;
 var STARTUP_GRACE_MS = 15e3;
 var TESTS_PER_FILE_TARGET = 10;
-function runPytest(run7) {
-  return runGate(run7, {});
+function runPytest(run6) {
+  return runGate(run6, {});
 }
-async function runGate(run7, variant) {
+async function runGate(run6, variant) {
   const started = Date.now();
-  const perTestMs = run7.perTestTimeoutMs ?? DEFAULT_PER_TEST_MS;
+  const perTestMs = run6.perTestTimeoutMs ?? DEFAULT_PER_TEST_MS;
   if (!(perTestMs > 0 && Number.isFinite(perTestMs))) throw new RangeError(`perTestTimeoutMs must be positive, got ${perTestMs}`);
-  const cwd = await packageDirectory2(run7.cwd);
+  const cwd = await packageDirectory2(run6.cwd);
   const python = variant.python ?? await findPythonSetup();
-  const bwrap = run7.sandbox === "bwrap" ? await requireBwrap() : void 0;
-  const limits = resolveLimits(run7.limits);
-  if (run7.signal?.aborted) return notRun2("the run was aborted before it started");
+  const bwrap = run6.sandbox === "bwrap" ? await requireBwrap() : void 0;
+  const limits = resolveLimits(run6.limits);
+  if (run6.signal?.aborted) return notRun2("the run was aborted before it started");
   const privateDir = await mkdtemp3(join10(tmpdir3(), "rpg-forge-pytest-"));
   try {
     const dirs = { home: join10(privateDir, "home"), tmp: join10(privateDir, "tmp") };
     for (const dir of Object.values(dirs)) await mkdir6(dir, { mode: 448 });
     const junitPath = join10(privateDir, "junit.xml");
     const pytestArgs = [
-      ...[...run7.targets, "-q", "-p", "no:cacheprovider", `--junitxml=${junitPath}`],
+      ...[...run6.targets, "-q", "-p", "no:cacheprovider", `--junitxml=${junitPath}`],
       ...["-o", "junit_family=xunit2", "--color=no"],
-      ...(run7.plugins ?? []).flatMap((plugin) => ["-p", plugin])
+      ...(run6.plugins ?? []).flatMap((plugin) => ["-p", plugin])
     ];
     const bootstrap = gateBootstrapSource({
       timeoutPluginSource: timeoutPluginSource(perTestMs),
@@ -71879,17 +71874,17 @@ async function runGate(run7, variant) {
       PYTHONNOUSERSITE: "1",
       [RUN_MARK_VARIABLE]: randomUUID2()
     };
-    if (python.userSitePath.length > 0) env.PYTHONPATH = python.userSitePath.join(delimiter3);
-    if (run7.plugins) env.PYTEST_DISABLE_PLUGIN_AUTOLOAD = "1";
+    if (python.userSitePath.length > 0) env.PYTHONPATH = python.userSitePath.join(delimiter2);
+    if (run6.plugins) env.PYTEST_DISABLE_PLUGIN_AUTOLOAD = "1";
     const interpreter = [python.executable, "-s", "-c", bootstrap];
     const key = newReportKey();
     const common = {
       cwd,
       env,
-      hardLimitMs: hardLimitMs(run7.targets, perTestMs),
+      hardLimitMs: hardLimitMs(run6.targets, perTestMs),
       secretInput: key,
       maxReportBytes: MAX_SIGNED_REPORT_BYTES,
-      ...run7.signal ? { signal: run7.signal } : {}
+      ...run6.signal ? { signal: run6.signal } : {}
     };
     const command = bwrap ? {
       command: bwrap,
@@ -71997,7 +71992,7 @@ async function packageDirectory2(cwd) {
 }
 
 // src/sandbox/coverage.ts
-var run5 = promisify4(execFile5);
+var run4 = promisify3(execFile4);
 async function measureCoverage(measure) {
   for (const [start, end2] of measure.ranges) {
     if (!(Number.isInteger(start) && Number.isInteger(end2) && start >= 1 && start <= end2)) {
@@ -72076,9 +72071,9 @@ function probeCoverage(python) {
 async function probeOnce(python) {
   const missing = `coverage.py is not installed for ${python.executable}: apt-get install python3-coverage, or pip install coverage`;
   const env = { ...scrubbedEnv(process.env, homedir2(), tmpdir4()), PYTHONNOUSERSITE: "1" };
-  if (python.userSitePath.length > 0) env.PYTHONPATH = python.userSitePath.join(delimiter4);
+  if (python.userSitePath.length > 0) env.PYTHONPATH = python.userSitePath.join(delimiter3);
   try {
-    const { stdout } = await run5(python.executable, ["-s", "-c", PROBE2], { env, timeout: PROBE_TIMEOUT_MS2 });
+    const { stdout } = await run4(python.executable, ["-s", "-c", PROBE2], { env, timeout: PROBE_TIMEOUT_MS2 });
     const major = Number.parseInt(stdout.trim(), 10);
     if (!(major >= MIN_MAJOR))
       return { ok: false, note: `coverage.py ${stdout.trim()} for ${python.executable} is too old (${MIN_MAJOR} or later is needed)` };
@@ -83966,10 +83961,10 @@ function createTddExecutor(setup) {
     const testFile = setup.testFileOf(node2.id);
     const implFile = normalizePath(node2.file_path);
     const snapshot = await setup.files.snapshot([testFile, implFile]);
-    const run7 = new NodeRun(setup, node2, testFile, implFile, context.signal);
+    const run6 = new NodeRun(setup, node2, testFile, implFile, context.signal);
     try {
-      const outcome = await run7.execute().catch((error63) => {
-        if (error63 instanceof FinalRefusal || error63 instanceof Tampered) return run7.failed(error63.message);
+      const outcome = await run6.execute().catch((error63) => {
+        if (error63 instanceof FinalRefusal || error63 instanceof Tampered) return run6.failed(error63.message);
         throw error63;
       });
       if (outcome.status !== "passed") await snapshot.restore();
@@ -84278,10 +84273,12 @@ ${result.output.slice(-3e3)}`;
   }
   /** Writes the tests into the node's block and the stub into its file; the engine decides what is accepted. */
   async placeTests(code2) {
-    const reviewed = await reviewTests(this.setup.python, code2, this.code.registrars());
-    if (!reviewed.ok) return { ok: false, reason: `the review refused the tests: ${reviewed.reason}` };
     const current = await this.setup.files.read(this.testFile) ?? "";
-    const others = await this.otherTestNames(current);
+    const [reviewed, others] = await Promise.all([
+      reviewTests(this.setup.python, code2, this.code.registrars()),
+      this.otherTestNames(current)
+    ]);
+    if (!reviewed.ok) return { ok: false, reason: `the review refused the tests: ${reviewed.reason}` };
     const verdict = checkTests(this.node, this.testFile, await outlinePython(this.setup.python, code2), others);
     if (!verdict.ok) return verdict;
     this.testIds = verdict.value;
@@ -86037,10 +86034,10 @@ var IntegrationTests = class {
         rejection = checked.reason;
         continue;
       }
-      const run7 = await this.run(reply.value.test_code, file2, checked.value, signal);
-      if ("code" in run7) return run7;
+      const run6 = await this.run(reply.value.test_code, file2, checked.value, signal);
+      if ("code" in run6) return run6;
       if (signal.aborted) return { note: "interrupted" };
-      rejection = run7.broken;
+      rejection = run6.broken;
     }
     return { note: `no integration tests ran: ${rejection ?? "no reply"}` };
   }
@@ -86083,9 +86080,9 @@ var IntegrationTests = class {
       const outline = await outlinePython(this.options.setup.python, code2);
       const tests = checkIntegrationTests(file2, outline);
       if (!tests.ok) return void 0;
-      const run7 = await this.run(code2, file2, tests.value, signal);
-      if (!("code" in run7) || signal.aborted) return void 0;
-      current = run7;
+      const run6 = await this.run(code2, file2, tests.value, signal);
+      if (!("code" in run6) || signal.aborted) return void 0;
+      current = run6;
     }
     return current.failing.length === 0 && current.passed.length > 0 ? current : void 0;
   }
@@ -87144,7 +87141,7 @@ async function generate(options) {
   let latest = previous;
   const gate = { sandbox: sandbox.kind, perTestTimeoutMs: options.perTestTimeoutMs, limits: options.limits, plugins };
   const pipeline = pipelineFor(options.concurrency ?? 1);
-  const pytestSlot = (run8, signal) => pipeline.pytestRuns ? pipeline.pytestRuns.use(run8, signal) : run8();
+  const pytestSlot = (run7, signal) => pipeline.pytestRuns ? pipeline.pytestRuns.use(run7, signal) : run7();
   const pytestIn = (cwd) => async (targets, signal) => (
     // What generated code printed leaves the sandbox here, for prompts, artifacts, test_results.xml and comments.
     redactPytestResult(await pytestSlot(() => runPytest({ ...gate, cwd, targets: [...targets], ...signal ? { signal } : {} }), signal))
@@ -87276,12 +87273,12 @@ async function generate(options) {
     await history.commitCompleted(checkpoint2, unannounced);
   };
   let final;
-  let run7;
+  let run6;
   try {
-    run7 = await runPlan(runOptions);
-    if (!run7.interrupted) {
-      if (!run7.checkpoint.dependency_check) await checkDependencies(run7.checkpoint);
-      final = await history.finish(run7.checkpoint);
+    run6 = await runPlan(runOptions);
+    if (!run6.interrupted) {
+      if (!run6.checkpoint.dependency_check) await checkDependencies(run6.checkpoint);
+      final = await history.finish(run6.checkpoint);
       for (const warning2 of final.assembly.warnings) options.onNotice?.(warning2);
       await writeSnapshot(output2, final.files);
       if (final.assembly.junitXml) await writeOutputFile(outDir, TEST_RESULTS_PATH, final.assembly.junitXml);
@@ -87292,7 +87289,7 @@ async function generate(options) {
     await removeWorkTree(snapshotDir);
     await removeWorkTree(integrationDir);
   }
-  const { checkpoint, interrupted } = run7;
+  const { checkpoint, interrupted } = run6;
   const summary2 = summarize(checkpoint);
   const finished = clock();
   const gitLog = repo ? await repo.log() : void 0;
@@ -87433,9 +87430,9 @@ var plural3 = (n, one, many) => `${n} ${n === 1 ? one : many}`;
 
 // src/report/run-report.ts
 import { resolve as resolve5 } from "node:path";
-async function writeRunReport(outDir, run7) {
-  const report = redactSecrets(renderGenerationReport({ ...run7, generatedAt: run7.finishedAt }));
-  const path2 = await saveRunFile(resolve5(outDir), run7.runId, "generation_report.md", report);
+async function writeRunReport(outDir, run6) {
+  const report = redactSecrets(renderGenerationReport({ ...run6, generatedAt: run6.finishedAt }));
+  const path2 = await saveRunFile(resolve5(outDir), run6.runId, "generation_report.md", report);
   return { path: path2, report };
 }
 
@@ -87965,7 +87962,7 @@ async function runRestack(inputs, context, at) {
 }
 
 // src/action/main.ts
-async function run6() {
+async function run5() {
   try {
     const context = await readContext();
     const config2 = await readRepoConfig(context.workspace);
@@ -88024,7 +88021,7 @@ function setPlanOutputs(plan2, inWaves) {
 }
 
 // src/action/index.ts
-await run6();
+await run5();
 /*! Bundled license information:
 
 undici/lib/web/fetch/body.js:
