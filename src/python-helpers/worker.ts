@@ -41,10 +41,12 @@ for line in requests:
     sys.stdin, sys.stdout, sys.stderr = sys.__stdin__, sys.__stdout__, sys.__stderr__
     replies.write(json.dumps({"status": status, "stdout": base64.b64encode(out).decode(), "stderr": err[-4000:]}) + "\n")
     replies.flush()
-    # A script may turn the collector off (the review does, for speed): each call starts as python would start.
-    # After the answer is on its way, so the caller does not wait for the collection.
-    gc.enable()
-    gc.collect()
+    # A script may turn the collector off (the review does, for speed): each call starts as python would start,
+    # with what such a script left behind collected once. After the answer is on its way, so no caller waits for it;
+    # and only then: a full collection after every call cost more than most calls.
+    if not gc.isenabled():
+        gc.enable()
+        gc.collect()
 `;
 
 export interface ScriptResult {

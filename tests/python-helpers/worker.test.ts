@@ -23,6 +23,23 @@ describe("rpg-forge's helper scripts in a worker", () => {
     expect(answers.map((a) => Number(a))).toEqual(Array.from({ length: 40 }, (_, i) => i * i));
   });
 
+  it("start each call with the collector on, and collect what a script that turned it off left behind", async () => {
+    // A cycle made with the collector off is garbage only a collection frees; the script keeps a weak reference to see it go.
+    const leave = [
+      "import gc, sys, weakref",
+      "gc.disable()",
+      "class Node: pass",
+      "a = Node(); b = Node(); a.other = b; b.other = a",
+      "sys.modules['__probe__'] = weakref.ref(a)",
+      "del a, b",
+      "print(gc.isenabled())",
+    ].join("\n");
+    const look = "import gc, sys\nprint(gc.isenabled(), sys.modules.pop('__probe__')() is None)\n";
+    // One call after the other, so both go to the same idle worker.
+    expect(await runPythonScript(python, leave)).toBe("False\n");
+    expect(await runPythonScript(python, look)).toBe("True True\n");
+  });
+
   it("report an exit status and an exception as a failed call, as a process would, and go on", async () => {
     await expect(runPythonScript(python, "import sys\nsys.exit(3)\n")).rejects.toMatchObject({
       message: expect.stringContaining("exit 3"),
