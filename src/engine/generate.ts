@@ -7,10 +7,10 @@ import type { ReviewerNote } from "../llm/requests/node-context.js";
 import { createRequestKeys } from "../llm/request-keys.js";
 import { buildPlan, type Plan } from "../plan/plan.js";
 import type { Rpg } from "../rpg/schema.js";
-import { findPython } from "../sandbox/python.js";
+import { findPython, findPythonSetup } from "../sandbox/python.js";
 import { redactSecrets } from "../redact.js";
 import { pluginsFor } from "../sandbox/pytest-plugins.js";
-import { measureCoverage } from "../sandbox/coverage.js";
+import { measureCoverage, probeCoverage } from "../sandbox/coverage.js";
 import type { ResourceLimits } from "../sandbox/limits.js";
 import { chooseSandbox, runPytest, type PytestResult, type SandboxKind } from "../sandbox/pytest.js";
 import { redactPytestResult } from "../sandbox/redact-result.js";
@@ -237,6 +237,11 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     runTests: pytestIn(workDir),
     measureCoverage: (targets, file, ranges, signal) =>
       pytestSlot(() => measureCoverage({ ...gate, cwd: workDir, targets: [...targets], file, ranges, signal }), signal),
+    // Once per interpreter (cached): without coverage.py a node's note needs neither its lines nor a run.
+    coverageMissing: async () => {
+      const probe = await probeCoverage(await findPythonSetup());
+      return probe.ok ? undefined : probe.note;
+    },
     notes: options.revise?.notes,
     localization: new FixLocalization({
       rpg: options.rpg,

@@ -474,6 +474,8 @@ class NodeRun {
    */
   private async coverage(): Promise<CoverageRecord> {
     if (!this.setup.measureCoverage) return {};
+    const missing = await this.setup.coverageMissing?.();
+    if (missing !== undefined) return { coverageNote: missing };
     const source = (await this.setup.files.read(this.implFile)) ?? "";
     const ranges = await nodeLines(this.setup.python, source, this.code.owns);
     if (ranges.length === 0) return {};

@@ -63,6 +63,8 @@ export interface TddSetup {
     ranges: readonly (readonly [number, number])[],
     signal: AbortSignal,
   ) => Promise<CoverageMeasure>;
+  /** Why no node can have a coverage figure in this run (coverage.py missing), asked before a node's lines are found. */
+  coverageMissing?: () => Promise<string | undefined>;
 }
 
 export interface TddSetupOptions {
@@ -75,6 +77,7 @@ export interface TddSetupOptions {
   python: string;
   runTests: TddSetup["runTests"];
   measureCoverage?: TddSetup["measureCoverage"];
+  coverageMissing?: TddSetup["coverageMissing"];
   maxIterations?: number;
   maxTestAttempts?: number;
   diagnosisVotes?: number;
@@ -98,6 +101,7 @@ export function createTddSetup(options: TddSetupOptions): TddSetup {
     python: options.python,
     runTests: options.runTests,
     ...(options.measureCoverage ? { measureCoverage: options.measureCoverage } : {}),
+    ...(options.coverageMissing ? { coverageMissing: options.coverageMissing } : {}),
     ...(options.localization ? { localization: options.localization } : {}),
     fixTools: options.fixTools ?? true,
     maxIterations: options.maxIterations ?? 8,
