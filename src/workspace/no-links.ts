@@ -1,5 +1,5 @@
-import { constants } from "node:fs";
-import { lstat, mkdir, open } from "node:fs/promises";
+import { closeSync, constants, lstatSync, mkdirSync, openSync, writeFileSync, type Stats } from "node:fs";
+import { lstat } from "node:fs/promises";
 import { join } from "node:path";
 import { RpgForgeError } from "../errors.js";
 
@@ -11,6 +11,11 @@ import { RpgForgeError } from "../errors.js";
  * each part of the path first and refuse a link. Node has no openat(), so a link made
  * between the look and the write still wins; only code outside bwrap could make one,
  * and that code can write anywhere by itself.
+ *
+ * mkdirNoLinks and writeFileNoFollow make their system calls synchronously: each is a few
+ * microseconds on a local disk, where a trip through libuv's thread pool cost a fraction of a
+ * millisecond, and a node saves a dozen artifacts of ten calls each (issue 16). They stay
+ * async to their callers.
  */
 
 /** The error for a link where rpg-forge writes. */
@@ -38,16 +43,18 @@ export async function refuseLinks(root: string, rel: string): Promise<void> {
 
 /** Makes the folder `rel` under `root` one part at a time, refusing a link on the way; returns its path. */
 export async function mkdirNoLinks(root: string, rel: string): Promise<string> {
-  await mkdir(root, { recursive: true });
+  mkdirSync(root, { recursive: true });
   let path = root;
   for (const part of partsOf(rel)) {
     path = join(path, part);
-    let info = await lstat(path).catch(() => undefined);
+    let info: Stats | undefined = lstatSync(path, { throwIfNoEntry: false });
     if (!info) {
-      await mkdir(path).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== "EEXIST") throw error;
-      });
-      info = await lstat(path);
+      try {
+        mkdirSync(path);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
+      info = lstatSync(path);
     }
     if (info.isSymbolicLink()) throw linkRefused(path);
     if (!info.isDirectory()) throw new Error(`ENOTDIR: not a directory, mkdir '${path}'`);
@@ -57,16 +64,16 @@ export async function mkdirNoLinks(root: string, rel: string): Promise<string> {
 
 /** Writes a file, refusing (OUTPUT_SYMLINK) a link in its place instead of writing where it points. */
 export async function writeFileNoFollow(path: string, content: string | Uint8Array): Promise<void> {
-  let handle;
+  let fd;
   try {
-    handle = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);
+    fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ELOOP") throw linkRefused(path);
     throw error;
   }
   try {
-    await handle.writeFile(content);
+    writeFileSync(fd, content);
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
