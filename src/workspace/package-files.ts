@@ -2,7 +2,7 @@ import { lstat, readdir, readFile, realpath, rm, unlink } from "node:fs/promises
 import type { BigIntStats } from "node:fs";
 import { isAbsolute, join, relative, sep } from "node:path";
 import { RpgForgeError } from "../errors.js";
-import { stageFileAtomic, writeFileAtomic, type StagedWrite } from "./atomic-write.js";
+import { replaceFileUnsynced, stageFileAtomic, writeFileAtomic, type StagedWrite } from "./atomic-write.js";
 
 /** Folders nothing generated may touch, wherever the package lives. */
 const PROTECTED = [".git", ".github"];
@@ -109,7 +109,9 @@ export class PackageFiles {
   async write(rel: string, content: string): Promise<void> {
     const path = await this.resolve(rel);
     await this.exclusive(async () => {
-      await writeFileAtomic(path, content);
+      // A tracked tree is the work tree, copied afresh from the output by every run: nothing in it needs to outlive a crash.
+      if (this.ledger) replaceFileUnsynced(path, content);
+      else await writeFileAtomic(path, content);
       if (!this.ledger) return;
       const key = parts(rel).join("/");
       this.ledger.set(key, Buffer.from(content, "utf8"));
@@ -167,7 +169,7 @@ export class PackageFiles {
       for (const dir of strayFolders) await rm(join(this.root, dir), { recursive: true, force: true });
       for (const rel of [...found.changed, ...found.removed]) {
         await rm(join(this.root, rel), { recursive: true, force: true });
-        await writeFileAtomic(join(this.root, rel), ledger.get(rel)!);
+        replaceFileUnsynced(join(this.root, rel), ledger.get(rel)!);
         await this.restamp(rel);
       }
       return found.changed.length + found.added.length + found.removed.length === 0 ? undefined : found;

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -32,6 +32,20 @@ describe("a full disk", () => {
     await expect(files.write("core.py", "x".repeat(200_000))).rejects.toMatchObject({ code: "ENOSPC" });
     expect(readFileSync(join(dir, "core.py"), "utf8")).toBe("def f():\n    return 1\n");
     expect(readdirSync(dir)).toEqual(["core.py"]);
+  });
+
+  it("fails a work tree's write the same way, though it is not synced: old bytes on disk and in the ledger, no temp file", async (test) => {
+    if (!mounted) test.skip("cannot mount a tmpfs here (not root)");
+    const tree = join(dir, "tree");
+    mkdirSync(tree);
+    writeFileSync(join(tree, "core.py"), "def f():\n    return 1\n");
+    const files = await PackageFiles.openTracked(tree);
+    await expect(files.write("core.py", "x".repeat(200_000))).rejects.toMatchObject({ code: "ENOSPC" });
+    expect(readFileSync(join(tree, "core.py"), "utf8")).toBe("def f():\n    return 1\n");
+    expect(readdirSync(tree)).toEqual(["core.py"]);
+    expect(await files.read("core.py")).toBe("def f():\n    return 1\n");
+    expect(await files.verify()).toBeUndefined();
+    rmSync(tree, { recursive: true });
   });
 
   it("keeps the previous checkpoint whole when the new one cannot be written", async (test) => {
