@@ -57358,11 +57358,23 @@ import { basename, dirname as dirname2, join as join5 } from "node:path";
 
 // src/workspace/atomic-write.ts
 import { randomBytes } from "node:crypto";
+import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { mkdir as mkdir3, open as open3, rename as rename2, unlink as unlink2 } from "node:fs/promises";
 import { dirname } from "node:path";
 async function writeFileAtomic(path2, content) {
   const staged = await stageFileAtomic(path2, content);
   await staged.commit();
+}
+function replaceFileUnsynced(path2, content) {
+  const temp = `${path2}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  try {
+    mkdirSync(dirname(path2), { recursive: true });
+    writeFileSync(temp, content, { flag: "wx", mode: 420 });
+    renameSync(temp, path2);
+  } catch (error63) {
+    rmSync(temp, { force: true });
+    throw error63;
+  }
 }
 async function stageFileAtomic(path2, content) {
   const dir = dirname(path2);
@@ -57407,8 +57419,8 @@ async function syncDirectory(dir) {
 }
 
 // src/workspace/no-links.ts
-import { constants as constants3 } from "node:fs";
-import { lstat as lstat3, mkdir as mkdir4, open as open4 } from "node:fs/promises";
+import { closeSync, constants as constants3, lstatSync, mkdirSync as mkdirSync2, openSync, writeFileSync as writeFileSync2 } from "node:fs";
+import { lstat as lstat3 } from "node:fs/promises";
 import { join as join4 } from "node:path";
 function linkRefused(path2) {
   return new RpgForgeError(
@@ -57429,16 +57441,18 @@ async function refuseLinks(root, rel) {
   }
 }
 async function mkdirNoLinks(root, rel) {
-  await mkdir4(root, { recursive: true });
+  mkdirSync2(root, { recursive: true });
   let path2 = root;
   for (const part of partsOf(rel)) {
     path2 = join4(path2, part);
-    let info2 = await lstat3(path2).catch(() => void 0);
+    let info2 = lstatSync(path2, { throwIfNoEntry: false });
     if (!info2) {
-      await mkdir4(path2).catch((error63) => {
+      try {
+        mkdirSync2(path2);
+      } catch (error63) {
         if (error63.code !== "EEXIST") throw error63;
-      });
-      info2 = await lstat3(path2);
+      }
+      info2 = lstatSync(path2);
     }
     if (info2.isSymbolicLink()) throw linkRefused(path2);
     if (!info2.isDirectory()) throw new Error(`ENOTDIR: not a directory, mkdir '${path2}'`);
@@ -57446,17 +57460,17 @@ async function mkdirNoLinks(root, rel) {
   return path2;
 }
 async function writeFileNoFollow(path2, content) {
-  let handle;
+  let fd;
   try {
-    handle = await open4(path2, constants3.O_WRONLY | constants3.O_CREAT | constants3.O_TRUNC | constants3.O_NOFOLLOW, 420);
+    fd = openSync(path2, constants3.O_WRONLY | constants3.O_CREAT | constants3.O_TRUNC | constants3.O_NOFOLLOW, 420);
   } catch (error63) {
     if (error63.code === "ELOOP") throw linkRefused(path2);
     throw error63;
   }
   try {
-    await handle.writeFile(content);
+    writeFileSync2(fd, content);
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
@@ -57653,7 +57667,7 @@ import { access as access2, constants as constants4, stat as stat3 } from "node:
 import { dirname as dirname4 } from "node:path";
 
 // src/llm/cassette.ts
-import { appendFile as appendFile3, mkdir as mkdir5, readFile as readFile6 } from "node:fs/promises";
+import { appendFile as appendFile3, mkdir as mkdir4, readFile as readFile6 } from "node:fs/promises";
 import { dirname as dirname3 } from "node:path";
 
 // src/llm/provider.ts
@@ -57793,7 +57807,7 @@ function createRecordingProvider(inner, file2) {
   let writes = Promise.resolve();
   const append = (text3) => {
     writes = writes.catch(() => void 0).then(async () => {
-      await mkdir5(dirname3(file2), { recursive: true });
+      await mkdir4(dirname3(file2), { recursive: true });
       await appendFile3(file2, text3, "utf8");
     });
     return writes;
@@ -70631,10 +70645,10 @@ async function finish(inputs, context, run6) {
       fitToLimit(body, COMMENT_LIMIT - marker.length - 1)
     );
   }
-  const open5 = run6.prs.filter((pr) => !pr.closed);
+  const open4 = run6.prs.filter((pr) => !pr.closed);
   setOutput(
     "pull-requests",
-    JSON.stringify(Object.fromEntries(open5.map((pr) => [pr.subgraphId, { number: pr.number, url: pr.url }])))
+    JSON.stringify(Object.fromEntries(open4.map((pr) => [pr.subgraphId, { number: pr.number, url: pr.url }])))
   );
   setOutput("passed", passed);
   setOutput("failed", failed);
@@ -70643,7 +70657,7 @@ async function finish(inputs, context, run6) {
   const asToken = run6.prs.length > 0 && inputs.appId === "" ? "_Written with GITHUB_TOKEN, so the pull requests have no rpg-forge check runs and no **Retry failed** button, and your CI does not run on them (GITHUB_TOKEN starts no other workflow) until you push to them. Pass the rpg-forge App's `app-id` and `app-private-key` (as secrets) for both._\n\n" : "";
   await summary.addRaw(redactSecrets(closedNote + asToken + pullRequestTable(run6.prs, run6.plan))).addRaw(redactSecrets(run6.report)).write();
   info(
-    `run ${run6.runId}: ${passed} passed, ${failed} failed, ${skipped} skipped of ${leaves.length} nodes; ${open5.length} open pull request(s)`
+    `run ${run6.runId}: ${passed} passed, ${failed} failed, ${skipped} skipped of ${leaves.length} nodes; ${open4.length} open pull request(s)`
   );
 }
 
@@ -70812,10 +70826,12 @@ for line in requests:
     sys.stdin, sys.stdout, sys.stderr = sys.__stdin__, sys.__stdout__, sys.__stderr__
     replies.write(json.dumps({"status": status, "stdout": base64.b64encode(out).decode(), "stderr": err[-4000:]}) + "\n")
     replies.flush()
-    # A script may turn the collector off (the review does, for speed): each call starts as python would start.
-    # After the answer is on its way, so the caller does not wait for the collection.
-    gc.enable()
-    gc.collect()
+    # A script may turn the collector off (the review does, for speed): each call starts as python would start,
+    # with what such a script left behind collected once. After the answer is on its way, so no caller waits for it;
+    # and only then: a full collection after every call cost more than most calls.
+    if not gc.isenabled():
+        gc.enable()
+        gc.collect()
 `;
 var Worker = class {
   constructor(python, pool) {
@@ -71064,7 +71080,7 @@ function scrubbedEnv(source, home, tmp) {
 
 // src/sandbox/pytest.ts
 import { randomUUID as randomUUID2 } from "node:crypto";
-import { lstat as lstat4, mkdir as mkdir6, mkdtemp as mkdtemp3, realpath, stat as stat4 } from "node:fs/promises";
+import { lstat as lstat4, mkdir as mkdir5, mkdtemp as mkdtemp3, realpath, stat as stat4 } from "node:fs/promises";
 import { homedir, tmpdir as tmpdir3 } from "node:os";
 import { delimiter as delimiter2, isAbsolute as isAbsolute2, join as join10 } from "node:path";
 
@@ -71689,9 +71705,9 @@ function guessNodeId(classname, name) {
 var ATTRIBUTE = /\s*([^\s=/>]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/y;
 function parseXml(xml) {
   const roots = [];
-  const open5 = [];
+  const open4 = [];
   const addText = (text3) => {
-    const current = open5.at(-1);
+    const current = open4.at(-1);
     if (current) current.text += text3;
   };
   let pos = 0;
@@ -71712,14 +71728,14 @@ function parseXml(xml) {
     else if (xml.startsWith("</", lt)) {
       const gt = xml.indexOf(">", lt);
       const name = xml.slice(lt + 2, gt < 0 ? xml.length : gt).trim();
-      const index = open5.map((e) => e.name).lastIndexOf(name);
-      if (index >= 0) open5.length = index;
+      const index = open4.map((e) => e.name).lastIndexOf(name);
+      if (index >= 0) open4.length = index;
       pos = gt < 0 ? xml.length : gt + 1;
-    } else pos = readStartTag(xml, lt, open5, roots);
+    } else pos = readStartTag(xml, lt, open4, roots);
   }
   return roots;
 }
-function readStartTag(xml, lt, open5, roots) {
+function readStartTag(xml, lt, open4, roots) {
   const name = /^[^\s/>]+/.exec(xml.slice(lt + 1, lt + 200))?.[0];
   if (!name) return lt + 1;
   const element = { name, attrs: {}, children: [], text: "" };
@@ -71730,11 +71746,11 @@ function readStartTag(xml, lt, open5, roots) {
     pos = ATTRIBUTE.lastIndex;
   }
   const gt = xml.indexOf(">", pos);
-  const parent = open5.at(-1);
+  const parent = open4.at(-1);
   if (parent) parent.children.push(element);
   else roots.push(element);
   if (gt < 0) return xml.length;
-  if (xml[gt - 1] !== "/") open5.push(element);
+  if (xml[gt - 1] !== "/") open4.push(element);
   return gt + 1;
 }
 function skipPast(xml, terminator, from) {
@@ -71854,7 +71870,7 @@ async function runGate(run6, variant) {
   const privateDir = await mkdtemp3(join10(tmpdir3(), "rpg-forge-pytest-"));
   try {
     const dirs = { home: join10(privateDir, "home"), tmp: join10(privateDir, "tmp") };
-    for (const dir of Object.values(dirs)) await mkdir6(dir, { mode: 448 });
+    for (const dir of Object.values(dirs)) await mkdir5(dir, { mode: 448 });
     const junitPath = join10(privateDir, "junit.xml");
     const pytestArgs = [
       ...[...run6.targets, "-q", "-p", "no:cacheprovider", `--junitxml=${junitPath}`],
@@ -72143,7 +72159,7 @@ function safe(segment) {
 }
 
 // src/workspace/output-dir.ts
-import { access as access4, constants as constants7, mkdir as mkdir7, readdir as readdir4, stat as stat5 } from "node:fs/promises";
+import { access as access4, constants as constants7, mkdir as mkdir6, readdir as readdir4, stat as stat5 } from "node:fs/promises";
 import { dirname as dirname5, join as join13, relative, sep as sep3 } from "node:path";
 async function prepareOutputDir(path2, ownPaths = []) {
   const info2 = await stat5(path2).catch(() => void 0);
@@ -72157,7 +72173,7 @@ async function prepareOutputDir(path2, ownPaths = []) {
   }
   if (info2) for (const own2 of ownPaths) await refuseLinks(path2, own2);
   try {
-    await mkdir7(path2, { recursive: true });
+    await mkdir6(path2, { recursive: true });
     await access4(path2, constants7.W_OK);
   } catch (error63) {
     throw new RpgForgeError(
@@ -72265,7 +72281,8 @@ var PackageFiles = class _PackageFiles {
   async write(rel, content) {
     const path2 = await this.resolve(rel);
     await this.exclusive(async () => {
-      await writeFileAtomic(path2, content);
+      if (this.ledger) replaceFileUnsynced(path2, content);
+      else await writeFileAtomic(path2, content);
       if (!this.ledger) return;
       const key = parts(rel).join("/");
       this.ledger.set(key, Buffer.from(content, "utf8"));
@@ -72315,7 +72332,7 @@ var PackageFiles = class _PackageFiles {
       for (const dir of strayFolders) await rm5(join14(this.root, dir), { recursive: true, force: true });
       for (const rel of [...found.changed, ...found.removed]) {
         await rm5(join14(this.root, rel), { recursive: true, force: true });
-        await writeFileAtomic(join14(this.root, rel), ledger.get(rel));
+        replaceFileUnsynced(join14(this.root, rel), ledger.get(rel));
         await this.restamp(rel);
       }
       return found.changed.length + found.added.length + found.removed.length === 0 ? void 0 : found;
@@ -72495,7 +72512,7 @@ var BatchedWriter = class {
 };
 
 // src/workspace/work-tree.ts
-import { copyFile as copyFile3, lstat as lstat6, mkdir as mkdir8, readdir as readdir6, rm as rm6, stat as stat6, writeFile as writeFile3 } from "node:fs/promises";
+import { copyFile as copyFile3, lstat as lstat6, mkdir as mkdir7, readdir as readdir6, rm as rm6, stat as stat6, writeFile as writeFile3 } from "node:fs/promises";
 import { join as join15, relative as relative3, resolve as resolve2, sep as sep5 } from "node:path";
 var defaultWorkTree = (outDir) => join15(outDir, ".rpg-forge", "work");
 var WORK_TREE_STAMP = ".rpg-forge-work-tree";
@@ -72544,7 +72561,7 @@ async function createWorkTree(outDir, workDir) {
     }
     await rm6(work, { recursive: true, force: true });
   }
-  await mkdir8(work, { recursive: true });
+  await mkdir7(work, { recursive: true });
   await writeFile3(join15(work, STAMP), "rpg-forge runs the TDD loop here; it is rebuilt from the output on every run.\n");
   await copyTree(out, work, work);
 }
@@ -72553,7 +72570,7 @@ async function copyTree(from, to, skip) {
     const source = join15(from, entry.name);
     if (NOT_COPIED.has(entry.name) || source === skip) continue;
     if (entry.isDirectory()) {
-      await mkdir8(join15(to, entry.name), { recursive: true });
+      await mkdir7(join15(to, entry.name), { recursive: true });
       await copyTree(source, join15(to, entry.name), skip);
     } else if (entry.isFile()) {
       await copyFile3(source, join15(to, entry.name));
@@ -72574,7 +72591,7 @@ async function removeWorkTree(workDir) {
 
 // src/engine/checkpoint-journal.ts
 import { createHash as createHash4 } from "node:crypto";
-import { closeSync, constants as constants8, openSync, writeSync } from "node:fs";
+import { closeSync as closeSync2, constants as constants8, openSync as openSync2, writeSync } from "node:fs";
 import { readFile as readFile8 } from "node:fs/promises";
 import { dirname as dirname6, join as join16 } from "node:path";
 var CheckpointStore = class {
@@ -72661,7 +72678,7 @@ var CheckpointStore = class {
     return this.#serially(async () => this.#closeJournal());
   }
   #closeJournal() {
-    if (this.#fd !== void 0) closeSync(this.#fd);
+    if (this.#fd !== void 0) closeSync2(this.#fd);
     this.#fd = void 0;
   }
   /**
@@ -72682,7 +72699,7 @@ var CheckpointStore = class {
   }
   async #append(line) {
     try {
-      this.#fd ??= openSync(this.journalPath, constants8.O_WRONLY | constants8.O_APPEND | constants8.O_NOFOLLOW);
+      this.#fd ??= openSync2(this.journalPath, constants8.O_WRONLY | constants8.O_APPEND | constants8.O_NOFOLLOW);
       writeSync(this.#fd, line);
     } catch (error63) {
       throw new RpgForgeError(
@@ -83890,6 +83907,7 @@ function createTddSetup(options) {
     python: options.python,
     runTests: options.runTests,
     ...options.measureCoverage ? { measureCoverage: options.measureCoverage } : {},
+    ...options.coverageMissing ? { coverageMissing: options.coverageMissing } : {},
     ...options.localization ? { localization: options.localization } : {},
     fixTools: options.fixTools ?? true,
     maxIterations: options.maxIterations ?? 8,
@@ -84327,6 +84345,8 @@ ${result.output.slice(-3e3)}`;
    */
   async coverage() {
     if (!this.setup.measureCoverage) return {};
+    const missing = await this.setup.coverageMissing?.();
+    if (missing !== void 0) return { coverageNote: missing };
     const source = await this.setup.files.read(this.implFile) ?? "";
     const ranges = await nodeLines(this.setup.python, source, this.code.owns);
     if (ranges.length === 0) return {};
@@ -87161,6 +87181,11 @@ async function generate(options) {
     fixTools: options.fixTools,
     runTests: pytestIn(workDir),
     measureCoverage: (targets, file2, ranges, signal) => pytestSlot(() => measureCoverage({ ...gate, cwd: workDir, targets: [...targets], file: file2, ranges, signal }), signal),
+    // Once per interpreter (cached): without coverage.py a node's note needs neither its lines nor a run.
+    coverageMissing: async () => {
+      const probe = await probeCoverage(await findPythonSetup());
+      return probe.ok ? void 0 : probe.note;
+    },
     notes: options.revise?.notes,
     localization: new FixLocalization({
       rpg: options.rpg,
@@ -87948,10 +87973,10 @@ async function runRestack(inputs, context, at) {
   if (!state) throw new Error(`${branch} holds no ${CHECKPOINT_PATH}: it was not made by rpg-forge`);
   const model = state.model ?? (inputs.model || "unknown");
   const prs = await publishStack(inputs, context, { plan: plan2, checkpoint: state.checkpoint, rpgPath, model }, pushed);
-  const open5 = prs.filter((pr) => !pr.closed);
+  const open4 = prs.filter((pr) => !pr.closed);
   setOutput(
     "pull-requests",
-    JSON.stringify(Object.fromEntries(open5.map((pr) => [pr.subgraphId, { number: pr.number, url: pr.url }])))
+    JSON.stringify(Object.fromEntries(open4.map((pr) => [pr.subgraphId, { number: pr.number, url: pr.url }])))
   );
   const moved = restacked.stack.levels.filter((l) => l.change !== "unchanged").map((l) => code(l.branch));
   await summary.addRaw(
