@@ -1,5 +1,11 @@
+import { readdirSync, rmSync } from "node:fs";
 import { chmod, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
+
+// A tree of at most this many entries is removed synchronously: what a test run usually leaves (its private folder
+// with HOME, TMPDIR and the JUnit report) goes in microseconds instead of a trip through the thread pool per entry.
+// A larger one, which a test can make as large as it likes, is removed asynchronously so as not to hold the engine.
+const SMALL_TREE_ENTRIES = 32;
 
 /**
  * Removes a directory the tests could write to. Generated code may leave directories
@@ -8,6 +14,14 @@ import { join } from "node:path";
  * removed stays: a leftover temp directory must not turn a test result into a crash.
  */
 export async function removeTree(dir: string): Promise<void> {
+  if (isSmallTree(dir, SMALL_TREE_ENTRIES)) {
+    try {
+      rmSync(dir, { recursive: true, force: true });
+      return;
+    } catch {
+      // A folder without permissions: the way below gives them back.
+    }
+  }
   try {
     await rm(dir, { recursive: true, force: true });
   } catch {
@@ -22,4 +36,21 @@ async function restorePermissions(dir: string): Promise<void> {
   for (const entry of entries) {
     if (entry.isDirectory()) await restorePermissions(join(dir, entry.name));
   }
+}
+
+/** Whether `dir` holds at most `limit` entries in all, every folder readable; false as soon as it is not. */
+function isSmallTree(dir: string, limit: number): boolean {
+  let budget = limit;
+  const fits = (folder: string): boolean => {
+    let entries;
+    try {
+      entries = readdirSync(folder, { withFileTypes: true });
+    } catch {
+      return false;
+    }
+    budget -= entries.length;
+    if (budget < 0) return false;
+    return entries.every((entry) => !entry.isDirectory() || fits(join(folder, entry.name)));
+  };
+  return fits(dir);
 }
