@@ -71004,7 +71004,7 @@ async function pluginsFor(python, requirements) {
 
 // src/sandbox/coverage.ts
 import { execFile as execFile4 } from "node:child_process";
-import { copyFile as copyFile2, mkdtemp as mkdtemp4, realpath as realpath2 } from "node:fs/promises";
+import { copyFile as copyFile2, mkdtemp as mkdtemp3, realpath as realpath2 } from "node:fs/promises";
 import { homedir as homedir2, tmpdir as tmpdir4 } from "node:os";
 import { delimiter as delimiter3, isAbsolute as isAbsolute3, join as join11, posix as posix2, sep as sep2 } from "node:path";
 import { promisify as promisify3 } from "node:util";
@@ -71080,7 +71080,8 @@ function scrubbedEnv(source, home, tmp) {
 
 // src/sandbox/pytest.ts
 import { randomUUID as randomUUID2 } from "node:crypto";
-import { lstat as lstat4, mkdir as mkdir5, mkdtemp as mkdtemp3, realpath, stat as stat4 } from "node:fs/promises";
+import { mkdirSync as mkdirSync3, mkdtempSync } from "node:fs";
+import { lstat as lstat4, realpath, stat as stat4 } from "node:fs/promises";
 import { homedir, tmpdir as tmpdir3 } from "node:os";
 import { delimiter as delimiter2, isAbsolute as isAbsolute2, join as join10 } from "node:path";
 
@@ -71795,9 +71796,18 @@ function rlimitPairs(limits) {
 }
 
 // src/sandbox/remove-tree.ts
+import { readdirSync as readdirSync2, rmSync as rmSync2 } from "node:fs";
 import { chmod as chmod2, readdir as readdir3, rm as rm4 } from "node:fs/promises";
 import { join as join9 } from "node:path";
+var SMALL_TREE_ENTRIES = 32;
 async function removeTree(dir) {
+  if (isSmallTree(dir, SMALL_TREE_ENTRIES)) {
+    try {
+      rmSync2(dir, { recursive: true, force: true });
+      return;
+    } catch {
+    }
+  }
   try {
     await rm4(dir, { recursive: true, force: true });
   } catch {
@@ -71811,6 +71821,21 @@ async function restorePermissions(dir) {
   for (const entry of entries) {
     if (entry.isDirectory()) await restorePermissions(join9(dir, entry.name));
   }
+}
+function isSmallTree(dir, limit2) {
+  let budget = limit2;
+  const fits = (folder) => {
+    let entries;
+    try {
+      entries = readdirSync2(folder, { withFileTypes: true });
+    } catch {
+      return false;
+    }
+    budget -= entries.length;
+    if (budget < 0) return false;
+    return entries.every((entry) => !entry.isDirectory() || fits(join9(folder, entry.name)));
+  };
+  return fits(dir);
 }
 
 // src/sandbox/signed-report.ts
@@ -71867,10 +71892,10 @@ async function runGate(run6, variant) {
   const bwrap = run6.sandbox === "bwrap" ? await requireBwrap() : void 0;
   const limits = resolveLimits(run6.limits);
   if (run6.signal?.aborted) return notRun2("the run was aborted before it started");
-  const privateDir = await mkdtemp3(join10(tmpdir3(), "rpg-forge-pytest-"));
+  const privateDir = mkdtempSync(join10(tmpdir3(), "rpg-forge-pytest-"));
   try {
     const dirs = { home: join10(privateDir, "home"), tmp: join10(privateDir, "tmp") };
-    for (const dir of Object.values(dirs)) await mkdir5(dir, { mode: 448 });
+    for (const dir of Object.values(dirs)) mkdirSync3(dir, { mode: 448 });
     const junitPath = join10(privateDir, "junit.xml");
     const pytestArgs = [
       ...[...run6.targets, "-q", "-p", "no:cacheprovider", `--junitxml=${junitPath}`],
@@ -72021,7 +72046,7 @@ async function measureCoverage(measure) {
   if (!installed.ok) return { available: false, note: installed.note };
   const located2 = await moduleFile(measure.cwd, measure.file);
   if (typeof located2 !== "string") return { available: false, note: located2.note };
-  const copyDir = await mkdtemp4(join11(tmpdir4(), "rpg-forge-coverage-"));
+  const copyDir = await mkdtemp3(join11(tmpdir4(), "rpg-forge-coverage-"));
   try {
     const copy = join11(copyDir, "module.py");
     if (!await copyFile2(located2, copy).then(
@@ -72159,7 +72184,7 @@ function safe(segment) {
 }
 
 // src/workspace/output-dir.ts
-import { access as access4, constants as constants7, mkdir as mkdir6, readdir as readdir4, stat as stat5 } from "node:fs/promises";
+import { access as access4, constants as constants7, mkdir as mkdir5, readdir as readdir4, stat as stat5 } from "node:fs/promises";
 import { dirname as dirname5, join as join13, relative, sep as sep3 } from "node:path";
 async function prepareOutputDir(path2, ownPaths = []) {
   const info2 = await stat5(path2).catch(() => void 0);
@@ -72173,7 +72198,7 @@ async function prepareOutputDir(path2, ownPaths = []) {
   }
   if (info2) for (const own2 of ownPaths) await refuseLinks(path2, own2);
   try {
-    await mkdir6(path2, { recursive: true });
+    await mkdir5(path2, { recursive: true });
     await access4(path2, constants7.W_OK);
   } catch (error63) {
     throw new RpgForgeError(
@@ -72512,7 +72537,7 @@ var BatchedWriter = class {
 };
 
 // src/workspace/work-tree.ts
-import { copyFile as copyFile3, lstat as lstat6, mkdir as mkdir7, readdir as readdir6, rm as rm6, stat as stat6, writeFile as writeFile3 } from "node:fs/promises";
+import { copyFile as copyFile3, lstat as lstat6, mkdir as mkdir6, readdir as readdir6, rm as rm6, stat as stat6, writeFile as writeFile3 } from "node:fs/promises";
 import { join as join15, relative as relative3, resolve as resolve2, sep as sep5 } from "node:path";
 var defaultWorkTree = (outDir) => join15(outDir, ".rpg-forge", "work");
 var WORK_TREE_STAMP = ".rpg-forge-work-tree";
@@ -72561,7 +72586,7 @@ async function createWorkTree(outDir, workDir) {
     }
     await rm6(work, { recursive: true, force: true });
   }
-  await mkdir7(work, { recursive: true });
+  await mkdir6(work, { recursive: true });
   await writeFile3(join15(work, STAMP), "rpg-forge runs the TDD loop here; it is rebuilt from the output on every run.\n");
   await copyTree(out, work, work);
 }
@@ -72570,7 +72595,7 @@ async function copyTree(from, to, skip) {
     const source = join15(from, entry.name);
     if (NOT_COPIED.has(entry.name) || source === skip) continue;
     if (entry.isDirectory()) {
-      await mkdir7(join15(to, entry.name), { recursive: true });
+      await mkdir6(join15(to, entry.name), { recursive: true });
       await copyTree(source, join15(to, entry.name), skip);
     } else if (entry.isFile()) {
       await copyFile3(source, join15(to, entry.name));
