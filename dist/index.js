@@ -71014,11 +71014,14 @@ var ANALYZE = String.raw`
 import json, sys
 
 request = json.load(sys.stdin)
-# The helper worker runs python -I: a coverage.py installed with pip install --user is found through these.
-for entry in request["userSitePath"]:
-    if entry not in sys.path:
-        sys.path.append(entry)
-import coverage
+# The helper worker runs python -I: a coverage.py installed with pip install --user is found through these,
+# for this import only. The worker's later calls (the plugin list reads sys.path) see its path as it was.
+saved = list(sys.path)
+sys.path.extend(entry for entry in request["userSitePath"] if entry not in sys.path)
+try:
+    import coverage
+finally:
+    sys.path[:] = saved
 
 path = request["path"]
 measure = coverage.Coverage(data_file=None, branch=True, config_file=False)
