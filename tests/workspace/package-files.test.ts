@@ -98,6 +98,36 @@ describe("a tracked tree's check reads only what may have changed", () => {
     expect(readFileSync(join(root, "src/core.py"), "utf8")).toBe("x = 1\n");
   });
 
+  it.each([
+    ["long after the engine wrote it", 0n],
+    ["just after the engine wrote it", undefined],
+  ])("writes bytes the engine knows again when the file was changed behind it, %s", async (_, racyWindowNs) => {
+    const root = tempDir();
+    const files = await PackageFiles.openTracked(root, [], racyWindowNs);
+    await files.write("src/core.py", "x = 1\n");
+    await new Promise((done) => setTimeout(done, 20));
+    rewriteInPlace(join(root, "src/core.py"), "x = 4\n");
+    await files.write("src/core.py", "x = 1\n");
+    expect(readFileSync(join(root, "src/core.py"), "utf8")).toBe("x = 1\n");
+    rmSync(join(root, "src/core.py"));
+    await files.write("src/core.py", "x = 1\n");
+    expect(readFileSync(join(root, "src/core.py"), "utf8")).toBe("x = 1\n");
+    expect(await files.verify()).toBeUndefined();
+  });
+
+  it("leaves a file alone when it holds the bytes written already, as the engine left it", async () => {
+    const root = tempDir();
+    const files = await PackageFiles.openTracked(root, [], 0n);
+    await files.write("src/core.py", "x = 1\n");
+    const inode = statSync(join(root, "src/core.py")).ino;
+    await new Promise((done) => setTimeout(done, 20));
+    await files.write("src/core.py", "x = 1\n");
+    // Not replaced: a write puts a new file (a new inode) in place by renaming.
+    expect(statSync(join(root, "src/core.py")).ino).toBe(inode);
+    await files.write("src/core.py", "x = 2\n");
+    expect(statSync(join(root, "src/core.py")).ino).not.toBe(inode);
+  });
+
   it("compares the bytes of a file the engine wrote just now, whatever its stat says", async () => {
     const root = tempDir();
     const files = await PackageFiles.openTracked(root);
