@@ -203,8 +203,6 @@ class NodeRun {
     // A regression is judged by what broke, not by votes: the node's own tests passed.
     let diagnosable = true;
     if (applied.ok) {
-      const passedWithOthers = await this.greenWithOthers();
-      if (passedWithOthers) return this.pass(passedWithOthers);
       result = await this.runTests();
       let route = greenGateRoute(result, this.testFile, this.testIds);
       if (route === "failing" && (await this.addMissingImports(result))) {
@@ -290,35 +288,13 @@ class NodeRun {
   }
 
   /**
-   * The green gate and the regression check in one run, when the test file holds other nodes' tests: the whole file, as
-   * the package's own suite runs it. Only a clean pass is taken (decision 0031); for anything else this is undefined and
-   * the two runs are made apart, as before, so that a failure's route, brief and prompt are what the node's own run says.
-   */
-  private async greenWithOthers(): Promise<PytestResult | undefined> {
-    if (!(await this.othersInTestFile())) return undefined;
-    const result = await this.runTests([this.testFile]);
-    const clean = result.exitCode === 0 && greenGateRoute(result, this.testFile, this.testIds) === "green";
-    await this.setup.artifacts.save(this.node.id, clean ? "green-gate-green" : "whole-file-not-clean", {
-      [this.implFile.split("/").pop()!]: await this.setup.files.read(this.implFile),
-      "pytest-output.txt": result.output,
-      "junit.xml": result.junitXml,
-    });
-    return clean ? result : undefined;
-  }
-
-  /** Whether the node's test file holds tests of other nodes (of its module, passed before it), besides its own block. */
-  private async othersInTestFile(): Promise<boolean> {
-    const full = (await this.setup.files.read(this.testFile)) ?? "";
-    return /^(async\s+)?def test|^class Test/m.test(withoutTestBlocks(full, [this.node.id]));
-  }
-
-  /**
    * Regression tests (PRD epic 4.5): once the node's own tests pass, the tests of the other nodes
    * that passed in its module (their blocks in the same test file) run again against the module as
    * the change left it. Undefined when they all pass, or when there are none.
    */
   private async regressionCheck(): Promise<{ result: PytestResult; outcome: string } | undefined> {
-    if (!(await this.othersInTestFile())) return undefined;
+    const full = (await this.setup.files.read(this.testFile)) ?? "";
+    if (!/^(async\s+)?def test|^class Test/m.test(withoutTestBlocks(full, [this.node.id]))) return undefined;
     const result = await this.runTests([this.testFile]);
     await this.setup.artifacts.save(this.node.id, result.exitCode === 0 ? "regression-check-passed" : "regression-check-failed", {
       "pytest-output.txt": result.output,
@@ -607,9 +583,7 @@ class NodeRun {
   }
 
   private passed(result: PytestResult, testStrength: TestStrength | undefined, coverage: CoverageRecord): PassedOutcome {
-    // The node's own cases: a run of the whole test file reports other nodes' tests too.
-    const owned = (test: string): boolean => this.testIds.some((id) => isCaseOf(test, id));
-    const passed = result.report.authentic ? [...result.report.outcomes].filter(([test, o]) => o === "passed" && owned(test)).length : 0;
+    const passed = result.report.authentic ? [...result.report.outcomes.values()].filter((o) => o === "passed").length : 0;
     return {
       status: "passed",
       iterations: this.iterations,

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -58,37 +58,5 @@ describe("a change that breaks a node that passed before in the same module", ()
     const { report } = await writeRunReport(out, { ...result, rpgPath: "rpg.json", model: "fake-model" });
     expect(report).toContain("- **Regressions Caught**: 1 (changes undone because they broke the tests of nodes that had passed)");
     expect(model.requestsOf("twice", "diagnosis")).toEqual([]);
-  });
-});
-
-describe("a node whose test file holds the tests of nodes that passed before it", () => {
-  const steps = (): string[] => readdirSync(join(out, ".rpg-forge", "runs", result.runId, "twice"));
-
-  it("passes on one run of the whole file, its gate and its regression check at once (decision 0031)", () => {
-    const last = steps().at(-1)!;
-    expect(last).toMatch(/-green-gate-green$/);
-    const junit = readFileSync(join(out, ".rpg-forge", "runs", result.runId, "twice", last, "junit.xml"), "utf8");
-    expect(junit).toContain('name="test_root"');
-    expect(junit).toContain('name="test_twice"');
-    // Counted once: the run that made it pass is the whole file, so no check of the others follows it.
-    expect(steps().filter((step) => step.includes("regression-check"))).toHaveLength(1);
-  });
-
-  it("runs its own tests apart when the whole file is not clean, so the fix hears what its own run says", () => {
-    expect(steps().map((step) => step.replace(/^\d+-/, ""))).toEqual([
-      "tests-1",
-      "red-gate-red",
-      "implementation-1",
-      "whole-file-not-clean",
-      "green-gate-green",
-      "regression-check-failed",
-      "localization-1",
-      "fix-1",
-      "green-gate-green",
-    ]);
-  });
-
-  it("counts only its own tests as its passed tests", () => {
-    expect(result.checkpoint.nodes["twice"]!.test_results).toEqual({ passed: 1, failed: 0 });
   });
 });
