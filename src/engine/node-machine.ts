@@ -12,7 +12,6 @@ import { normalizePath } from "../rpg/paths.js";
 import type { RpgNode } from "../rpg/schema.js";
 import type { PytestResult } from "../sandbox/pytest.js";
 import type { FileSnapshot, Tampering } from "../workspace/package-files.js";
-import { reviewTests } from "../review/reply-review.js";
 import type { Diagnosis, Review } from "../record/checkpoint.js";
 import type { Coverage } from "../record/coverage.js";
 import type { TestStrength } from "../record/test-strength.js";
@@ -25,9 +24,9 @@ import type { NodeExecutor, NodeOutcome } from "./events.js";
 import { failureBrief, outcomeLine, type AttemptNote } from "./failure-brief.js";
 import { FIX_CONTEXT_CHARS, type FixContext, type NodeLocalizer } from "./fix-context.js";
 import { FinalRefusal, NodeModel } from "./node-model.js";
-import { checkTests } from "./proposals.js";
 import { greenGateRoute, isCaseOf, ownedTestsProblem, redGateRoute } from "./routes.js";
 import { MAX_REVIEWS, type TddSetup } from "./tdd-setup.js";
+import { judgeTestsReply } from "./tests-reply.js";
 
 /** A proposed implementation or fix, or why there is none. */
 type Proposal = { ok: true; imports: string[]; code: string; support: string; tried: string } | { ok: false; reason: string };
@@ -414,26 +413,19 @@ class NodeRun {
   /** Writes the tests into the node's block and the stub into its file; the engine decides what is accepted. */
   private async placeTests(code: string): Promise<{ ok: true } | { ok: false; reason: string }> {
     const current = (await this.setup.files.read(this.testFile)) ?? "";
-    // First: a reply the review refuses (a lone surrogate, a forged marker) never reaches the outline's parser either.
-    // The test file's outline (the engine's own text) goes to the helpers with the review: one round trip.
-    const [reviewed, others] = await Promise.all([
-      reviewTests(this.setup.python, code, this.code.registrars()),
-      this.otherTestNames(current),
-    ]);
-    if (!reviewed.ok) return { ok: false, reason: `the review refused the tests: ${reviewed.reason}` };
-    const verdict = checkTests(this.node, this.testFile, await outlinePython(this.setup.python, code), others);
+    const verdict = await judgeTestsReply({
+      python: this.setup.python,
+      node: this.node,
+      testFile: this.testFile,
+      current,
+      code,
+      registrars: this.code.registrars(),
+    });
     if (!verdict.ok) return verdict;
     this.testIds = verdict.value;
     this.testsCode = code;
     await this.setup.files.write(this.testFile, upsertTestBlock(current, this.node.id, code));
     return this.code.placeStub();
-  }
-
-  private async otherTestNames(source: string): Promise<Set<string>> {
-    const outline = await outlinePython(this.setup.python, source);
-    if (!outline.ok) return new Set();
-    const own = findTestBlock(source, this.node.id);
-    return new Set(outline.statements.filter((s) => s.name && !(own && s.start >= own.start && s.end <= own.end)).map((s) => s.name!));
   }
 
   /** A missing import is not a wrong implementation: added, and the tests run again without spending an iteration. */

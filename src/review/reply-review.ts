@@ -87,7 +87,12 @@ export async function reviewTests(
   code: string,
   registrars: ImplementationExtras["registrars"] = [],
 ): Promise<ReviewResult> {
-  return review(python, { kind: "tests", parts: [["code", code]], registrars: registrarPairs(registrars) });
+  return review(python, testsRequest(code, registrars));
+}
+
+/** The review script's request for a tests reply. */
+export function testsRequest(code: string, registrars: ImplementationExtras["registrars"] = []): ReviewRequest {
+  return { kind: "tests", parts: [["code", code]], registrars: registrarPairs(registrars) };
 }
 
 function registrarPairs(registrars: ImplementationExtras["registrars"] = []): [string, string][] {
