@@ -210,6 +210,7 @@ class Pool {
       this.workers.push(started);
       idle.push(started);
     }
+    traffic.rounds++;
     const each = Math.ceil(this.queue.length / idle.length);
     for (const worker of idle) if (this.queue.length > 0) worker.run(this.queue.splice(0, each));
   }
@@ -217,11 +218,15 @@ class Pool {
 
 const pools = new Map<string, Pool>();
 
-// Counted for the tests that hold an operation to its round trips (decision 0018): batches written, and calls in them.
-const traffic = { batches: 0, requests: 0 };
+// Counted for the tests that hold an operation to its round trips (decision 0018): batches written, and calls in them;
+// and the rounds of dispatching, each sending what was queued at once (to one worker, or split among idle ones).
+const traffic = { batches: 0, requests: 0, rounds: 0 };
 
-/** How many batches of calls (round trips) and calls this process has written to its workers so far. */
-export function helperTraffic(): { batches: number; requests: number } {
+/**
+ * How many batches of calls and calls this process has written to its workers so far, and in how many rounds: calls
+ * that go out in one round wait for none of the others, whether one worker takes them or several.
+ */
+export function helperTraffic(): { batches: number; requests: number; rounds: number } {
   return { ...traffic };
 }
 

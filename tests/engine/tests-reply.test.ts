@@ -31,20 +31,24 @@ const reply = (code: string): TestsReply => ({
   registrars: [],
 });
 
-/** The verdict, and the helpers' traffic it took: round trips (batches) and calls. */
-async function judged(code: string): Promise<{ verdict: Awaited<ReturnType<typeof judgeTestsReply>>; roundTrips: number; calls: number }> {
+/** The verdict, and the helpers' traffic it took: rounds of calls (a round waits for no other call) and calls. */
+async function judged(code: string): Promise<{ verdict: Awaited<ReturnType<typeof judgeTestsReply>>; rounds: number; calls: number }> {
   const before = helperTraffic();
   const verdict = await judgeTestsReply(reply(code));
   const after = helperTraffic();
-  return { verdict, roundTrips: after.batches - before.batches, calls: after.requests - before.requests };
+  return { verdict, rounds: after.rounds - before.rounds, calls: after.requests - before.requests };
 }
 
 describe("a tests reply judged before it is placed", () => {
-  it("takes one round trip to the helpers: the review and both outlines together", async () => {
-    await judgeTestsReply(reply(TESTS)); // the worker started and the scripts compiled
+  it("sends the review and both outlines to the helpers at once: one round, each call waiting for none of the others", async () => {
+    // The workers started and the scripts compiled: a second call while the first is in flight starts a second worker
+    // (on two cores or more), among which the calls below may be split.
+    const first = judgeTestsReply(reply(TESTS));
+    await new Promise((resolve) => setImmediate(resolve));
+    await Promise.all([first, judgeTestsReply(reply(TESTS))]);
     expect(await judged(TESTS)).toEqual({
       verdict: { ok: true, value: ["tests/test_stats.py::test_median_of_three"] },
-      roundTrips: 1,
+      rounds: 1,
       calls: 3,
     });
   });
