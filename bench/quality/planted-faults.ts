@@ -65,6 +65,7 @@ export async function diagnosePlantedFaults(options: PlantOptions): Promise<Plan
     artifacts: new ArtifactStore(options.outDir, "quality-bench"),
     python: options.python,
     runTests: () => Promise.reject(new Error("the planted faults run their own tests")),
+    runMutants: () => Promise.reject(new Error("the planted faults run their own tests")),
   });
   const testFileOf = testFileLookup(options.rpg);
   const candidates = options.plan.order

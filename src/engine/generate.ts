@@ -12,7 +12,7 @@ import { redactSecrets } from "../redact.js";
 import { pluginsFor } from "../sandbox/pytest-plugins.js";
 import { measureCoverage, probeCoverage } from "../sandbox/coverage.js";
 import type { ResourceLimits } from "../sandbox/limits.js";
-import { chooseSandbox, runPytest, type PytestResult, type SandboxKind } from "../sandbox/pytest.js";
+import { chooseSandbox, runGate, runPytest, type PytestResult, type SandboxKind } from "../sandbox/pytest.js";
 import { redactPytestResult } from "../sandbox/redact-result.js";
 import { ArtifactStore } from "../workspace/artifacts.js";
 import { existingFiles, prepareOutputDir, scaffoldPackage, writeOutputFile } from "../workspace/output-dir.js";
@@ -235,6 +235,10 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     review: options.review,
     fixTools: options.fixTools,
     runTests: pytestIn(workDir),
+    runMutants: async (targets, file, sources, signal) =>
+      redactPytestResult(
+        await pytestSlot(() => runGate({ ...gate, cwd: workDir, targets: [...targets], signal }, { mutants: { file, sources } }), signal),
+      ),
     measureCoverage: (targets, file, ranges, signal) =>
       pytestSlot(() => measureCoverage({ ...gate, cwd: workDir, targets: [...targets], file, ranges, signal }), signal),
     // Once per interpreter (cached): without coverage.py a node's note needs neither its lines nor a run.

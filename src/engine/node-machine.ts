@@ -18,13 +18,14 @@ import type { TestStrength } from "../record/test-strength.js";
 import { outlinePython } from "../workspace/python-outline.js";
 import { CodeApplication } from "./code-application.js";
 import { measureTestStrength, type MutantVerdict } from "./test-strength.js";
+import type { Mutant } from "../workspace/mutants.js";
 import { describeSplit, type Vote } from "../record/diagnosis.js";
 import { castVotes, tallyVotes } from "./diagnosis-vote.js";
 import type { NodeExecutor, NodeOutcome } from "./events.js";
 import { failureBrief, outcomeLine, type AttemptNote } from "./failure-brief.js";
 import { FIX_CONTEXT_CHARS, type FixContext, type NodeLocalizer } from "./fix-context.js";
 import { FinalRefusal, NodeModel } from "./node-model.js";
-import { greenGateRoute, isCaseOf, ownedTestsProblem, redGateRoute } from "./routes.js";
+import { greenGateRoute, isCaseOf, mutantVerdicts, ownedTestsProblem, redGateRoute } from "./routes.js";
 import { MAX_REVIEWS, type TddSetup } from "./tdd-setup.js";
 import { judgeTestsReply } from "./tests-reply.js";
 
@@ -441,14 +442,19 @@ class NodeRun {
    * other node's tests are collected with it (a regression check runs `wholeFile` instead);
    * afterwards the work tree must hold exactly what the engine wrote, or the node fails as tampering.
    */
-  private async runTests(wholeFile?: readonly string[]): Promise<PytestResult> {
+  private runTests(wholeFile?: readonly string[]): Promise<PytestResult> {
+    return this.gateRun(wholeFile !== undefined, () => this.setup.runTests(wholeFile ?? this.testIds, this.signal));
+  }
+
+  /** A run of generated code: with only the node's block in its test file unless `wholeFile`, and the work tree checked after it. */
+  private async gateRun(wholeFile: boolean, run: () => Promise<PytestResult>): Promise<PytestResult> {
     this.throwIfAborted();
     const files = this.setup.files;
     const full = (await files.read(this.testFile)) ?? "";
     if (!wholeFile) await files.write(this.testFile, ownBlockOnly(full, this.node.id));
     let tampering: Tampering | undefined;
     try {
-      const result = await this.setup.runTests(wholeFile ?? this.testIds, this.signal);
+      const result = await run();
       // A run stopped by Ctrl-C is no verdict on the node: it stays in progress, to be tried again on resume.
       this.throwIfAborted();
       tampering = await files.verify();
@@ -485,35 +491,31 @@ class NodeRun {
    */
   private async testStrength(): Promise<TestStrength | undefined> {
     if (this.setup.mutants === 0) return undefined;
-    const files = this.setup.files;
-    const source = (await files.read(this.implFile)) ?? "";
-    const runTests = async (mutant: string): Promise<MutantVerdict> => {
-      await files.write(this.implFile, mutant);
+    const source = (await this.setup.files.read(this.implFile)) ?? "";
+    // One interpreter for all the mutants, each served in place of the module's bytes: the module itself is not written.
+    const runMutants = async (mutants: readonly Mutant[]): Promise<MutantVerdict[]> => {
+      const sources = mutants.map((mutant) => mutant.source);
       try {
-        const route = greenGateRoute(await this.runTests(), this.testFile, this.testIds);
-        return route === "green" ? "survived" : route === "failing" ? "killed" : "error";
+        const result = await this.gateRun(false, () => this.setup.runMutants(this.testIds, this.implFile, sources, this.signal));
+        return mutantVerdicts(result, mutants.length, this.testFile, this.testIds);
       } catch (error) {
-        if (error instanceof Tampered) return "error";
+        if (error instanceof Tampered) return mutants.map(() => "error");
         throw error;
       }
     };
-    try {
-      const owner = this.prompt.owner;
-      const symbol = { name: this.node.name, ...(owner ? { owner: owner.name } : {}) };
-      const { mutants, killed, survivors } = await measureTestStrength({
-        python: this.setup.python,
-        source,
-        symbol,
-        runTests,
-        max: this.setup.mutants,
-      });
-      await this.setup.artifacts.save(this.node.id, "test-strength", {
-        "strength.json": JSON.stringify({ mutants, killed, survivors }, null, 2),
-      });
-      return mutants > 0 ? { mutants, killed, survivors } : undefined;
-    } finally {
-      await files.write(this.implFile, source);
-    }
+    const owner = this.prompt.owner;
+    const symbol = { name: this.node.name, ...(owner ? { owner: owner.name } : {}) };
+    const { mutants, killed, survivors } = await measureTestStrength({
+      python: this.setup.python,
+      source,
+      symbol,
+      runMutants,
+      max: this.setup.mutants,
+    });
+    await this.setup.artifacts.save(this.node.id, "test-strength", {
+      "strength.json": JSON.stringify({ mutants, killed, survivors }, null, 2),
+    });
+    return mutants > 0 ? { mutants, killed, survivors } : undefined;
   }
 
   private reportProblem(result: PytestResult): string {

@@ -1,4 +1,5 @@
 import type { PytestResult } from "../sandbox/pytest.js";
+import type { MutantVerdict } from "./test-strength.js";
 
 /**
  * The gates' decisions, made from pytest's exit code and the run's signed report, and
@@ -92,4 +93,33 @@ function collectionErrorIn(result: PytestResult, testFile: string): boolean {
     result.tests.some((t) => t.status === "error" && (t.id.includes(testFile) || t.id.includes(moduleName))) ||
     result.output.includes(`ERROR collecting ${testFile}`)
   );
+}
+
+/**
+ * Each mutant's verdict from a mutants' run (decision 0022), judged as the green gate judges a run of its own: its
+ * tests passed (survived), failed (killed), or could tell neither (error). A run without an authentic record of every
+ * mutant (cut short, killed at its time limit, a forged or missing report) tells nothing of any of them.
+ */
+export function mutantVerdicts(result: PytestResult, count: number, testFile: string, owned: readonly string[]): MutantVerdict[] {
+  const variants = result.report.authentic && !result.timedOut ? result.report.variants : undefined;
+  if (variants?.length !== count) return Array.from({ length: count }, () => "error");
+  return variants.map((variant) => {
+    const run: PytestResult = {
+      exitCode: variant.exitStatus,
+      timedOut: false,
+      output: "",
+      tests: [],
+      junitXml: undefined,
+      report: {
+        authentic: true,
+        exitStatus: variant.exitStatus,
+        outcomes: variant.outcomes,
+        collectErrors: variant.collectErrors,
+        junitXml: undefined,
+      },
+      durationMs: 0,
+    };
+    const route = greenGateRoute(run, testFile, owned);
+    return route === "green" ? "survived" : route === "failing" ? "killed" : "error";
+  });
 }

@@ -56,6 +56,8 @@ export interface TddSetup {
   promptContext(node: RpgNode): NodePromptContext;
   jsonSchemaOf(schema: z.ZodType): Record<string, unknown>;
   runTests(testIds: readonly string[], signal: AbortSignal): Promise<PytestResult>;
+  /** The tests run once for each source of `file` in one interpreter (a node's mutants, decision 0022); the file is not written. */
+  runMutants(testIds: readonly string[], file: string, sources: readonly string[], signal: AbortSignal): Promise<PytestResult>;
   /** The node's tests run once more under coverage.py, counting `ranges` of `file` (decision 0023); absent where nothing measures it. */
   measureCoverage?: (
     testIds: readonly string[],
@@ -76,6 +78,7 @@ export interface TddSetupOptions {
   artifacts: ArtifactStore;
   python: string;
   runTests: TddSetup["runTests"];
+  runMutants: TddSetup["runMutants"];
   measureCoverage?: TddSetup["measureCoverage"];
   coverageMissing?: TddSetup["coverageMissing"];
   maxIterations?: number;
@@ -100,6 +103,7 @@ export function createTddSetup(options: TddSetupOptions): TddSetup {
     artifacts: options.artifacts,
     python: options.python,
     runTests: options.runTests,
+    runMutants: options.runMutants,
     ...(options.measureCoverage ? { measureCoverage: options.measureCoverage } : {}),
     ...(options.coverageMissing ? { coverageMissing: options.coverageMissing } : {}),
     ...(options.localization ? { localization: options.localization } : {}),

@@ -14,9 +14,9 @@ export interface TestStrengthInput {
   /** The module holding the node's symbol, as it passed. */
   source: string;
   symbol: MutationTarget;
-  /** Runs the node's tests with `mutantSource` in place of the module; one run per mutant. */
-  runTests: (mutantSource: string, mutant: Mutant) => Promise<MutantVerdict>;
-  /** At most this many mutants, so at most this many test runs (3 by default). */
+  /** Runs the node's tests against each mutant in place of the module; a verdict per mutant, in their order. */
+  runMutants: (mutants: readonly Mutant[]) => Promise<MutantVerdict[]>;
+  /** At most this many mutants (3 by default). */
   max?: number;
 }
 
@@ -29,15 +29,22 @@ export interface TestStrengthResult extends TestStrength {
 /**
  * Runs a passed node's tests against mechanical mutants of its symbol and counts the ones they
  * kill (decision 0022). A measure shown to people, never a gate: whatever it finds, the node has
- * passed. The runs are one after another, since each is a whole pytest run of its own.
+ * passed. The engine runs them all in one interpreter, one pytest session each (decision 0022).
  */
 export async function measureTestStrength(input: TestStrengthInput): Promise<TestStrengthResult> {
   const mutants = await generateMutants(input.python, input.source, input.symbol, input.max ?? 3);
+  let verdicts: MutantVerdict[] = mutants.length > 0 ? await input.runMutants(mutants) : [];
+  // One mutant that ends the interpreter (the guard refusing what its tests did, a crash) takes the others' records
+  // with it: then each runs alone, and only that one tells nothing.
+  if (mutants.length > 1 && !verdicts.some((verdict) => verdict !== "error")) {
+    verdicts = [];
+    for (const mutant of mutants) verdicts.push((await input.runMutants([mutant]))[0] ?? "error");
+  }
   let measured = 0;
   let killed = 0;
   const survivors: TestStrengthResult["survivors"] = [];
-  for (const mutant of mutants) {
-    const verdict = await input.runTests(mutant.source, mutant);
+  for (const [i, mutant] of mutants.entries()) {
+    const verdict = verdicts[i] ?? "error";
     if (verdict === "error") continue;
     measured += 1;
     if (verdict === "killed") killed += 1;

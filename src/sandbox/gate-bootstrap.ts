@@ -1,4 +1,5 @@
 import { REPORT_FD, SECRET_FD } from "./process-group.js";
+import { REPORT_KEY_BYTES } from "./signed-report.js";
 
 /** The most of pytest's JUnit report the signed report carries. */
 export const MAX_JUNIT_BYTES = 16 * 1024 * 1024;
@@ -22,6 +23,13 @@ export interface BootstrapSettings {
    * starts, and the signed report carries its analysis (see coverageOf below). A measure, never part of a verdict.
    */
   coverFile?: string;
+  /**
+   * When given, the node's tests run once for each mutant of this file (absolute, real path) in one interpreter, each
+   * source served by an import hook in place of the file's bytes (the file itself is never written), and the signed
+   * report carries each run's record in `variants`. The sources arrive on SECRET_FD after the key. A measure (decision
+   * 0022), never part of a verdict.
+   */
+  mutantsOf?: string;
 }
 
 /**
@@ -169,7 +177,7 @@ def coverage_of(path):
     return finish
 
 
-def _gate(limits, junit_path, timeout_source, args, cover_file):
+def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
     import posix, resource, sys, sysconfig
 
     for name, value in limits:
@@ -191,22 +199,23 @@ def _gate(limits, junit_path, timeout_source, args, cover_file):
         write(stderr, ("\nrpg-forge: %s; the run was ended\n" % why).encode())
         exit_now(${GUARD_EXIT})
 
-    def read_key():
-        key = b""
+    def read_secret_input():
+        data = b""
         while True:
-            chunk = posix.read(${SECRET_FD}, 256)
+            chunk = posix.read(${SECRET_FD}, 1 << 16)
             if not chunk:
                 break
-            key += chunk
+            data += chunk
         posix.close(${SECRET_FD})
-        return key
+        return data
 
     # The record and the key live in the frame of a suspended generator; the guard refuses that frame to
     # everyone. Every entry into it looks at the stack (the tripwire: with code of the package on it, the
     # guard ends the run) and must come from the main thread, where pytest calls its hooks.
-    def recorder(key, digest, encode):
+    def recorder(key, digest, encode, runs):
         tests = {}
         collect_errors = []
+        variants = []
         while True:
             kind, value = yield
             getframe()
@@ -220,10 +229,17 @@ def _gate(limits, junit_path, timeout_source, args, cover_file):
                     tests[nodeid] = outcome
             elif kind == "finish":
                 status, measured = value
-                junit = read_junit(junit_path)
-                document = {"exitstatus": status, "tests": tests, "collect_errors": collect_errors, "junit": junit}
-                if measured is not None:
-                    document["coverage"] = measured
+                if runs is None:
+                    document = {"exitstatus": status, "tests": tests, "collect_errors": collect_errors, "junit": read_junit(junit_path)}
+                    if measured is not None:
+                        document["coverage"] = measured
+                else:
+                    # One mutant's run of several in this interpreter: kept, and the next one starts with a clean record.
+                    variants.append({"exitstatus": status, "tests": tests, "collect_errors": collect_errors})
+                    tests, collect_errors = {}, []
+                    if len(variants) < runs:
+                        continue
+                    document = {"exitstatus": 0, "tests": {}, "collect_errors": [], "junit": None, "variants": variants}
                 payload = encode(document).encode("ascii")
                 data = digest(key, payload, "sha256").hex().encode("ascii") + b"\n" + payload
                 while data:
@@ -242,7 +258,14 @@ def _gate(limits, junit_path, timeout_source, args, cover_file):
             getframe()
             result = install(signalnum, handler)
 
-    record = recorder(read_key(), _hashlib.hmac_digest, json.JSONEncoder(ensure_ascii=True, separators=(",", ":")).encode)
+    secret = read_secret_input()
+    # After the key, the mutants' sources when there are any: text, not secret, but out of argv's limits.
+    mutants = json.loads(secret[${REPORT_KEY_BYTES}:].decode("utf-8")) if mutants_of is not None else []
+    # How many runs the record waits for, on a mutants' run; None on a gate's or a coverage run (one run, one document).
+    runs = len(mutants) if mutants_of is not None else None
+    encode = json.JSONEncoder(ensure_ascii=True, separators=(",", ":")).encode
+    record = recorder(secret[:${REPORT_KEY_BYTES}], _hashlib.hmac_digest, encode, runs)
+    del secret
     next(record)
     installing = installer(_signal.signal)
     next(installing)
@@ -317,12 +340,66 @@ def _gate(limits, junit_path, timeout_source, args, cover_file):
                 return
             record.send(("test", (report.nodeid, outcome)))
 
-    timeout = types.ModuleType("rpg_forge_timeout")
-    exec(compile(timeout_source, "<rpg-forge timeout plugin>", "exec"), timeout.__dict__)
-    return pytest.main(args, plugins=[timeout, Verdict()])
+    def timeout_plugin():
+        timeout = types.ModuleType("rpg_forge_timeout")
+        exec(compile(timeout_source, "<rpg-forge timeout plugin>", "exec"), timeout.__dict__)
+        return timeout
+
+    if mutants_of is None:
+        return pytest.main(args, plugins=[timeout_plugin(), Verdict()])
+    serving = serve_mutants(mutants_of, os, sys)
+    for source in mutants:
+        serving(source)
+        pytest.main(args, plugins=[timeout_plugin(), Verdict()])
+    # Each run's record is in the report; the interpreter's own status says only that they all ran.
+    return 0
 
 
-raise SystemExit(_gate(__LIMITS__, __JUNIT__, __TIMEOUT__, __ARGS__, __COVER__))
+def serve_mutants(path, os, sys):
+    """An import hook that serves one source in place of the file at path, never from or to the bytecode cache."""
+    from importlib.machinery import PathFinder, SourceFileLoader
+    from importlib.util import spec_from_file_location
+
+    root = os.path.realpath(os.getcwd()) + "/"
+    current = [None]
+
+    class MutantLoader(SourceFileLoader):
+        def path_stats(self, source_path):
+            # No stats, no cached bytecode: neither the original's .pyc nor one written for a mutant.
+            raise OSError("a mutant is compiled from its source")
+
+        def get_data(self, data_path):
+            if data_path == self.path:
+                return current[0].encode("utf-8")
+            return super().get_data(data_path)
+
+    class MutantFinder:
+        @staticmethod
+        def find_spec(name, import_path=None, target=None):
+            spec = PathFinder.find_spec(name, import_path, target)
+            if spec is None or spec.origin is None or os.path.realpath(spec.origin) != path:
+                return None
+            return spec_from_file_location(
+                name, spec.origin, loader=MutantLoader(name, spec.origin), submodule_search_locations=spec.submodule_search_locations
+            )
+
+    sys.meta_path.insert(0, MutantFinder)
+
+    def forget(module):
+        where = [getattr(module, "__file__", None) or ""] + list(getattr(module, "__path__", None) or [])
+        return any(isinstance(p, str) and os.path.realpath(p).startswith(root) for p in where if p)
+
+    def serve(source):
+        # The package and its tests imported afresh for each mutant: nothing of the last one's modules is left.
+        for name, module in list(sys.modules.items()):
+            if forget(module):
+                del sys.modules[name]
+        current[0] = source
+
+    return serve
+
+
+raise SystemExit(_gate(__LIMITS__, __JUNIT__, __TIMEOUT__, __ARGS__, __COVER__, __MUTANTS__))
 `;
 
 /**
@@ -337,6 +414,7 @@ export function gateBootstrapSource(settings: BootstrapSettings): string {
     TIMEOUT: JSON.stringify(settings.timeoutPluginSource),
     ARGS: JSON.stringify(settings.pytestArgs),
     COVER: settings.coverFile === undefined ? "None" : JSON.stringify(settings.coverFile),
+    MUTANTS: settings.mutantsOf === undefined ? "None" : JSON.stringify(settings.mutantsOf),
   };
-  return SOURCE.replace(/__(LIMITS|JUNIT|TIMEOUT|ARGS|COVER)__/g, (_, name: string) => values[name]!);
+  return SOURCE.replace(/__(LIMITS|JUNIT|TIMEOUT|ARGS|COVER|MUTANTS)__/g, (_, name: string) => values[name]!);
 }

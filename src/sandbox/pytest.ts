@@ -90,6 +90,12 @@ export interface GateVariant {
   python?: PythonSetup;
   /** Measure this file (absolute, real path) with coverage.py; the arcs it recorded arrive in `report.coverage`. */
   coverFile?: string;
+  /**
+   * Run the targets once for each of these sources of a file (relative to cwd, POSIX), in one interpreter, each served
+   * in place of the file's bytes, which stay as they are; each run's record arrives in `report.variants`, in order
+   * (decision 0022).
+   */
+  mutants?: { file: string; sources: readonly string[] };
 }
 
 /** runPytest, with the interpreter chosen and coverage.py measuring a file. */
@@ -97,6 +103,7 @@ export async function runGate(run: PytestRun, variant: GateVariant): Promise<Pyt
   const started = Date.now();
   const perTestMs = run.perTestTimeoutMs ?? DEFAULT_PER_TEST_MS;
   if (!(perTestMs > 0 && Number.isFinite(perTestMs))) throw new RangeError(`perTestTimeoutMs must be positive, got ${perTestMs}`);
+  if (variant.mutants && variant.mutants.sources.length === 0) throw new RangeError("a mutants' run needs at least one source");
   const cwd = await packageDirectory(run.cwd);
   const python = variant.python ?? (await findPythonSetup());
   const bwrap = run.sandbox === "bwrap" ? await requireBwrap() : undefined;
@@ -122,6 +129,7 @@ export async function runGate(run: PytestRun, variant: GateVariant): Promise<Pyt
       limits: rlimitPairs(limits),
       pytestArgs,
       ...(variant.coverFile === undefined ? {} : { coverFile: variant.coverFile }),
+      ...(variant.mutants === undefined ? {} : { mutantsOf: await realpath(join(cwd, variant.mutants.file)) }),
     });
     const env: Record<string, string> = {
       ...scrubbedEnv(process.env, dirs.home, dirs.tmp),
@@ -137,11 +145,13 @@ export async function runGate(run: PytestRun, variant: GateVariant): Promise<Pyt
     // command line: nothing on disk that a process left behind by an earlier run could rewrite.
     const interpreter = [python.executable, "-s", "-c", bootstrap];
     const key = newReportKey();
+    const runs = variant.mutants?.sources.length ?? 1;
     const common = {
       cwd,
       env,
-      hardLimitMs: hardLimitMs(run.targets, perTestMs),
-      secretInput: key,
+      hardLimitMs: runs * hardLimitMs(run.targets, perTestMs),
+      // The mutants' sources follow the key: text of any size, which argv would limit.
+      secretInput: variant.mutants ? Buffer.concat([key, Buffer.from(JSON.stringify(variant.mutants.sources), "utf8")]) : key,
       maxReportBytes: MAX_SIGNED_REPORT_BYTES,
       ...(run.signal ? { signal: run.signal } : {}),
     };

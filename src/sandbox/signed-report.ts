@@ -5,13 +5,24 @@ import { z } from "zod";
 export const TestOutcome = z.enum(["passed", "failed", "error", "skipped"]);
 export type TestOutcome = z.infer<typeof TestOutcome>;
 
-const SignedPayload = z.object({
+const RunRecord = z.object({
   exitstatus: z.number().int(),
   tests: z.record(z.string(), TestOutcome),
   collect_errors: z.array(z.string()),
+});
+
+const SignedPayload = RunRecord.extend({
   junit: z.string().nullable(),
   coverage: z.unknown().optional(),
+  variants: z.array(RunRecord).optional(),
 });
+
+/** One run's record of several made in one interpreter (a node's mutants): what a gate's report says of its one run. */
+export interface VariantRecord {
+  exitStatus: number;
+  outcomes: Map<string, TestOutcome>;
+  collectErrors: string[];
+}
 
 /** The gate's own record of a pytest run, when it arrived whole and correctly signed. */
 export type SignedReport =
@@ -30,12 +41,17 @@ export type SignedReport =
        * so it is a figure for people and never evidence (decision 0023).
        */
       coverage?: unknown;
+      /** On a mutants' run only (GateVariant.mutantsOf): each mutant's run, in the order the sources were given. */
+      variants?: VariantRecord[];
     }
   | { authentic: false; problem: string };
 
+/** The length of a run's key: what the gate reads first from its secret pipe. */
+export const REPORT_KEY_BYTES = 32;
+
 /** A fresh key per run: the sandboxed interpreter reads it once from a pipe and keeps it only in memory. */
 export function newReportKey(): Buffer {
-  return randomBytes(32);
+  return randomBytes(REPORT_KEY_BYTES);
 }
 
 /**
@@ -65,5 +81,14 @@ export function verifySignedReport(data: Buffer, key: Buffer): SignedReport {
     collectErrors: parsed.collect_errors,
     junitXml: parsed.junit ?? undefined,
     ...(parsed.coverage === undefined ? {} : { coverage: parsed.coverage }),
+    ...(parsed.variants === undefined
+      ? {}
+      : {
+          variants: parsed.variants.map((v) => ({
+            exitStatus: v.exitstatus,
+            outcomes: new Map(Object.entries(v.tests)),
+            collectErrors: v.collect_errors,
+          })),
+        }),
   };
 }

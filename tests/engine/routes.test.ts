@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { greenGateRoute, ownedTestsProblem, redGateRoute } from "../../src/engine/routes.js";
+import { greenGateRoute, mutantVerdicts, ownedTestsProblem, redGateRoute } from "../../src/engine/routes.js";
 import type { PytestResult, TestCaseResult } from "../../src/sandbox/pytest.js";
 import type { TestOutcome } from "../../src/sandbox/signed-report.js";
 
@@ -97,5 +97,34 @@ describe("the green gate's routes", () => {
     );
     expect(ownedTestsProblem(run(0, someFailed), OWNED, "passed")).toBe("not every test passed: test_mean failed");
     expect(ownedTestsProblem(run(0, null), OWNED, "passed")).toContain("signed report");
+  });
+});
+
+describe("each mutant's verdict from a run of all of them", () => {
+  const variant = (exitStatus: number, outcomes: Record<string, TestOutcome>, collectErrors: string[] = []) => ({
+    exitStatus,
+    outcomes: new Map(Object.entries(outcomes)),
+    collectErrors,
+  });
+  const withVariants = (variants: ReturnType<typeof variant>[], extra: Partial<PytestResult> = {}): PytestResult => {
+    const result = run(0, {}, extra);
+    return result.report.authentic ? { ...result, report: { ...result.report, variants } } : result;
+  };
+
+  it("judges each as the green gate judges a run of its own: passed survived, failing or not collected killed", () => {
+    const result = withVariants([variant(0, allPassed), variant(1, someFailed), variant(2, {}, [FILE]), variant(3, allPassed)]);
+    expect(mutantVerdicts(result, 4, FILE, OWNED)).toEqual(["survived", "killed", "killed", "error"]);
+  });
+
+  it("counts a mutant whose run reported only some of the node's tests as killed, never survived", () => {
+    expect(mutantVerdicts(withVariants([variant(0, { [`${FILE}::test_mean`]: "passed" })]), 1, FILE, OWNED)).toEqual(["killed"]);
+  });
+
+  it.each([
+    ["without a signed report", run(0, null), 1],
+    ["killed at its time limit", withVariants([variant(0, allPassed)], { timedOut: true }), 1],
+    ["with a record of fewer mutants than it was given", withVariants([variant(0, allPassed)]), 2],
+  ] as const)("tells nothing of any mutant from a run %s", (_, result, count) => {
+    expect(mutantVerdicts(result, count, FILE, OWNED)).toEqual(Array.from({ length: count }, () => "error"));
   });
 });

@@ -13,20 +13,26 @@ const CLAMP = `def clamp(n, low, high):
     return min(n, high)
 `;
 
-/** A runner that answers by mutant kind and records what it was given. */
+/** A runner that answers by mutant kind and records what it was given, and how many runs it was asked for. */
 function runner(verdicts: Record<Mutant["kind"], MutantVerdict>) {
   const ran: string[] = [];
-  const runTests = async (mutantSource: string, mutant: Mutant) => {
-    ran.push(mutantSource);
-    return verdicts[mutant.kind];
+  const batches: number[] = [];
+  const runMutants = async (mutants: readonly Mutant[]) => {
+    batches.push(mutants.length);
+    ran.push(...mutants.map((mutant) => mutant.source));
+    return mutants.map((mutant) => verdicts[mutant.kind]);
   };
-  return { ran, runTests };
+  return { ran, batches, runMutants };
 }
 
 describe("measureTestStrength", () => {
   it("counts the mutants the tests killed and names the survivors", async () => {
-    const { ran, runTests } = runner({ "comparison-flipped": "killed", "constant-returned": "killed", "branch-dropped": "survived" });
-    const strength = await measureTestStrength({ python, source: CLAMP, symbol: { name: "clamp" }, runTests });
+    const { ran, batches, runMutants } = runner({
+      "comparison-flipped": "killed",
+      "constant-returned": "killed",
+      "branch-dropped": "survived",
+    });
+    const strength = await measureTestStrength({ python, source: CLAMP, symbol: { name: "clamp" }, runMutants });
     expect(strength).toEqual({
       mutants: 3,
       killed: 2,
@@ -35,26 +41,27 @@ describe("measureTestStrength", () => {
     });
     expect(ran).toHaveLength(3);
     expect(ran).not.toContain(CLAMP);
+    expect(batches).toEqual([3]);
     expect(killsNone(strength)).toBe(false);
   });
 
   it("leaves a run that could not tell out of the count", async () => {
-    const { runTests } = runner({ "comparison-flipped": "error", "constant-returned": "killed", "branch-dropped": "survived" });
-    const strength = await measureTestStrength({ python, source: CLAMP, symbol: { name: "clamp" }, runTests });
+    const { runMutants } = runner({ "comparison-flipped": "error", "constant-returned": "killed", "branch-dropped": "survived" });
+    const strength = await measureTestStrength({ python, source: CLAMP, symbol: { name: "clamp" }, runMutants });
     expect(strength).toMatchObject({ mutants: 2, killed: 1, score: 0.5 });
   });
 
   it("says the tests kill none when every mutant survives", async () => {
-    const { runTests } = runner({ "comparison-flipped": "survived", "constant-returned": "survived", "branch-dropped": "survived" });
-    const strength = await measureTestStrength({ python, source: CLAMP, symbol: { name: "clamp" }, runTests });
+    const { runMutants } = runner({ "comparison-flipped": "survived", "constant-returned": "survived", "branch-dropped": "survived" });
+    const strength = await measureTestStrength({ python, source: CLAMP, symbol: { name: "clamp" }, runMutants });
     expect(strength).toMatchObject({ mutants: 3, killed: 0, score: 0 });
     expect(strength.survivors.map((s) => s.kind)).toEqual(["comparison-flipped", "constant-returned", "branch-dropped"]);
     expect(killsNone(strength)).toBe(true);
   });
 
-  it("runs the tests at most max times", async () => {
-    const { ran, runTests } = runner({ "comparison-flipped": "killed", "constant-returned": "killed", "branch-dropped": "killed" });
-    const strength = await measureTestStrength({ python, source: CLAMP, symbol: { name: "clamp" }, runTests, max: 1 });
+  it("runs the tests against at most max mutants", async () => {
+    const { ran, runMutants } = runner({ "comparison-flipped": "killed", "constant-returned": "killed", "branch-dropped": "killed" });
+    const strength = await measureTestStrength({ python, source: CLAMP, symbol: { name: "clamp" }, runMutants, max: 1 });
     expect(ran).toEqual([CLAMP.replace("n < low", "n >= low")]);
     expect(strength).toEqual({ mutants: 1, killed: 1, score: 1, survivors: [] });
   });
@@ -65,18 +72,31 @@ describe("measureTestStrength", () => {
       python,
       source: 'def f():\n    """Doc."""\n',
       symbol: { name: "f" },
-      runTests: none.runTests,
+      runMutants: none.runMutants,
     });
     expect(empty).toEqual({ mutants: 0, killed: 0, score: undefined, survivors: [] });
     expect(none.ran).toEqual([]);
-    const unknown = await measureTestStrength({ python, source: CLAMP, symbol: { name: "clamp" }, runTests: none.runTests });
+    const unknown = await measureTestStrength({ python, source: CLAMP, symbol: { name: "clamp" }, runMutants: none.runMutants });
     expect(unknown).toEqual({ mutants: 0, killed: 0, score: undefined, survivors: [] });
     expect(killsNone(unknown)).toBe(false);
   });
 
+  it("runs each mutant alone when the run of all of them told nothing of any", async () => {
+    const batches: number[] = [];
+    // As when one mutant's tests end the interpreter: the run of all three has no record; alone, only that one has none.
+    const runMutants = async (mutants: readonly Mutant[]): Promise<MutantVerdict[]> => {
+      batches.push(mutants.length);
+      if (mutants.length > 1) return mutants.map(() => "error");
+      return [mutants[0]!.kind === "constant-returned" ? "error" : "killed"];
+    };
+    const strength = await measureTestStrength({ python, source: CLAMP, symbol: { name: "clamp" }, runMutants });
+    expect(batches).toEqual([3, 1, 1, 1]);
+    expect(strength).toMatchObject({ mutants: 2, killed: 2 });
+  });
+
   it("gives a result the checkpoint's schema accepts", async () => {
-    const { runTests } = runner({ "comparison-flipped": "killed", "constant-returned": "survived", "branch-dropped": "killed" });
-    const strength = await measureTestStrength({ python, source: CLAMP, symbol: { name: "clamp" }, runTests });
+    const { runMutants } = runner({ "comparison-flipped": "killed", "constant-returned": "survived", "branch-dropped": "killed" });
+    const strength = await measureTestStrength({ python, source: CLAMP, symbol: { name: "clamp" }, runMutants });
     expect(TestStrengthSchema.parse(strength)).toEqual({ mutants: 3, killed: 2, survivors: [strength.survivors[0]] });
   });
 });

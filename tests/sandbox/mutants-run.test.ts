@@ -1,0 +1,99 @@
+import { execFileSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, it } from "vitest";
+import { runGate, runPytest, type SandboxKind } from "../../src/sandbox/pytest.js";
+import { findPython } from "../../src/sandbox/python.js";
+import type { VariantRecord } from "../../src/sandbox/signed-report.js";
+import { makePackage, SANDBOXES } from "./package-dir.js";
+
+// A node's mutants, run in one interpreter (decision 0022): each must get the record a run of its own would give.
+
+const CORE = `"""Clamping."""
+from lab.registry import REGISTERED
+
+REGISTERED.append("clamp")
+
+
+def clamp(x):
+    """x, or 0 below 0."""
+    if x < 0:
+        return 0
+    return x
+`;
+
+const TESTS = `from lab.core import clamp
+from lab.registry import REGISTERED
+
+
+def test_clamp_negative():
+    assert clamp(-1) == 0
+
+
+def test_clamp_positive():
+    assert clamp(3) == 3
+
+
+def test_clamp_registered_once():
+    assert REGISTERED == ["clamp"]
+`;
+
+const TARGETS = ["test_clamp_negative", "test_clamp_positive", "test_clamp_registered_once"].map((t) => `tests/test_core.py::${t}`);
+
+const MUTANTS = [
+  CORE.replace("x < 0", "x > 0"), // both clamp tests fail
+  CORE, // survives
+  CORE.replace("return x\n", "return x + 1\n"), // one fails
+  `${CORE}\nraise ImportError("the module does not import")\n`, // the test module does not collect
+  CORE.replace("return 0\n", "return 0 if x < -5 else 0\n"), // survives, though changed
+];
+
+const lab = (test: Parameters<typeof makePackage>[0]): string =>
+  makePackage(test, {
+    "lab/__init__.py": "",
+    "lab/registry.py": "REGISTERED = []\n",
+    "lab/core.py": CORE,
+    "tests/test_core.py": TESTS,
+  });
+
+const recordOf = (outcomes: ReadonlyMap<string, string>, exitStatus: number) => ({ exitStatus, outcomes: Object.fromEntries(outcomes) });
+
+describe.concurrent.each(SANDBOXES)("a node's mutants in one interpreter, in the %s sandbox", (sandbox: SandboxKind) => {
+  it("gives each mutant the record a run of its own gives, and leaves the module's file as it was", async ({ expect, onTestFinished }) => {
+    const together = lab({ onTestFinished });
+    const result = await runGate({ cwd: together, targets: TARGETS, sandbox }, { mutants: { file: "lab/core.py", sources: MUTANTS } });
+    expect(result.report.authentic).toBe(true);
+    const variants = result.report.authentic ? (result.report.variants ?? []) : [];
+    expect(readFileSync(join(together, "lab/core.py"), "utf8")).toBe(CORE);
+
+    // The same mutants, each written into a package of its own and run alone.
+    const alone = [];
+    for (const source of MUTANTS) {
+      const cwd = lab({ onTestFinished });
+      writeFileSync(join(cwd, "lab/core.py"), source);
+      const run = await runPytest({ cwd, targets: TARGETS, sandbox });
+      if (!run.report.authentic) throw new Error(run.report.problem);
+      alone.push({ ...recordOf(run.report.outcomes, run.report.exitStatus), collectErrors: run.report.collectErrors });
+    }
+    expect(variants.map((v: VariantRecord) => ({ ...recordOf(v.outcomes, v.exitStatus), collectErrors: v.collectErrors }))).toEqual(alone);
+    // Not all alike: the comparison covers killed mutants, survivors and a module that does not import.
+    expect(alone.map((r) => r.exitStatus)).toEqual([1, 0, 1, alone[3]!.exitStatus, 0]);
+    expect(alone[3]!.collectErrors).toEqual(["tests/test_core.py"]);
+  });
+
+  it("never runs a mutant from the original's cached bytecode", async ({ expect, onTestFinished }) => {
+    const cwd = lab({ onTestFinished });
+    // The original compiled into __pycache__ beside it, as a run of the package's own tests leaves it.
+    execFileSync(await findPython(), ["-m", "py_compile", join(cwd, "lab/core.py")]);
+    const result = await runGate({ cwd, targets: TARGETS, sandbox }, { mutants: { file: "lab/core.py", sources: [MUTANTS[0]!] } });
+    const variants = result.report.authentic ? result.report.variants : undefined;
+    expect(variants?.map((v) => v.exitStatus)).toEqual([1]);
+  });
+
+  it("leaves no record of any mutant when one of them ends the interpreter", async ({ expect, onTestFinished }) => {
+    const cwd = lab({ onTestFinished });
+    const exits = `${CORE}\nimport os\nos._exit(0)\n`;
+    const result = await runGate({ cwd, targets: TARGETS, sandbox }, { mutants: { file: "lab/core.py", sources: [CORE, exits, CORE] } });
+    expect(result.report).toMatchObject({ authentic: false });
+  });
+});
