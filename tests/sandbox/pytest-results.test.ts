@@ -36,6 +36,40 @@ def test_mean_single():
     expect(result.output).toContain("2 passed");
   });
 
+  it("collects the cycles the package made at import once they are let go", async ({ expect, onTestFinished }) => {
+    // The gate keeps its own objects out of the collector's sight (gc.freeze, for speed): never the package's.
+    const cwd = makePackage(
+      { onTestFinished },
+      {
+        "cycles.py": `FREED = []
+
+
+class Node:
+    def __init__(self):
+        self.me = self
+
+    def __del__(self):
+        FREED.append(True)
+
+
+KEPT = [Node()]
+`,
+        "tests/test_cycles.py": `import gc
+
+import cycles
+
+
+def test_cycles_collected():
+    cycles.KEPT.clear()
+    gc.collect()
+    assert cycles.FREED == [True]
+`,
+      },
+    );
+    const result = await runPytest({ cwd, targets: ["tests/test_cycles.py::test_cycles_collected"], sandbox });
+    expect(result).toMatchObject({ exitCode: 0 });
+  });
+
   it("reports exit code 1 with each test's status, the failure message and the traceback", async ({ expect, onTestFinished }) => {
     const cwd = makePackage(
       { onTestFinished },
