@@ -70953,12 +70953,13 @@ var Pool = class {
       this.workers.push(started);
       idle.push(started);
     }
+    traffic.rounds++;
     const each = Math.ceil(this.queue.length / idle.length);
     for (const worker of idle) if (this.queue.length > 0) worker.run(this.queue.splice(0, each));
   }
 };
 var pools = /* @__PURE__ */ new Map();
-var traffic = { batches: 0, requests: 0 };
+var traffic = { batches: 0, requests: 0, rounds: 0 };
 function runInWorker(python, script, input2) {
   let pool = pools.get(python);
   if (!pool) pools.set(python, pool = new Pool(python));
@@ -71313,6 +71314,55 @@ function probeBwrap() {
   return probed;
 }
 
+// src/sandbox/signed-report.ts
+import { createHmac, randomBytes as randomBytes2, timingSafeEqual } from "node:crypto";
+var TestOutcome = external_exports.enum(["passed", "failed", "error", "skipped"]);
+var RunRecord = external_exports.object({
+  exitstatus: external_exports.number().int(),
+  tests: external_exports.record(external_exports.string(), TestOutcome),
+  collect_errors: external_exports.array(external_exports.string())
+});
+var SignedPayload = RunRecord.extend({
+  junit: external_exports.string().nullable(),
+  coverage: external_exports.unknown().optional(),
+  variants: external_exports.array(RunRecord).optional()
+});
+var REPORT_KEY_BYTES = 32;
+function newReportKey() {
+  return randomBytes2(REPORT_KEY_BYTES);
+}
+function verifySignedReport(data, key) {
+  if (data.length === 0) return { authentic: false, problem: "pytest ended without rpg-forge's signed report (it was cut short)" };
+  const newline = data.indexOf(10);
+  const mac3 = newline === 64 ? Buffer.from(data.subarray(0, 64).toString("ascii"), "hex") : Buffer.alloc(0);
+  const payload = data.subarray(newline + 1);
+  const expected = createHmac("sha256", key).update(payload).digest();
+  if (mac3.length !== expected.length || !timingSafeEqual(mac3, expected)) {
+    return { authentic: false, problem: "the report of the run does not carry rpg-forge's signature (something else wrote to it)" };
+  }
+  let parsed;
+  try {
+    parsed = SignedPayload.parse(JSON.parse(payload.toString("ascii")));
+  } catch {
+    return { authentic: false, problem: "the signed report of the run is malformed" };
+  }
+  return {
+    authentic: true,
+    exitStatus: parsed.exitstatus,
+    outcomes: new Map(Object.entries(parsed.tests)),
+    collectErrors: parsed.collect_errors,
+    junitXml: parsed.junit ?? void 0,
+    ...parsed.coverage === void 0 ? {} : { coverage: parsed.coverage },
+    ...parsed.variants === void 0 ? {} : {
+      variants: parsed.variants.map((v) => ({
+        exitStatus: v.exitstatus,
+        outcomes: new Map(Object.entries(v.tests)),
+        collectErrors: v.collect_errors
+      }))
+    }
+  };
+}
+
 // src/sandbox/gate-bootstrap.ts
 var MAX_JUNIT_BYTES = 16 * 1024 * 1024;
 var MAX_SIGNED_REPORT_BYTES = 6 * MAX_JUNIT_BYTES + 4 * 1024 * 1024;
@@ -71434,7 +71484,7 @@ def coverage_of(path):
     return finish
 
 
-def _gate(limits, junit_path, timeout_source, args, cover_file):
+def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
     import posix, resource, sys, sysconfig
 
     for name, value in limits:
@@ -71456,22 +71506,23 @@ def _gate(limits, junit_path, timeout_source, args, cover_file):
         write(stderr, ("\nrpg-forge: %s; the run was ended\n" % why).encode())
         exit_now(${GUARD_EXIT})
 
-    def read_key():
-        key = b""
+    def read_secret_input():
+        data = b""
         while True:
-            chunk = posix.read(${SECRET_FD}, 256)
+            chunk = posix.read(${SECRET_FD}, 1 << 16)
             if not chunk:
                 break
-            key += chunk
+            data += chunk
         posix.close(${SECRET_FD})
-        return key
+        return data
 
     # The record and the key live in the frame of a suspended generator; the guard refuses that frame to
     # everyone. Every entry into it looks at the stack (the tripwire: with code of the package on it, the
     # guard ends the run) and must come from the main thread, where pytest calls its hooks.
-    def recorder(key, digest, encode):
+    def recorder(key, digest, encode, runs):
         tests = {}
         collect_errors = []
+        variants = []
         while True:
             kind, value = yield
             getframe()
@@ -71485,10 +71536,17 @@ def _gate(limits, junit_path, timeout_source, args, cover_file):
                     tests[nodeid] = outcome
             elif kind == "finish":
                 status, measured = value
-                junit = read_junit(junit_path)
-                document = {"exitstatus": status, "tests": tests, "collect_errors": collect_errors, "junit": junit}
-                if measured is not None:
-                    document["coverage"] = measured
+                if runs is None:
+                    document = {"exitstatus": status, "tests": tests, "collect_errors": collect_errors, "junit": read_junit(junit_path)}
+                    if measured is not None:
+                        document["coverage"] = measured
+                else:
+                    # One mutant's run of several in this interpreter: kept, and the next one starts with a clean record.
+                    variants.append({"exitstatus": status, "tests": tests, "collect_errors": collect_errors})
+                    tests, collect_errors = {}, []
+                    if len(variants) < runs:
+                        continue
+                    document = {"exitstatus": 0, "tests": {}, "collect_errors": [], "junit": None, "variants": variants}
                 payload = encode(document).encode("ascii")
                 data = digest(key, payload, "sha256").hex().encode("ascii") + b"\n" + payload
                 while data:
@@ -71507,7 +71565,14 @@ def _gate(limits, junit_path, timeout_source, args, cover_file):
             getframe()
             result = install(signalnum, handler)
 
-    record = recorder(read_key(), _hashlib.hmac_digest, json.JSONEncoder(ensure_ascii=True, separators=(",", ":")).encode)
+    secret = read_secret_input()
+    # After the key, the mutants' sources when there are any: text, not secret, but out of argv's limits.
+    mutants = json.loads(secret[${REPORT_KEY_BYTES}:].decode("utf-8")) if mutants_of is not None else []
+    # How many runs the record waits for, on a mutants' run; None on a gate's or a coverage run (one run, one document).
+    runs = len(mutants) if mutants_of is not None else None
+    encode = json.JSONEncoder(ensure_ascii=True, separators=(",", ":")).encode
+    record = recorder(secret[:${REPORT_KEY_BYTES}], _hashlib.hmac_digest, encode, runs)
+    del secret
     next(record)
     installing = installer(_signal.signal)
     next(installing)
@@ -71546,7 +71611,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file):
     # own (C) code; the guard still refuses sys.settrace to the package.
     finish_coverage = coverage_of(cover_file) if cover_file is not None else None
 
-    import pytest
+    import gc, pytest
 
     class Verdict:
         @pytest.hookimpl(hookwrapper=True, trylast=True)
@@ -71582,12 +71647,70 @@ def _gate(limits, junit_path, timeout_source, args, cover_file):
                 return
             record.send(("test", (report.nodeid, outcome)))
 
-    timeout = types.ModuleType("rpg_forge_timeout")
-    exec(compile(timeout_source, "<rpg-forge timeout plugin>", "exec"), timeout.__dict__)
-    return pytest.main(args, plugins=[timeout, Verdict()])
+    def timeout_plugin():
+        timeout = types.ModuleType("rpg_forge_timeout")
+        exec(compile(timeout_source, "<rpg-forge timeout plugin>", "exec"), timeout.__dict__)
+        return timeout
+
+    # Everything so far (pytest, its plugins, this bootstrap) lives as long as the interpreter: out of the collector's
+    # sight, pytest's full collections at the end of a session (five of them, in its unraisable-exception plugin) cost
+    # a few milliseconds instead of 80 (issue 16). What the package and its tests make is collected as before.
+    gc.freeze()
+    if mutants_of is None:
+        return pytest.main(args, plugins=[timeout_plugin(), Verdict()])
+    serving = serve_mutants(mutants_of, os, sys)
+    for source in mutants:
+        serving(source)
+        pytest.main(args, plugins=[timeout_plugin(), Verdict()])
+    # Each run's record is in the report; the interpreter's own status says only that they all ran.
+    return 0
 
 
-raise SystemExit(_gate(__LIMITS__, __JUNIT__, __TIMEOUT__, __ARGS__, __COVER__))
+def serve_mutants(path, os, sys):
+    """An import hook that serves one source in place of the file at path, never from or to the bytecode cache."""
+    from importlib.machinery import PathFinder, SourceFileLoader
+    from importlib.util import spec_from_file_location
+
+    root = os.path.realpath(os.getcwd()) + "/"
+    current = [None]
+
+    class MutantLoader(SourceFileLoader):
+        def path_stats(self, source_path):
+            # No stats, no cached bytecode: neither the original's .pyc nor one written for a mutant.
+            raise OSError("a mutant is compiled from its source")
+
+        def get_data(self, data_path):
+            if data_path == self.path:
+                return current[0].encode("utf-8")
+            return super().get_data(data_path)
+
+    class MutantFinder:
+        @staticmethod
+        def find_spec(name, import_path=None, target=None):
+            spec = PathFinder.find_spec(name, import_path, target)
+            if spec is None or spec.origin is None or os.path.realpath(spec.origin) != path:
+                return None
+            return spec_from_file_location(
+                name, spec.origin, loader=MutantLoader(name, spec.origin), submodule_search_locations=spec.submodule_search_locations
+            )
+
+    sys.meta_path.insert(0, MutantFinder)
+
+    def forget(module):
+        where = [getattr(module, "__file__", None) or ""] + list(getattr(module, "__path__", None) or [])
+        return any(isinstance(p, str) and os.path.realpath(p).startswith(root) for p in where if p)
+
+    def serve(source):
+        # The package and its tests imported afresh for each mutant: nothing of the last one's modules is left.
+        for name, module in list(sys.modules.items()):
+            if forget(module):
+                del sys.modules[name]
+        current[0] = source
+
+    return serve
+
+
+raise SystemExit(_gate(__LIMITS__, __JUNIT__, __TIMEOUT__, __ARGS__, __COVER__, __MUTANTS__))
 `;
 function gateBootstrapSource(settings) {
   const values = {
@@ -71595,9 +71718,10 @@ function gateBootstrapSource(settings) {
     JUNIT: JSON.stringify(settings.junitPath),
     TIMEOUT: JSON.stringify(settings.timeoutPluginSource),
     ARGS: JSON.stringify(settings.pytestArgs),
-    COVER: settings.coverFile === void 0 ? "None" : JSON.stringify(settings.coverFile)
+    COVER: settings.coverFile === void 0 ? "None" : JSON.stringify(settings.coverFile),
+    MUTANTS: settings.mutantsOf === void 0 ? "None" : JSON.stringify(settings.mutantsOf)
   };
-  return SOURCE.replace(/__(LIMITS|JUNIT|TIMEOUT|ARGS|COVER)__/g, (_, name) => values[name]);
+  return SOURCE.replace(/__(LIMITS|JUNIT|TIMEOUT|ARGS|COVER|MUTANTS)__/g, (_, name) => values[name]);
 }
 
 // src/sandbox/timeout-plugin.ts
@@ -71841,44 +71965,6 @@ function isSmallTree(dir, limit2) {
   return fits(dir);
 }
 
-// src/sandbox/signed-report.ts
-import { createHmac, randomBytes as randomBytes2, timingSafeEqual } from "node:crypto";
-var TestOutcome = external_exports.enum(["passed", "failed", "error", "skipped"]);
-var SignedPayload = external_exports.object({
-  exitstatus: external_exports.number().int(),
-  tests: external_exports.record(external_exports.string(), TestOutcome),
-  collect_errors: external_exports.array(external_exports.string()),
-  junit: external_exports.string().nullable(),
-  coverage: external_exports.unknown().optional()
-});
-function newReportKey() {
-  return randomBytes2(32);
-}
-function verifySignedReport(data, key) {
-  if (data.length === 0) return { authentic: false, problem: "pytest ended without rpg-forge's signed report (it was cut short)" };
-  const newline = data.indexOf(10);
-  const mac3 = newline === 64 ? Buffer.from(data.subarray(0, 64).toString("ascii"), "hex") : Buffer.alloc(0);
-  const payload = data.subarray(newline + 1);
-  const expected = createHmac("sha256", key).update(payload).digest();
-  if (mac3.length !== expected.length || !timingSafeEqual(mac3, expected)) {
-    return { authentic: false, problem: "the report of the run does not carry rpg-forge's signature (something else wrote to it)" };
-  }
-  let parsed;
-  try {
-    parsed = SignedPayload.parse(JSON.parse(payload.toString("ascii")));
-  } catch {
-    return { authentic: false, problem: "the signed report of the run is malformed" };
-  }
-  return {
-    authentic: true,
-    exitStatus: parsed.exitstatus,
-    outcomes: new Map(Object.entries(parsed.tests)),
-    collectErrors: parsed.collect_errors,
-    junitXml: parsed.junit ?? void 0,
-    ...parsed.coverage === void 0 ? {} : { coverage: parsed.coverage }
-  };
-}
-
 // src/sandbox/pytest.ts
 var DEFAULT_PER_TEST_MS = 3e4;
 var STARTUP_GRACE_MS = 15e3;
@@ -71890,6 +71976,7 @@ async function runGate(run6, variant) {
   const started = Date.now();
   const perTestMs = run6.perTestTimeoutMs ?? DEFAULT_PER_TEST_MS;
   if (!(perTestMs > 0 && Number.isFinite(perTestMs))) throw new RangeError(`perTestTimeoutMs must be positive, got ${perTestMs}`);
+  if (variant.mutants && variant.mutants.sources.length === 0) throw new RangeError("a mutants' run needs at least one source");
   const cwd = await packageDirectory2(run6.cwd);
   const python = variant.python ?? await findPythonSetup();
   const bwrap = run6.sandbox === "bwrap" ? await requireBwrap() : void 0;
@@ -71910,7 +71997,8 @@ async function runGate(run6, variant) {
       junitPath,
       limits: rlimitPairs(limits),
       pytestArgs,
-      ...variant.coverFile === void 0 ? {} : { coverFile: variant.coverFile }
+      ...variant.coverFile === void 0 ? {} : { coverFile: variant.coverFile },
+      ...variant.mutants === void 0 ? {} : { mutantsOf: await realpath(join10(cwd, variant.mutants.file)) }
     });
     const env = {
       ...scrubbedEnv(process.env, dirs.home, dirs.tmp),
@@ -71924,11 +72012,13 @@ async function runGate(run6, variant) {
     if (run6.plugins) env.PYTEST_DISABLE_PLUGIN_AUTOLOAD = "1";
     const interpreter = [python.executable, "-s", "-c", bootstrap];
     const key = newReportKey();
+    const runs = variant.mutants?.sources.length ?? 1;
     const common = {
       cwd,
       env,
-      hardLimitMs: hardLimitMs(run6.targets, perTestMs),
-      secretInput: key,
+      hardLimitMs: runs * hardLimitMs(run6.targets, perTestMs),
+      // The mutants' sources follow the key: text of any size, which argv would limit.
+      secretInput: variant.mutants ? Buffer.concat([key, Buffer.from(JSON.stringify(variant.mutants.sources), "utf8")]) : key,
       maxReportBytes: MAX_SIGNED_REPORT_BYTES,
       ...run6.signal ? { signal: run6.signal } : {}
     };
@@ -75936,11 +76026,16 @@ async function generateMutants(python, source, symbol2, max = 3) {
 // src/engine/test-strength.ts
 async function measureTestStrength(input2) {
   const mutants = await generateMutants(input2.python, input2.source, input2.symbol, input2.max ?? 3);
+  let verdicts = mutants.length > 0 ? await input2.runMutants(mutants) : [];
+  if (mutants.length > 1 && !verdicts.some((verdict) => verdict !== "error")) {
+    verdicts = [];
+    for (const mutant of mutants) verdicts.push((await input2.runMutants([mutant]))[0] ?? "error");
+  }
   let measured = 0;
   let killed = 0;
   const survivors = [];
-  for (const mutant of mutants) {
-    const verdict = await input2.runTests(mutant.source, mutant);
+  for (const [i, mutant] of mutants.entries()) {
+    const verdict = verdicts[i] ?? "error";
     if (verdict === "error") continue;
     measured += 1;
     if (verdict === "killed") killed += 1;
@@ -83926,6 +84021,29 @@ function collectionErrorIn(result, testFile) {
   const moduleName = testFile.replace(/\.py$/, "").replace(/\//g, ".");
   return result.tests.some((t) => t.status === "error" && (t.id.includes(testFile) || t.id.includes(moduleName))) || result.output.includes(`ERROR collecting ${testFile}`);
 }
+function mutantVerdicts(result, count3, testFile, owned) {
+  const variants = result.report.authentic && !result.timedOut ? result.report.variants : void 0;
+  if (variants?.length !== count3) return Array.from({ length: count3 }, () => "error");
+  return variants.map((variant) => {
+    const run6 = {
+      exitCode: variant.exitStatus,
+      timedOut: false,
+      output: "",
+      tests: [],
+      junitXml: void 0,
+      report: {
+        authentic: true,
+        exitStatus: variant.exitStatus,
+        outcomes: variant.outcomes,
+        collectErrors: variant.collectErrors,
+        junitXml: void 0
+      },
+      durationMs: 0
+    };
+    const route = greenGateRoute(run6, testFile, owned);
+    return route === "green" ? "survived" : route === "failing" ? "killed" : "error";
+  });
+}
 
 // src/engine/tdd-setup.ts
 var DEFAULT_DIAGNOSIS_VOTES = 5;
@@ -83941,6 +84059,7 @@ function createTddSetup(options) {
     artifacts: options.artifacts,
     python: options.python,
     runTests: options.runTests,
+    runMutants: options.runMutants,
     ...options.measureCoverage ? { measureCoverage: options.measureCoverage } : {},
     ...options.coverageMissing ? { coverageMissing: options.coverageMissing } : {},
     ...options.localization ? { localization: options.localization } : {},
@@ -84373,14 +84492,18 @@ ${result.output.slice(-3e3)}`;
    * other node's tests are collected with it (a regression check runs `wholeFile` instead);
    * afterwards the work tree must hold exactly what the engine wrote, or the node fails as tampering.
    */
-  async runTests(wholeFile) {
+  runTests(wholeFile) {
+    return this.gateRun(wholeFile !== void 0, () => this.setup.runTests(wholeFile ?? this.testIds, this.signal));
+  }
+  /** A run of generated code: with only the node's block in its test file unless `wholeFile`, and the work tree checked after it. */
+  async gateRun(wholeFile, run6) {
     this.throwIfAborted();
     const files = this.setup.files;
     const full = await files.read(this.testFile) ?? "";
     if (!wholeFile) await files.write(this.testFile, ownBlockOnly(full, this.node.id));
     let tampering;
     try {
-      const result = await this.setup.runTests(wholeFile ?? this.testIds, this.signal);
+      const result = await run6();
       this.throwIfAborted();
       tampering = await files.verify();
       if (!tampering) return result;
@@ -84414,35 +84537,30 @@ ${result.output.slice(-3e3)}`;
    */
   async testStrength() {
     if (this.setup.mutants === 0) return void 0;
-    const files = this.setup.files;
-    const source = await files.read(this.implFile) ?? "";
-    const runTests = async (mutant) => {
-      await files.write(this.implFile, mutant);
+    const source = await this.setup.files.read(this.implFile) ?? "";
+    const runMutants = async (mutants2) => {
+      const sources = mutants2.map((mutant) => mutant.source);
       try {
-        const route = greenGateRoute(await this.runTests(), this.testFile, this.testIds);
-        return route === "green" ? "survived" : route === "failing" ? "killed" : "error";
+        const result = await this.gateRun(false, () => this.setup.runMutants(this.testIds, this.implFile, sources, this.signal));
+        return mutantVerdicts(result, mutants2.length, this.testFile, this.testIds);
       } catch (error63) {
-        if (error63 instanceof Tampered) return "error";
+        if (error63 instanceof Tampered) return mutants2.map(() => "error");
         throw error63;
       }
     };
-    try {
-      const owner = this.prompt.owner;
-      const symbol2 = { name: this.node.name, ...owner ? { owner: owner.name } : {} };
-      const { mutants, killed, survivors } = await measureTestStrength({
-        python: this.setup.python,
-        source,
-        symbol: symbol2,
-        runTests,
-        max: this.setup.mutants
-      });
-      await this.setup.artifacts.save(this.node.id, "test-strength", {
-        "strength.json": JSON.stringify({ mutants, killed, survivors }, null, 2)
-      });
-      return mutants > 0 ? { mutants, killed, survivors } : void 0;
-    } finally {
-      await files.write(this.implFile, source);
-    }
+    const owner = this.prompt.owner;
+    const symbol2 = { name: this.node.name, ...owner ? { owner: owner.name } : {} };
+    const { mutants, killed, survivors } = await measureTestStrength({
+      python: this.setup.python,
+      source,
+      symbol: symbol2,
+      runMutants,
+      max: this.setup.mutants
+    });
+    await this.setup.artifacts.save(this.node.id, "test-strength", {
+      "strength.json": JSON.stringify({ mutants, killed, survivors }, null, 2)
+    });
+    return mutants > 0 ? { mutants, killed, survivors } : void 0;
   }
   reportProblem(result) {
     return result.report.authentic ? "" : `; ${result.report.problem}`;
@@ -87231,6 +87349,9 @@ async function generate(options) {
     review: options.review,
     fixTools: options.fixTools,
     runTests: pytestIn(workDir),
+    runMutants: async (targets, file2, sources, signal) => redactPytestResult(
+      await pytestSlot(() => runGate({ ...gate, cwd: workDir, targets: [...targets], signal }, { mutants: { file: file2, sources } }), signal)
+    ),
     measureCoverage: (targets, file2, ranges, signal) => pytestSlot(() => measureCoverage({ ...gate, cwd: workDir, targets: [...targets], file: file2, ranges, signal }), signal),
     // Once per interpreter (cached): without coverage.py a node's note needs neither its lines nor a run.
     coverageMissing: async () => {
