@@ -90,6 +90,26 @@ describe.concurrent.each(SANDBOXES)("a node's mutants in one interpreter, in the
     expect(variants?.map((v) => v.exitStatus)).toEqual([1]);
   });
 
+  it("serves a mutant of a package's __init__.py, the package's submodules still found", async ({ expect, onTestFinished }) => {
+    const init =
+      'from lab.registry import REGISTERED\n\n\ndef first():\n    """The first registered."""\n    return REGISTERED[0] if REGISTERED else None\n';
+    const cwd = makePackage(
+      { onTestFinished },
+      {
+        "lab/__init__.py": init,
+        "lab/registry.py": 'REGISTERED = ["a"]\n',
+        "tests/test_first.py": "from lab import first\n\n\ndef test_first_registered():\n    assert first() == 'a'\n",
+      },
+    );
+    const sources = [init.replace("return REGISTERED[0]", "return None"), init];
+    const result = await runGate(
+      { cwd, targets: ["tests/test_first.py::test_first_registered"], sandbox },
+      { mutants: { file: "lab/__init__.py", sources } },
+    );
+    const variants = result.report.authentic ? result.report.variants : undefined;
+    expect(variants?.map((v) => v.exitStatus)).toEqual([1, 0]);
+  });
+
   it("leaves no record of any mutant when one of them ends the interpreter", async ({ expect, onTestFinished }) => {
     const cwd = lab({ onTestFinished });
     const exits = `${CORE}\nimport os\nos._exit(0)\n`;
