@@ -17,7 +17,7 @@ import type { Coverage } from "../record/coverage.js";
 import type { TestStrength } from "../record/test-strength.js";
 import { outlinePython } from "../workspace/python-outline.js";
 import { CodeApplication } from "./code-application.js";
-import { measureTestStrength, type MutantVerdict } from "./test-strength.js";
+import { measureTestStrength, type BatchVerdict, type MutantVerdict } from "./test-strength.js";
 import type { Mutant } from "../workspace/mutants.js";
 import { describeSplit, type Vote } from "../record/diagnosis.js";
 import { castVotes, tallyVotes } from "./diagnosis-vote.js";
@@ -491,26 +491,57 @@ class NodeRun {
    */
   private async testStrength(): Promise<TestStrength | undefined> {
     if (this.setup.mutants === 0) return undefined;
-    const source = (await this.setup.files.read(this.implFile)) ?? "";
-    // One interpreter for all the mutants, each served in place of the module's bytes: the module itself is not written.
-    const runMutants = async (mutants: readonly Mutant[]): Promise<MutantVerdict[]> => {
-      const sources = mutants.map((mutant) => mutant.source);
+    const files = this.setup.files;
+    const source = (await files.read(this.implFile)) ?? "";
+    const measureOf = async (run: () => Promise<PytestResult>, judge: (result: PytestResult) => BatchVerdict[], count: number) => {
       try {
-        const result = await this.gateRun(false, () => this.setup.runMutants(this.testIds, this.implFile, sources, this.signal));
-        return mutantVerdicts(result, mutants.length, this.testFile, this.testIds);
+        return judge(await this.gateRun(false, run));
       } catch (error) {
-        if (error instanceof Tampered) return mutants.map(() => "error");
+        if (error instanceof Tampered) return Array.from({ length: count }, (): BatchVerdict => "error");
         throw error;
+      }
+    };
+    // All the mutants in one interpreter, each served in place of the module's bytes: the module itself is not written.
+    const runMutants = (mutants: readonly Mutant[]): Promise<BatchVerdict[]> =>
+      measureOf(
+        () =>
+          this.setup.runMutants(
+            this.testIds,
+            this.implFile,
+            mutants.map((mutant) => mutant.source),
+            this.signal,
+          ),
+        (result) => mutantVerdicts(result, mutants.length, this.testFile, this.testIds),
+        mutants.length,
+      );
+    // One mutant written in place of the module, for tests that start a process (it imports the module from disk).
+    const runAlone = async (mutant: Mutant): Promise<MutantVerdict> => {
+      await files.write(this.implFile, mutant.source);
+      try {
+        const [verdict] = await measureOf(
+          () => this.setup.runTests(this.testIds, this.signal),
+          (result) => {
+            const route = greenGateRoute(result, this.testFile, this.testIds);
+            return [route === "green" ? "survived" : route === "failing" ? "killed" : "error"];
+          },
+          1,
+        );
+        return verdict === "alone" || verdict === undefined ? "error" : verdict;
+      } finally {
+        // The module as it was tested, byte for byte, whatever happened.
+        await files.write(this.implFile, source);
       }
     };
     const owner = this.prompt.owner;
     const symbol = { name: this.node.name, ...(owner ? { owner: owner.name } : {}) };
+    const max = this.setup.mutants;
     const { mutants, killed, survivors } = await measureTestStrength({
       python: this.setup.python,
       source,
       symbol,
       runMutants,
-      max: this.setup.mutants,
+      runAlone,
+      max,
     });
     await this.setup.artifacts.save(this.node.id, "test-strength", {
       "strength.json": JSON.stringify({ mutants, killed, survivors }, null, 2),

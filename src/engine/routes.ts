@@ -1,5 +1,5 @@
 import type { PytestResult } from "../sandbox/pytest.js";
-import type { MutantVerdict } from "./test-strength.js";
+import type { BatchVerdict } from "./test-strength.js";
 
 /**
  * The gates' decisions, made from pytest's exit code and the run's signed report, and
@@ -98,12 +98,15 @@ function collectionErrorIn(result: PytestResult, testFile: string): boolean {
 /**
  * Each mutant's verdict from a mutants' run (decision 0022), judged as the green gate judges a run of its own: its
  * tests passed (survived), failed (killed), or could tell neither (error). A run without an authentic record of every
- * mutant (cut short, killed at its time limit, a forged or missing report) tells nothing of any of them.
+ * mutant (cut short, killed at its time limit, a forged or missing report) tells nothing of any of them. A session
+ * whose tests started a process is "alone": that process imported the module from disk, not the mutant, so only a
+ * run with the mutant written in place of the module can tell.
  */
-export function mutantVerdicts(result: PytestResult, count: number, testFile: string, owned: readonly string[]): MutantVerdict[] {
+export function mutantVerdicts(result: PytestResult, count: number, testFile: string, owned: readonly string[]): BatchVerdict[] {
   const variants = result.report.authentic && !result.timedOut ? result.report.variants : undefined;
   if (variants?.length !== count) return Array.from({ length: count }, () => "error");
   return variants.map((variant) => {
+    if (variant.startedProcess) return "alone";
     const run: PytestResult = {
       exitCode: variant.exitStatus,
       timedOut: false,

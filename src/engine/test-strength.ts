@@ -9,13 +9,18 @@ import { generateMutants, type Mutant, type MutationTarget } from "../workspace/
  */
 export type MutantVerdict = "killed" | "survived" | "error";
 
+/** A verdict from a run of several mutants in one interpreter, or "alone": only a run of its own can tell. */
+export type BatchVerdict = MutantVerdict | "alone";
+
 export interface TestStrengthInput {
   python: string;
   /** The module holding the node's symbol, as it passed. */
   source: string;
   symbol: MutationTarget;
-  /** Runs the node's tests against each mutant in place of the module; a verdict per mutant, in their order. */
-  runMutants: (mutants: readonly Mutant[]) => Promise<MutantVerdict[]>;
+  /** Runs the node's tests against each mutant in one interpreter, the module left as it is; a verdict each, in order. */
+  runMutants: (mutants: readonly Mutant[]) => Promise<BatchVerdict[]>;
+  /** Runs the node's tests once with the mutant written in place of the module, then puts the module back. */
+  runAlone: (mutant: Mutant) => Promise<MutantVerdict>;
   /** At most this many mutants (3 by default). */
   max?: number;
 }
@@ -33,12 +38,14 @@ export interface TestStrengthResult extends TestStrength {
  */
 export async function measureTestStrength(input: TestStrengthInput): Promise<TestStrengthResult> {
   const mutants = await generateMutants(input.python, input.source, input.symbol, input.max ?? 3);
-  let verdicts: MutantVerdict[] = mutants.length > 0 ? await input.runMutants(mutants) : [];
+  let batch: BatchVerdict[] = mutants.length > 0 ? await input.runMutants(mutants) : [];
   // One mutant that ends the interpreter (the guard refusing what its tests did, a crash) takes the others' records
   // with it: then each runs alone, and only that one tells nothing.
-  if (mutants.length > 1 && !verdicts.some((verdict) => verdict !== "error")) {
-    verdicts = [];
-    for (const mutant of mutants) verdicts.push((await input.runMutants([mutant]))[0] ?? "error");
+  if (mutants.length > 1 && !batch.some((verdict) => verdict !== "error")) batch = mutants.map(() => "alone");
+  const verdicts: MutantVerdict[] = [];
+  for (const [i, mutant] of mutants.entries()) {
+    const verdict = batch[i] ?? "alone";
+    verdicts.push(verdict === "alone" ? await input.runAlone(mutant) : verdict);
   }
   let measured = 0;
   let killed = 0;

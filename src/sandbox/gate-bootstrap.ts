@@ -228,14 +228,14 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
                 if outcome != "passed" or nodeid not in tests:
                     tests[nodeid] = outcome
             elif kind == "finish":
-                status, measured = value
+                status, measured, spawned = value
                 if runs is None:
                     document = {"exitstatus": status, "tests": tests, "collect_errors": collect_errors, "junit": read_junit(junit_path)}
                     if measured is not None:
                         document["coverage"] = measured
                 else:
                     # One mutant's run of several in this interpreter: kept, and the next one starts with a clean record.
-                    variants.append({"exitstatus": status, "tests": tests, "collect_errors": collect_errors})
+                    variants.append({"exitstatus": status, "tests": tests, "collect_errors": collect_errors, "spawned": spawned})
                     tests, collect_errors = {}, []
                     if len(variants) < runs:
                         continue
@@ -306,6 +306,9 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
 
     import gc, pytest
 
+    # On a mutants' run: what serves each mutant, and whether a session's tests started a process (decision 0022).
+    serve, started_a_process = serve_mutants(mutants_of, os, sys) if mutants_of is not None else (None, lambda: False)
+
     class Verdict:
         @pytest.hookimpl(hookwrapper=True, trylast=True)
         def pytest_sessionfinish(self, session, exitstatus):
@@ -313,7 +316,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
             # Read outside the record's frame: coverage.py's objects are within the package's reach.
             measured = finish_coverage() if finish_coverage is not None else None
             try:
-                record.send(("finish", (int(exitstatus), measured)))
+                record.send(("finish", (int(exitstatus), measured, started_a_process())))
             except StopIteration:
                 pass
 
@@ -345,27 +348,39 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
         exec(compile(timeout_source, "<rpg-forge timeout plugin>", "exec"), timeout.__dict__)
         return timeout
 
-    # Everything so far (pytest, its plugins, this bootstrap) lives as long as the interpreter: out of the collector's
+    # Everything so far (pytest's modules, this bootstrap) lives as long as the interpreter: out of the collector's
     # sight, pytest's full collections at the end of a session (five of them, in its unraisable-exception plugin) cost
     # a few milliseconds instead of 80 (issue 16). What the package and its tests make is collected as before.
     gc.freeze()
     if mutants_of is None:
         return pytest.main(args, plugins=[timeout_plugin(), Verdict()])
-    serving = serve_mutants(mutants_of, os, sys)
     for source in mutants:
-        serving(source)
+        serve(source)
         pytest.main(args, plugins=[timeout_plugin(), Verdict()])
     # Each run's record is in the report; the interpreter's own status says only that they all ran.
     return 0
 
 
 def serve_mutants(path, os, sys):
-    """An import hook that serves one source in place of the file at path, never from or to the bytecode cache."""
+    """
+    An import hook that serves one source in place of the file at path, never from or to the bytecode cache; and what
+    tells whether the tests of the session started a process, which imports the file from disk and never the mutant.
+    """
     from importlib.machinery import PathFinder, SourceFileLoader
     from importlib.util import spec_from_file_location
 
     root = os.path.realpath(os.getcwd()) + "/"
     current = [None]
+    # The module's last name, which every import of the file carries: the one name worth a second look on the path.
+    stem = os.path.basename(os.path.dirname(path)) if os.path.basename(path) == "__init__.py" else os.path.basename(path)[:-3]
+    spawned = [False]
+    starts = {"subprocess.Popen", "os.posix_spawn", "os.exec", "os.spawn", "os.system", "os.fork", "os.forkpty", "pty.spawn"}
+
+    def watch(event, args):
+        if event in starts:
+            spawned[0] = True
+
+    sys.addaudithook(watch)
 
     class MutantLoader(SourceFileLoader):
         def path_stats(self, source_path):
@@ -380,6 +395,8 @@ def serve_mutants(path, os, sys):
     class MutantFinder:
         @staticmethod
         def find_spec(name, import_path=None, target=None):
+            if name.rpartition(".")[2] != stem:
+                return None
             spec = PathFinder.find_spec(name, import_path, target)
             if spec is None or spec.origin is None or os.path.realpath(spec.origin) != path:
                 return None
@@ -399,8 +416,12 @@ def serve_mutants(path, os, sys):
             if forget(module):
                 del sys.modules[name]
         current[0] = source
+        spawned[0] = False
 
-    return serve
+    def started_a_process():
+        return spawned[0]
+
+    return serve, started_a_process
 
 
 raise SystemExit(_gate(__LIMITS__, __JUNIT__, __TIMEOUT__, __ARGS__, __COVER__, __MUTANTS__))

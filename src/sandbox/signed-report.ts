@@ -14,7 +14,7 @@ const RunRecord = z.object({
 const SignedPayload = RunRecord.extend({
   junit: z.string().nullable(),
   coverage: z.unknown().optional(),
-  variants: z.array(RunRecord).optional(),
+  variants: z.array(RunRecord.extend({ spawned: z.boolean() })).optional(),
 });
 
 /** One run's record of several made in one interpreter (a node's mutants): what a gate's report says of its one run. */
@@ -22,6 +22,8 @@ export interface VariantRecord {
   exitStatus: number;
   outcomes: Map<string, TestOutcome>;
   collectErrors: string[];
+  /** Whether the session's tests started a process: one that imports the module from disk, never the mutant. */
+  startedProcess: boolean;
 }
 
 /** The gate's own record of a pytest run, when it arrived whole and correctly signed. */
@@ -88,6 +90,7 @@ export function verifySignedReport(data: Buffer, key: Buffer): SignedReport {
             exitStatus: v.exitstatus,
             outcomes: new Map(Object.entries(v.tests)),
             collectErrors: v.collect_errors,
+            startedProcess: v.spawned,
           })),
         }),
   };

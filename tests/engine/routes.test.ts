@@ -101,10 +101,11 @@ describe("the green gate's routes", () => {
 });
 
 describe("each mutant's verdict from a run of all of them", () => {
-  const variant = (exitStatus: number, outcomes: Record<string, TestOutcome>, collectErrors: string[] = []) => ({
+  const variant = (exitStatus: number, outcomes: Record<string, TestOutcome>, collectErrors: string[] = [], startedProcess = false) => ({
     exitStatus,
     outcomes: new Map(Object.entries(outcomes)),
     collectErrors,
+    startedProcess,
   });
   const withVariants = (variants: ReturnType<typeof variant>[], extra: Partial<PytestResult> = {}): PytestResult => {
     const result = run(0, {}, extra);
@@ -114,6 +115,11 @@ describe("each mutant's verdict from a run of all of them", () => {
   it("judges each as the green gate judges a run of its own: passed survived, failing or not collected killed", () => {
     const result = withVariants([variant(0, allPassed), variant(1, someFailed), variant(2, {}, [FILE]), variant(3, allPassed)]);
     expect(mutantVerdicts(result, 4, FILE, OWNED)).toEqual(["survived", "killed", "killed", "error"]);
+  });
+
+  it("leaves a mutant whose tests started a process to a run of its own, whatever its session said", () => {
+    const result = withVariants([variant(0, allPassed, [], true), variant(1, someFailed, [], true), variant(1, someFailed)]);
+    expect(mutantVerdicts(result, 3, FILE, OWNED)).toEqual(["alone", "alone", "killed"]);
   });
 
   it("counts a mutant whose run reported only some of the node's tests as killed, never survived", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { measureTestStrength, type MutantVerdict } from "../../src/engine/test-strength.js";
+import { measureTestStrength, type BatchVerdict, type MutantVerdict } from "../../src/engine/test-strength.js";
 import { killsNone, TestStrengthSchema } from "../../src/record/test-strength.js";
 import { findPython } from "../../src/sandbox/python.js";
 import type { Mutant } from "../../src/workspace/mutants.js";
@@ -14,25 +14,30 @@ const CLAMP = `def clamp(n, low, high):
 `;
 
 /** A runner that answers by mutant kind and records what it was given, and how many runs it was asked for. */
-function runner(verdicts: Record<Mutant["kind"], MutantVerdict>) {
+function runner(verdicts: Record<Mutant["kind"], BatchVerdict>, alone: Partial<Record<Mutant["kind"], MutantVerdict>> = {}) {
   const ran: string[] = [];
   const batches: number[] = [];
+  const ranAlone: Mutant["kind"][] = [];
   const runMutants = async (mutants: readonly Mutant[]) => {
     batches.push(mutants.length);
     ran.push(...mutants.map((mutant) => mutant.source));
     return mutants.map((mutant) => verdicts[mutant.kind]);
   };
-  return { ran, batches, runMutants };
+  const runAlone = async (mutant: Mutant): Promise<MutantVerdict> => {
+    ranAlone.push(mutant.kind);
+    return alone[mutant.kind] ?? "error";
+  };
+  return { ran, batches, ranAlone, runMutants, runAlone };
 }
 
 describe("measureTestStrength", () => {
   it("counts the mutants the tests killed and names the survivors", async () => {
-    const { ran, batches, runMutants } = runner({
+    const { ran, batches, runMutants, runAlone } = runner({
       "comparison-flipped": "killed",
       "constant-returned": "killed",
       "branch-dropped": "survived",
     });
-    const strength = await measureTestStrength({ python, source: CLAMP, symbol: { name: "clamp" }, runMutants });
+    const strength = await measureTestStrength({ python, source: CLAMP, symbol: { name: "clamp" }, runMutants, runAlone });
     expect(strength).toEqual({
       mutants: 3,
       killed: 2,
@@ -46,22 +51,30 @@ describe("measureTestStrength", () => {
   });
 
   it("leaves a run that could not tell out of the count", async () => {
-    const { runMutants } = runner({ "comparison-flipped": "error", "constant-returned": "killed", "branch-dropped": "survived" });
-    const strength = await measureTestStrength({ python, source: CLAMP, symbol: { name: "clamp" }, runMutants });
+    const { runMutants, runAlone } = runner({ "comparison-flipped": "error", "constant-returned": "killed", "branch-dropped": "survived" });
+    const strength = await measureTestStrength({ python, source: CLAMP, symbol: { name: "clamp" }, runMutants, runAlone });
     expect(strength).toMatchObject({ mutants: 2, killed: 1, score: 0.5 });
   });
 
   it("says the tests kill none when every mutant survives", async () => {
-    const { runMutants } = runner({ "comparison-flipped": "survived", "constant-returned": "survived", "branch-dropped": "survived" });
-    const strength = await measureTestStrength({ python, source: CLAMP, symbol: { name: "clamp" }, runMutants });
+    const { runMutants, runAlone } = runner({
+      "comparison-flipped": "survived",
+      "constant-returned": "survived",
+      "branch-dropped": "survived",
+    });
+    const strength = await measureTestStrength({ python, source: CLAMP, symbol: { name: "clamp" }, runMutants, runAlone });
     expect(strength).toMatchObject({ mutants: 3, killed: 0, score: 0 });
     expect(strength.survivors.map((s) => s.kind)).toEqual(["comparison-flipped", "constant-returned", "branch-dropped"]);
     expect(killsNone(strength)).toBe(true);
   });
 
   it("runs the tests against at most max mutants", async () => {
-    const { ran, runMutants } = runner({ "comparison-flipped": "killed", "constant-returned": "killed", "branch-dropped": "killed" });
-    const strength = await measureTestStrength({ python, source: CLAMP, symbol: { name: "clamp" }, runMutants, max: 1 });
+    const { ran, runMutants, runAlone } = runner({
+      "comparison-flipped": "killed",
+      "constant-returned": "killed",
+      "branch-dropped": "killed",
+    });
+    const strength = await measureTestStrength({ python, source: CLAMP, symbol: { name: "clamp" }, runMutants, runAlone, max: 1 });
     expect(ran).toEqual([CLAMP.replace("n < low", "n >= low")]);
     expect(strength).toEqual({ mutants: 1, killed: 1, score: 1, survivors: [] });
   });
@@ -73,30 +86,50 @@ describe("measureTestStrength", () => {
       source: 'def f():\n    """Doc."""\n',
       symbol: { name: "f" },
       runMutants: none.runMutants,
+      runAlone: none.runAlone,
     });
     expect(empty).toEqual({ mutants: 0, killed: 0, score: undefined, survivors: [] });
     expect(none.ran).toEqual([]);
-    const unknown = await measureTestStrength({ python, source: CLAMP, symbol: { name: "clamp" }, runMutants: none.runMutants });
+    const unknown = await measureTestStrength({
+      python,
+      source: CLAMP,
+      symbol: { name: "clamp" },
+      runMutants: none.runMutants,
+      runAlone: none.runAlone,
+    });
     expect(unknown).toEqual({ mutants: 0, killed: 0, score: undefined, survivors: [] });
     expect(killsNone(unknown)).toBe(false);
   });
 
   it("runs each mutant alone when the run of all of them told nothing of any", async () => {
-    const batches: number[] = [];
     // As when one mutant's tests end the interpreter: the run of all three has no record; alone, only that one has none.
-    const runMutants = async (mutants: readonly Mutant[]): Promise<MutantVerdict[]> => {
-      batches.push(mutants.length);
-      if (mutants.length > 1) return mutants.map(() => "error");
-      return [mutants[0]!.kind === "constant-returned" ? "error" : "killed"];
-    };
-    const strength = await measureTestStrength({ python, source: CLAMP, symbol: { name: "clamp" }, runMutants });
-    expect(batches).toEqual([3, 1, 1, 1]);
+    const { batches, ranAlone, runMutants, runAlone } = runner(
+      { "comparison-flipped": "error", "constant-returned": "error", "branch-dropped": "error" },
+      { "comparison-flipped": "killed", "branch-dropped": "killed" },
+    );
+    const strength = await measureTestStrength({ python, source: CLAMP, symbol: { name: "clamp" }, runMutants, runAlone });
+    expect(batches).toEqual([3]);
+    expect(ranAlone).toEqual(["comparison-flipped", "constant-returned", "branch-dropped"]);
     expect(strength).toMatchObject({ mutants: 2, killed: 2 });
   });
 
+  it("runs alone only the mutants whose tests started a process", async () => {
+    const { ranAlone, runMutants, runAlone } = runner(
+      { "comparison-flipped": "killed", "constant-returned": "alone", "branch-dropped": "survived" },
+      { "constant-returned": "killed" },
+    );
+    const strength = await measureTestStrength({ python, source: CLAMP, symbol: { name: "clamp" }, runMutants, runAlone });
+    expect(ranAlone).toEqual(["constant-returned"]);
+    expect(strength).toMatchObject({ mutants: 3, killed: 2 });
+  });
+
   it("gives a result the checkpoint's schema accepts", async () => {
-    const { runMutants } = runner({ "comparison-flipped": "killed", "constant-returned": "survived", "branch-dropped": "killed" });
-    const strength = await measureTestStrength({ python, source: CLAMP, symbol: { name: "clamp" }, runMutants });
+    const { runMutants, runAlone } = runner({
+      "comparison-flipped": "killed",
+      "constant-returned": "survived",
+      "branch-dropped": "killed",
+    });
+    const strength = await measureTestStrength({ python, source: CLAMP, symbol: { name: "clamp" }, runMutants, runAlone });
     expect(TestStrengthSchema.parse(strength)).toEqual({ mutants: 3, killed: 2, survivors: [strength.survivors[0]] });
   });
 });

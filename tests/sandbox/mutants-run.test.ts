@@ -110,6 +110,36 @@ describe.concurrent.each(SANDBOXES)("a node's mutants in one interpreter, in the
     expect(variants?.map((v) => v.exitStatus)).toEqual([1, 0]);
   });
 
+  it("says of a session whose tests started a process that its verdict is not the mutant's", async ({ expect, onTestFinished }) => {
+    // The child imports the module from disk: the original, never the mutant the session's interpreter serves.
+    const child = `import subprocess, sys
+
+
+def test_clamp_in_a_child():
+    out = subprocess.run([sys.executable, "-c", "from lab.core import clamp; print(clamp(-1))"], capture_output=True, text=True)
+    assert out.stdout.strip() == "0"
+`;
+    const cwd = makePackage(
+      { onTestFinished },
+      {
+        "lab/__init__.py": "",
+        "lab/registry.py": "REGISTERED = []\n",
+        "lab/core.py": CORE,
+        "tests/test_child.py": child,
+        "tests/__init__.py": "",
+      },
+    );
+    const targets = ["tests/test_child.py::test_clamp_in_a_child"];
+    const result = await runGate({ cwd, targets, sandbox }, { mutants: { file: "lab/core.py", sources: [MUTANTS[0]!, CORE] } });
+    const variants = result.report.authentic ? result.report.variants : undefined;
+    expect(variants?.map((v) => v.startedProcess)).toEqual([true, true]);
+    const inProcess = await runGate(
+      { cwd: lab({ onTestFinished }), targets: TARGETS, sandbox },
+      { mutants: { file: "lab/core.py", sources: [CORE] } },
+    );
+    expect(inProcess.report.authentic && inProcess.report.variants?.map((v) => v.startedProcess)).toEqual([false]);
+  });
+
   it("leaves no record of any mutant when one of them ends the interpreter", async ({ expect, onTestFinished }) => {
     const cwd = lab({ onTestFinished });
     const exits = `${CORE}\nimport os\nos._exit(0)\n`;
