@@ -71325,7 +71325,7 @@ var RunRecord = external_exports.object({
 var SignedPayload = RunRecord.extend({
   junit: external_exports.string().nullable(),
   coverage: external_exports.unknown().optional(),
-  variants: external_exports.array(RunRecord).optional()
+  variants: external_exports.array(RunRecord.extend({ spawned: external_exports.boolean() })).optional()
 });
 var REPORT_KEY_BYTES = 32;
 function newReportKey() {
@@ -71357,7 +71357,8 @@ function verifySignedReport(data, key) {
       variants: parsed.variants.map((v) => ({
         exitStatus: v.exitstatus,
         outcomes: new Map(Object.entries(v.tests)),
-        collectErrors: v.collect_errors
+        collectErrors: v.collect_errors,
+        startedProcess: v.spawned
       }))
     }
   };
@@ -71535,14 +71536,14 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
                 if outcome != "passed" or nodeid not in tests:
                     tests[nodeid] = outcome
             elif kind == "finish":
-                status, measured = value
+                status, measured, spawned = value
                 if runs is None:
                     document = {"exitstatus": status, "tests": tests, "collect_errors": collect_errors, "junit": read_junit(junit_path)}
                     if measured is not None:
                         document["coverage"] = measured
                 else:
                     # One mutant's run of several in this interpreter: kept, and the next one starts with a clean record.
-                    variants.append({"exitstatus": status, "tests": tests, "collect_errors": collect_errors})
+                    variants.append({"exitstatus": status, "tests": tests, "collect_errors": collect_errors, "spawned": spawned})
                     tests, collect_errors = {}, []
                     if len(variants) < runs:
                         continue
@@ -71613,6 +71614,9 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
 
     import gc, pytest
 
+    # On a mutants' run: what serves each mutant, and whether a session's tests started a process (decision 0022).
+    serve, started_a_process = serve_mutants(mutants_of, os, sys) if mutants_of is not None else (None, lambda: False)
+
     class Verdict:
         @pytest.hookimpl(hookwrapper=True, trylast=True)
         def pytest_sessionfinish(self, session, exitstatus):
@@ -71620,7 +71624,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
             # Read outside the record's frame: coverage.py's objects are within the package's reach.
             measured = finish_coverage() if finish_coverage is not None else None
             try:
-                record.send(("finish", (int(exitstatus), measured)))
+                record.send(("finish", (int(exitstatus), measured, started_a_process())))
             except StopIteration:
                 pass
 
@@ -71652,27 +71656,39 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
         exec(compile(timeout_source, "<rpg-forge timeout plugin>", "exec"), timeout.__dict__)
         return timeout
 
-    # Everything so far (pytest, its plugins, this bootstrap) lives as long as the interpreter: out of the collector's
+    # Everything so far (pytest's modules, this bootstrap) lives as long as the interpreter: out of the collector's
     # sight, pytest's full collections at the end of a session (five of them, in its unraisable-exception plugin) cost
     # a few milliseconds instead of 80 (issue 16). What the package and its tests make is collected as before.
     gc.freeze()
     if mutants_of is None:
         return pytest.main(args, plugins=[timeout_plugin(), Verdict()])
-    serving = serve_mutants(mutants_of, os, sys)
     for source in mutants:
-        serving(source)
+        serve(source)
         pytest.main(args, plugins=[timeout_plugin(), Verdict()])
     # Each run's record is in the report; the interpreter's own status says only that they all ran.
     return 0
 
 
 def serve_mutants(path, os, sys):
-    """An import hook that serves one source in place of the file at path, never from or to the bytecode cache."""
+    """
+    An import hook that serves one source in place of the file at path, never from or to the bytecode cache; and what
+    tells whether the tests of the session started a process, which imports the file from disk and never the mutant.
+    """
     from importlib.machinery import PathFinder, SourceFileLoader
     from importlib.util import spec_from_file_location
 
     root = os.path.realpath(os.getcwd()) + "/"
     current = [None]
+    # The module's last name, which every import of the file carries: the one name worth a second look on the path.
+    stem = os.path.basename(os.path.dirname(path)) if os.path.basename(path) == "__init__.py" else os.path.basename(path)[:-3]
+    spawned = [False]
+    starts = {"subprocess.Popen", "os.posix_spawn", "os.exec", "os.spawn", "os.system", "os.fork", "os.forkpty", "pty.spawn"}
+
+    def watch(event, args):
+        if event in starts:
+            spawned[0] = True
+
+    sys.addaudithook(watch)
 
     class MutantLoader(SourceFileLoader):
         def path_stats(self, source_path):
@@ -71687,6 +71703,8 @@ def serve_mutants(path, os, sys):
     class MutantFinder:
         @staticmethod
         def find_spec(name, import_path=None, target=None):
+            if name.rpartition(".")[2] != stem:
+                return None
             spec = PathFinder.find_spec(name, import_path, target)
             if spec is None or spec.origin is None or os.path.realpath(spec.origin) != path:
                 return None
@@ -71706,8 +71724,12 @@ def serve_mutants(path, os, sys):
             if forget(module):
                 del sys.modules[name]
         current[0] = source
+        spawned[0] = False
 
-    return serve
+    def started_a_process():
+        return spawned[0]
+
+    return serve, started_a_process
 
 
 raise SystemExit(_gate(__LIMITS__, __JUNIT__, __TIMEOUT__, __ARGS__, __COVER__, __MUTANTS__))
@@ -76026,10 +76048,12 @@ async function generateMutants(python, source, symbol2, max = 3) {
 // src/engine/test-strength.ts
 async function measureTestStrength(input2) {
   const mutants = await generateMutants(input2.python, input2.source, input2.symbol, input2.max ?? 3);
-  let verdicts = mutants.length > 0 ? await input2.runMutants(mutants) : [];
-  if (mutants.length > 1 && !verdicts.some((verdict) => verdict !== "error")) {
-    verdicts = [];
-    for (const mutant of mutants) verdicts.push((await input2.runMutants([mutant]))[0] ?? "error");
+  let batch = mutants.length > 0 ? await input2.runMutants(mutants) : [];
+  if (mutants.length > 1 && !batch.some((verdict) => verdict !== "error")) batch = mutants.map(() => "alone");
+  const verdicts = [];
+  for (const [i, mutant] of mutants.entries()) {
+    const verdict = batch[i] ?? "alone";
+    verdicts.push(verdict === "alone" ? await input2.runAlone(mutant) : verdict);
   }
   let measured = 0;
   let killed = 0;
@@ -84025,6 +84049,7 @@ function mutantVerdicts(result, count3, testFile, owned) {
   const variants = result.report.authentic && !result.timedOut ? result.report.variants : void 0;
   if (variants?.length !== count3) return Array.from({ length: count3 }, () => "error");
   return variants.map((variant) => {
+    if (variant.startedProcess) return "alone";
     const run6 = {
       exitCode: variant.exitStatus,
       timedOut: false,
@@ -84537,25 +84562,52 @@ ${result.output.slice(-3e3)}`;
    */
   async testStrength() {
     if (this.setup.mutants === 0) return void 0;
-    const source = await this.setup.files.read(this.implFile) ?? "";
-    const runMutants = async (mutants2) => {
-      const sources = mutants2.map((mutant) => mutant.source);
+    const files = this.setup.files;
+    const source = await files.read(this.implFile) ?? "";
+    const measureOf = async (run6, judge, count3) => {
       try {
-        const result = await this.gateRun(false, () => this.setup.runMutants(this.testIds, this.implFile, sources, this.signal));
-        return mutantVerdicts(result, mutants2.length, this.testFile, this.testIds);
+        return judge(await this.gateRun(false, run6));
       } catch (error63) {
-        if (error63 instanceof Tampered) return mutants2.map(() => "error");
+        if (error63 instanceof Tampered) return Array.from({ length: count3 }, () => "error");
         throw error63;
+      }
+    };
+    const runMutants = (mutants2) => measureOf(
+      () => this.setup.runMutants(
+        this.testIds,
+        this.implFile,
+        mutants2.map((mutant) => mutant.source),
+        this.signal
+      ),
+      (result) => mutantVerdicts(result, mutants2.length, this.testFile, this.testIds),
+      mutants2.length
+    );
+    const runAlone = async (mutant) => {
+      await files.write(this.implFile, mutant.source);
+      try {
+        const [verdict] = await measureOf(
+          () => this.setup.runTests(this.testIds, this.signal),
+          (result) => {
+            const route = greenGateRoute(result, this.testFile, this.testIds);
+            return [route === "green" ? "survived" : route === "failing" ? "killed" : "error"];
+          },
+          1
+        );
+        return verdict === "alone" || verdict === void 0 ? "error" : verdict;
+      } finally {
+        await files.write(this.implFile, source);
       }
     };
     const owner = this.prompt.owner;
     const symbol2 = { name: this.node.name, ...owner ? { owner: owner.name } : {} };
+    const max = this.setup.mutants;
     const { mutants, killed, survivors } = await measureTestStrength({
       python: this.setup.python,
       source,
       symbol: symbol2,
       runMutants,
-      max: this.setup.mutants
+      runAlone,
+      max
     });
     await this.setup.artifacts.save(this.node.id, "test-strength", {
       "strength.json": JSON.stringify({ mutants, killed, survivors }, null, 2)
