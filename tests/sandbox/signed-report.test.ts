@@ -129,6 +129,44 @@ def test_write_pipe():
     expect(result.report.authentic).toBe(false);
   });
 
+  it("signs what it recorded, whatever the tests did to the JSON encoder it signs with", async ({ expect, onTestFinished }) => {
+    // The attack: json's encoder looks up its module's functions when it runs, so a test that replaces one rewrites
+    // the document between the record and its signature.
+    const cwd = makePackage(
+      { onTestFinished },
+      {
+        "tests/test_encoder.py": `import json.encoder
+
+real = json.encoder.c_make_encoder
+SESSION = []
+
+
+def forged(*args):
+    encode = real(*args)
+
+    def rewrite(o, level):
+        # And the interpreter's exit status to match, which pytest takes from the session after its last hook.
+        SESSION[0].exitstatus = 0
+        return [chunk.replace('"failed"', '"passed"').replace('"exitstatus":1', '"exitstatus":0') for chunk in encode(o, level)]
+
+    return rewrite
+
+
+def test_encoder_rewritten(request):
+    SESSION.append(request.session)
+    json.encoder.c_make_encoder = forged
+    assert 1 + 1 == 3
+`,
+      },
+    );
+    const result = await runPytest({ cwd, targets: ["tests/test_encoder.py::test_encoder_rewritten"], sandbox });
+    expect(result.exitCode).toBe(1);
+    expect(result.report).toMatchObject({ authentic: true, exitStatus: 1 });
+    expect(result.report.authentic && Object.fromEntries(result.report.outcomes)).toEqual({
+      "tests/test_encoder.py::test_encoder_rewritten": "failed",
+    });
+  });
+
   it("loads its own plugins by path: a module named like them in the package stands in for nothing", async ({ expect, onTestFinished }) => {
     const cwd = makePackage(
       { onTestFinished },
