@@ -71497,8 +71497,12 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
 
     import _thread, os
 
-    getframe, main_thread = sys._getframe, _thread.get_ident()
-    write, exit_now = posix.write, posix._exit
+    getframe, get_ident = sys._getframe, _thread.get_ident
+    main_thread = get_ident()
+    # Bound here, before any code of the package runs: what the record and the report call is never looked up on a
+    # module the tests can change (posix.close, json.encoder's functions, a built-in) once they run.
+    write, exit_now, close, open_file, read = posix.write, posix._exit, posix.close, posix.open, posix.read
+    read_only = posix.O_RDONLY | posix.O_NOFOLLOW
     # stderr as it is before pytest captures it, for the guard's last word.
     stderr = posix.dup(2)
     posix.set_inheritable(stderr, False)
@@ -71510,11 +71514,11 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
     def read_secret_input():
         data = b""
         while True:
-            chunk = posix.read(${SECRET_FD}, 1 << 16)
+            chunk = read(${SECRET_FD}, 1 << 16)
             if not chunk:
                 break
             data += chunk
-        posix.close(${SECRET_FD})
+        close(${SECRET_FD})
         return data
 
     # The record and the key live in the frame of a suspended generator; the guard refuses that frame to
@@ -71527,7 +71531,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
         while True:
             kind, value = yield
             getframe()
-            if _thread.get_ident() != main_thread:
+            if get_ident() != main_thread:
                 end_run("the verdict's record was fed from another thread")
             if kind == "collect":
                 collect_errors.append(value)
@@ -71545,19 +71549,20 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
                     # One mutant's run of several in this interpreter: kept, and the next one starts with a clean record.
                     variants.append({"exitstatus": status, "tests": tests, "collect_errors": collect_errors, "spawned": spawned})
                     tests, collect_errors = {}, []
-                    if len(variants) < runs:
+                    runs -= 1
+                    if runs > 0:
                         continue
                     document = {"exitstatus": 0, "tests": {}, "collect_errors": [], "junit": None, "variants": variants}
                 payload = encode(document).encode("ascii")
                 data = digest(key, payload, "sha256").hex().encode("ascii") + b"\n" + payload
                 while data:
                     data = data[write(${REPORT_FD}, data):]
-                posix.close(${REPORT_FD})
+                close(${REPORT_FD})
                 return
 
     # A signal handler is handed the frame it interrupted, and installing one raises no audit event:
     # installing one goes through a generator too (the original function out of reach in its frame).
-    import _hashlib, _signal, json, signal, types
+    import _hashlib, _json, _signal, json, signal, types
 
     def installer(install):
         result = None
@@ -71571,7 +71576,17 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
     mutants = json.loads(secret[${REPORT_KEY_BYTES}:].decode("utf-8")) if mutants_of is not None else []
     # How many runs the record waits for, on a mutants' run; None on a gate's or a coverage run (one run, one document).
     runs = len(mutants) if mutants_of is not None else None
-    encode = json.JSONEncoder(ensure_ascii=True, separators=(",", ":")).encode
+    def not_json(value):
+        raise TypeError("the record holds a %s" % type(value).__name__)
+
+    # json's C encoder, made now: JSONEncoder.encode would look up json.encoder's functions at the signing, where a
+    # test that replaced them could rewrite the document before it is signed. str.join belongs to a built-in type.
+    c_encode = _json.make_encoder(None, not_json, _json.encode_basestring_ascii, None, ":", ",", False, False, True)
+    join = "".join
+
+    def encode(document):
+        return join(c_encode(document, 0))
+
     record = recorder(secret[:${REPORT_KEY_BYTES}], _hashlib.hmac_digest, encode, runs)
     del secret
     next(record)
@@ -71594,18 +71609,18 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
 
     def read_junit(path):
         try:
-            fd = posix.open(path, posix.O_RDONLY | posix.O_NOFOLLOW)
+            fd = open_file(path, read_only)
         except OSError:
             return None
         data = b""
         try:
             while len(data) < ${MAX_JUNIT_BYTES}:
-                chunk = posix.read(fd, 1 << 20)
+                chunk = read(fd, 1 << 20)
                 if not chunk:
                     break
                 data += chunk
         finally:
-            posix.close(fd)
+            close(fd)
         return data.decode("utf-8", "replace")
 
     # Started here, after the guard and before pytest imports anything of the package. Its tracer is coverage.py's
