@@ -25,7 +25,7 @@ import type { NodeExecutor, NodeOutcome } from "./events.js";
 import { failureBrief, outcomeLine, type AttemptNote } from "./failure-brief.js";
 import { FIX_CONTEXT_CHARS, type FixContext, type NodeLocalizer } from "./fix-context.js";
 import { FinalRefusal, NodeModel } from "./node-model.js";
-import { greenGateRoute, isCaseOf, mutantVerdicts, ownedTestsProblem, redGateRoute } from "./routes.js";
+import { greenGateRoute, isCaseOf, mutantVerdictOf, mutantVerdicts, ownedTestsProblem, redGateRoute } from "./routes.js";
 import { MAX_REVIEWS, type TddSetup } from "./tdd-setup.js";
 import { judgeTestsReply } from "./tests-reply.js";
 
@@ -493,11 +493,12 @@ class NodeRun {
     if (this.setup.mutants === 0) return undefined;
     const files = this.setup.files;
     const source = (await files.read(this.implFile)) ?? "";
-    const measureOf = async (run: () => Promise<PytestResult>, judge: (result: PytestResult) => BatchVerdict[], count: number) => {
+    // A run that changed files behind the engine tells nothing of the mutants it ran: undone, and each an error.
+    const measureOf = async <T>(run: () => Promise<PytestResult>, judge: (result: PytestResult) => T, tampered: T): Promise<T> => {
       try {
         return judge(await this.gateRun(false, run));
       } catch (error) {
-        if (error instanceof Tampered) return Array.from({ length: count }, (): BatchVerdict => "error");
+        if (error instanceof Tampered) return tampered;
         throw error;
       }
     };
@@ -512,21 +513,17 @@ class NodeRun {
             this.signal,
           ),
         (result) => mutantVerdicts(result, mutants.length, this.testFile, this.testIds),
-        mutants.length,
+        mutants.map((): BatchVerdict => "error"),
       );
     // One mutant written in place of the module, for tests that start a process (it imports the module from disk).
     const runAlone = async (mutant: Mutant): Promise<MutantVerdict> => {
       await files.write(this.implFile, mutant.source);
       try {
-        const [verdict] = await measureOf(
+        return await measureOf(
           () => this.setup.runTests(this.testIds, this.signal),
-          (result) => {
-            const route = greenGateRoute(result, this.testFile, this.testIds);
-            return [route === "green" ? "survived" : route === "failing" ? "killed" : "error"];
-          },
-          1,
+          (result) => mutantVerdictOf(result, this.testFile, this.testIds),
+          "error",
         );
-        return verdict === "alone" || verdict === undefined ? "error" : verdict;
       } finally {
         // The module as it was tested, byte for byte, whatever happened.
         await files.write(this.implFile, source);

@@ -1,5 +1,5 @@
 import type { PytestResult } from "../sandbox/pytest.js";
-import type { BatchVerdict } from "./test-strength.js";
+import type { BatchVerdict, MutantVerdict } from "./test-strength.js";
 
 /**
  * The gates' decisions, made from pytest's exit code and the run's signed report, and
@@ -122,7 +122,12 @@ export function mutantVerdicts(result: PytestResult, count: number, testFile: st
       },
       durationMs: 0,
     };
-    const route = greenGateRoute(run, testFile, owned);
-    return route === "green" ? "survived" : route === "failing" ? "killed" : "error";
+    return mutantVerdictOf(run, testFile, owned);
   });
+}
+
+/** A mutant's verdict from a run of the node's tests against it, judged as the green gate judges a run. */
+export function mutantVerdictOf(result: PytestResult, testFile: string, owned: readonly string[]): MutantVerdict {
+  const route = greenGateRoute(result, testFile, owned);
+  return route === "green" ? "survived" : route === "failing" ? "killed" : "error";
 }

@@ -42,16 +42,12 @@ export async function measureTestStrength(input: TestStrengthInput): Promise<Tes
   // One mutant that ends the interpreter (the guard refusing what its tests did, a crash) takes the others' records
   // with it: then each runs alone, and only that one tells nothing.
   if (mutants.length > 1 && !batch.some((verdict) => verdict !== "error")) batch = mutants.map(() => "alone");
-  const verdicts: MutantVerdict[] = [];
-  for (const [i, mutant] of mutants.entries()) {
-    const verdict = batch[i] ?? "alone";
-    verdicts.push(verdict === "alone" ? await input.runAlone(mutant) : verdict);
-  }
   let measured = 0;
   let killed = 0;
   const survivors: TestStrengthResult["survivors"] = [];
   for (const [i, mutant] of mutants.entries()) {
-    const verdict = verdicts[i] ?? "error";
+    const batched = batch[i] ?? "alone";
+    const verdict = batched === "alone" ? await input.runAlone(mutant) : batched;
     if (verdict === "error") continue;
     measured += 1;
     if (verdict === "killed") killed += 1;
