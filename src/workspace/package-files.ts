@@ -114,7 +114,7 @@ export class PackageFiles {
       const bytes = Buffer.from(content, "utf8");
       // Bytes the file holds already, as the engine left it: a gate's test file with only the node's block, when that
       // block is all the file holds, and the file put back after the run. A stat instead of four calls.
-      if (this.ledger.get(key)?.equals(bytes) && (await this.unchanged(key, bytes, BigInt(Date.now()) * 1_000_000n))) return;
+      if (this.ledger.get(key)?.equals(bytes) && (await this.unchanged(key, bytes))) return;
       // A tracked tree is the work tree, copied afresh from the output by every run: nothing in it needs to outlive a crash.
       replaceFileUnsynced(path, bytes);
       this.ledger.set(key, bytes);
@@ -149,8 +149,7 @@ export class PackageFiles {
     return this.exclusive(async () => {
       const { entries, folders } = await this.scan();
       const found: Tampering = { changed: [], added: [], removed: [] };
-      // The wall clock, which the kernel's ctime follows too.
-      const now = BigInt(Date.now()) * 1_000_000n;
+      const now = wallClockNs();
       for (const [rel, kind] of entries) {
         const known = ledger.get(rel);
         if (kind !== "file" || known === undefined) found.added.push(rel);
@@ -184,7 +183,7 @@ export class PackageFiles {
    * was long enough ago: any write since changed its ctime, which no one but the kernel sets (utimes sets mtime and
    * atime, and moves ctime too). Otherwise its bytes are read and compared, and a match is stamped anew.
    */
-  private async unchanged(rel: string, known: Buffer, now: bigint): Promise<boolean> {
+  private async unchanged(rel: string, known: Buffer, now = wallClockNs()): Promise<boolean> {
     const path = join(this.root, rel);
     const stamp = this.stamps.get(rel);
     const info = await lstat(path, { bigint: true }).catch(() => undefined);
@@ -256,4 +255,9 @@ export class FileSnapshot {
       else await this.files.write(rel, content);
     }
   }
+}
+
+/** The wall clock in nanoseconds, which the kernel's ctime follows too. */
+function wallClockNs(): bigint {
+  return BigInt(Date.now()) * 1_000_000n;
 }
