@@ -72441,7 +72441,7 @@ var PackageFiles = class _PackageFiles {
       if (!this.ledger) return writeFileAtomic(path2, content);
       const key = parts(rel).join("/");
       const bytes = Buffer.from(content, "utf8");
-      if (this.ledger.get(key)?.equals(bytes) && await this.unchanged(key, bytes, BigInt(Date.now()) * 1000000n)) return;
+      if (this.ledger.get(key)?.equals(bytes) && await this.unchanged(key, bytes)) return;
       replaceFileUnsynced(path2, bytes);
       this.ledger.set(key, bytes);
       await this.restamp(key);
@@ -72472,7 +72472,7 @@ var PackageFiles = class _PackageFiles {
     return this.exclusive(async () => {
       const { entries, folders: folders2 } = await this.scan();
       const found = { changed: [], added: [], removed: [] };
-      const now = BigInt(Date.now()) * 1000000n;
+      const now = wallClockNs();
       for (const [rel, kind] of entries) {
         const known = ledger.get(rel);
         if (kind !== "file" || known === void 0) found.added.push(rel);
@@ -72501,7 +72501,7 @@ var PackageFiles = class _PackageFiles {
    * was long enough ago: any write since changed its ctime, which no one but the kernel sets (utimes sets mtime and
    * atime, and moves ctime too). Otherwise its bytes are read and compared, and a match is stamped anew.
    */
-  async unchanged(rel, known, now) {
+  async unchanged(rel, known, now = wallClockNs()) {
     const path2 = join14(this.root, rel);
     const stamp = this.stamps.get(rel);
     const info2 = await lstat5(path2, { bigint: true }).catch(() => void 0);
@@ -72567,6 +72567,9 @@ var FileSnapshot = class {
     }
   }
 };
+function wallClockNs() {
+  return BigInt(Date.now()) * 1000000n;
+}
 
 // src/workspace/batched-writer.ts
 var DEFAULT_BATCH_SIZE = 5;
@@ -76065,16 +76068,12 @@ async function measureTestStrength(input2) {
   const mutants = await generateMutants(input2.python, input2.source, input2.symbol, input2.max ?? 3);
   let batch = mutants.length > 0 ? await input2.runMutants(mutants) : [];
   if (mutants.length > 1 && !batch.some((verdict) => verdict !== "error")) batch = mutants.map(() => "alone");
-  const verdicts = [];
-  for (const [i, mutant] of mutants.entries()) {
-    const verdict = batch[i] ?? "alone";
-    verdicts.push(verdict === "alone" ? await input2.runAlone(mutant) : verdict);
-  }
   let measured = 0;
   let killed = 0;
   const survivors = [];
   for (const [i, mutant] of mutants.entries()) {
-    const verdict = verdicts[i] ?? "error";
+    const batched = batch[i] ?? "alone";
+    const verdict = batched === "alone" ? await input2.runAlone(mutant) : batched;
     if (verdict === "error") continue;
     measured += 1;
     if (verdict === "killed") killed += 1;
@@ -84080,9 +84079,12 @@ function mutantVerdicts(result, count3, testFile, owned) {
       },
       durationMs: 0
     };
-    const route = greenGateRoute(run6, testFile, owned);
-    return route === "green" ? "survived" : route === "failing" ? "killed" : "error";
+    return mutantVerdictOf(run6, testFile, owned);
   });
+}
+function mutantVerdictOf(result, testFile, owned) {
+  const route = greenGateRoute(result, testFile, owned);
+  return route === "green" ? "survived" : route === "failing" ? "killed" : "error";
 }
 
 // src/engine/tdd-setup.ts
@@ -84579,11 +84581,11 @@ ${result.output.slice(-3e3)}`;
     if (this.setup.mutants === 0) return void 0;
     const files = this.setup.files;
     const source = await files.read(this.implFile) ?? "";
-    const measureOf = async (run6, judge, count3) => {
+    const measureOf = async (run6, judge, tampered) => {
       try {
         return judge(await this.gateRun(false, run6));
       } catch (error63) {
-        if (error63 instanceof Tampered) return Array.from({ length: count3 }, () => "error");
+        if (error63 instanceof Tampered) return tampered;
         throw error63;
       }
     };
@@ -84595,20 +84597,16 @@ ${result.output.slice(-3e3)}`;
         this.signal
       ),
       (result) => mutantVerdicts(result, mutants2.length, this.testFile, this.testIds),
-      mutants2.length
+      mutants2.map(() => "error")
     );
     const runAlone = async (mutant) => {
       await files.write(this.implFile, mutant.source);
       try {
-        const [verdict] = await measureOf(
+        return await measureOf(
           () => this.setup.runTests(this.testIds, this.signal),
-          (result) => {
-            const route = greenGateRoute(result, this.testFile, this.testIds);
-            return [route === "green" ? "survived" : route === "failing" ? "killed" : "error"];
-          },
-          1
+          (result) => mutantVerdictOf(result, this.testFile, this.testIds),
+          "error"
         );
-        return verdict === "alone" || verdict === void 0 ? "error" : verdict;
       } finally {
         await files.write(this.implFile, source);
       }
