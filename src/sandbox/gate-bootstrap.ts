@@ -61,8 +61,11 @@ export interface BootstrapSettings {
  * after pytest wrote it.
  */
 const SOURCE = String.raw`
-def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer):
+def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer, spawned):
     """The guard: an audit hook (PEP 578), built here so that nothing outside it holds its state."""
+    # Built-ins bound now: code of the package could rebind builtins.id (or any, len, isinstance) before the guard next
+    # runs, and the guard would no longer know the record's frame when a thread with no code of the package asks for it.
+    id_of, is_a, size, any_of, text = id, isinstance, len, any, str
     library = tuple(os.path.realpath(sysconfig.get_paths()[k]) + "/" for k in ("stdlib", "platstdlib"))
     runner = ("/_pytest/", "/pytest/", "/pluggy/", "/py/", "/iniconfig/")
     # Refused with code of the package anywhere on the stack, whoever raises them.
@@ -85,6 +88,9 @@ def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer):
         ("traceback.py", "print_exception"), ("traceback.py", "format_tb"), ("traceback.py", "extract_tb"),
     }
     busy = [False]
+    # On a mutants' run (spawned is a list then): whether a session's tests started a process, which would import the
+    # module from disk and never the mutant (decision 0022).
+    starts = {"subprocess.Popen", "os.posix_spawn", "os.exec", "os.spawn", "os.system", "os.fork", "os.forkpty", "pty.spawn"}
 
     def kind_of(event, args):
         if event in hard or event.startswith("ctypes."):
@@ -93,7 +99,7 @@ def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer):
             return "hard" if args[1] in ("__code__", "f_trace") else None
         if event == "open":
             path = args[0]
-            return "hard" if isinstance(path, str) and path.startswith("/proc/") and path.endswith(("/mem", "/maps")) else None
+            return "hard" if is_a(path, text) and path.startswith("/proc/") and path.endswith(("/mem", "/maps")) else None
         if event in compiling:
             return event
         if event in soft or event == "object.__getattr__" and args[1] in frame_attributes:
@@ -103,7 +109,7 @@ def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer):
     def in_library(filename):
         for base in library:
             if filename.startswith(base):
-                return filename[len(base):]
+                return filename[size(base):]
         return None
 
     def safe_entry(frame):
@@ -115,7 +121,7 @@ def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer):
         if rel is not None:
             return (rel, "*") in safe_entries or (rel, code.co_name) in safe_entries
         # Third-party libraries the package depends on (site-packages), but never the test runner's own.
-        return "site-packages" in filename and not any(part in filename for part in runner)
+        return "site-packages" in filename and not any_of(part in filename for part in runner)
 
     def refused(kind, raiser):
         callee = None
@@ -135,8 +141,14 @@ def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer):
     def guard(event, args):
         if busy[0]:
             return
-        if event == "object.__getattr__" and id(args[0]) in protected:
+        if event == "object.__getattr__" and id_of(args[0]) in protected:
             end_run("something reached for the frame of rpg-forge's own record (%s)" % args[1])
+        # Every audit hook is handed what raised an event: sys._getframe's is the frame that asked, the record's own
+        # when it checks its stack. No library the gate runs adds one.
+        if event == "sys.addaudithook":
+            end_run("something added an audit hook, which would be handed the frames of rpg-forge's own record")
+        if spawned is not None and event in starts:
+            spawned[0] = True
         kind = kind_of(event, args)
         if kind is None:
             return
@@ -195,6 +207,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
     # module the tests can change (posix.close, json.encoder's functions, a built-in) once they run.
     write, exit_now, close, open_file, read = posix.write, posix._exit, posix.close, posix.open, posix.read
     read_only = posix.O_RDONLY | posix.O_NOFOLLOW
+    size, leave = len, SystemExit
     # stderr as it is before pytest captures it, for the guard's last word.
     stderr = posix.dup(2)
     posix.set_inheritable(stderr, False)
@@ -215,8 +228,11 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
 
     # The record and the key live in the frame of a suspended generator; the guard refuses that frame to
     # everyone. Every entry into it looks at the stack (the tripwire: with code of the package on it, the
-    # guard ends the run) and must come from the main thread, where pytest calls its hooks.
-    def recorder(key, digest, encode, runs):
+    # guard ends the run) and must come from the main thread, where pytest calls its hooks. The verdict
+    # plugin hands it pytest's objects as they are and the record reads them itself, with built-ins bound
+    # before any code of the package ran: the plugin's closure cells can be rewritten, its frame cannot.
+    def recorder(key, digest, encode, runs, spawned):
+        has, attribute, namespace, type_of, integer = hasattr, getattr, vars, type, int
         tests = {}
         collect_errors = []
         variants = []
@@ -226,20 +242,34 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
             if get_ident() != main_thread:
                 end_run("the verdict's record was fed from another thread")
             if kind == "collect":
-                collect_errors.append(value)
-            elif kind == "test":
-                nodeid, outcome = value
-                if outcome != "passed" or nodeid not in tests:
-                    tests[nodeid] = outcome
+                # Once each: pytest 7 collects a file again for every test id of it it was given.
+                if value.failed and value.nodeid not in collect_errors:
+                    collect_errors.append(value.nodeid)
+            elif kind == "ran":
+                # A test that swapped how tests run (pytest.Function.runtest, its own item's) passed nothing.
+                runs_with = attribute(type_of(value).runtest, "__code__", None)
+                if "runtest" in namespace(value) or runs_with is None or "/_pytest/" not in runs_with.co_filename:
+                    tests[value.nodeid] = "error"
+            elif kind == "report":
+                if has(value, "wasxfail") or value.skipped:
+                    outcome = "skipped"
+                elif value.failed:
+                    outcome = "failed" if value.when == "call" else "error"
+                elif value.when == "call":
+                    outcome = "passed"
+                else:
+                    continue
+                if outcome != "passed" or value.nodeid not in tests:
+                    tests[value.nodeid] = outcome
             elif kind == "finish":
-                status, measured, spawned = value
+                status, measured = integer(value[0]), value[1]
                 if runs is None:
                     document = {"exitstatus": status, "tests": tests, "collect_errors": collect_errors, "junit": read_junit(junit_path)}
                     if measured is not None:
                         document["coverage"] = measured
                 else:
                     # One mutant's run of several in this interpreter: kept, and the next one starts with a clean record.
-                    variants.append({"exitstatus": status, "tests": tests, "collect_errors": collect_errors, "spawned": spawned})
+                    variants.append({"exitstatus": status, "tests": tests, "collect_errors": collect_errors, "spawned": spawned[0]})
                     tests, collect_errors = {}, []
                     runs -= 1
                     if runs > 0:
@@ -279,7 +309,9 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
     def encode(document):
         return join(c_encode(document, 0))
 
-    record = recorder(secret[:${REPORT_KEY_BYTES}], _hashlib.hmac_digest, encode, runs)
+    # On a mutants' run: whether the current session's tests started a process, set by the guard, read by the record.
+    spawned = [False] if mutants_of is not None else None
+    record = recorder(secret[:${REPORT_KEY_BYTES}], _hashlib.hmac_digest, encode, runs, spawned)
     del secret
     next(record)
     installing = installer(_signal.signal)
@@ -290,7 +322,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
 
         tracer = tuple(set(folder + "/" for folder in (os.path.dirname(coverage.__file__), os.path.realpath(os.path.dirname(coverage.__file__)))))
     # Bound to no name here: the guard's state is out of reach of anyone who finds this frame.
-    sys.addaudithook(guard_for(os.path.realpath(posix.getcwd()) + "/", {id(record), id(installing)}, getframe, end_run, sysconfig, os, tracer))
+    sys.addaudithook(guard_for(os.path.realpath(posix.getcwd()) + "/", {id(record), id(installing)}, getframe, end_run, sysconfig, os, tracer, spawned))
 
     def guarded_signal(signalnum, handler):
         return installing.send((signalnum, handler))
@@ -306,7 +338,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
             return None
         data = b""
         try:
-            while len(data) < ${MAX_JUNIT_BYTES}:
+            while size(data) < ${MAX_JUNIT_BYTES}:
                 chunk = read(fd, 1 << 20)
                 if not chunk:
                     break
@@ -321,8 +353,9 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
 
     import gc, pytest
 
-    # On a mutants' run: what serves each mutant, and whether a session's tests started a process (decision 0022).
-    serve, started_a_process = serve_mutants(mutants_of, os, sys) if mutants_of is not None else (None, lambda: False)
+    # On a mutants' run: what serves each mutant (decision 0022).
+    serve = serve_mutants(mutants_of, os, sys, spawned) if mutants_of is not None else None
+    main = pytest.main
 
     class Verdict:
         @pytest.hookimpl(hookwrapper=True, trylast=True)
@@ -331,32 +364,20 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
             # Read outside the record's frame: coverage.py's objects are within the package's reach.
             measured = finish_coverage() if finish_coverage is not None else None
             try:
-                record.send(("finish", (int(exitstatus), measured, started_a_process())))
+                record.send(("finish", (exitstatus, measured)))
             except StopIteration:
                 pass
 
         @pytest.hookimpl(hookwrapper=True, tryfirst=True)
         def pytest_runtest_call(self, item):
             yield
-            # A test that swapped how tests run (pytest.Function.runtest, its own item's) passed nothing.
-            runs = getattr(type(item).runtest, "__code__", None)
-            if "runtest" in vars(item) or runs is None or "/_pytest/" not in runs.co_filename:
-                record.send(("test", (item.nodeid, "error")))
+            record.send(("ran", item))
 
         def pytest_collectreport(self, report):
-            if report.failed:
-                record.send(("collect", report.nodeid))
+            record.send(("collect", report))
 
         def pytest_runtest_logreport(self, report):
-            if hasattr(report, "wasxfail") or report.skipped:
-                outcome = "skipped"
-            elif report.failed:
-                outcome = "failed" if report.when == "call" else "error"
-            elif report.when == "call":
-                outcome = "passed"
-            else:
-                return
-            record.send(("test", (report.nodeid, outcome)))
+            record.send(("report", report))
 
     def timeout_plugin():
         timeout = types.ModuleType("rpg_forge_timeout")
@@ -368,18 +389,19 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
     # a few milliseconds instead of 80 (issue 16). What the package and its tests make is collected as before.
     gc.freeze()
     if mutants_of is None:
-        return pytest.main(args, plugins=[timeout_plugin(), Verdict()])
+        raise leave(main(args, plugins=[timeout_plugin(), Verdict()]))
     for source in mutants:
         serve(source)
-        pytest.main(args, plugins=[timeout_plugin(), Verdict()])
+        main(args, plugins=[timeout_plugin(), Verdict()])
     # Each run's record is in the report; the interpreter's own status says only that they all ran.
-    return 0
+    raise leave(0)
 
 
-def serve_mutants(path, os, sys):
+def serve_mutants(path, os, sys, spawned):
     """
-    An import hook that serves one source in place of the file at path, never from or to the bytecode cache; and what
-    tells whether the tests of the session started a process, which imports the file from disk and never the mutant.
+    An import hook that serves one source in place of the file at path, never from or to the bytecode cache. Between
+    sessions it forgets the package's modules and whether the last session's tests started a process (spawned[0], which
+    the guard sets: such a process imports the file from disk and never the mutant).
     """
     from importlib.machinery import PathFinder, SourceFileLoader
     from importlib.util import spec_from_file_location
@@ -388,15 +410,6 @@ def serve_mutants(path, os, sys):
     current = [None]
     # The module's last name, which every import of the file carries: the one name worth a second look on the path.
     stem = os.path.basename(os.path.dirname(path)) if os.path.basename(path) == "__init__.py" else os.path.basename(path)[:-3]
-    spawned = [False]
-    starts = {"subprocess.Popen", "os.posix_spawn", "os.exec", "os.spawn", "os.system", "os.fork", "os.forkpty", "pty.spawn"}
-
-    def watch(event, args):
-        if event in starts:
-            spawned[0] = True
-
-    sys.addaudithook(watch)
-
     class MutantLoader(SourceFileLoader):
         def path_stats(self, source_path):
             # No stats, no cached bytecode: neither the original's .pyc nor one written for a mutant.
@@ -433,13 +446,10 @@ def serve_mutants(path, os, sys):
         current[0] = source
         spawned[0] = False
 
-    def started_a_process():
-        return spawned[0]
-
-    return serve, started_a_process
+    return serve
 
 
-raise SystemExit(_gate(__LIMITS__, __JUNIT__, __TIMEOUT__, __ARGS__, __COVER__, __MUTANTS__))
+_gate(__LIMITS__, __JUNIT__, __TIMEOUT__, __ARGS__, __COVER__, __MUTANTS__)
 `;
 
 /**

@@ -314,6 +314,16 @@ const ATTACKS: [string, string, "guard" | "verdict"][] = [
     "guard",
   ],
   ["swapping how tests run", "    pytest.Function.runtest = lambda self: None", "verdict"],
+  [
+    "an audit hook of its own, handed the record's frame when the record checks its stack",
+    "    import sys\n    def watch(event, args):\n        for arg in args:\n            if 'digest' in getattr(arg, 'f_locals', {}):\n                forge(arg.f_locals['key'])\n    sys.addaudithook(watch)",
+    "guard",
+  ],
+  [
+    "the built-in id replaced, so that the guard no longer knows the record, then a worker thread",
+    "    import builtins\n    from concurrent.futures import ThreadPoolExecutor\n    records = []\n    for plugin in request.config.pluginmanager.get_plugins():\n        for cell in getattr(getattr(plugin, 'pytest_runtest_logreport', None), '__closure__', None) or []:\n            if hasattr(cell.cell_contents, 'send'):\n                records.append(cell.cell_contents)\n    pool = ThreadPoolExecutor(1)\n    builtins.id = hash\n    frame = pool.submit(getattr, records[0], 'gi_frame').result()\n    forge(frame.f_locals['key'])",
+    "guard",
+  ],
 ];
 
 describe.concurrent.each(SANDBOXES)("the gate's guard in the %s sandbox", (sandbox) => {
