@@ -169,6 +169,102 @@ def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer, spawned
     return guard
 
 
+def runner_checks(sys):
+    """
+    What the record checks before it believes a pass: that pytest's machinery (its modules, pluggy's, their classes,
+    the plugin manager's hooks) is the one the session's collection started with, and that a test runs the function
+    pytest collected for it. Generated code that reaches pytest's objects could otherwise register a plugin whose
+    pytest_pyfunc_call runs no test, replace pytest.raises, or give the next item another function. Built before any
+    code of the package runs, with the built-ins it calls bound then; held only by the record's frame.
+    """
+    import operator
+
+    # Compared by identity, never by ==, which a replacement could answer; and never through id(), which raises an audit
+    # event each call (every one a call of the guard).
+    same = operator.is_
+    is_a, attribute, namespace, type_of, text, listed, mapped, zipped, every, size = isinstance, getattr, vars, type, str, tuple, map, zip, all, len
+    code_type = type_of(runner_checks.__code__)
+    # Names pytest itself rebinds while tests run: assertion rewriting's hooks, and a class's once-only warning flag.
+    absent = object()
+    rebound = {"_config", "_reprcompare", "_assertion_pass", "_pytest_diamond_inheritance_warning_shown"}
+
+    def is_runner(name):
+        return name in ("pytest", "_pytest", "pluggy") or name.startswith(("_pytest.", "pluggy."))
+
+    def spaces_of():
+        spaces = []
+        for name, module in listed(sys.modules.items()):
+            if module is None or not is_runner(name):
+                continue
+            names = namespace(module)
+            spaces.append((name, names))
+            for value in listed(names.values()):
+                if is_a(value, type_of) and attribute(value, "__module__", None) == name:
+                    spaces.append((name + "." + value.__name__, namespace(value)))
+        return spaces
+
+    def identical(these, those):
+        return size(these) == size(those) and every(mapped(same, these, those))
+
+    def contents(space):
+        # The values alone: a name rebound, added or removed shows in them; a name swapped for another with the same value
+        # changes nothing pytest does.
+        return listed(space.values())
+
+    def hooks_of(config, callers):
+        manager = config.pluginmanager
+        state = [manager, manager.hook, config.hook, attribute(manager, "_inner_hookexec", None)]
+        state.extend(listed(namespace(manager.hook).values()))
+        for caller, implementations in callers:
+            state.append(attribute(caller, "_hookexec", None))
+            for hook in implementations(caller):
+                state.extend((hook, hook.function, hook.argnames, hook.kwargnames, hook.hookwrapper, attribute(hook, "wrapper", None)))
+        return state
+
+    def state_at_start(config):
+        # Each hook caller's implementations listed by its class's own method as it is now, whatever is done to the class later.
+        callers = [(caller, type_of(caller).get_hookimpls) for caller in listed(namespace(config.pluginmanager.hook).values())]
+        spaces = spaces_of()
+        return config, callers, hooks_of(config, callers), spaces, [(listed(space), contents(space)) for _, space in spaces]
+
+    def only_rebound(space, names, values):
+        """Whether what changed in a namespace is only names pytest rebinds itself."""
+        before = {key: value for key, value in zipped(names, values)}
+        now = {}
+        for key, value in listed(space.items()):
+            if type_of(key) is not text:
+                return False
+            now[key] = value
+        return every(key in rebound or same(before.get(key, absent), now.get(key, absent)) for key in listed(before) + listed(now))
+
+    def changed_since(start, hooks_only=False):
+        """What of pytest's machinery changed since the collection started, if anything did."""
+        if start is None:
+            return "the record of how the session started"
+        config, callers, hooks, spaces, then = start
+        if not identical(hooks_of(config, callers), hooks):
+            return "pytest's hooks"
+        if hooks_only:
+            return None
+        for (name, space), (names, values) in zipped(spaces, then):
+            if not identical(contents(space), values) and not only_rebound(space, names, values):
+                return name
+        return None
+
+    def not_its_own(item, calling):
+        """Whether the item would run something other than the test function pytest collected for it."""
+        runs_with = attribute(type_of(item).runtest, "__code__", None)
+        if "runtest" in namespace(item) or runs_with is None or "/_pytest/" not in runs_with.co_filename:
+            return True
+        if not calling:
+            return False
+        function = attribute(item, "obj", None)
+        code = attribute(attribute(function, "__func__", function), "__code__", None)
+        return type_of(code) is not code_type or code.co_name != item.originalname or code.co_filename != text(item.path)
+
+    return state_at_start, changed_since, not_its_own
+
+
 def coverage_of(path):
     """Starts coverage.py on one file; returns what stops it and reads the arcs it recorded (decision 0023)."""
     import coverage
@@ -216,6 +312,10 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
         write(stderr, ("\nrpg-forge: %s; the run was ended\n" % why).encode())
         exit_now(${GUARD_EXIT})
 
+    def believe(changed):
+        if changed is not None:
+            end_run("%s changed while the tests ran" % changed)
+
     def read_secret_input():
         data = b""
         while True:
@@ -231,11 +331,13 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
     # guard ends the run) and must come from the main thread, where pytest calls its hooks. The verdict
     # plugin hands it pytest's objects as they are and the record reads them itself, with built-ins bound
     # before any code of the package ran: the plugin's closure cells can be rewritten, its frame cannot.
-    def recorder(key, digest, encode, runs, spawned):
-        has, attribute, namespace, type_of, integer = hasattr, getattr, vars, type, int
+    def recorder(key, digest, encode, runs, spawned, checks):
+        has, integer = hasattr, int
+        state_at_start, changed_since, not_its_own = checks
         tests = {}
         collect_errors = []
         variants = []
+        start = ran = None
         while True:
             kind, value = yield
             getframe()
@@ -245,11 +347,17 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
                 # Once each: pytest 7 collects a file again for every test id of it it was given.
                 if value.failed and value.nodeid not in collect_errors:
                     collect_errors.append(value.nodeid)
-            elif kind == "ran":
-                # A test that swapped how tests run (pytest.Function.runtest, its own item's) passed nothing.
-                runs_with = attribute(type_of(value).runtest, "__code__", None)
-                if "runtest" in namespace(value) or runs_with is None or "/_pytest/" not in runs_with.co_filename:
+            elif kind == "start":
+                start = state_at_start(value.config)
+            elif kind in ("calling", "ran"):
+                # pytest's machinery is checked on both sides of the call, where the package's code runs: what it changes
+                # before a test's call (a finalizer it queued) or during it shows at one of them.
+                believe(changed_since(start))
+                # A test that swapped how tests run (pytest.Function.runtest, its own item's), or what its item calls,
+                # passed nothing.
+                if not_its_own(value, kind == "calling"):
                     tests[value.nodeid] = "error"
+                ran = value.nodeid if kind == "ran" else None
             elif kind == "report":
                 if has(value, "wasxfail") or value.skipped:
                     outcome = "skipped"
@@ -259,9 +367,18 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
                     outcome = "passed"
                 else:
                     continue
+                if outcome == "passed":
+                    believe(changed_since(start, hooks_only=True))
+                    # A pass only for the test whose call the record just saw: a runner that skips this plugin's
+                    # pytest_runtest_call (a call_runtest_hook of the package's own) passed nothing.
+                    if ran != value.nodeid:
+                        outcome = "error"
+                if value.when == "call":
+                    ran = None
                 if outcome != "passed" or value.nodeid not in tests:
                     tests[value.nodeid] = outcome
             elif kind == "finish":
+                believe(changed_since(start))
                 status, measured = integer(value[0]), value[1]
                 if runs is None:
                     document = {"exitstatus": status, "tests": tests, "collect_errors": collect_errors, "junit": read_junit(junit_path)}
@@ -311,7 +428,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
 
     # On a mutants' run: whether the current session's tests started a process, set by the guard, read by the record.
     spawned = [False] if mutants_of is not None else None
-    record = recorder(secret[:${REPORT_KEY_BYTES}], _hashlib.hmac_digest, encode, runs, spawned)
+    record = recorder(secret[:${REPORT_KEY_BYTES}], _hashlib.hmac_digest, encode, runs, spawned, runner_checks(sys))
     del secret
     next(record)
     installing = installer(_signal.signal)
@@ -368,8 +485,13 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
             except StopIteration:
                 pass
 
+        @pytest.hookimpl(tryfirst=True)
+        def pytest_collection(self, session):
+            record.send(("start", session))
+
         @pytest.hookimpl(hookwrapper=True, tryfirst=True)
         def pytest_runtest_call(self, item):
+            record.send(("calling", item))
             yield
             record.send(("ran", item))
 

@@ -315,6 +315,36 @@ const ATTACKS: [string, string, "guard" | "verdict"][] = [
   ],
   ["swapping how tests run", "    pytest.Function.runtest = lambda self: None", "verdict"],
   [
+    "a plugin of its own whose pytest_pyfunc_call runs no test",
+    "    class Skip:\n        @pytest.hookimpl(tryfirst=True)\n        def pytest_pyfunc_call(self, pyfuncitem):\n            return True\n    request.config.pluginmanager.register(Skip())",
+    "guard",
+  ],
+  [
+    "a hook implementation rewritten in place",
+    "    for hook in request.config.pluginmanager.hook.pytest_pyfunc_call.get_hookimpls():\n        hook.function = lambda pyfuncitem: True",
+    "guard",
+  ],
+  [
+    "pytest's runner rebound, so that no test is called",
+    "    import _pytest.runner as runner\n    real = vars(runner.CallInfo)['from_call']\n    runner.CallInfo.from_call = classmethod(lambda cls, func, when, reraise=None: real.__func__(cls, lambda: None, when, reraise))",
+    "guard",
+  ],
+  [
+    "pytest's runner rebound by a finalizer for the next test alone, the rebinding undone before the record looks",
+    "    import functools\n    import _pytest.runner as runner\n    real = vars(runner.CallInfo)['from_call']\n    def fake(cls, func, when, reraise=None):\n        if when != 'call':\n            return real.__func__(cls, func, when, reraise)\n        runner.CallInfo.from_call = real\n        return real.__func__(cls, lambda: None, when, reraise)\n    request.addfinalizer(functools.partial(setattr, runner.CallInfo, 'from_call', classmethod(fake)))",
+    "guard",
+  ],
+  [
+    "the next test given another function",
+    "    for item in request.session.items:\n        if item.name == 'test_also_wrong':\n            item.obj = dict",
+    "verdict",
+  ],
+  [
+    "the next test given another function by a finalizer, with no code of the package on the stack",
+    "    import functools\n    for item in request.session.items:\n        if item.name == 'test_also_wrong':\n            request.addfinalizer(functools.partial(setattr, item, '_obj', dict))",
+    "verdict",
+  ],
+  [
     "an audit hook of its own, handed the record's frame when the record checks its stack",
     "    import sys\n    def watch(event, args):\n        for arg in args:\n            if 'digest' in getattr(arg, 'f_locals', {}):\n                forge(arg.f_locals['key'])\n    sys.addaudithook(watch)",
     "guard",
