@@ -55,7 +55,8 @@ export interface BootstrapSettings {
  *    (BootstrapSettings.coverFile), coverage.py is started first, still before any generated code runs.
  * Its verdict plugin records every test's outcome itself, from the reports pytest hands
  * every plugin, and at the very end of the session writes them with the exit status and
- * pytest's JUnit report to REPORT_FD, signed with HMAC-SHA256. Code that exits early,
+ * pytest's JUnit report to REPORT_FD, signed with HMAC-SHA256. The record believes a pass
+ * only while pytest's machinery is the one the collection started with (runner_checks). Code that exits early,
  * kills the interpreter, or writes its own report leaves no valid signature; code that
  * overwrites the JUnit file changes nothing, since the copy that counts is the one read
  * after pytest wrote it.
@@ -182,7 +183,8 @@ def runner_checks(sys):
     # Compared by identity, never by ==, which a replacement could answer; and never through id(), which raises an audit
     # event each call (every one a call of the guard).
     same = operator.is_
-    is_a, attribute, namespace, type_of, text, listed, mapped, zipped, every, size = isinstance, getattr, vars, type, str, tuple, map, zip, all, len
+    is_a, attribute, has, namespace, type_of, text = isinstance, getattr, hasattr, vars, type, str
+    listed, mapped, zipped, every, size = tuple, map, zip, all, len
     code_type = type_of(runner_checks.__code__)
     # Names pytest itself rebinds while tests run: assertion rewriting's hooks, and a class's once-only warning flag.
     absent = object()
@@ -262,7 +264,15 @@ def runner_checks(sys):
         code = attribute(attribute(function, "__func__", function), "__code__", None)
         return type_of(code) is not code_type or code.co_name != item.originalname or code.co_filename != text(item.path)
 
-    return state_at_start, changed_since, not_its_own
+    def outcome_of(report):
+        """A test's outcome from one of pytest's reports, or None for a setup or teardown that passed."""
+        if has(report, "wasxfail") or report.skipped:
+            return "skipped"
+        if report.failed:
+            return "failed" if report.when == "call" else "error"
+        return "passed" if report.when == "call" else None
+
+    return state_at_start, changed_since, not_its_own, outcome_of
 
 
 def coverage_of(path):
@@ -332,8 +342,8 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
     # plugin hands it pytest's objects as they are and the record reads them itself, with built-ins bound
     # before any code of the package ran: the plugin's closure cells can be rewritten, its frame cannot.
     def recorder(key, digest, encode, runs, spawned, checks):
-        has, integer = hasattr, int
-        state_at_start, changed_since, not_its_own = checks
+        integer = int
+        state_at_start, changed_since, not_its_own, outcome_of = checks
         tests = {}
         collect_errors = []
         variants = []
@@ -359,13 +369,8 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
                     tests[value.nodeid] = "error"
                 ran = value.nodeid if kind == "ran" else None
             elif kind == "report":
-                if has(value, "wasxfail") or value.skipped:
-                    outcome = "skipped"
-                elif value.failed:
-                    outcome = "failed" if value.when == "call" else "error"
-                elif value.when == "call":
-                    outcome = "passed"
-                else:
+                outcome = outcome_of(value)
+                if outcome is None:
                     continue
                 if outcome == "passed":
                     believe(changed_since(start, hooks_only=True))
