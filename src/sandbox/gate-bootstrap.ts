@@ -62,11 +62,43 @@ export interface BootstrapSettings {
  * after pytest wrote it.
  */
 const SOURCE = String.raw`
-def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer, spawned):
+def memory_paths(os):
+    """
+    What tells whether a path leads to the process's memory (/proc/self/mem and the rest of a process's folder in
+    /proc), however it is spelled: bytes, a link, a relative name read from a directory descriptor the event does not
+    show. Bubblewrap shows the tests no /proc at all; this is what process mode has.
+    """
+    import pathlib
+
+    type_of, text, fsdecode, realpath = type, str, os.fsdecode, os.path.realpath
+    plain_paths = (pathlib.PosixPath, pathlib.PurePosixPath)
+    process_files = {"mem", "maps", "smaps", "pagemap", "environ"}
+
+    def reaches_memory(path):
+        kind = type_of(path)
+        if kind is int:
+            return False
+        if kind is bytes:
+            path = fsdecode(path)
+        elif kind in plain_paths:
+            path = text(path)
+        elif kind is not text:
+            # An object of its own: what it answered when the file was opened need not be what it answers now.
+            return True
+        # A relative name may be read from a directory descriptor the event does not show (os.open("mem", dir_fd=...)).
+        if not path.startswith("/") and path.rstrip("/").rpartition("/")[2] in process_files:
+            return True
+        parts = realpath(path).split("/")
+        return len(parts) > 2 and parts[1] == "proc" and (parts[2].isdigit() or parts[2] in ("self", "thread-self"))
+
+    return reaches_memory
+
+
+def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer, spawned, reaches_memory):
     """The guard: an audit hook (PEP 578), built here so that nothing outside it holds its state."""
     # Built-ins bound now: code of the package could rebind builtins.id (or any, len, isinstance) before the guard next
     # runs, and the guard would no longer know the record's frame when a thread with no code of the package asks for it.
-    id_of, is_a, size, any_of, text = id, isinstance, len, any, str
+    id_of, size, any_of = id, len, any
     library = tuple(os.path.realpath(sysconfig.get_paths()[k]) + "/" for k in ("stdlib", "platstdlib"))
     runner = ("/_pytest/", "/pytest/", "/pluggy/", "/py/", "/iniconfig/")
     # Refused with code of the package anywhere on the stack, whoever raises them.
@@ -98,9 +130,9 @@ def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer, spawned
             return "hard"
         if event == "object.__setattr__":
             return "hard" if args[1] in ("__code__", "f_trace") else None
-        if event == "open":
-            path = args[0]
-            return "hard" if is_a(path, text) and path.startswith("/proc/") and path.endswith(("/mem", "/maps")) else None
+        if event in ("open", "os.chdir", "os.symlink"):
+            # Looked at only with code of the package on the stack: every import opens files.
+            return "path"
         if event in compiling:
             return event
         if event in soft or event == "object.__getattr__" and args[1] in frame_attributes:
@@ -160,9 +192,9 @@ def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer, spawned
             # whose first frame may be the package's own Thread.run.
             if event == "sys.settrace" and raiser.f_code.co_filename.startswith(tracer):
                 return
-            culprit = refused(kind, raiser)
-            if culprit is not None:
-                how = event if event.startswith(("sys.", "gc.", "ctypes", "code.", "open", "compile", "exec")) else "%s %s" % (event, args[1])
+            culprit = refused("hard" if kind == "path" else kind, raiser)
+            if culprit is not None and (kind != "path" or reaches_memory(args[0])):
+                how = event if event.startswith(("sys.", "gc.", "ctypes", "code.", "open", "compile", "exec", "os.")) else "%s %s" % (event, args[1])
                 end_run("%s:%d reached for the interpreter's internals (%s)" % (culprit.f_code.co_filename[len(root):], culprit.f_lineno, how))
         finally:
             busy[0] = False
@@ -185,13 +217,14 @@ def runner_checks(sys):
     same = operator.is_
     is_a, attribute, has, namespace, type_of, text = isinstance, getattr, hasattr, vars, type, str
     listed, mapped, zipped, every, size = tuple, map, zip, all, len
-    code_type = type_of(runner_checks.__code__)
+    code_type, function_type = type_of(runner_checks.__code__), type_of(runner_checks)
+    id_of, join = id, "".join
     # Names pytest itself rebinds while tests run: assertion rewriting's hooks, and a class's once-only warning flag.
     absent = object()
     rebound = {"_config", "_reprcompare", "_assertion_pass", "_pytest_diamond_inheritance_warning_shown"}
 
     def is_runner(name):
-        return name in ("pytest", "_pytest", "pluggy") or name.startswith(("_pytest.", "pluggy."))
+        return name in ("pytest", "_pytest", "pluggy", "unittest") or name.startswith(("_pytest.", "pluggy.", "unittest."))
 
     def spaces_of():
         spaces = []
@@ -253,16 +286,38 @@ def runner_checks(sys):
                 return name
         return None
 
-    def not_its_own(item, calling):
-        """Whether the item would run something other than the test function pytest collected for it."""
-        runs_with = attribute(type_of(item).runtest, "__code__", None)
-        if "runtest" in namespace(item) or runs_with is None or "/_pytest/" not in runs_with.co_filename:
-            return True
-        if not calling:
-            return False
+    def function_of(item):
+        """What the item's test function is made of: its code, globals, defaults and closure."""
         function = attribute(item, "obj", None)
-        code = attribute(attribute(function, "__func__", function), "__code__", None)
-        return type_of(code) is not code_type or code.co_name != item.originalname or code.co_filename != text(item.path)
+        function = attribute(function, "__func__", function)
+        return listed(attribute(function, name, None) for name in ("__code__", "__globals__", "__defaults__", "__kwdefaults__", "__closure__"))
+
+    def collected(session):
+        """
+        The items the collection made, each with its test id (a plain string) and its function, which must be the test
+        file's own under the test's name; taken when the collection finishes, before any test runs.
+        """
+        items = {}
+        for item in listed(session.items):
+            parts = function_of(item)
+            code = parts[0]
+            own = type_of(code) is code_type and code.co_name == item.originalname and code.co_filename == text(item.path)
+            items[id_of(item)] = (item, join((item.nodeid,)), parts if own else None)
+        return items
+
+    def test_of(items, item):
+        """The collected test id of an item that runs the function collected for it, the way pytest runs tests; else None."""
+        entry = items.get(id_of(item)) if items is not None else None
+        if entry is None or not same(entry[0], item) or entry[2] is None or not identical(function_of(item), entry[2]):
+            return None
+        runs_with = attribute(type_of(item).runtest, "__code__", None)
+        if runs_with is None or "/_pytest/" not in runs_with.co_filename:
+            return None
+        # Nothing of the item's class (runtest, repr_failure, a unittest result's addFailure) stands in for its own.
+        for name in listed(namespace(item)):
+            if is_a(attribute(type_of(item), name, None), function_type):
+                return None
+        return entry[1]
 
     def outcome_of(report):
         """A test's outcome from one of pytest's reports, or None for a setup or teardown that passed."""
@@ -272,7 +327,11 @@ def runner_checks(sys):
             return "failed" if report.when == "call" else "error"
         return "passed" if report.when == "call" else None
 
-    return state_at_start, changed_since, not_its_own, outcome_of
+    def plain(nodeid):
+        """A test id as a plain string: a subclass could hash and compare as it likes, and be encoded as another id."""
+        return join((nodeid,))
+
+    return state_at_start, changed_since, collected, test_of, outcome_of, plain
 
 
 def coverage_of(path):
@@ -342,49 +401,57 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
     # plugin hands it pytest's objects as they are and the record reads them itself, with built-ins bound
     # before any code of the package ran: the plugin's closure cells can be rewritten, its frame cannot.
     def recorder(key, digest, encode, runs, spawned, checks):
-        integer = int
-        state_at_start, changed_since, not_its_own, outcome_of = checks
-        tests = {}
-        collect_errors = []
-        variants = []
-        start = ran = None
+        integer, some = int, any
+        state_at_start, changed_since, collected, test_of, outcome_of, plain = checks
+        tests, collect_errors, variants = {}, [], []
+        start = items = ran = None
         while True:
             kind, value = yield
             getframe()
             if get_ident() != main_thread:
                 end_run("the verdict's record was fed from another thread")
             if kind == "collect":
+                nodeid = plain(value.nodeid)
                 # Once each: pytest 7 collects a file again for every test id of it it was given.
-                if value.failed and value.nodeid not in collect_errors:
-                    collect_errors.append(value.nodeid)
+                if value.failed and nodeid not in collect_errors:
+                    collect_errors.append(nodeid)
             elif kind == "start":
                 start = state_at_start(value.config)
+            elif kind == "collected":
+                items = collected(value)
             elif kind in ("calling", "ran"):
                 # pytest's machinery is checked on both sides of the call, where the package's code runs: what it changes
                 # before a test's call (a finalizer it queued) or during it shows at one of them.
                 believe(changed_since(start))
-                # A test that swapped how tests run (pytest.Function.runtest, its own item's), or what its item calls,
-                # passed nothing.
-                if not_its_own(value, kind == "calling"):
-                    tests[value.nodeid] = "error"
-                ran = value.nodeid if kind == "ran" else None
+                item, raised = value
+                # An item the collection did not make, or one whose function or way of running was swapped, passed nothing.
+                nodeid = test_of(items, item)
+                if nodeid is None:
+                    tests[plain(item.nodeid)] = "error"
+                # A pass counts only for the collected test whose call this plugin saw end without an exception: a runner
+                # that skips this plugin's pytest_runtest_call, or a report rewritten after the fact, passed nothing.
+                ran = (nodeid, not raised) if kind == "ran" and nodeid is not None else None
             elif kind == "report":
                 outcome = outcome_of(value)
                 if outcome is None:
                     continue
-                if outcome == "passed":
-                    believe(changed_since(start, hooks_only=True))
-                    # A pass only for the test whose call the record just saw: a runner that skips this plugin's
-                    # pytest_runtest_call (a call_runtest_hook of the package's own) passed nothing.
-                    if ran != value.nodeid:
-                        outcome = "error"
+                nodeid = plain(value.nodeid)
                 if value.when == "call":
+                    if ran is not None:
+                        nodeid = ran[0]
+                    if outcome == "passed":
+                        believe(changed_since(start, hooks_only=True))
+                        if ran is None or not ran[1]:
+                            outcome = "error"
                     ran = None
-                if outcome != "passed" or value.nodeid not in tests:
-                    tests[value.nodeid] = outcome
+                if outcome != "passed" or nodeid not in tests:
+                    tests[nodeid] = outcome
             elif kind == "finish":
                 believe(changed_since(start))
                 status, measured = integer(value[0]), value[1]
+                # A session with a test failed or errored never signs a success: pytest's own count can be rewritten.
+                if status == 0 and some(outcome in ("failed", "error") for outcome in tests.values()):
+                    status = 1
                 if runs is None:
                     document = {"exitstatus": status, "tests": tests, "collect_errors": collect_errors, "junit": read_junit(junit_path)}
                     if measured is not None:
@@ -444,7 +511,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
 
         tracer = tuple(set(folder + "/" for folder in (os.path.dirname(coverage.__file__), os.path.realpath(os.path.dirname(coverage.__file__)))))
     # Bound to no name here: the guard's state is out of reach of anyone who finds this frame.
-    sys.addaudithook(guard_for(os.path.realpath(posix.getcwd()) + "/", {id(record), id(installing)}, getframe, end_run, sysconfig, os, tracer, spawned))
+    sys.addaudithook(guard_for(os.path.realpath(posix.getcwd()) + "/", {id(record), id(installing)}, getframe, end_run, sysconfig, os, tracer, spawned, memory_paths(os)))
 
     def guarded_signal(signalnum, handler):
         return installing.send((signalnum, handler))
@@ -494,11 +561,14 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
         def pytest_collection(self, session):
             record.send(("start", session))
 
+        def pytest_collection_finish(self, session):
+            record.send(("collected", session))
+
         @pytest.hookimpl(hookwrapper=True, tryfirst=True)
         def pytest_runtest_call(self, item):
-            record.send(("calling", item))
-            yield
-            record.send(("ran", item))
+            record.send(("calling", (item, False)))
+            outcome = yield
+            record.send(("ran", (item, outcome.excinfo is not None)))
 
         def pytest_collectreport(self, report):
             record.send(("collect", report))

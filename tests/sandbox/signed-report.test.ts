@@ -224,6 +224,25 @@ def key_above(frame):
             return frame.f_locals["record"].gi_frame.f_locals["key"]
         frame = frame.f_back
 
+def the_record(request):
+    for plugin in request.config.pluginmanager.get_plugins():
+        for cell in getattr(getattr(plugin, 'pytest_runtest_logreport', None), '__closure__', None) or []:
+            if hasattr(cell.cell_contents, 'send'):
+                return cell.cell_contents
+
+def key_in_memory(fd, record):
+    # A generator holds its frame inline; among the frame's pointers, the one to a 32-byte bytes object is the key.
+    import struct
+    raw = os.pread(fd, 1024, id(record))
+    for off in range(0, len(raw) - 8, 8):
+        p = struct.unpack_from("<Q", raw, off)[0]
+        try:
+            head = os.pread(fd, 64, p)
+        except OSError:
+            continue
+        if len(head) == 64 and struct.unpack_from("<QQq", head)[1:] == (id(bytes), 32):
+            return head[32:64]
+
 def key_after_guard_off(frame):
     while frame is not None:
         if "busy" in frame.f_locals:
@@ -315,6 +334,41 @@ const ATTACKS: [string, string, "guard" | "verdict"][] = [
   ],
   ["swapping how tests run", "    pytest.Function.runtest = lambda self: None", "verdict"],
   [
+    "the next test given another function, and the name it is checked against with it",
+    "    def passing():\n        pass\n    other = [i for i in request.session.items if i.name == 'test_also_wrong'][0]\n    other._obj = passing\n    other.originalname = 'passing'",
+    "verdict",
+  ],
+  [
+    "a test renamed, a passing item added under its id, and pytest's count of failures reset",
+    "    def passing_last(request):\n        request.session.testsfailed = 0\n    request.session.items.append(pytest.Function.from_parent(request.node.parent, name='test_wrong', callobj=passing_last, originalname='passing_last'))\n    request.node._nodeid = 'tests/test_attack.py::junk'",
+    "verdict",
+  ],
+  [
+    "a failure's report rewritten as a pass by the object its repr_failure returns, before the verdict plugin reads it",
+    "    state = {'config': request.config, 'session': request.session}\n    class Evil:\n        def __getattr__(self, name):\n            for r in state['config'].pluginmanager.get_plugin('terminalreporter').stats.get('failed', []):\n                if r.when == 'call':\n                    r.outcome = 'passed'\n            state['session'].testsfailed = 0\n        def __str__(self):\n            self.__getattr__('')\n            return 'evil'\n        def toterminal(self, tw):\n            tw.line('evil')\n    request.node.repr_failure = lambda excinfo, style=None: Evil()",
+    "verdict",
+  ],
+  [
+    "the process's memory read through /proc/self/mem, opened by a relative name from a directory descriptor",
+    "    fd = os.open('mem', os.O_RDONLY, dir_fd=os.open('/proc/self', os.O_RDONLY))\n    forge(key_in_memory(fd, the_record(request)))",
+    "verdict",
+  ],
+  [
+    "the process's memory opened by a path in bytes",
+    "    forge(key_in_memory(os.open(b'/proc/self/mem', os.O_RDONLY), the_record(request)))",
+    "verdict",
+  ],
+  [
+    "the process's memory opened through a link",
+    "    import tempfile\n    link = os.path.join(tempfile.mkdtemp(), 'm')\n    os.symlink('/proc/self/mem', link)\n    forge(key_in_memory(os.open(link, os.O_RDONLY), the_record(request)))",
+    "verdict",
+  ],
+  [
+    "the process's memory opened by a relative name from /proc/self as the working directory",
+    "    os.chdir('/proc/self')\n    forge(key_in_memory(os.open('mem', os.O_RDONLY), the_record(request)))",
+    "verdict",
+  ],
+  [
     "a plugin of its own whose pytest_pyfunc_call runs no test",
     "    class Skip:\n        @pytest.hookimpl(tryfirst=True)\n        def pytest_pyfunc_call(self, pyfuncitem):\n            return True\n    request.config.pluginmanager.register(Skip())",
     "guard",
@@ -356,6 +410,29 @@ const ATTACKS: [string, string, "guard" | "verdict"][] = [
   ],
 ];
 
+// The same for tests written with unittest, which pytest runs through unittest's own machinery.
+const UNITTEST_WRONG_THEN = (attack: string): string => `import unittest
+
+def attack(case):
+${attack}
+
+class TestAttack(unittest.TestCase):
+    def test_wrong(self):
+        attack(self)
+        self.assertEqual(1 + 1, 3)
+
+    def test_zz_also_wrong(self):
+        self.assertEqual(2 + 2, 5)
+`;
+
+const UNITTEST_ATTACKS: [string, string][] = [
+  ["unittest's TestCase.run replaced, so that no later test runs", "    unittest.TestCase.run = lambda self, result=None: None"],
+  [
+    "a unittest test discarding its own failures through its result, which is pytest's item",
+    "    case._outcome.result.addFailure = lambda *a, **k: None\n    case._outcome.result.addError = lambda *a, **k: None",
+  ],
+];
+
 describe.concurrent.each(SANDBOXES)("the gate's guard in the %s sandbox", (sandbox) => {
   const run = async (attack: string, test: Pick<TestContext, "onTestFinished">) => {
     const cwd = makePackage(test, { "tests/test_attack.py": WRONG_THEN(attack) });
@@ -368,6 +445,12 @@ describe.concurrent.each(SANDBOXES)("the gate's guard in the %s sandbox", (sandb
     const result = await run(attack, context);
     context.expect(neverPassed(result)).toBe(true);
     if (stoppedBy === "guard") context.expect(result.exitCode).toBe(GUARD_EXIT);
+  });
+
+  it.for(UNITTEST_ATTACKS)("holds against %s", async ([, attack], context) => {
+    const cwd = makePackage(context, { "tests/test_attack.py": UNITTEST_WRONG_THEN(attack) });
+    const result = await runPytest({ cwd, targets: ["tests/test_attack.py"], sandbox });
+    context.expect(neverPassed(result)).toBe(true);
   });
 
   it("lets ordinary code log, format tracebacks and build enums, namedtuples and dataclasses", async ({ expect, onTestFinished }) => {
