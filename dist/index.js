@@ -71265,7 +71265,7 @@ function signalNumber(signal) {
 import { promisify as promisify2 } from "node:util";
 var run3 = promisify2(execFile3);
 var ISOLATION = ["--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--die-with-parent", "--new-session"];
-var BASE_FILE_SYSTEM = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
+var BASE_FILE_SYSTEM = ["--ro-bind", "/", "/", "--dev", "/dev", "--tmpfs", "/proc", "--tmpfs", "/tmp"];
 var HIDDEN_DIRS = ["/home", "/root", "/opt", "/srv", "/mnt", "/media", "/run"];
 function bwrapArgs(layout) {
   const args = [...ISOLATION, ...BASE_FILE_SYSTEM];
@@ -71369,8 +71369,43 @@ var MAX_JUNIT_BYTES = 16 * 1024 * 1024;
 var MAX_SIGNED_REPORT_BYTES = 6 * MAX_JUNIT_BYTES + 4 * 1024 * 1024;
 var GUARD_EXIT = 86;
 var SOURCE = String.raw`
-def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer):
+def memory_paths(os):
+    """
+    What tells whether a path leads to the process's memory (/proc/self/mem and the rest of a process's folder in
+    /proc), however it is spelled: bytes, a link, a relative name read from a directory descriptor the event does not
+    show. Bubblewrap shows the tests no /proc at all; this is what process mode has.
+    """
+    import pathlib
+
+    type_of, text, fsdecode, realpath = type, str, os.fsdecode, os.path.realpath
+    plain_paths = (pathlib.PosixPath, pathlib.PurePosixPath)
+    process_files = {"mem", "maps", "smaps", "pagemap", "environ"}
+
+    def reaches_memory(path):
+        kind = type_of(path)
+        if kind is int:
+            return False
+        if kind is bytes:
+            path = fsdecode(path)
+        elif kind in plain_paths:
+            path = text(path)
+        elif kind is not text:
+            # An object of its own: what it answered when the file was opened need not be what it answers now.
+            return True
+        # A relative name may be read from a directory descriptor the event does not show (os.open("mem", dir_fd=...)).
+        if not path.startswith("/") and path.rstrip("/").rpartition("/")[2] in process_files:
+            return True
+        parts = realpath(path).split("/")
+        return len(parts) > 2 and parts[1] == "proc" and (parts[2].isdigit() or parts[2] in ("self", "thread-self"))
+
+    return reaches_memory
+
+
+def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer, spawned, reaches_memory):
     """The guard: an audit hook (PEP 578), built here so that nothing outside it holds its state."""
+    # Built-ins bound now: code of the package could rebind builtins.id (or any, len, isinstance) before the guard next
+    # runs, and the guard would no longer know the record's frame when a thread with no code of the package asks for it.
+    id_of, size, any_of = id, len, any
     library = tuple(os.path.realpath(sysconfig.get_paths()[k]) + "/" for k in ("stdlib", "platstdlib"))
     runner = ("/_pytest/", "/pytest/", "/pluggy/", "/py/", "/iniconfig/")
     # Refused with code of the package anywhere on the stack, whoever raises them.
@@ -71393,15 +71428,18 @@ def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer):
         ("traceback.py", "print_exception"), ("traceback.py", "format_tb"), ("traceback.py", "extract_tb"),
     }
     busy = [False]
+    # On a mutants' run (spawned is a list then): whether a session's tests started a process, which would import the
+    # module from disk and never the mutant (decision 0022).
+    starts = {"subprocess.Popen", "os.posix_spawn", "os.exec", "os.spawn", "os.system", "os.fork", "os.forkpty", "pty.spawn"}
 
     def kind_of(event, args):
         if event in hard or event.startswith("ctypes."):
             return "hard"
         if event == "object.__setattr__":
             return "hard" if args[1] in ("__code__", "f_trace") else None
-        if event == "open":
-            path = args[0]
-            return "hard" if isinstance(path, str) and path.startswith("/proc/") and path.endswith(("/mem", "/maps")) else None
+        if event in ("open", "os.chdir", "os.symlink"):
+            # Looked at only with code of the package on the stack: every import opens files.
+            return "path"
         if event in compiling:
             return event
         if event in soft or event == "object.__getattr__" and args[1] in frame_attributes:
@@ -71411,7 +71449,7 @@ def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer):
     def in_library(filename):
         for base in library:
             if filename.startswith(base):
-                return filename[len(base):]
+                return filename[size(base):]
         return None
 
     def safe_entry(frame):
@@ -71423,7 +71461,7 @@ def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer):
         if rel is not None:
             return (rel, "*") in safe_entries or (rel, code.co_name) in safe_entries
         # Third-party libraries the package depends on (site-packages), but never the test runner's own.
-        return "site-packages" in filename and not any(part in filename for part in runner)
+        return "site-packages" in filename and not any_of(part in filename for part in runner)
 
     def refused(kind, raiser):
         callee = None
@@ -71443,8 +71481,14 @@ def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer):
     def guard(event, args):
         if busy[0]:
             return
-        if event == "object.__getattr__" and id(args[0]) in protected:
+        if event == "object.__getattr__" and id_of(args[0]) in protected:
             end_run("something reached for the frame of rpg-forge's own record (%s)" % args[1])
+        # Every audit hook is handed what raised an event: sys._getframe's is the frame that asked, the record's own
+        # when it checks its stack. No library the gate runs adds one.
+        if event == "sys.addaudithook":
+            end_run("something added an audit hook, which would be handed the frames of rpg-forge's own record")
+        if spawned is not None and event in starts:
+            spawned[0] = True
         kind = kind_of(event, args)
         if kind is None:
             return
@@ -71455,14 +71499,167 @@ def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer):
             # whose first frame may be the package's own Thread.run.
             if event == "sys.settrace" and raiser.f_code.co_filename.startswith(tracer):
                 return
-            culprit = refused(kind, raiser)
-            if culprit is not None:
-                how = event if event.startswith(("sys.", "gc.", "ctypes", "code.", "open", "compile", "exec")) else "%s %s" % (event, args[1])
+            culprit = refused("hard" if kind == "path" else kind, raiser)
+            if culprit is not None and (kind != "path" or reaches_memory(args[0])):
+                how = event if event.startswith(("sys.", "gc.", "ctypes", "code.", "open", "compile", "exec", "os.")) else "%s %s" % (event, args[1])
                 end_run("%s:%d reached for the interpreter's internals (%s)" % (culprit.f_code.co_filename[len(root):], culprit.f_lineno, how))
         finally:
             busy[0] = False
 
     return guard
+
+
+def runner_checks(sys):
+    """
+    What the record checks before it believes a pass: that pytest's machinery (its modules, pluggy's, their classes,
+    the plugin manager's hooks) is the one the session's collection started with, and that a test runs the function
+    pytest collected for it. Generated code that reaches pytest's objects could otherwise register a plugin whose
+    pytest_pyfunc_call runs no test, replace pytest.raises, or give the next item another function. Built before any
+    code of the package runs, with the built-ins it calls bound then; held only by the record's frame.
+    """
+    import itertools, operator
+
+    # Compared by identity, never by ==, which a replacement could answer; and never through id(), which raises an audit
+    # event each call (every one a call of the guard).
+    same, values_of, flattened = operator.is_, operator.methodcaller("values"), itertools.chain.from_iterable
+    numbered = enumerate
+    is_a, attribute, has, namespace, type_of, text = isinstance, getattr, hasattr, vars, type, str
+    listed, mapped, zipped, every, size = tuple, map, zip, all, len
+    code_type, function_type = type_of(runner_checks.__code__), type_of(runner_checks)
+    id_of, join = id, "".join
+    # Names pytest itself rebinds while tests run: assertion rewriting's hooks, and a class's once-only warning flag.
+    absent = object()
+    rebound = {"_config", "_reprcompare", "_assertion_pass", "_pytest_diamond_inheritance_warning_shown"}
+
+    def is_runner(name):
+        return name in ("pytest", "_pytest", "pluggy", "unittest") or name.startswith(("_pytest.", "pluggy.", "unittest."))
+
+    def spaces_of():
+        spaces = []
+        for name, module in listed(sys.modules.items()):
+            if module is None or not is_runner(name):
+                continue
+            names = namespace(module)
+            spaces.append((name, names))
+            for value in listed(names.values()):
+                if is_a(value, type_of) and attribute(value, "__module__", None) == name:
+                    spaces.append((name + "." + value.__name__, namespace(value)))
+        return spaces
+
+    def identical(these, those):
+        return size(these) == size(those) and every(mapped(same, these, those))
+
+    def contents(space):
+        # The values alone: a name rebound, added or removed shows in them; a name swapped for another with the same value
+        # changes nothing pytest does.
+        return listed(space.values())
+
+    def hooks_of(config, callers):
+        manager = config.pluginmanager
+        state = [manager, manager.hook, config.hook, attribute(manager, "_inner_hookexec", None)]
+        state.extend(listed(namespace(manager.hook).values()))
+        for caller, implementations in callers:
+            state.append(attribute(caller, "_hookexec", None))
+            for hook in implementations(caller):
+                state.extend((hook, hook.function, hook.argnames, hook.kwargnames, hook.hookwrapper, attribute(hook, "wrapper", None)))
+        return state
+
+    def state_at_start(config):
+        # Each hook caller's implementations listed by its class's own method as it is now, whatever is done to the class later.
+        callers = [(caller, type_of(caller).get_hookimpls) for caller in listed(namespace(config.pluginmanager.hook).values())]
+        spaces = spaces_of()
+        # The last place is for settle's quick look.
+        return [config, callers, hooks_of(config, callers), spaces, [(listed(space), contents(space)) for _, space in spaces], None]
+
+    def settle(start):
+        """
+        Once the collection is done, the items made and the flags pytest sets on their classes set: every value of the
+        namespaces pytest never writes to in one tuple, to look at in one pass (C's, not Python's: a look costs a fraction
+        of a millisecond where one namespace at a time cost 1.6). Only when nothing but what pytest rebinds has changed.
+        """
+        if start is None or changed_since(start) is not None:
+            return
+        spaces = start[3]
+        volatile = [index for index, (_, space) in numbered(spaces) if not rebound.isdisjoint(listed(space))]
+        steady = [space for index, (_, space) in numbered(spaces) if index not in volatile]
+        start[5] = (steady, volatile, listed(flattened(mapped(values_of, steady))))
+
+    def only_rebound(space, names, values):
+        """Whether what changed in a namespace is only names pytest rebinds itself."""
+        before = {key: value for key, value in zipped(names, values)}
+        now = {}
+        for key, value in listed(space.items()):
+            if type_of(key) is not text:
+                return False
+            now[key] = value
+        return every(key in rebound or same(before.get(key, absent), now.get(key, absent)) for key in listed(before) + listed(now))
+
+    def changed_since(start, hooks_only=False):
+        """What of pytest's machinery changed since the collection started, if anything did."""
+        if start is None:
+            return "the record of how the session started"
+        config, callers, hooks, spaces, then, quick = start
+        if not identical(hooks_of(config, callers), hooks):
+            return "pytest's hooks"
+        if hooks_only:
+            return None
+        pairs = zipped(spaces, then)
+        if quick is not None:
+            steady, volatile, values_then = quick
+            if identical(listed(flattened(mapped(values_of, steady))), values_then):
+                # Left to look at one by one: only the namespaces pytest writes to itself.
+                pairs = [(spaces[index], then[index]) for index in volatile]
+        for (name, space), (names, values) in pairs:
+            if not identical(contents(space), values) and not only_rebound(space, names, values):
+                return name
+        return None
+
+    def function_of(item):
+        """What the item's test function is made of: its code, globals, defaults and closure."""
+        function = attribute(item, "obj", None)
+        function = attribute(function, "__func__", function)
+        return listed(attribute(function, name, None) for name in ("__code__", "__globals__", "__defaults__", "__kwdefaults__", "__closure__"))
+
+    def collected(session):
+        """
+        The items the collection made, each with its test id (a plain string) and its function, which must be the test
+        file's own under the test's name; taken when the collection finishes, before any test runs.
+        """
+        items = {}
+        for item in listed(session.items):
+            parts = function_of(item)
+            code = parts[0]
+            own = type_of(code) is code_type and code.co_name == item.originalname and code.co_filename == text(item.path)
+            items[id_of(item)] = (item, join((item.nodeid,)), parts if own else None)
+        return items
+
+    def test_of(items, item):
+        """The collected test id of an item that runs the function collected for it, the way pytest runs tests; else None."""
+        entry = items.get(id_of(item)) if items is not None else None
+        if entry is None or not same(entry[0], item) or entry[2] is None or not identical(function_of(item), entry[2]):
+            return None
+        runs_with = attribute(type_of(item).runtest, "__code__", None)
+        if runs_with is None or "/_pytest/" not in runs_with.co_filename:
+            return None
+        # Nothing of the item's class (runtest, repr_failure, a unittest result's addFailure) stands in for its own.
+        for name in listed(namespace(item)):
+            if is_a(attribute(type_of(item), name, None), function_type):
+                return None
+        return entry[1]
+
+    def outcome_of(report):
+        """A test's outcome from one of pytest's reports, or None for a setup or teardown that passed."""
+        if has(report, "wasxfail") or report.skipped:
+            return "skipped"
+        if report.failed:
+            return "failed" if report.when == "call" else "error"
+        return "passed" if report.when == "call" else None
+
+    def plain(nodeid):
+        """A test id as a plain string: a subclass could hash and compare as it likes, and be encoded as another id."""
+        return join((nodeid,))
+
+    return state_at_start, settle, changed_since, collected, test_of, outcome_of, plain
 
 
 def coverage_of(path):
@@ -71503,6 +71700,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
     # module the tests can change (posix.close, json.encoder's functions, a built-in) once they run.
     write, exit_now, close, open_file, read = posix.write, posix._exit, posix.close, posix.open, posix.read
     read_only = posix.O_RDONLY | posix.O_NOFOLLOW
+    size, leave = len, SystemExit
     # stderr as it is before pytest captures it, for the guard's last word.
     stderr = posix.dup(2)
     posix.set_inheritable(stderr, False)
@@ -71510,6 +71708,10 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
     def end_run(why):
         write(stderr, ("\nrpg-forge: %s; the run was ended\n" % why).encode())
         exit_now(${GUARD_EXIT})
+
+    def believe(changed):
+        if changed is not None:
+            end_run("%s changed while the tests ran" % changed)
 
     def read_secret_input():
         data = b""
@@ -71523,31 +71725,69 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
 
     # The record and the key live in the frame of a suspended generator; the guard refuses that frame to
     # everyone. Every entry into it looks at the stack (the tripwire: with code of the package on it, the
-    # guard ends the run) and must come from the main thread, where pytest calls its hooks.
-    def recorder(key, digest, encode, runs):
-        tests = {}
-        collect_errors = []
-        variants = []
+    # guard ends the run) and must come from the main thread, where pytest calls its hooks. The verdict
+    # plugin hands it pytest's objects as they are and the record reads them itself, with built-ins bound
+    # before any code of the package ran: the plugin's closure cells can be rewritten, its frame cannot.
+    def recorder(key, digest, encode, runs, spawned, checks):
+        integer, some = int, any
+        state_at_start, settle, changed_since, collected, test_of, outcome_of, plain = checks
+        tests, collect_errors, variants = {}, [], []
+        start = items = ran = None
         while True:
             kind, value = yield
             getframe()
             if get_ident() != main_thread:
                 end_run("the verdict's record was fed from another thread")
             if kind == "collect":
-                collect_errors.append(value)
-            elif kind == "test":
-                nodeid, outcome = value
+                nodeid = plain(value.nodeid)
+                # Once each: pytest 7 collects a file again for every test id of it it was given.
+                if value.failed and nodeid not in collect_errors:
+                    collect_errors.append(nodeid)
+            elif kind == "start":
+                start = state_at_start(value.config)
+            elif kind == "collected":
+                items = collected(value)
+                settle(start)
+            elif kind in ("calling", "ran"):
+                # pytest's machinery is checked on both sides of the call, where the package's code runs: what it changes
+                # before a test's call (a finalizer it queued) or during it shows at one of them.
+                believe(changed_since(start))
+                item, raised = value
+                # An item the collection did not make, or one whose function or way of running was swapped, passed nothing.
+                nodeid = test_of(items, item)
+                if nodeid is None:
+                    tests[plain(item.nodeid)] = "error"
+                # A pass counts only for the collected test whose call this plugin saw end without an exception: a runner
+                # that skips this plugin's pytest_runtest_call, or a report rewritten after the fact, passed nothing.
+                ran = (nodeid, not raised) if kind == "ran" and nodeid is not None else None
+            elif kind == "report":
+                outcome = outcome_of(value)
+                if outcome is None:
+                    continue
+                nodeid = plain(value.nodeid)
+                if value.when == "call":
+                    if ran is not None:
+                        nodeid = ran[0]
+                    if outcome == "passed":
+                        believe(changed_since(start, hooks_only=True))
+                        if ran is None or not ran[1]:
+                            outcome = "error"
+                    ran = None
                 if outcome != "passed" or nodeid not in tests:
                     tests[nodeid] = outcome
             elif kind == "finish":
-                status, measured, spawned = value
+                believe(changed_since(start))
+                status, measured = integer(value[0]), value[1]
+                # A session with a test failed or errored never signs a success: pytest's own count can be rewritten.
+                if status == 0 and some(outcome in ("failed", "error") for outcome in tests.values()):
+                    status = 1
                 if runs is None:
                     document = {"exitstatus": status, "tests": tests, "collect_errors": collect_errors, "junit": read_junit(junit_path)}
                     if measured is not None:
                         document["coverage"] = measured
                 else:
                     # One mutant's run of several in this interpreter: kept, and the next one starts with a clean record.
-                    variants.append({"exitstatus": status, "tests": tests, "collect_errors": collect_errors, "spawned": spawned})
+                    variants.append({"exitstatus": status, "tests": tests, "collect_errors": collect_errors, "spawned": spawned[0]})
                     tests, collect_errors = {}, []
                     runs -= 1
                     if runs > 0:
@@ -71587,7 +71827,9 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
     def encode(document):
         return join(c_encode(document, 0))
 
-    record = recorder(secret[:${REPORT_KEY_BYTES}], _hashlib.hmac_digest, encode, runs)
+    # On a mutants' run: whether the current session's tests started a process, set by the guard, read by the record.
+    spawned = [False] if mutants_of is not None else None
+    record = recorder(secret[:${REPORT_KEY_BYTES}], _hashlib.hmac_digest, encode, runs, spawned, runner_checks(sys))
     del secret
     next(record)
     installing = installer(_signal.signal)
@@ -71598,7 +71840,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
 
         tracer = tuple(set(folder + "/" for folder in (os.path.dirname(coverage.__file__), os.path.realpath(os.path.dirname(coverage.__file__)))))
     # Bound to no name here: the guard's state is out of reach of anyone who finds this frame.
-    sys.addaudithook(guard_for(os.path.realpath(posix.getcwd()) + "/", {id(record), id(installing)}, getframe, end_run, sysconfig, os, tracer))
+    sys.addaudithook(guard_for(os.path.realpath(posix.getcwd()) + "/", {id(record), id(installing)}, getframe, end_run, sysconfig, os, tracer, spawned, memory_paths(os)))
 
     def guarded_signal(signalnum, handler):
         return installing.send((signalnum, handler))
@@ -71614,7 +71856,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
             return None
         data = b""
         try:
-            while len(data) < ${MAX_JUNIT_BYTES}:
+            while size(data) < ${MAX_JUNIT_BYTES}:
                 chunk = read(fd, 1 << 20)
                 if not chunk:
                     break
@@ -71629,8 +71871,9 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
 
     import gc, pytest
 
-    # On a mutants' run: what serves each mutant, and whether a session's tests started a process (decision 0022).
-    serve, started_a_process = serve_mutants(mutants_of, os, sys) if mutants_of is not None else (None, lambda: False)
+    # On a mutants' run: what serves each mutant (decision 0022).
+    serve = serve_mutants(mutants_of, os, sys, spawned) if mutants_of is not None else None
+    main = pytest.main
 
     class Verdict:
         @pytest.hookimpl(hookwrapper=True, trylast=True)
@@ -71639,32 +71882,28 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
             # Read outside the record's frame: coverage.py's objects are within the package's reach.
             measured = finish_coverage() if finish_coverage is not None else None
             try:
-                record.send(("finish", (int(exitstatus), measured, started_a_process())))
+                record.send(("finish", (exitstatus, measured)))
             except StopIteration:
                 pass
 
+        @pytest.hookimpl(tryfirst=True)
+        def pytest_collection(self, session):
+            record.send(("start", session))
+
+        def pytest_collection_finish(self, session):
+            record.send(("collected", session))
+
         @pytest.hookimpl(hookwrapper=True, tryfirst=True)
         def pytest_runtest_call(self, item):
-            yield
-            # A test that swapped how tests run (pytest.Function.runtest, its own item's) passed nothing.
-            runs = getattr(type(item).runtest, "__code__", None)
-            if "runtest" in vars(item) or runs is None or "/_pytest/" not in runs.co_filename:
-                record.send(("test", (item.nodeid, "error")))
+            record.send(("calling", (item, False)))
+            outcome = yield
+            record.send(("ran", (item, outcome.excinfo is not None)))
 
         def pytest_collectreport(self, report):
-            if report.failed:
-                record.send(("collect", report.nodeid))
+            record.send(("collect", report))
 
         def pytest_runtest_logreport(self, report):
-            if hasattr(report, "wasxfail") or report.skipped:
-                outcome = "skipped"
-            elif report.failed:
-                outcome = "failed" if report.when == "call" else "error"
-            elif report.when == "call":
-                outcome = "passed"
-            else:
-                return
-            record.send(("test", (report.nodeid, outcome)))
+            record.send(("report", report))
 
     def timeout_plugin():
         timeout = types.ModuleType("rpg_forge_timeout")
@@ -71676,18 +71915,19 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
     # a few milliseconds instead of 80 (issue 16). What the package and its tests make is collected as before.
     gc.freeze()
     if mutants_of is None:
-        return pytest.main(args, plugins=[timeout_plugin(), Verdict()])
+        raise leave(main(args, plugins=[timeout_plugin(), Verdict()]))
     for source in mutants:
         serve(source)
-        pytest.main(args, plugins=[timeout_plugin(), Verdict()])
+        main(args, plugins=[timeout_plugin(), Verdict()])
     # Each run's record is in the report; the interpreter's own status says only that they all ran.
-    return 0
+    raise leave(0)
 
 
-def serve_mutants(path, os, sys):
+def serve_mutants(path, os, sys, spawned):
     """
-    An import hook that serves one source in place of the file at path, never from or to the bytecode cache; and what
-    tells whether the tests of the session started a process, which imports the file from disk and never the mutant.
+    An import hook that serves one source in place of the file at path, never from or to the bytecode cache. Between
+    sessions it forgets the package's modules and whether the last session's tests started a process (spawned[0], which
+    the guard sets: such a process imports the file from disk and never the mutant).
     """
     from importlib.machinery import PathFinder, SourceFileLoader
     from importlib.util import spec_from_file_location
@@ -71696,15 +71936,6 @@ def serve_mutants(path, os, sys):
     current = [None]
     # The module's last name, which every import of the file carries: the one name worth a second look on the path.
     stem = os.path.basename(os.path.dirname(path)) if os.path.basename(path) == "__init__.py" else os.path.basename(path)[:-3]
-    spawned = [False]
-    starts = {"subprocess.Popen", "os.posix_spawn", "os.exec", "os.spawn", "os.system", "os.fork", "os.forkpty", "pty.spawn"}
-
-    def watch(event, args):
-        if event in starts:
-            spawned[0] = True
-
-    sys.addaudithook(watch)
-
     class MutantLoader(SourceFileLoader):
         def path_stats(self, source_path):
             # No stats, no cached bytecode: neither the original's .pyc nor one written for a mutant.
@@ -71741,13 +71972,10 @@ def serve_mutants(path, os, sys):
         current[0] = source
         spawned[0] = False
 
-    def started_a_process():
-        return spawned[0]
-
-    return serve, started_a_process
+    return serve
 
 
-raise SystemExit(_gate(__LIMITS__, __JUNIT__, __TIMEOUT__, __ARGS__, __COVER__, __MUTANTS__))
+_gate(__LIMITS__, __JUNIT__, __TIMEOUT__, __ARGS__, __COVER__, __MUTANTS__)
 `;
 function gateBootstrapSource(settings) {
   const values = {
