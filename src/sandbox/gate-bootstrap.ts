@@ -341,12 +341,18 @@ def runner_checks(sys):
         return entry[1]
 
     def outcome_of(report):
-        """A test's outcome from one of pytest's reports, or None for a setup or teardown that passed."""
-        if has(report, "wasxfail") or report.skipped:
-            return "skipped"
-        if report.failed:
-            return "failed" if report.when == "call" else "error"
-        return "passed" if report.when == "call" else None
+        """
+        A report's phase and the test's outcome from it (None for a setup or teardown that passed), read once each as
+        plain strings: an attribute the package rewrote to an object of its own could answer each comparison its own way.
+        """
+        when, outcome = report.when, report.outcome
+        if type_of(when) is not text or type_of(outcome) is not text:
+            return "call", "error"
+        if has(report, "wasxfail") or outcome == "skipped":
+            return when, "skipped"
+        if outcome != "passed":
+            return when, "failed" if when == "call" else "error"
+        return when, "passed" if when == "call" else None
 
     def plain(nodeid):
         """A test id as a plain string: a subclass could hash and compare as it likes, and be encoded as another id."""
@@ -454,11 +460,11 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
                 # that skips this plugin's pytest_runtest_call, or a report rewritten after the fact, passed nothing.
                 ran = (nodeid, not raised) if kind == "ran" and nodeid is not None else None
             elif kind == "report":
-                outcome = outcome_of(value)
+                when, outcome = outcome_of(value)
                 if outcome is None:
                     continue
                 nodeid = plain(value.nodeid)
-                if value.when == "call":
+                if when == "call":
                     if ran is not None:
                         nodeid = ran[0]
                     if outcome == "passed":
