@@ -334,6 +334,31 @@ const ATTACKS: [string, string, "guard" | "verdict"][] = [
   ],
   ["swapping how tests run", "    pytest.Function.runtest = lambda self: None", "verdict"],
   [
+    "the verdict plugin's own closure rewritten, so that it calls a test function that swallows everything",
+    "    for plugin in request.config.pluginmanager.get_plugins():\n        f = getattr(type(plugin), 'pytest_pyfunc_call', None)\n        for cell in getattr(f, '__closure__', None) or []:\n            if getattr(cell.cell_contents, '__name__', '') == 'pytest_pyfunc_call':\n                cell.cell_contents = lambda pyfuncitem: True",
+    "guard",
+  ],
+  [
+    "pluggy's Result swapped for one call, so that the failure is swallowed, and put back before the record looks",
+    "    import pluggy._callers as callers\n    real = callers.Result\n    class Fake:\n        def __new__(cls, res, exc):\n            if not isinstance(exc, AssertionError):\n                return real(res, exc)\n            callers.Result = real\n            self = object.__new__(cls)\n            self.excinfo = None\n            return self\n        def get_result(self):\n            return None\n    callers.Result = Fake",
+    "verdict",
+  ],
+  [
+    "contextlib patched, so that the capture wrapper around the next test's call swallows its failure",
+    "    import contextlib\n    Real = contextlib._GeneratorContextManager\n    class Swallowing(Real):\n        def __exit__(self, t, v, tb):\n            Real.__exit__(self, t, v, tb)\n            return isinstance(v, AssertionError)\n    contextlib._GeneratorContextManager = lambda f, a, k: (Swallowing if f.__name__ == 'item_capture' and a[1:2] == ('call',) else Real)(f, a, k)",
+    "verdict",
+  ],
+  [
+    "the next test's item given a class of the package's own, whose runtest is pytest's code that does nothing",
+    "    from _pytest.nodes import Node\n    class Quiet(pytest.Function):\n        runtest = Node.setup\n    for i in request.session.items:\n        if i is not request.node:\n            i.__class__ = Quiet",
+    "verdict",
+  ],
+  [
+    "the next test given an object that carries its function as __func__ and does nothing when called",
+    "    class Impostor:\n        def __init__(self, real):\n            self.__func__ = real\n        def __call__(self, *a, **k):\n            return None\n    for i in request.session.items:\n        if i is not request.node:\n            i._obj = Impostor(i.obj)",
+    "verdict",
+  ],
+  [
     "the next test given another function, and the name it is checked against with it",
     "    def passing():\n        pass\n    other = [i for i in request.session.items if i.name == 'test_also_wrong'][0]\n    other._obj = passing\n    other.originalname = 'passing'",
     "verdict",
@@ -431,6 +456,11 @@ const UNITTEST_ATTACKS: [string, string][] = [
     "a unittest test discarding its own failures through its result, which is pytest's item",
     "    case._outcome.result.addFailure = lambda *a, **k: None\n    case._outcome.result.addError = lambda *a, **k: None",
   ],
+  [
+    "unittest failures filed on the items into a hole that keeps nothing",
+    "    class Hole:\n        def append(self, e):\n            pass\n        def __bool__(self):\n            return False\n    for item in case._outcome.result.session.items:\n        item._excinfo = Hole()",
+  ],
+  ["a unittest test clearing the failures filed on its item, once they are filed", "    case.addCleanup(lambda: case._outcome.result._excinfo.clear())"],
 ];
 
 describe.concurrent.each(SANDBOXES)("the gate's guard in the %s sandbox", (sandbox) => {
