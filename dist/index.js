@@ -71526,6 +71526,7 @@ def runner_checks(sys):
     is_a, attribute, has, namespace, type_of, text = isinstance, getattr, hasattr, vars, type, str
     listed, mapped, zipped, every, size = tuple, map, zip, all, len
     code_type, function_type = type_of(runner_checks.__code__), type_of(runner_checks)
+    method_type = type_of(runner_checks.__get__(0))
     id_of, join = id, "".join
     # Names pytest itself rebinds while tests run: assertion rewriting's hooks, and a class's once-only warning flag.
     absent = object()
@@ -71564,12 +71565,13 @@ def runner_checks(sys):
                 state.extend((hook, hook.function, hook.argnames, hook.kwargnames, hook.hookwrapper, attribute(hook, "wrapper", None)))
         return state
 
-    def state_at_start(config):
+    def state_at_start(config, cells):
         # Each hook caller's implementations listed by its class's own method as it is now, whatever is done to the class later.
         callers = [(caller, type_of(caller).get_hookimpls) for caller in listed(namespace(config.pluginmanager.hook).values())]
         spaces = spaces_of()
         # The last place is for settle's quick look.
-        return [config, callers, hooks_of(config, callers), spaces, [(listed(space), contents(space)) for _, space in spaces], None]
+        state = [config, callers, hooks_of(config, callers), spaces, [(listed(space), contents(space)) for _, space in spaces], None]
+        return state + [cells, listed(cell.cell_contents for cell in cells)]
 
     def settle(start):
         """
@@ -71598,7 +71600,9 @@ def runner_checks(sys):
         """What of pytest's machinery changed since the collection started, if anything did."""
         if start is None:
             return "the record of how the session started"
-        config, callers, hooks, spaces, then, quick = start
+        config, callers, hooks, spaces, then, quick, cells, cells_then = start
+        if not identical(listed(cell.cell_contents for cell in cells), cells_then):
+            return "rpg-forge's own plugin"
         if not identical(hooks_of(config, callers), hooks):
             return "pytest's hooks"
         if hooks_only:
@@ -71615,9 +71619,12 @@ def runner_checks(sys):
         return None
 
     def function_of(item):
-        """What the item's test function is made of: its code, globals, defaults and closure."""
+        """What the item's test function is made of (its code, globals, defaults and closure); None for anything else."""
         function = attribute(item, "obj", None)
-        function = attribute(function, "__func__", function)
+        if type_of(function) is method_type:
+            function = function.__func__
+        if type_of(function) is not function_type:
+            return None
         return listed(attribute(function, name, None) for name in ("__code__", "__globals__", "__defaults__", "__kwdefaults__", "__closure__"))
 
     def collected(session):
@@ -71628,15 +71635,18 @@ def runner_checks(sys):
         items = {}
         for item in listed(session.items):
             parts = function_of(item)
-            code = parts[0]
+            code = parts[0] if parts is not None else None
             own = type_of(code) is code_type and code.co_name == item.originalname and code.co_filename == text(item.path)
-            items[id_of(item)] = (item, join((item.nodeid,)), parts if own else None)
+            items[id_of(item)] = (item, join((item.nodeid,)), parts if own else None, type_of(item))
         return items
 
     def test_of(items, item):
         """The collected test id of an item that runs the function collected for it, the way pytest runs tests; else None."""
         entry = items.get(id_of(item)) if items is not None else None
-        if entry is None or not same(entry[0], item) or entry[2] is None or not identical(function_of(item), entry[2]):
+        if entry is None or not same(entry[0], item) or not same(type_of(item), entry[3]) or entry[2] is None:
+            return None
+        parts = function_of(item)
+        if parts is None or not identical(parts, entry[2]):
             return None
         runs_with = attribute(type_of(item).runtest, "__code__", None)
         if runs_with is None or "/_pytest/" not in runs_with.co_filename:
@@ -71648,12 +71658,18 @@ def runner_checks(sys):
         return entry[1]
 
     def outcome_of(report):
-        """A test's outcome from one of pytest's reports, or None for a setup or teardown that passed."""
-        if has(report, "wasxfail") or report.skipped:
-            return "skipped"
-        if report.failed:
-            return "failed" if report.when == "call" else "error"
-        return "passed" if report.when == "call" else None
+        """
+        A report's phase and the test's outcome from it (None for a setup or teardown that passed), read once each as
+        plain strings: an attribute the package rewrote to an object of its own could answer each comparison its own way.
+        """
+        when, outcome = report.when, report.outcome
+        if type_of(when) is not text or type_of(outcome) is not text:
+            return "call", "error"
+        if has(report, "wasxfail") or outcome == "skipped":
+            return when, "skipped"
+        if outcome != "passed":
+            return when, "failed" if when == "call" else "error"
+        return when, "passed" if when == "call" else None
 
     def plain(nodeid):
         """A test id as a plain string: a subclass could hash and compare as it likes, and be encoded as another id."""
@@ -71692,7 +71708,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
             value = min(value, hard)
         resource.setrlimit(which, (value, value))
 
-    import _thread, os
+    import _thread, operator, os
 
     getframe, get_ident = sys._getframe, _thread.get_ident
     main_thread = get_ident()
@@ -71729,10 +71745,11 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
     # plugin hands it pytest's objects as they are and the record reads them itself, with built-ins bound
     # before any code of the package ran: the plugin's closure cells can be rewritten, its frame cannot.
     def recorder(key, digest, encode, runs, spawned, checks):
-        integer, some = int, any
+        integer, some, same, type_of = int, any, operator.is_, type
         state_at_start, settle, changed_since, collected, test_of, outcome_of, plain = checks
         tests, collect_errors, variants = {}, [], []
-        start = items = ran = None
+        start = items = ran = returned = own = None
+        unittest_failed = False
         while True:
             kind, value = yield
             getframe()
@@ -71743,29 +71760,44 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
                 # Once each: pytest 7 collects a file again for every test id of it it was given.
                 if value.failed and nodeid not in collect_errors:
                     collect_errors.append(nodeid)
+            elif kind == "own":
+                # Before any code of the package ran: the gate's own closure cells, and pytest's unittest item class.
+                own = value
             elif kind == "start":
-                start = state_at_start(value.config)
+                start = state_at_start(value.config, own[0])
             elif kind == "collected":
                 items = collected(value)
                 settle(start)
+            elif kind == "returned":
+                returned = value
+            elif kind == "unittest failed":
+                unittest_failed = True
             elif kind in ("calling", "ran"):
                 # pytest's machinery is checked on both sides of the call, where the package's code runs: what it changes
                 # before a test's call (a finalizer it queued) or during it shows at one of them.
                 believe(changed_since(start))
-                item, raised = value
+                item = value
                 # An item the collection did not make, or one whose function or way of running was swapped, passed nothing.
                 nodeid = test_of(items, item)
                 if nodeid is None:
                     tests[plain(item.nodeid)] = "error"
-                # A pass counts only for the collected test whose call this plugin saw end without an exception: a runner
-                # that skips this plugin's pytest_runtest_call, or a report rewritten after the fact, passed nothing.
-                ran = (nodeid, not raised) if kind == "ran" and nodeid is not None else None
+                ran = None
+                if kind == "calling":
+                    returned, unittest_failed = None, False
+                elif nodeid is not None:
+                    # A pass counts only for the collected test whose function this plugin saw return, right around the
+                    # call (a unittest test: none of its failures handed to pytest): a runner that skips this plugin, a
+                    # wrapper that swallows the exception, or a report rewritten after the fact passed nothing.
+                    if same(type_of(item), own[1]):
+                        ran = (nodeid, not unittest_failed)
+                    else:
+                        ran = (nodeid, returned is not None and same(returned[0], item) and returned[1] is True)
             elif kind == "report":
-                outcome = outcome_of(value)
+                when, outcome = outcome_of(value)
                 if outcome is None:
                     continue
                 nodeid = plain(value.nodeid)
-                if value.when == "call":
+                if when == "call":
                     if ran is not None:
                         nodeid = ran[0]
                     if outcome == "passed":
@@ -71874,6 +71906,18 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
     # On a mutants' run: what serves each mutant (decision 0022).
     serve = serve_mutants(mutants_of, os, sys, spawned) if mutants_of is not None else None
     main = pytest.main
+    import _pytest.python, _pytest.unittest
+
+    call_test = _pytest.python.pytest_pyfunc_call
+    unittest_item = _pytest.unittest.TestCaseFunction
+    add_failure = unittest_item._addexcinfo
+
+    # pytest files a unittest test's failures on its item, which the package can reach; the record hears of each first.
+    def noting_failure(self, rawexcinfo):
+        record.send(("unittest failed", self))
+        return add_failure(self, rawexcinfo)
+
+    unittest_item._addexcinfo = noting_failure
 
     class Verdict:
         @pytest.hookimpl(hookwrapper=True, trylast=True)
@@ -71895,15 +71939,33 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
 
         @pytest.hookimpl(hookwrapper=True, tryfirst=True)
         def pytest_runtest_call(self, item):
-            record.send(("calling", (item, False)))
-            outcome = yield
-            record.send(("ran", (item, outcome.excinfo is not None)))
+            record.send(("calling", item))
+            yield
+            record.send(("ran", item))
+
+        @pytest.hookimpl(tryfirst=True)
+        def pytest_pyfunc_call(self, pyfuncitem):
+            # pytest's own way of calling a test function, with nothing between this frame and the test's but pytest's:
+            # whether the function returned is seen here, before any wrapper (pluggy's, capture's) could swallow what it
+            # raised. No name looked up here at the call: no built-in, no class to match an exception against.
+            returned = False
+            try:
+                result = call_test(pyfuncitem)
+                returned = True
+            finally:
+                record.send(("returned", (pyfuncitem, returned)))
+            return result
 
         def pytest_collectreport(self, report):
             record.send(("collect", report))
 
         def pytest_runtest_logreport(self, report):
             record.send(("report", report))
+
+    # The closure cells of the gate's own functions within the package's reach can be rewritten (cell_contents): the
+    # record looks at them with pytest's machinery.
+    own_functions = [noting_failure] + [value for value in vars(Verdict).values() if isinstance(value, types.FunctionType)]
+    record.send(("own", ([cell for function in own_functions for cell in function.__closure__ or ()], unittest_item)))
 
     def timeout_plugin():
         timeout = types.ModuleType("rpg_forge_timeout")
