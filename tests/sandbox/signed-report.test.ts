@@ -460,7 +460,10 @@ const UNITTEST_ATTACKS: [string, string][] = [
     "unittest failures filed on the items into a hole that keeps nothing",
     "    class Hole:\n        def append(self, e):\n            pass\n        def __bool__(self):\n            return False\n    for item in case._outcome.result.session.items:\n        item._excinfo = Hole()",
   ],
-  ["a unittest test clearing the failures filed on its item, once they are filed", "    case.addCleanup(lambda: case._outcome.result._excinfo.clear())"],
+  [
+    "a unittest test clearing the failures filed on its item, once they are filed",
+    "    case.addCleanup(lambda: case._outcome.result._excinfo.clear())",
+  ],
 ];
 
 describe.concurrent.each(SANDBOXES)("the gate's guard in the %s sandbox", (sandbox) => {
