@@ -1,0 +1,145 @@
+/**
+ * The gate's guard, as Python source for the bootstrap (gate-bootstrap.ts): an audit hook (PEP 578) that ends the
+ * interpreter when generated code reaches for the gate's state or the interpreter's internals, and what tells whether a
+ * path leads to the process's memory. Defines memory_paths and guard_for.
+ */
+export const GUARD_SOURCE = String.raw`
+def memory_paths(os):
+    """
+    What tells whether a path leads to the process's memory (/proc/self/mem and the rest of a process's folder in
+    /proc), however it is spelled: bytes, a link, a relative name read from a directory descriptor the event does not
+    show. Bubblewrap shows the tests no /proc at all; this is what process mode has.
+    """
+    import pathlib
+
+    type_of, text, fsdecode, realpath = type, str, os.fsdecode, os.path.realpath
+    plain_paths = (pathlib.PosixPath, pathlib.PurePosixPath)
+    process_files = {"mem", "maps", "smaps", "pagemap", "environ"}
+
+    def reaches_memory(path):
+        kind = type_of(path)
+        if kind is int:
+            return False
+        if kind is bytes:
+            path = fsdecode(path)
+        elif kind in plain_paths:
+            path = text(path)
+        elif kind is not text:
+            # An object of its own: what it answered when the file was opened need not be what it answers now.
+            return True
+        # A relative name may be read from a directory descriptor the event does not show (os.open("mem", dir_fd=...)).
+        if not path.startswith("/") and path.rstrip("/").rpartition("/")[2] in process_files:
+            return True
+        parts = realpath(path).split("/")
+        return len(parts) > 2 and parts[1] == "proc" and (parts[2].isdigit() or parts[2] in ("self", "thread-self"))
+
+    return reaches_memory
+
+
+def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer, spawned, reaches_memory):
+    """The guard: an audit hook (PEP 578), built here so that nothing outside it holds its state."""
+    # Built-ins bound now: code of the package could rebind builtins.id (or any, len, isinstance) before the guard next
+    # runs, and the guard would no longer know the record's frame when a thread with no code of the package asks for it.
+    id_of, size, any_of = id, len, any
+    library = tuple(os.path.realpath(sysconfig.get_paths()[k]) + "/" for k in ("stdlib", "platstdlib"))
+    runner = ("/_pytest/", "/pytest/", "/pluggy/", "/py/", "/iniconfig/")
+    # Refused with code of the package anywhere on the stack, whoever raises them.
+    hard = ("gc.get_objects", "gc.get_referrers", "gc.get_referents", "code.__new__", "sys.settrace", "sys.setprofile")
+    # Refused unless what raised them is one of these: building classes, parsing (ast, typing's forward
+    # references, traceback's carets), and the import system.
+    compiling = ("compile", "exec")
+    raisers = {
+        "compile": {"collections/__init__.py", "dataclasses.py", "ast.py", "typing.py"},
+        "exec": {"collections/__init__.py", "dataclasses.py"},
+    }
+    # Refused unless the package reached them through a library function that hands no frame back.
+    soft = ("sys._getframe", "sys._current_frames")
+    frame_attributes = {"tb_frame", "gi_frame", "cr_frame", "ag_frame"}
+    safe_entries = {
+        ("logging/__init__.py", name) for name in ("debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log")
+    } | {
+        ("warnings.py", "*"), ("enum.py", "*"), ("typing.py", "*"), ("collections/__init__.py", "namedtuple"), ("dataclasses.py", "*"),
+        ("abc.py", "*"), ("traceback.py", "format_exc"), ("traceback.py", "format_exception"), ("traceback.py", "print_exc"),
+        ("traceback.py", "print_exception"), ("traceback.py", "format_tb"), ("traceback.py", "extract_tb"),
+    }
+    busy = [False]
+    # On a mutants' run (spawned is a list then): whether a session's tests started a process, which would import the
+    # module from disk and never the mutant (decision 0022).
+    starts = {"subprocess.Popen", "os.posix_spawn", "os.exec", "os.spawn", "os.system", "os.fork", "os.forkpty", "pty.spawn"}
+
+    def kind_of(event, args):
+        if event in hard or event.startswith("ctypes."):
+            return "hard"
+        if event == "object.__setattr__":
+            return "hard" if args[1] in ("__code__", "f_trace") else None
+        if event in ("open", "os.chdir", "os.symlink"):
+            # Looked at only with code of the package on the stack: every import opens files.
+            return "path"
+        if event in compiling:
+            return event
+        if event in soft or event == "object.__getattr__" and args[1] in frame_attributes:
+            return "soft"
+        return None
+
+    def in_library(filename):
+        for base in library:
+            if filename.startswith(base):
+                return filename[size(base):]
+        return None
+
+    def safe_entry(frame):
+        code = frame.f_code
+        filename = code.co_filename
+        if filename.startswith("<frozen importlib"):
+            return True
+        rel = in_library(filename)
+        if rel is not None:
+            return (rel, "*") in safe_entries or (rel, code.co_name) in safe_entries
+        # Third-party libraries the package depends on (site-packages), but never the test runner's own.
+        return "site-packages" in filename and not any_of(part in filename for part in runner)
+
+    def refused(kind, raiser):
+        callee = None
+        frame = raiser
+        while frame is not None:
+            if frame.f_code.co_filename.startswith(root):
+                if kind == "hard" or callee is None:
+                    return frame
+                if kind in compiling:
+                    name = raiser.f_code.co_filename
+                    return None if name.startswith("<frozen importlib") or in_library(name) in raisers[kind] else frame
+                return None if safe_entry(callee) else frame
+            callee = frame
+            frame = frame.f_back
+        return None
+
+    def guard(event, args):
+        if busy[0]:
+            return
+        if event == "object.__getattr__" and id_of(args[0]) in protected:
+            end_run("something reached for the frame of rpg-forge's own record (%s)" % args[1])
+        # Every audit hook is handed what raised an event: sys._getframe's is the frame that asked, the record's own
+        # when it checks its stack. No library the gate runs adds one.
+        if event == "sys.addaudithook":
+            end_run("something added an audit hook, which would be handed the frames of rpg-forge's own record")
+        if spawned is not None and event in starts:
+            spawned[0] = True
+        kind = kind_of(event, args)
+        if kind is None:
+            return
+        busy[0] = True
+        try:
+            raiser = getframe(1)
+            # On a coverage run only (tracer is coverage.py's folder, else empty): its tracer starting in a new thread,
+            # whose first frame may be the package's own Thread.run.
+            if event == "sys.settrace" and raiser.f_code.co_filename.startswith(tracer):
+                return
+            culprit = refused("hard" if kind == "path" else kind, raiser)
+            if culprit is not None and (kind != "path" or reaches_memory(args[0])):
+                how = event if event.startswith(("sys.", "gc.", "ctypes", "code.", "open", "compile", "exec", "os.")) else "%s %s" % (event, args[1])
+                end_run("%s:%d reached for the interpreter's internals (%s)" % (culprit.f_code.co_filename[len(root):], culprit.f_lineno, how))
+        finally:
+            busy[0] = False
+
+    return guard
+`;
