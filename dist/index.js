@@ -71364,11 +71364,8 @@ function verifySignedReport(data, key) {
   };
 }
 
-// src/sandbox/gate-bootstrap.ts
-var MAX_JUNIT_BYTES = 16 * 1024 * 1024;
-var MAX_SIGNED_REPORT_BYTES = 6 * MAX_JUNIT_BYTES + 4 * 1024 * 1024;
-var GUARD_EXIT = 86;
-var SOURCE = String.raw`
+// src/sandbox/gate-guard-source.ts
+var GUARD_SOURCE = String.raw`
 def memory_paths(os):
     """
     What tells whether a path leads to the process's memory (/proc/self/mem and the rest of a process's folder in
@@ -71507,8 +71504,84 @@ def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer, spawned
             busy[0] = False
 
     return guard
+`;
 
+// src/sandbox/gate-measures-source.ts
+var COVERAGE_SOURCE = String.raw`
+def coverage_of(path):
+    """Starts coverage.py on one file; returns what stops it and reads the arcs it recorded (decision 0023)."""
+    import coverage
 
+    # No data file (nothing on disk for the package to write first or replace), and none of the package's
+    # configuration files (.coveragerc, setup.cfg, pyproject.toml: plugins, other files, other data files).
+    measure = coverage.Coverage(data_file=None, branch=True, include=[path], config_file=False)
+    measure.start()
+
+    def finish():
+        try:
+            measure.stop()
+            arcs = measure.get_data().arcs(path) or []
+            return {"arcs": sorted(set((a, b) for a, b in arcs if type(a) is int and type(b) is int))}
+        except Exception as error:
+            return {"error": "%s: %s" % (type(error).__name__, error)}
+
+    return finish
+`;
+var MUTANTS_SOURCE = String.raw`
+def serve_mutants(path, os, sys, spawned):
+    """
+    An import hook that serves one source in place of the file at path, never from or to the bytecode cache. Between
+    sessions it forgets the package's modules and whether the last session's tests started a process (spawned[0], which
+    the guard sets: such a process imports the file from disk and never the mutant).
+    """
+    from importlib.machinery import PathFinder, SourceFileLoader
+    from importlib.util import spec_from_file_location
+
+    root = os.path.realpath(os.getcwd()) + "/"
+    current = [None]
+    # The module's last name, which every import of the file carries: the one name worth a second look on the path.
+    stem = os.path.basename(os.path.dirname(path)) if os.path.basename(path) == "__init__.py" else os.path.basename(path)[:-3]
+    class MutantLoader(SourceFileLoader):
+        def path_stats(self, source_path):
+            # No stats, no cached bytecode: neither the original's .pyc nor one written for a mutant.
+            raise OSError("a mutant is compiled from its source")
+
+        def get_data(self, data_path):
+            if data_path == self.path:
+                return current[0].encode("utf-8")
+            return super().get_data(data_path)
+
+    class MutantFinder:
+        @staticmethod
+        def find_spec(name, import_path=None, target=None):
+            if name.rpartition(".")[2] != stem:
+                return None
+            spec = PathFinder.find_spec(name, import_path, target)
+            if spec is None or spec.origin is None or os.path.realpath(spec.origin) != path:
+                return None
+            return spec_from_file_location(
+                name, spec.origin, loader=MutantLoader(name, spec.origin), submodule_search_locations=spec.submodule_search_locations
+            )
+
+    sys.meta_path.insert(0, MutantFinder)
+
+    def forget(module):
+        where = [getattr(module, "__file__", None) or ""] + list(getattr(module, "__path__", None) or [])
+        return any(isinstance(p, str) and os.path.realpath(p).startswith(root) for p in where if p)
+
+    def serve(source):
+        # The package and its tests imported afresh for each mutant: nothing of the last one's modules is left.
+        for name, module in list(sys.modules.items()):
+            if forget(module):
+                del sys.modules[name]
+        current[0] = source
+        spawned[0] = False
+
+    return serve
+`;
+
+// src/sandbox/gate-runner-checks-source.ts
+var RUNNER_CHECKS_SOURCE = String.raw`
 def runner_checks(sys):
     """
     What the record checks before it believes a pass: that pytest's machinery (its modules, pluggy's, their classes,
@@ -71676,28 +71749,17 @@ def runner_checks(sys):
         return join((nodeid,))
 
     return state_at_start, settle, changed_since, collected, test_of, outcome_of, plain
+`;
 
-
-def coverage_of(path):
-    """Starts coverage.py on one file; returns what stops it and reads the arcs it recorded (decision 0023)."""
-    import coverage
-
-    # No data file (nothing on disk for the package to write first or replace), and none of the package's
-    # configuration files (.coveragerc, setup.cfg, pyproject.toml: plugins, other files, other data files).
-    measure = coverage.Coverage(data_file=None, branch=True, include=[path], config_file=False)
-    measure.start()
-
-    def finish():
-        try:
-            measure.stop()
-            arcs = measure.get_data().arcs(path) or []
-            return {"arcs": sorted(set((a, b) for a, b in arcs if type(a) is int and type(b) is int))}
-        except Exception as error:
-            return {"error": "%s: %s" % (type(error).__name__, error)}
-
-    return finish
-
-
+// src/sandbox/gate-bootstrap.ts
+var MAX_JUNIT_BYTES = 16 * 1024 * 1024;
+var MAX_SIGNED_REPORT_BYTES = 6 * MAX_JUNIT_BYTES + 4 * 1024 * 1024;
+var GUARD_EXIT = 86;
+var SOURCE = [
+  GUARD_SOURCE,
+  RUNNER_CHECKS_SOURCE,
+  COVERAGE_SOURCE,
+  String.raw`
 def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
     import posix, resource, sys, sysconfig
 
@@ -71983,62 +72045,10 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
         main(args, plugins=[timeout_plugin(), Verdict()])
     # Each run's record is in the report; the interpreter's own status says only that they all ran.
     raise leave(0)
-
-
-def serve_mutants(path, os, sys, spawned):
-    """
-    An import hook that serves one source in place of the file at path, never from or to the bytecode cache. Between
-    sessions it forgets the package's modules and whether the last session's tests started a process (spawned[0], which
-    the guard sets: such a process imports the file from disk and never the mutant).
-    """
-    from importlib.machinery import PathFinder, SourceFileLoader
-    from importlib.util import spec_from_file_location
-
-    root = os.path.realpath(os.getcwd()) + "/"
-    current = [None]
-    # The module's last name, which every import of the file carries: the one name worth a second look on the path.
-    stem = os.path.basename(os.path.dirname(path)) if os.path.basename(path) == "__init__.py" else os.path.basename(path)[:-3]
-    class MutantLoader(SourceFileLoader):
-        def path_stats(self, source_path):
-            # No stats, no cached bytecode: neither the original's .pyc nor one written for a mutant.
-            raise OSError("a mutant is compiled from its source")
-
-        def get_data(self, data_path):
-            if data_path == self.path:
-                return current[0].encode("utf-8")
-            return super().get_data(data_path)
-
-    class MutantFinder:
-        @staticmethod
-        def find_spec(name, import_path=None, target=None):
-            if name.rpartition(".")[2] != stem:
-                return None
-            spec = PathFinder.find_spec(name, import_path, target)
-            if spec is None or spec.origin is None or os.path.realpath(spec.origin) != path:
-                return None
-            return spec_from_file_location(
-                name, spec.origin, loader=MutantLoader(name, spec.origin), submodule_search_locations=spec.submodule_search_locations
-            )
-
-    sys.meta_path.insert(0, MutantFinder)
-
-    def forget(module):
-        where = [getattr(module, "__file__", None) or ""] + list(getattr(module, "__path__", None) or [])
-        return any(isinstance(p, str) and os.path.realpath(p).startswith(root) for p in where if p)
-
-    def serve(source):
-        # The package and its tests imported afresh for each mutant: nothing of the last one's modules is left.
-        for name, module in list(sys.modules.items()):
-            if forget(module):
-                del sys.modules[name]
-        current[0] = source
-        spawned[0] = False
-
-    return serve
-
-
-_gate(__LIMITS__, __JUNIT__, __TIMEOUT__, __ARGS__, __COVER__, __MUTANTS__)
-`;
+`,
+  MUTANTS_SOURCE,
+  "_gate(__LIMITS__, __JUNIT__, __TIMEOUT__, __ARGS__, __COVER__, __MUTANTS__)\n"
+].map((part) => part.trim() + "\n").join("\n\n");
 function gateBootstrapSource(settings) {
   const values = {
     LIMITS: JSON.stringify(settings.limits),
