@@ -96,6 +96,17 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
         write(stderr, ("\nrpg-forge: %s; the run was ended\n" % why).encode())
         exit_now(${GUARD_EXIT})
 
+    root = os.path.realpath(posix.getcwd()) + "/"
+
+    def fed_by_the_package():
+        # The record's and the installer's own look at the whole stack, from C alone: the guard skips what happens while
+        # it is busy, and stops at the first frame of the package it finds, which a library entry may excuse.
+        frame = getframe(2)
+        while frame is not None:
+            if frame.f_code.co_filename.startswith(root):
+                end_run("code of the package fed rpg-forge's record from %s" % frame.f_code.co_filename[size(root):])
+            frame = frame.f_back
+
     def believe(changed):
         if changed is not None:
             end_run("%s changed while the tests ran" % changed)
@@ -124,6 +135,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
         while True:
             kind, value = yield
             getframe()
+            fed_by_the_package()
             if get_ident() != main_thread:
                 end_run("the verdict's record was fed from another thread")
             if kind == "collect":
@@ -140,7 +152,8 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
                 items = collected(value)
                 settle(start)
             elif kind == "returned":
-                returned = value
+                # Once a call: a second word for the same call is somebody else's.
+                returned = value if returned is None else (value[0], False)
             elif kind == "unittest failed":
                 unittest_failed = True
             elif kind in ("calling", "ran"):
@@ -212,6 +225,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
         while True:
             signalnum, handler = yield result
             getframe()
+            fed_by_the_package()
             result = install(signalnum, handler)
 
     secret = read_secret_input()
@@ -243,7 +257,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
 
         tracer = tuple(set(folder + "/" for folder in (os.path.dirname(coverage.__file__), os.path.realpath(os.path.dirname(coverage.__file__)))))
     # Bound to no name here: the guard's state is out of reach of anyone who finds this frame.
-    sys.addaudithook(guard_for(os.path.realpath(posix.getcwd()) + "/", {id(record), id(installing)}, getframe, end_run, sysconfig, os, tracer, spawned, memory_paths(os)))
+    sys.addaudithook(guard_for(root, {id(record), id(installing)}, getframe, end_run, sysconfig, os, tracer, spawned, memory_paths(posix)))
 
     def guarded_signal(signalnum, handler):
         return installing.send((signalnum, handler))

@@ -4,34 +4,45 @@
  * path leads to the process's memory. Defines memory_paths and guard_for.
  */
 export const GUARD_SOURCE = String.raw`
-def memory_paths(os):
+def memory_paths(posix):
     """
-    What tells whether a path leads to the process's memory (/proc/self/mem and the rest of a process's folder in
-    /proc), however it is spelled: bytes, a link, a relative name read from a directory descriptor the event does not
-    show. Bubblewrap shows the tests no /proc at all; this is what process mode has.
+    What tells whether a path leads to the process's memory (/proc/self/mem and the rest of /proc), however it is
+    spelled: bytes, a link, a relative name read from a directory descriptor the event does not show. Bubblewrap shows
+    the tests no /proc at all; this is what process mode has. It calls only C (posix.stat, a slot's descriptor): the
+    guard runs it while it is busy, and Python it called (os.lstat, a path object's __str__) could be the package's,
+    running unwatched.
     """
     import pathlib
 
-    type_of, text, fsdecode, realpath = type, str, os.fsdecode, os.path.realpath
+    type_of, stat, text, failures, unset = type, posix.stat, str, (OSError, ValueError), AttributeError
     plain_paths = (pathlib.PosixPath, pathlib.PurePosixPath)
+    # What a path object opened as: set when open() asked it for its path.
+    spelled = pathlib.PurePath.__dict__["_str"].__get__
     process_files = {"mem", "maps", "smaps", "pagemap", "environ"}
+    try:
+        proc = stat("/proc").st_dev
+    except OSError:
+        proc = None
 
     def reaches_memory(path):
         kind = type_of(path)
-        if kind is int:
+        if kind in plain_paths:
+            try:
+                path = spelled(path)
+            except unset:
+                return False
+        elif kind is not text and kind is not bytes:
             return False
-        if kind is bytes:
-            path = fsdecode(path)
-        elif kind in plain_paths:
-            path = text(path)
-        elif kind is not text:
-            # An object of its own: what it answered when the file was opened need not be what it answers now.
-            return True
         # A relative name may be read from a directory descriptor the event does not show (os.open("mem", dir_fd=...)).
-        if not path.startswith("/") and path.rstrip("/").rpartition("/")[2] in process_files:
+        name = path.rstrip("/" if kind is text else b"/").rpartition("/" if kind is text else b"/")[2]
+        if not path.startswith("/" if kind is text else b"/") and (name.decode("utf-8", "replace") if kind is bytes else name) in process_files:
             return True
-        parts = realpath(path).split("/")
-        return len(parts) > 2 and parts[1] == "proc" and (parts[2].isdigit() or parts[2] in ("self", "thread-self"))
+        if proc is None:
+            return False
+        try:
+            return stat(path).st_dev == proc
+        except failures:
+            return False
 
     return reaches_memory
 
@@ -114,10 +125,11 @@ def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer, spawned
         return None
 
     def guard(event, args):
-        if busy[0]:
-            return
+        # Before the busy check: nothing the guard calls while busy may reach the record's frame either.
         if event == "object.__getattr__" and id_of(args[0]) in protected:
             end_run("something reached for the frame of rpg-forge's own record (%s)" % args[1])
+        if busy[0]:
+            return
         # Every audit hook is handed what raised an event: sys._getframe's is the frame that asked, the record's own
         # when it checks its stack. No library the gate runs adds one.
         if event == "sys.addaudithook":

@@ -466,6 +466,22 @@ const UNITTEST_ATTACKS: [string, string][] = [
   ],
 ];
 
+// Whole test files, from the third review: code that gets called back where the guard or the record do not look.
+const FILE_ATTACKS: [string, string][] = [
+  [
+    "a second word on a test's return, from a library entry that calls the verdict plugin with no frame of the package's own",
+    'import collections, contextlib, functools\n\nReal = contextlib._GeneratorContextManager\n\n\ndef harmless(*args, **kwargs):\n    return None\n\n\nclass Swallowing(Real):\n    def __init__(self, f, a, k):\n        self.item = a[2]\n        Real.__init__(self, f, a, k)\n\n    def __exit__(self, t, v, tb):\n        Real.__exit__(self, t, v, tb)\n        if not isinstance(v, AssertionError):\n            return False\n        item = self.item\n        hook = [p for p in item.config.pluginmanager.get_plugins() if type(p).__name__ == "Verdict"][0].pytest_pyfunc_call\n        real = item._obj\n        item._obj = harmless\n        try:\n            # namedtuple is a "safe entry": the guard stops at the innermost package frame and finds its callee is\n            # collections/__init__.py:namedtuple. The callable_iterator (C) calls the verdict\'s hook with no frame of ours.\n            collections.namedtuple("X", iter(functools.partial(hook, item), True))\n        finally:\n            item._obj = real\n        return True\n\n\ncontextlib._GeneratorContextManager = lambda f, a, k: (Swallowing if f.__name__ == "item_capture" and a[1:2] == ("call",) else Real)(f, a, k)\n\n\ndef test_wrong():\n    assert 1 + 1 == 3\n\n\ndef test_also_wrong(tmp_path):\n    assert 2 + 2 == 5\n',
+  ],
+  [
+    "a signal handler installed through a library entry, which switches the guard off and reads the key",
+    'import collections, functools, hashlib, hmac, json, os, signal, sys\n\nstate = {"busy": None, "key": None, "hits": 0, "names": {}}\n\n\ndef handler(signum, frame):\n    state["hits"] += 1\n    if state["busy"] is not None:\n        return\n    n = frame.f_code.co_name\n    state["names"][n] = state["names"].get(n, 0) + 1\n    f = frame\n    while f is not None:\n        if f.f_code.co_name == "guard" and "busy" in f.f_locals:\n            state["busy"] = f.f_locals["busy"]\n            state["busy"][0] = True  # the guard returns at once from now on\n            return\n        f = f.f_back\n\n\ndef forge(key):\n    tests = {"tests/test_attack.py::test_wrong": "passed", "tests/test_attack.py::test_also_wrong": "passed"}\n    payload = json.dumps({"exitstatus": 0, "tests": tests, "collect_errors": [], "junit": None}).encode()\n    os.write(5, hmac.new(key, payload, hashlib.sha256).hexdigest().encode() + b"\\n" + payload)\n    os._exit(0)\n\n\ndef test_wrong():\n    # Installed through namedtuple (a "safe entry"): the guarded signal.signal\'s stack check passes.\n    try:\n        collections.namedtuple("X", iter(functools.partial(signal.signal, signal.SIGVTALRM, handler), handler))\n    except ValueError:\n        pass\n    signal.setitimer(signal.ITIMER_VIRTUAL, 0.00002, 0.00002)\n    for _ in range(3000):\n        if state["busy"] is not None:\n            break\n        try:\n            os.stat  # cheap\n            open("/nonexistent-redteam")  # every open runs the guard\'s Python code\n        except OSError:\n            pass\n    signal.setitimer(signal.ITIMER_VIRTUAL, 0, 0)\n    if state["busy"] is not None:\n        f = sys._getframe()\n        while f is not None:\n            if "record" in f.f_locals and hasattr(f.f_locals["record"], "gi_frame"):\n                forge(f.f_locals["record"].gi_frame.f_locals["key"])\n            f = f.f_back\n    assert 1 + 1 == 3, (state[\'hits\'], state[\'names\'])\n\n\ndef test_also_wrong():\n    assert 2 + 2 == 5\n',
+  ],
+  [
+    "os.lstat replaced, so that the guard's own look at a path runs the package's code while it is busy",
+    'import hashlib, hmac, json, os, sys\n\nreal_lstat = os.lstat\n\n\ndef forge(key):\n    tests = {"tests/test_attack.py::test_wrong": "passed", "tests/test_attack.py::test_also_wrong": "passed"}\n    payload = json.dumps({"exitstatus": 0, "tests": tests, "collect_errors": [], "junit": None}).encode()\n    os.write(5, hmac.new(key, payload, hashlib.sha256).hexdigest().encode() + b"\\n" + payload)\n    os._exit(0)\n\n\ndef evil_lstat(path, *a, **k):\n    # Called by os.path.realpath inside the guard, while busy[0] is True: the guard returns at once on every event.\n    f = sys._getframe()\n    while f is not None:\n        if "record" in f.f_locals and hasattr(f.f_locals["record"], "gi_frame"):\n            os.lstat = real_lstat\n            forge(f.f_locals["record"].gi_frame.f_locals["key"])\n        f = f.f_back\n    return real_lstat(path, *a, **k)\n\n\ndef test_wrong():\n    os.lstat = evil_lstat\n    try:\n        open("/tmp/redteam3-nonexistent")  # package on the stack: the guard calls reaches_memory -> realpath -> os.lstat\n    except OSError:\n        pass\n    os.lstat = real_lstat\n    assert 1 + 1 == 3\n\n\ndef test_also_wrong():\n    assert 2 + 2 == 5\n',
+  ],
+];
+
 describe.concurrent.each(SANDBOXES)("the gate's guard in the %s sandbox", (sandbox) => {
   const run = async (attack: string, test: Pick<TestContext, "onTestFinished">) => {
     const cwd = makePackage(test, { "tests/test_attack.py": WRONG_THEN(attack) });
@@ -478,6 +494,12 @@ describe.concurrent.each(SANDBOXES)("the gate's guard in the %s sandbox", (sandb
     const result = await run(attack, context);
     context.expect(neverPassed(result)).toBe(true);
     if (stoppedBy === "guard") context.expect(result.exitCode).toBe(GUARD_EXIT);
+  });
+
+  it.for(FILE_ATTACKS)("holds against %s", async ([, file], context) => {
+    const cwd = makePackage(context, { "tests/test_attack.py": file });
+    const result = await runPytest({ cwd, targets: ["tests/test_attack.py"], sandbox });
+    context.expect(neverPassed(result)).toBe(true);
   });
 
   it.for(UNITTEST_ATTACKS)("holds against %s", async ([, attack], context) => {
