@@ -71366,34 +71366,45 @@ function verifySignedReport(data, key) {
 
 // src/sandbox/gate-guard-source.ts
 var GUARD_SOURCE = String.raw`
-def memory_paths(os):
+def memory_paths(posix):
     """
-    What tells whether a path leads to the process's memory (/proc/self/mem and the rest of a process's folder in
-    /proc), however it is spelled: bytes, a link, a relative name read from a directory descriptor the event does not
-    show. Bubblewrap shows the tests no /proc at all; this is what process mode has.
+    What tells whether a path leads to the process's memory (/proc/self/mem and the rest of /proc), however it is
+    spelled: bytes, a link, a relative name read from a directory descriptor the event does not show. Bubblewrap shows
+    the tests no /proc at all; this is what process mode has. It calls only C (posix.stat, a slot's descriptor): the
+    guard runs it while it is busy, and Python it called (os.lstat, a path object's __str__) could be the package's,
+    running unwatched.
     """
     import pathlib
 
-    type_of, text, fsdecode, realpath = type, str, os.fsdecode, os.path.realpath
+    type_of, stat, text, failures, unset = type, posix.stat, str, (OSError, ValueError), AttributeError
     plain_paths = (pathlib.PosixPath, pathlib.PurePosixPath)
+    # What a path object opened as: set when open() asked it for its path.
+    spelled = pathlib.PurePath.__dict__["_str"].__get__
     process_files = {"mem", "maps", "smaps", "pagemap", "environ"}
+    try:
+        proc = stat("/proc").st_dev
+    except OSError:
+        proc = None
 
     def reaches_memory(path):
         kind = type_of(path)
-        if kind is int:
+        if kind in plain_paths:
+            try:
+                path = spelled(path)
+            except unset:
+                return False
+        elif kind is not text and kind is not bytes:
             return False
-        if kind is bytes:
-            path = fsdecode(path)
-        elif kind in plain_paths:
-            path = text(path)
-        elif kind is not text:
-            # An object of its own: what it answered when the file was opened need not be what it answers now.
-            return True
         # A relative name may be read from a directory descriptor the event does not show (os.open("mem", dir_fd=...)).
-        if not path.startswith("/") and path.rstrip("/").rpartition("/")[2] in process_files:
+        name = path.rstrip("/" if kind is text else b"/").rpartition("/" if kind is text else b"/")[2]
+        if not path.startswith("/" if kind is text else b"/") and (name.decode("utf-8", "replace") if kind is bytes else name) in process_files:
             return True
-        parts = realpath(path).split("/")
-        return len(parts) > 2 and parts[1] == "proc" and (parts[2].isdigit() or parts[2] in ("self", "thread-self"))
+        if proc is None:
+            return False
+        try:
+            return stat(path).st_dev == proc
+        except failures:
+            return False
 
     return reaches_memory
 
@@ -71476,10 +71487,11 @@ def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer, spawned
         return None
 
     def guard(event, args):
-        if busy[0]:
-            return
+        # Before the busy check: nothing the guard calls while busy may reach the record's frame either.
         if event == "object.__getattr__" and id_of(args[0]) in protected:
             end_run("something reached for the frame of rpg-forge's own record (%s)" % args[1])
+        if busy[0]:
+            return
         # Every audit hook is handed what raised an event: sys._getframe's is the frame that asked, the record's own
         # when it checks its stack. No library the gate runs adds one.
         if event == "sys.addaudithook":
@@ -71787,6 +71799,17 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
         write(stderr, ("\nrpg-forge: %s; the run was ended\n" % why).encode())
         exit_now(${GUARD_EXIT})
 
+    root = os.path.realpath(posix.getcwd()) + "/"
+
+    def fed_by_the_package():
+        # The record's and the installer's own look at the whole stack, from C alone: the guard skips what happens while
+        # it is busy, and stops at the first frame of the package it finds, which a library entry may excuse.
+        frame = getframe(2)
+        while frame is not None:
+            if frame.f_code.co_filename.startswith(root):
+                end_run("code of the package fed rpg-forge's record from %s" % frame.f_code.co_filename[size(root):])
+            frame = frame.f_back
+
     def believe(changed):
         if changed is not None:
             end_run("%s changed while the tests ran" % changed)
@@ -71815,6 +71838,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
         while True:
             kind, value = yield
             getframe()
+            fed_by_the_package()
             if get_ident() != main_thread:
                 end_run("the verdict's record was fed from another thread")
             if kind == "collect":
@@ -71831,7 +71855,8 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
                 items = collected(value)
                 settle(start)
             elif kind == "returned":
-                returned = value
+                # Once a call: a second word for the same call is somebody else's.
+                returned = value if returned is None else (value[0], False)
             elif kind == "unittest failed":
                 unittest_failed = True
             elif kind in ("calling", "ran"):
@@ -71903,6 +71928,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
         while True:
             signalnum, handler = yield result
             getframe()
+            fed_by_the_package()
             result = install(signalnum, handler)
 
     secret = read_secret_input()
@@ -71934,7 +71960,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
 
         tracer = tuple(set(folder + "/" for folder in (os.path.dirname(coverage.__file__), os.path.realpath(os.path.dirname(coverage.__file__)))))
     # Bound to no name here: the guard's state is out of reach of anyone who finds this frame.
-    sys.addaudithook(guard_for(os.path.realpath(posix.getcwd()) + "/", {id(record), id(installing)}, getframe, end_run, sysconfig, os, tracer, spawned, memory_paths(os)))
+    sys.addaudithook(guard_for(root, {id(record), id(installing)}, getframe, end_run, sysconfig, os, tracer, spawned, memory_paths(posix)))
 
     def guarded_signal(signalnum, handler):
         return installing.send((signalnum, handler))
