@@ -71722,7 +71722,7 @@ def runner_checks(sys):
             parts = function_of(item)
             code = parts[0] if parts is not None else None
             own = type_of(code) is code_type and code.co_name == item.originalname and code.co_filename == text(item.path)
-            items[id_of(item)] = (item, join((item.nodeid,)), parts if own else None, type_of(item))
+            items[id_of(item)] = (item, plain(item.nodeid), parts if own else None, type_of(item))
         return items
 
     def test_of(items, item):
