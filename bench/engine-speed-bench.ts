@@ -28,13 +28,15 @@
  * What is measured, from outside the engine (src/ is not touched):
  * - model time: the server records each request's interval (arrival to reply), so its
  *   latency (the --latency flag, 200 ms by default) is known per call and per node;
- * - pytest time: child_process.spawn is wrapped (and syncBuiltinESMExports() makes the
- *   engine's `import { spawn }` see the wrapper) to record each pytest run's interval, from
- *   spawn to exit, and its CPU time: the growth of this process's cutime + cstime
- *   (/proc/self/stat, children reaped) when it exits. The engine's run events and the
- *   artifacts under .rpg-forge/runs/ do not hold pytest's duration, hence the wrapper.
+ * - pytest time: Launcher.prototype.run is wrapped to record each pytest run's interval, from
+ *   its request to its answer, and its CPU time: the growth of the launcher's own CPU and
+ *   its reaped children's (/proc/<pid>/stat: utime, stime, cutime, cstime; the launcher
+ *   reaps every gate and what it left before it answers). A launcher's start (the
+ *   interpreter, pytest's import) is put on the first run it serves. The engine's run events
+ *   and the artifacts under .rpg-forge/runs/ do not hold pytest's duration, hence the wrapper.
  *   A run is a node's gate when its pytest arguments name that node's test, else the suite.
- *   Two runs reaped in the same tick put their CPU on the first; totals are exact;
+ *   child_process.spawn is wrapped too (syncBuiltinESMExports() makes the engine's
+ *   `import { spawn }` see the wrapper), for the Python helper workers;
  * - the engine's own CPU: this process's (process.cpuUsage, the fake server's share
  *   included, which is small) and the Python helper workers' (/proc/<pid>/stat).
  * A one-node warm-up run comes first, so every row is a warm process (the python probe and
@@ -74,6 +76,7 @@ import { parseArgs } from "node:util";
 import { generate } from "../src/engine/generate.js";
 import type { RunEvent } from "../src/engine/events.js";
 import { createOpenAiProvider } from "../src/llm/openai-provider.js";
+import { Launcher, type GateRequest } from "../src/sandbox/launcher.js";
 import { committedReport } from "../src/report/generation-report.js";
 import { parseRpgText } from "../src/rpg/load.js";
 import { startFakeOpenAi } from "../tests/helpers/fake-openai-server.js";
@@ -262,10 +265,6 @@ function installSpawnProbe(): void {
     if (argv[0] === "-I" && argv[1] === "-c") {
       span.kind = "helper";
       if (child.pid !== undefined) helperPids.add(child.pid);
-    } else if (argv.includes("-c") && /pytest/.test(argv.join(" "))) {
-      const gate = /::test_(f_\d+)_adds\b/.exec(argv.join(" "));
-      span.kind = gate ? "gate" : "suite";
-      span.node = gate?.[1];
     }
     spans.push(span);
     child.once("exit", () => {
@@ -280,6 +279,29 @@ function installSpawnProbe(): void {
   };
   (childProcess as unknown as { spawn: unknown }).spawn = wrapped;
   syncBuiltinESMExports();
+  installLauncherProbe();
+}
+
+/** Wraps Launcher.prototype.run: each pytest run's interval, and the CPU its launcher and what it reaped spent on it. */
+function installLauncherProbe(): void {
+  const original = Launcher.prototype.run;
+  // Per launcher, its CPU when it last answered; 0 before its first run, which pays for its start.
+  const answered = new Map<number, number>();
+  Launcher.prototype.run = async function (this: Launcher, request: GateRequest) {
+    const gate = /::test_(f_\d+)_adds\b/.exec(JSON.stringify(request.settings.args));
+    const span: ProcessSpan = { kind: gate ? "gate" : "suite", node: gate?.[1], start: now(), end: NaN, cpuMs: 0, exited: false };
+    spans.push(span);
+    try {
+      return await original.call(this, request);
+    } finally {
+      span.end = now();
+      span.exited = true;
+      const f = statFields(this.pid);
+      const total = f ? (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * TICK_MS : (answered.get(this.pid) ?? 0);
+      span.cpuMs = total - (answered.get(this.pid) ?? 0);
+      answered.set(this.pid, total);
+    }
+  };
 }
 
 function helperCpuMs(): Map<number, number> {

@@ -1,7 +1,6 @@
 import { execFile } from "node:child_process";
 import { access, constants } from "node:fs/promises";
 import { delimiter, join } from "node:path";
-import { STATUS_FD } from "./process-group.js";
 import { promisify } from "node:util";
 
 const run = promisify(execFile);
@@ -35,7 +34,7 @@ const BASE_FILE_SYSTEM = ["--ro-bind", "/", "/", "--dev", "/dev", "--tmpfs", "/p
 export const HIDDEN_DIRS = ["/home", "/root", "/opt", "/srv", "/mnt", "/media", "/run"];
 
 export interface BwrapLayout {
-  /** The package directory: the working directory, read-only while the tests run. */
+  /** The package directory, read-only while the tests run. */
   cwd: string;
   /** Existing directories to hide (HIDDEN_DIRS and the user's home). */
   hidden: string[];
@@ -55,11 +54,13 @@ export function bwrapArgs(layout: BwrapLayout): string[] {
   // Read-only: what the engine ships is what it wrote, and the tests cannot change it (they get TMPDIR and tmp_path).
   args.push("--ro-bind", layout.cwd, layout.cwd);
   args.push("--bind", layout.privateDir, layout.privateDir);
-  args.push("--chdir", layout.cwd, "--clearenv");
+  // The empty folders stay empty: a sandbox serves gate after gate (decision 0031), and what one gate could leave there
+  // the next one would find. /tmp and /dev stay writable; the launcher looks at them after each gate.
+  for (const path of ["/proc", ...layout.hidden]) args.push("--remount-ro", path);
+  // The launcher's gates change into the package themselves; the sandbox's first process stays out of it.
+  args.push("--chdir", "/", "--clearenv");
   for (const [name, value] of Object.entries(layout.env)) args.push("--setenv", name, value);
-  // bwrap reports the command's exit status here only once the sandbox is up, which is how
-  // we tell its own setup failures (exit 1) from pytest's exit 1. The sandbox cannot write it.
-  args.push("--json-status-fd", String(STATUS_FD), "--");
+  args.push("--");
   return args;
 }
 

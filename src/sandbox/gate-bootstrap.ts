@@ -1,13 +1,8 @@
-import { REPORT_FD, SECRET_FD } from "./process-group.js";
-import { REPORT_KEY_BYTES } from "./signed-report.js";
+import { LAUNCHER_SOURCE, REPORT_FD } from "./gate-launcher-source.js";
+import { MAX_JUNIT_BYTES, REPORT_KEY_BYTES } from "./signed-report.js";
 import { GUARD_SOURCE } from "./gate-guard-source.js";
 import { COVERAGE_SOURCE, MUTANTS_SOURCE } from "./gate-measures-source.js";
 import { RUNNER_CHECKS_SOURCE } from "./gate-runner-checks-source.js";
-
-/** The most of pytest's JUnit report the signed report carries. */
-export const MAX_JUNIT_BYTES = 16 * 1024 * 1024;
-/** The signed report carries the JUnit report as escaped JSON (up to six bytes a byte), the outcomes and the signature. */
-export const MAX_SIGNED_REPORT_BYTES = 6 * MAX_JUNIT_BYTES + 4 * 1024 * 1024;
 
 /** The exit status of a run the guard ended: generated code reached for the interpreter's internals. */
 export const GUARD_EXIT = 86;
@@ -29,21 +24,21 @@ export interface BootstrapSettings {
   /**
    * When given, the node's tests run once for each mutant of this file (absolute, real path) in one interpreter, each
    * source served by an import hook in place of the file's bytes (the file itself is never written), and the signed
-   * report carries each run's record in `variants`. The sources arrive on SECRET_FD after the key. A measure (decision
+   * report carries each run's record in `variants`. The sources arrive after the key, with the request. A measure (decision
    * 0022), never part of a verdict.
    */
   mutantsOf?: string;
 }
 
 /**
- * The program the gate's interpreter runs (`python -s -c <it>`, PYTHONSAFEPATH set).
- * It is passed on the command line, never written to disk, so a process left behind by
- * an earlier gate (in process mode) has no file to rewrite. Before any generated code can
- * run, it:
+ * What a gate runs (`_gate`), in a child the launcher forked for it (gate-launcher-source.ts; the launcher's program is
+ * passed on the command line, `python -s -c <it>` with PYTHONSAFEPATH set, never written to disk, so a process left
+ * behind by an earlier gate has no file to rewrite). The child has its own session, no capability, no way to gain one,
+ * and cannot be traced or have its memory read by another process (the launcher's doing). Before any generated code
+ * can run, `_gate`:
  * 1. sets the resource limits (hard and soft, so they cannot be raised again);
- * 2. reads the run's key from SECRET_FD and closes it; the key and the record of outcomes
- *    then live only in the frame of a suspended generator, and nothing of the gate is a
- *    global of `__main__`;
+ * 2. takes the run's key from the bytes the launcher read after the request, and wipes them; the key and the record of
+ *    outcomes then live only in the frame of a suspended generator, and nothing of the gate is a global of `__main__`;
  * 3. installs the guard (guard_for), an audit hook (PEP 578) that ends the interpreter
  *    with GUARD_EXIT: whenever anything reads the frame of the gate's own generators;
  *    with code of the package on the stack, when it reaches the garbage collector's
@@ -69,7 +64,7 @@ const SOURCE = [
   RUNNER_CHECKS_SOURCE,
   COVERAGE_SOURCE,
   String.raw`
-def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
+def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secret_box):
     import posix, resource, sys, sysconfig
 
     for name, value in limits:
@@ -110,16 +105,6 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
     def believe(changed):
         if changed is not None:
             end_run("%s changed while the tests ran" % changed)
-
-    def read_secret_input():
-        data = b""
-        while True:
-            chunk = read(${SECRET_FD}, 1 << 16)
-            if not chunk:
-                break
-            data += chunk
-        close(${SECRET_FD})
-        return data
 
     # The record and the key live in the frame of a suspended generator; the guard refuses that frame to
     # everyone. Every entry into it looks at the stack (the tripwire: with code of the package on it, the
@@ -228,7 +213,8 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
             fed_by_the_package()
             result = install(signalnum, handler)
 
-    secret = read_secret_input()
+    # The launcher's bytes, held by no frame but this one's from here on, and wiped once the key is copied out.
+    secret = secret_box.pop()
     # After the key, the mutants' sources when there are any: text, not secret, but out of argv's limits.
     mutants = json.loads(secret[${REPORT_KEY_BYTES}:].decode("utf-8")) if mutants_of is not None else []
     # How many runs the record waits for, on a mutants' run; None on a gate's or a coverage run (one run, one document).
@@ -246,7 +232,8 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
 
     # On a mutants' run: whether the current session's tests started a process, set by the guard, read by the record.
     spawned = [False] if mutants_of is not None else None
-    record = recorder(secret[:${REPORT_KEY_BYTES}], _hashlib.hmac_digest, encode, runs, spawned, runner_checks(sys))
+    record = recorder(bytes(secret[:${REPORT_KEY_BYTES}]), _hashlib.hmac_digest, encode, runs, spawned, runner_checks(sys))
+    secret[:] = bytes(size(secret))
     del secret
     next(record)
     installing = installer(_signal.signal)
@@ -370,24 +357,26 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
     raise leave(0)
 `,
   MUTANTS_SOURCE,
-  "_gate(__LIMITS__, __JUNIT__, __TIMEOUT__, __ARGS__, __COVER__, __MUTANTS__)\n",
+  LAUNCHER_SOURCE,
+  // Called on the value returned, bound to no global: only a gate's forked child returns, with its gate to run.
+  "import sys\n_launcher(sys.argv[1])()\n",
 ]
   .map((part) => part.trim() + "\n")
   .join("\n\n");
 
-/**
- * Python source of the bootstrap for one run. Values go in as JSON, which is valid Python for strings, numbers and
- * lists. One pass with a replacer function: a value is never searched for the next placeholder, and `$'` or `$&` in a
- * test id (a parametrized test's id is the package's text) is not one of String.replace's patterns.
- */
-export function gateBootstrapSource(settings: BootstrapSettings): string {
-  const values: Record<string, string> = {
-    LIMITS: JSON.stringify(settings.limits),
-    JUNIT: JSON.stringify(settings.junitPath),
-    TIMEOUT: JSON.stringify(settings.timeoutPluginSource),
-    ARGS: JSON.stringify(settings.pytestArgs),
-    COVER: settings.coverFile === undefined ? "None" : JSON.stringify(settings.coverFile),
-    MUTANTS: settings.mutantsOf === undefined ? "None" : JSON.stringify(settings.mutantsOf),
+/** The launcher's program (decision 0031): the gate's definitions, then the launcher that serves them. */
+export function gateLauncherProgram(): string {
+  return SOURCE;
+}
+
+/** What _gate is called with, as the launcher's request carries it (JSON). */
+export function gateSettings(settings: BootstrapSettings): Record<string, unknown> {
+  return {
+    limits: settings.limits,
+    junit: settings.junitPath,
+    timeout: settings.timeoutPluginSource,
+    args: settings.pytestArgs,
+    cover: settings.coverFile ?? null,
+    mutants: settings.mutantsOf ?? null,
   };
-  return SOURCE.replace(/__(LIMITS|JUNIT|TIMEOUT|ARGS|COVER|MUTANTS)__/g, (_, name: string) => values[name]!);
 }

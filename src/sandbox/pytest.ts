@@ -1,16 +1,15 @@
-import { randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync } from "node:fs";
 import { lstat, realpath, stat } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { delimiter, isAbsolute, join } from "node:path";
 import { RpgForgeError } from "../errors.js";
 import { bwrapArgs, findBwrap, HIDDEN_DIRS, probeBwrap } from "./bwrap.js";
 import { scrubbedEnv } from "./env.js";
-import { gateBootstrapSource, MAX_SIGNED_REPORT_BYTES } from "./gate-bootstrap.js";
+import { gateLauncherProgram, gateSettings } from "./gate-bootstrap.js";
 import { parseJUnitXml, type TestCaseResult } from "./junit.js";
 import { resolveLimits, rlimitPairs, type ResourceLimits } from "./limits.js";
-import { RUN_MARK_VARIABLE } from "./marked-processes.js";
-import { runInOwnGroup, type GroupExit } from "./process-group.js";
+import { Launcher } from "./launcher.js";
+import { withLauncher, type PooledLauncher } from "./launcher-pool.js";
 import { findPythonSetup, type PythonSetup } from "./python.js";
 import { removeTree } from "./remove-tree.js";
 import { newReportKey, verifySignedReport, type SignedReport } from "./signed-report.js";
@@ -19,17 +18,17 @@ import { timeoutPluginSource } from "./timeout-plugin.js";
 export type { TestCaseResult } from "./junit.js";
 
 /**
- * Where generated tests run (docs/security.md says what each guarantees):
- * - "bwrap": a bubblewrap sandbox. The package is read-only, the only writable places are
- *   a private HOME and TMPDIR; there is no network; home directories, /opt and /run are
- *   hidden; the parent's processes and environment are invisible; and everything the
- *   tests start dies with the sandbox.
- * - "process": a plain child process with a scrubbed environment, in its own process
- *   group, with the resource limits and the user site off. It cannot stop generated code
- *   from writing anywhere the user can (the engine then finds the change and fails the
- *   node, see PackageFiles.verify), from using the network, from escaping the group with
- *   setsid() and outliving the run, or from reading our own environment through
- *   /proc/<parent pid>/environ. That is why bwrap is preferred whenever it works.
+ * Where generated tests run (docs/security.md says what each guarantees). Either way a launcher (decision 0031) forks
+ * each gate from an interpreter that has imported pytest, and ends everything the gate started before it serves the
+ * next one; the gate holds no capability and cannot be traced or have its memory read by another process.
+ * - "bwrap": a bubblewrap sandbox for the launcher. The package is read-only, the only writable places are a private
+ *   HOME and TMPDIR, /tmp and /dev (a gate that leaves anything in these retires its launcher); there is no network;
+ *   home directories, /opt and /run are hidden, and there is no /proc; the parent's processes and environment are
+ *   invisible; and everything the tests start dies with the sandbox.
+ * - "process": the launcher as a plain child process with a scrubbed environment; each gate in its own process group,
+ *   with the resource limits and the user site off. It cannot stop generated code from writing anywhere the user can
+ *   (the engine then finds the change and fails the node, see PackageFiles.verify), from using the network, or from
+ *   reading the engine's environment through /proc/<pid>/environ. That is why bwrap is preferred whenever it works.
  */
 export type SandboxKind = "bwrap" | "process";
 
@@ -104,105 +103,122 @@ export async function runGate(run: PytestRun, variant: GateVariant): Promise<Pyt
   const perTestMs = run.perTestTimeoutMs ?? DEFAULT_PER_TEST_MS;
   if (!(perTestMs > 0 && Number.isFinite(perTestMs))) throw new RangeError(`perTestTimeoutMs must be positive, got ${perTestMs}`);
   if (variant.mutants && variant.mutants.sources.length === 0) throw new RangeError("a mutants' run needs at least one source");
-  const cwd = await packageDirectory(run.cwd);
+  const { path: cwd, identity } = await packageDirectory(run.cwd);
   const python = variant.python ?? (await findPythonSetup());
   const bwrap = run.sandbox === "bwrap" ? await requireBwrap() : undefined;
   const limits = resolveLimits(run.limits);
   if (run.signal?.aborted) return notRun("the run was aborted before it started");
 
-  // Private to this run: HOME and TMPDIR for the tests, our plugins, the JUnit report. Removed afterwards.
-  // Made synchronously: three calls of a few microseconds each, where three trips through libuv's thread pool
-  // cost a couple of milliseconds a run, three runs a node (issue 16).
-  const privateDir = mkdtempSync(join(tmpdir(), "rpg-forge-pytest-"));
-  try {
-    const dirs = { home: join(privateDir, "home"), tmp: join(privateDir, "tmp") };
-    for (const dir of Object.values(dirs)) mkdirSync(dir, { mode: 0o700 });
-    const junitPath = join(privateDir, "junit.xml");
-    const pytestArgs = [
-      ...[...run.targets, "-q", "-p", "no:cacheprovider", `--junitxml=${junitPath}`],
-      ...["-o", "junit_family=xunit2", "--color=no"],
-      ...(run.plugins ?? []).flatMap((plugin) => ["-p", plugin]),
-    ];
-    const bootstrap = gateBootstrapSource({
-      timeoutPluginSource: timeoutPluginSource(perTestMs),
-      junitPath,
-      limits: rlimitPairs(limits),
-      pytestArgs,
-      ...(variant.coverFile === undefined ? {} : { coverFile: variant.coverFile }),
-      ...(variant.mutants === undefined ? {} : { mutantsOf: await realpath(join(cwd, variant.mutants.file)) }),
-    });
-    const env: Record<string, string> = {
-      ...scrubbedEnv(process.env, dirs.home, dirs.tmp),
-      PYTHONSAFEPATH: "1",
-      PYTHONNOUSERSITE: "1",
-      // In process mode the mark finds what left the group with setsid(). bubblewrap needs none: its PID namespace
-      // dies with the sandbox, and a scan of every process's environment costs a few milliseconds a run (issue 16).
-      ...(bwrap ? {} : { [RUN_MARK_VARIABLE]: randomUUID() }),
-    };
-    if (python.userSitePath.length > 0) env.PYTHONPATH = python.userSitePath.join(delimiter);
-    if (run.plugins) env.PYTEST_DISABLE_PLUGIN_AUTOLOAD = "1";
-    // -s: no user site, so no .pth file of the user's runs at start-up. The bootstrap goes on the
-    // command line: nothing on disk that a process left behind by an earlier run could rewrite.
-    const interpreter = [python.executable, "-s", "-c", bootstrap];
-    const key = newReportKey();
-    const runs = variant.mutants?.sources.length ?? 1;
-    const common = {
-      cwd,
-      env,
-      hardLimitMs: runs * hardLimitMs(run.targets, perTestMs),
-      // The mutants' sources follow the key: text of any size, which argv would limit.
-      secretInput: variant.mutants ? Buffer.concat([key, Buffer.from(JSON.stringify(variant.mutants.sources), "utf8")]) : key,
-      maxReportBytes: MAX_SIGNED_REPORT_BYTES,
-      ...(run.signal ? { signal: run.signal } : {}),
-    };
+  const place = launcherPlace(python, bwrap, cwd, identity);
+  return withLauncher(place.key, place.start, async ({ launcher, privateDir }) => {
+    // Private to this gate, in the launcher's folder: HOME and TMPDIR for the tests, the JUnit report. Emptied
+    // afterwards. Made synchronously: a few calls of microseconds each, where trips through libuv's thread pool cost a
+    // couple of milliseconds a run, three runs a node (issue 16).
+    const gateDir = mkdtempSync(join(privateDir, "gate-"));
+    try {
+      const dirs = { home: join(gateDir, "home"), tmp: join(gateDir, "tmp") };
+      for (const dir of Object.values(dirs)) mkdirSync(dir, { mode: 0o700 });
+      const junitPath = join(gateDir, "junit.xml");
+      const pytestArgs = [
+        ...[...run.targets, "-q", "-p", "no:cacheprovider", `--junitxml=${junitPath}`],
+        ...["-o", "junit_family=xunit2", "--color=no"],
+        ...(run.plugins ?? []).flatMap((plugin) => ["-p", plugin]),
+      ];
+      const settings = gateSettings({
+        timeoutPluginSource: timeoutPluginSource(perTestMs),
+        junitPath,
+        limits: rlimitPairs(limits),
+        pytestArgs,
+        ...(variant.coverFile === undefined ? {} : { coverFile: variant.coverFile }),
+        ...(variant.mutants === undefined ? {} : { mutantsOf: await realpath(join(cwd, variant.mutants.file)) }),
+      });
+      const env = { ...pythonEnv(python, dirs.home, dirs.tmp), ...(run.plugins ? { PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1" } : {}) };
+      const key = newReportKey();
+      const runs = variant.mutants?.sources.length ?? 1;
+      const exit = await launcher.run({
+        cwd,
+        env,
+        settings,
+        hardLimitMs: runs * hardLimitMs(run.targets, perTestMs),
+        // The mutants' sources follow the key: text of any size, which argv would limit.
+        secret: variant.mutants ? Buffer.concat([key, Buffer.from(JSON.stringify(variant.mutants.sources), "utf8")]) : key,
+        ...(run.signal ? { signal: run.signal } : {}),
+      });
+      const exitCode = exit.killedBy ? -1 : exit.code;
+      let report = verifySignedReport(exit.report, key);
+      if (report.authentic && report.exitStatus !== exitCode) {
+        report = { authentic: false, problem: `pytest exited ${exitCode} after reporting exit status ${report.exitStatus}` };
+      }
+      const junitXml = report.authentic ? report.junitXml : undefined;
+      return {
+        exitCode,
+        timedOut: exit.killedBy === "time-limit",
+        output: exit.output,
+        tests: junitXml ? parseJUnitXml(junitXml) : [],
+        junitXml,
+        report,
+        durationMs: Date.now() - started,
+      };
+    } finally {
+      // Everything in the launcher's folder, not just this gate's: the tests may write anywhere in it (bubblewrap).
+      await emptyFolder(privateDir);
+    }
+  });
+}
+
+/** The variables of an interpreter that runs generated code: the scrubbed ones, and Python's own settings. */
+function pythonEnv(python: PythonSetup, home: string, tmp: string): Record<string, string> {
+  const env: Record<string, string> = { ...scrubbedEnv(process.env, home, tmp), PYTHONSAFEPATH: "1", PYTHONNOUSERSITE: "1" };
+  if (python.userSitePath.length > 0) env.PYTHONPATH = python.userSitePath.join(delimiter);
+  return env;
+}
+
+/**
+ * Where a gate runs: the launcher of this interpreter, in process mode; in bubblewrap, the launcher of this interpreter
+ * in a sandbox made for this package directory (the folder is mounted at its place, read-only, when the sandbox is
+ * made: a folder made again at the same path needs a sandbox of its own).
+ */
+function launcherPlace(
+  python: PythonSetup,
+  bwrap: string | undefined,
+  cwd: string,
+  identity: string,
+): { key: string; start: () => Promise<PooledLauncher> } {
+  // A sandbox's mount of the package is of the folder that was there when it was made.
+  const key = JSON.stringify([python.executable, bwrap ? [cwd, identity] : null]);
+  const start = async (): Promise<PooledLauncher> => {
+    const privateDir = mkdtempSync(join(tmpdir(), "rpg-forge-pytest-"));
+    // -s: no user site, so no .pth file of the user's runs at start-up. The program goes on the command line: nothing on
+    // disk that a process left behind by an earlier run could rewrite.
+    const interpreter = [python.executable, "-s", "-c", gateLauncherProgram(), bwrap ? "bwrap" : "process"];
+    // The launcher's own variables: those the interpreter reads at start-up must be the gates' (each gate sets the rest).
+    const env = pythonEnv(python, privateDir, privateDir);
     const command = bwrap
       ? {
           command: bwrap,
           args: [...bwrapArgs({ cwd, hidden: await hiddenDirs(), runtime: python.runtimeDirs, privateDir, env }), ...interpreter],
-          statusFd: true,
         }
       : { command: interpreter[0]!, args: interpreter.slice(1) };
-    let exit: GroupExit;
     try {
-      // bwrap itself gets the scrubbed env too: code in the sandbox can read its reaper's /proc/1/environ.
-      exit = await runInOwnGroup({ ...common, ...command });
+      return { launcher: await Launcher.start({ ...command, cwd: privateDir, env }, bwrap ?? python.executable), privateDir };
     } catch (error) {
+      await removeTree(privateDir);
       throw new RpgForgeError(
         "SANDBOX_START_FAILED",
-        `could not start ${bwrap ?? python.executable}: ${(error as Error).message}`,
-        {},
-        undefined,
-        {
-          cause: error,
-        },
-      );
-    }
-    if (bwrap && exit.killedBy === undefined && !exit.status.includes('"exit-code"')) {
-      throw new RpgForgeError(
-        "SANDBOX_START_FAILED",
-        `bubblewrap could not set up the sandbox: ${exit.output.trim().split("\n").at(-1) ?? "no message"}`,
+        bwrap
+          ? `bubblewrap could not set up the sandbox: ${(error as Error).message}`
+          : `could not start ${python.executable}: ${(error as Error).message}`,
         { file: cwd },
-        "bwrap passed its probe but failed on this run's mounts: check the path in the message, or choose the process sandbox",
+        bwrap ? "check the path in the message, or choose the process sandbox" : undefined,
+        { cause: error },
       );
     }
-    const exitCode = exit.killedBy ? -1 : exit.code;
-    let report = verifySignedReport(exit.report, key);
-    if (report.authentic && report.exitStatus !== exitCode) {
-      report = { authentic: false, problem: `pytest exited ${exitCode} after reporting exit status ${report.exitStatus}` };
-    }
-    const junitXml = report.authentic ? report.junitXml : undefined;
-    return {
-      exitCode,
-      timedOut: exit.killedBy === "time-limit",
-      output: exit.output,
-      tests: junitXml ? parseJUnitXml(junitXml) : [],
-      junitXml,
-      report,
-      durationMs: Date.now() - started,
-    };
-  } finally {
-    await removeTree(privateDir);
-  }
+  };
+  return { key, start };
+}
+
+async function emptyFolder(folder: string): Promise<void> {
+  for (const name of readdirSync(folder)) await removeTree(join(folder, name));
 }
 
 function notRun(problem: string): PytestResult {
@@ -266,15 +282,17 @@ function hardLimitMs(targets: string[], perTestMs: number): number {
   return tests * perTestMs + STARTUP_GRACE_MS;
 }
 
-async function packageDirectory(cwd: string): Promise<string> {
+/** The package directory's real path, and which folder it is (a folder made again at the same path is another one). */
+async function packageDirectory(cwd: string): Promise<{ path: string; identity: string }> {
   const invalid = (why: string, cause?: unknown): RpgForgeError =>
     new RpgForgeError("SANDBOX_CWD_INVALID", `the package directory ${why}`, { file: cwd }, undefined, cause ? { cause } : undefined);
   if (!isAbsolute(cwd)) throw invalid("must be an absolute path");
   try {
     // bwrap binds real paths; a symlinked cwd would be mounted at a different place than it is entered.
     const real = await realpath(cwd);
-    if (!(await stat(real)).isDirectory()) throw invalid("is not a directory");
-    return real;
+    const info = await stat(real, { bigint: true });
+    if (!info.isDirectory()) throw invalid("is not a directory");
+    return { path: real, identity: `${info.dev}:${info.ino}:${info.birthtimeNs}` };
   } catch (error) {
     if (error instanceof RpgForgeError) throw error;
     throw invalid("does not exist", error);

@@ -51,6 +51,11 @@ export type SignedReport =
 /** The length of a run's key: what the gate reads first from its secret pipe. */
 export const REPORT_KEY_BYTES = 32;
 
+/** The most of pytest's JUnit report the signed report carries. */
+export const MAX_JUNIT_BYTES = 16 * 1024 * 1024;
+/** The signed report carries the JUnit report as escaped JSON (up to six bytes a byte), the outcomes and the signature. */
+export const MAX_SIGNED_REPORT_BYTES = 6 * MAX_JUNIT_BYTES + 4 * 1024 * 1024;
+
 /** A fresh key per run: the sandboxed interpreter reads it once from a pipe and keeps it only in memory. */
 export function newReportKey(): Buffer {
   return randomBytes(REPORT_KEY_BYTES);

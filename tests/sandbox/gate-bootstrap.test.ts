@@ -1,23 +1,9 @@
 import { describe, it } from "vitest";
-import { gateBootstrapSource } from "../../src/sandbox/gate-bootstrap.js";
 import { runPytest } from "../../src/sandbox/pytest.js";
 import { makePackage, SANDBOXES } from "./package-dir.js";
 
 // Test ids are the package's text: a parametrized test's id carries its parameter.
 const HOSTILE_IDS = ["tests/test_p.py::test_p[$']", "tests/test_p.py::test_p[$`]", "tests/test_p.py::test_p[$&__COVER__]"];
-
-describe("gateBootstrapSource", () => {
-  it("puts each value in verbatim, never reading it for a placeholder or a replacement pattern", ({ expect }) => {
-    const source = gateBootstrapSource({
-      timeoutPluginSource: "__ARGS__ $'",
-      junitPath: "/j/__LIMITS__",
-      limits: [],
-      pytestArgs: HOSTILE_IDS,
-    });
-    expect(source).toContain(`(${JSON.stringify([])}, "/j/__LIMITS__", ${JSON.stringify("__ARGS__ $'")}, ${JSON.stringify(HOSTILE_IDS)}`);
-    expect(source.split("\n_gate(")).toHaveLength(2);
-  });
-});
 
 describe.concurrent.each(SANDBOXES)("a test id with replacement patterns in the %s sandbox", (sandbox) => {
   it("reaches pytest as it was given", async ({ expect, onTestFinished }) => {

@@ -1,0 +1,275 @@
+import { MAX_SIGNED_REPORT_BYTES } from "./signed-report.js";
+
+/** The gate's descriptor for its signed report: a pipe to the launcher, which no process the tests start inherits. */
+export const REPORT_FD = 5;
+
+/** The frames a launcher writes on its stdout: a kind byte, a 4-byte big-endian length, the payload. */
+export const FRAME = {
+  /** Imports done, ready for a gate. */
+  ready: "R",
+  /** The gate's process id (the launcher's namespace's), as text. */
+  pid: "P",
+  /** Bytes the gate wrote to stdout or stderr. */
+  output: "O",
+  /** Bytes of the signed report, up to MAX_SIGNED_REPORT_BYTES. */
+  report: "S",
+  /** The gate is over and everything it left is gone: JSON `{"code", "killedBy", "retire"}`. */
+  exit: "X",
+} as const;
+
+/**
+ * The launcher (decision 0031), as Python source run after the gate's definitions: `python -s -c <program> <mode>`,
+ * mode "bwrap" inside a sandbox of its own or "process". It imports pytest and everything a gate imports, freezes its
+ * objects, and then serves one gate at a time, each in a forked child that runs _gate. It never imports the package.
+ *
+ * A request is one JSON line on stdin, `{"gate": {...}, "secret": n}`, followed by n bytes: the run's key and, on a
+ * mutants' run, their sources; never in an argument or a variable. `{"abort": true}` during a gate ends it; the end of
+ * stdin ends the launcher. Before it answers a gate's end it has ended every process the gate left: its process group,
+ * and everything else that was its descendant (orphans come to the launcher, a child subreaper, whatever session they
+ * left for; in bubblewrap, whatever else lives in the sandbox's PID namespace). It retires (exits after its answer) when
+ * it could not, or when the gate left anything in the sandbox's shared places (/tmp, /dev) for the next one to find.
+ */
+export const LAUNCHER_SOURCE = String.raw`
+def _launcher(mode):
+    import ctypes, fcntl, gc, importlib, json, os, select, signal, sys, tempfile, time
+    import _pytest.config
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    # PR_SET_CHILD_SUBREAPER (36): whatever a gate leaves behind comes back to this process when its parent dies.
+    # PR_SET_DUMPABLE (4) off: no other process of the user can trace this one or a gate it forks, or read their memory
+    # (ptrace, process_vm_readv, /proc/<pid>/mem, /proc/<pid>/environ): a gate holds the run's key. A process the tests
+    # start with exec is dumpable again, and holds no key.
+    if libc.prctl(36, 1, 0, 0, 0) != 0 or libc.prctl(4, 0, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl")
+    death_signal = lambda: libc.prctl(1, signal.SIGKILL, 0, 0, 0)
+
+    class CapHeader(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class CapData(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+    def drop_privileges():
+        # A gate keeps no capability, and nothing it starts can gain one (no set-user-ID program, sudo included): run as
+        # root, CAP_SYS_PTRACE alone would read any process's memory, the gate's key included.
+        for cap in range(64):
+            libc.prctl(24, cap, 0, 0, 0)  # PR_CAPBSET_DROP; EINVAL past the last one, EPERM when there are none to drop
+        libc.prctl(28, 0x2F, 0, 0, 0)  # PR_SET_SECUREBITS: NOROOT, NO_SETUID_FIXUP and KEEP_CAPS, locked
+        libc.prctl(47, 4, 0, 0, 0)  # PR_CAP_AMBIENT_CLEAR_ALL
+        if libc.capset(ctypes.byref(CapHeader(0x20080522, 0)), (CapData * 2)()) != 0 or libc.prctl(38, 1, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "capset or PR_SET_NO_NEW_PRIVS")
+    in_namespace = mode == "bwrap"
+    # kill(-1) ends every process this one may signal: only ever inside bubblewrap's PID namespace, where this is the
+    # first process after bubblewrap's own.
+    if in_namespace and os.getpid() != 2:
+        raise SystemExit("rpg-forge launcher: not the first process of a PID namespace of its own")
+    me = os.getpid()
+    os.chdir("/")
+
+    # What every gate imports, imported once. Nothing of the package: its directory is no entry of sys.path here.
+    for name in sorted(set(_pytest.config.essential_plugins + _pytest.config.default_plugins)):
+        try:
+            importlib.import_module("_pytest." + name)
+        except ImportError:
+            pass
+    import _hashlib, _json, _signal, _thread, operator, pathlib, pytest, resource, sysconfig, types
+    import _pytest.python, _pytest.unittest
+
+    def shared_places():
+        # bubblewrap's /dev and /tmp are writable and live as long as the sandbox: what a gate leaves there must not
+        # reach the next one.
+        if not in_namespace:
+            return None
+        seen = []
+        for folder in ("/dev", "/dev/shm", "/tmp"):
+            try:
+                device, entries = os.stat(folder).st_dev, os.scandir(folder)
+            except OSError:
+                continue
+            with entries:
+                for entry in entries:
+                    info = entry.stat(follow_symlinks=False)
+                    # Not what is mounted there (the package, the private folder): the engine's own to look after.
+                    if info.st_dev == device:
+                        seen.append((entry.path, info.st_ino, info.st_mode, info.st_rdev, info.st_size, info.st_mtime_ns))
+        return sorted(seen)
+
+    as_found = shared_places()
+    gc.freeze()
+
+    def send(kind, payload=b""):
+        data = kind + len(payload).to_bytes(4, "big") + payload
+        while data:
+            data = data[os.write(1, data):]
+
+    pending = bytearray()
+
+    def fill():
+        chunk = os.read(0, 1 << 16)
+        pending.extend(chunk)
+        return bool(chunk)
+
+    def next_line():
+        while b"\n" not in pending:
+            if not fill():
+                return None
+        end = pending.index(b"\n")
+        line = bytes(pending[:end])
+        del pending[: end + 1]
+        return json.loads(line)
+
+    def next_bytes(count):
+        while len(pending) < count:
+            if not fill():
+                raise SystemExit("rpg-forge launcher: the request ended early")
+        data = bytearray(pending[:count])
+        del pending[:count]
+        return data
+
+    def become_gate(request, secret, out, report):
+        # In the forked child, before anything else: its own session (the group the engine's limits end), death with
+        # the launcher, and only the descriptors a gate has had: /dev/null, the output pipe, the report's pipe.
+        os.setsid()
+        death_signal()
+        if os.getppid() != me:
+            os._exit(70)
+        drop_privileges()
+        out, report = fcntl.fcntl(out, fcntl.F_DUPFD, 64), fcntl.fcntl(report, fcntl.F_DUPFD, 64)
+        null = os.open("/dev/null", os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(out, 1)
+        os.dup2(out, 2)
+        os.dup2(report, ${REPORT_FD})
+        os.closerange(3, ${REPORT_FD})
+        os.closerange(${REPORT_FD} + 1, 1 << 20)
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        tempfile.tempdir = None
+        settings, box = request["settings"], [secret]
+        return lambda: _gate(settings["limits"], settings["junit"], settings["timeout"], settings["args"], settings["cover"], settings["mutants"], box)
+
+    def end_gate(pid):
+        for end in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+            try:
+                end()
+            except ProcessLookupError:
+                pass
+
+    def children():
+        found = []
+        for name in os.listdir("/proc"):
+            if name.isdigit():
+                try:
+                    with open("/proc/%s/stat" % name, "rb") as stat:
+                        fields = stat.read().rpartition(b")")[2].split()
+                except OSError:
+                    continue
+                if int(fields[1]) == me:
+                    found.append(int(name))
+        return found
+
+    def end_leftovers():
+        # Done when this process has no child left: every process a gate left is one, or has a living ancestor that is.
+        give_up = time.monotonic() + 5
+        while time.monotonic() < give_up:
+            if in_namespace:
+                try:
+                    os.kill(-1, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            try:
+                while os.waitpid(-1, os.WNOHANG)[0] != 0:
+                    pass
+            except ChildProcessError:
+                return True
+            if not in_namespace:
+                for pid in children():
+                    end_gate(pid)
+            time.sleep(0.001)
+        return False
+
+    def serve(request, secret):
+        out_r, out_w = os.pipe()
+        report_r, report_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                return become_gate(request, secret, out_w, report_w)
+            except BaseException as error:
+                os.write(2, ("rpg-forge launcher: the gate could not start: %r\n" % (error,)).encode())
+                os._exit(70)
+        os.close(out_w)
+        os.close(report_w)
+        secret[:] = bytes(len(secret))
+        send(b"P", str(pid).encode())
+        exited = os.pidfd_open(pid)
+        poller = select.poll()
+        for fd in (out_r, report_r, exited, 0):
+            poller.register(fd, select.POLLIN)
+        deadline = time.monotonic() + request["hardLimitMs"] / 1000
+        killed_by, code, reported, stdin_open, reading = None, None, 0, True, {out_r, report_r}
+
+        def forward(fd):
+            nonlocal reported
+            data = os.read(fd, 1 << 16) if fd in reading else b""
+            if not data:
+                if fd in reading:
+                    reading.discard(fd)
+                    poller.unregister(fd)
+                return False
+            if fd == out_r:
+                send(b"O", data)
+            elif reported < ${MAX_SIGNED_REPORT_BYTES}:
+                data = data[: ${MAX_SIGNED_REPORT_BYTES} - reported]
+                reported += len(data)
+                send(b"S", data)
+            return True
+
+        while code is None:
+            left = deadline - time.monotonic()
+            if left <= 0 and killed_by is None:
+                killed_by = "time-limit"
+                end_gate(pid)
+            for fd, _ in poller.poll(max(left, 0.05) * 1000 if killed_by is None else 50):
+                if fd == exited:
+                    # Seen before it is reaped, so that its group cannot have been reused when it is ended.
+                    os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+                    end_gate(pid)
+                    status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+                    code = status if status >= 0 else 128 - status
+                elif fd == 0:
+                    if not fill():
+                        stdin_open = False
+                        poller.unregister(0)
+                    while b"\n" in pending:
+                        if next_line().get("abort") and killed_by is None:
+                            killed_by = "abort"
+                    if killed_by == "abort" or not stdin_open:
+                        killed_by = killed_by or "abort"
+                        end_gate(pid)
+                else:
+                    forward(fd)
+        os.close(exited)
+        ended = end_leftovers()
+        # Every writer is gone now, unless a process outside this tree holds a pipe: stop reading after a while.
+        drain_until = time.monotonic() + 2
+        for fd in (out_r, report_r):
+            while time.monotonic() < drain_until and select.select([fd], [], [], max(drain_until - time.monotonic(), 0))[0] and forward(fd):
+                pass
+            os.close(fd)
+        retire = not ended or not stdin_open or shared_places() != as_found
+        send(b"X", json.dumps({"code": code, "killedBy": killed_by, "retire": retire}).encode())
+        if retire:
+            os._exit(0)
+        return None
+
+    send(b"R")
+    while True:
+        request = next_line()
+        if request is None:
+            os._exit(0)
+        gate = serve(request["gate"], next_bytes(request["secret"]))
+        if gate is not None:
+            return gate
+`;

@@ -1,0 +1,183 @@
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, it } from "vitest";
+import { runPytest, type PytestResult } from "../../src/sandbox/pytest.js";
+import { makePackage, SANDBOXES, SEND_OUT, sentOut } from "./package-dir.js";
+
+// The launcher (decision 0031) serves gate after gate from one interpreter and, in bubblewrap, one sandbox: what one
+// gate does must not reach the next, and a launcher that a gate broke must not serve another.
+
+const outcomes = (result: PytestResult): Record<string, string> | false =>
+  result.report.authentic && Object.fromEntries(result.report.outcomes);
+
+describe("the launcher in the process sandbox", () => {
+  it("serves a package's gates one after another from one interpreter", async ({ expect, onTestFinished }) => {
+    const cwd = makePackage(
+      { onTestFinished },
+      { "tests/test_parent.py": `import os\n\ndef test_parent():\n    ${SEND_OUT}(os.getppid())\n` },
+    );
+    const first = sentOut(await runPytest({ cwd, targets: ["tests/test_parent.py"], sandbox: "process" })) as number[];
+    const second = sentOut(await runPytest({ cwd, targets: ["tests/test_parent.py"], sandbox: "process" }));
+    expect(first).toEqual(second);
+    expect(first[0]).not.toBe(process.pid);
+  });
+});
+
+describe.concurrent.each(SANDBOXES)("the launcher in the %s sandbox", (sandbox) => {
+  it("runs the next gate in a new launcher when a gate killed the one serving it", async ({ expect, onTestFinished }) => {
+    const cwd = makePackage(
+      { onTestFinished },
+      {
+        "tests/test_kill.py": "import os, signal\n\ndef test_kill():\n    os.kill(os.getppid(), signal.SIGKILL)\n",
+        "tests/test_fine.py": "def test_fine():\n    pass\n",
+      },
+    );
+    const killed = await runPytest({ cwd, targets: ["tests/test_kill.py"], sandbox });
+    expect(killed.exitCode).toBe(-1);
+    expect(killed.report.authentic).toBe(false);
+    expect(killed.output).toContain("the launcher serving this gate ended before the gate did");
+    const next = await runPytest({ cwd, targets: ["tests/test_fine.py"], sandbox });
+    expect(outcomes(next)).toEqual({ "tests/test_fine.py::test_fine": "passed" });
+  });
+
+  it("ends a gate when the run is aborted, and serves the next one", async ({ expect, onTestFinished }) => {
+    const cwd = makePackage(
+      { onTestFinished },
+      {
+        "tests/test_slow.py": "import time\n\ndef test_slow():\n    time.sleep(60)\n",
+        "tests/test_fine.py": "def test_fine():\n    pass\n",
+      },
+    );
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 1_500);
+    const started = Date.now();
+    const aborted = await runPytest({ cwd, targets: ["tests/test_slow.py"], sandbox, signal: controller.signal });
+    expect(aborted.exitCode).toBe(-1);
+    expect(aborted.timedOut).toBe(false);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    const next = await runPytest({ cwd, targets: ["tests/test_fine.py"], sandbox });
+    expect(outcomes(next)).toEqual({ "tests/test_fine.py::test_fine": "passed" });
+  });
+
+  it("runs gates side by side, each with its own outcome", async ({ expect, onTestFinished }) => {
+    const cwd = makePackage(
+      { onTestFinished },
+      {
+        "tests/test_a.py": "import time\n\ndef test_a():\n    time.sleep(0.5)\n",
+        "tests/test_b.py": "import time\n\ndef test_b():\n    time.sleep(0.5)\n    assert False\n",
+      },
+    );
+    const [a, b] = await Promise.all(["tests/test_a.py", "tests/test_b.py"].map((file) => runPytest({ cwd, targets: [file], sandbox })));
+    expect(outcomes(a!)).toEqual({ "tests/test_a.py::test_a": "passed" });
+    expect(outcomes(b!)).toEqual({ "tests/test_b.py::test_b": "failed" });
+  });
+
+  it("gives each gate an empty HOME and TMPDIR, whatever the last one left there", async ({ expect, onTestFinished }) => {
+    const cwd = makePackage(
+      { onTestFinished },
+      {
+        "tests/test_leave.py": `import os, tempfile
+
+def test_leave():
+    for folder in (os.environ["HOME"], tempfile.gettempdir(), os.path.dirname(os.path.dirname(os.environ["HOME"]))):
+        open(os.path.join(folder, "left-behind"), "w").close()
+`,
+        "tests/test_look.py": `import os, tempfile
+
+def test_look():
+    private = os.path.dirname(os.path.dirname(os.environ["HOME"]))
+    ${SEND_OUT}(sorted(os.listdir(os.environ["HOME"])), sorted(os.listdir(tempfile.gettempdir())), sorted(os.listdir(private)))
+`,
+      },
+    );
+    expect(outcomes(await runPytest({ cwd, targets: ["tests/test_leave.py"], sandbox }))).toEqual({
+      "tests/test_leave.py::test_leave": "passed",
+    });
+    const [home, tmp, launcherFolder] = sentOut(await runPytest({ cwd, targets: ["tests/test_look.py"], sandbox })) as string[][];
+    expect(home).toEqual([]);
+    expect(tmp).toEqual([]);
+    expect(launcherFolder).toHaveLength(1); // this gate's own folder
+  });
+});
+
+describe("the launcher in the bwrap sandbox", () => {
+  it("serves a folder made again at the same path from a sandbox of its own", async ({ expect, onTestFinished }) => {
+    const cwd = makePackage({ onTestFinished }, { "tests/test_one.py": "def test_one():\n    pass\n" });
+    expect(outcomes(await runPytest({ cwd, targets: [], sandbox: "bwrap" }))).toEqual({ "tests/test_one.py::test_one": "passed" });
+    // A sandbox's mount is of the folder it was made with: the old one would still show test_one.
+    rmSync(cwd, { recursive: true });
+    mkdirSync(join(cwd, "tests"), { recursive: true });
+    writeFileSync(join(cwd, "pytest.ini"), "[pytest]\npythonpath = .\n");
+    writeFileSync(join(cwd, "tests/test_two.py"), "def test_two():\n    pass\n");
+    expect(outcomes(await runPytest({ cwd, targets: [], sandbox: "bwrap" }))).toEqual({ "tests/test_two.py::test_two": "passed" });
+  });
+
+  it("leaves the next gate nothing in /tmp or /dev", async ({ expect, onTestFinished }) => {
+    const cwd = makePackage(
+      { onTestFinished },
+      {
+        "tests/test_plant.py": `import os
+
+def plant(what, how):
+    try:
+        how()
+        return [what]
+    except OSError:
+        return []
+
+def replace_null():
+    os.unlink("/dev/null")
+    with open("/dev/null", "w") as f:
+        f.write("planted")
+
+def test_plant():
+    done = plant("tmp", lambda: open("/tmp/planted", "w").close())
+    done += plant("shm", lambda: os.makedirs("/dev/shm/planted"))
+    done += plant("dev", lambda: open("/dev/planted", "w").close())
+    done += plant("null", replace_null)
+    ${SEND_OUT}(done)
+`,
+        "tests/test_look.py": `import os
+
+def test_look():
+    with open("/dev/null") as f:
+        null = f.read()
+    ${SEND_OUT}(sorted(os.listdir("/tmp")), sorted(os.listdir("/dev/shm")), null, os.path.exists("/dev/planted"))
+`,
+      },
+    );
+    // What bubblewrap's /dev and /tmp let a gate do; each must be gone for the next one. /dev/null is a mount bubblewrap
+    // made of the host's device: it cannot be replaced.
+    expect(sentOut(await runPytest({ cwd, targets: ["tests/test_plant.py"], sandbox: "bwrap" }))).toEqual([["tmp", "shm", "dev"]]);
+    const [tmp, shm, devNull, planted] = sentOut(await runPytest({ cwd, targets: ["tests/test_look.py"], sandbox: "bwrap" })) as [
+      string[],
+      string[],
+      string,
+      boolean,
+    ];
+    expect(tmp.filter((name) => name.startsWith("planted"))).toEqual([]);
+    expect(shm).toEqual([]);
+    expect(devNull).toBe("");
+    expect(planted).toBe(false);
+  });
+
+  it("keeps the folders it hides empty: they are read-only", async ({ expect, onTestFinished }) => {
+    const cwd = makePackage(
+      { onTestFinished },
+      {
+        "tests/test_write.py": `def test_write():
+    refused = []
+    for folder in ("/run", "/opt", "/proc", "/srv"):
+        try:
+            open(folder + "/planted", "w").close()
+        except OSError:
+            refused.append(folder)
+    ${SEND_OUT}(refused)
+`,
+      },
+    );
+    expect(sentOut(await runPytest({ cwd, targets: ["tests/test_write.py"], sandbox: "bwrap" }))).toEqual([
+      ["/run", "/opt", "/proc", "/srv"],
+    ]);
+  });
+});
