@@ -5799,7 +5799,7 @@ var require_client_h1 = __commonJS({
       kResume,
       kHTTPContext
     } = require_symbols();
-    var constants9 = require_constants2();
+    var constants8 = require_constants2();
     var EMPTY_BUF = Buffer.alloc(0);
     var FastBuffer = Buffer[Symbol.species];
     var addListener = util2.addListener;
@@ -5874,7 +5874,7 @@ var require_client_h1 = __commonJS({
       constructor(client, socket, { exports: exports2 }) {
         assert2(Number.isFinite(client[kMaxHeadersSize]) && client[kMaxHeadersSize] > 0);
         this.llhttp = exports2;
-        this.ptr = this.llhttp.llhttp_alloc(constants9.TYPE.RESPONSE);
+        this.ptr = this.llhttp.llhttp_alloc(constants8.TYPE.RESPONSE);
         this.client = client;
         this.socket = socket;
         this.timeout = null;
@@ -5969,11 +5969,11 @@ var require_client_h1 = __commonJS({
             currentBufferRef = null;
           }
           const offset = llhttp.llhttp_get_error_pos(this.ptr) - currentBufferPtr;
-          if (ret !== constants9.ERROR.OK) {
+          if (ret !== constants8.ERROR.OK) {
             const body = data.subarray(offset);
-            if (ret === constants9.ERROR.PAUSED_UPGRADE) {
+            if (ret === constants8.ERROR.PAUSED_UPGRADE) {
               this.onUpgrade(body);
-            } else if (ret === constants9.ERROR.PAUSED) {
+            } else if (ret === constants8.ERROR.PAUSED) {
               this.paused = true;
               socket.unshift(body);
             } else {
@@ -5996,10 +5996,10 @@ var require_client_h1 = __commonJS({
         } finally {
           currentParser = null;
         }
-        if (ret === constants9.ERROR.OK) {
+        if (ret === constants8.ERROR.OK) {
           return null;
         }
-        if (ret === constants9.ERROR.PAUSED || ret === constants9.ERROR.PAUSED_UPGRADE) {
+        if (ret === constants8.ERROR.PAUSED || ret === constants8.ERROR.PAUSED_UPGRADE) {
           this.paused = true;
           return null;
         }
@@ -6016,7 +6016,7 @@ var require_client_h1 = __commonJS({
           const len = new Uint8Array(llhttp.memory.buffer, ptr).indexOf(0);
           message = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len).toString() + ")";
         }
-        return new HTTPParserError(message, constants9.ERROR[ret], data);
+        return new HTTPParserError(message, constants8.ERROR[ret], data);
       }
       destroy() {
         assert2(this.ptr != null);
@@ -6196,7 +6196,7 @@ var require_client_h1 = __commonJS({
           socket[kBlocking] = false;
           client[kResume]();
         }
-        return pause ? constants9.ERROR.PAUSED : 0;
+        return pause ? constants8.ERROR.PAUSED : 0;
       }
       onBody(buf) {
         const { client, socket, statusCode, maxResponseSize } = this;
@@ -6218,7 +6218,7 @@ var require_client_h1 = __commonJS({
         }
         this.bytesRead += buf.length;
         if (request2.onData(buf) === false) {
-          return constants9.ERROR.PAUSED;
+          return constants8.ERROR.PAUSED;
         }
       }
       onMessageComplete() {
@@ -6254,13 +6254,13 @@ var require_client_h1 = __commonJS({
         if (socket[kWriting]) {
           assert2(client[kRunning] === 0);
           util2.destroy(socket, new InformationalError("reset"));
-          return constants9.ERROR.PAUSED;
+          return constants8.ERROR.PAUSED;
         } else if (!shouldKeepAlive) {
           util2.destroy(socket, new InformationalError("reset"));
-          return constants9.ERROR.PAUSED;
+          return constants8.ERROR.PAUSED;
         } else if (socket[kReset] && client[kRunning] === 0) {
           util2.destroy(socket, new InformationalError("reset"));
-          return constants9.ERROR.PAUSED;
+          return constants8.ERROR.PAUSED;
         } else if (client[kPipelining] == null || client[kPipelining] === 1) {
           setImmediate(() => client[kResume]());
         } else {
@@ -57057,7 +57057,7 @@ function mergeCheckpoints(parts2) {
   delete merged.pending_writes;
   delete merged.dependency_check;
   const owned = /* @__PURE__ */ new Set();
-  const take = (part) => {
+  const take2 = (part) => {
     for (const [id, entry] of Object.entries(part.checkpoint.nodes)) {
       const own2 = entry.subgraph_id === part.subgraphId;
       const mine = merged.nodes[id];
@@ -57077,7 +57077,7 @@ function mergeCheckpoints(parts2) {
     }
   };
   delete merged.integration;
-  take(first);
+  take2(first);
   takeIntegration(first);
   for (const part of rest) {
     const other = part.checkpoint;
@@ -57086,7 +57086,7 @@ function mergeCheckpoints(parts2) {
       merged.updated_at = other.updated_at;
       merged.run_id = other.run_id;
     }
-    take(part);
+    take2(part);
     takeIntegration(part);
   }
   if (Object.keys(integration).length > 0) merged.integration = integration;
@@ -70662,7 +70662,7 @@ async function finish(inputs, context, run6) {
 }
 
 // src/action/run-engine.ts
-import { randomUUID as randomUUID3 } from "node:crypto";
+import { randomUUID as randomUUID2 } from "node:crypto";
 
 // src/engine/generate.ts
 import { existsSync as existsSync3 } from "node:fs";
@@ -70681,8 +70681,8 @@ function headerLength(source) {
   for (let line = 0; line < 2; line++) {
     const next = source.indexOf("\n", end2);
     const text3 = next === -1 ? source.slice(end2) : source.slice(end2, next);
-    const keep = line === 0 && text3.startsWith("#!") || /^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+/.test(text3);
-    if (!keep || next === -1) break;
+    const keep2 = line === 0 && text3.startsWith("#!") || /^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+/.test(text3);
+    if (!keep2 || next === -1) break;
     end2 = next + 1;
   }
   return end2;
@@ -70946,16 +70946,16 @@ var Pool = class {
   next() {
     for (let i = this.workers.length - 1; i >= 0; i--) if (this.workers[i].dead) this.workers.splice(i, 1);
     if (this.queue.length === 0) return;
-    const idle = this.workers.filter((w) => !w.busy);
-    if (idle.length === 0) {
+    const idle2 = this.workers.filter((w) => !w.busy);
+    if (idle2.length === 0) {
       if (this.workers.length >= this.size) return;
-      const started = new Worker(this.python, this);
-      this.workers.push(started);
-      idle.push(started);
+      const started2 = new Worker(this.python, this);
+      this.workers.push(started2);
+      idle2.push(started2);
     }
     traffic.rounds++;
-    const each = Math.ceil(this.queue.length / idle.length);
-    for (const worker of idle) if (this.queue.length > 0) worker.run(this.queue.splice(0, each));
+    const each = Math.ceil(this.queue.length / idle2.length);
+    for (const worker of idle2) if (this.queue.length > 0) worker.run(this.queue.splice(0, each));
   }
 };
 var pools = /* @__PURE__ */ new Map();
@@ -71083,185 +71083,15 @@ function scrubbedEnv(source, home, tmp) {
 }
 
 // src/sandbox/pytest.ts
-import { randomUUID as randomUUID2 } from "node:crypto";
-import { mkdirSync as mkdirSync3, mkdtempSync } from "node:fs";
+import { mkdirSync as mkdirSync3, mkdtempSync, readdirSync as readdirSync2 } from "node:fs";
 import { lstat as lstat4, realpath, stat as stat4 } from "node:fs/promises";
 import { homedir, tmpdir as tmpdir3 } from "node:os";
 import { delimiter as delimiter2, isAbsolute as isAbsolute2, join as join10 } from "node:path";
 
 // src/sandbox/bwrap.ts
 import { execFile as execFile3 } from "node:child_process";
-import { access as access3, constants as constants6 } from "node:fs/promises";
+import { access as access3, constants as constants5 } from "node:fs/promises";
 import { delimiter, join as join8 } from "node:path";
-
-// src/sandbox/process-group.ts
-import { spawn as spawn2 } from "node:child_process";
-import { once } from "node:events";
-import { constants as constants5 } from "node:os";
-import { setTimeout as sleep2 } from "node:timers/promises";
-
-// src/sandbox/captured-output.ts
-var CapturedOutput = class {
-  constructor(headChars = 4e4, tailChars = 6e4) {
-    this.headChars = headChars;
-    this.tailChars = tailChars;
-  }
-  headChars;
-  tailChars;
-  head = "";
-  tail = [];
-  tailLength = 0;
-  seen = 0;
-  append(text3) {
-    this.seen += text3.length;
-    const room = this.headChars - this.head.length;
-    if (room > 0) {
-      this.head += text3.slice(0, room);
-      text3 = text3.slice(room);
-    }
-    if (text3 === "") return;
-    this.tail.push(text3);
-    this.tailLength += text3.length;
-    if (this.tailLength > 2 * this.tailChars) this.compactTail();
-  }
-  /** The kept text with terminal control sequences removed, and a line saying how much was cut. */
-  toString() {
-    this.compactTail();
-    const tail3 = this.tail.join("");
-    const cut = this.seen - this.head.length - tail3.length;
-    const marker = cut > 0 ? `
-[... ${cut} characters of output cut here ...]
-` : "";
-    return stripTerminalControls(this.head) + marker + stripTerminalControls(tail3);
-  }
-  compactTail() {
-    const joined = this.tail.join("").slice(-this.tailChars);
-    this.tail = joined === "" ? [] : [joined];
-    this.tailLength = joined.length;
-  }
-};
-var ESCAPE_SEQUENCE = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[ -/]*[0-~])/g;
-var OTHER_CONTROLS = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g;
-function stripTerminalControls(text3) {
-  return text3.replace(ESCAPE_SEQUENCE, "").replace(OTHER_CONTROLS, "");
-}
-
-// src/sandbox/marked-processes.ts
-import { readdirSync, readFileSync } from "node:fs";
-var RUN_MARK_VARIABLE = "RPG_FORGE_RUN";
-async function killMarkedProcesses(mark) {
-  const needle = Buffer.from(`${RUN_MARK_VARIABLE}=${mark}\0`);
-  const killed = [];
-  const pids = listProc();
-  for (const pid of pids.filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid)) {
-    const environ = environOf(pid);
-    if (!environ?.includes(needle)) continue;
-    try {
-      process.kill(Number(pid), "SIGKILL");
-      killed.push(Number(pid));
-    } catch {
-    }
-  }
-  return killed;
-}
-function listProc() {
-  try {
-    return readdirSync("/proc");
-  } catch {
-    return [];
-  }
-}
-function environOf(pid) {
-  try {
-    return readFileSync(`/proc/${pid}/environ`);
-  } catch {
-    return void 0;
-  }
-}
-
-// src/sandbox/process-group.ts
-var STATUS_FD = 3;
-var SECRET_FD = 4;
-var REPORT_FD = 5;
-var PIPE_DRAIN_MS = 2e3;
-async function runInOwnGroup(cmd) {
-  const child = spawn2(cmd.command, cmd.args, {
-    cwd: cmd.cwd,
-    env: cmd.env,
-    detached: true,
-    // setsid(): the child leads a new group we can kill as one
-    // Indexes STATUS_FD, SECRET_FD and REPORT_FD.
-    stdio: [
-      "ignore",
-      "pipe",
-      "pipe",
-      cmd.statusFd ? "pipe" : "ignore",
-      cmd.secretInput ? "pipe" : "ignore",
-      cmd.maxReportBytes ? "pipe" : "ignore"
-    ]
-  });
-  const exited = once(child, "exit");
-  exited.catch(() => void 0);
-  const closed = once(child, "close").catch(() => void 0);
-  await once(child, "spawn");
-  const output2 = new CapturedOutput();
-  const capture = (stream) => {
-    stream?.setEncoding("utf8");
-    stream?.on("data", (text3) => output2.append(text3));
-  };
-  capture(child.stdout);
-  capture(child.stderr);
-  let status = "";
-  const statusStream = child.stdio[STATUS_FD];
-  statusStream?.setEncoding("utf8");
-  statusStream?.on("data", (text3) => status += text3);
-  const secretStream = child.stdio[SECRET_FD];
-  secretStream?.on("error", () => void 0);
-  secretStream?.end(cmd.secretInput);
-  const reportChunks = [];
-  let reportBytes = 0;
-  const reportStream = child.stdio[REPORT_FD];
-  reportStream?.on("data", (chunk) => {
-    if (reportBytes >= (cmd.maxReportBytes ?? 0)) return;
-    reportChunks.push(chunk);
-    reportBytes += chunk.length;
-  });
-  let killedBy;
-  const killGroup = () => {
-    try {
-      process.kill(-child.pid, "SIGKILL");
-    } catch {
-    }
-  };
-  const timer = setTimeout(() => {
-    killedBy ??= "time-limit";
-    killGroup();
-  }, cmd.hardLimitMs);
-  const onAbort = () => {
-    killedBy ??= "abort";
-    killGroup();
-  };
-  cmd.signal?.addEventListener("abort", onAbort, { once: true });
-  if (cmd.signal?.aborted) onAbort();
-  try {
-    const [code2, signal] = await exited;
-    killGroup();
-    const mark = cmd.env[RUN_MARK_VARIABLE];
-    if (mark) await killMarkedProcesses(mark);
-    const drained = await Promise.race([closed.then(() => true), sleep2(PIPE_DRAIN_MS, false, { ref: false })]);
-    if (!drained) for (const stream of [child.stdout, child.stderr, statusStream, reportStream]) stream?.destroy();
-    const report = Buffer.concat(reportChunks);
-    return { code: code2 ?? 128 + signalNumber(signal), killedBy, output: output2.toString(), status, report };
-  } finally {
-    clearTimeout(timer);
-    cmd.signal?.removeEventListener("abort", onAbort);
-  }
-}
-function signalNumber(signal) {
-  return signal ? constants5.signals[signal] ?? 0 : 0;
-}
-
-// src/sandbox/bwrap.ts
 import { promisify as promisify2 } from "node:util";
 var run3 = promisify2(execFile3);
 var ISOLATION = ["--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--die-with-parent", "--new-session"];
@@ -71273,9 +71103,10 @@ function bwrapArgs(layout) {
   for (const path2 of layout.runtime) args.push("--ro-bind", path2, path2);
   args.push("--ro-bind", layout.cwd, layout.cwd);
   args.push("--bind", layout.privateDir, layout.privateDir);
-  args.push("--chdir", layout.cwd, "--clearenv");
+  for (const path2 of ["/proc", ...layout.hidden]) args.push("--remount-ro", path2);
+  args.push("--chdir", "/", "--clearenv");
   for (const [name, value] of Object.entries(layout.env)) args.push("--setenv", name, value);
-  args.push("--json-status-fd", String(STATUS_FD), "--");
+  args.push("--");
   return args;
 }
 var located;
@@ -71284,7 +71115,7 @@ function findBwrap() {
     for (const dir of (process.env.PATH ?? "").split(delimiter)) {
       if (dir === "") continue;
       const candidate = join8(dir, "bwrap");
-      if (await access3(candidate, constants6.X_OK).then(
+      if (await access3(candidate, constants5.X_OK).then(
         () => true,
         () => false
       ))
@@ -71328,6 +71159,8 @@ var SignedPayload = RunRecord.extend({
   variants: external_exports.array(RunRecord.extend({ spawned: external_exports.boolean() })).optional()
 });
 var REPORT_KEY_BYTES = 32;
+var MAX_JUNIT_BYTES = 16 * 1024 * 1024;
+var MAX_SIGNED_REPORT_BYTES = 6 * MAX_JUNIT_BYTES + 4 * 1024 * 1024;
 function newReportKey() {
   return randomBytes2(REPORT_KEY_BYTES);
 }
@@ -71363,6 +71196,265 @@ function verifySignedReport(data, key) {
     }
   };
 }
+
+// src/sandbox/gate-launcher-source.ts
+var REPORT_FD = 5;
+var FRAME = {
+  /** Imports done, ready for a gate. */
+  ready: "R",
+  /** The gate's process id (the launcher's namespace's), as text. */
+  pid: "P",
+  /** Bytes the gate wrote to stdout or stderr. */
+  output: "O",
+  /** Bytes of the signed report, up to MAX_SIGNED_REPORT_BYTES. */
+  report: "S",
+  /** The gate is over and everything it left is gone: JSON `{"code", "killedBy", "retire"}`. */
+  exit: "X"
+};
+var LAUNCHER_SOURCE = String.raw`
+def _launcher(mode):
+    import ctypes, fcntl, gc, importlib, json, os, select, signal, sys, tempfile, time
+    import _pytest.config
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    # PR_SET_CHILD_SUBREAPER (36): whatever a gate leaves behind comes back to this process when its parent dies.
+    # PR_SET_DUMPABLE (4) off: no other process of the user can trace this one or a gate it forks, or read their memory
+    # (ptrace, process_vm_readv, /proc/<pid>/mem, /proc/<pid>/environ): a gate holds the run's key. A process the tests
+    # start with exec is dumpable again, and holds no key.
+    if libc.prctl(36, 1, 0, 0, 0) != 0 or libc.prctl(4, 0, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl")
+    death_signal = lambda: libc.prctl(1, signal.SIGKILL, 0, 0, 0)
+
+    class CapHeader(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class CapData(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+    def drop_privileges():
+        # A gate keeps no capability, and nothing it starts can gain one (no set-user-ID program, sudo included): run as
+        # root, CAP_SYS_PTRACE alone would read any process's memory, the gate's key included.
+        for cap in range(64):
+            libc.prctl(24, cap, 0, 0, 0)  # PR_CAPBSET_DROP; EINVAL past the last one, EPERM when there are none to drop
+        libc.prctl(28, 0x2F, 0, 0, 0)  # PR_SET_SECUREBITS: NOROOT, NO_SETUID_FIXUP and KEEP_CAPS, locked
+        libc.prctl(47, 4, 0, 0, 0)  # PR_CAP_AMBIENT_CLEAR_ALL
+        if libc.capset(ctypes.byref(CapHeader(0x20080522, 0)), (CapData * 2)()) != 0 or libc.prctl(38, 1, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "capset or PR_SET_NO_NEW_PRIVS")
+    in_namespace = mode == "bwrap"
+    # kill(-1) ends every process this one may signal: only ever inside bubblewrap's PID namespace, where this is the
+    # first process after bubblewrap's own.
+    if in_namespace and os.getpid() != 2:
+        raise SystemExit("rpg-forge launcher: not the first process of a PID namespace of its own")
+    me = os.getpid()
+    os.chdir("/")
+
+    # What every gate imports, imported once. Nothing of the package: its directory is no entry of sys.path here.
+    for name in sorted(set(_pytest.config.essential_plugins + _pytest.config.default_plugins)):
+        try:
+            importlib.import_module("_pytest." + name)
+        except ImportError:
+            pass
+    import _hashlib, _json, _signal, _thread, operator, pathlib, pytest, resource, sysconfig, types
+    import _pytest.python, _pytest.unittest
+
+    def shared_places():
+        # bubblewrap's /dev and /tmp are writable and live as long as the sandbox: what a gate leaves there must not
+        # reach the next one.
+        if not in_namespace:
+            return None
+        seen = []
+        for folder in ("/dev", "/dev/shm", "/tmp"):
+            try:
+                device, entries = os.stat(folder).st_dev, os.scandir(folder)
+            except OSError:
+                continue
+            with entries:
+                for entry in entries:
+                    info = entry.stat(follow_symlinks=False)
+                    # Not what is mounted there (the package, the private folder): the engine's own to look after.
+                    if info.st_dev == device:
+                        seen.append((entry.path, info.st_ino, info.st_mode, info.st_rdev, info.st_size, info.st_mtime_ns))
+        return sorted(seen)
+
+    as_found = shared_places()
+    gc.freeze()
+
+    def send(kind, payload=b""):
+        data = kind + len(payload).to_bytes(4, "big") + payload
+        while data:
+            data = data[os.write(1, data):]
+
+    pending = bytearray()
+
+    def fill():
+        chunk = os.read(0, 1 << 16)
+        pending.extend(chunk)
+        return bool(chunk)
+
+    def next_line():
+        while b"\n" not in pending:
+            if not fill():
+                return None
+        end = pending.index(b"\n")
+        line = bytes(pending[:end])
+        del pending[: end + 1]
+        return json.loads(line)
+
+    def next_bytes(count):
+        while len(pending) < count:
+            if not fill():
+                raise SystemExit("rpg-forge launcher: the request ended early")
+        data = bytearray(pending[:count])
+        del pending[:count]
+        return data
+
+    def become_gate(request, secret, out, report):
+        # In the forked child, before anything else: its own session (the group the engine's limits end), death with
+        # the launcher, and only the descriptors a gate has had: /dev/null, the output pipe, the report's pipe.
+        os.setsid()
+        death_signal()
+        if os.getppid() != me:
+            os._exit(70)
+        drop_privileges()
+        out, report = fcntl.fcntl(out, fcntl.F_DUPFD, 64), fcntl.fcntl(report, fcntl.F_DUPFD, 64)
+        null = os.open("/dev/null", os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(out, 1)
+        os.dup2(out, 2)
+        os.dup2(report, ${REPORT_FD})
+        os.closerange(3, ${REPORT_FD})
+        os.closerange(${REPORT_FD} + 1, 1 << 20)
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        tempfile.tempdir = None
+        settings, box = request["settings"], [secret]
+        return lambda: _gate(settings["limits"], settings["junit"], settings["timeout"], settings["args"], settings["cover"], settings["mutants"], box)
+
+    def end_gate(pid):
+        for end in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+            try:
+                end()
+            except ProcessLookupError:
+                pass
+
+    def children():
+        found = []
+        for name in os.listdir("/proc"):
+            if name.isdigit():
+                try:
+                    with open("/proc/%s/stat" % name, "rb") as stat:
+                        fields = stat.read().rpartition(b")")[2].split()
+                except OSError:
+                    continue
+                if int(fields[1]) == me:
+                    found.append(int(name))
+        return found
+
+    def end_leftovers():
+        # Done when this process has no child left: every process a gate left is one, or has a living ancestor that is.
+        give_up = time.monotonic() + 5
+        while time.monotonic() < give_up:
+            if in_namespace:
+                try:
+                    os.kill(-1, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            try:
+                while os.waitpid(-1, os.WNOHANG)[0] != 0:
+                    pass
+            except ChildProcessError:
+                return True
+            if not in_namespace:
+                for pid in children():
+                    end_gate(pid)
+            time.sleep(0.001)
+        return False
+
+    def serve(request, secret):
+        out_r, out_w = os.pipe()
+        report_r, report_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                return become_gate(request, secret, out_w, report_w)
+            except BaseException as error:
+                os.write(2, ("rpg-forge launcher: the gate could not start: %r\n" % (error,)).encode())
+                os._exit(70)
+        os.close(out_w)
+        os.close(report_w)
+        secret[:] = bytes(len(secret))
+        send(b"P", str(pid).encode())
+        exited = os.pidfd_open(pid)
+        poller = select.poll()
+        for fd in (out_r, report_r, exited, 0):
+            poller.register(fd, select.POLLIN)
+        deadline = time.monotonic() + request["hardLimitMs"] / 1000
+        killed_by, code, reported, stdin_open, reading = None, None, 0, True, {out_r, report_r}
+
+        def forward(fd):
+            nonlocal reported
+            data = os.read(fd, 1 << 16) if fd in reading else b""
+            if not data:
+                if fd in reading:
+                    reading.discard(fd)
+                    poller.unregister(fd)
+                return False
+            if fd == out_r:
+                send(b"O", data)
+            elif reported < ${MAX_SIGNED_REPORT_BYTES}:
+                data = data[: ${MAX_SIGNED_REPORT_BYTES} - reported]
+                reported += len(data)
+                send(b"S", data)
+            return True
+
+        while code is None:
+            left = deadline - time.monotonic()
+            if left <= 0 and killed_by is None:
+                killed_by = "time-limit"
+                end_gate(pid)
+            for fd, _ in poller.poll(max(left, 0.05) * 1000 if killed_by is None else 50):
+                if fd == exited:
+                    # Seen before it is reaped, so that its group cannot have been reused when it is ended.
+                    os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+                    end_gate(pid)
+                    status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+                    code = status if status >= 0 else 128 - status
+                elif fd == 0:
+                    if not fill():
+                        stdin_open = False
+                        poller.unregister(0)
+                    while b"\n" in pending:
+                        if next_line().get("abort") and killed_by is None:
+                            killed_by = "abort"
+                    if killed_by == "abort" or not stdin_open:
+                        killed_by = killed_by or "abort"
+                        end_gate(pid)
+                else:
+                    forward(fd)
+        os.close(exited)
+        ended = end_leftovers()
+        # Every writer is gone now, unless a process outside this tree holds a pipe: stop reading after a while.
+        drain_until = time.monotonic() + 2
+        for fd in (out_r, report_r):
+            while time.monotonic() < drain_until and select.select([fd], [], [], max(drain_until - time.monotonic(), 0))[0] and forward(fd):
+                pass
+            os.close(fd)
+        retire = not ended or not stdin_open or shared_places() != as_found
+        send(b"X", json.dumps({"code": code, "killedBy": killed_by, "retire": retire}).encode())
+        if retire:
+            os._exit(0)
+        return None
+
+    send(b"R")
+    while True:
+        request = next_line()
+        if request is None:
+            os._exit(0)
+        gate = serve(request["gate"], next_bytes(request["secret"]))
+        if gate is not None:
+            return gate
+`;
 
 // src/sandbox/gate-guard-source.ts
 var GUARD_SOURCE = String.raw`
@@ -71764,15 +71856,13 @@ def runner_checks(sys):
 `;
 
 // src/sandbox/gate-bootstrap.ts
-var MAX_JUNIT_BYTES = 16 * 1024 * 1024;
-var MAX_SIGNED_REPORT_BYTES = 6 * MAX_JUNIT_BYTES + 4 * 1024 * 1024;
 var GUARD_EXIT = 86;
 var SOURCE = [
   GUARD_SOURCE,
   RUNNER_CHECKS_SOURCE,
   COVERAGE_SOURCE,
   String.raw`
-def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
+def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secret_box):
     import posix, resource, sys, sysconfig
 
     for name, value in limits:
@@ -71813,16 +71903,6 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
     def believe(changed):
         if changed is not None:
             end_run("%s changed while the tests ran" % changed)
-
-    def read_secret_input():
-        data = b""
-        while True:
-            chunk = read(${SECRET_FD}, 1 << 16)
-            if not chunk:
-                break
-            data += chunk
-        close(${SECRET_FD})
-        return data
 
     # The record and the key live in the frame of a suspended generator; the guard refuses that frame to
     # everyone. Every entry into it looks at the stack (the tripwire: with code of the package on it, the
@@ -71931,7 +72011,8 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
             fed_by_the_package()
             result = install(signalnum, handler)
 
-    secret = read_secret_input()
+    # The launcher's bytes, held by no frame but this one's from here on, and wiped once the key is copied out.
+    secret = secret_box.pop()
     # After the key, the mutants' sources when there are any: text, not secret, but out of argv's limits.
     mutants = json.loads(secret[${REPORT_KEY_BYTES}:].decode("utf-8")) if mutants_of is not None else []
     # How many runs the record waits for, on a mutants' run; None on a gate's or a coverage run (one run, one document).
@@ -71949,7 +72030,8 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
 
     # On a mutants' run: whether the current session's tests started a process, set by the guard, read by the record.
     spawned = [False] if mutants_of is not None else None
-    record = recorder(secret[:${REPORT_KEY_BYTES}], _hashlib.hmac_digest, encode, runs, spawned, runner_checks(sys))
+    record = recorder(bytes(secret[:${REPORT_KEY_BYTES}]), _hashlib.hmac_digest, encode, runs, spawned, runner_checks(sys))
+    secret[:] = bytes(size(secret))
     del secret
     next(record)
     installing = installer(_signal.signal)
@@ -72073,18 +72155,22 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of):
     raise leave(0)
 `,
   MUTANTS_SOURCE,
-  "_gate(__LIMITS__, __JUNIT__, __TIMEOUT__, __ARGS__, __COVER__, __MUTANTS__)\n"
+  LAUNCHER_SOURCE,
+  // Called on the value returned, bound to no global: only a gate's forked child returns, with its gate to run.
+  "import sys\n_launcher(sys.argv[1])()\n"
 ].map((part) => part.trim() + "\n").join("\n\n");
-function gateBootstrapSource(settings) {
-  const values = {
-    LIMITS: JSON.stringify(settings.limits),
-    JUNIT: JSON.stringify(settings.junitPath),
-    TIMEOUT: JSON.stringify(settings.timeoutPluginSource),
-    ARGS: JSON.stringify(settings.pytestArgs),
-    COVER: settings.coverFile === void 0 ? "None" : JSON.stringify(settings.coverFile),
-    MUTANTS: settings.mutantsOf === void 0 ? "None" : JSON.stringify(settings.mutantsOf)
+function gateLauncherProgram() {
+  return SOURCE;
+}
+function gateSettings(settings) {
+  return {
+    limits: settings.limits,
+    junit: settings.junitPath,
+    timeout: settings.timeoutPluginSource,
+    args: settings.pytestArgs,
+    cover: settings.coverFile ?? null,
+    mutants: settings.mutantsOf ?? null
   };
-  return SOURCE.replace(/__(LIMITS|JUNIT|TIMEOUT|ARGS|COVER|MUTANTS)__/g, (_, name) => values[name]);
 }
 
 // src/sandbox/timeout-plugin.ts
@@ -72285,8 +72371,214 @@ function rlimitPairs(limits) {
   ];
 }
 
+// src/sandbox/launcher.ts
+import { spawn as spawn2 } from "node:child_process";
+import { once } from "node:events";
+
+// src/sandbox/captured-output.ts
+var CapturedOutput = class {
+  constructor(headChars = 4e4, tailChars = 6e4) {
+    this.headChars = headChars;
+    this.tailChars = tailChars;
+  }
+  headChars;
+  tailChars;
+  head = "";
+  tail = [];
+  tailLength = 0;
+  seen = 0;
+  append(text3) {
+    this.seen += text3.length;
+    const room = this.headChars - this.head.length;
+    if (room > 0) {
+      this.head += text3.slice(0, room);
+      text3 = text3.slice(room);
+    }
+    if (text3 === "") return;
+    this.tail.push(text3);
+    this.tailLength += text3.length;
+    if (this.tailLength > 2 * this.tailChars) this.compactTail();
+  }
+  /** The kept text with terminal control sequences removed, and a line saying how much was cut. */
+  toString() {
+    this.compactTail();
+    const tail3 = this.tail.join("");
+    const cut = this.seen - this.head.length - tail3.length;
+    const marker = cut > 0 ? `
+[... ${cut} characters of output cut here ...]
+` : "";
+    return stripTerminalControls(this.head) + marker + stripTerminalControls(tail3);
+  }
+  compactTail() {
+    const joined = this.tail.join("").slice(-this.tailChars);
+    this.tail = joined === "" ? [] : [joined];
+    this.tailLength = joined.length;
+  }
+};
+var ESCAPE_SEQUENCE = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[ -/]*[0-~])/g;
+var OTHER_CONTROLS = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g;
+function stripTerminalControls(text3) {
+  return text3.replace(ESCAPE_SEQUENCE, "").replace(OTHER_CONTROLS, "");
+}
+
+// src/sandbox/launcher.ts
+var ANSWER_GRACE_MS = 15e3;
+var STDERR_KEPT = 4e3;
+var Launcher = class _Launcher {
+  constructor(child, describe4) {
+    this.child = child;
+    this.describe = describe4;
+    child.stdout.on("data", (chunk) => this.receive(chunk));
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (text3) => this.stderr = (this.stderr + text3).slice(-STDERR_KEPT));
+    child.stdin.on("error", () => void 0);
+    const closed = once(child, "close");
+    this.ready = new Promise((resolve6, reject) => {
+      this.markReady = resolve6;
+      closed.then(
+        () => reject(new Error(this.lastWords())),
+        (error63) => reject(error63)
+      );
+    });
+    this.ready.catch(() => void 0);
+    void closed.then(
+      () => this.died(),
+      () => this.died()
+    );
+  }
+  child;
+  describe;
+  buffered = Buffer.alloc(0);
+  stderr = "";
+  pending;
+  exited = false;
+  retired = false;
+  overdue = false;
+  ready;
+  markReady = () => void 0;
+  /** Starts a launcher and waits until it is ready; rejects with its last words when it is not. */
+  static async start(command, describe4) {
+    const child = spawn2(command.command, command.args, {
+      cwd: command.cwd,
+      env: command.env,
+      // Its own process group and session: the terminal's Ctrl-C reaches the engine, which ends the gate itself.
+      detached: true,
+      stdio: ["pipe", "pipe", "pipe"]
+    });
+    const spawned = once(child, "spawn");
+    const launcher = new _Launcher(child, describe4);
+    await spawned;
+    await launcher.ready;
+    launcher.idle();
+    return launcher;
+  }
+  get alive() {
+    return !this.exited && !this.retired;
+  }
+  /** The launcher's process id: for measures (the bench reads its CPU from /proc). */
+  get pid() {
+    return this.child.pid;
+  }
+  /** Alive and serving no gate. */
+  get free() {
+    return this.alive && this.pending === void 0;
+  }
+  /** Runs one gate. Resolves with how it ended; never rejects. */
+  run(request2) {
+    if (this.pending || !this.alive) throw new Error(`the launcher ${this.describe} is not free`);
+    this.busy();
+    const { secret, signal, ...gate } = request2;
+    const answered = new Promise((resolve6) => {
+      this.pending = { output: new CapturedOutput(), report: [], resolve: resolve6 };
+    });
+    const onAbort = () => void this.child.stdin.write(JSON.stringify({ abort: true }) + "\n");
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const stuck = setTimeout(() => {
+      this.overdue = true;
+      this.end();
+    }, request2.hardLimitMs + ANSWER_GRACE_MS);
+    this.child.stdin.write(JSON.stringify({ gate: { ...gate }, secret: secret.length }) + "\n");
+    this.child.stdin.write(secret);
+    if (signal?.aborted) onAbort();
+    return answered.finally(() => {
+      clearTimeout(stuck);
+      signal?.removeEventListener("abort", onAbort);
+      this.idle();
+    });
+  }
+  /** Ends the launcher: the end of its input when it is free, a kill when it is not. Resolves once it has exited. */
+  async close() {
+    if (this.exited) return;
+    const exited = once(this.child, "close").catch(() => void 0);
+    if (this.pending) this.end();
+    else this.child.stdin.end();
+    await exited;
+  }
+  /** Kills the launcher's process group; in bubblewrap, that ends the sandbox and everything in it. */
+  end() {
+    try {
+      process.kill(-this.child.pid, "SIGKILL");
+    } catch {
+    }
+  }
+  receive(chunk) {
+    this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk]);
+    while (this.buffered.length >= 5) {
+      const length = this.buffered.readUInt32BE(1);
+      if (this.buffered.length < 5 + length) return;
+      const kind = String.fromCharCode(this.buffered[0]);
+      const payload = this.buffered.subarray(5, 5 + length);
+      this.buffered = this.buffered.subarray(5 + length);
+      this.frame(kind, payload);
+    }
+  }
+  frame(kind, payload) {
+    const pending = this.pending;
+    if (kind === FRAME.ready) return this.markReady();
+    if (!pending) return;
+    if (kind === FRAME.output) pending.output.append(payload.toString("utf8"));
+    else if (kind === FRAME.report) pending.report.push(Buffer.from(payload));
+    else if (kind === FRAME.exit) {
+      const answer2 = JSON.parse(payload.toString("utf8"));
+      if (answer2.retire) this.retired = true;
+      this.settle({ code: answer2.code, killedBy: answer2.killedBy ?? void 0 });
+    }
+  }
+  settle(end2) {
+    const pending = this.pending;
+    if (!pending) return;
+    this.pending = void 0;
+    pending.resolve({ ...end2, output: pending.output.toString(), report: Buffer.concat(pending.report) });
+  }
+  died() {
+    this.exited = true;
+    if (this.pending) {
+      this.pending.output.append(`
+rpg-forge: the launcher serving this gate ended before the gate did: ${this.lastWords()}
+`);
+      this.settle({ code: -1, killedBy: this.overdue ? "time-limit" : "launcher" });
+    }
+  }
+  lastWords() {
+    const lines = this.stderr.split("\n").filter((line) => line.trim() !== "");
+    return lines.at(-1) ?? `${this.describe} exited`;
+  }
+  // An idle launcher keeps neither the event loop nor the process alive: it exits at the end of its input.
+  idle() {
+    this.child.unref();
+    for (const stream of [this.child.stdin, this.child.stdout, this.child.stderr]) stream.unref?.();
+  }
+  busy() {
+    this.child.ref();
+    for (const stream of [this.child.stdin, this.child.stdout, this.child.stderr]) stream.ref?.();
+  }
+};
+
+// src/sandbox/launcher-pool.ts
+import { rmSync as rmSync3 } from "node:fs";
+
 // src/sandbox/remove-tree.ts
-import { readdirSync as readdirSync2, rmSync as rmSync2 } from "node:fs";
+import { readdirSync, rmSync as rmSync2 } from "node:fs";
 import { chmod as chmod2, readdir as readdir3, rm as rm4 } from "node:fs/promises";
 import { join as join9 } from "node:path";
 var SMALL_TREE_ENTRIES = 32;
@@ -72317,7 +72609,7 @@ function isSmallTree(dir, limit2) {
   const fits = (folder) => {
     let entries;
     try {
-      entries = readdirSync2(folder, { withFileTypes: true });
+      entries = readdirSync(folder, { withFileTypes: true });
     } catch {
       return false;
     }
@@ -72328,6 +72620,64 @@ function isSmallTree(dir, limit2) {
   return fits(dir);
 }
 
+// src/sandbox/launcher-pool.ts
+var IDLE_MS = 2e4;
+var MAX_IDLE = 4;
+var idle = [];
+var living = /* @__PURE__ */ new Set();
+var hooked = false;
+async function withLauncher(key, start, use) {
+  const pooled = take(key) ?? await started(start);
+  try {
+    return await use(pooled);
+  } finally {
+    if (pooled.launcher.free) keep(key, pooled);
+    else void retire(pooled);
+  }
+}
+async function started(start) {
+  const pooled = await start();
+  living.add(pooled);
+  if (!hooked) {
+    hooked = true;
+    process.on("exit", () => {
+      for (const { launcher, privateDir } of living) {
+        launcher.end();
+        rmSync3(privateDir, { recursive: true, force: true });
+      }
+    });
+  }
+  return pooled;
+}
+function take(key) {
+  for (let i = idle.length - 1; i >= 0; i--) {
+    const entry = idle[i];
+    if (entry.key !== key || !entry.launcher.free) continue;
+    idle.splice(i, 1);
+    clearTimeout(entry.timer);
+    return { launcher: entry.launcher, privateDir: entry.privateDir };
+  }
+  return void 0;
+}
+function keep(key, pooled) {
+  const timer = setTimeout(() => {
+    const at = idle.findIndex((entry) => entry.launcher === pooled.launcher);
+    if (at >= 0) void retire(idle.splice(at, 1)[0]);
+  }, IDLE_MS);
+  timer.unref();
+  idle.push({ ...pooled, key, timer });
+  while (idle.length > MAX_IDLE) {
+    const oldest = idle.shift();
+    clearTimeout(oldest.timer);
+    void retire(oldest);
+  }
+}
+async function retire(pooled) {
+  for (const entry of living) if (entry.launcher === pooled.launcher) living.delete(entry);
+  await pooled.launcher.close();
+  await removeTree(pooled.privateDir);
+}
+
 // src/sandbox/pytest.ts
 var DEFAULT_PER_TEST_MS = 3e4;
 var STARTUP_GRACE_MS = 15e3;
@@ -72336,100 +72686,99 @@ function runPytest(run6) {
   return runGate(run6, {});
 }
 async function runGate(run6, variant) {
-  const started = Date.now();
+  const started2 = Date.now();
   const perTestMs = run6.perTestTimeoutMs ?? DEFAULT_PER_TEST_MS;
   if (!(perTestMs > 0 && Number.isFinite(perTestMs))) throw new RangeError(`perTestTimeoutMs must be positive, got ${perTestMs}`);
   if (variant.mutants && variant.mutants.sources.length === 0) throw new RangeError("a mutants' run needs at least one source");
-  const cwd = await packageDirectory2(run6.cwd);
+  const { path: cwd, identity: identity2 } = await packageDirectory2(run6.cwd);
   const python = variant.python ?? await findPythonSetup();
   const bwrap = run6.sandbox === "bwrap" ? await requireBwrap() : void 0;
   const limits = resolveLimits(run6.limits);
   if (run6.signal?.aborted) return notRun2("the run was aborted before it started");
-  const privateDir = mkdtempSync(join10(tmpdir3(), "rpg-forge-pytest-"));
-  try {
-    const dirs = { home: join10(privateDir, "home"), tmp: join10(privateDir, "tmp") };
-    for (const dir of Object.values(dirs)) mkdirSync3(dir, { mode: 448 });
-    const junitPath = join10(privateDir, "junit.xml");
-    const pytestArgs = [
-      ...[...run6.targets, "-q", "-p", "no:cacheprovider", `--junitxml=${junitPath}`],
-      ...["-o", "junit_family=xunit2", "--color=no"],
-      ...(run6.plugins ?? []).flatMap((plugin) => ["-p", plugin])
-    ];
-    const bootstrap = gateBootstrapSource({
-      timeoutPluginSource: timeoutPluginSource(perTestMs),
-      junitPath,
-      limits: rlimitPairs(limits),
-      pytestArgs,
-      ...variant.coverFile === void 0 ? {} : { coverFile: variant.coverFile },
-      ...variant.mutants === void 0 ? {} : { mutantsOf: await realpath(join10(cwd, variant.mutants.file)) }
-    });
-    const env = {
-      ...scrubbedEnv(process.env, dirs.home, dirs.tmp),
-      PYTHONSAFEPATH: "1",
-      PYTHONNOUSERSITE: "1",
-      // In process mode the mark finds what left the group with setsid(). bubblewrap needs none: its PID namespace
-      // dies with the sandbox, and a scan of every process's environment costs a few milliseconds a run (issue 16).
-      ...bwrap ? {} : { [RUN_MARK_VARIABLE]: randomUUID2() }
-    };
-    if (python.userSitePath.length > 0) env.PYTHONPATH = python.userSitePath.join(delimiter2);
-    if (run6.plugins) env.PYTEST_DISABLE_PLUGIN_AUTOLOAD = "1";
-    const interpreter = [python.executable, "-s", "-c", bootstrap];
-    const key = newReportKey();
-    const runs = variant.mutants?.sources.length ?? 1;
-    const common = {
-      cwd,
-      env,
-      hardLimitMs: runs * hardLimitMs(run6.targets, perTestMs),
-      // The mutants' sources follow the key: text of any size, which argv would limit.
-      secretInput: variant.mutants ? Buffer.concat([key, Buffer.from(JSON.stringify(variant.mutants.sources), "utf8")]) : key,
-      maxReportBytes: MAX_SIGNED_REPORT_BYTES,
-      ...run6.signal ? { signal: run6.signal } : {}
-    };
+  const place = launcherPlace(python, bwrap, cwd, identity2);
+  return withLauncher(place.key, place.start, async ({ launcher, privateDir }) => {
+    const gateDir = mkdtempSync(join10(privateDir, "gate-"));
+    try {
+      const dirs = { home: join10(gateDir, "home"), tmp: join10(gateDir, "tmp") };
+      for (const dir of Object.values(dirs)) mkdirSync3(dir, { mode: 448 });
+      const junitPath = join10(gateDir, "junit.xml");
+      const pytestArgs = [
+        ...[...run6.targets, "-q", "-p", "no:cacheprovider", `--junitxml=${junitPath}`],
+        ...["-o", "junit_family=xunit2", "--color=no"],
+        ...(run6.plugins ?? []).flatMap((plugin) => ["-p", plugin])
+      ];
+      const settings = gateSettings({
+        timeoutPluginSource: timeoutPluginSource(perTestMs),
+        junitPath,
+        limits: rlimitPairs(limits),
+        pytestArgs,
+        ...variant.coverFile === void 0 ? {} : { coverFile: variant.coverFile },
+        ...variant.mutants === void 0 ? {} : { mutantsOf: await realpath(join10(cwd, variant.mutants.file)) }
+      });
+      const env = { ...pythonEnv(python, dirs.home, dirs.tmp), ...run6.plugins ? { PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1" } : {} };
+      const key = newReportKey();
+      const runs = variant.mutants?.sources.length ?? 1;
+      const exit = await launcher.run({
+        cwd,
+        env,
+        settings,
+        hardLimitMs: runs * hardLimitMs(run6.targets, perTestMs),
+        // The mutants' sources follow the key: text of any size, which argv would limit.
+        secret: variant.mutants ? Buffer.concat([key, Buffer.from(JSON.stringify(variant.mutants.sources), "utf8")]) : key,
+        ...run6.signal ? { signal: run6.signal } : {}
+      });
+      const exitCode = exit.killedBy ? -1 : exit.code;
+      let report = verifySignedReport(exit.report, key);
+      if (report.authentic && report.exitStatus !== exitCode) {
+        report = { authentic: false, problem: `pytest exited ${exitCode} after reporting exit status ${report.exitStatus}` };
+      }
+      const junitXml = report.authentic ? report.junitXml : void 0;
+      return {
+        exitCode,
+        timedOut: exit.killedBy === "time-limit",
+        output: exit.output,
+        tests: junitXml ? parseJUnitXml(junitXml) : [],
+        junitXml,
+        report,
+        durationMs: Date.now() - started2
+      };
+    } finally {
+      await emptyFolder(privateDir);
+    }
+  });
+}
+function pythonEnv(python, home, tmp) {
+  const env = { ...scrubbedEnv(process.env, home, tmp), PYTHONSAFEPATH: "1", PYTHONNOUSERSITE: "1" };
+  if (python.userSitePath.length > 0) env.PYTHONPATH = python.userSitePath.join(delimiter2);
+  return env;
+}
+function launcherPlace(python, bwrap, cwd, identity2) {
+  const key = JSON.stringify([python.executable, bwrap ? [cwd, identity2] : null]);
+  const start = async () => {
+    const privateDir = mkdtempSync(join10(tmpdir3(), "rpg-forge-pytest-"));
+    const interpreter = [python.executable, "-s", "-c", gateLauncherProgram(), bwrap ? "bwrap" : "process"];
+    const env = pythonEnv(python, privateDir, privateDir);
     const command = bwrap ? {
       command: bwrap,
-      args: [...bwrapArgs({ cwd, hidden: await hiddenDirs(), runtime: python.runtimeDirs, privateDir, env }), ...interpreter],
-      statusFd: true
+      args: [...bwrapArgs({ cwd, hidden: await hiddenDirs(), runtime: python.runtimeDirs, privateDir, env }), ...interpreter]
     } : { command: interpreter[0], args: interpreter.slice(1) };
-    let exit;
     try {
-      exit = await runInOwnGroup({ ...common, ...command });
+      return { launcher: await Launcher.start({ ...command, cwd: privateDir, env }, bwrap ?? python.executable), privateDir };
     } catch (error63) {
+      await removeTree(privateDir);
       throw new RpgForgeError(
         "SANDBOX_START_FAILED",
-        `could not start ${bwrap ?? python.executable}: ${error63.message}`,
-        {},
-        void 0,
-        {
-          cause: error63
-        }
-      );
-    }
-    if (bwrap && exit.killedBy === void 0 && !exit.status.includes('"exit-code"')) {
-      throw new RpgForgeError(
-        "SANDBOX_START_FAILED",
-        `bubblewrap could not set up the sandbox: ${exit.output.trim().split("\n").at(-1) ?? "no message"}`,
+        bwrap ? `bubblewrap could not set up the sandbox: ${error63.message}` : `could not start ${python.executable}: ${error63.message}`,
         { file: cwd },
-        "bwrap passed its probe but failed on this run's mounts: check the path in the message, or choose the process sandbox"
+        bwrap ? "check the path in the message, or choose the process sandbox" : void 0,
+        { cause: error63 }
       );
     }
-    const exitCode = exit.killedBy ? -1 : exit.code;
-    let report = verifySignedReport(exit.report, key);
-    if (report.authentic && report.exitStatus !== exitCode) {
-      report = { authentic: false, problem: `pytest exited ${exitCode} after reporting exit status ${report.exitStatus}` };
-    }
-    const junitXml = report.authentic ? report.junitXml : void 0;
-    return {
-      exitCode,
-      timedOut: exit.killedBy === "time-limit",
-      output: exit.output,
-      tests: junitXml ? parseJUnitXml(junitXml) : [],
-      junitXml,
-      report,
-      durationMs: Date.now() - started
-    };
-  } finally {
-    await removeTree(privateDir);
-  }
+  };
+  return { key, start };
+}
+async function emptyFolder(folder) {
+  for (const name of readdirSync2(folder)) await removeTree(join10(folder, name));
 }
 function notRun2(problem) {
   return {
@@ -72482,8 +72831,9 @@ async function packageDirectory2(cwd) {
   if (!isAbsolute2(cwd)) throw invalid("must be an absolute path");
   try {
     const real = await realpath(cwd);
-    if (!(await stat4(real)).isDirectory()) throw invalid("is not a directory");
-    return real;
+    const info2 = await stat4(real, { bigint: true });
+    if (!info2.isDirectory()) throw invalid("is not a directory");
+    return { path: real, identity: `${info2.dev}:${info2.ino}:${info2.birthtimeNs}` };
   } catch (error63) {
     if (error63 instanceof RpgForgeError) throw error63;
     throw invalid("does not exist", error63);
@@ -72498,7 +72848,7 @@ async function measureCoverage(measure) {
       throw new RangeError(`a line range is 1-based and inclusive, got [${start}, ${end2}]`);
     }
   }
-  const started = Date.now();
+  const started2 = Date.now();
   const python = measure.python ?? await findPythonSetup();
   const installed = await probeCoverage(python);
   if (!installed.ok) return { available: false, note: installed.note };
@@ -72528,7 +72878,7 @@ async function measureCoverage(measure) {
     } catch (error63) {
       return { available: false, note: `no coverage figure: coverage.py could not analyse ${measure.file} (${lastLine(error63)})` };
     }
-    return { available: true, ...countOnRanges(analysis, measure.ranges), durationMs: Date.now() - started };
+    return { available: true, ...countOnRanges(analysis, measure.ranges), durationMs: Date.now() - started2 };
   } finally {
     await removeTree(copyDir);
   }
@@ -72642,7 +72992,7 @@ function safe(segment) {
 }
 
 // src/workspace/output-dir.ts
-import { access as access4, constants as constants7, mkdir as mkdir5, readdir as readdir4, stat as stat5 } from "node:fs/promises";
+import { access as access4, constants as constants6, mkdir as mkdir5, readdir as readdir4, stat as stat5 } from "node:fs/promises";
 import { dirname as dirname5, join as join13, relative, sep as sep3 } from "node:path";
 async function prepareOutputDir(path2, ownPaths = []) {
   const info2 = await stat5(path2).catch(() => void 0);
@@ -72657,7 +73007,7 @@ async function prepareOutputDir(path2, ownPaths = []) {
   if (info2) for (const own2 of ownPaths) await refuseLinks(path2, own2);
   try {
     await mkdir5(path2, { recursive: true });
-    await access4(path2, constants7.W_OK);
+    await access4(path2, constants6.W_OK);
   } catch (error63) {
     throw new RpgForgeError(
       "OUTPUT_NOT_WRITABLE",
@@ -73079,7 +73429,7 @@ async function removeWorkTree(workDir) {
 
 // src/engine/checkpoint-journal.ts
 import { createHash as createHash4 } from "node:crypto";
-import { closeSync as closeSync2, constants as constants8, openSync as openSync2, writeSync } from "node:fs";
+import { closeSync as closeSync2, constants as constants7, openSync as openSync2, writeSync } from "node:fs";
 import { readFile as readFile8 } from "node:fs/promises";
 import { dirname as dirname6, join as join16 } from "node:path";
 var CheckpointStore = class {
@@ -73187,7 +73537,7 @@ var CheckpointStore = class {
   }
   async #append(line) {
     try {
-      this.#fd ??= openSync2(this.journalPath, constants8.O_WRONLY | constants8.O_APPEND | constants8.O_NOFOLLOW);
+      this.#fd ??= openSync2(this.journalPath, constants7.O_WRONLY | constants7.O_APPEND | constants7.O_NOFOLLOW);
       writeSync(this.#fd, line);
     } catch (error63) {
       throw new RpgForgeError(
@@ -85279,7 +85629,7 @@ async function runPlan(options) {
   const emit = (event) => options.onEvent?.(event);
   const iso = () => new Date(clock()).toISOString();
   const signal = options.signal ?? new AbortController().signal;
-  const started = clock();
+  const started2 = clock();
   const store = new CheckpointStore(options.checkpointPath, options.journalPath);
   const { checkpoint, resumed } = await openCheckpoint(options, store, iso());
   if (resumed) {
@@ -85359,7 +85709,7 @@ async function runPlan(options) {
     emit(event);
     const every = options.progressEvery ?? 10;
     if (done % every === 0 || done === work.length) {
-      const elapsedMs = clock() - started;
+      const elapsedMs = clock() - started2;
       emit({ type: "progress", done, total: work.length, elapsedMs, etaMs: Math.round(elapsedMs / done * (work.length - done)) });
     }
   };
@@ -85399,7 +85749,7 @@ async function runPlan(options) {
   await flush();
   if (!interrupted && !signal.aborted) await checkSubgraphs2();
   await saveWhole();
-  emit({ type: "run-finished", interrupted, elapsedMs: clock() - started });
+  emit({ type: "run-finished", interrupted, elapsedMs: clock() - started2 });
   return { checkpoint, interrupted };
   async function admit(id) {
     const entry = checkpoint.nodes[id];
@@ -85488,13 +85838,13 @@ function recordOutcome(entry, attempt, outcome, now, name) {
     };
   }
   Object.assign(attempt, { finished_at: now, status: outcome.status, iterations: outcome.iterations });
-  const keep = (key, value) => {
+  const keep2 = (key, value) => {
     if (value === void 0) delete entry[key];
     else entry[key] = value;
   };
-  keep("diagnoses", outcome.diagnoses);
-  keep("regressions", outcome.regressions || void 0);
-  keep("reviews", outcome.reviews);
+  keep2("diagnoses", outcome.diagnoses);
+  keep2("regressions", outcome.regressions || void 0);
+  keep2("reviews", outcome.reviews);
   if (outcome.status === "failed") {
     entry.failure_reason = outcome.reason;
     if (outcome.context) entry.failure_context = outcome.context;
@@ -85503,10 +85853,10 @@ function recordOutcome(entry, attempt, outcome, now, name) {
     delete entry.failure_reason;
     delete entry.blocked_by;
     delete entry.failure_context;
-    keep("owns", outcome.owns && !(outcome.owns.length === 1 && outcome.owns[0] === name) ? outcome.owns : void 0);
-    keep("test_strength", outcome.testStrength);
-    keep("coverage", outcome.coverage);
-    keep("coverage_note", outcome.coverageNote || void 0);
+    keep2("owns", outcome.owns && !(outcome.owns.length === 1 && outcome.owns[0] === name) ? outcome.owns : void 0);
+    keep2("test_strength", outcome.testStrength);
+    keep2("coverage", outcome.coverage);
+    keep2("coverage_note", outcome.coverageNote || void 0);
   }
 }
 async function openCheckpoint(options, store, now) {
@@ -86280,18 +86630,18 @@ async function buildSnapshot(input2) {
       if (side) entry[side].push(...values);
     }
   }
-  const read = (path2, keep, drop) => keep.length > 0 || drop.length > 0 && input2.preexisting.has(path2) ? output2.read(path2) : void 0;
-  for (const [path2, { keep, drop }] of byModule) {
-    const source = await read(path2, keep, drop);
+  const read = (path2, keep2, drop) => keep2.length > 0 || drop.length > 0 && input2.preexisting.has(path2) ? output2.read(path2) : void 0;
+  for (const [path2, { keep: keep2, drop }] of byModule) {
+    const source = await read(path2, keep2, drop);
     const code2 = source === void 0 ? void 0 : path2.endsWith("/__init__.py") ? stripApiBlock(source) : source;
     const rest = code2 === void 0 ? void 0 : await withoutSymbols(input2.python, code2, drop);
-    if (keep.length > 0 || rest === void 0) decide(path2, rest);
+    if (keep2.length > 0 || rest === void 0) decide(path2, rest);
     else files.set(path2, await onlyDocstring(input2.python, rest) ? null : rest);
   }
-  for (const [path2, { keep, drop }] of byTestFile) {
-    const source = await read(path2, keep, drop);
+  for (const [path2, { keep: keep2, drop }] of byTestFile) {
+    const source = await read(path2, keep2, drop);
     const rest = source === void 0 ? void 0 : withoutTestBlocks(source, drop);
-    if (keep.length > 0 || rest === void 0) decide(path2, rest);
+    if (keep2.length > 0 || rest === void 0) decide(path2, rest);
     else files.set(path2, rest.trim() === "" ? null : rest);
   }
   for (const [subgraphId, path2] of integrationTestFiles(rpg)) {
@@ -86782,12 +87132,12 @@ import { basename as basename3 } from "node:path";
 import { pathToFileURL } from "node:url";
 
 // src/lsp/pyright-binary.ts
-import { readFileSync as readFileSync2 } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname as dirname7, join as join18 } from "node:path";
 function pyrightLangserverScript() {
   const manifest = createRequire(import.meta.url).resolve("pyright/package.json");
-  const bin = JSON.parse(readFileSync2(manifest, "utf8")).bin?.["pyright-langserver"];
+  const bin = JSON.parse(readFileSync(manifest, "utf8")).bin?.["pyright-langserver"];
   if (!bin) throw new Error(`${manifest} names no pyright-langserver binary`);
   return join18(dirname7(manifest), bin);
 }
@@ -87636,7 +87986,7 @@ function refusal(via, code2, message, at, warnings) {
 function startCodeIntelligence(options) {
   const notice = (text3) => options.onNotice?.(text3);
   const server = options.server ?? pyrightInstalled();
-  const started = CodeIntelligence.start({
+  const started2 = CodeIntelligence.start({
     root: options.root,
     python: options.python,
     server,
@@ -87646,7 +87996,7 @@ function startCodeIntelligence(options) {
     return void 0;
   });
   const guarded2 = async (what, work) => {
-    const ci = await started;
+    const ci = await started2;
     if (!ci) return void 0;
     try {
       return await work(ci);
@@ -87656,7 +88006,7 @@ function startCodeIntelligence(options) {
     }
   };
   return {
-    get: () => started,
+    get: () => started2,
     filesChanged: async (paths) => {
       await guarded2("announcing changed files", (ci) => ci.filesChanged(paths));
     },
@@ -87680,7 +88030,7 @@ var OWN_WRITES = [
 ];
 async function generate(options) {
   const clock = options.clock ?? Date.now;
-  const started = clock();
+  const started2 = clock();
   const outDir = resolve4(options.outDir);
   const present = existsSync3(outDir);
   if (present) await prepareOutputDir(outDir, OWN_WRITES);
@@ -87716,7 +88066,7 @@ async function generate(options) {
     if (await files.read(rel) === void 0) await files.write(rel, `${pythonDocstring(docstring)}
 `);
   }
-  const runId = makeRunId(new Date(started), options.rpgSha256);
+  const runId = makeRunId(new Date(started2), options.rpgSha256);
   const intelligence = startCodeIntelligence({ root: workDir, python, server: options.languageServer, onNotice: options.onNotice });
   let latest = previous;
   const gate = { sandbox: sandbox.kind, perTestTimeoutMs: options.perTestTimeoutMs, limits: options.limits, plugins };
@@ -87903,7 +88253,7 @@ async function generate(options) {
     runId,
     plan: plan2,
     finishedAt: new Date(finished),
-    elapsedMs: finished - started,
+    elapsedMs: finished - started2,
     assembly: final?.assembly,
     gitLog,
     checkpointPath,
@@ -88027,7 +88377,7 @@ async function writeRunReport(outDir, run6) {
 // src/action/run-engine.ts
 async function generateInRunner(options) {
   const notices = [];
-  const stop = randomUUID3();
+  const stop = randomUUID2();
   let result;
   process.stdout.write(`::stop-commands::${stop}
 `);
