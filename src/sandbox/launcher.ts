@@ -10,6 +10,8 @@ export interface LauncherCommand {
   args: string[];
   cwd: string;
   env: Record<string, string>;
+  /** Whether the gates' process ids are this process's too (no PID namespace of their own). */
+  sharesPids: boolean;
 }
 
 /** One gate for a launcher to run (decision 0031). */
@@ -44,6 +46,8 @@ const STDERR_KEPT = 4_000;
 type LauncherProcess = ChildProcessByStdio<Writable, Readable, Readable>;
 
 interface Pending {
+  /** The gate's process id, once the launcher has said it. */
+  pid?: number;
   output: CapturedOutput;
   report: Buffer[];
   resolve: (exit: GateExit) => void;
@@ -67,6 +71,7 @@ export class Launcher {
   private constructor(
     private readonly child: LauncherProcess,
     private readonly describe: string,
+    private readonly sharesPids: boolean,
   ) {
     child.stdout.on("data", (chunk: Buffer) => this.receive(chunk));
     child.stderr.setEncoding("utf8");
@@ -98,7 +103,7 @@ export class Launcher {
       stdio: ["pipe", "pipe", "pipe"],
     });
     const spawned = once(child, "spawn");
-    const launcher = new Launcher(child, describe);
+    const launcher = new Launcher(child, describe, command.sharesPids);
     await spawned;
     await launcher.ready;
     launcher.idle();
@@ -177,7 +182,8 @@ export class Launcher {
     const pending = this.pending;
     if (kind === FRAME.ready) return this.markReady();
     if (!pending) return;
-    if (kind === FRAME.output) pending.output.append(payload.toString("utf8"));
+    if (kind === FRAME.pid) pending.pid = Number(payload.toString("ascii"));
+    else if (kind === FRAME.output) pending.output.append(payload.toString("utf8"));
     else if (kind === FRAME.report) pending.report.push(Buffer.from(payload));
     else if (kind === FRAME.exit) {
       const answer = JSON.parse(payload.toString("utf8")) as { code: number; killedBy: GateExit["killedBy"] | null; retire: boolean };
@@ -195,6 +201,15 @@ export class Launcher {
 
   private died(): void {
     this.exited = true;
+    // The gate dies with its launcher; what it started in its group would live on with nobody to end it. In bubblewrap
+    // the sandbox's end ends everything, and the id is the sandbox's own.
+    if (this.pending?.pid !== undefined && this.sharesPids) {
+      try {
+        process.kill(-this.pending.pid, "SIGKILL");
+      } catch {
+        // the group is gone
+      }
+    }
     if (this.pending) {
       this.pending.output.append(`\nrpg-forge: the launcher serving this gate ended before the gate did: ${this.lastWords()}\n`);
       this.settle({ code: -1, killedBy: this.overdue ? "time-limit" : "launcher" });

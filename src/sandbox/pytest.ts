@@ -200,7 +200,8 @@ function launcherPlace(
         }
       : { command: interpreter[0]!, args: interpreter.slice(1) };
     try {
-      return { launcher: await Launcher.start({ ...command, cwd: privateDir, env }, bwrap ?? python.executable), privateDir };
+      const launcher = await Launcher.start({ ...command, cwd: privateDir, env, sharesPids: !bwrap }, bwrap ?? python.executable);
+      return { launcher, privateDir };
     } catch (error) {
       await removeTree(privateDir);
       throw new RpgForgeError(

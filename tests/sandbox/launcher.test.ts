@@ -1,7 +1,9 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { describe, it } from "vitest";
 import { runPytest, type PytestResult } from "../../src/sandbox/pytest.js";
+import { processesIn } from "./hostile-code.js";
 import { makePackage, SANDBOXES, SEND_OUT, sentOut } from "./package-dir.js";
 
 // The launcher (decision 0031) serves gate after gate from one interpreter and, in bubblewrap, one sandbox: what one
@@ -28,7 +30,13 @@ describe.concurrent.each(SANDBOXES)("the launcher in the %s sandbox", (sandbox) 
     const cwd = makePackage(
       { onTestFinished },
       {
-        "tests/test_kill.py": "import os, signal\n\ndef test_kill():\n    os.kill(os.getppid(), signal.SIGKILL)\n",
+        "tests/test_kill.py": `import os, signal, subprocess, sys, time
+
+def test_kill():
+    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    time.sleep(0.2)
+    os.kill(os.getppid(), signal.SIGKILL)
+`,
         "tests/test_fine.py": "def test_fine():\n    pass\n",
       },
     );
@@ -36,6 +44,11 @@ describe.concurrent.each(SANDBOXES)("the launcher in the %s sandbox", (sandbox) 
     expect(killed.exitCode).toBe(-1);
     expect(killed.report.authentic).toBe(false);
     expect(killed.output).toContain("the launcher serving this gate ended before the gate did");
+    // What the gate started in its group goes with it, though nobody is left in the sandbox to end it.
+    await sleep(300);
+    const left = processesIn(cwd);
+    for (const pid of left) process.kill(pid, "SIGKILL");
+    expect(left).toEqual([]);
     const next = await runPytest({ cwd, targets: ["tests/test_fine.py"], sandbox });
     expect(outcomes(next)).toEqual({ "tests/test_fine.py::test_fine": "passed" });
   });
