@@ -61,7 +61,7 @@ describe("chooseSandbox", () => {
 
 describe("runPytest when the sandbox cannot start", () => {
   it("throws SANDBOX_START_FAILED with bwrap's message instead of reporting its exit code 1 as pytest's", async ({ onTestFinished }) => {
-    // Exits as bwrap does when a mount fails: status 1, a message, and no exit status on --json-status-fd.
+    // Exits as bwrap does when a mount fails: status 1 and a message, before the launcher in it could say it is ready.
     const fresh = await withPath({
       bwrap: "#!/bin/sh\necho 'bwrap: Can not mount tmpfs on /newroot/tmp: Operation not permitted' >&2\nexit 1\n",
     });

@@ -12,7 +12,7 @@ import { makePackage, makeTempDir, SANDBOXES, SEND_OUT, sentOut } from "./packag
 
 // Generated code is untrusted: these tests play the hostile package and check what each
 // sandbox contains. Process mode guarantees less (see SandboxKind in src/sandbox/pytest.ts),
-// so writes outside the package, the network and setsid() escapes are tested in bwrap only.
+// so writes outside the package and the network are tested in bwrap only.
 // Most run concurrently: several wait for children to outlive their sleep, and the
 // hard-limit test waits out its full 16 s.
 
@@ -47,7 +47,7 @@ describe.concurrent.each(SANDBOXES)("hostile code in the %s sandbox", (sandbox) 
   });
 
   it("cannot keep a child alive by leaving the process group with setsid()", async (context) => {
-    // bwrap: the PID namespace dies with the sandbox; process mode: the run's mark in the child's environment finds it.
+    // bwrap: kill(-1) in the sandbox's PID namespace; process mode: the launcher, a child subreaper, gets it back and ends it.
     const { started, alive } = await runChildren(context, sandbox, [
       { name: "setsid", start: "fork", newSession: true },
       { name: "session", start: "popen", newSession: true },
