@@ -17,8 +17,30 @@ export const FRAME = {
   exit: "X",
 } as const;
 
+/** The launcher's descriptor for its program, which it reads to the end and closes before anything else. */
+export const PROGRAM_FD = 3;
+
 /**
- * The launcher (decision 0031), as Python source run after the gate's definitions: `python -s -c <program> <mode>`,
+ * What the launcher's interpreter is given on its command line: a loader that reads the program from PROGRAM_FD. The
+ * program (tens of kilobytes) is neither on disk, where a process left behind could rewrite it, nor in the command
+ * line of a process that lives as long as the run, where every `ps` would print it.
+ */
+export const PROGRAM_LOADER = [
+  "def _program():",
+  "    import posix",
+  '    data = b""',
+  "    while True:",
+  `        chunk = posix.read(${PROGRAM_FD}, 1 << 20)`,
+  "        if not chunk:",
+  "            break",
+  "        data += chunk",
+  `    posix.close(${PROGRAM_FD})`,
+  '    return compile(data, "<rpg-forge launcher>", "exec")',
+  "exec(_program())",
+].join("\n");
+
+/**
+ * The launcher (decision 0031), as Python source run after the gate's definitions: `python -s -c <PROGRAM_LOADER> <mode>`,
  * mode "bwrap" inside a sandbox of its own or "process". It imports pytest and everything a gate imports, freezes its
  * objects, and then serves one gate at a time, each in a forked child that runs _gate. It never imports the package.
  *

@@ -2,7 +2,7 @@ import { spawn, type ChildProcessByStdio } from "node:child_process";
 import { once } from "node:events";
 import type { Readable, Writable } from "node:stream";
 import { CapturedOutput } from "./captured-output.js";
-import { FRAME } from "./gate-launcher-source.js";
+import { FRAME, PROGRAM_FD } from "./gate-launcher-source.js";
 
 /** How to start a launcher: the command (python, or bwrap and then python) and where. */
 export interface LauncherCommand {
@@ -10,6 +10,8 @@ export interface LauncherCommand {
   args: string[];
   cwd: string;
   env: Record<string, string>;
+  /** Written to PROGRAM_FD, which is then closed: what PROGRAM_LOADER on the command line runs. */
+  program: string;
   /** Whether the gates' process ids are this process's too (no PID namespace of their own). */
   sharesPids: boolean;
 }
@@ -100,9 +102,12 @@ export class Launcher {
       env: command.env,
       // Its own process group and session: the terminal's Ctrl-C reaches the engine, which ends the gate itself.
       detached: true,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+      stdio: ["pipe", "pipe", "pipe", "pipe"],
+    }) as unknown as LauncherProcess;
     const spawned = once(child, "spawn");
+    const program = child.stdio[PROGRAM_FD] as Writable;
+    program.on("error", () => undefined); // a launcher that died before reading it; its end says so
+    program.end(command.program);
     const launcher = new Launcher(child, describe, command.sharesPids);
     await spawned;
     await launcher.ready;

@@ -6,6 +6,7 @@ import { RpgForgeError } from "../errors.js";
 import { bwrapArgs, findBwrap, HIDDEN_DIRS, probeBwrap } from "./bwrap.js";
 import { scrubbedEnv } from "./env.js";
 import { gateLauncherProgram, gateSettings } from "./gate-bootstrap.js";
+import { PROGRAM_LOADER } from "./gate-launcher-source.js";
 import { parseJUnitXml, type TestCaseResult } from "./junit.js";
 import { resolveLimits, rlimitPairs, type ResourceLimits } from "./limits.js";
 import { Launcher } from "./launcher.js";
@@ -188,9 +189,8 @@ function launcherPlace(
   const key = JSON.stringify([python.executable, bwrap ? [cwd, identity] : null]);
   const start = async (): Promise<PooledLauncher> => {
     const privateDir = mkdtempSync(join(tmpdir(), "rpg-forge-pytest-"));
-    // -s: no user site, so no .pth file of the user's runs at start-up. The program goes on the command line: nothing on
-    // disk that a process left behind by an earlier run could rewrite.
-    const interpreter = [python.executable, "-s", "-c", gateLauncherProgram(), bwrap ? "bwrap" : "process"];
+    // -s: no user site, so no .pth file of the user's runs at start-up. The program comes through a pipe (PROGRAM_LOADER).
+    const interpreter = [python.executable, "-s", "-c", PROGRAM_LOADER, bwrap ? "bwrap" : "process"];
     // The launcher's own variables: those the interpreter reads at start-up must be the gates' (each gate sets the rest).
     const env = pythonEnv(python, privateDir, privateDir);
     const command = bwrap
@@ -200,7 +200,10 @@ function launcherPlace(
         }
       : { command: interpreter[0]!, args: interpreter.slice(1) };
     try {
-      const launcher = await Launcher.start({ ...command, cwd: privateDir, env, sharesPids: !bwrap }, bwrap ?? python.executable);
+      const launcher = await Launcher.start(
+        { ...command, cwd: privateDir, env, program: gateLauncherProgram(), sharesPids: !bwrap },
+        bwrap ?? python.executable,
+      );
       return { launcher, privateDir };
     } catch (error) {
       await removeTree(privateDir);
