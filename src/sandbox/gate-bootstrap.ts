@@ -31,9 +31,9 @@ export interface BootstrapSettings {
 }
 
 /**
- * What a gate runs (`_gate`), in a child the launcher forked for it (gate-launcher-source.ts; the launcher's program is
- * passed on the command line, `python -s -c <it>` with PYTHONSAFEPATH set, never written to disk, so a process left
- * behind by an earlier gate has no file to rewrite). The child has its own session, no capability, no way to gain one,
+ * What a gate runs (`_gate`), in a child the launcher forked for it (gate-launcher-source.ts; the launcher's program
+ * reaches `python -s` through a pipe, with PYTHONSAFEPATH set, never written to disk, so a process left behind by an
+ * earlier gate has no file to rewrite). The child has its own session, no capability, no way to gain one,
  * and cannot be traced or have its memory read by another process (the launcher's doing). Before any generated code
  * can run, `_gate`:
  * 1. sets the resource limits (hard and soft, so they cannot be raised again);
