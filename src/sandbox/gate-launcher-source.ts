@@ -53,7 +53,7 @@ export const PROGRAM_LOADER = [
  */
 export const LAUNCHER_SOURCE = String.raw`
 def _launcher(mode):
-    import ctypes, fcntl, gc, importlib, json, os, select, signal, sys, tempfile, time
+    import ctypes, fcntl, gc, importlib, json, os, platform, select, signal, stat, sys, tempfile, time
     import _pytest.config
 
     libc = ctypes.CDLL(None, use_errno=True)
@@ -99,22 +99,49 @@ def _launcher(mode):
 
     def shared_places():
         # bubblewrap's /dev and /tmp are writable and live as long as the sandbox: what a gate leaves there must not
-        # reach the next one.
+        # reach the next one. The whole tree, for the folders bubblewrap made above a mount deep in /tmp; the change
+        # time, which no one can set back.
         if not in_namespace:
             return None
         seen = []
-        for folder in ("/dev", "/dev/shm", "/tmp"):
+        for top in ("/dev", "/tmp"):
             try:
-                device, entries = os.stat(folder).st_dev, os.scandir(folder)
+                device = os.stat(top).st_dev
             except OSError:
                 continue
-            with entries:
+            folders = [top]
+            while folders:
+                folder = folders.pop()
+                try:
+                    with os.scandir(folder) as listing:
+                        entries = list(listing)
+                except OSError:
+                    seen.append((folder, "unreadable"))
+                    continue
                 for entry in entries:
                     info = entry.stat(follow_symlinks=False)
-                    # Not what is mounted there (the package, the private folder): the engine's own to look after.
-                    if info.st_dev == device:
-                        seen.append((entry.path, info.st_ino, info.st_mode, info.st_rdev, info.st_size, info.st_mtime_ns))
-        return sorted(seen)
+                    # Not what is mounted there (the package, the private folder, the host's devices): the engine's own
+                    # to look after, or not writable.
+                    if info.st_dev != device:
+                        continue
+                    seen.append((entry.path, info.st_ino, info.st_mode, info.st_rdev, info.st_size, info.st_ctime_ns))
+                    if stat.S_ISDIR(info.st_mode):
+                        folders.append(entry.path)
+        return sorted(seen, key=repr)
+
+    # The kernel's keyrings outlive a process too: each gate gets a session keyring of its own (it dies with the gate),
+    # and in bubblewrap the user's keyrings, the sandbox's own, are cleared after each gate. Outside it they are the
+    # user's, and not ours to clear.
+    keyctl = {"x86_64": 250, "aarch64": 219}.get(platform.machine())
+
+    def new_session_keyring():
+        if keyctl is not None:
+            libc.syscall(keyctl, 1, None)  # KEYCTL_JOIN_SESSION_KEYRING, anonymous
+
+    def clear_user_keyrings():
+        if keyctl is not None and in_namespace:
+            for ring in (-4, -5):  # KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING
+                libc.syscall(keyctl, 7, ring)  # KEYCTL_CLEAR
 
     as_found = shared_places()
     gc.freeze()
@@ -156,6 +183,7 @@ def _launcher(mode):
         if os.getppid() != me:
             os._exit(70)
         drop_privileges()
+        new_session_keyring()
         out, report = fcntl.fcntl(out, fcntl.F_DUPFD, 64), fcntl.fcntl(report, fcntl.F_DUPFD, 64)
         null = os.open("/dev/null", os.O_RDONLY)
         os.dup2(null, 0)
@@ -183,8 +211,8 @@ def _launcher(mode):
         for name in os.listdir("/proc"):
             if name.isdigit():
                 try:
-                    with open("/proc/%s/stat" % name, "rb") as stat:
-                        fields = stat.read().rpartition(b")")[2].split()
+                    with open("/proc/%s/stat" % name, "rb") as status:
+                        fields = status.read().rpartition(b")")[2].split()
                 except OSError:
                     continue
                 if int(fields[1]) == me:
@@ -274,6 +302,7 @@ def _launcher(mode):
                     forward(fd)
         os.close(exited)
         ended = end_leftovers()
+        clear_user_keyrings()
         # Every writer is gone now, unless a process outside this tree holds a pipe: stop reading after a while.
         drain_until = time.monotonic() + 2
         for fd in (out_r, report_r):

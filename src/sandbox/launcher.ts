@@ -153,6 +153,11 @@ export class Launcher {
     });
   }
 
+  /** Takes it out of service once its gate is answered: what a gate left could not be undone. */
+  retire(): void {
+    this.retired = true;
+  }
+
   /** Ends the launcher: the end of its input when it is free, a kill when it is not. Resolves once it has exited. */
   async close(): Promise<void> {
     if (this.exited) return;

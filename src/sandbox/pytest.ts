@@ -161,8 +161,9 @@ export async function runGate(run: PytestRun, variant: GateVariant): Promise<Pyt
         durationMs: Date.now() - started,
       };
     } finally {
-      // Everything in the launcher's folder, not just this gate's: the tests may write anywhere in it (bubblewrap).
-      await emptyFolder(privateDir);
+      // Everything in the launcher's folder, not just this gate's: the tests may write anywhere in it (bubblewrap). What
+      // cannot be removed would reach the next gate: the launcher goes instead.
+      if (!(await emptyFolder(privateDir))) launcher.retire();
     }
   });
 }
@@ -221,8 +222,10 @@ function launcherPlace(
   return { key, start };
 }
 
-async function emptyFolder(folder: string): Promise<void> {
+/** Empties a folder; whether it is empty now. */
+async function emptyFolder(folder: string): Promise<boolean> {
   for (const name of readdirSync(folder)) await removeTree(join(folder, name));
+  return readdirSync(folder).length === 0;
 }
 
 function notRun(problem: string): PytestResult {

@@ -1,6 +1,10 @@
-import { readdirSync, rmSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import { chmod, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
 
 // A tree of at most this many entries is removed synchronously: what a test run usually leaves (its private folder
 // with HOME, TMPDIR and the JUnit report) goes in microseconds instead of a trip through the thread pool per entry.
@@ -28,6 +32,9 @@ export async function removeTree(dir: string): Promise<void> {
     await restorePermissions(dir);
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
   }
+  // Node removes by path, and a tree deeper than PATH_MAX (a test can make one in a loop) fails with ENAMETOOLONG:
+  // rm(1) walks it from directory handles.
+  if (existsSync(dir)) await run("rm", ["-rf", "--one-file-system", "--", dir]).catch(() => undefined);
 }
 
 async function restorePermissions(dir: string): Promise<void> {

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { describe, it } from "vitest";
 import { runPytest, type PytestResult } from "../../src/sandbox/pytest.js";
 import { processesIn } from "./hostile-code.js";
-import { makePackage, SANDBOXES, SEND_OUT, sentOut } from "./package-dir.js";
+import { makePackage, makeTempDir, SANDBOXES, SEND_OUT, sentOut } from "./package-dir.js";
 
 // The launcher (decision 0031) serves gate after gate from one interpreter and, in bubblewrap, one sandbox: what one
 // gate does must not reach the next, and a launcher that a gate broke must not serve another.
@@ -111,6 +111,28 @@ def test_look():
     expect(tmp).toEqual([]);
     expect(launcherFolder).toHaveLength(1); // this gate's own folder
   });
+
+  it("removes a tree the tests made deeper than a path can name, before the next gate", async ({ expect, onTestFinished }) => {
+    const cwd = makePackage(
+      { onTestFinished },
+      {
+        "tests/test_deep.py": `import os
+
+def test_deep():
+    os.chdir(os.path.dirname(os.path.dirname(os.environ["HOME"])))
+    for _ in range(600):
+        os.mkdir("d" * 10)
+        os.chdir("d" * 10)
+`,
+        "tests/test_look.py": `import os\n\ndef test_look():\n    ${SEND_OUT}(sorted(os.listdir(os.path.dirname(os.path.dirname(os.environ["HOME"])))))\n`,
+      },
+    );
+    expect(outcomes(await runPytest({ cwd, targets: ["tests/test_deep.py"], sandbox }))).toEqual({
+      "tests/test_deep.py::test_deep": "passed",
+    });
+    const [launcherFolder] = sentOut(await runPytest({ cwd, targets: ["tests/test_look.py"], sandbox })) as string[][];
+    expect(launcherFolder).toEqual([expect.stringMatching(/^gate-/)]);
+  });
 });
 
 describe("the launcher in the bwrap sandbox", () => {
@@ -192,5 +214,45 @@ def test_look():
     expect(sentOut(await runPytest({ cwd, targets: ["tests/test_write.py"], sandbox: "bwrap" }))).toEqual([
       ["/run", "/opt", "/proc", "/srv"],
     ]);
+  });
+
+  it("sees a change deep in /tmp, below a folder bubblewrap made for a mount", async ({ expect, onTestFinished }) => {
+    // The package two levels below a folder of /tmp: bubblewrap makes /tmp/<folder>/a in the sandbox's own /tmp.
+    const cwd = join(makeTempDir({ onTestFinished }), "a", "pkg");
+    mkdirSync(join(cwd, "tests"), { recursive: true });
+    writeFileSync(join(cwd, "pytest.ini"), "[pytest]\npythonpath = .\n");
+    writeFileSync(
+      join(cwd, "tests/test_plant.py"),
+      `import os\n\ndef test_plant():\n    open(os.path.join(os.getcwd(), "..", "planted"), "w").close()\n`,
+    );
+    writeFileSync(
+      join(cwd, "tests/test_look.py"),
+      // Sent out by hand: the package has no module of package-dir.ts's here.
+      `import json, os\n\ndef test_look():\n    raise AssertionError("SENT<<" + json.dumps([sorted(os.listdir(".."))]) + ">>SENT")\n`,
+    );
+    expect(outcomes(await runPytest({ cwd, targets: ["tests/test_plant.py"], sandbox: "bwrap" }))).toEqual({
+      "tests/test_plant.py::test_plant": "passed",
+    });
+    expect(sentOut(await runPytest({ cwd, targets: ["tests/test_look.py"], sandbox: "bwrap" }))).toEqual([["pkg"]]);
+  });
+
+  it("leaves the next gate no key in the kernel's keyrings", async ({ expect, onTestFinished }) => {
+    // ctypes is the guard's to refuse in the gate's own interpreter, not in a process it starts.
+    const keys = `import ctypes, platform, sys
+libc = ctypes.CDLL(None, use_errno=True)
+add_key, keyctl = {"x86_64": (248, 250), "aarch64": (217, 219)}[platform.machine()]
+rings = {"user": -4, "user session": -5, "session": -3}
+if sys.argv[1] == "plant":
+    print(sorted(name for name, ring in rings.items() if libc.syscall(add_key, b"user", b"rpg-forge-planted", b"left", 4, ring) > 0))
+else:
+    print(sorted(name for name, ring in rings.items() if libc.syscall(keyctl, 10, ring, b"user", b"rpg-forge-planted", 0) > 0))
+`;
+    const gate = (what: string): string =>
+      `import subprocess, sys\n\ndef test_keys():\n    done = subprocess.run([sys.executable, "-c", ${JSON.stringify(keys)}, "${what}"], capture_output=True, text=True)\n    ${SEND_OUT}(done.stdout.strip(), done.stderr[-300:])\n`;
+    const cwd = makePackage({ onTestFinished }, { "tests/test_plant.py": gate("plant"), "tests/test_look.py": gate("look") });
+    const [planted] = sentOut(await runPytest({ cwd, targets: ["tests/test_plant.py"], sandbox: "bwrap" })) as string[];
+    expect(planted).toBe("['session', 'user', 'user session']");
+    const [found] = sentOut(await runPytest({ cwd, targets: ["tests/test_look.py"], sandbox: "bwrap" })) as string[];
+    expect(found).toBe("[]");
   });
 });
