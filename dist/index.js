@@ -11127,7 +11127,7 @@ var require_mock_interceptor = __commonJS({
 var require_mock_client = __commonJS({
   "node_modules/undici/lib/mock/mock-client.js"(exports, module) {
     "use strict";
-    var { promisify: promisify4 } = __require("node:util");
+    var { promisify: promisify5 } = __require("node:util");
     var Client = require_client();
     var { buildMockDispatch } = require_mock_utils();
     var {
@@ -11167,7 +11167,7 @@ var require_mock_client = __commonJS({
         return new MockInterceptor(opts, this[kDispatches]);
       }
       async [kClose]() {
-        await promisify4(this[kOriginalClose])();
+        await promisify5(this[kOriginalClose])();
         this[kConnected] = 0;
         this[kMockAgent][Symbols.kClients].delete(this[kOrigin]);
       }
@@ -11180,7 +11180,7 @@ var require_mock_client = __commonJS({
 var require_mock_pool = __commonJS({
   "node_modules/undici/lib/mock/mock-pool.js"(exports, module) {
     "use strict";
-    var { promisify: promisify4 } = __require("node:util");
+    var { promisify: promisify5 } = __require("node:util");
     var Pool2 = require_pool();
     var { buildMockDispatch } = require_mock_utils();
     var {
@@ -11220,7 +11220,7 @@ var require_mock_pool = __commonJS({
         return new MockInterceptor(opts, this[kDispatches]);
       }
       async [kClose]() {
-        await promisify4(this[kOriginalClose])();
+        await promisify5(this[kOriginalClose])();
         this[kConnected] = 0;
         this[kMockAgent][Symbols.kClients].delete(this[kOrigin]);
       }
@@ -48679,7 +48679,7 @@ function visit(schema, fnOrHandlers) {
     return h ? h(node2, rewritten) : node2;
   };
   const cache = /* @__PURE__ */ new Map();
-  function run6(s) {
+  function run7(s) {
     const cached3 = cache.get(s);
     if (cached3 === RESOLVING) {
       return new $ZodLazy({
@@ -48705,21 +48705,21 @@ function visit(schema, fnOrHandlers) {
         let changed = false;
         const newShape = {};
         for (const k of keys) {
-          const mapped = run6(oldShape[k]);
+          const mapped = run7(oldShape[k]);
           if (mapped !== oldShape[k])
             changed = true;
           newShape[k] = mapped;
         }
         let newCatchall = def.catchall;
         if (def.catchall) {
-          newCatchall = run6(def.catchall);
+          newCatchall = run7(def.catchall);
           if (newCatchall !== def.catchall)
             changed = true;
         }
         return changed ? clone(s, { ...def, shape: newShape, catchall: newCatchall }) : s;
       }
       case "array": {
-        const mapped = run6(def.element);
+        const mapped = run7(def.element);
         return mapped === def.element ? s : clone(s, { ...def, element: mapped });
       }
       case "tuple": {
@@ -48727,14 +48727,14 @@ function visit(schema, fnOrHandlers) {
         let changed = false;
         const newItems = [];
         for (const item of oldItems) {
-          const mapped = run6(item);
+          const mapped = run7(item);
           if (mapped !== item)
             changed = true;
           newItems.push(mapped);
         }
         let newRest = def.rest;
         if (def.rest) {
-          newRest = run6(def.rest);
+          newRest = run7(def.rest);
           if (newRest !== def.rest)
             changed = true;
         }
@@ -48742,12 +48742,12 @@ function visit(schema, fnOrHandlers) {
       }
       case "record":
       case "map": {
-        const newKey = run6(def.keyType);
-        const newVal = run6(def.valueType);
+        const newKey = run7(def.keyType);
+        const newVal = run7(def.valueType);
         return newKey === def.keyType && newVal === def.valueType ? s : clone(s, { ...def, keyType: newKey, valueType: newVal });
       }
       case "set": {
-        const newVal = run6(def.valueType);
+        const newVal = run7(def.valueType);
         return newVal === def.valueType ? s : clone(s, { ...def, valueType: newVal });
       }
       case "union": {
@@ -48755,7 +48755,7 @@ function visit(schema, fnOrHandlers) {
         let changed = false;
         const newOptions = [];
         for (const opt of oldOptions) {
-          const mapped = run6(opt);
+          const mapped = run7(opt);
           if (mapped !== opt)
             changed = true;
           newOptions.push(mapped);
@@ -48763,8 +48763,8 @@ function visit(schema, fnOrHandlers) {
         return changed ? clone(s, { ...def, options: newOptions }) : s;
       }
       case "intersection": {
-        const newLeft = run6(def.left);
-        const newRight = run6(def.right);
+        const newLeft = run7(def.left);
+        const newRight = run7(def.right);
         return newLeft === def.left && newRight === def.right ? s : clone(s, { ...def, left: newLeft, right: newRight });
       }
       case "optional":
@@ -48776,23 +48776,23 @@ function visit(schema, fnOrHandlers) {
       case "nonoptional":
       case "promise":
       case "success": {
-        const newInner = run6(def.innerType);
+        const newInner = run7(def.innerType);
         return newInner === def.innerType ? s : clone(s, { ...def, innerType: newInner });
       }
       case "pipe": {
-        const newIn = run6(def.in);
-        const newOut = run6(def.out);
+        const newIn = run7(def.in);
+        const newOut = run7(def.out);
         return newIn === def.in && newOut === def.out ? s : clone(s, { ...def, in: newIn, out: newOut });
       }
       case "function": {
-        const newInput = run6(def.input);
-        const newOutput = run6(def.output);
+        const newInput = run7(def.input);
+        const newOutput = run7(def.output);
         return newInput === def.input && newOutput === def.output ? s : clone(s, { ...def, input: newInput, output: newOutput });
       }
       case "lazy": {
         const original = def.getter;
         const { _cachedInner, ...rest } = def;
-        return clone(s, { ...rest, getter: () => run6(original()) });
+        return clone(s, { ...rest, getter: () => run7(original()) });
       }
       // A leaf by choice: `parts` are regex fragments, not data positions.
       case "template_literal":
@@ -48823,7 +48823,7 @@ function visit(schema, fnOrHandlers) {
       }
     }
   }
-  return run6(schema);
+  return run7(schema);
 }
 
 // node_modules/zod/v4/classic/deep-partial.js
@@ -49315,7 +49315,7 @@ function dropHalfPair(text3, at) {
   if (at === "start" && unit2 >= 56320 && unit2 <= 57343) return text3.slice(1);
   return text3;
 }
-var longestRun = (text3, char) => (text3.match(new RegExp(`${char}+`, "g")) ?? []).reduce((max, run6) => Math.max(max, run6.length), 0);
+var longestRun = (text3, char) => (text3.match(new RegExp(`${char}+`, "g")) ?? []).reduce((max, run7) => Math.max(max, run7.length), 0);
 var escapeHtml = (text3) => text3.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 // src/rpg/load.ts
@@ -64939,10 +64939,10 @@ var AssistantStream = class extends EventStream {
     }));
     return runner;
   }
-  async _createToolAssistantStream(run6, runId, params, options) {
+  async _createToolAssistantStream(run7, runId, params, options) {
     this._listenForAbort(options?.signal);
     const body = { ...params, stream: true };
-    const stream = await run6.submitToolOutputs(runId, body, {
+    const stream = await run7.submitToolOutputs(runId, body, {
       ...options,
       signal: this.controller.signal
     });
@@ -65010,10 +65010,10 @@ var AssistantStream = class extends EventStream {
     }
     return this._addRun(__classPrivateFieldGet(this, _AssistantStream_instances, "m", _AssistantStream_endRequest).call(this));
   }
-  async _createAssistantStream(run6, threadId, params, options) {
+  async _createAssistantStream(run7, threadId, params, options) {
     this._listenForAbort(options?.signal);
     const body = { ...params, stream: true };
-    const stream = await run6.create(threadId, body, { ...options, signal: this.controller.signal });
+    const stream = await run7.create(threadId, body, { ...options, signal: this.controller.signal });
     this._connected();
     for await (const event of stream) {
       __classPrivateFieldGet(this, _AssistantStream_instances, "m", _AssistantStream_addEvent).call(this, event);
@@ -65076,8 +65076,8 @@ var AssistantStream = class extends EventStream {
     }
     return acc;
   }
-  _addRun(run6) {
-    return run6;
+  _addRun(run7) {
+    return run7;
   }
   async _threadAssistantStream(params, thread, options) {
     return await this._createThreadAssistantStream(thread, params, options);
@@ -65415,8 +65415,8 @@ var Runs = class extends APIResource {
    * https://platform.openai.com/docs/assistants/how-it-works/runs-and-run-steps
    */
   async createAndPoll(threadId, body, options) {
-    const run6 = await this.create(threadId, body, options);
-    return await this.poll(run6.id, { thread_id: threadId }, options);
+    const run7 = await this.create(threadId, body, options);
+    return await this.poll(run7.id, { thread_id: threadId }, options);
   }
   /**
    * Create a Run stream
@@ -65440,11 +65440,11 @@ var Runs = class extends APIResource {
       }
     ]);
     while (true) {
-      const { data: run6, response } = await this.retrieve(runId, params, {
+      const { data: run7, response } = await this.retrieve(runId, params, {
         ...options,
         headers: { ...options?.headers, ...headers }
       }).withResponse();
-      switch (run6.status) {
+      switch (run7.status) {
         //If we are in any sort of intermediate state we poll
         case "queued":
         case "in_progress":
@@ -65470,7 +65470,7 @@ var Runs = class extends APIResource {
         case "completed":
         case "failed":
         case "expired":
-          return run6;
+          return run7;
       }
     }
   }
@@ -65497,8 +65497,8 @@ var Runs = class extends APIResource {
    * https://platform.openai.com/docs/assistants/how-it-works/runs-and-run-steps
    */
   async submitToolOutputsAndPoll(runId, params, options) {
-    const run6 = await this.submitToolOutputs(runId, params, options);
-    return await this.poll(run6.id, params, options);
+    const run7 = await this.submitToolOutputs(runId, params, options);
+    return await this.poll(run7.id, params, options);
   }
   /**
    * Submit the tool outputs from a previous run and stream the run to a terminal
@@ -65584,8 +65584,8 @@ var Threads2 = class extends APIResource {
    * https://platform.openai.com/docs/assistants/how-it-works/runs-and-run-steps
    */
   async createAndRunPoll(body, options) {
-    const run6 = await this.createAndRun(body, options);
-    return await this.runs.poll(run6.id, { thread_id: run6.thread_id }, options);
+    const run7 = await this.createAndRun(body, options);
+    return await this.runs.poll(run7.id, { thread_id: run7.thread_id }, options);
   }
   /**
    * Create a thread and stream the run back
@@ -69404,11 +69404,11 @@ ${note(best.removed)}
 function splitPieces(markdown) {
   const lines = markdown.split("\n");
   const pieces = [];
-  let run6 = [];
+  let run7 = [];
   let depth = 0;
   const flush = () => {
-    if (run6.length > 0) pieces.push({ text: run6.join("\n"), keep: "lines" });
-    run6 = [];
+    if (run7.length > 0) pieces.push({ text: run7.join("\n"), keep: "lines" });
+    run7 = [];
   };
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
@@ -69423,7 +69423,7 @@ function splitPieces(markdown) {
       pieces.push(lines[end2] ?? fence.marker);
       i = end2;
     } else if (depth > 0 && !/<\/?(details|summary)\b/i.test(line)) {
-      run6.push(line);
+      run7.push(line);
     } else {
       flush();
       pieces.push(line);
@@ -70313,7 +70313,7 @@ async function publishCheckRuns(input2) {
 }
 async function upsertCheckRun(octokit, repository, headSha, given, appId) {
   const { owner, repo } = repository;
-  const run6 = {
+  const run7 = {
     ...given,
     summary: fitToLimit(redactSecrets(given.summary), CHECK_OUTPUT_LIMIT),
     annotations: given.annotations.map((a) => ({ ...a, message: redactSecrets(a.message) }))
@@ -70322,24 +70322,24 @@ async function upsertCheckRun(octokit, repository, headSha, given, appId) {
     owner,
     repo,
     ref: headSha,
-    check_name: run6.name,
+    check_name: run7.name,
     filter: "latest",
     per_page: 100,
     ...appId !== void 0 ? { app_id: appId } : {}
   });
-  const existing = data.check_runs.find((c) => c.name === run6.name && c.head_sha === headSha);
-  const output2 = { title: run6.title, summary: run6.summary, text: run6.text };
-  const chunks = chunked(run6.annotations);
+  const existing = data.check_runs.find((c) => c.name === run7.name && c.head_sha === headSha);
+  const output2 = { title: run7.title, summary: run7.summary, text: run7.text };
+  const chunks = chunked(run7.annotations);
   const rest = async (id) => {
     for (const annotations of chunks.slice(1))
       await octokit.rest.checks.update({ owner, repo, check_run_id: id, output: { ...output2, annotations } });
   };
   let replacing = false;
   if (existing) {
-    const same = existing.status === "completed" && existing.conclusion === run6.conclusion && existing.output.title === run6.title && (existing.output.summary ?? "") === run6.summary && (existing.output.text ?? "") === run6.text;
+    const same = existing.status === "completed" && existing.conclusion === run7.conclusion && existing.output.title === run7.title && (existing.output.summary ?? "") === run7.summary && (existing.output.text ?? "") === run7.text;
     const count3 = existing.output.annotations_count;
-    if (same && count3 === run6.annotations.length) return "unchanged";
-    const sameAnnotations = count3 === 0 ? run6.annotations.length === 0 : await hasAnnotations(octokit, repository, existing.id, run6.annotations);
+    if (same && count3 === run7.annotations.length) return "unchanged";
+    const sameAnnotations = count3 === 0 ? run7.annotations.length === 0 : await hasAnnotations(octokit, repository, existing.id, run7.annotations);
     if (count3 === 0 || sameAnnotations) {
       const first = count3 === 0 ? chunks[0] : void 0;
       await octokit.rest.checks.update({
@@ -70347,9 +70347,9 @@ async function upsertCheckRun(octokit, repository, headSha, given, appId) {
         repo,
         check_run_id: existing.id,
         status: "completed",
-        conclusion: run6.conclusion,
+        conclusion: run7.conclusion,
         output: { ...output2, ...first ? { annotations: first } : {} },
-        actions: run6.actions
+        actions: run7.actions
       });
       if (count3 === 0) await rest(existing.id);
       return "updated";
@@ -70359,12 +70359,12 @@ async function upsertCheckRun(octokit, repository, headSha, given, appId) {
   const { data: created } = await octokit.rest.checks.create({
     owner,
     repo,
-    name: run6.name,
+    name: run7.name,
     head_sha: headSha,
     status: "completed",
-    conclusion: run6.conclusion,
+    conclusion: run7.conclusion,
     output: { ...output2, ...chunks[0] ? { annotations: chunks[0] } : {} },
-    actions: run6.actions
+    actions: run7.actions
   });
   await rest(created.id);
   return replacing ? "replaced" : "created";
@@ -70547,7 +70547,7 @@ function createOctokit(token, baseUrl) {
 function shellWord(text3) {
   return /^[A-Za-z0-9._/:=@%+-]+$/.test(text3) ? text3 : `'${text3.replace(/'/g, `'\\''`)}'`;
 }
-async function publishStack(inputs, context, run6, pushed) {
+async function publishStack(inputs, context, run7, pushed) {
   if (!inputs.githubToken) {
     warning("no github-token: branches were pushed, but no pull request was opened");
     return [];
@@ -70556,10 +70556,10 @@ async function publishStack(inputs, context, run6, pushed) {
   const prs = await publishSubgraphs({
     octokit,
     repository: context.repository,
-    ...run6,
+    ...run7,
     baseBranch: await baseBranchOf(inputs, context, octokit),
     branches: pushed.branches,
-    retryCommand: (nodeId) => `gh workflow run ${shellWord(workflowFile(context))} -f mode=retry -f rpg-path=${shellWord(run6.rpgPath)} -f nodes=${shellWord(nodeId)}`,
+    retryCommand: (nodeId) => `gh workflow run ${shellWord(workflowFile(context))} -f mode=retry -f rpg-path=${shellWord(run7.rpgPath)} -f nodes=${shellWord(nodeId)}`,
     stack: pushed.stack,
     held: pushed.held,
     issue: inputs.issue
@@ -70568,9 +70568,9 @@ async function publishStack(inputs, context, run6, pushed) {
     const written = await publishCheckRuns({
       octokit,
       repository: context.repository,
-      plan: run6.plan,
-      checkpoint: run6.checkpoint,
-      rpgPath: run6.rpgPath,
+      plan: run7.plan,
+      checkpoint: run7.checkpoint,
+      rpgPath: run7.rpgPath,
       prs,
       heads: pushed.heads,
       appId: /^\d+$/.test(inputs.appId) ? Number(inputs.appId) : void 0
@@ -70579,16 +70579,16 @@ async function publishStack(inputs, context, run6, pushed) {
   }
   return prs;
 }
-async function shipRun(inputs, context, run6) {
-  const pushed = await pushStack(run6.dir, run6.plan, run6.rpgName, run6.stack, run6.remoteHeads, run6.auth);
+async function shipRun(inputs, context, run7) {
+  const pushed = await pushStack(run7.dir, run7.plan, run7.rpgName, run7.stack, run7.remoteHeads, run7.auth);
   await pushRunRecord(
-    run6.dir,
-    run6.runId,
-    run6.plan.subgraphs.map((s) => s.id),
-    [runBranch(run6.rpgName)],
-    run6.auth
+    run7.dir,
+    run7.runId,
+    run7.plan.subgraphs.map((s) => s.id),
+    [runBranch(run7.rpgName)],
+    run7.auth
   );
-  return publishStack(inputs, context, { plan: run6.plan, checkpoint: run6.checkpoint, rpgPath: run6.rpgPath, model: run6.model }, pushed);
+  return publishStack(inputs, context, { plan: run7.plan, checkpoint: run7.checkpoint, rpgPath: run7.rpgPath, model: run7.model }, pushed);
 }
 
 // src/action/summaries.ts
@@ -70624,20 +70624,20 @@ function pullRequestTable(prs, plan2, { markNew = true } = {}) {
 }
 
 // src/action/finish.ts
-async function finish(inputs, context, run6) {
-  const leaves = Object.values(run6.checkpoint.nodes).filter((e) => e.node_type !== "composite");
+async function finish(inputs, context, run7) {
+  const leaves = Object.values(run7.checkpoint.nodes).filter((e) => e.node_type !== "composite");
   const count3 = (status) => leaves.filter((e) => e.status === status).length;
   const [passed, failed, skipped] = [count3("passed"), count3("failed"), count3("skipped")];
-  const closed = run6.prs.filter((pr) => pr.closed);
+  const closed = run7.prs.filter((pr) => pr.closed);
   const closedNote = closed.length === 0 ? "" : `Pull requests closed by a person stay closed; their branches were still updated: ${closed.map((pr) => `#${pr.number} (${code(pr.subgraphId)})`).join(", ")}.
 
 `;
-  if (run6.whole && inputs.githubToken && inputs.issue !== void 0) {
-    const marker = commentMarker("run-report", run6.rpgPath);
-    const heading = `### rpg-forge: ${passed} of ${leaves.length} nodes pass (${code(run6.rpgPath)})
+  if (run7.whole && inputs.githubToken && inputs.issue !== void 0) {
+    const marker = commentMarker("run-report", run7.rpgPath);
+    const heading = `### rpg-forge: ${passed} of ${leaves.length} nodes pass (${code(run7.rpgPath)})
 
 `;
-    const body = heading + closedNote + pullRequestTable(run6.prs, run6.plan, { markNew: false }) + withoutRunDetails(run6.report);
+    const body = heading + closedNote + pullRequestTable(run7.prs, run7.plan, { markNew: false }) + withoutRunDetails(run7.report);
     await upsertComment(
       createOctokit(inputs.githubToken, context.apiUrl),
       { ...context.repository, issueNumber: inputs.issue },
@@ -70645,7 +70645,7 @@ async function finish(inputs, context, run6) {
       fitToLimit(body, COMMENT_LIMIT - marker.length - 1)
     );
   }
-  const open4 = run6.prs.filter((pr) => !pr.closed);
+  const open4 = run7.prs.filter((pr) => !pr.closed);
   setOutput(
     "pull-requests",
     JSON.stringify(Object.fromEntries(open4.map((pr) => [pr.subgraphId, { number: pr.number, url: pr.url }])))
@@ -70653,11 +70653,11 @@ async function finish(inputs, context, run6) {
   setOutput("passed", passed);
   setOutput("failed", failed);
   setOutput("skipped", skipped);
-  if (run6.branch) setOutput("branch", run6.branch);
-  const asToken = run6.prs.length > 0 && inputs.appId === "" ? "_Written with GITHUB_TOKEN, so the pull requests have no rpg-forge check runs and no **Retry failed** button, and your CI does not run on them (GITHUB_TOKEN starts no other workflow) until you push to them. Pass the rpg-forge App's `app-id` and `app-private-key` (as secrets) for both._\n\n" : "";
-  await summary.addRaw(redactSecrets(closedNote + asToken + pullRequestTable(run6.prs, run6.plan))).addRaw(redactSecrets(run6.report)).write();
+  if (run7.branch) setOutput("branch", run7.branch);
+  const asToken = run7.prs.length > 0 && inputs.appId === "" ? "_Written with GITHUB_TOKEN, so the pull requests have no rpg-forge check runs and no **Retry failed** button, and your CI does not run on them (GITHUB_TOKEN starts no other workflow) until you push to them. Pass the rpg-forge App's `app-id` and `app-private-key` (as secrets) for both._\n\n" : "";
+  await summary.addRaw(redactSecrets(closedNote + asToken + pullRequestTable(run7.prs, run7.plan))).addRaw(redactSecrets(run7.report)).write();
   info(
-    `run ${run6.runId}: ${passed} passed, ${failed} failed, ${skipped} skipped of ${leaves.length} nodes; ${open4.length} open pull request(s)`
+    `run ${run7.runId}: ${passed} passed, ${failed} failed, ${skipped} skipped of ${leaves.length} nodes; ${open4.length} open pull request(s)`
   );
 }
 
@@ -70665,7 +70665,7 @@ async function finish(inputs, context, run6) {
 import { randomUUID as randomUUID2 } from "node:crypto";
 
 // src/engine/generate.ts
-import { existsSync as existsSync3 } from "node:fs";
+import { existsSync as existsSync4 } from "node:fs";
 import { join as join20, resolve as resolve4 } from "node:path";
 
 // src/assembly/docstrings.ts
@@ -71004,11 +71004,11 @@ async function pluginsFor(python, requirements) {
 }
 
 // src/sandbox/coverage.ts
-import { execFile as execFile4 } from "node:child_process";
+import { execFile as execFile5 } from "node:child_process";
 import { copyFile as copyFile2, mkdtemp as mkdtemp3, realpath as realpath2 } from "node:fs/promises";
 import { homedir as homedir2, tmpdir as tmpdir4 } from "node:os";
 import { delimiter as delimiter3, isAbsolute as isAbsolute3, join as join11, posix as posix2, sep as sep2 } from "node:path";
-import { promisify as promisify3 } from "node:util";
+import { promisify as promisify4 } from "node:util";
 
 // src/sandbox/coverage-analysis.ts
 var ANALYZE = String.raw`
@@ -71211,9 +71211,23 @@ var FRAME = {
   /** The gate is over and everything it left is gone: JSON `{"code", "killedBy", "retire"}`. */
   exit: "X"
 };
+var PROGRAM_FD = 3;
+var PROGRAM_LOADER = [
+  "def _program():",
+  "    import posix",
+  '    data = b""',
+  "    while True:",
+  `        chunk = posix.read(${PROGRAM_FD}, 1 << 20)`,
+  "        if not chunk:",
+  "            break",
+  "        data += chunk",
+  `    posix.close(${PROGRAM_FD})`,
+  '    return compile(data, "<rpg-forge launcher>", "exec")',
+  "exec(_program())"
+].join("\n");
 var LAUNCHER_SOURCE = String.raw`
 def _launcher(mode):
-    import ctypes, fcntl, gc, importlib, json, os, select, signal, sys, tempfile, time
+    import ctypes, fcntl, gc, importlib, json, os, platform, select, signal, stat, sys, tempfile, time
     import _pytest.config
 
     libc = ctypes.CDLL(None, use_errno=True)
@@ -71259,22 +71273,49 @@ def _launcher(mode):
 
     def shared_places():
         # bubblewrap's /dev and /tmp are writable and live as long as the sandbox: what a gate leaves there must not
-        # reach the next one.
+        # reach the next one. The whole tree, for the folders bubblewrap made above a mount deep in /tmp; the change
+        # time, which no one can set back.
         if not in_namespace:
             return None
         seen = []
-        for folder in ("/dev", "/dev/shm", "/tmp"):
+        for top in ("/dev", "/tmp"):
             try:
-                device, entries = os.stat(folder).st_dev, os.scandir(folder)
+                device = os.stat(top).st_dev
             except OSError:
                 continue
-            with entries:
+            folders = [top]
+            while folders:
+                folder = folders.pop()
+                try:
+                    with os.scandir(folder) as listing:
+                        entries = list(listing)
+                except OSError:
+                    seen.append((folder, "unreadable"))
+                    continue
                 for entry in entries:
                     info = entry.stat(follow_symlinks=False)
-                    # Not what is mounted there (the package, the private folder): the engine's own to look after.
-                    if info.st_dev == device:
-                        seen.append((entry.path, info.st_ino, info.st_mode, info.st_rdev, info.st_size, info.st_mtime_ns))
-        return sorted(seen)
+                    # Not what is mounted there (the package, the private folder, the host's devices): the engine's own
+                    # to look after, or not writable.
+                    if info.st_dev != device:
+                        continue
+                    seen.append((entry.path, info.st_ino, info.st_mode, info.st_rdev, info.st_size, info.st_ctime_ns))
+                    if stat.S_ISDIR(info.st_mode):
+                        folders.append(entry.path)
+        return sorted(seen, key=repr)
+
+    # The kernel's keyrings outlive a process too: each gate gets a session keyring of its own (it dies with the gate),
+    # and in bubblewrap the user's keyrings, the sandbox's own, are cleared after each gate. Outside it they are the
+    # user's, and not ours to clear.
+    keyctl = {"x86_64": 250, "aarch64": 219}.get(platform.machine())
+
+    def new_session_keyring():
+        if keyctl is not None:
+            libc.syscall(keyctl, 1, None)  # KEYCTL_JOIN_SESSION_KEYRING, anonymous
+
+    def clear_user_keyrings():
+        if keyctl is not None and in_namespace:
+            for ring in (-4, -5):  # KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING
+                libc.syscall(keyctl, 7, ring)  # KEYCTL_CLEAR
 
     as_found = shared_places()
     gc.freeze()
@@ -71316,6 +71357,7 @@ def _launcher(mode):
         if os.getppid() != me:
             os._exit(70)
         drop_privileges()
+        new_session_keyring()
         out, report = fcntl.fcntl(out, fcntl.F_DUPFD, 64), fcntl.fcntl(report, fcntl.F_DUPFD, 64)
         null = os.open("/dev/null", os.O_RDONLY)
         os.dup2(null, 0)
@@ -71343,8 +71385,8 @@ def _launcher(mode):
         for name in os.listdir("/proc"):
             if name.isdigit():
                 try:
-                    with open("/proc/%s/stat" % name, "rb") as stat:
-                        fields = stat.read().rpartition(b")")[2].split()
+                    with open("/proc/%s/stat" % name, "rb") as status:
+                        fields = status.read().rpartition(b")")[2].split()
                 except OSError:
                     continue
                 if int(fields[1]) == me:
@@ -71434,6 +71476,7 @@ def _launcher(mode):
                     forward(fd)
         os.close(exited)
         ended = end_leftovers()
+        clear_user_keyrings()
         # Every writer is gone now, unless a process outside this tree holds a pipe: stop reading after a while.
         drain_until = time.monotonic() + 2
         for fd in (out_r, report_r):
@@ -72425,9 +72468,10 @@ function stripTerminalControls(text3) {
 var ANSWER_GRACE_MS = 15e3;
 var STDERR_KEPT = 4e3;
 var Launcher = class _Launcher {
-  constructor(child, describe4) {
+  constructor(child, describe4, sharesPids) {
     this.child = child;
     this.describe = describe4;
+    this.sharesPids = sharesPids;
     child.stdout.on("data", (chunk) => this.receive(chunk));
     child.stderr.setEncoding("utf8");
     child.stderr.on("data", (text3) => this.stderr = (this.stderr + text3).slice(-STDERR_KEPT));
@@ -72448,6 +72492,7 @@ var Launcher = class _Launcher {
   }
   child;
   describe;
+  sharesPids;
   buffered = Buffer.alloc(0);
   stderr = "";
   pending;
@@ -72463,10 +72508,13 @@ var Launcher = class _Launcher {
       env: command.env,
       // Its own process group and session: the terminal's Ctrl-C reaches the engine, which ends the gate itself.
       detached: true,
-      stdio: ["pipe", "pipe", "pipe"]
+      stdio: ["pipe", "pipe", "pipe", "pipe"]
     });
     const spawned = once(child, "spawn");
-    const launcher = new _Launcher(child, describe4);
+    const program = child.stdio[PROGRAM_FD];
+    program.on("error", () => void 0);
+    program.end(command.program);
+    const launcher = new _Launcher(child, describe4, command.sharesPids);
     await spawned;
     await launcher.ready;
     launcher.idle();
@@ -72506,6 +72554,10 @@ var Launcher = class _Launcher {
       this.idle();
     });
   }
+  /** Takes it out of service once its gate is answered: what a gate left could not be undone. */
+  retire() {
+    this.retired = true;
+  }
   /** Ends the launcher: the end of its input when it is free, a kill when it is not. Resolves once it has exited. */
   async close() {
     if (this.exited) return;
@@ -72536,7 +72588,8 @@ var Launcher = class _Launcher {
     const pending = this.pending;
     if (kind === FRAME.ready) return this.markReady();
     if (!pending) return;
-    if (kind === FRAME.output) pending.output.append(payload.toString("utf8"));
+    if (kind === FRAME.pid) pending.pid = Number(payload.toString("ascii"));
+    else if (kind === FRAME.output) pending.output.append(payload.toString("utf8"));
     else if (kind === FRAME.report) pending.report.push(Buffer.from(payload));
     else if (kind === FRAME.exit) {
       const answer2 = JSON.parse(payload.toString("utf8"));
@@ -72552,6 +72605,12 @@ var Launcher = class _Launcher {
   }
   died() {
     this.exited = true;
+    if (this.pending?.pid !== void 0 && this.sharesPids) {
+      try {
+        process.kill(-this.pending.pid, "SIGKILL");
+      } catch {
+      }
+    }
     if (this.pending) {
       this.pending.output.append(`
 rpg-forge: the launcher serving this gate ended before the gate did: ${this.lastWords()}
@@ -72578,9 +72637,12 @@ rpg-forge: the launcher serving this gate ended before the gate did: ${this.last
 import { rmSync as rmSync3 } from "node:fs";
 
 // src/sandbox/remove-tree.ts
-import { readdirSync, rmSync as rmSync2 } from "node:fs";
+import { execFile as execFile4 } from "node:child_process";
+import { existsSync as existsSync3, readdirSync, rmSync as rmSync2 } from "node:fs";
 import { chmod as chmod2, readdir as readdir3, rm as rm4 } from "node:fs/promises";
 import { join as join9 } from "node:path";
+import { promisify as promisify3 } from "node:util";
+var run4 = promisify3(execFile4);
 var SMALL_TREE_ENTRIES = 32;
 async function removeTree(dir) {
   if (isSmallTree(dir, SMALL_TREE_ENTRIES)) {
@@ -72596,6 +72658,7 @@ async function removeTree(dir) {
     await restorePermissions(dir);
     await rm4(dir, { recursive: true, force: true }).catch(() => void 0);
   }
+  if (existsSync3(dir)) await run4("rm", ["-rf", "--one-file-system", "--", dir]).catch(() => void 0);
 }
 async function restorePermissions(dir) {
   await chmod2(dir, 448).catch(() => void 0);
@@ -72643,7 +72706,10 @@ async function started(start) {
     process.on("exit", () => {
       for (const { launcher, privateDir } of living) {
         launcher.end();
-        rmSync3(privateDir, { recursive: true, force: true });
+        try {
+          rmSync3(privateDir, { recursive: true, force: true });
+        } catch {
+        }
       }
     });
   }
@@ -72682,19 +72748,19 @@ async function retire(pooled) {
 var DEFAULT_PER_TEST_MS = 3e4;
 var STARTUP_GRACE_MS = 15e3;
 var TESTS_PER_FILE_TARGET = 10;
-function runPytest(run6) {
-  return runGate(run6, {});
+function runPytest(run7) {
+  return runGate(run7, {});
 }
-async function runGate(run6, variant) {
+async function runGate(run7, variant) {
   const started2 = Date.now();
-  const perTestMs = run6.perTestTimeoutMs ?? DEFAULT_PER_TEST_MS;
+  const perTestMs = run7.perTestTimeoutMs ?? DEFAULT_PER_TEST_MS;
   if (!(perTestMs > 0 && Number.isFinite(perTestMs))) throw new RangeError(`perTestTimeoutMs must be positive, got ${perTestMs}`);
   if (variant.mutants && variant.mutants.sources.length === 0) throw new RangeError("a mutants' run needs at least one source");
-  const { path: cwd, identity: identity2 } = await packageDirectory2(run6.cwd);
+  const { path: cwd, identity: identity2 } = await packageDirectory2(run7.cwd);
   const python = variant.python ?? await findPythonSetup();
-  const bwrap = run6.sandbox === "bwrap" ? await requireBwrap() : void 0;
-  const limits = resolveLimits(run6.limits);
-  if (run6.signal?.aborted) return notRun2("the run was aborted before it started");
+  const bwrap = run7.sandbox === "bwrap" ? await requireBwrap() : void 0;
+  const limits = resolveLimits(run7.limits);
+  if (run7.signal?.aborted) return notRun2("the run was aborted before it started");
   const place = launcherPlace(python, bwrap, cwd, identity2);
   return withLauncher(place.key, place.start, async ({ launcher, privateDir }) => {
     const gateDir = mkdtempSync(join10(privateDir, "gate-"));
@@ -72703,9 +72769,9 @@ async function runGate(run6, variant) {
       for (const dir of Object.values(dirs)) mkdirSync3(dir, { mode: 448 });
       const junitPath = join10(gateDir, "junit.xml");
       const pytestArgs = [
-        ...[...run6.targets, "-q", "-p", "no:cacheprovider", `--junitxml=${junitPath}`],
+        ...[...run7.targets, "-q", "-p", "no:cacheprovider", `--junitxml=${junitPath}`],
         ...["-o", "junit_family=xunit2", "--color=no"],
-        ...(run6.plugins ?? []).flatMap((plugin) => ["-p", plugin])
+        ...(run7.plugins ?? []).flatMap((plugin) => ["-p", plugin])
       ];
       const settings = gateSettings({
         timeoutPluginSource: timeoutPluginSource(perTestMs),
@@ -72715,17 +72781,17 @@ async function runGate(run6, variant) {
         ...variant.coverFile === void 0 ? {} : { coverFile: variant.coverFile },
         ...variant.mutants === void 0 ? {} : { mutantsOf: await realpath(join10(cwd, variant.mutants.file)) }
       });
-      const env = { ...pythonEnv(python, dirs.home, dirs.tmp), ...run6.plugins ? { PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1" } : {} };
+      const env = { ...pythonEnv(python, dirs.home, dirs.tmp), ...run7.plugins ? { PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1" } : {} };
       const key = newReportKey();
       const runs = variant.mutants?.sources.length ?? 1;
       const exit = await launcher.run({
         cwd,
         env,
         settings,
-        hardLimitMs: runs * hardLimitMs(run6.targets, perTestMs),
+        hardLimitMs: runs * hardLimitMs(run7.targets, perTestMs),
         // The mutants' sources follow the key: text of any size, which argv would limit.
         secret: variant.mutants ? Buffer.concat([key, Buffer.from(JSON.stringify(variant.mutants.sources), "utf8")]) : key,
-        ...run6.signal ? { signal: run6.signal } : {}
+        ...run7.signal ? { signal: run7.signal } : {}
       });
       const exitCode = exit.killedBy ? -1 : exit.code;
       let report = verifySignedReport(exit.report, key);
@@ -72743,7 +72809,7 @@ async function runGate(run6, variant) {
         durationMs: Date.now() - started2
       };
     } finally {
-      await emptyFolder(privateDir);
+      if (!await emptyFolder(privateDir)) launcher.retire();
     }
   });
 }
@@ -72756,14 +72822,18 @@ function launcherPlace(python, bwrap, cwd, identity2) {
   const key = JSON.stringify([python.executable, bwrap ? [cwd, identity2] : null]);
   const start = async () => {
     const privateDir = mkdtempSync(join10(tmpdir3(), "rpg-forge-pytest-"));
-    const interpreter = [python.executable, "-s", "-c", gateLauncherProgram(), bwrap ? "bwrap" : "process"];
+    const interpreter = [python.executable, "-s", "-c", PROGRAM_LOADER, bwrap ? "bwrap" : "process"];
     const env = pythonEnv(python, privateDir, privateDir);
     const command = bwrap ? {
       command: bwrap,
       args: [...bwrapArgs({ cwd, hidden: await hiddenDirs(), runtime: python.runtimeDirs, privateDir, env }), ...interpreter]
     } : { command: interpreter[0], args: interpreter.slice(1) };
     try {
-      return { launcher: await Launcher.start({ ...command, cwd: privateDir, env }, bwrap ?? python.executable), privateDir };
+      const launcher = await Launcher.start(
+        { ...command, cwd: privateDir, env, program: gateLauncherProgram(), sharesPids: !bwrap },
+        bwrap ?? python.executable
+      );
+      return { launcher, privateDir };
     } catch (error63) {
       await removeTree(privateDir);
       throw new RpgForgeError(
@@ -72779,6 +72849,7 @@ function launcherPlace(python, bwrap, cwd, identity2) {
 }
 async function emptyFolder(folder) {
   for (const name of readdirSync2(folder)) await removeTree(join10(folder, name));
+  return readdirSync2(folder).length === 0;
 }
 function notRun2(problem) {
   return {
@@ -72841,7 +72912,7 @@ async function packageDirectory2(cwd) {
 }
 
 // src/sandbox/coverage.ts
-var run4 = promisify3(execFile4);
+var run5 = promisify4(execFile5);
 async function measureCoverage(measure) {
   for (const [start, end2] of measure.ranges) {
     if (!(Number.isInteger(start) && Number.isInteger(end2) && start >= 1 && start <= end2)) {
@@ -72922,7 +72993,7 @@ async function probeOnce(python) {
   const env = { ...scrubbedEnv(process.env, homedir2(), tmpdir4()), PYTHONNOUSERSITE: "1" };
   if (python.userSitePath.length > 0) env.PYTHONPATH = python.userSitePath.join(delimiter3);
   try {
-    const { stdout } = await run4(python.executable, ["-s", "-c", PROBE2], { env, timeout: PROBE_TIMEOUT_MS2 });
+    const { stdout } = await run5(python.executable, ["-s", "-c", PROBE2], { env, timeout: PROBE_TIMEOUT_MS2 });
     const major = Number.parseInt(stdout.trim(), 10);
     if (!(major >= MIN_MAJOR))
       return { ok: false, note: `coverage.py ${stdout.trim()} for ${python.executable} is too old (${MIN_MAJOR} or later is needed)` };
@@ -84740,7 +84811,7 @@ function mutantVerdicts(result, count3, testFile, owned) {
   if (variants?.length !== count3) return Array.from({ length: count3 }, () => "error");
   return variants.map((variant) => {
     if (variant.startedProcess) return "alone";
-    const run6 = {
+    const run7 = {
       exitCode: variant.exitStatus,
       timedOut: false,
       output: "",
@@ -84755,7 +84826,7 @@ function mutantVerdicts(result, count3, testFile, owned) {
       },
       durationMs: 0
     };
-    return mutantVerdictOf(run6, testFile, owned);
+    return mutantVerdictOf(run7, testFile, owned);
   });
 }
 function mutantVerdictOf(result, testFile, owned) {
@@ -84871,10 +84942,10 @@ function createTddExecutor(setup) {
     const testFile = setup.testFileOf(node2.id);
     const implFile = normalizePath(node2.file_path);
     const snapshot = await setup.files.snapshot([testFile, implFile]);
-    const run6 = new NodeRun(setup, node2, testFile, implFile, context.signal);
+    const run7 = new NodeRun(setup, node2, testFile, implFile, context.signal);
     try {
-      const outcome = await run6.execute().catch((error63) => {
-        if (error63 instanceof FinalRefusal || error63 instanceof Tampered) return run6.failed(error63.message);
+      const outcome = await run7.execute().catch((error63) => {
+        if (error63 instanceof FinalRefusal || error63 instanceof Tampered) return run7.failed(error63.message);
         throw error63;
       });
       if (outcome.status !== "passed") await snapshot.restore();
@@ -85214,14 +85285,14 @@ ${result.output.slice(-3e3)}`;
     return this.gateRun(wholeFile !== void 0, () => this.setup.runTests(wholeFile ?? this.testIds, this.signal));
   }
   /** A run of generated code: with only the node's block in its test file unless `wholeFile`, and the work tree checked after it. */
-  async gateRun(wholeFile, run6) {
+  async gateRun(wholeFile, run7) {
     this.throwIfAborted();
     const files = this.setup.files;
     const full = await files.read(this.testFile) ?? "";
     if (!wholeFile) await files.write(this.testFile, ownBlockOnly(full, this.node.id));
     let tampering;
     try {
-      const result = await run6();
+      const result = await run7();
       this.throwIfAborted();
       tampering = await files.verify();
       if (!tampering) return result;
@@ -85257,9 +85328,9 @@ ${result.output.slice(-3e3)}`;
     if (this.setup.mutants === 0) return void 0;
     const files = this.setup.files;
     const source = await files.read(this.implFile) ?? "";
-    const measureOf = async (run6, judge, tampered) => {
+    const measureOf = async (run7, judge, tampered) => {
       try {
-        return judge(await this.gateRun(false, run6));
+        return judge(await this.gateRun(false, run7));
       } catch (error63) {
         if (error63 instanceof Tampered) return tampered;
         throw error63;
@@ -86964,10 +87035,10 @@ var IntegrationTests = class {
         rejection = checked.reason;
         continue;
       }
-      const run6 = await this.run(reply.value.test_code, file2, checked.value, signal);
-      if ("code" in run6) return run6;
+      const run7 = await this.run(reply.value.test_code, file2, checked.value, signal);
+      if ("code" in run7) return run7;
       if (signal.aborted) return { note: "interrupted" };
-      rejection = run6.broken;
+      rejection = run7.broken;
     }
     return { note: `no integration tests ran: ${rejection ?? "no reply"}` };
   }
@@ -87010,9 +87081,9 @@ var IntegrationTests = class {
       const outline = await outlinePython(this.options.setup.python, code2);
       const tests = checkIntegrationTests(file2, outline);
       if (!tests.ok) return void 0;
-      const run6 = await this.run(code2, file2, tests.value, signal);
-      if (!("code" in run6) || signal.aborted) return void 0;
-      current = run6;
+      const run7 = await this.run(code2, file2, tests.value, signal);
+      if (!("code" in run7) || signal.aborted) return void 0;
+      current = run7;
     }
     return current.failing.length === 0 && current.passed.length > 0 ? current : void 0;
   }
@@ -88032,7 +88103,7 @@ async function generate(options) {
   const clock = options.clock ?? Date.now;
   const started2 = clock();
   const outDir = resolve4(options.outDir);
-  const present = existsSync3(outDir);
+  const present = existsSync4(outDir);
   if (present) await prepareOutputDir(outDir, OWN_WRITES);
   const plan2 = buildPlan(options.rpg);
   const checkpointPath = join20(outDir, CHECKPOINT_PATH);
@@ -88071,7 +88142,7 @@ async function generate(options) {
   let latest = previous;
   const gate = { sandbox: sandbox.kind, perTestTimeoutMs: options.perTestTimeoutMs, limits: options.limits, plugins };
   const pipeline = pipelineFor(options.concurrency ?? 1);
-  const pytestSlot = (run7, signal) => pipeline.pytestRuns ? pipeline.pytestRuns.use(run7, signal) : run7();
+  const pytestSlot = (run8, signal) => pipeline.pytestRuns ? pipeline.pytestRuns.use(run8, signal) : run8();
   const pytestIn = (cwd) => async (targets, signal) => (
     // What generated code printed leaves the sandbox here, for prompts, artifacts, test_results.xml and comments.
     redactPytestResult(await pytestSlot(() => runPytest({ ...gate, cwd, targets: [...targets], ...signal ? { signal } : {} }), signal))
@@ -88211,12 +88282,12 @@ async function generate(options) {
     await history.commitCompleted(checkpoint2, unannounced);
   };
   let final;
-  let run6;
+  let run7;
   try {
-    run6 = await runPlan(runOptions);
-    if (!run6.interrupted) {
-      if (!run6.checkpoint.dependency_check) await checkDependencies(run6.checkpoint);
-      final = await history.finish(run6.checkpoint);
+    run7 = await runPlan(runOptions);
+    if (!run7.interrupted) {
+      if (!run7.checkpoint.dependency_check) await checkDependencies(run7.checkpoint);
+      final = await history.finish(run7.checkpoint);
       for (const warning2 of final.assembly.warnings) options.onNotice?.(warning2);
       await writeSnapshot(output2, final.files);
       if (final.assembly.junitXml) await writeOutputFile(outDir, TEST_RESULTS_PATH, final.assembly.junitXml);
@@ -88227,7 +88298,7 @@ async function generate(options) {
     await removeWorkTree(snapshotDir);
     await removeWorkTree(integrationDir);
   }
-  const { checkpoint, interrupted } = run6;
+  const { checkpoint, interrupted } = run7;
   const summary2 = summarize(checkpoint);
   const finished = clock();
   const gitLog = repo ? await repo.log() : void 0;
@@ -88368,9 +88439,9 @@ var plural3 = (n, one, many) => `${n} ${n === 1 ? one : many}`;
 
 // src/report/run-report.ts
 import { resolve as resolve5 } from "node:path";
-async function writeRunReport(outDir, run6) {
-  const report = redactSecrets(renderGenerationReport({ ...run6, generatedAt: run6.finishedAt }));
-  const path2 = await saveRunFile(resolve5(outDir), run6.runId, "generation_report.md", report);
+async function writeRunReport(outDir, run7) {
+  const report = redactSecrets(renderGenerationReport({ ...run7, generatedAt: run7.finishedAt }));
+  const path2 = await saveRunFile(resolve5(outDir), run7.runId, "generation_report.md", report);
   return { path: path2, report };
 }
 
@@ -88900,7 +88971,7 @@ async function runRestack(inputs, context, at) {
 }
 
 // src/action/main.ts
-async function run5() {
+async function run6() {
   try {
     const context = await readContext();
     const config2 = await readRepoConfig(context.workspace);
@@ -88959,7 +89030,7 @@ function setPlanOutputs(plan2, inWaves) {
 }
 
 // src/action/index.ts
-await run5();
+await run6();
 /*! Bundled license information:
 
 undici/lib/web/fetch/body.js:
