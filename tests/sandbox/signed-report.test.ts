@@ -262,8 +262,38 @@ def test_also_wrong():
     assert 2 + 2 == 5
 `;
 
+// A process the tests start runs without the guard: it reads the gate's memory with process_vm_readv (ptrace's
+// permission, which /proc/<pid>/mem asks for too) at the record's address, and prints the key it finds there.
+const MEMORY_READER = `import ctypes, struct, sys
+pid, address, bytes_type = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+class iovec(ctypes.Structure):
+    _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]
+libc = ctypes.CDLL(None, use_errno=True)
+def read(at, n):
+    buf = ctypes.create_string_buffer(n)
+    local, remote = iovec(ctypes.cast(buf, ctypes.c_void_p), n), iovec(at, n)
+    if libc.process_vm_readv(pid, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0) != n:
+        raise OSError(ctypes.get_errno(), "process_vm_readv")
+    return buf.raw
+raw = read(address, 1024)
+for off in range(0, len(raw) - 8, 8):
+    p = struct.unpack_from("<Q", raw, off)[0]
+    try:
+        head = read(p, 64)
+    except OSError:
+        continue
+    if struct.unpack_from("<QQq", head)[1:] == (bytes_type, 32):
+        print(head[32:64].hex())
+        break
+`;
+
 /** Each attack, and whether the guard is what stops it (it ends the run) or something else does. */
 const ATTACKS: [string, string, "guard" | "verdict"][] = [
+  [
+    "a process the tests start, which reads the gate's memory with process_vm_readv",
+    `    import subprocess, sys\n    reader = [sys.executable, "-c", ${JSON.stringify(MEMORY_READER)}, str(os.getpid()), str(id(the_record(request))), str(id(bytes))]\n    forge(bytes.fromhex(subprocess.run(reader, capture_output=True, text=True).stdout.strip()))`,
+    "verdict",
+  ],
   [
     "rebinding the bootstrap's globals",
     "    import __main__ as m\n    m._encode = lambda d: '{}'\n    m._close = lambda fd: None",
@@ -466,59 +496,8 @@ const UNITTEST_ATTACKS: [string, string][] = [
   ],
 ];
 
-// A process the tests start runs without the guard: it reads the gate's memory with process_vm_readv (ptrace's
-// permission, which /proc/<pid>/mem asks for too) at the record's address, and prints the key it finds there.
-const MEMORY_READER = `import ctypes, struct, sys
-pid, address, bytes_type = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
-class iovec(ctypes.Structure):
-    _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]
-libc = ctypes.CDLL(None, use_errno=True)
-def read(at, n):
-    buf = ctypes.create_string_buffer(n)
-    local, remote = iovec(ctypes.cast(buf, ctypes.c_void_p), n), iovec(at, n)
-    if libc.process_vm_readv(pid, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0) != n:
-        raise OSError(ctypes.get_errno(), "process_vm_readv")
-    return buf.raw
-raw = read(address, 1024)
-for off in range(0, len(raw) - 8, 8):
-    p = struct.unpack_from("<Q", raw, off)[0]
-    try:
-        head = read(p, 64)
-    except OSError:
-        continue
-    if struct.unpack_from("<QQq", head)[1:] == (bytes_type, 32):
-        print(head[32:64].hex())
-        break
-`;
-
-const MEMORY_READ_BY_A_CHILD = `import hashlib, hmac, json, os, subprocess, sys
-
-def forge(key):
-    tests = {"tests/test_attack.py::test_wrong": "passed", "tests/test_attack.py::test_also_wrong": "passed"}
-    payload = json.dumps({"exitstatus": 0, "tests": tests, "collect_errors": [], "junit": None}).encode()
-    os.write(5, hmac.new(key, payload, hashlib.sha256).hexdigest().encode() + b"\\n" + payload)
-    os._exit(0)
-
-def the_record(request):
-    for plugin in request.config.pluginmanager.get_plugins():
-        for cell in getattr(getattr(plugin, "pytest_runtest_logreport", None), "__closure__", None) or []:
-            if hasattr(cell.cell_contents, "send"):
-                return cell.cell_contents
-
-def test_wrong(request):
-    record = the_record(request)
-    read = subprocess.run([sys.executable, "-c", ${JSON.stringify(MEMORY_READER)}, str(os.getpid()), str(id(record)), str(id(bytes))], capture_output=True, text=True)
-    if read.stdout.strip():
-        forge(bytes.fromhex(read.stdout.strip()))
-    assert 1 + 1 == 3, read.stderr
-
-def test_also_wrong():
-    assert 2 + 2 == 5
-`;
-
 // Whole test files, from the third review: code that gets called back where the guard or the record do not look.
 const FILE_ATTACKS: [string, string][] = [
-  ["a process the tests start, which reads the gate's memory with process_vm_readv", MEMORY_READ_BY_A_CHILD],
   [
     "a second word on a test's return, from a library entry that calls the verdict plugin with no frame of the package's own",
     'import collections, contextlib, functools\n\nReal = contextlib._GeneratorContextManager\n\n\ndef harmless(*args, **kwargs):\n    return None\n\n\nclass Swallowing(Real):\n    def __init__(self, f, a, k):\n        self.item = a[2]\n        Real.__init__(self, f, a, k)\n\n    def __exit__(self, t, v, tb):\n        Real.__exit__(self, t, v, tb)\n        if not isinstance(v, AssertionError):\n            return False\n        item = self.item\n        hook = [p for p in item.config.pluginmanager.get_plugins() if type(p).__name__ == "Verdict"][0].pytest_pyfunc_call\n        real = item._obj\n        item._obj = harmless\n        try:\n            # namedtuple is a "safe entry": the guard stops at the innermost package frame and finds its callee is\n            # collections/__init__.py:namedtuple. The callable_iterator (C) calls the verdict\'s hook with no frame of ours.\n            collections.namedtuple("X", iter(functools.partial(hook, item), True))\n        finally:\n            item._obj = real\n        return True\n\n\ncontextlib._GeneratorContextManager = lambda f, a, k: (Swallowing if f.__name__ == "item_capture" and a[1:2] == ("call",) else Real)(f, a, k)\n\n\ndef test_wrong():\n    assert 1 + 1 == 3\n\n\ndef test_also_wrong(tmp_path):\n    assert 2 + 2 == 5\n',
