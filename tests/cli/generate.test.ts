@@ -6,7 +6,7 @@ import type { Checkpoint } from "../../src/engine/checkpoint.js";
 import { closedPortUrl, errorReply, startScriptedOpenAi, type FakeOpenAi } from "../helpers/fake-openai-server.js";
 import { runCli } from "../helpers/cli.js";
 import { useTempDirs } from "../helpers/temp-dir.js";
-import { packagingPython } from "../helpers/python-venv.js";
+import { createVenv } from "../helpers/python-venv.js";
 import { copySharedExample, sharedExample } from "../helpers/shared-example.js";
 
 const tempDir = useTempDirs();
@@ -170,18 +170,14 @@ describe("rpg-forge generate on the shipped example, offline", () => {
 
     // A real package: pip installs it into a virtual environment, and it imports from anywhere.
     // Offline (no build isolation) it needs a python3 from PATH whose own site has setuptools and wheel.
-    const venv = join(root, "venv");
-    expect(spawnSync(packagingPython(), ["-m", "venv", "--system-site-packages", venv]).status).toBe(0);
-    const pip = spawnSync(join(venv, "bin/pip"), ["install", "-q", "--no-build-isolation", "--no-deps", "--no-index", "-e", out], {
-      encoding: "utf8",
-    });
+    const venv = createVenv(join(root, "venv"));
+    const pip = venv.install(out);
     expect(pip.stderr).toBe("");
     expect(pip.status).toBe(0);
-    const use = spawnSync(
-      join(venv, "bin/python"),
-      ["-c", "import statkit, statkit.stats as s; print(statkit.__all__, s.median([3, 1, 2]))"],
-      { cwd: root, encoding: "utf8" },
-    );
+    const use = spawnSync(venv.python, ["-c", "import statkit, statkit.stats as s; print(statkit.__all__, s.median([3, 1, 2]))"], {
+      cwd: root,
+      encoding: "utf8",
+    });
     expect(use.stdout).toBe(
       "['ensure_numbers', 'mean', 'median', 'mode', 'parse_number', 'parse_numbers', 'percentile', 'std_dev', 'summarize', 'variance', 'z_scores'] 2.0\n",
     );
@@ -194,10 +190,7 @@ describe("rpg-forge generate on the shipped example, offline", () => {
     );
     expect(api.stderr).toBe("");
     expect(api.stdout).toBe("2.0|0.1.0|Small descriptive statistics for lists of numbers, with parsing and plain-text reports.\n");
-    const installed = spawnSync(join(venv, "bin/python"), ["-m", "pytest", "-q", "-p", "no:cacheprovider", out], {
-      cwd: root,
-      encoding: "utf8",
-    });
+    const installed = venv.pytest(out, root);
     expect(installed.stdout).toMatch(/\b62 passed\b/);
 
     expect(readFileSync(join(out, "pyproject.toml"), "utf8")).toContain('name = "statkit"');
