@@ -81,6 +81,9 @@ def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer, spawned
     def kind_of(event, args):
         if event in hard or event.startswith("ctypes."):
             return "hard"
+        # Importing _ctypes raises no ctypes event, and with it any C function can be called, memmove included, without one.
+        if event == "import" and args[0] in ("ctypes", "_ctypes") or event == "import" and args[0].startswith("ctypes."):
+            return "hard"
         if event == "object.__setattr__":
             return "hard" if args[1] in ("__code__", "f_trace") else None
         if event in ("open", "os.chdir", "os.symlink"):

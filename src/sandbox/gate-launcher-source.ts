@@ -53,33 +53,9 @@ export const PROGRAM_LOADER = [
  */
 export const LAUNCHER_SOURCE = String.raw`
 def _launcher(mode):
-    import ctypes, fcntl, gc, importlib, json, os, platform, select, signal, stat, sys, tempfile, time
+    import fcntl, gc, importlib, json, os, select, signal, stat, sys, tempfile, time
     import _pytest.config
 
-    libc = ctypes.CDLL(None, use_errno=True)
-    # PR_SET_CHILD_SUBREAPER (36): whatever a gate leaves behind comes back to this process when its parent dies.
-    # PR_SET_DUMPABLE (4) off: no other process of the user can trace this one or a gate it forks, or read their memory
-    # (ptrace, process_vm_readv, /proc/<pid>/mem, /proc/<pid>/environ): a gate holds the run's key. A process the tests
-    # start with exec is dumpable again, and holds no key.
-    if libc.prctl(36, 1, 0, 0, 0) != 0 or libc.prctl(4, 0, 0, 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), "prctl")
-    death_signal = lambda: libc.prctl(1, signal.SIGKILL, 0, 0, 0)
-
-    class CapHeader(ctypes.Structure):
-        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
-
-    class CapData(ctypes.Structure):
-        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
-
-    def drop_privileges():
-        # A gate keeps no capability, and nothing it starts can gain one (no set-user-ID program, sudo included): run as
-        # root, CAP_SYS_PTRACE alone would read any process's memory, the gate's key included.
-        for cap in range(64):
-            libc.prctl(24, cap, 0, 0, 0)  # PR_CAPBSET_DROP; EINVAL past the last one, EPERM when there are none to drop
-        libc.prctl(28, 0x2F, 0, 0, 0)  # PR_SET_SECUREBITS: NOROOT, NO_SETUID_FIXUP and KEEP_CAPS, locked
-        libc.prctl(47, 4, 0, 0, 0)  # PR_CAP_AMBIENT_CLEAR_ALL
-        if libc.capset(ctypes.byref(CapHeader(0x20080522, 0)), (CapData * 2)()) != 0 or libc.prctl(38, 1, 0, 0, 0) != 0:
-            raise OSError(ctypes.get_errno(), "capset or PR_SET_NO_NEW_PRIVS")
     in_namespace = mode == "bwrap"
     # kill(-1) ends every process this one may signal: only ever inside bubblewrap's PID namespace, where this is the
     # first process after bubblewrap's own.
@@ -96,6 +72,14 @@ def _launcher(mode):
             pass
     import _hashlib, _json, _signal, _thread, operator, pathlib, pytest, resource, sysconfig, types
     import _pytest.python, _pytest.unittest
+    # What a session imports on its own, measured by listing sys.modules in a gate: pytest's debugging plugin imports
+    # pdb, its faulthandler plugin faulthandler; the guard reads sysconfig's paths.
+    for name in ("_pytest._argcomplete", "faulthandler", "pdb"):
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
+    sysconfig.get_paths()
 
     def shared_places():
         # bubblewrap's /dev and /tmp are writable and live as long as the sandbox: what a gate leaves there must not
@@ -128,20 +112,6 @@ def _launcher(mode):
                     if stat.S_ISDIR(info.st_mode):
                         folders.append(entry.path)
         return sorted(seen, key=repr)
-
-    # The kernel's keyrings outlive a process too: each gate gets a session keyring of its own (it dies with the gate),
-    # and in bubblewrap the user's keyrings, the sandbox's own, are cleared after each gate. Outside it they are the
-    # user's, and not ours to clear.
-    keyctl = {"x86_64": 250, "aarch64": 219}.get(platform.machine())
-
-    def new_session_keyring():
-        if keyctl is not None:
-            libc.syscall(keyctl, 1, None)  # KEYCTL_JOIN_SESSION_KEYRING, anonymous
-
-    def clear_user_keyrings():
-        if keyctl is not None and in_namespace:
-            for ring in (-4, -5):  # KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING
-                libc.syscall(keyctl, 7, ring)  # KEYCTL_CLEAR
 
     as_found = shared_places()
     gc.freeze()
@@ -176,14 +146,11 @@ def _launcher(mode):
         return data
 
     def become_gate(request, secret, out, report):
-        # In the forked child, before anything else: its own session (the group the engine's limits end), death with
-        # the launcher, and only the descriptors a gate has had: /dev/null, the output pipe, the report's pipe.
+        # In the forked child, before anything else: its own session (the group the engine's limits end), and only the
+        # descriptors a gate has had: /dev/null, the output pipe, the report's pipe.
         os.setsid()
-        death_signal()
         if os.getppid() != me:
             os._exit(70)
-        drop_privileges()
-        new_session_keyring()
         out, report = fcntl.fcntl(out, fcntl.F_DUPFD, 64), fcntl.fcntl(report, fcntl.F_DUPFD, 64)
         null = os.open("/dev/null", os.O_RDONLY)
         os.dup2(null, 0)
@@ -281,6 +248,11 @@ def _launcher(mode):
             if left <= 0 and killed_by is None:
                 killed_by = "time-limit"
                 end_gate(pid)
+            # An abort may have come with the request's bytes, read before the gate started.
+            while b"\n" in pending:
+                if next_line().get("abort") and killed_by is None:
+                    killed_by = "abort"
+                    end_gate(pid)
             for fd, _ in poller.poll(max(left, 0.05) * 1000 if killed_by is None else 50):
                 if fd == exited:
                     # Seen before it is reaped, so that its group cannot have been reused when it is ended.
@@ -289,20 +261,16 @@ def _launcher(mode):
                     status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
                     code = status if status >= 0 else 128 - status
                 elif fd == 0:
+                    # The lines that came are read at the loop's top; the end of the engine's pipe ends the gate too.
                     if not fill():
                         stdin_open = False
                         poller.unregister(0)
-                    while b"\n" in pending:
-                        if next_line().get("abort") and killed_by is None:
-                            killed_by = "abort"
-                    if killed_by == "abort" or not stdin_open:
                         killed_by = killed_by or "abort"
                         end_gate(pid)
                 else:
                     forward(fd)
         os.close(exited)
         ended = end_leftovers()
-        clear_user_keyrings()
         # Every writer is gone now, unless a process outside this tree holds a pipe: stop reading after a while.
         drain_until = time.monotonic() + 2
         for fd in (out_r, report_r):

@@ -162,6 +162,8 @@ export class Launcher {
   async close(): Promise<void> {
     if (this.exited) return;
     const exited = once(this.child, "close").catch(() => undefined);
+    // An idle launcher's pipes keep nothing alive; waiting for its end must.
+    this.busy();
     if (this.pending) this.end();
     else this.child.stdin.end();
     await exited;

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync } from "node:fs";
 import { lstat, realpath, stat } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { delimiter, isAbsolute, join } from "node:path";
@@ -6,7 +6,7 @@ import { RpgForgeError } from "../errors.js";
 import { bwrapArgs, findBwrap, HIDDEN_DIRS, probeBwrap } from "./bwrap.js";
 import { scrubbedEnv } from "./env.js";
 import { gateLauncherProgram, gateSettings } from "./gate-bootstrap.js";
-import { PROGRAM_LOADER } from "./gate-launcher-source.js";
+import { CONFINEMENT_SOURCE } from "./gate-confinement-source.js";
 import { parseJUnitXml, type TestCaseResult } from "./junit.js";
 import { resolveLimits, rlimitPairs, type ResourceLimits } from "./limits.js";
 import { Launcher } from "./launcher.js";
@@ -190,8 +190,9 @@ function launcherPlace(
   const key = JSON.stringify([python.executable, bwrap ? [cwd, identity] : null]);
   const start = async (): Promise<PooledLauncher> => {
     const privateDir = mkdtempSync(join(tmpdir(), "rpg-forge-pytest-"));
-    // -s: no user site, so no .pth file of the user's runs at start-up. The program comes through a pipe (PROGRAM_LOADER).
-    const interpreter = [python.executable, "-s", "-c", PROGRAM_LOADER, bwrap ? "bwrap" : "process"];
+    // -s: no user site, so no .pth file of the user's runs at start-up. The interpreter confines itself and then becomes
+    // the launcher, whose program comes through a pipe (gate-confinement-source.ts).
+    const interpreter = [python.executable, "-s", "-c", CONFINEMENT_SOURCE, bwrap ? "bwrap" : "process"];
     // The launcher's own variables: those the interpreter reads at start-up must be the gates' (each gate sets the rest).
     const env = pythonEnv(python, privateDir, privateDir);
     const command = bwrap
@@ -222,10 +223,15 @@ function launcherPlace(
   return { key, start };
 }
 
-/** Empties a folder; whether it is empty now. */
+/** Empties a folder of ours the tests could write to (and chmod: it gets its mode back first); whether it is empty now. */
 async function emptyFolder(folder: string): Promise<boolean> {
-  for (const name of readdirSync(folder)) await removeTree(join(folder, name));
-  return readdirSync(folder).length === 0;
+  try {
+    chmodSync(folder, 0o700);
+    for (const name of readdirSync(folder)) await removeTree(join(folder, name));
+    return readdirSync(folder).length === 0;
+  } catch {
+    return false;
+  }
 }
 
 function notRun(problem: string): PytestResult {

@@ -72,6 +72,49 @@ def test_kill():
     expect(outcomes(next)).toEqual({ "tests/test_fine.py::test_fine": "passed" });
   });
 
+  it("ends a gate whose abort reached the launcher together with its request", async ({ expect, onTestFinished }) => {
+    // Aborted after runPytest looked and before the request was written (while a launcher started, say): the abort
+    // follows the request's bytes at once, and the launcher reads both in one go. It must not wait for more input.
+    const cwd = makePackage({ onTestFinished }, { "tests/test_slow.py": "import time\n\ndef test_slow():\n    time.sleep(60)\n" });
+    let looks = 0;
+    const signal = {
+      get aborted() {
+        return looks++ > 0;
+      },
+      addEventListener: () => undefined,
+      removeEventListener: () => undefined,
+    } as unknown as AbortSignal;
+    const started = Date.now();
+    const aborted = await runPytest({ cwd, targets: ["tests/test_slow.py"], sandbox, signal });
+    expect(aborted.exitCode).toBe(-1);
+    expect(looks).toBeGreaterThan(1);
+    expect(Date.now() - started).toBeLessThan(20_000);
+  });
+
+  it("forks gates from an interpreter that never loaded ctypes", async ({ expect, onTestFinished }) => {
+    // With _ctypes loaded, its types (reachable from object.__subclasses__()) call any C function with no audit event.
+    const cwd = makePackage(
+      { onTestFinished },
+      {
+        "tests/test_look.py": `import sys
+
+def every_type():
+    seen, todo = set(), [object]
+    while todo:
+        for sub in type.__subclasses__(todo.pop()):
+            if sub not in seen:
+                seen.add(sub)
+                todo.append(sub)
+    return seen
+
+def test_look():
+    ${SEND_OUT}(sorted(name for name in sys.modules if "ctypes" in name), sorted({t.__module__ for t in every_type()} & {"_ctypes", "ctypes"}))
+`,
+      },
+    );
+    expect(sentOut(await runPytest({ cwd, targets: ["tests/test_look.py"], sandbox }))).toEqual([[], []]);
+  });
+
   it("runs gates side by side, each with its own outcome", async ({ expect, onTestFinished }) => {
     const cwd = makePackage(
       { onTestFinished },
@@ -236,7 +279,7 @@ def test_look():
     expect(sentOut(await runPytest({ cwd, targets: ["tests/test_look.py"], sandbox: "bwrap" }))).toEqual([["pkg"]]);
   });
 
-  it("leaves the next gate no key in the kernel's keyrings", async ({ expect, onTestFinished }) => {
+  it("gives the tests no kernel keyring to leave a key in for the next gate", async ({ expect, onTestFinished }) => {
     // ctypes is the guard's to refuse in the gate's own interpreter, not in a process it starts.
     const keys = `import ctypes, platform, sys
 libc = ctypes.CDLL(None, use_errno=True)
@@ -251,7 +294,8 @@ else:
       `import subprocess, sys\n\ndef test_keys():\n    done = subprocess.run([sys.executable, "-c", ${JSON.stringify(keys)}, "${what}"], capture_output=True, text=True)\n    ${SEND_OUT}(done.stdout.strip(), done.stderr[-300:])\n`;
     const cwd = makePackage({ onTestFinished }, { "tests/test_plant.py": gate("plant"), "tests/test_look.py": gate("look") });
     const [planted] = sentOut(await runPytest({ cwd, targets: ["tests/test_plant.py"], sandbox: "bwrap" })) as string[];
-    expect(planted).toBe("['session', 'user', 'user session']");
+    // The seccomp filter refuses every keyring call: nothing is planted, and nothing could be found.
+    expect(planted).toBe("[]");
     const [found] = sentOut(await runPytest({ cwd, targets: ["tests/test_look.py"], sandbox: "bwrap" })) as string[];
     expect(found).toBe("[]");
   });

@@ -290,6 +290,16 @@ for off in range(0, len(raw) - 8, 8):
 /** Each attack, and whether the guard is what stops it (it ends the run) or something else does. */
 const ATTACKS: [string, string, "guard" | "verdict"][] = [
   [
+    "ctypes' memmove, which raises no audit event when called, on the record's memory",
+    "    import ctypes, _hashlib\n    def read(address, n):\n        out = bytes(n)\n        ctypes.memmove(out, address, n)\n        return out\n    raw = read(id(the_record(request)), 1024)\n    words = [int.from_bytes(raw[i:i + 8], 'little') for i in range(0, len(raw), 8)]\n    forge(read(words[words.index(id(_hashlib.hmac_digest)) - 1] + 32, 32))",
+    "guard",
+  ],
+  [
+    "_ctypes alone, whose import raises no ctypes event, calling memmove through a function pointer of its own",
+    "    import _ctypes, _hashlib\n    class P(_ctypes._SimpleCData):\n        _type_ = 'P'\n    class S(_ctypes._SimpleCData):\n        _type_ = 'L'\n    class Memmove(_ctypes.CFuncPtr):\n        _flags_ = _ctypes.FUNCFLAG_CDECL\n        _restype_ = P\n        _argtypes_ = (P, P, S)\n    def read(address, n):\n        out = bytes(n)\n        Memmove(_ctypes._memmove_addr)(out, address, n)\n        return out\n    raw = read(id(the_record(request)), 1024)\n    words = [int.from_bytes(raw[i:i + 8], 'little') for i in range(0, len(raw), 8)]\n    forge(read(words[words.index(id(_hashlib.hmac_digest)) - 1] + 32, 32))",
+    "guard",
+  ],
+  [
     "a process the tests start, which reads the gate's memory with process_vm_readv",
     `    import subprocess, sys\n    reader = [sys.executable, "-c", ${JSON.stringify(MEMORY_READER)}, str(os.getpid()), str(id(the_record(request))), str(id(bytes))]\n    forge(bytes.fromhex(subprocess.run(reader, capture_output=True, text=True).stdout.strip()))`,
     "verdict",
