@@ -33,9 +33,9 @@ export interface BootstrapSettings {
 /**
  * What a gate runs (`_gate`), in a child the launcher forked for it (gate-launcher-source.ts; the launcher's program
  * reaches `python -s` through a pipe, with PYTHONSAFEPATH set, never written to disk, so a process left behind by an
- * earlier gate has no file to rewrite). The child has its own session, no capability, no way to gain one,
- * and cannot be traced or have its memory read by another process (the launcher's doing). Before any generated code
- * can run, `_gate`:
+ * earlier gate has no file to rewrite). The child has its own session, no capability, no way to gain one, no ctypes
+ * loaded, and no process it starts may trace it (the launcher's confinement, gate-confinement-source.ts). Before any
+ * generated code can run, `_gate`:
  * 1. sets the resource limits (hard and soft, so they cannot be raised again);
  * 2. takes the run's key from the bytes the launcher read after the request, and wipes them; the key and the record of
  *    outcomes then live only in the frame of a suspended generator, and nothing of the gate is a global of `__main__`;

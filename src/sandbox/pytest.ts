@@ -21,7 +21,7 @@ export type { TestCaseResult } from "./junit.js";
 /**
  * Where generated tests run (docs/security.md says what each guarantees). Either way a launcher (decision 0031) forks
  * each gate from an interpreter that has imported pytest, and ends everything the gate started before it serves the
- * next one; the gate holds no capability and cannot be traced or have its memory read by another process.
+ * next one; the gate holds no capability, and a seccomp filter keeps the processes it starts from tracing it.
  * - "bwrap": a bubblewrap sandbox for the launcher. The package is read-only, the only writable places are a private
  *   HOME and TMPDIR, /tmp and /dev (a gate that leaves anything in these retires its launcher); there is no network;
  *   home directories, /opt and /run are hidden, and there is no /proc; the parent's processes and environment are
