@@ -76,6 +76,10 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
 
     import _thread, operator, os
 
+    # No compiled bytecode from beside a source, the package's or pytest's cache of rewritten tests: whoever ran the
+    # tests before (a gate in process mode, the user) may have written it. A folder under a file never exists.
+    sys.pycache_prefix = "/dev/null/rpg-forge"
+
     getframe, get_ident = sys._getframe, _thread.get_ident
     main_thread = get_ident()
     # Bound here, before any code of the package runs: what the record and the report call is never looked up on a
@@ -112,7 +116,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
     # plugin hands it pytest's objects as they are and the record reads them itself, with built-ins bound
     # before any code of the package ran: the plugin's closure cells can be rewritten, its frame cannot.
     def recorder(key, digest, encode, runs, spawned, checks):
-        integer, some, same, type_of = int, any, operator.is_, type
+        integer, some, same, type_of, own_pid = int, any, operator.is_, type, posix.getpid()
         state_at_start, settle, changed_since, collected, test_of, outcome_of, plain = checks
         tests, collect_errors, variants = {}, [], []
         start = items = ran = returned = own = None
@@ -177,6 +181,9 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
                 if outcome != "passed" or nodeid not in tests:
                     tests[nodeid] = outcome
             elif kind == "finish":
+                # A copy forked by the tests carries the key and the record on: it could try again until a run passed.
+                if posix.getpid() != own_pid:
+                    end_run("a process forked from the gate tried to sign its report")
                 believe(changed_since(start))
                 status, measured = integer(value[0]), value[1]
                 # A session with a test failed or errored never signs a success: pytest's own count can be rewritten.
@@ -244,7 +251,10 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
 
         tracer = tuple(set(folder + "/" for folder in (os.path.dirname(coverage.__file__), os.path.realpath(os.path.dirname(coverage.__file__)))))
     # Bound to no name here: the guard's state is out of reach of anyone who finds this frame.
-    sys.addaudithook(guard_for(root, {id(record), id(installing)}, getframe, end_run, sysconfig, os, tracer, spawned, memory_paths(posix)))
+    interpreter_paths = tuple(set(folder.rstrip("/") + "/" for folder in sys.path if folder.startswith("/") and not folder.startswith(root)))
+    sys.addaudithook(
+        guard_for(root, {id(record), id(installing)}, getframe, end_run, sysconfig, os, tracer, spawned, memory_paths(posix), interpreter_paths)
+    )
 
     def guarded_signal(signalnum, handler):
         return installing.send((signalnum, handler))

@@ -47,21 +47,25 @@ def memory_paths(posix):
     return reaches_memory
 
 
-def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer, spawned, reaches_memory):
+def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer, spawned, reaches_memory, interpreter_paths):
     """The guard: an audit hook (PEP 578), built here so that nothing outside it holds its state."""
     # Built-ins bound now: code of the package could rebind builtins.id (or any, len, isinstance) before the guard next
     # runs, and the guard would no longer know the record's frame when a thread with no code of the package asks for it.
-    id_of, size, any_of = id, len, any
+    id_of, size, any_of, type_of, text = id, len, any, type, str
     library = tuple(os.path.realpath(sysconfig.get_paths()[k]) + "/" for k in ("stdlib", "platstdlib"))
     runner = ("/_pytest/", "/pytest/", "/pluggy/", "/py/", "/iniconfig/")
     # Refused with code of the package anywhere on the stack, whoever raises them.
     hard = ("gc.get_objects", "gc.get_referrers", "gc.get_referents", "code.__new__", "sys.settrace", "sys.setprofile")
     # Refused unless what raised them is one of these: building classes, parsing (ast, typing's forward
     # references, traceback's carets), and the import system.
-    compiling = ("compile", "exec")
+    # marshal turns bytes into code objects, and CPython runs bytecode unchecked (LOAD_CONST past its table reads any
+    # address): only the import system may, and only from the interpreter's own folders (see foreign_bytecode).
+    compiling = ("compile", "exec", "marshal.loads", "marshal.load")
     raisers = {
         "compile": {"collections/__init__.py", "dataclasses.py", "ast.py", "typing.py"},
         "exec": {"collections/__init__.py", "dataclasses.py"},
+        "marshal.loads": set(),
+        "marshal.load": set(),
     }
     # Refused unless the package reached them through a library function that hands no frame back.
     soft = ("sys._getframe", "sys._current_frames")
@@ -94,6 +98,22 @@ def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer, spawned
         if event in soft or event == "object.__getattr__" and args[1] in frame_attributes:
             return "soft"
         return None
+
+    # The folders the interpreter's own modules come from, as sys.path held them before any code of the package ran:
+    # read-only in bubblewrap. Compiled bytecode from anywhere else (a .pyc the tests wrote, with or without a source
+    # beside it, or in pytest's own cache of rewritten tests) is never unmarshalled: each thread's last file opened is
+    # noted, and the unmarshalling that follows a foreign .pyc is refused, whoever asks. Opening one is not refused:
+    # the import system opens the .pyc beside every source it imports, which mostly does not exist (and _gate points
+    # sys.pycache_prefix nowhere, so that no cache beside a source is read at all). Plain string methods only: the
+    # guard may be busy when it looks.
+    import _thread
+
+    thread_of, last_bytecode = _thread.get_ident, {}
+
+    def foreign_bytecode(path):
+        if type_of(path) is not text or not path.endswith(".pyc"):
+            return False
+        return "/.." in path or "/./" in path or not path.startswith(interpreter_paths)
 
     def in_library(filename):
         for base in library:
@@ -139,6 +159,12 @@ def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer, spawned
             end_run("something added an audit hook, which would be handed the frames of rpg-forge's own record")
         if spawned is not None and event in starts:
             spawned[0] = True
+        if event == "open":
+            last_bytecode[thread_of()] = args[0]
+        elif event == "marshal.loads" or event == "marshal.load":
+            path = last_bytecode.pop(thread_of(), None)
+            if path is not None and foreign_bytecode(path):
+                end_run("bytecode from %s, not the interpreter's own folders, was about to run" % path)
         kind = kind_of(event, args)
         if kind is None:
             return

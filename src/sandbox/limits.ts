@@ -51,5 +51,8 @@ export function rlimitPairs(limits: ResourceLimits): [string, number][] {
     ["RLIMIT_FSIZE", limits.fileSizeMiB * MiB],
     ["RLIMIT_NPROC", limits.processes],
     ["RLIMIT_CPU", limits.cpuSeconds],
+    // No core dump, ever: a forked copy of the gate that dumps core writes the run's key to a file the tests can read.
+    // One byte, not zero: a core_pattern that pipes dumps to a program ignores the limit, except for this value.
+    ["RLIMIT_CORE", 1],
   ];
 }
