@@ -71512,21 +71512,25 @@ def memory_paths(posix):
     return reaches_memory
 
 
-def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer, spawned, reaches_memory):
+def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer, spawned, reaches_memory, interpreter_paths):
     """The guard: an audit hook (PEP 578), built here so that nothing outside it holds its state."""
     # Built-ins bound now: code of the package could rebind builtins.id (or any, len, isinstance) before the guard next
     # runs, and the guard would no longer know the record's frame when a thread with no code of the package asks for it.
-    id_of, size, any_of = id, len, any
+    id_of, size, any_of, type_of, text = id, len, any, type, str
     library = tuple(os.path.realpath(sysconfig.get_paths()[k]) + "/" for k in ("stdlib", "platstdlib"))
     runner = ("/_pytest/", "/pytest/", "/pluggy/", "/py/", "/iniconfig/")
     # Refused with code of the package anywhere on the stack, whoever raises them.
     hard = ("gc.get_objects", "gc.get_referrers", "gc.get_referents", "code.__new__", "sys.settrace", "sys.setprofile")
     # Refused unless what raised them is one of these: building classes, parsing (ast, typing's forward
     # references, traceback's carets), and the import system.
-    compiling = ("compile", "exec")
+    # marshal turns bytes into code objects, and CPython runs bytecode unchecked (LOAD_CONST past its table reads any
+    # address): only the import system may, and only from the interpreter's own folders (see foreign_bytecode).
+    compiling = ("compile", "exec", "marshal.loads", "marshal.load")
     raisers = {
         "compile": {"collections/__init__.py", "dataclasses.py", "ast.py", "typing.py"},
         "exec": {"collections/__init__.py", "dataclasses.py"},
+        "marshal.loads": set(),
+        "marshal.load": set(),
     }
     # Refused unless the package reached them through a library function that hands no frame back.
     soft = ("sys._getframe", "sys._current_frames")
@@ -71559,6 +71563,22 @@ def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer, spawned
         if event in soft or event == "object.__getattr__" and args[1] in frame_attributes:
             return "soft"
         return None
+
+    # The folders the interpreter's own modules come from, as sys.path held them before any code of the package ran:
+    # read-only in bubblewrap. Compiled bytecode from anywhere else (a .pyc the tests wrote, with or without a source
+    # beside it, or in pytest's own cache of rewritten tests) is never unmarshalled: each thread's last file opened is
+    # noted, and the unmarshalling that follows a foreign .pyc is refused, whoever asks. Opening one is not refused:
+    # the import system opens the .pyc beside every source it imports, which mostly does not exist (and _gate points
+    # sys.pycache_prefix nowhere, so that no cache beside a source is read at all). Plain string methods only: the
+    # guard may be busy when it looks.
+    import _thread
+
+    thread_of, last_bytecode = _thread.get_ident, {}
+
+    def foreign_bytecode(path):
+        if type_of(path) is not text or not path.endswith(".pyc"):
+            return False
+        return "/.." in path or "/./" in path or not path.startswith(interpreter_paths)
 
     def in_library(filename):
         for base in library:
@@ -71604,6 +71624,12 @@ def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer, spawned
             end_run("something added an audit hook, which would be handed the frames of rpg-forge's own record")
         if spawned is not None and event in starts:
             spawned[0] = True
+        if event == "open":
+            last_bytecode[thread_of()] = args[0]
+        elif event == "marshal.loads" or event == "marshal.load":
+            path = last_bytecode.pop(thread_of(), None)
+            if path is not None and foreign_bytecode(path):
+                end_run("bytecode from %s, not the interpreter's own folders, was about to run" % path)
         kind = kind_of(event, args)
         if kind is None:
             return
@@ -71888,6 +71914,10 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
 
     import _thread, operator, os
 
+    # No compiled bytecode from beside a source, the package's or pytest's cache of rewritten tests: whoever ran the
+    # tests before (a gate in process mode, the user) may have written it. A folder under a file never exists.
+    sys.pycache_prefix = "/dev/null/rpg-forge"
+
     getframe, get_ident = sys._getframe, _thread.get_ident
     main_thread = get_ident()
     # Bound here, before any code of the package runs: what the record and the report call is never looked up on a
@@ -71924,7 +71954,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
     # plugin hands it pytest's objects as they are and the record reads them itself, with built-ins bound
     # before any code of the package ran: the plugin's closure cells can be rewritten, its frame cannot.
     def recorder(key, digest, encode, runs, spawned, checks):
-        integer, some, same, type_of = int, any, operator.is_, type
+        integer, some, same, type_of, own_pid = int, any, operator.is_, type, posix.getpid()
         state_at_start, settle, changed_since, collected, test_of, outcome_of, plain = checks
         tests, collect_errors, variants = {}, [], []
         start = items = ran = returned = own = None
@@ -71989,6 +72019,9 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
                 if outcome != "passed" or nodeid not in tests:
                     tests[nodeid] = outcome
             elif kind == "finish":
+                # A copy forked by the tests carries the key and the record on: it could try again until a run passed.
+                if posix.getpid() != own_pid:
+                    end_run("a process forked from the gate tried to sign its report")
                 believe(changed_since(start))
                 status, measured = integer(value[0]), value[1]
                 # A session with a test failed or errored never signs a success: pytest's own count can be rewritten.
@@ -72056,7 +72089,10 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
 
         tracer = tuple(set(folder + "/" for folder in (os.path.dirname(coverage.__file__), os.path.realpath(os.path.dirname(coverage.__file__)))))
     # Bound to no name here: the guard's state is out of reach of anyone who finds this frame.
-    sys.addaudithook(guard_for(root, {id(record), id(installing)}, getframe, end_run, sysconfig, os, tracer, spawned, memory_paths(posix)))
+    interpreter_paths = tuple(set(folder.rstrip("/") + "/" for folder in sys.path if folder.startswith("/") and not folder.startswith(root)))
+    sys.addaudithook(
+        guard_for(root, {id(record), id(installing)}, getframe, end_run, sysconfig, os, tracer, spawned, memory_paths(posix), interpreter_paths)
+    )
 
     def guarded_signal(signalnum, handler):
         return installing.send((signalnum, handler))
@@ -72435,7 +72471,10 @@ function rlimitPairs(limits) {
     ["RLIMIT_AS", limits.memoryMiB * MiB],
     ["RLIMIT_FSIZE", limits.fileSizeMiB * MiB],
     ["RLIMIT_NPROC", limits.processes],
-    ["RLIMIT_CPU", limits.cpuSeconds]
+    ["RLIMIT_CPU", limits.cpuSeconds],
+    // No core dump, ever: a forked copy of the gate that dumps core writes the run's key to a file the tests can read.
+    // One byte, not zero: a core_pattern that pipes dumps to a program ignores the limit, except for this value.
+    ["RLIMIT_CORE", 1]
   ];
 }
 
