@@ -251,10 +251,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
 
         tracer = tuple(set(folder + "/" for folder in (os.path.dirname(coverage.__file__), os.path.realpath(os.path.dirname(coverage.__file__)))))
     # Bound to no name here: the guard's state is out of reach of anyone who finds this frame.
-    interpreter_paths = tuple(set(folder.rstrip("/") + "/" for folder in sys.path if folder.startswith("/") and not folder.startswith(root)))
-    sys.addaudithook(
-        guard_for(root, {id(record), id(installing)}, getframe, end_run, sysconfig, os, tracer, spawned, memory_paths(posix), interpreter_paths)
-    )
+    sys.addaudithook(guard_for(root, {id(record), id(installing)}, getframe, end_run, sysconfig, os, tracer, spawned, memory_paths(posix)))
 
     def guarded_signal(signalnum, handler):
         return installing.send((signalnum, handler))

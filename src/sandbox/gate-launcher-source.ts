@@ -74,7 +74,9 @@ def _launcher(mode):
     import _pytest.python, _pytest.unittest
     # What a session imports on its own, measured by listing sys.modules in a gate: pytest's debugging plugin imports
     # pdb, its faulthandler plugin faulthandler; the guard reads sysconfig's paths.
-    for name in ("_pytest._argcomplete", "faulthandler", "pdb"):
+    # coverage.py where it is installed: a coverage run imports it after the guard, and a gate compiles nothing it
+    # imports from a cache (sys.pycache_prefix points nowhere in _gate), so its forty modules would be compiled each time.
+    for name in ("_pytest._argcomplete", "faulthandler", "pdb", "coverage"):
         try:
             importlib.import_module(name)
         except ImportError:

@@ -44,6 +44,8 @@ export interface GateExit {
 // its limit by more than this, it is stuck, and it is ended with its gate.
 const ANSWER_GRACE_MS = 15_000;
 const STDERR_KEPT = 4_000;
+// A launcher not ready by then (an interpreter or a sandbox that hangs while it starts) is ended: the gate fails to start.
+const START_LIMIT_MS = 60_000;
 
 type LauncherProcess = ChildProcessByStdio<Writable, Readable, Readable>;
 
@@ -110,7 +112,12 @@ export class Launcher {
     program.end(command.program);
     const launcher = new Launcher(child, describe, command.sharesPids);
     await spawned;
-    await launcher.ready;
+    const late = setTimeout(() => launcher.end(), START_LIMIT_MS);
+    try {
+      await launcher.ready;
+    } finally {
+      clearTimeout(late);
+    }
     launcher.idle();
     return launcher;
   }

@@ -140,7 +140,9 @@ export async function runGate(run: PytestRun, variant: GateVariant): Promise<Pyt
         cwd,
         env,
         settings,
-        hardLimitMs: runs * hardLimitMs(run.targets, perTestMs),
+        // The limit counts from the call: a launcher's start (the interpreter, pytest's import) is part of the start-up
+        // it allows for.
+        hardLimitMs: Math.max(1_000, runs * hardLimitMs(run.targets, perTestMs) - (Date.now() - started)),
         // The mutants' sources follow the key: text of any size, which argv would limit.
         secret: variant.mutants ? Buffer.concat([key, Buffer.from(JSON.stringify(variant.mutants.sources), "utf8")]) : key,
         ...(run.signal ? { signal: run.signal } : {}),

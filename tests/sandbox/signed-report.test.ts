@@ -519,6 +519,9 @@ const FILE_ATTACKS: [string, string][] = [
       ["bytecode of its own, whose LOAD_CONST reads past its table, through marshal", "crafted-bytecode.py"],
       ["bytecode of its own in a sourceless module the import system loads", "sourceless-module.py"],
       ["forked copies that go on as if each test had returned, the last one signing", "forked-signer.py"],
+      ["the import system's own helper, called to unmarshal bytecode of its own", "import-system-unmarshal.py"],
+      ["a sourceless loader of the import system, fed a file not named .pyc", "sourceless-loader-fed.py"],
+      ["code.replace run by a pool's worker thread, with no frame of the package on its stack", "worker-thread-code-replace.py"],
     ] as const
   ).map(([name, file]): [string, string] => [name, readFileSync(join(ATTACK_FILES, file), "utf8")]),
   [
