@@ -71248,7 +71248,9 @@ def _launcher(mode):
     import _pytest.python, _pytest.unittest
     # What a session imports on its own, measured by listing sys.modules in a gate: pytest's debugging plugin imports
     # pdb, its faulthandler plugin faulthandler; the guard reads sysconfig's paths.
-    for name in ("_pytest._argcomplete", "faulthandler", "pdb"):
+    # coverage.py where it is installed: a coverage run imports it after the guard, and a gate compiles nothing it
+    # imports from a cache (sys.pycache_prefix points nowhere in _gate), so its forty modules would be compiled each time.
+    for name in ("_pytest._argcomplete", "faulthandler", "pdb", "coverage"):
         try:
             importlib.import_module(name)
         except ImportError:
@@ -71512,25 +71514,21 @@ def memory_paths(posix):
     return reaches_memory
 
 
-def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer, spawned, reaches_memory, interpreter_paths):
+def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer, spawned, reaches_memory):
     """The guard: an audit hook (PEP 578), built here so that nothing outside it holds its state."""
     # Built-ins bound now: code of the package could rebind builtins.id (or any, len, isinstance) before the guard next
     # runs, and the guard would no longer know the record's frame when a thread with no code of the package asks for it.
-    id_of, size, any_of, type_of, text = id, len, any, type, str
+    id_of, size, any_of = id, len, any
     library = tuple(os.path.realpath(sysconfig.get_paths()[k]) + "/" for k in ("stdlib", "platstdlib"))
     runner = ("/_pytest/", "/pytest/", "/pluggy/", "/py/", "/iniconfig/")
     # Refused with code of the package anywhere on the stack, whoever raises them.
     hard = ("gc.get_objects", "gc.get_referrers", "gc.get_referents", "code.__new__", "sys.settrace", "sys.setprofile")
     # Refused unless what raised them is one of these: building classes, parsing (ast, typing's forward
     # references, traceback's carets), and the import system.
-    # marshal turns bytes into code objects, and CPython runs bytecode unchecked (LOAD_CONST past its table reads any
-    # address): only the import system may, and only from the interpreter's own folders (see foreign_bytecode).
-    compiling = ("compile", "exec", "marshal.loads", "marshal.load")
+    compiling = ("compile", "exec")
     raisers = {
         "compile": {"collections/__init__.py", "dataclasses.py", "ast.py", "typing.py"},
         "exec": {"collections/__init__.py", "dataclasses.py"},
-        "marshal.loads": set(),
-        "marshal.load": set(),
     }
     # Refused unless the package reached them through a library function that hands no frame back.
     soft = ("sys._getframe", "sys._current_frames")
@@ -71564,21 +71562,11 @@ def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer, spawned
             return "soft"
         return None
 
-    # The folders the interpreter's own modules come from, as sys.path held them before any code of the package ran:
-    # read-only in bubblewrap. Compiled bytecode from anywhere else (a .pyc the tests wrote, with or without a source
-    # beside it, or in pytest's own cache of rewritten tests) is never unmarshalled: each thread's last file opened is
-    # noted, and the unmarshalling that follows a foreign .pyc is refused, whoever asks. Opening one is not refused:
-    # the import system opens the .pyc beside every source it imports, which mostly does not exist (and _gate points
-    # sys.pycache_prefix nowhere, so that no cache beside a source is read at all). Plain string methods only: the
-    # guard may be busy when it looks.
+    # A thread the package started (a pool's worker calling code.replace for it) may hold no frame of the package's:
+    # outside the main thread, a stack without one counts as the package's for what is refused whoever raises it.
     import _thread
 
-    thread_of, last_bytecode = _thread.get_ident, {}
-
-    def foreign_bytecode(path):
-        if type_of(path) is not text or not path.endswith(".pyc"):
-            return False
-        return "/.." in path or "/./" in path or not path.startswith(interpreter_paths)
+    thread_of, main_thread = _thread.get_ident, _thread.get_ident()
 
     def in_library(filename):
         for base in library:
@@ -71610,6 +71598,11 @@ def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer, spawned
                 return None if safe_entry(callee) else frame
             callee = frame
             frame = frame.f_back
+        if thread_of() != main_thread and (kind == "hard" or kind in compiling):
+            name = raiser.f_code.co_filename
+            if kind in compiling and (name.startswith("<frozen importlib") or in_library(name) in raisers[kind]):
+                return None
+            return raiser
         return None
 
     def guard(event, args):
@@ -71624,12 +71617,11 @@ def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer, spawned
             end_run("something added an audit hook, which would be handed the frames of rpg-forge's own record")
         if spawned is not None and event in starts:
             spawned[0] = True
-        if event == "open":
-            last_bytecode[thread_of()] = args[0]
-        elif event == "marshal.loads" or event == "marshal.load":
-            path = last_bytecode.pop(thread_of(), None)
-            if path is not None and foreign_bytecode(path):
-                end_run("bytecode from %s, not the interpreter's own folders, was about to run" % path)
+        # marshal turns bytes into code objects, and CPython runs bytecode unchecked: LOAD_CONST past its table reads any
+        # address. A gate needs none (sys.pycache_prefix points nowhere: the import system compiles from source), so
+        # nothing may unmarshal, whoever asks: the import system's own helpers can be called, and their loaders fed.
+        if event == "marshal.loads" or event == "marshal.load":
+            end_run("something unmarshalled data, which could be bytecode of the package's own making")
         kind = kind_of(event, args)
         if kind is None:
             return
@@ -71639,6 +71631,9 @@ def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer, spawned
             # On a coverage run only (tracer is coverage.py's folder, else empty): its tracer starting in a new thread,
             # whose first frame may be the package's own Thread.run.
             if event == "sys.settrace" and raiser.f_code.co_filename.startswith(tracer):
+                return
+            # threading.settrace's hook, set by coverage.py, installed by every new thread before it runs anything.
+            if tracer and event == "sys.settrace" and thread_of() != main_thread and raiser.f_code.co_filename.endswith("/threading.py"):
                 return
             culprit = refused("hard" if kind == "path" else kind, raiser)
             if culprit is not None and (kind != "path" or reaches_memory(args[0])):
@@ -72089,10 +72084,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
 
         tracer = tuple(set(folder + "/" for folder in (os.path.dirname(coverage.__file__), os.path.realpath(os.path.dirname(coverage.__file__)))))
     # Bound to no name here: the guard's state is out of reach of anyone who finds this frame.
-    interpreter_paths = tuple(set(folder.rstrip("/") + "/" for folder in sys.path if folder.startswith("/") and not folder.startswith(root)))
-    sys.addaudithook(
-        guard_for(root, {id(record), id(installing)}, getframe, end_run, sysconfig, os, tracer, spawned, memory_paths(posix), interpreter_paths)
-    )
+    sys.addaudithook(guard_for(root, {id(record), id(installing)}, getframe, end_run, sysconfig, os, tracer, spawned, memory_paths(posix)))
 
     def guarded_signal(signalnum, handler):
         return installing.send((signalnum, handler))
@@ -72531,6 +72523,7 @@ function stripTerminalControls(text3) {
 // src/sandbox/launcher.ts
 var ANSWER_GRACE_MS = 15e3;
 var STDERR_KEPT = 4e3;
+var START_LIMIT_MS = 6e4;
 var Launcher = class _Launcher {
   constructor(child, describe4, sharesPids) {
     this.child = child;
@@ -72580,7 +72573,12 @@ var Launcher = class _Launcher {
     program.end(command.program);
     const launcher = new _Launcher(child, describe4, command.sharesPids);
     await spawned;
-    await launcher.ready;
+    const late2 = setTimeout(() => launcher.end(), START_LIMIT_MS);
+    try {
+      await launcher.ready;
+    } finally {
+      clearTimeout(late2);
+    }
     launcher.idle();
     return launcher;
   }
@@ -72853,7 +72851,9 @@ async function runGate(run7, variant) {
         cwd,
         env,
         settings,
-        hardLimitMs: runs * hardLimitMs(run7.targets, perTestMs),
+        // The limit counts from the call: a launcher's start (the interpreter, pytest's import) is part of the start-up
+        // it allows for.
+        hardLimitMs: Math.max(1e3, runs * hardLimitMs(run7.targets, perTestMs) - (Date.now() - started2)),
         // The mutants' sources follow the key: text of any size, which argv would limit.
         secret: variant.mutants ? Buffer.concat([key, Buffer.from(JSON.stringify(variant.mutants.sources), "utf8")]) : key,
         ...run7.signal ? { signal: run7.signal } : {}
