@@ -40,11 +40,6 @@ export async function withLauncher<T>(
   }
 }
 
-/** Retires every idle launcher: for tests and for a process about to exit. */
-export async function retireIdleLaunchers(): Promise<void> {
-  await Promise.all(idle.splice(0).map((entry) => (clearTimeout(entry.timer), retire(entry))));
-}
-
 async function started(start: () => Promise<PooledLauncher>): Promise<PooledLauncher> {
   const pooled = await start();
   living.add(pooled);
