@@ -71585,6 +71585,10 @@ def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer, spawned
         # Third-party libraries the package depends on (site-packages), but never the test runner's own.
         return "site-packages" in filename and not any_of(part in filename for part in runner)
 
+    def compiled_by_allowed(kind, raiser):
+        name = raiser.f_code.co_filename
+        return name.startswith("<frozen importlib") or in_library(name) in raisers[kind]
+
     def refused(kind, raiser):
         callee = None
         frame = raiser
@@ -71593,16 +71597,12 @@ def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer, spawned
                 if kind == "hard" or callee is None:
                     return frame
                 if kind in compiling:
-                    name = raiser.f_code.co_filename
-                    return None if name.startswith("<frozen importlib") or in_library(name) in raisers[kind] else frame
+                    return None if compiled_by_allowed(kind, raiser) else frame
                 return None if safe_entry(callee) else frame
             callee = frame
             frame = frame.f_back
         if thread_of() != main_thread and (kind == "hard" or kind in compiling):
-            name = raiser.f_code.co_filename
-            if kind in compiling and (name.startswith("<frozen importlib") or in_library(name) in raisers[kind]):
-                return None
-            return raiser
+            return None if kind in compiling and compiled_by_allowed(kind, raiser) else raiser
         return None
 
     def guard(event, args):
