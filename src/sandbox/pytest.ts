@@ -192,9 +192,11 @@ function launcherPlace(
   const key = JSON.stringify([python.executable, bwrap ? [cwd, identity] : null]);
   const start = async (): Promise<PooledLauncher> => {
     const privateDir = mkdtempSync(join(tmpdir(), "rpg-forge-pytest-"));
-    // -s: no user site, so no .pth file of the user's runs at start-up. The interpreter confines itself and then becomes
-    // the launcher, whose program comes through a pipe (gate-confinement-source.ts).
-    const interpreter = [python.executable, "-s", "-c", CONFINEMENT_SOURCE, bwrap ? "bwrap" : "process"];
+    // The interpreter confines itself and then becomes the launcher, whose program comes through a pipe
+    // (gate-confinement-source.ts). -s: no user site, so no .pth file of the user's runs at start-up. -S: the confinement
+    // needs only the standard library, and site's .pth files can cost more than the rest of its start (one that imports
+    // certifi took 60 ms of 80 on a test machine); the launcher it becomes runs with site, for pytest.
+    const interpreter = [python.executable, "-s", "-S", "-c", CONFINEMENT_SOURCE, bwrap ? "bwrap" : "process"];
     // The launcher's own variables: those the interpreter reads at start-up must be the gates' (each gate sets the rest).
     const env = pythonEnv(python, privateDir, privateDir);
     const command = bwrap
