@@ -99,7 +99,9 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
 
     def fed_by_the_package():
         # The record's and the installer's own look at the whole stack, from C alone: the guard skips what happens while
-        # it is busy, and stops at the first frame of the package it finds, which a library entry may excuse.
+        # it is busy, and stops at the first frame of the package it finds, which a library entry may excuse. The only
+        # look at each entry: the guard leaves this function's sys._getframe to it (a look of its own found nothing this
+        # one misses, and walking a pytest stack twice more at each entry was a fifth of a gate's CPU).
         frame = getframe(2)
         while frame is not None:
             if frame.f_code.co_filename.startswith(root):
@@ -111,8 +113,8 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
             end_run("%s changed while the tests ran" % changed)
 
     # The record and the key live in the frame of a suspended generator; the guard refuses that frame to
-    # everyone. Every entry into it looks at the stack (the tripwire: with code of the package on it, the
-    # guard ends the run) and must come from the main thread, where pytest calls its hooks. The verdict
+    # everyone. Every entry into it looks at the whole stack (with code of the package on it, the run ends)
+    # and must come from the main thread, where pytest calls its hooks. The verdict
     # plugin hands it pytest's objects as they are and the record reads them itself, with built-ins bound
     # before any code of the package ran: the plugin's closure cells can be rewritten, its frame cannot.
     def recorder(key, digest, encode, runs, spawned, checks):
@@ -123,7 +125,6 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
         unittest_failed = False
         while True:
             kind, value = yield
-            getframe()
             fed_by_the_package()
             if get_ident() != main_thread:
                 end_run("the verdict's record was fed from another thread")
@@ -216,7 +217,6 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
         result = None
         while True:
             signalnum, handler = yield result
-            getframe()
             fed_by_the_package()
             result = install(signalnum, handler)
 
@@ -251,7 +251,9 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
 
         tracer = tuple(set(folder + "/" for folder in (os.path.dirname(coverage.__file__), os.path.realpath(os.path.dirname(coverage.__file__)))))
     # Bound to no name here: the guard's state is out of reach of anyone who finds this frame.
-    sys.addaudithook(guard_for(root, {id(record), id(installing)}, getframe, end_run, sysconfig, os, tracer, spawned, memory_paths(posix)))
+    sys.addaudithook(
+        guard_for(root, (record, installing), fed_by_the_package.__code__, getframe, end_run, sysconfig, os, tracer, spawned, memory_paths(posix))
+    )
 
     def guarded_signal(signalnum, handler):
         return installing.send((signalnum, handler))

@@ -47,11 +47,15 @@ def memory_paths(posix):
     return reaches_memory
 
 
-def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer, spawned, reaches_memory):
-    """The guard: an audit hook (PEP 578), built here so that nothing outside it holds its state."""
-    # Built-ins bound now: code of the package could rebind builtins.id (or any, len, isinstance) before the guard next
-    # runs, and the guard would no longer know the record's frame when a thread with no code of the package asks for it.
-    id_of, size, any_of = id, len, any
+def guard_for(root, protected, own_look, getframe, end_run, sysconfig, os, tracer, spawned, reaches_memory):
+    """
+    The guard: an audit hook (PEP 578), built here so that nothing outside it holds its state. protected: the generators
+    whose frames no one may reach (the record's, the signal installer's). own_look: the code of the gate's own walk of the
+    stack, whose sys._getframe the guard leaves to it.
+    """
+    # Built-ins bound now: code of the package could rebind any of them (len, any) before the guard next runs.
+    size, any_of = len, any
+    first, second = protected
     library = tuple(os.path.realpath(sysconfig.get_paths()[k]) + "/" for k in ("stdlib", "platstdlib"))
     runner = ("/_pytest/", "/pytest/", "/pluggy/", "/py/", "/iniconfig/")
     # Refused with code of the package anywhere on the stack, whoever raises them.
@@ -139,8 +143,10 @@ def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer, spawned
         return None
 
     def guard(event, args):
-        # Before the busy check: nothing the guard calls while busy may reach the record's frame either.
-        if event == "object.__getattr__" and id_of(args[0]) in protected:
+        # Before the busy check: nothing the guard calls while busy may reach the record's frame either. By identity: id()
+        # raises an audit event of its own, and every walk up a stack raises one per frame (f_code), 40,000 calls of the
+        # guard in a gate of 17 tests.
+        if event == "object.__getattr__" and (args[0] is first or args[0] is second):
             end_run("something reached for the frame of rpg-forge's own record (%s)" % args[1])
         if busy[0]:
             return
@@ -161,6 +167,9 @@ def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer, spawned
         busy[0] = True
         try:
             raiser = getframe(1)
+            # The gate's own walk, which ends the run at any frame of the package (stricter than refused below).
+            if event == "sys._getframe" and raiser.f_code is own_look:
+                return
             # On a coverage run only (tracer is coverage.py's folder, else empty): its tracer starting in a new thread,
             # whose first frame may be the package's own Thread.run.
             if event == "sys.settrace" and raiser.f_code.co_filename.startswith(tracer):
