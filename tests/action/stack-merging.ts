@@ -117,8 +117,27 @@ export async function mergeAll(root: string, generated: string, method: MergeMet
   }
 }
 
-/** Installs the package in a folder into a venv and runs its tests there; returns how many passed. */
+/** How many tests passed in each tree (git's id of a commit's files) installed and tested in a venv. */
+const testedTrees = new WeakMap<Venv, Map<string, number>>();
+
+/**
+ * Installs the package in a checked-out folder into a venv and runs its tests there; returns how many passed. A folder
+ * whose files are, byte for byte, a tree already installed and tested in this venv (main merged by another method,
+ * most often) gets that tree's result: an install costs seconds of CPU, and the same files install and test the same.
+ */
 export function installAndTest(venv: Venv, packageDir: string, cwd: string, module: string): number {
+  expect(git(packageDir, "status", "--porcelain", "--ignored"), `${packageDir} holds only its commit's files`).toBe("");
+  const tree = git(packageDir, "rev-parse", "HEAD^{tree}");
+  const tested = testedTrees.get(venv) ?? new Map<string, number>();
+  testedTrees.set(venv, tested);
+  const known = tested.get(tree);
+  if (known !== undefined) return known;
+  const passed = installAndTestAfresh(venv, packageDir, cwd, module);
+  tested.set(tree, passed);
+  return passed;
+}
+
+function installAndTestAfresh(venv: Venv, packageDir: string, cwd: string, module: string): number {
   const installed = venv.install(packageDir);
   expect(installed.stderr, `pip install -e ${packageDir}`).toBe("");
   expect(installed.status).toBe(0);
