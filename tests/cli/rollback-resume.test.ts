@@ -1,18 +1,17 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Checkpoint } from "../../src/engine/checkpoint.js";
 import { findPython } from "../../src/sandbox/python.js";
 import { runCli } from "../helpers/cli.js";
-import { useTempDirs } from "../helpers/temp-dir.js";
 
 // Issue 13: rollback then --resume left a package importing code that was gone, because the
 // commit rolled back to already held later subgraphs' code and a checkpoint that spoke of them.
 // The diamond: base; left (voice.shout) and right (voice.quiet, whose function is whisper) on it,
 // sharing src/dia/voice.py, right's node generated first; top on both.
-const tempDir = useTempDirs();
 const DIAMOND = fileURLToPath(new URL("../fixtures/diamond/", import.meta.url));
 const RPG = join(DIAMOND, "rpg.json");
 const CASSETTE = join(DIAMOND, "cassette.jsonl");
@@ -103,8 +102,13 @@ function expectTrueSnapshot(dir: string, rev: string): void {
 }
 
 describe("rollback to a subgraph, then generate --resume (issue 13, diamond)", () => {
-  it("rolls back to a true snapshot of base and left, and the resume regenerates right and top from there", async () => {
-    const out = join(tempDir(), "dia");
+  // One flow in three steps, each well within its time limit on a loaded machine (the flow as one test took 43 s of its
+  // 60 in a clean-clone CI): the first run, the rollback, the resume. Each step needs the one before it.
+  let root: string | undefined;
+  let out: string;
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), "rpg-forge-test-"));
+    out = join(root, "dia");
     const first = await runCli(
       "generate",
       RPG,
@@ -119,7 +123,12 @@ describe("rollback to a subgraph, then generate --resume (issue 13, diamond)", (
     );
     expect(first.code, first.err).toBe(0);
     expect(first.out).toContain("4 passed, 0 failed, 0 skipped of 4 nodes");
+  });
+  afterAll(() => {
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
 
+  it("rolls back to a true snapshot of base and left", async () => {
     const rollback = await runCli("rollback", out, "--to", "left");
     expect(rollback.code, rollback.err).toBe(0);
     expect(rollback.out).toMatch(/^Rolled back to rpg\/[^/]+\/left \([0-9a-f]{7}\); 2 later commits undone\.$/m);
@@ -137,7 +146,10 @@ describe("rollback to a subgraph, then generate --resume (issue 13, diamond)", (
     expect(rolledBack.code, rolledBack.output).toBe(0);
     expect(rolledBack.passed).toEqual(["tests/test_base.py::test_clean", "tests/test_voice.py::test_shout"]);
     expect(missingImports(out)).toEqual([]);
+  });
 
+  it("resumes from there, regenerating right and top, every commit and PR branch a true snapshot", async () => {
+    expect(snapshotAt(out, "HEAD").passed, "the rollback before this left base and left").toEqual(["base.clean", "voice.shout"]);
     const resumed = await runCli(
       "generate",
       RPG,
