@@ -97,12 +97,20 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
 
     root = os.path.realpath(posix.getcwd()) + "/"
 
-    def fed_by_the_package():
+    def fed_by_the_package(callers):
         # The record's and the installer's own look at the whole stack, from C alone: the guard skips what happens while
         # it is busy, and stops at the first frame of the package it finds, which a library entry may excuse. The only
         # look at each entry: the guard leaves this function's sys._getframe to it (a look of its own found nothing this
         # one misses, and walking a pytest stack twice more at each entry was a fifth of a gate's CPU).
         frame = getframe(2)
+        # Whoever resumed the generator must be one of the gate's own functions (by identity: an equal code object can be
+        # compiled): a finalizer or a C iterator can call send with no frame of the package on the stack at all.
+        code = frame.f_code
+        for caller in callers:
+            if code is caller:
+                break
+        else:
+            end_run("something other than rpg-forge's own hooks fed its record (%s)" % code.co_name)
         while frame is not None:
             if frame.f_code.co_filename.startswith(root):
                 end_run("code of the package fed rpg-forge's record from %s" % frame.f_code.co_filename[size(root):])
@@ -117,15 +125,17 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
     # and must come from the main thread, where pytest calls its hooks. The verdict
     # plugin hands it pytest's objects as they are and the record reads them itself, with built-ins bound
     # before any code of the package ran: the plugin's closure cells can be rewritten, its frame cannot.
-    def recorder(key, digest, encode, runs, spawned, checks):
+    def recorder(key, digest, encode, runs, spawned, checks, gate_code):
         integer, some, same, type_of, own_pid = int, any, operator.is_, type, posix.getpid()
         state_at_start, settle, changed_since, collected, test_of, outcome_of, plain = checks
         tests, collect_errors, variants = {}, [], []
         start = items = ran = returned = own = None
         unittest_failed = False
+        # Until the gate hands the record its own hooks ("own"), only the gate itself feeds it.
+        callers = (gate_code,)
         while True:
             kind, value = yield
-            fed_by_the_package()
+            fed_by_the_package(callers)
             if get_ident() != main_thread:
                 end_run("the verdict's record was fed from another thread")
             if kind == "collect":
@@ -134,8 +144,11 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
                 if value.failed and nodeid not in collect_errors:
                     collect_errors.append(nodeid)
             elif kind == "own":
-                # Before any code of the package ran: the gate's own closure cells, and pytest's unittest item class.
-                own = value
+                # Before any code of the package ran: the gate's own closure cells, pytest's unittest item class, and the
+                # code of the hooks that feed the record from now on. Once.
+                if own is not None:
+                    end_run("rpg-forge's record was told twice what its own hooks are")
+                own, callers = value[:2], value[2]
             elif kind == "start":
                 start = state_at_start(value.config, own[0])
             elif kind == "collected":
@@ -213,11 +226,11 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
     # installing one goes through a generator too (the original function out of reach in its frame).
     import _hashlib, _json, _signal, json, signal, types
 
-    def installer(install):
+    def installer(install, callers):
         result = None
         while True:
             signalnum, handler = yield result
-            fed_by_the_package()
+            fed_by_the_package(callers)
             result = install(signalnum, handler)
 
     # The launcher's bytes, held by no frame but this one's from here on, and wiped once the key is copied out.
@@ -239,11 +252,17 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
 
     # On a mutants' run: whether the current session's tests started a process, set by the guard, read by the record.
     spawned = [False] if mutants_of is not None else None
-    record = recorder(bytes(secret[:${REPORT_KEY_BYTES}]), _hashlib.hmac_digest, encode, runs, spawned, runner_checks(sys))
+    # Before the guard exists: asking for a frame raises an audit event it would look at.
+    gate_code = getframe(0).f_code
+    record = recorder(bytes(secret[:${REPORT_KEY_BYTES}]), _hashlib.hmac_digest, encode, runs, spawned, runner_checks(sys), gate_code)
     secret[:] = bytes(size(secret))
     del secret
     next(record)
-    installing = installer(_signal.signal)
+
+    def guarded_signal(signalnum, handler):
+        return installing.send((signalnum, handler))
+
+    installing = installer(_signal.signal, (guarded_signal.__code__,))
     next(installing)
     tracer = ()
     if cover_file is not None:
@@ -254,9 +273,6 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
     sys.addaudithook(
         guard_for(root, (record, installing), fed_by_the_package.__code__, getframe, end_run, sysconfig, os, tracer, spawned, memory_paths(posix))
     )
-
-    def guarded_signal(signalnum, handler):
-        return installing.send((signalnum, handler))
 
     _signal.signal = signal.signal = guarded_signal
     # Processes the tests start must not inherit the report's pipe.
@@ -346,7 +362,8 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
     # The closure cells of the gate's own functions within the package's reach can be rewritten (cell_contents): the
     # record looks at them with pytest's machinery.
     own_functions = [noting_failure] + [value for value in vars(Verdict).values() if isinstance(value, types.FunctionType)]
-    record.send(("own", ([cell for function in own_functions for cell in function.__closure__ or ()], unittest_item)))
+    own_cells = [cell for function in own_functions for cell in function.__closure__ or ()]
+    record.send(("own", (own_cells, unittest_item, tuple(function.__code__ for function in own_functions))))
 
     def timeout_plugin():
         timeout = types.ModuleType("rpg_forge_timeout")

@@ -99,8 +99,9 @@ def guard_for(root, protected, own_look, getframe, end_run, sysconfig, os, trace
             return "soft"
         return None
 
-    # A thread the package started (a pool's worker calling code.replace for it) may hold no frame of the package's:
-    # outside the main thread, a stack without one counts as the package's for what is refused whoever raises it.
+    # A thread the package started (a pool's worker calling code.replace or sys._current_frames for it) may hold no frame
+    # of the package's: outside the main thread, a stack without one counts as the package's, for what is refused whoever
+    # raises it and for frames.
     import _thread
 
     thread_of, main_thread = _thread.get_ident, _thread.get_ident()
@@ -138,7 +139,8 @@ def guard_for(root, protected, own_look, getframe, end_run, sysconfig, os, trace
                 return None if safe_entry(callee) else frame
             callee = frame
             frame = frame.f_back
-        if thread_of() != main_thread and (kind == "hard" or kind in compiling):
+        # Frames too: a pool's worker handed sys._current_frames, or getattr for a traceback's tb_frame, hands them back.
+        if thread_of() != main_thread and (kind == "hard" or kind == "soft" or kind in compiling):
             return None if kind in compiling and compiled_by_allowed(kind, raiser) else raiser
         return None
 

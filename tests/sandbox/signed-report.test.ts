@@ -522,6 +522,14 @@ const FILE_ATTACKS: [string, string][] = [
       ["the import system's own helper, called to unmarshal bytecode of its own", "import-system-unmarshal.py"],
       ["a sourceless loader of the import system, fed a file not named .pyc", "sourceless-loader-fed.py"],
       ["code.replace run by a pool's worker thread, with no frame of the package on its stack", "worker-thread-code-replace.py"],
+      // The fifth review: frames from a pool's worker, taken while code of the package ran inside the record.
+      ["sys._current_frames from a pool's worker, called while the record reads the plugin manager", "current-frames-in-record.py"],
+      ["a traceback's tb_frame read by a pool's worker, while the record reads the plugin manager", "tb-frame-in-record.py"],
+      [
+        "sys._current_frames from a pool's worker, called by the test module's __getattr__ as the record looks the test up",
+        "module-getattr-in-record.py",
+      ],
+      ["the record fed by a finalizer that runs with no frame of the package on the stack", "finalizer-fed-record.py"],
     ] as const
   ).map(([name, file]): [string, string] => [name, readFileSync(join(ATTACK_FILES, file), "utf8")]),
   [
