@@ -59,7 +59,8 @@ def guard_for(root, protected, own_look, getframe, end_run, sysconfig, os, trace
     library = tuple(os.path.realpath(sysconfig.get_paths()[k]) + "/" for k in ("stdlib", "platstdlib"))
     runner = ("/_pytest/", "/pytest/", "/pluggy/", "/py/", "/iniconfig/")
     # Refused with code of the package anywhere on the stack, whoever raises them.
-    hard = ("gc.get_objects", "gc.get_referrers", "gc.get_referents", "code.__new__", "sys.settrace", "sys.setprofile")
+    hard = ("code.__new__", "sys.settrace", "sys.setprofile")
+    collector_lists = ("gc.get_objects", "gc.get_referrers", "gc.get_referents")
     # Refused unless what raised them is one of these: building classes, parsing (ast, typing's forward
     # references, traceback's carets), and the import system.
     compiling = ("compile", "exec")
@@ -156,6 +157,11 @@ def guard_for(root, protected, own_look, getframe, end_run, sysconfig, os, trace
         # when it checks its stack. No library the gate runs adds one.
         if event == "sys.addaudithook":
             end_run("something added an audit hook, which would be handed the frames of rpg-forge's own record")
+        # The collector's object lists hand out the record's locals (a generator's referents are its frame's), and neither
+        # pytest nor the standard library asks for them in a gate: refused whoever asks, for a finalizer of the package's
+        # runs what it was handed with no frame of the package on the stack.
+        if event in collector_lists:
+            end_run("something asked the garbage collector for its objects (%s), which hold rpg-forge's own record" % event)
         if spawned is not None and event in starts:
             spawned[0] = True
         # marshal turns bytes into code objects, and CPython runs bytecode unchecked: LOAD_CONST past its table reads any

@@ -530,6 +530,7 @@ const FILE_ATTACKS: [string, string][] = [
         "module-getattr-in-record.py",
       ],
       ["the record fed by a finalizer that runs with no frame of the package on the stack", "finalizer-fed-record.py"],
+      ["source of its own run by exec from a finalizer, which asks the collector for the record's locals", "finalizer-exec.py"],
     ] as const
   ).map(([name, file]): [string, string] => [name, readFileSync(join(ATTACK_FILES, file), "utf8")]),
   [
