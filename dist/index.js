@@ -71514,15 +71514,20 @@ def memory_paths(posix):
     return reaches_memory
 
 
-def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer, spawned, reaches_memory):
-    """The guard: an audit hook (PEP 578), built here so that nothing outside it holds its state."""
-    # Built-ins bound now: code of the package could rebind builtins.id (or any, len, isinstance) before the guard next
-    # runs, and the guard would no longer know the record's frame when a thread with no code of the package asks for it.
-    id_of, size, any_of = id, len, any
+def guard_for(root, protected, own_look, getframe, end_run, sysconfig, os, tracer, spawned, reaches_memory):
+    """
+    The guard: an audit hook (PEP 578), built here so that nothing outside it holds its state. protected: the generators
+    whose frames no one may reach (the record's, the signal installer's). own_look: the code of the gate's own walk of the
+    stack, whose sys._getframe the guard leaves to it.
+    """
+    # Built-ins bound now: code of the package could rebind any of them (len, any) before the guard next runs.
+    size, any_of = len, any
+    first, second = protected
     library = tuple(os.path.realpath(sysconfig.get_paths()[k]) + "/" for k in ("stdlib", "platstdlib"))
     runner = ("/_pytest/", "/pytest/", "/pluggy/", "/py/", "/iniconfig/")
     # Refused with code of the package anywhere on the stack, whoever raises them.
-    hard = ("gc.get_objects", "gc.get_referrers", "gc.get_referents", "code.__new__", "sys.settrace", "sys.setprofile")
+    hard = ("code.__new__", "sys.settrace", "sys.setprofile")
+    collector_lists = ("gc.get_objects", "gc.get_referrers", "gc.get_referents")
     # Refused unless what raised them is one of these: building classes, parsing (ast, typing's forward
     # references, traceback's carets), and the import system.
     compiling = ("compile", "exec")
@@ -71562,8 +71567,9 @@ def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer, spawned
             return "soft"
         return None
 
-    # A thread the package started (a pool's worker calling code.replace for it) may hold no frame of the package's:
-    # outside the main thread, a stack without one counts as the package's for what is refused whoever raises it.
+    # A thread the package started (a pool's worker calling code.replace or sys._current_frames for it) may hold no frame
+    # of the package's: outside the main thread, a stack without one counts as the package's, for what is refused whoever
+    # raises it and for frames.
     import _thread
 
     thread_of, main_thread = _thread.get_ident, _thread.get_ident()
@@ -71601,13 +71607,16 @@ def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer, spawned
                 return None if safe_entry(callee) else frame
             callee = frame
             frame = frame.f_back
-        if thread_of() != main_thread and (kind == "hard" or kind in compiling):
+        # Frames too: a pool's worker handed sys._current_frames, or getattr for a traceback's tb_frame, hands them back.
+        if thread_of() != main_thread and (kind == "hard" or kind == "soft" or kind in compiling):
             return None if kind in compiling and compiled_by_allowed(kind, raiser) else raiser
         return None
 
     def guard(event, args):
-        # Before the busy check: nothing the guard calls while busy may reach the record's frame either.
-        if event == "object.__getattr__" and id_of(args[0]) in protected:
+        # Before the busy check: nothing the guard calls while busy may reach the record's frame either. By identity: id()
+        # raises an audit event of its own, and every walk up a stack raises one per frame (f_code), 40,000 calls of the
+        # guard in a gate of 17 tests.
+        if event == "object.__getattr__" and (args[0] is first or args[0] is second):
             end_run("something reached for the frame of rpg-forge's own record (%s)" % args[1])
         if busy[0]:
             return
@@ -71615,6 +71624,11 @@ def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer, spawned
         # when it checks its stack. No library the gate runs adds one.
         if event == "sys.addaudithook":
             end_run("something added an audit hook, which would be handed the frames of rpg-forge's own record")
+        # The collector's object lists hand out the record's locals (a generator's referents are its frame's), and neither
+        # pytest nor the standard library asks for them in a gate: refused whoever asks, for a finalizer of the package's
+        # runs what it was handed with no frame of the package on the stack.
+        if event in collector_lists:
+            end_run("something asked the garbage collector for its objects (%s), which hold rpg-forge's own record" % event)
         if spawned is not None and event in starts:
             spawned[0] = True
         # marshal turns bytes into code objects, and CPython runs bytecode unchecked: LOAD_CONST past its table reads any
@@ -71628,6 +71642,9 @@ def guard_for(root, protected, getframe, end_run, sysconfig, os, tracer, spawned
         busy[0] = True
         try:
             raiser = getframe(1)
+            # The gate's own walk, which ends the run at any frame of the package (stricter than refused below).
+            if event == "sys._getframe" and raiser.f_code is own_look:
+                return
             # On a coverage run only (tracer is coverage.py's folder, else empty): its tracer starting in a new thread,
             # whose first frame may be the package's own Thread.run.
             if event == "sys.settrace" and raiser.f_code.co_filename.startswith(tracer):
@@ -71930,10 +71947,20 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
 
     root = os.path.realpath(posix.getcwd()) + "/"
 
-    def fed_by_the_package():
+    def fed_by_the_package(callers):
         # The record's and the installer's own look at the whole stack, from C alone: the guard skips what happens while
-        # it is busy, and stops at the first frame of the package it finds, which a library entry may excuse.
+        # it is busy, and stops at the first frame of the package it finds, which a library entry may excuse. The only
+        # look at each entry: the guard leaves this function's sys._getframe to it (a look of its own found nothing this
+        # one misses, and walking a pytest stack twice more at each entry was a fifth of a gate's CPU).
         frame = getframe(2)
+        # Whoever resumed the generator must be one of the gate's own functions (by identity: an equal code object can be
+        # compiled): a finalizer or a C iterator can call send with no frame of the package on the stack at all.
+        code = frame.f_code
+        for caller in callers:
+            if code is caller:
+                break
+        else:
+            end_run("something other than rpg-forge's own hooks fed its record (%s)" % code.co_name)
         while frame is not None:
             if frame.f_code.co_filename.startswith(root):
                 end_run("code of the package fed rpg-forge's record from %s" % frame.f_code.co_filename[size(root):])
@@ -71944,20 +71971,21 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
             end_run("%s changed while the tests ran" % changed)
 
     # The record and the key live in the frame of a suspended generator; the guard refuses that frame to
-    # everyone. Every entry into it looks at the stack (the tripwire: with code of the package on it, the
-    # guard ends the run) and must come from the main thread, where pytest calls its hooks. The verdict
+    # everyone. Every entry into it looks at the whole stack (with code of the package on it, the run ends)
+    # and must come from the main thread, where pytest calls its hooks. The verdict
     # plugin hands it pytest's objects as they are and the record reads them itself, with built-ins bound
     # before any code of the package ran: the plugin's closure cells can be rewritten, its frame cannot.
-    def recorder(key, digest, encode, runs, spawned, checks):
+    def recorder(key, digest, encode, runs, spawned, checks, gate_code):
         integer, some, same, type_of, own_pid = int, any, operator.is_, type, posix.getpid()
         state_at_start, settle, changed_since, collected, test_of, outcome_of, plain = checks
         tests, collect_errors, variants = {}, [], []
         start = items = ran = returned = own = None
         unittest_failed = False
+        # Until the gate hands the record its own hooks ("own"), only the gate itself feeds it.
+        callers = (gate_code,)
         while True:
             kind, value = yield
-            getframe()
-            fed_by_the_package()
+            fed_by_the_package(callers)
             if get_ident() != main_thread:
                 end_run("the verdict's record was fed from another thread")
             if kind == "collect":
@@ -71966,8 +71994,11 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
                 if value.failed and nodeid not in collect_errors:
                     collect_errors.append(nodeid)
             elif kind == "own":
-                # Before any code of the package ran: the gate's own closure cells, and pytest's unittest item class.
-                own = value
+                # Before any code of the package ran: the gate's own closure cells, pytest's unittest item class, and the
+                # code of the hooks that feed the record from now on. Once.
+                if own is not None:
+                    end_run("rpg-forge's record was told twice what its own hooks are")
+                own, callers = value[:2], value[2]
             elif kind == "start":
                 start = state_at_start(value.config, own[0])
             elif kind == "collected":
@@ -72045,12 +72076,11 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
     # installing one goes through a generator too (the original function out of reach in its frame).
     import _hashlib, _json, _signal, json, signal, types
 
-    def installer(install):
+    def installer(install, callers):
         result = None
         while True:
             signalnum, handler = yield result
-            getframe()
-            fed_by_the_package()
+            fed_by_the_package(callers)
             result = install(signalnum, handler)
 
     # The launcher's bytes, held by no frame but this one's from here on, and wiped once the key is copied out.
@@ -72072,11 +72102,17 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
 
     # On a mutants' run: whether the current session's tests started a process, set by the guard, read by the record.
     spawned = [False] if mutants_of is not None else None
-    record = recorder(bytes(secret[:${REPORT_KEY_BYTES}]), _hashlib.hmac_digest, encode, runs, spawned, runner_checks(sys))
+    # Before the guard exists: asking for a frame raises an audit event it would look at.
+    gate_code = getframe(0).f_code
+    record = recorder(bytes(secret[:${REPORT_KEY_BYTES}]), _hashlib.hmac_digest, encode, runs, spawned, runner_checks(sys), gate_code)
     secret[:] = bytes(size(secret))
     del secret
     next(record)
-    installing = installer(_signal.signal)
+
+    def guarded_signal(signalnum, handler):
+        return installing.send((signalnum, handler))
+
+    installing = installer(_signal.signal, (guarded_signal.__code__,))
     next(installing)
     tracer = ()
     if cover_file is not None:
@@ -72084,10 +72120,9 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
 
         tracer = tuple(set(folder + "/" for folder in (os.path.dirname(coverage.__file__), os.path.realpath(os.path.dirname(coverage.__file__)))))
     # Bound to no name here: the guard's state is out of reach of anyone who finds this frame.
-    sys.addaudithook(guard_for(root, {id(record), id(installing)}, getframe, end_run, sysconfig, os, tracer, spawned, memory_paths(posix)))
-
-    def guarded_signal(signalnum, handler):
-        return installing.send((signalnum, handler))
+    sys.addaudithook(
+        guard_for(root, (record, installing), fed_by_the_package.__code__, getframe, end_run, sysconfig, os, tracer, spawned, memory_paths(posix))
+    )
 
     _signal.signal = signal.signal = guarded_signal
     # Processes the tests start must not inherit the report's pipe.
@@ -72177,7 +72212,8 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
     # The closure cells of the gate's own functions within the package's reach can be rewritten (cell_contents): the
     # record looks at them with pytest's machinery.
     own_functions = [noting_failure] + [value for value in vars(Verdict).values() if isinstance(value, types.FunctionType)]
-    record.send(("own", ([cell for function in own_functions for cell in function.__closure__ or ()], unittest_item)))
+    own_cells = [cell for function in own_functions for cell in function.__closure__ or ()]
+    record.send(("own", (own_cells, unittest_item, tuple(function.__code__ for function in own_functions))))
 
     def timeout_plugin():
         timeout = types.ModuleType("rpg_forge_timeout")
@@ -72887,7 +72923,7 @@ function launcherPlace(python, bwrap, cwd, identity2) {
   const key = JSON.stringify([python.executable, bwrap ? [cwd, identity2] : null]);
   const start = async () => {
     const privateDir = mkdtempSync(join10(tmpdir3(), "rpg-forge-pytest-"));
-    const interpreter = [python.executable, "-s", "-c", CONFINEMENT_SOURCE, bwrap ? "bwrap" : "process"];
+    const interpreter = [python.executable, "-s", "-S", "-c", CONFINEMENT_SOURCE, bwrap ? "bwrap" : "process"];
     const env = pythonEnv(python, privateDir, privateDir);
     const command = bwrap ? {
       command: bwrap,
