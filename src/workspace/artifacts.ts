@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { redactSecrets } from "../redact.js";
+import { redactSecrets, secretRedactor } from "../redact.js";
 import { mkdirNoLinks, writeFileNoFollow } from "./no-links.js";
 
 /**
@@ -25,8 +25,10 @@ export class ArtifactStore {
     this.steps.set(nodeId, n);
     const rel = join(".rpg-forge", "runs", safe(this.runId), safe(nodeId), `${String(n).padStart(2, "0")}-${safe(step)}`);
     const dir = await mkdirNoLinks(this.root, rel);
+    // The environment read once for the step's files: each read of process.env's secrets walks every variable.
+    const redact = secretRedactor();
     for (const [name, content] of Object.entries(files)) {
-      if (content !== undefined) await writeFileNoFollow(join(dir, safe(name)), redactSecrets(content));
+      if (content !== undefined) await writeFileNoFollow(join(dir, safe(name)), redact(content));
     }
     return dir;
   }
