@@ -91,6 +91,11 @@ def test_kill():
     expect(Date.now() - started).toBeLessThan(20_000);
   });
 
+  it("runs each gate with the garbage collector on, though the launcher imports pytest with it off", async ({ expect, onTestFinished }) => {
+    const cwd = makePackage({ onTestFinished }, { "tests/test_gc.py": `import gc\n\ndef test_gc():\n    ${SEND_OUT}(gc.isenabled())\n` });
+    expect(sentOut(await runPytest({ cwd, targets: ["tests/test_gc.py"], sandbox }))).toEqual([true]);
+  });
+
   it("forks gates from an interpreter that never loaded ctypes", async ({ expect, onTestFinished }) => {
     // With _ctypes loaded, its types (reachable from object.__subclasses__()) call any C function with no audit event.
     const cwd = makePackage(
