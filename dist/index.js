@@ -71228,6 +71228,10 @@ var PROGRAM_LOADER = [
 var LAUNCHER_SOURCE = String.raw`
 def _launcher(mode):
     import fcntl, gc, importlib, json, os, select, signal, stat, sys, tempfile, time
+
+    # No collections while pytest is imported: what the imports make lives as long as the launcher (frozen below), and
+    # the collector's passes over it were a tenth of the start.
+    gc.disable()
     import _pytest.config
 
     in_namespace = mode == "bwrap"
@@ -71291,6 +71295,7 @@ def _launcher(mode):
 
     as_found = shared_places()
     gc.freeze()
+    gc.enable()
 
     def send(kind, payload=b""):
         data = kind + len(payload).to_bytes(4, "big") + payload
@@ -73151,8 +73156,9 @@ var ArtifactStore = class {
     this.steps.set(nodeId, n);
     const rel = join12(".rpg-forge", "runs", safe(this.runId), safe(nodeId), `${String(n).padStart(2, "0")}-${safe(step)}`);
     const dir = await mkdirNoLinks(this.root, rel);
+    const redact = secretRedactor();
     for (const [name, content] of Object.entries(files)) {
-      if (content !== void 0) await writeFileNoFollow(join12(dir, safe(name)), redactSecrets(content));
+      if (content !== void 0) await writeFileNoFollow(join12(dir, safe(name)), redact(content));
     }
     return dir;
   }
@@ -84786,7 +84792,8 @@ async function askWithTools(provider, request2, schema, tools, options) {
 
 // src/llm/redact.ts
 function redactMessages(messages, env = process.env) {
-  return messages.map((m) => ({ ...m, content: redactSecrets(m.content, env) }));
+  const redact = secretRedactor(env);
+  return messages.map((m) => ({ ...m, content: redact(m.content) }));
 }
 function estimateTokens(messages) {
   return Math.ceil(messages.reduce((sum, m) => sum + m.content.length + 16, 0) / 4);
