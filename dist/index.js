@@ -71612,8 +71612,9 @@ def guard_for(root, protected, own_look, getframe, end_run, sysconfig, os, trace
                 return None if safe_entry(callee) else frame
             callee = frame
             frame = frame.f_back
-        # Frames too: a pool's worker handed sys._current_frames, or getattr for a traceback's tb_frame, hands them back.
-        if thread_of() != main_thread and (kind == "hard" or kind == "soft" or kind in compiling):
+        # Every kind (frames too: a pool's worker handed sys._current_frames, or getattr for a traceback's tb_frame, hands
+        # them back).
+        if thread_of() != main_thread:
             return None if kind in compiling and compiled_by_allowed(kind, raiser) else raiser
         return None
 
