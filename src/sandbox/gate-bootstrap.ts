@@ -226,11 +226,14 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
     # installing one goes through a generator too (the original function out of reach in its frame).
     import _hashlib, _json, _signal, json, signal, types
 
-    def installer(install, callers):
+    def installer(install, callers, own_handler):
         result = None
         while True:
             signalnum, handler = yield result
             fed_by_the_package(callers)
+            # A handler is handed the frame it interrupted, with no audit event: the record's, if it ran then.
+            if not own_handler(handler):
+                end_run("something other than rpg-forge's timeout installed a signal handler")
             result = install(signalnum, handler)
 
     # The launcher's bytes, held by no frame but this one's from here on, and wiped once the key is copied out.
@@ -262,7 +265,17 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
     def guarded_signal(signalnum, handler):
         return installing.send((signalnum, handler))
 
-    installing = installer(_signal.signal, (guarded_signal.__code__,))
+    function_type, default_int_handler = types.FunctionType, _signal.default_int_handler
+
+    def own_handler(handler):
+        # The default, ignoring, and the timeout plugin's own handlers (it puts back what it found: an int from _signal).
+        if type(handler) is int:
+            return handler == 0 or handler == 1
+        if handler is signal.SIG_DFL or handler is signal.SIG_IGN or handler is default_int_handler:
+            return True
+        return type(handler) is function_type and handler.__code__.co_filename == "<rpg-forge timeout plugin>"
+
+    installing = installer(_signal.signal, (guarded_signal.__code__,), own_handler)
     next(installing)
     tracer = ()
     if cover_file is not None:
@@ -271,7 +284,19 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
         tracer = tuple(set(folder + "/" for folder in (os.path.dirname(coverage.__file__), os.path.realpath(os.path.dirname(coverage.__file__)))))
     # Bound to no name here: the guard's state is out of reach of anyone who finds this frame.
     sys.addaudithook(
-        guard_for(root, (record, installing), fed_by_the_package.__code__, getframe, end_run, sysconfig, os, tracer, spawned, memory_paths(posix))
+        guard_for(
+            root,
+            (record, installing, record.gi_frame, installing.gi_frame),
+            fed_by_the_package.__code__,
+            getframe,
+            sys._current_frames,
+            end_run,
+            sysconfig,
+            os,
+            tracer,
+            spawned,
+            memory_paths(posix),
+        )
     )
 
     _signal.signal = signal.signal = guarded_signal

@@ -47,15 +47,15 @@ def memory_paths(posix):
     return reaches_memory
 
 
-def guard_for(root, protected, own_look, getframe, end_run, sysconfig, os, tracer, spawned, reaches_memory):
+def guard_for(root, protected, own_look, getframe, current_frames, end_run, sysconfig, os, tracer, spawned, reaches_memory):
     """
     The guard: an audit hook (PEP 578), built here so that nothing outside it holds its state. protected: the generators
-    whose frames no one may reach (the record's, the signal installer's). own_look: the code of the gate's own walk of the
-    stack, whose sys._getframe the guard leaves to it.
+    whose frames no one may reach (the record's, the signal installer's), then those frames. own_look: the code of the
+    gate's own walk of the stack, whose sys._getframe the guard leaves to it.
     """
-    # Built-ins bound now: code of the package could rebind any of them (len, any) before the guard next runs.
-    size, any_of = len, any
-    first, second = protected
+    # Built-ins bound now: code of the package could rebind any of them (len, any, getattr) before the guard next runs.
+    size, any_of, attribute = len, any, getattr
+    first, second, first_frame, second_frame = protected
     library = tuple(os.path.realpath(sysconfig.get_paths()[k]) + "/" for k in ("stdlib", "platstdlib"))
     runner = ("/_pytest/", "/pytest/", "/pluggy/", "/py/", "/iniconfig/")
     # Refused with code of the package anywhere on the stack, whoever raises them.
@@ -77,6 +77,19 @@ def guard_for(root, protected, own_look, getframe, end_run, sysconfig, os, trace
         ("warnings.py", "*"), ("enum.py", "*"), ("typing.py", "*"), ("collections/__init__.py", "namedtuple"), ("dataclasses.py", "*"),
         ("abc.py", "*"), ("traceback.py", "format_exc"), ("traceback.py", "format_exception"), ("traceback.py", "print_exc"),
         ("traceback.py", "print_exception"), ("traceback.py", "format_tb"), ("traceback.py", "extract_tb"),
+    }
+    # What a frame of the library must itself name (in its code's names, or as a constant for getattr) to raise an event
+    # with no frame of the package on the stack: a library loop that calls whatever it was handed (weakref.finalize,
+    # pytest's finalizers, the import system's _call_with_frames_removed) names none of them, so a callable of the
+    # package's, C alone (map, a bound method), raises nothing through it.
+    named_by = {
+        "sys._getframe": ("_getframe",),
+        "sys._current_frames": ("_current_frames",),
+        "compile": ("compile", "exec", "eval"),
+        "exec": ("exec", "eval"),
+        "code.__new__": ("replace", "CodeType"),
+        "sys.settrace": ("settrace",),
+        "sys.setprofile": ("setprofile",),
     }
     busy = [False]
     # On a mutants' run (spawned is a list then): whether a session's tests started a process, which would import the
@@ -124,11 +137,40 @@ def guard_for(root, protected, own_look, getframe, end_run, sysconfig, os, trace
         # Third-party libraries the package depends on (site-packages), but never the test runner's own.
         return "site-packages" in filename and not any_of(part in filename for part in runner)
 
+    def names_it(code, event, args):
+        if event == "object.__getattr__" or event == "object.__setattr__":
+            return args[1] in code.co_names or args[1] in code.co_consts
+        for name in named_by.get(event, ()):
+            if name in code.co_names:
+                return True
+        return False
+
+    def asked_by(raiser):
+        # The import system compiles and runs modules through a helper that calls what it is handed: its caller asks.
+        while raiser is not None and raiser.f_code.co_name == "_call_with_frames_removed" and raiser.f_code.co_filename.startswith("<frozen importlib"):
+            raiser = raiser.f_back
+        return raiser
+
+    def leads_to_protected(event, args):
+        """Whether a frame handed out reaches, through f_back (which no event watches), a frame of the gate's own."""
+        if event == "sys._getframe":
+            frames = (args[0],)
+        elif event == "sys._current_frames":
+            frames = tuple(current_frames().values())
+        else:
+            frames = (attribute(args[0], args[1], None),)
+        for frame in frames:
+            while frame is not None:
+                if frame is first_frame or frame is second_frame:
+                    return True
+                frame = frame.f_back
+        return False
+
     def compiled_by_allowed(kind, raiser):
         name = raiser.f_code.co_filename
         return name.startswith("<frozen importlib") or in_library(name) in raisers[kind]
 
-    def refused(kind, raiser):
+    def refused(kind, raiser, event, args):
         callee = None
         frame = raiser
         while frame is not None:
@@ -137,14 +179,19 @@ def guard_for(root, protected, own_look, getframe, end_run, sysconfig, os, trace
                     return frame
                 if kind in compiling:
                     return None if compiled_by_allowed(kind, raiser) else frame
-                return None if safe_entry(callee) else frame
+                # A library entry that hands no frame back, which takes the frame itself: not a helper that calls what it
+                # was handed (the import system's _call_with_frames_removed handed sys._getframe).
+                return None if safe_entry(callee) and names_it(raiser.f_code, event, args) else frame
             callee = frame
             frame = frame.f_back
         # Every kind (frames too: a pool's worker handed sys._current_frames, or getattr for a traceback's tb_frame, hands
         # them back).
         if thread_of() != main_thread:
             return None if kind in compiling and compiled_by_allowed(kind, raiser) else raiser
-        return None
+        # No frame of the package on the stack: only what the library asks for itself, never a ctypes event.
+        if event.startswith("ctypes.") or event == "import":
+            return raiser
+        return None if names_it(asked_by(raiser).f_code, event, args) else raiser
 
     def guard(event, args):
         # Before the busy check: nothing the guard calls while busy may reach the record's frame either. By identity: id()
@@ -183,13 +230,20 @@ def guard_for(root, protected, own_look, getframe, end_run, sysconfig, os, trace
             # whose first frame may be the package's own Thread.run.
             if event == "sys.settrace" and raiser.f_code.co_filename.startswith(tracer):
                 return
-            # threading.settrace's hook, set by coverage.py, installed by every new thread before it runs anything.
-            if tracer and event == "sys.settrace" and thread_of() != main_thread and raiser.f_code.co_filename.endswith("/threading.py"):
+            # threading.settrace's hook, set by coverage.py, installed by every new thread before it runs anything; and
+            # coverage.py's C tracer setting itself again as threading.settrace is entered (its pause and its start).
+            if tracer and event == "sys.settrace" and raiser.f_code.co_filename.endswith("/threading.py"):
                 return
-            culprit = refused("hard" if kind == "path" else kind, raiser)
+            culprit = refused("hard" if kind == "path" else kind, raiser, event, args)
+            how = event if event.startswith(("sys.", "gc.", "ctypes", "code.", "open", "compile", "exec", "os.", "import")) else "%s %s" % (event, args[1])
             if culprit is not None and (kind != "path" or reaches_memory(args[0])):
-                how = event if event.startswith(("sys.", "gc.", "ctypes", "code.", "open", "compile", "exec", "os.")) else "%s %s" % (event, args[1])
-                end_run("%s:%d reached for the interpreter's internals (%s)" % (culprit.f_code.co_filename[len(root):], culprit.f_lineno, how))
+                where = culprit.f_code.co_filename
+                where = where[size(root):] if where.startswith(root) else "%s (%s)" % (where, culprit.f_code.co_name)
+                end_run("%s:%d reached for the interpreter's internals (%s)" % (where, culprit.f_lineno, how))
+            # Whoever asks: a frame whose chain leads to the record's is its key, now or later (f_back of a frame that has
+            # returned stays as it was).
+            if kind == "soft" and leads_to_protected(event, args):
+                end_run("something reached for the frame of rpg-forge's own record through a frame it took (%s)" % how)
         finally:
             busy[0] = False
 

@@ -532,6 +532,11 @@ const FILE_ATTACKS: [string, string][] = [
       ],
       ["the record fed by a finalizer that runs with no frame of the package on the stack", "finalizer-fed-record.py"],
       ["source of its own run by exec from a finalizer, which asks the collector for the record's locals", "finalizer-exec.py"],
+      // Frames handed out that lead to the record's: through a library helper that calls what it is handed, or later,
+      // through the f_back of a frame that ran inside the record (its traceback kept), read by pytest's finalizer loop.
+      ["sys._getframe handed to the import system's helper, called while the record looks the test up", "dispatcher-frames-in-record.py"],
+      ["the traceback of an exception raised while the record looked the test up, its frame read later", "kept-traceback-of-record.py"],
+      ["the same traceback's frame read by pytest's own finalizer loop through C alone", "finalizer-kept-traceback.py"],
     ] as const
   ).map(([name, file]): [string, string] => [name, readFileSync(join(ATTACK_FILES, file), "utf8")]),
   [
@@ -601,13 +606,29 @@ def test_ordinary(caplog):
     warnings.warn("deprecated", DeprecationWarning)
     assert Point(1, 2).x == 1 and Colour.RED.value == 1 and Pair(1).a == 1 and Box().size == 1
     assert "careful" in caplog.text
+
+import pytest
+
+@pytest.mark.skipif("sys.platform == 'no such platform'", reason="evaluated by pytest")
+def test_conditional():
+    assert typing.get_type_hints(test_conditional) == {}
 `,
       },
     );
     const result = await runPytest({ cwd, targets: ["tests/test_ordinary.py"], sandbox });
     expect(result.report.authentic && Object.fromEntries(result.report.outcomes)).toEqual({
       "tests/test_ordinary.py::test_ordinary": "passed",
+      "tests/test_ordinary.py::test_conditional": "passed",
     });
+  });
+
+  it("lets no handler but its timeout's be installed, even by pytest's own finalizer loop", async ({ expect, onTestFinished }) => {
+    // A handler is handed the frame it interrupted, with no audit event; a C callable installed from a finalizer keeps it.
+    const attack = "    import functools, signal\n    request.addfinalizer(functools.partial(signal.signal, signal.SIGUSR1, {}.__setitem__))";
+    const cwd = makePackage({ onTestFinished }, { "tests/test_attack.py": `def test_wrong(request):\n${attack}\n    assert 1 + 1 == 3\n` });
+    const result = await runPytest({ cwd, targets: ["tests/test_attack.py"], sandbox });
+    expect(result.exitCode).toBe(GUARD_EXIT);
+    expect(result.output).toContain("rpg-forge: something other than rpg-forge's timeout installed a signal handler");
   });
 
   it("says which line of the package reached for the interpreter's internals", async ({ expect, onTestFinished }) => {
