@@ -624,7 +624,8 @@ def test_conditional():
 
   it("lets no handler but its timeout's be installed, even by pytest's own finalizer loop", async ({ expect, onTestFinished }) => {
     // A handler is handed the frame it interrupted, with no audit event; a C callable installed from a finalizer keeps it.
-    const attack = "    import functools, signal\n    request.addfinalizer(functools.partial(signal.signal, signal.SIGUSR1, {}.__setitem__))";
+    const attack =
+      "    import functools, signal\n    request.addfinalizer(functools.partial(signal.signal, signal.SIGUSR1, {}.__setitem__))";
     const cwd = makePackage({ onTestFinished }, { "tests/test_attack.py": `def test_wrong(request):\n${attack}\n    assert 1 + 1 == 3\n` });
     const result = await runPytest({ cwd, targets: ["tests/test_attack.py"], sandbox });
     expect(result.exitCode).toBe(GUARD_EXIT);
