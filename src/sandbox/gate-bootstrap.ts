@@ -45,10 +45,13 @@ export interface BootstrapSettings {
  *    object lists, ctypes, tracing, new code objects or the process's memory, compiles
  *    or runs code other than through the import system, namedtuple, dataclasses or a
  *    parser, or reaches for frames other than through library functions that hand none
- *    back. An audit hook cannot be removed. On a coverage run, coverage.py's own code may
+ *    back; with no frame of the package on the stack, whenever the library frame that raised
+ *    the event does not name the operation itself; and, whoever asks, whenever a frame it lets
+ *    out leads to the gate's own. An audit hook cannot be removed. On a coverage run, coverage.py's own code may
  *    start its tracer under the package's frames (a thread's first frame), since that run
  *    is a measure, never a verdict;
- * 4. replaces signal.signal (a handler is handed a frame) by one that checks the stack;
+ * 4. replaces signal.signal (a handler is handed a frame) by one that checks the stack and installs no handler but the
+ *    default, ignoring and the timeout plugin's;
  * 5. loads the timeout plugin from its source and runs pytest; when a file is to be measured
  *    (BootstrapSettings.coverFile), coverage.py is started first, still before any generated code runs.
  * Its verdict plugin records every test's outcome itself, from the reports pytest hands
