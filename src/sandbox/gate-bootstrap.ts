@@ -1,11 +1,8 @@
 import { LAUNCHER_SOURCE, REPORT_FD } from "./gate-launcher-source.js";
 import { MAX_JUNIT_BYTES, REPORT_KEY_BYTES } from "./signed-report.js";
-import { GUARD_SOURCE } from "./gate-guard-source.js";
+import { GUARD_EXIT, GUARD_SOURCE } from "./gate-guard-source.js";
 import { COVERAGE_SOURCE, MUTANTS_SOURCE } from "./gate-measures-source.js";
 import { RUNNER_CHECKS_SOURCE } from "./gate-runner-checks-source.js";
-
-/** The exit status of a run the guard ended: generated code reached for the interpreter's internals. */
-export const GUARD_EXIT = 86;
 
 export interface BootstrapSettings {
   /** The timeout plugin's source, loaded as a module of its own from this text (nothing on disk to rewrite). */
@@ -99,6 +96,13 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
         exit_now(${GUARD_EXIT})
 
     root = os.path.realpath(posix.getcwd()) + "/"
+    # The bottom of the stack: the interpreter's -c, which runs the launcher's program.
+    bottom = getframe(0)
+    while bottom.f_back is not None:
+        bottom = bottom.f_back
+    attribution = theirs_for(root, sys, os, sysconfig, bottom.f_code)
+    theirs = attribution[0]
+    del bottom
 
     def fed_by_the_package(callers):
         # The record's and the installer's own look at the whole stack, from C alone: the guard skips what happens while
@@ -115,8 +119,8 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
         else:
             end_run("something other than rpg-forge's own hooks fed its record (%s)" % code.co_name)
         while frame is not None:
-            if frame.f_code.co_filename.startswith(root):
-                end_run("code of the package fed rpg-forge's record from %s" % frame.f_code.co_filename[size(root):])
+            if theirs(frame.f_code):
+                end_run("code of the package fed rpg-forge's record from %s" % frame.f_code.co_filename.replace(root, "", 1))
             frame = frame.f_back
 
     def believe(changed):
@@ -285,15 +289,19 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
         import coverage
 
         tracer = tuple(set(folder + "/" for folder in (os.path.dirname(coverage.__file__), os.path.realpath(os.path.dirname(coverage.__file__)))))
+    # The timeout plugin, made before the guard: nothing compiles under a name of the gate's own once it watches.
+    timeout = types.ModuleType("rpg_forge_timeout")
+    exec(compile(timeout_source, "<rpg-forge timeout plugin>", "exec"), timeout.__dict__)
     # Bound to no name here: the guard's state is out of reach of anyone who finds this frame.
     sys.addaudithook(
         guard_for(
             root,
+            attribution,
             (record, installing, record.gi_frame, installing.gi_frame),
             fed_by_the_package.__code__,
             getframe,
             sys._current_frames,
-            end_run,
+            (write, exit_now, stderr),
             sysconfig,
             os,
             tracer,
@@ -393,22 +401,24 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
     own_cells = [cell for function in own_functions for cell in function.__closure__ or ()]
     record.send(("own", (own_cells, unittest_item, tuple(function.__code__ for function in own_functions))))
 
-    def timeout_plugin():
-        timeout = types.ModuleType("rpg_forge_timeout")
-        exec(compile(timeout_source, "<rpg-forge timeout plugin>", "exec"), timeout.__dict__)
-        return timeout
-
     # Everything so far (pytest's modules, this bootstrap) lives as long as the interpreter: out of the collector's
     # sight, pytest's full collections at the end of a session (five of them, in its unraisable-exception plugin) cost
     # a few milliseconds instead of 80 (issue 16). What the package and its tests make is collected as before.
     gc.freeze()
-    if mutants_of is None:
-        raise leave(main(args, plugins=[timeout_plugin(), Verdict()]))
+    # Returned rather than run from here: this frame's cells (end_run's way out, the record's checks) can be rewritten by
+    # anyone who finds the frame, and no frame of _gate's may be on the stack while the package's code runs.
+    return main, args, (lambda: [timeout, Verdict()]), mutants if mutants_of is not None else None, serve
+
+
+def _session(main, args, plugins, mutants, serve):
+    """What the gate runs once _gate has set it up and returned: pytest's session, or one for each mutant."""
+    if mutants is None:
+        raise SystemExit(main(args, plugins=plugins()))
     for source in mutants:
         serve(source)
-        main(args, plugins=[timeout_plugin(), Verdict()])
+        main(args, plugins=plugins())
     # Each run's record is in the report; the interpreter's own status says only that they all ran.
-    raise leave(0)
+    raise SystemExit(0)
 `,
   MUTANTS_SOURCE,
   LAUNCHER_SOURCE,

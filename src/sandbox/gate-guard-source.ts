@@ -3,6 +3,9 @@
  * interpreter when generated code reaches for the gate's state or the interpreter's internals, and what tells whether a
  * path leads to the process's memory. Defines memory_paths and guard_for.
  */
+/** The exit status of a run the guard ended: generated code reached for the interpreter's internals. */
+export const GUARD_EXIT = 86;
+
 export const GUARD_SOURCE = String.raw`
 def memory_paths(posix):
     """
@@ -47,12 +50,54 @@ def memory_paths(posix):
     return reaches_memory
 
 
-def guard_for(root, protected, own_look, getframe, current_frames, end_run, sysconfig, os, tracer, spawned, reaches_memory):
+def theirs_for(root, sys, os, sysconfig, bottom):
     """
-    The guard: an audit hook (PEP 578), built here so that nothing outside it holds its state. protected: the generators
-    whose frames no one may reach (the record's, the signal installer's), then those frames. own_look: the code of the
-    gate's own walk of the stack, whose sys._getframe the guard leaves to it.
+    What tells the package's code from everyone else's: a code object is the package's unless its file is in a folder
+    of the interpreter's, pytest's or a library's (sys.path as the gate starts, before pytest puts the package's own
+    folders on it, and the standard library's), frozen, or the gate's own; or it is the bottom of the stack (bottom, the
+    interpreter's -c). Code of any other file, or of none ("<string>": exec, a skipif condition, the methods dataclasses
+    writes), is the package's: it runs what the package wrote. Returns the test and the folders.
     """
+    places = set()
+    folders = [entry for entry in sys.path if type(entry) is str and entry.startswith("/")]
+    folders += [sysconfig.get_paths()[kind] for kind in ("stdlib", "platstdlib", "purelib", "platlib")]
+    for folder in folders:
+        if not os.path.isdir(folder):
+            continue
+        for form in (folder, os.path.realpath(folder)):
+            form = form.rstrip("/") + "/"
+            if not form.startswith(root) and not root.startswith(form):
+                places.add(form)
+    places = tuple(sorted(places)) + ("<frozen ", "<rpg-forge ")
+
+    def theirs(code):
+        return code is not bottom and not code.co_filename.startswith(places)
+
+    # Library code that makes code under a library's name from other than that file's bytes, by identity: pytest's
+    # assertion rewriting compiles the tree it parsed from the file (a plugin's, too), and types.coroutine marks a
+    # function's code as a coroutine's.
+    rewriting = sys.modules.get("_pytest.assertion.rewrite")
+    own_makers = (getattr(getattr(rewriting, "_rewrite_test", None), "__code__", None), sys.modules["types"].coroutine.__code__)
+    return theirs, places, own_makers
+
+
+def guard_for(root, attribution, protected, own_look, getframe, current_frames, way_out, sysconfig, os, tracer, spawned, reaches_memory):
+    """
+    The guard: an audit hook (PEP 578), built here so that nothing outside it holds its state. attribution: what
+    theirs_for returned. protected: the generators whose frames no one may reach (the record's, the signal installer's),
+    then those frames. own_look: the code of the gate's own walk of the stack, whose sys._getframe the guard leaves to it.
+    """
+    theirs, places, (rewrite_code, coroutine_code) = attribution
+    # Its own way out, from C functions and a descriptor held here alone: the gate's end_run exits through closure cells
+    # of the gate's, which anyone who found that frame could rewrite.
+    write, exit_now, stderr = way_out
+
+    def end_run(why):
+        write(stderr, ("\nrpg-forge: %s; the run was ended\n" % why).encode())
+        exit_now(${GUARD_EXIT})
+
+    # Bound now, C alone: the guard reads a library's file to compare it with what is compiled under its name.
+    open_fd, read_fd, close_fd, read_only = os.open, os.read, os.close, os.O_RDONLY
     # Built-ins bound now: code of the package could rebind any of them (len, any, getattr) before the guard next runs.
     size, any_of, attribute = len, any, getattr
     first, second, first_frame, second_frame = protected
@@ -88,8 +133,6 @@ def guard_for(root, protected, own_look, getframe, current_frames, end_run, sysc
         "compile": ("compile", "exec", "eval"),
         "exec": ("exec", "eval"),
         "code.__new__": ("replace", "CodeType"),
-        "sys.settrace": ("settrace",),
-        "sys.setprofile": ("setprofile",),
     }
     busy = [False]
     # On a mutants' run (spawned is a list then): whether a session's tests started a process, which would import the
@@ -145,6 +188,28 @@ def guard_for(root, protected, own_look, getframe, current_frames, end_run, sysc
                 return True
         return False
 
+    def called_by_name(frame):
+        """
+        Whether the library function that raised an event was called by library code that names it, rather than by C a
+        callable of the package's is made of: pytest's finalizer loop drove map(attrgetter("frame"), ...) over a
+        traceback entry of the package's, and the frame came back to the package. A lambda, a comprehension or a module's
+        body is judged by the call of the function it belongs to.
+        """
+        code = frame.f_code
+        caller = frame.f_back
+        while caller is not None and code.co_name.startswith("<"):
+            frame, code, caller = caller, caller.f_code, caller.f_back
+        if caller is None:
+            return True
+        name = code.co_name
+        # A class builds its instances itself (the caller names the class); other special methods Python calls itself.
+        if name == "__init__" or name == "__new__":
+            name = code.co_qualname.rpartition(".")[0].rpartition(".")[2]
+        elif name.startswith("__") and name.endswith("__"):
+            return True
+        # Or code of its own file calls it: a closure it returned (a decorator's), a generator it resumes.
+        return name in caller.f_code.co_names or caller.f_code.co_filename == code.co_filename
+
     def asked_by(raiser):
         # The import system compiles and runs modules through a helper that calls what it is handed: its caller asks.
         while raiser is not None and raiser.f_code.co_name == "_call_with_frames_removed" and raiser.f_code.co_filename.startswith("<frozen importlib"):
@@ -166,6 +231,54 @@ def guard_for(root, protected, own_look, getframe, current_frames, end_run, sysc
                 frame = frame.f_back
         return False
 
+    def file_reads(name, source):
+        """Whether source (bytes or text) is, byte for byte, the file at name."""
+        if type(source) is str:
+            source = source.encode("utf-8")
+        elif type(source) is not bytes:
+            return False
+        try:
+            fd = open_fd(name, read_only)
+        except OSError:
+            return False
+        data = b""
+        try:
+            while True:
+                chunk = read_fd(fd, 1 << 20)
+                if not chunk:
+                    break
+                data += chunk
+        finally:
+            close_fd(fd)
+        return data == source
+
+    def importing(raiser):
+        """Whether a module is being imported with no frame of the package on the stack."""
+        frame, loading = raiser, False
+        while frame is not None:
+            code = frame.f_code
+            if theirs(code):
+                return False
+            loading = loading or code.co_name == "_load_unlocked" and code.co_filename.startswith("<frozen importlib")
+            frame = frame.f_back
+        return loading
+
+    def made_as_named(event, args, raiser):
+        """
+        Whether code made under the name of a library's file (or a frozen module's, or the gate's own) is that file's:
+        the import system compiles what a loader of the package's says is a library's, under the name it says.
+        """
+        name = args[1]
+        if type(name) is not str or not name.startswith(places):
+            return True
+        if event == "code.__new__":
+            # types.coroutine keeps the name it was given; a library being imported may name its own code after another
+            # of its functions (hypothesis does), with no frame of the package on the stack.
+            return raiser.f_code is coroutine_code or importing(raiser)
+        if name.startswith("<"):
+            return False
+        return raiser.f_code is rewrite_code if type(args[0]) is not bytes and type(args[0]) is not str else file_reads(name, args[0])
+
     def compiled_by_allowed(kind, raiser):
         name = raiser.f_code.co_filename
         return name.startswith("<frozen importlib") or in_library(name) in raisers[kind]
@@ -174,7 +287,7 @@ def guard_for(root, protected, own_look, getframe, current_frames, end_run, sysc
         callee = None
         frame = raiser
         while frame is not None:
-            if frame.f_code.co_filename.startswith(root):
+            if theirs(frame.f_code):
                 if kind == "hard" or callee is None:
                     return frame
                 if kind in compiling:
@@ -189,9 +302,11 @@ def guard_for(root, protected, own_look, getframe, current_frames, end_run, sysc
         if thread_of() != main_thread:
             return None if kind in compiling and compiled_by_allowed(kind, raiser) else raiser
         # No frame of the package on the stack: only what the library asks for itself, never a ctypes event.
-        if event.startswith("ctypes.") or event == "import":
+        # Nor tracing: a trace or profile function is handed every frame, the record's too.
+        if event.startswith("ctypes.") or event == "import" or event == "sys.settrace" or event == "sys.setprofile":
             return raiser
-        return None if names_it(asked_by(raiser).f_code, event, args) else raiser
+        raiser = asked_by(raiser)
+        return None if names_it(raiser.f_code, event, args) and called_by_name(raiser) else raiser
 
     def guard(event, args):
         # Before the busy check: nothing the guard calls while busy may reach the record's frame either. By identity: id()
@@ -234,6 +349,8 @@ def guard_for(root, protected, own_look, getframe, current_frames, end_run, sysc
             # coverage.py's C tracer setting itself again as threading.settrace is entered (its pause and its start).
             if tracer and event == "sys.settrace" and raiser.f_code.co_filename.endswith("/threading.py"):
                 return
+            if (event == "compile" or event == "code.__new__") and not made_as_named(event, args, raiser):
+                end_run("something made code under the name %s, which is not that file's own" % args[1])
             culprit = refused("hard" if kind == "path" else kind, raiser, event, args)
             how = event if event.startswith(("sys.", "gc.", "ctypes", "code.", "open", "compile", "exec", "os.", "import")) else "%s %s" % (event, args[1])
             if culprit is not None and (kind != "path" or reaches_memory(args[0])):

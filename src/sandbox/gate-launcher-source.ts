@@ -171,7 +171,7 @@ def _launcher(mode):
         os.environ.update(request["env"])
         tempfile.tempdir = None
         settings, box = request["settings"], [secret]
-        return lambda: _gate(settings["limits"], settings["junit"], settings["timeout"], settings["args"], settings["cover"], settings["mutants"], box)
+        return lambda: _session(*_gate(settings["limits"], settings["junit"], settings["timeout"], settings["args"], settings["cover"], settings["mutants"], box))
 
     def end_gate(pid):
         for end in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):

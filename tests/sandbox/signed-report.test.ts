@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it, type TestContext } from "vitest";
-import { GUARD_EXIT } from "../../src/sandbox/gate-bootstrap.js";
+import { GUARD_EXIT } from "../../src/sandbox/gate-guard-source.js";
 import { runPytest } from "../../src/sandbox/pytest.js";
 import { makePackage, SANDBOXES, SEND_OUT, sentOut } from "./package-dir.js";
 
@@ -537,6 +537,26 @@ const FILE_ATTACKS: [string, string][] = [
       ["sys._getframe handed to the import system's helper, called while the record looks the test up", "dispatcher-frames-in-record.py"],
       ["the traceback of an exception raised while the record looked the test up, its frame read later", "kept-traceback-of-record.py"],
       ["the same traceback's frame read by pytest's own finalizer loop through C alone", "finalizer-kept-traceback.py"],
+      // The sixth review, second round: any frame reached the gate's own, whose closure cells held the guard's way out;
+      // code of no file, or of a file a loader named after a library's, passed for the library's; tracing from the library.
+      ["the gate's frame found through inspect.stack from a finalizer, its cells holding the way out rewritten", "gate-frame-cells.py"],
+      [
+        "a generator's frame from pytest's traceback objects, driven by C from a finalizer, the generator resumed in the record",
+        "generator-frame-resumed-in-record.py",
+      ],
+      ["a generator's frame read by a dataclass's generated __init__, its field named gi_frame", "dataclass-field-gi-frame.py"],
+      ["a generator's frame read by a forward reference that pytest's finalizer loop evaluates", "forward-reference-gi-frame.py"],
+      ["a generator's frame read by a module a loader compiled under the standard library's name", "loader-library-name-gi-frame.py"],
+      ["sys.settrace from a module a loader compiled under the standard library's name, run by the record", "loader-library-filename.py"],
+      [
+        "the import system's own loader, patched for a moment, compiling the package's source under a library's name",
+        "patched-source-loader.py",
+      ],
+      [
+        "profile.Profile.runcall made the test module's __getattr__, so that the record sets a profiler of the package's",
+        "profile-runcall-in-record.py",
+      ],
+      ["sys.settrace from a forward reference that pytest's finalizer loop evaluates", "settrace-from-finalizer.py"],
     ] as const
   ).map(([name, file]): [string, string] => [name, readFileSync(join(ATTACK_FILES, file), "utf8")]),
   [
