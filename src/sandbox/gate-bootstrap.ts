@@ -48,7 +48,7 @@ export interface BootstrapSettings {
  *    start its tracer under the package's frames (a thread's first frame), since that run
  *    is a measure, never a verdict;
  * 4. replaces signal.signal (a handler is handed a frame) by one that checks the stack and installs no handler but the
- *    default, ignoring and the timeout plugin's;
+ *    default, ignoring and the timeout plugin's, and _imp.create_builtin by one that never makes _signal (or _imp) again;
  * 5. loads the timeout plugin from its source and runs pytest; when a file is to be measured
  *    (BootstrapSettings.coverFile), coverage.py is started first, still before any generated code runs.
  * Its verdict plugin records every test's outcome itself, from the reports pytest hands
@@ -284,6 +284,40 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
 
     installing = installer(_signal.signal, (guarded_signal.__code__,), own_handler)
     next(installing)
+
+    # A second instance of the _signal module (the import system makes one from the built-in's spec, with no audit
+    # event) installs handlers the replaced signal.signal never sees. Built-in modules are made through the import
+    # system's _imp.create_builtin, replaced by one that makes neither _signal nor _imp (whose copy would hold the
+    # original) again; the original lives in a generator's frame, which the guard refuses to everyone.
+    import _imp
+
+    class BuiltinSpec:
+        __slots__ = ("name",)
+
+        def __init__(self, name):
+            self.name = name
+
+    def builder(create, made_of):
+        result = None
+        while True:
+            name = yield result
+            if type(name) is not str or name == "_signal" or name == "_imp":
+                end_run("something made the built-in module %s a second time" % (name if type(name) is str else "?"))
+            try:
+                result = (create(made_of(name)), None)
+            except Exception as error:
+                result = (None, "%s: %s" % (type(error).__name__, error))
+
+    making = builder(_imp.create_builtin, BuiltinSpec)
+    next(making)
+
+    def guarded_create(spec):
+        module, failure = making.send(spec.name)
+        if failure is not None:
+            raise ImportError(failure)
+        return module
+
+    _imp.create_builtin = guarded_create
     tracer = ()
     if cover_file is not None:
         import coverage
@@ -297,7 +331,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
         guard_for(
             root,
             attribution,
-            (record, installing, record.gi_frame, installing.gi_frame),
+            ((record, installing, making), (record.gi_frame, installing.gi_frame, making.gi_frame)),
             fed_by_the_package.__code__,
             getframe,
             sys._current_frames,

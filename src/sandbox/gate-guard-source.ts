@@ -84,8 +84,8 @@ def theirs_for(root, sys, os, sysconfig, bottom):
 def guard_for(root, attribution, protected, own_look, getframe, current_frames, way_out, sysconfig, os, tracer, spawned, reaches_memory):
     """
     The guard: an audit hook (PEP 578), built here so that nothing outside it holds its state. attribution: what
-    theirs_for returned. protected: the generators whose frames no one may reach (the record's, the signal installer's),
-    then those frames. own_look: the code of the gate's own walk of the stack, whose sys._getframe the guard leaves to it.
+    theirs_for returned. protected: the generators whose frames no one may reach (the record's, the signal installer's,
+    the built-in modules' maker), and those frames. own_look: the code of the gate's own walk of the stack, whose sys._getframe the guard leaves to it.
     """
     theirs, places, (rewrite_code, coroutine_code) = attribution
     # Its own way out, from C functions and a descriptor held here alone: the gate's end_run exits through closure cells
@@ -100,7 +100,7 @@ def guard_for(root, attribution, protected, own_look, getframe, current_frames, 
     open_fd, read_fd, close_fd, read_only = os.open, os.read, os.close, os.O_RDONLY
     # Built-ins bound now: code of the package could rebind any of them (len, any, getattr) before the guard next runs.
     size, any_of, attribute = len, any, getattr
-    first, second, first_frame, second_frame = protected
+    (first, second, third), (first_frame, second_frame, third_frame) = protected
     library = tuple(os.path.realpath(sysconfig.get_paths()[k]) + "/" for k in ("stdlib", "platstdlib"))
     runner = ("/_pytest/", "/pytest/", "/pluggy/", "/py/", "/iniconfig/")
     # Refused with code of the package anywhere on the stack, whoever raises them.
@@ -226,7 +226,7 @@ def guard_for(root, attribution, protected, own_look, getframe, current_frames, 
             frames = (attribute(args[0], args[1], None),)
         for frame in frames:
             while frame is not None:
-                if frame is first_frame or frame is second_frame:
+                if frame is first_frame or frame is second_frame or frame is third_frame:
                     return True
                 frame = frame.f_back
         return False
@@ -312,7 +312,7 @@ def guard_for(root, attribution, protected, own_look, getframe, current_frames, 
         # Before the busy check: nothing the guard calls while busy may reach the record's frame either. By identity: id()
         # raises an audit event of its own, and every walk up a stack raises one per frame (f_code), 40,000 calls of the
         # guard in a gate of 17 tests.
-        if event == "object.__getattr__" and (args[0] is first or args[0] is second):
+        if event == "object.__getattr__" and (args[0] is first or args[0] is second or args[0] is third):
             end_run("something reached for the frame of rpg-forge's own record (%s)" % args[1])
         if busy[0]:
             return

@@ -557,6 +557,10 @@ const FILE_ATTACKS: [string, string][] = [
         "profile-runcall-in-record.py",
       ],
       ["sys.settrace from a forward reference that pytest's finalizer loop evaluates", "settrace-from-finalizer.py"],
+      [
+        "a handler installed through a second instance of the _signal module, handed the frames a timer interrupts",
+        "fresh-signal-module.py",
+      ],
     ] as const
   ).map(([name, file]): [string, string] => [name, readFileSync(join(ATTACK_FILES, file), "utf8")]),
   [
