@@ -308,6 +308,9 @@ def guard_for(root, attribution, protected, own_look, getframe, current_frames, 
         raiser = asked_by(raiser)
         return None if names_it(raiser.f_code, event, args) and called_by_name(raiser) else raiser
 
+    def described(event, args):
+        return event if event.startswith(("sys.", "gc.", "ctypes", "code.", "open", "compile", "exec", "os.", "import")) else "%s %s" % (event, args[1])
+
     def guard(event, args):
         # Before the busy check: nothing the guard calls while busy may reach the record's frame either. By identity: id()
         # raises an audit event of its own, and every walk up a stack raises one per frame (f_code), 40,000 calls of the
@@ -352,15 +355,14 @@ def guard_for(root, attribution, protected, own_look, getframe, current_frames, 
             if (event == "compile" or event == "code.__new__") and not made_as_named(event, args, raiser):
                 end_run("something made code under the name %s, which is not that file's own" % args[1])
             culprit = refused("hard" if kind == "path" else kind, raiser, event, args)
-            how = event if event.startswith(("sys.", "gc.", "ctypes", "code.", "open", "compile", "exec", "os.", "import")) else "%s %s" % (event, args[1])
             if culprit is not None and (kind != "path" or reaches_memory(args[0])):
                 where = culprit.f_code.co_filename
                 where = where[size(root):] if where.startswith(root) else "%s (%s)" % (where, culprit.f_code.co_name)
-                end_run("%s:%d reached for the interpreter's internals (%s)" % (where, culprit.f_lineno, how))
+                end_run("%s:%d reached for the interpreter's internals (%s)" % (where, culprit.f_lineno, described(event, args)))
             # Whoever asks: a frame whose chain leads to the record's is its key, now or later (f_back of a frame that has
             # returned stays as it was).
             if kind == "soft" and leads_to_protected(event, args):
-                end_run("something reached for the frame of rpg-forge's own record through a frame it took (%s)" % how)
+                end_run("something reached for the frame of rpg-forge's own record through a frame it took (%s)" % described(event, args))
         finally:
             busy[0] = False
 
