@@ -30,6 +30,106 @@ def forge_from_frames(frame):
         frame = frame.f_back
 
 
+def record_looks_up(module, test_name, lookup):
+    """
+    A fixture that gets code of ours run by the record itself: it takes the test's function out of the test module and
+    clears the item's, so that pytest's Function.obj looks it up again through the module's own __getattr__ (PEP 562)
+    when the record checks the test (test_of -> function_of -> item.obj), its frame on the main thread's stack.
+    lookup(real) makes that __getattr__, real holding the function taken out.
+    """
+    import pytest
+
+    real = {}
+
+    @pytest.fixture
+    def sneak(request):
+        real[test_name] = module.pop(test_name)
+        module["__getattr__"] = lookup(real)
+        request.node._obj = None
+
+    return sneak
+
+
+def running(action):
+    """A lookup for record_looks_up that runs action, then answers with the function taken out."""
+
+    def lookup(real):
+        def __getattr__(name):
+            if name in real:
+                action()
+                return real[name]
+            raise AttributeError(name)
+
+        return __getattr__
+
+    return lookup
+
+
+def keeping(kept):
+    """An action (for running) that keeps an exception raised in its own frame, whose f_back leads to its caller's."""
+
+    def keep():
+        try:
+            raise ValueError
+        except ValueError as error:
+            kept.append(error)
+
+    return keep
+
+
+# A module whose lookup, made the test module's __getattr__ (a partial of it: C, no frame of its own), sets a tracer.
+SETTRACE_SOURCE = b"""
+import sys
+
+def lookup(name, real, tracer):
+    sys.settrace(tracer)
+    return real[name]
+"""
+
+
+def tracing_lookup(fake):
+    """A lookup for record_looks_up: fake's lookup (of SETTRACE_SOURCE), whose tracer forges from each frame it is handed."""
+    import functools
+
+    def tracer(frame, event, arg):
+        forge_from_frames(frame)
+        return None
+
+    return lambda real: functools.partial(fake.lookup, real=real, tracer=tracer)
+
+
+def suspended_walker(frame_of):
+    """A generator, suspended; resumed once, it forges from the frame frame_of() gives and up its f_back chain."""
+
+    def body():
+        yield
+        forge_from_frames(frame_of())
+        yield
+
+    walker = body()
+    next(walker)
+    return walker
+
+
+def compiled_as(path, source, name="fake_library"):
+    """A module of this source, which the import system compiles and runs under the name of the file at path."""
+    import importlib.abc, importlib.util
+
+    class Loader(importlib.abc.SourceLoader):
+        def get_filename(self, fullname):
+            return path
+
+        def get_data(self, data_path):
+            if data_path == path:
+                return source
+            raise OSError(data_path)
+
+    spec = importlib.util.spec_from_loader(name, Loader())
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 class HookReading:
     """config.pluginmanager, as the record reads it in its check of pytest's hooks: the real one, but for .hook."""
 

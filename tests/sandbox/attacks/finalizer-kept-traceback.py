@@ -1,29 +1,15 @@
+"""
+The traceback kept as in kept-traceback-of-record.py, its frame read by pytest's own finalizer loop through C alone:
+no frame of the package on the stack then.
+"""
 import functools, operator
 
-import pytest
-
-from attack_kit import forge_from_frames
+from attack_kit import forge_from_frames, keeping, record_looks_up, running
 
 kept, frames = [], []
-_real = {}
 
 
-def __getattr__(name):
-    # Run by the record itself as it looks the test up (see module-getattr-in-record.py): keeps an exception whose
-    # traceback's frame leads, through f_back, to the record's frame.
-    if name in _real:
-        try:
-            raise ValueError
-        except ValueError as error:
-            kept.append(error)
-        return _real[name]
-    raise AttributeError(name)
-
-
-@pytest.fixture
-def sneak(request):
-    _real["test_wrong"] = globals().pop("test_wrong")
-    request.node._obj = None
+sneak = record_looks_up(globals(), "test_wrong", running(keeping(kept)))
 
 
 def test_wrong(sneak):
@@ -31,7 +17,6 @@ def test_wrong(sneak):
 
 
 def test_also_wrong(request):
-    # The frame read by pytest's own finalizer loop, through C alone: no frame of the package on the stack then.
     request.addfinalizer(functools.partial(frames.extend, map(operator.attrgetter("tb_frame"), [kept[0].__traceback__])))
     assert 2 + 2 == 5
 

@@ -1,16 +1,16 @@
 """
 A generator's frame, taken while it ran, through pytest's own traceback objects driven by C alone from pytest's
-finalizer loop (no frame of the package on the stack); then the generator resumed from inside the record (the test
-module's __getattr__), where that frame's f_back, no longer None, leads to the record's.
+finalizer loop (no frame of the package on the stack); then the generator resumed inside the record
+(attack_kit.record_looks_up), where that frame's f_back, no longer None, leads to the record's.
 """
 import functools, operator
 
 import pytest
 from _pytest._code.code import TracebackEntry
 
-from attack_kit import forge_from_frames
+from attack_kit import forge_from_frames, record_looks_up, running
 
-store = {}
+store = {"frame": []}
 
 
 def body():
@@ -30,25 +30,10 @@ next(gen)
 
 @pytest.fixture
 def grab(request):
-    store["frame"] = []
     request.addfinalizer(functools.partial(store["frame"].extend, map(operator.attrgetter("frame"), [TracebackEntry(store["tb"])])))
 
 
-_real = {}
-
-
-def __getattr__(name):
-    if name in _real:
-        if store.get("frame"):
-            next(gen)
-        return _real[name]
-    raise AttributeError(name)
-
-
-@pytest.fixture
-def sneak(request):
-    _real["test_also_wrong"] = globals().pop("test_also_wrong")
-    request.node._obj = None
+sneak = record_looks_up(globals(), "test_also_wrong", running(lambda: store["frame"] and next(gen)))
 
 
 def test_wrong(grab):

@@ -1,31 +1,17 @@
+"""
+Code of ours run by the record itself as it looks the test up (attack_kit.record_looks_up) takes no frame while the
+record runs, only keeps an exception raised there: the traceback's frame is its own, whose f_back, fixed once it
+returns, leads to the record's frame. Read later through the import system's helper.
+"""
 import operator
 from importlib import _bootstrap
 
-import pytest
-
-from attack_kit import forge_from_frames
+from attack_kit import forge_from_frames, keeping, record_looks_up, running
 
 kept = []
-_real = {}
 
 
-def __getattr__(name):
-    # The test module's own __getattr__ (PEP 562), run by the record itself as it looks the test up (see
-    # module-getattr-in-record.py). It takes no frame while the record runs, only keeps an exception raised here: the
-    # traceback's frame is this one, whose f_back, fixed once this returns, leads to the record's frame.
-    if name in _real:
-        try:
-            raise ValueError
-        except ValueError as error:
-            kept.append(error)
-        return _real[name]
-    raise AttributeError(name)
-
-
-@pytest.fixture
-def sneak(request):
-    _real["test_wrong"] = globals().pop("test_wrong")
-    request.node._obj = None
+sneak = record_looks_up(globals(), "test_wrong", running(keeping(kept)))
 
 
 def test_wrong(sneak):

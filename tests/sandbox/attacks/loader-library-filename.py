@@ -2,56 +2,18 @@
 A loader of the import system (importlib.abc.SourceLoader) that reports the standard library's dataclasses.py as the
 file of a module of the package's own making: the import system compiles and runs it (allowed for importlib), and its
 functions' frames are then the library's to the guard. One of them, made the test module's __getattr__, runs inside
-the record (pytest's Function.obj looks the test up again) with no frame of the package on the stack, and calls
-sys.settrace, which its code names; the tracer is then handed the record's frames, with no audit event.
+the record with no frame of the package on the stack, and calls sys.settrace, which its code names; the tracer is then
+handed the record's frames, with no audit event.
 """
-import dataclasses, importlib.abc, importlib.util, os
+import dataclasses, os
 
-import pytest
-
-from attack_kit import forge_from_frames
-
-LIBRARY_FILE = os.path.realpath(dataclasses.__file__)
-
-SOURCE = b'''
-import sys
-
-def lookup(name, real, tracer):
-    sys.settrace(tracer)
-    return real[name]
-'''
+from attack_kit import SETTRACE_SOURCE, compiled_as, record_looks_up, tracing_lookup
 
 
-class Loader(importlib.abc.SourceLoader):
-    def get_filename(self, fullname):
-        return LIBRARY_FILE
-
-    def get_data(self, path):
-        if path == LIBRARY_FILE:
-            return SOURCE
-        raise OSError(path)
+fake = compiled_as(os.path.realpath(dataclasses.__file__), SETTRACE_SOURCE)
 
 
-_spec = importlib.util.spec_from_loader("rt_fake_library", Loader())
-fake = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(fake)
-
-_real = {}
-
-
-def tracer(frame, event, arg):
-    forge_from_frames(frame)
-    return None
-
-
-@pytest.fixture
-def sneak(request):
-    import functools
-
-    _real["test_also_wrong"] = globals().pop("test_also_wrong")
-    # The module's __getattr__ is the fake library's function (a partial of it: C, no frame of its own).
-    globals()["__getattr__"] = functools.partial(fake.lookup, real=_real, tracer=tracer)
-    request.node._obj = None
+sneak = record_looks_up(globals(), "test_also_wrong", tracing_lookup(fake))
 
 
 def test_wrong():
