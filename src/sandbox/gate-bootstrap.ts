@@ -83,10 +83,13 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
     getframe, get_ident = sys._getframe, _thread.get_ident
     main_thread = get_ident()
     # Bound here, before any code of the package runs: what the record and the report call is never looked up on a
-    # module the tests can change (posix.close, json.encoder's functions, a built-in) once they run.
-    write, exit_now, close, open_file, read = posix.write, posix._exit, posix.close, posix.open, posix.read
+    # module the tests can change (posix.close, json.encoder's functions, signal.SIG_DFL) once they run. Nor is a
+    # built-in: these functions are __main__'s, whose globals the tests can write (a name bound there, or a key whose
+    # hash is a built-in's name and whose __eq__ is theirs), and a global name is looked up there before the built-ins.
+    write, exit_now, close, open_file, read, pid_of = posix.write, posix._exit, posix.close, posix.open, posix.read, posix.getpid
     read_only = posix.O_RDONLY | posix.O_NOFOLLOW
-    size, leave = len, SystemExit
+    size, integer, some, type_of, text = len, int, any, type, str
+    some_error, import_error, os_error, type_error, stop = Exception, ImportError, OSError, TypeError, StopIteration
     # stderr as it is before pytest captures it, for the guard's last word.
     stderr = posix.dup(2)
     posix.set_inheritable(stderr, False)
@@ -133,7 +136,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
     # plugin hands it pytest's objects as they are and the record reads them itself, with built-ins bound
     # before any code of the package ran: the plugin's closure cells can be rewritten, its frame cannot.
     def recorder(key, digest, encode, runs, spawned, checks, gate_code):
-        integer, some, same, type_of, own_pid = int, any, operator.is_, type, posix.getpid()
+        same, own_pid = operator.is_, pid_of()
         state_at_start, settle, changed_since, collected, test_of, outcome_of, plain = checks
         tests, collect_errors, variants = {}, [], []
         start = items = ran = returned = own = None
@@ -203,7 +206,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
                     tests[nodeid] = outcome
             elif kind == "finish":
                 # A copy forked by the tests carries the key and the record on: it could try again until a run passed.
-                if posix.getpid() != own_pid:
+                if pid_of() != own_pid:
                     end_run("a process forked from the gate tried to sign its report")
                 believe(changed_since(start))
                 status, measured = integer(value[0]), value[1]
@@ -250,7 +253,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
     # How many runs the record waits for, on a mutants' run; None on a gate's or a coverage run (one run, one document).
     runs = len(mutants) if mutants_of is not None else None
     def not_json(value):
-        raise TypeError("the record holds a %s" % type(value).__name__)
+        raise type_error("the record holds a %s" % type_of(value).__name__)
 
     # json's C encoder, made now: JSONEncoder.encode would look up json.encoder's functions at the signing, where a
     # test that replaced them could rewrite the document before it is signed. str.join belongs to a built-in type.
@@ -273,14 +276,15 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
         return installing.send((signalnum, handler))
 
     function_type, default_int_handler = types.FunctionType, _signal.default_int_handler
+    default_handler, ignoring_handler = signal.SIG_DFL, signal.SIG_IGN
 
     def own_handler(handler):
         # The default, ignoring, and the timeout plugin's own handlers (it puts back what it found: an int from _signal).
-        if type(handler) is int:
+        if type_of(handler) is integer:
             return handler == 0 or handler == 1
-        if handler is signal.SIG_DFL or handler is signal.SIG_IGN or handler is default_int_handler:
+        if handler is default_handler or handler is ignoring_handler or handler is default_int_handler:
             return True
-        return type(handler) is function_type and handler.__code__.co_filename == "<rpg-forge timeout plugin>"
+        return type_of(handler) is function_type and handler.__code__.co_filename == "<rpg-forge timeout plugin>"
 
     installing = installer(_signal.signal, (guarded_signal.__code__,), own_handler)
     next(installing)
@@ -301,12 +305,12 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
         result = None
         while True:
             name = yield result
-            if type(name) is not str or name == "_signal" or name == "_imp":
-                end_run("something made the built-in module %s a second time" % (name if type(name) is str else "?"))
+            if type_of(name) is not text or name == "_signal" or name == "_imp":
+                end_run("something made the built-in module %s a second time" % (name if type_of(name) is text else "?"))
             try:
                 result = (create(made_of(name)), None)
-            except Exception as error:
-                result = (None, "%s: %s" % (type(error).__name__, error))
+            except some_error as error:
+                result = (None, "%s: %s" % (type_of(error).__name__, error))
 
     making = builder(_imp.create_builtin, BuiltinSpec)
     next(making)
@@ -314,7 +318,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
     def guarded_create(spec):
         module, failure = making.send(spec.name)
         if failure is not None:
-            raise ImportError(failure)
+            raise import_error(failure)
         return module
 
     _imp.create_builtin = guarded_create
@@ -351,7 +355,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
     def read_junit(path):
         try:
             fd = open_file(path, read_only)
-        except OSError:
+        except os_error:
             return None
         data = b""
         try:
@@ -394,7 +398,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
             measured = finish_coverage() if finish_coverage is not None else None
             try:
                 record.send(("finish", (exitstatus, measured)))
-            except StopIteration:
+            except stop:
                 pass
 
         @pytest.hookimpl(tryfirst=True)
@@ -431,7 +435,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
 
     # The closure cells of the gate's own functions within the package's reach can be rewritten (cell_contents): the
     # record looks at them with pytest's machinery.
-    own_functions = [noting_failure] + [value for value in vars(Verdict).values() if isinstance(value, types.FunctionType)]
+    own_functions = [noting_failure] + [value for value in vars(Verdict).values() if type_of(value) is function_type]
     own_cells = [cell for function in own_functions for cell in function.__closure__ or ()]
     record.send(("own", (own_cells, unittest_item, tuple(function.__code__ for function in own_functions))))
 
@@ -444,15 +448,15 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
     return main, args, (lambda: [timeout, Verdict()]), mutants if mutants_of is not None else None, serve
 
 
-def _session(main, args, plugins, mutants, serve):
+def _session(main, args, plugins, mutants, serve, leave=SystemExit):
     """What the gate runs once _gate has set it up and returned: pytest's session, or one for each mutant."""
     if mutants is None:
-        raise SystemExit(main(args, plugins=plugins()))
+        raise leave(main(args, plugins=plugins()))
     for source in mutants:
         serve(source)
         main(args, plugins=plugins())
     # Each run's record is in the report; the interpreter's own status says only that they all ran.
-    raise SystemExit(0)
+    raise leave(0)
 `,
   MUTANTS_SOURCE,
   LAUNCHER_SOURCE,

@@ -17,7 +17,7 @@ def memory_paths(posix):
     """
     import pathlib
 
-    type_of, stat, text, failures, unset = type, posix.stat, str, (OSError, ValueError), AttributeError
+    type_of, stat, text, raw, failures, unset = type, posix.stat, str, bytes, (OSError, ValueError), AttributeError
     plain_paths = (pathlib.PosixPath, pathlib.PurePosixPath)
     # What a path object opened as: set when open() asked it for its path.
     spelled = pathlib.PurePath.__dict__["_str"].__get__
@@ -34,11 +34,11 @@ def memory_paths(posix):
                 path = spelled(path)
             except unset:
                 return False
-        elif kind is not text and kind is not bytes:
+        elif kind is not text and kind is not raw:
             return False
         # A relative name may be read from a directory descriptor the event does not show (os.open("mem", dir_fd=...)).
         name = path.rstrip("/" if kind is text else b"/").rpartition("/" if kind is text else b"/")[2]
-        if not path.startswith("/" if kind is text else b"/") and (name.decode("utf-8", "replace") if kind is bytes else name) in process_files:
+        if not path.startswith("/" if kind is text else b"/") and (name.decode("utf-8", "replace") if kind is raw else name) in process_files:
             return True
         if proc is None:
             return False
@@ -59,8 +59,10 @@ def theirs_for(root, sys, os, sysconfig, bottom):
     writes), is the package's: it runs what the package wrote. Returns the test and the folders.
     """
     places = set()
-    folders = [entry for entry in sys.path if type(entry) is str and entry.startswith("/")]
-    folders += [sysconfig.get_paths()[kind] for kind in ("stdlib", "platstdlib", "purelib", "platlib")]
+    folders = [sysconfig.get_paths()[kind] for kind in ("stdlib", "platstdlib", "purelib", "platlib")]
+    for entry in sys.path:
+        if type(entry) is str and entry.startswith("/"):
+            folders.append(entry)
     for folder in folders:
         if not os.path.isdir(folder):
             continue
@@ -98,8 +100,9 @@ def guard_for(root, attribution, protected, own_look, getframe, current_frames, 
 
     # Bound now, C alone: the guard reads a library's file to compare it with what is compiled under its name.
     open_fd, read_fd, close_fd, read_only = os.open, os.read, os.close, os.O_RDONLY
-    # Built-ins bound now: code of the package could rebind any of them (len, any, getattr) before the guard next runs.
-    size, any_of, attribute = len, any, getattr
+    # Built-ins bound now: the guard's functions are __main__'s, whose globals code of the package can write before the
+    # guard next runs (a name bound there, or a key whose hash is a built-in's name and whose __eq__ is its own).
+    size, any_of, attribute, listed, type_of, text, raw, os_error = len, any, getattr, tuple, type, str, bytes, OSError
     (first, second, third), (first_frame, second_frame, third_frame) = protected
     library = tuple(os.path.realpath(sysconfig.get_paths()[k]) + "/" for k in ("stdlib", "platstdlib"))
     runner = ("/_pytest/", "/pytest/", "/pluggy/", "/py/", "/iniconfig/")
@@ -116,6 +119,7 @@ def guard_for(root, attribution, protected, own_look, getframe, current_frames, 
     # Refused unless the package reached them through a library function that hands no frame back.
     soft = ("sys._getframe", "sys._current_frames")
     frame_attributes = {"tb_frame", "gi_frame", "cr_frame", "ag_frame"}
+    resumable = {"gi_frame": "gi_running", "cr_frame": "cr_running", "ag_frame": "ag_running"}
     safe_entries = {
         ("logging/__init__.py", name) for name in ("debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log")
     } | {
@@ -216,30 +220,37 @@ def guard_for(root, attribution, protected, own_look, getframe, current_frames, 
             raiser = raiser.f_back
         return raiser
 
-    def leads_to_protected(event, args):
-        """Whether a frame handed out reaches, through f_back (which no event watches), a frame of the gate's own."""
+    def unsafe_to_hand_out(event, args):
+        """
+        Why a frame handed out must not be, if it must not: its chain (f_back, which no event watches) reaches a frame
+        of the gate's own; or it is the frame of a generator or coroutine that is not running, whose f_back is whoever
+        resumes it next: resumed by code of the package that the record runs, it leads to the record's frame.
+        """
         if event == "sys._getframe":
             frames = (args[0],)
         elif event == "sys._current_frames":
-            frames = tuple(current_frames().values())
+            frames = listed(current_frames().values())
         else:
             frames = (attribute(args[0], args[1], None),)
+            running = resumable.get(args[1])
+            if running is not None and frames[0] is not None and not attribute(args[0], running, False):
+                return "the frame of a generator that is not running, which the record could resume"
         for frame in frames:
             while frame is not None:
                 if frame is first_frame or frame is second_frame or frame is third_frame:
-                    return True
+                    return "the frame of rpg-forge's own record"
                 frame = frame.f_back
-        return False
+        return None
 
     def file_reads(name, source):
         """Whether source (bytes or text) is, byte for byte, the file at name."""
-        if type(source) is str:
+        if type_of(source) is text:
             source = source.encode("utf-8")
-        elif type(source) is not bytes:
+        elif type_of(source) is not raw:
             return False
         try:
             fd = open_fd(name, read_only)
-        except OSError:
+        except os_error:
             return False
         data = b""
         try:
@@ -269,7 +280,7 @@ def guard_for(root, attribution, protected, own_look, getframe, current_frames, 
         the import system compiles what a loader of the package's says is a library's, under the name it says.
         """
         name = args[1]
-        if type(name) is not str or not name.startswith(places):
+        if type_of(name) is not text or not name.startswith(places):
             return True
         if event == "code.__new__":
             # types.coroutine keeps the name it was given; a library being imported may name its own code after another
@@ -277,7 +288,7 @@ def guard_for(root, attribution, protected, own_look, getframe, current_frames, 
             return raiser.f_code is coroutine_code or importing(raiser)
         if name.startswith("<"):
             return False
-        return raiser.f_code is rewrite_code if type(args[0]) is not bytes and type(args[0]) is not str else file_reads(name, args[0])
+        return raiser.f_code is rewrite_code if type_of(args[0]) is not raw and type_of(args[0]) is not text else file_reads(name, args[0])
 
     def compiled_by_allowed(kind, raiser):
         name = raiser.f_code.co_filename
@@ -317,17 +328,18 @@ def guard_for(root, attribution, protected, own_look, getframe, current_frames, 
         # guard in a gate of 17 tests.
         if event == "object.__getattr__" and (args[0] is first or args[0] is second or args[0] is third):
             end_run("something reached for the frame of rpg-forge's own record (%s)" % args[1])
+        # The collector's object lists hand out the record's locals (a generator's referents are its frame's); neither
+        # pytest nor the standard library asks for them in a gate, and the guard never does: refused whoever asks, even
+        # while the guard is busy, for a finalizer of the package's runs what it was handed with no frame of the
+        # package on the stack.
+        if event in collector_lists:
+            end_run("something asked the garbage collector for its objects (%s), which hold rpg-forge's own record" % event)
         if busy[0]:
             return
         # Every audit hook is handed what raised an event: sys._getframe's is the frame that asked, the record's own
         # when it checks its stack. No library the gate runs adds one.
         if event == "sys.addaudithook":
             end_run("something added an audit hook, which would be handed the frames of rpg-forge's own record")
-        # The collector's object lists hand out the record's locals (a generator's referents are its frame's), and neither
-        # pytest nor the standard library asks for them in a gate: refused whoever asks, for a finalizer of the package's
-        # runs what it was handed with no frame of the package on the stack.
-        if event in collector_lists:
-            end_run("something asked the garbage collector for its objects (%s), which hold rpg-forge's own record" % event)
         if spawned is not None and event in starts:
             spawned[0] = True
         # marshal turns bytes into code objects, and CPython runs bytecode unchecked: LOAD_CONST past its table reads any
@@ -361,8 +373,10 @@ def guard_for(root, attribution, protected, own_look, getframe, current_frames, 
                 end_run("%s:%d reached for the interpreter's internals (%s)" % (where, culprit.f_lineno, described(event, args)))
             # Whoever asks: a frame whose chain leads to the record's is its key, now or later (f_back of a frame that has
             # returned stays as it was).
-            if kind == "soft" and leads_to_protected(event, args):
-                end_run("something reached for the frame of rpg-forge's own record through a frame it took (%s)" % described(event, args))
+            if kind == "soft":
+                unsafe = unsafe_to_hand_out(event, args)
+                if unsafe is not None:
+                    end_run("something reached for %s through a frame it took (%s)" % (unsafe, described(event, args)))
         finally:
             busy[0] = False
 

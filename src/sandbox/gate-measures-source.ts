@@ -11,14 +11,16 @@ def coverage_of(path):
     # configuration files (.coveragerc, setup.cfg, pyproject.toml: plugins, other files, other data files).
     measure = coverage.Coverage(data_file=None, branch=True, include=[path], config_file=False)
     measure.start()
+    # Built-ins bound now: finish runs after the package's code, which can write __main__'s globals.
+    problem, distinct, ordered, type_of, integer = Exception, set, sorted, type, int
 
     def finish():
         try:
             measure.stop()
             arcs = measure.get_data().arcs(path) or []
-            return {"arcs": sorted(set((a, b) for a, b in arcs if type(a) is int and type(b) is int))}
-        except Exception as error:
-            return {"error": "%s: %s" % (type(error).__name__, error)}
+            return {"arcs": ordered(distinct((a, b) for a, b in arcs if type_of(a) is integer and type_of(b) is integer))}
+        except problem as error:
+            return {"error": "%s: %s" % (type_of(error).__name__, error)}
 
     return finish
 `;

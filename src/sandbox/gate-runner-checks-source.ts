@@ -17,7 +17,9 @@ def runner_checks(sys):
     # event each call (every one a call of the guard).
     same, values_of, flattened = operator.is_, operator.methodcaller("values"), itertools.chain.from_iterable
     numbered = enumerate
-    is_a, attribute, has, namespace, type_of, text = isinstance, getattr, hasattr, vars, type, str
+    is_a, attribute, has, namespace, type_of, text, dict_type = isinstance, getattr, hasattr, vars, type, str, dict
+    # The interpreter's own table of modules, not whatever sys.modules is rebound to later.
+    modules = sys.modules
     listed, mapped, zipped, every, size = tuple, map, zip, all, len
     code_type, function_type = type_of(runner_checks.__code__), type_of(runner_checks)
     method_type = type_of(runner_checks.__get__(0))
@@ -31,7 +33,7 @@ def runner_checks(sys):
 
     def spaces_of():
         spaces = []
-        for name, module in listed(sys.modules.items()):
+        for name, module in listed(modules.items()):
             if module is None or not is_runner(name):
                 continue
             names = namespace(module)
@@ -112,9 +114,23 @@ def runner_checks(sys):
                 return name
         return None
 
+    def own_value(instance, name):
+        """
+        A value of an object's own __dict__, read without running code of the package: not through a property or the
+        test module's __getattr__ (pytest's Function.obj looks the function up again once it is cleared, and the
+        record ran the package's code that way), nor a key's __eq__ (every key a plain str first).
+        """
+        space = namespace(instance)
+        if type_of(space) is not dict_type:
+            return None
+        for key in listed(space):
+            if type_of(key) is not text:
+                return None
+        return space.get(name)
+
     def function_of(item):
         """What the item's test function is made of (its code, globals, defaults and closure); None for anything else."""
-        function = attribute(item, "obj", None)
+        function = own_value(item, "_obj")
         if type_of(function) is method_type:
             function = function.__func__
         if type_of(function) is not function_type:

@@ -1,5 +1,8 @@
+import { execFileSync } from "node:child_process";
 import { describe, it } from "vitest";
+import { gateLauncherProgram } from "../../src/sandbox/gate-bootstrap.js";
 import { runPytest } from "../../src/sandbox/pytest.js";
+import { findPython } from "../../src/sandbox/python.js";
 import { makePackage, SANDBOXES } from "./package-dir.js";
 
 // Test ids are the package's text: a parametrized test's id carries its parameter.
@@ -15,5 +18,39 @@ describe.concurrent.each(SANDBOXES)("a test id with replacement patterns in the 
     );
     const result = await runPytest({ cwd, targets: HOSTILE_IDS, sandbox });
     expect(result.report.authentic && [...result.report.outcomes].sort()).toEqual(HOSTILE_IDS.map((id) => [id, "passed"]).sort());
+  });
+});
+
+// The gate's functions are __main__'s, whose globals the package's code can write: a name bound there, or a key whose
+// hash is a built-in's name and whose __eq__ is the package's, is looked up before the built-ins. The guard looked up
+// `type` that way while busy, and a security review ran its own code there. Every function that can run once the
+// package's code has (the nested functions of the gate's set-up functions, and the session) names no global.
+const SET_UP = ["memory_paths", "theirs_for", "guard_for", "runner_checks", "coverage_of", "_gate"];
+const GLOBALS_SEEN = String.raw`
+import dis, json, sys, types
+program = compile(sys.stdin.read(), "<rpg-forge launcher>", "exec")
+set_up = set(json.loads(sys.argv[1]))
+found = {}
+def walk(code, path, nested):
+    names = sorted({i.argval for i in dis.get_instructions(code) if i.opname == "LOAD_GLOBAL"})
+    if names and nested:
+        found[path] = names
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            walk(const, path + "." + const.co_name, True)
+tops = [const for const in program.co_consts if isinstance(const, types.CodeType)]
+for code in tops:
+    if code.co_name in set_up or code.co_name == "_session":
+        walk(code, code.co_name, code.co_name == "_session")
+print(json.dumps({"found": found, "tops": sorted(code.co_name for code in tops)}))
+`;
+
+describe("the gate's program", () => {
+  it("looks up no global name in code that runs after the package's", async ({ expect }) => {
+    const python = await findPython();
+    const out = execFileSync(python, ["-c", GLOBALS_SEEN, JSON.stringify(SET_UP)], { input: gateLauncherProgram(), encoding: "utf8" });
+    const { found, tops } = JSON.parse(out) as { found: Record<string, string[]>; tops: string[] };
+    expect(tops).toEqual(expect.arrayContaining([...SET_UP, "_session"]));
+    expect(found).toEqual({});
   });
 });

@@ -561,6 +561,17 @@ const FILE_ATTACKS: [string, string][] = [
         "a handler installed through a second instance of the _signal module, handed the frames a timer interrupts",
         "fresh-signal-module.py",
       ],
+      // The seventh review: the guard's built-ins looked up in __main__'s globals; suspended generators' frames.
+      ["a built-in the guard looks up bound in __main__'s globals, run while the guard is busy", "main-globals-builtin.py"],
+      [
+        "a key of __main__'s globals whose hash is a built-in's name, its __eq__ run while the guard is busy",
+        "main-globals-colliding-key.py",
+      ],
+      ["a suspended generator's frame from asyncio's Task.get_stack, driven by C from a finalizer", "task-stack-generator-frame.py"],
+      [
+        "the same for the standard library's heapq.merge, whose key function the record's resumption runs",
+        "task-stack-library-generator.py",
+      ],
     ] as const
   ).map(([name, file]): [string, string] => [name, readFileSync(join(ATTACK_FILES, file), "utf8")]),
   [

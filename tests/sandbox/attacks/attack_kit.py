@@ -98,6 +98,34 @@ def tracing_lookup(fake):
     return lambda real: functools.partial(fake.lookup, real=real, tracer=tracer)
 
 
+def task_stack_of(generator, store):
+    """
+    Fixtures that get the frames of a suspended generator through asyncio's pure-Python Task.get_stack (whose helper
+    reads gi_frame, and is named by its caller), driven by C alone from pytest's finalizer loop: no frame of the package
+    on the stack. importer imports asyncio.tasks the same way (its import runs types.coroutine, code.replace: the
+    library's own with no frame of the package on the stack); grab leaves the frames in store["frames"].
+    """
+    import functools, importlib, sys
+
+    import pytest
+
+    @pytest.fixture
+    def importer(request):
+        request.addfinalizer(functools.partial(importlib.import_module, "asyncio.tasks"))
+
+    @pytest.fixture
+    def grab(request):
+        tasks = sys.modules["asyncio.tasks"]
+        task = tasks._PyTask.__new__(tasks._PyTask)
+        task._coro = generator
+        task._exception = None
+        store["task"] = task  # kept: Future.__del__ of a half-made task would warn (an unraisable exception)
+        store["frames"] = []
+        request.addfinalizer(functools.partial(store["frames"].extend, map(tasks._PyTask.get_stack, [task])))
+
+    return importer, grab
+
+
 def suspended_walker(frame_of):
     """A generator, suspended; resumed once, it forges from the frame frame_of() gives and up its f_back chain."""
 
