@@ -71345,7 +71345,7 @@ def _launcher(mode):
         os.environ.update(request["env"])
         tempfile.tempdir = None
         settings, box = request["settings"], [secret]
-        return lambda: _gate(settings["limits"], settings["junit"], settings["timeout"], settings["args"], settings["cover"], settings["mutants"], box)
+        return lambda: _session(*_gate(settings["limits"], settings["junit"], settings["timeout"], settings["args"], settings["cover"], settings["mutants"], box))
 
     def end_gate(pid):
         for end in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
@@ -71475,6 +71475,7 @@ def _launcher(mode):
 `;
 
 // src/sandbox/gate-guard-source.ts
+var GUARD_EXIT = 86;
 var GUARD_SOURCE = String.raw`
 def memory_paths(posix):
     """
@@ -71486,7 +71487,7 @@ def memory_paths(posix):
     """
     import pathlib
 
-    type_of, stat, text, failures, unset = type, posix.stat, str, (OSError, ValueError), AttributeError
+    type_of, stat, text, raw, failures, unset = type, posix.stat, str, bytes, (OSError, ValueError), AttributeError
     plain_paths = (pathlib.PosixPath, pathlib.PurePosixPath)
     # What a path object opened as: set when open() asked it for its path.
     spelled = pathlib.PurePath.__dict__["_str"].__get__
@@ -71503,11 +71504,11 @@ def memory_paths(posix):
                 path = spelled(path)
             except unset:
                 return False
-        elif kind is not text and kind is not bytes:
+        elif kind is not text and kind is not raw:
             return False
         # A relative name may be read from a directory descriptor the event does not show (os.open("mem", dir_fd=...)).
         name = path.rstrip("/" if kind is text else b"/").rpartition("/" if kind is text else b"/")[2]
-        if not path.startswith("/" if kind is text else b"/") and (name.decode("utf-8", "replace") if kind is bytes else name) in process_files:
+        if not path.startswith("/" if kind is text else b"/") and (name.decode("utf-8", "replace") if kind is raw else name) in process_files:
             return True
         if proc is None:
             return False
@@ -71519,15 +71520,60 @@ def memory_paths(posix):
     return reaches_memory
 
 
-def guard_for(root, protected, own_look, getframe, end_run, sysconfig, os, tracer, spawned, reaches_memory):
+def theirs_for(root, sys, os, sysconfig, bottom):
     """
-    The guard: an audit hook (PEP 578), built here so that nothing outside it holds its state. protected: the generators
-    whose frames no one may reach (the record's, the signal installer's). own_look: the code of the gate's own walk of the
-    stack, whose sys._getframe the guard leaves to it.
+    What tells the package's code from everyone else's: a code object is the package's unless its file is in a folder
+    of the interpreter's, pytest's or a library's (sys.path as the gate starts, before pytest puts the package's own
+    folders on it, and the standard library's), frozen, or the gate's own; or it is the bottom of the stack (bottom, the
+    interpreter's -c). Code of any other file, or of none ("<string>": exec, a skipif condition, the methods dataclasses
+    writes), is the package's: it runs what the package wrote. Returns the test and the folders.
     """
-    # Built-ins bound now: code of the package could rebind any of them (len, any) before the guard next runs.
-    size, any_of = len, any
-    first, second = protected
+    places = set()
+    folders = [sysconfig.get_paths()[kind] for kind in ("stdlib", "platstdlib", "purelib", "platlib")]
+    for entry in sys.path:
+        if type(entry) is str and entry.startswith("/"):
+            folders.append(entry)
+    for folder in folders:
+        if not os.path.isdir(folder):
+            continue
+        for form in (folder, os.path.realpath(folder)):
+            form = form.rstrip("/") + "/"
+            if not form.startswith(root) and not root.startswith(form):
+                places.add(form)
+    places = tuple(sorted(places)) + ("<frozen ", "<rpg-forge ")
+
+    def theirs(code):
+        return code is not bottom and not code.co_filename.startswith(places)
+
+    # Library code that makes code under a library's name from other than that file's bytes, by identity: pytest's
+    # assertion rewriting compiles the tree it parsed from the file (a plugin's, too), and types.coroutine marks a
+    # function's code as a coroutine's.
+    rewriting = sys.modules.get("_pytest.assertion.rewrite")
+    own_makers = (getattr(getattr(rewriting, "_rewrite_test", None), "__code__", None), sys.modules["types"].coroutine.__code__)
+    return theirs, places, own_makers
+
+
+def guard_for(root, attribution, protected, own_look, getframe, current_frames, way_out, sysconfig, os, tracer, spawned, reaches_memory):
+    """
+    The guard: an audit hook (PEP 578), built here so that nothing outside it holds its state. attribution: what
+    theirs_for returned. protected: the generators whose frames no one may reach (the record's, the signal installer's,
+    the built-in modules' maker), and those frames. own_look: the code of the gate's own walk of the stack, whose sys._getframe the guard leaves to it.
+    """
+    theirs, places, (rewrite_code, coroutine_code) = attribution
+    # Its own way out, from C functions and a descriptor held here alone: the gate's end_run exits through closure cells
+    # of the gate's, which anyone who found that frame could rewrite.
+    write, exit_now, stderr = way_out
+
+    def end_run(why):
+        write(stderr, ("\nrpg-forge: %s; the run was ended\n" % why).encode())
+        exit_now(${GUARD_EXIT})
+
+    # Bound now, C alone: the guard reads a library's file to compare it with what is compiled under its name.
+    open_fd, read_fd, close_fd, read_only = os.open, os.read, os.close, os.O_RDONLY
+    # Built-ins bound now: the guard's functions are __main__'s, whose globals code of the package can write before the
+    # guard next runs (a name bound there, or a key whose hash is a built-in's name and whose __eq__ is its own).
+    size, any_of, attribute, listed, type_of, text, raw, os_error = len, any, getattr, tuple, type, str, bytes, OSError
+    (first, second, third), (first_frame, second_frame, third_frame) = protected
     library = tuple(os.path.realpath(sysconfig.get_paths()[k]) + "/" for k in ("stdlib", "platstdlib"))
     runner = ("/_pytest/", "/pytest/", "/pluggy/", "/py/", "/iniconfig/")
     # Refused with code of the package anywhere on the stack, whoever raises them.
@@ -71543,12 +71589,24 @@ def guard_for(root, protected, own_look, getframe, end_run, sysconfig, os, trace
     # Refused unless the package reached them through a library function that hands no frame back.
     soft = ("sys._getframe", "sys._current_frames")
     frame_attributes = {"tb_frame", "gi_frame", "cr_frame", "ag_frame"}
+    resumable = {"gi_frame": "gi_running", "cr_frame": "cr_running", "ag_frame": "ag_running"}
     safe_entries = {
         ("logging/__init__.py", name) for name in ("debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log")
     } | {
         ("warnings.py", "*"), ("enum.py", "*"), ("typing.py", "*"), ("collections/__init__.py", "namedtuple"), ("dataclasses.py", "*"),
         ("abc.py", "*"), ("traceback.py", "format_exc"), ("traceback.py", "format_exception"), ("traceback.py", "print_exc"),
         ("traceback.py", "print_exception"), ("traceback.py", "format_tb"), ("traceback.py", "extract_tb"),
+    }
+    # What a frame of the library must itself name (in its code's names, or as a constant for getattr) to raise an event
+    # with no frame of the package on the stack: a library loop that calls whatever it was handed (weakref.finalize,
+    # pytest's finalizers, the import system's _call_with_frames_removed) names none of them, so a callable of the
+    # package's, C alone (map, a bound method), raises nothing through it.
+    named_by = {
+        "sys._getframe": ("_getframe",),
+        "sys._current_frames": ("_current_frames",),
+        "compile": ("compile", "exec", "eval"),
+        "exec": ("exec", "eval"),
+        "code.__new__": ("replace", "CodeType"),
     }
     busy = [False]
     # On a mutants' run (spawned is a list then): whether a session's tests started a process, which would import the
@@ -71596,45 +71654,162 @@ def guard_for(root, protected, own_look, getframe, end_run, sysconfig, os, trace
         # Third-party libraries the package depends on (site-packages), but never the test runner's own.
         return "site-packages" in filename and not any_of(part in filename for part in runner)
 
+    def names_it(code, event, args):
+        if event == "object.__getattr__" or event == "object.__setattr__":
+            return args[1] in code.co_names or args[1] in code.co_consts
+        for name in named_by.get(event, ()):
+            if name in code.co_names:
+                return True
+        return False
+
+    def called_by_name(frame):
+        """
+        Whether the library function that raised an event was called by library code that names it, rather than by C a
+        callable of the package's is made of: pytest's finalizer loop drove map(attrgetter("frame"), ...) over a
+        traceback entry of the package's, and the frame came back to the package. A lambda, a comprehension or a module's
+        body is judged by the call of the function it belongs to.
+        """
+        code = frame.f_code
+        caller = frame.f_back
+        while caller is not None and code.co_name.startswith("<"):
+            frame, code, caller = caller, caller.f_code, caller.f_back
+        if caller is None:
+            return True
+        name = code.co_name
+        # A class builds its instances itself (the caller names the class); other special methods Python calls itself.
+        if name == "__init__" or name == "__new__":
+            name = code.co_qualname.rpartition(".")[0].rpartition(".")[2]
+        elif name.startswith("__") and name.endswith("__"):
+            return True
+        # Or code of its own file calls it: a closure it returned (a decorator's), a generator it resumes.
+        return name in caller.f_code.co_names or caller.f_code.co_filename == code.co_filename
+
+    def asked_by(raiser):
+        # The import system compiles and runs modules through a helper that calls what it is handed: its caller asks.
+        while raiser is not None and raiser.f_code.co_name == "_call_with_frames_removed" and raiser.f_code.co_filename.startswith("<frozen importlib"):
+            raiser = raiser.f_back
+        return raiser
+
+    def unsafe_to_hand_out(event, args):
+        """
+        Why a frame handed out must not be, if it must not: its chain (f_back, which no event watches) reaches a frame
+        of the gate's own; or it is the frame of a generator or coroutine that is not running, whose f_back is whoever
+        resumes it next: resumed by code of the package that the record runs, it leads to the record's frame.
+        """
+        if event == "sys._getframe":
+            frames = (args[0],)
+        elif event == "sys._current_frames":
+            frames = listed(current_frames().values())
+        else:
+            frames = (attribute(args[0], args[1], None),)
+            running = resumable.get(args[1])
+            if running is not None and frames[0] is not None and not attribute(args[0], running, False):
+                return "the frame of a generator that is not running, which the record could resume"
+        for frame in frames:
+            while frame is not None:
+                if frame is first_frame or frame is second_frame or frame is third_frame:
+                    return "the frame of rpg-forge's own record"
+                frame = frame.f_back
+        return None
+
+    def file_reads(name, source):
+        """Whether source (bytes or text) is, byte for byte, the file at name."""
+        if type_of(source) is text:
+            source = source.encode("utf-8")
+        elif type_of(source) is not raw:
+            return False
+        try:
+            fd = open_fd(name, read_only)
+        except os_error:
+            return False
+        data = b""
+        try:
+            while True:
+                chunk = read_fd(fd, 1 << 20)
+                if not chunk:
+                    break
+                data += chunk
+        finally:
+            close_fd(fd)
+        return data == source
+
+    def importing(raiser):
+        """Whether a module is being imported with no frame of the package on the stack."""
+        frame, loading = raiser, False
+        while frame is not None:
+            code = frame.f_code
+            if theirs(code):
+                return False
+            loading = loading or code.co_name == "_load_unlocked" and code.co_filename.startswith("<frozen importlib")
+            frame = frame.f_back
+        return loading
+
+    def made_as_named(event, args, raiser):
+        """
+        Whether code made under the name of a library's file (or a frozen module's, or the gate's own) is that file's:
+        the import system compiles what a loader of the package's says is a library's, under the name it says.
+        """
+        name = args[1]
+        if type_of(name) is not text or not name.startswith(places):
+            return True
+        if event == "code.__new__":
+            # types.coroutine keeps the name it was given; a library being imported may name its own code after another
+            # of its functions (hypothesis does), with no frame of the package on the stack.
+            return raiser.f_code is coroutine_code or importing(raiser)
+        if name.startswith("<"):
+            return False
+        return raiser.f_code is rewrite_code if type_of(args[0]) is not raw and type_of(args[0]) is not text else file_reads(name, args[0])
+
     def compiled_by_allowed(kind, raiser):
         name = raiser.f_code.co_filename
         return name.startswith("<frozen importlib") or in_library(name) in raisers[kind]
 
-    def refused(kind, raiser):
+    def refused(kind, raiser, event, args):
         callee = None
         frame = raiser
         while frame is not None:
-            if frame.f_code.co_filename.startswith(root):
+            if theirs(frame.f_code):
                 if kind == "hard" or callee is None:
                     return frame
                 if kind in compiling:
                     return None if compiled_by_allowed(kind, raiser) else frame
-                return None if safe_entry(callee) else frame
+                # A library entry that hands no frame back, which takes the frame itself: not a helper that calls what it
+                # was handed (the import system's _call_with_frames_removed handed sys._getframe).
+                return None if safe_entry(callee) and names_it(raiser.f_code, event, args) else frame
             callee = frame
             frame = frame.f_back
         # Every kind (frames too: a pool's worker handed sys._current_frames, or getattr for a traceback's tb_frame, hands
         # them back).
         if thread_of() != main_thread:
             return None if kind in compiling and compiled_by_allowed(kind, raiser) else raiser
-        return None
+        # No frame of the package on the stack: only what the library asks for itself, never a ctypes event.
+        # Nor tracing: a trace or profile function is handed every frame, the record's too.
+        if event.startswith("ctypes.") or event == "import" or event == "sys.settrace" or event == "sys.setprofile":
+            return raiser
+        raiser = asked_by(raiser)
+        return None if names_it(raiser.f_code, event, args) and called_by_name(raiser) else raiser
+
+    def described(event, args):
+        return event if event.startswith(("sys.", "gc.", "ctypes", "code.", "open", "compile", "exec", "os.", "import")) else "%s %s" % (event, args[1])
 
     def guard(event, args):
         # Before the busy check: nothing the guard calls while busy may reach the record's frame either. By identity: id()
         # raises an audit event of its own, and every walk up a stack raises one per frame (f_code), 40,000 calls of the
         # guard in a gate of 17 tests.
-        if event == "object.__getattr__" and (args[0] is first or args[0] is second):
+        if event == "object.__getattr__" and (args[0] is first or args[0] is second or args[0] is third):
             end_run("something reached for the frame of rpg-forge's own record (%s)" % args[1])
+        # The collector's object lists hand out the record's locals (a generator's referents are its frame's); neither
+        # pytest nor the standard library asks for them in a gate, and the guard never does: refused whoever asks, even
+        # while the guard is busy, for a finalizer of the package's runs what it was handed with no frame of the
+        # package on the stack.
+        if event in collector_lists:
+            end_run("something asked the garbage collector for its objects (%s), which hold rpg-forge's own record" % event)
         if busy[0]:
             return
         # Every audit hook is handed what raised an event: sys._getframe's is the frame that asked, the record's own
         # when it checks its stack. No library the gate runs adds one.
         if event == "sys.addaudithook":
             end_run("something added an audit hook, which would be handed the frames of rpg-forge's own record")
-        # The collector's object lists hand out the record's locals (a generator's referents are its frame's), and neither
-        # pytest nor the standard library asks for them in a gate: refused whoever asks, for a finalizer of the package's
-        # runs what it was handed with no frame of the package on the stack.
-        if event in collector_lists:
-            end_run("something asked the garbage collector for its objects (%s), which hold rpg-forge's own record" % event)
         if spawned is not None and event in starts:
             spawned[0] = True
         # marshal turns bytes into code objects, and CPython runs bytecode unchecked: LOAD_CONST past its table reads any
@@ -71655,13 +71830,23 @@ def guard_for(root, protected, own_look, getframe, end_run, sysconfig, os, trace
             # whose first frame may be the package's own Thread.run.
             if event == "sys.settrace" and raiser.f_code.co_filename.startswith(tracer):
                 return
-            # threading.settrace's hook, set by coverage.py, installed by every new thread before it runs anything.
-            if tracer and event == "sys.settrace" and thread_of() != main_thread and raiser.f_code.co_filename.endswith("/threading.py"):
+            # threading.settrace's hook, set by coverage.py, installed by every new thread before it runs anything; and
+            # coverage.py's C tracer setting itself again as threading.settrace is entered (its pause and its start).
+            if tracer and event == "sys.settrace" and raiser.f_code.co_filename.endswith("/threading.py"):
                 return
-            culprit = refused("hard" if kind == "path" else kind, raiser)
+            if (event == "compile" or event == "code.__new__") and not made_as_named(event, args, raiser):
+                end_run("something made code under the name %s, which is not that file's own" % args[1])
+            culprit = refused("hard" if kind == "path" else kind, raiser, event, args)
             if culprit is not None and (kind != "path" or reaches_memory(args[0])):
-                how = event if event.startswith(("sys.", "gc.", "ctypes", "code.", "open", "compile", "exec", "os.")) else "%s %s" % (event, args[1])
-                end_run("%s:%d reached for the interpreter's internals (%s)" % (culprit.f_code.co_filename[len(root):], culprit.f_lineno, how))
+                where = culprit.f_code.co_filename
+                where = where[size(root):] if where.startswith(root) else "%s (%s)" % (where, culprit.f_code.co_name)
+                end_run("%s:%d reached for the interpreter's internals (%s)" % (where, culprit.f_lineno, described(event, args)))
+            # Whoever asks: a frame whose chain leads to the record's is its key, now or later (f_back of a frame that has
+            # returned stays as it was).
+            if kind == "soft":
+                unsafe = unsafe_to_hand_out(event, args)
+                if unsafe is not None:
+                    end_run("something reached for %s through a frame it took (%s)" % (unsafe, described(event, args)))
         finally:
             busy[0] = False
 
@@ -71678,14 +71863,16 @@ def coverage_of(path):
     # configuration files (.coveragerc, setup.cfg, pyproject.toml: plugins, other files, other data files).
     measure = coverage.Coverage(data_file=None, branch=True, include=[path], config_file=False)
     measure.start()
+    # Built-ins bound now: finish runs after the package's code, which can write __main__'s globals.
+    problem, distinct, ordered, type_of, integer = Exception, set, sorted, type, int
 
     def finish():
         try:
             measure.stop()
             arcs = measure.get_data().arcs(path) or []
-            return {"arcs": sorted(set((a, b) for a, b in arcs if type(a) is int and type(b) is int))}
-        except Exception as error:
-            return {"error": "%s: %s" % (type(error).__name__, error)}
+            return {"arcs": ordered(distinct((a, b) for a, b in arcs if type_of(a) is integer and type_of(b) is integer))}
+        except problem as error:
+            return {"error": "%s: %s" % (type_of(error).__name__, error)}
 
     return finish
 `;
@@ -71758,7 +71945,9 @@ def runner_checks(sys):
     # event each call (every one a call of the guard).
     same, values_of, flattened = operator.is_, operator.methodcaller("values"), itertools.chain.from_iterable
     numbered = enumerate
-    is_a, attribute, has, namespace, type_of, text = isinstance, getattr, hasattr, vars, type, str
+    is_a, attribute, has, namespace, type_of, text, dict_type = isinstance, getattr, hasattr, vars, type, str, dict
+    # The interpreter's own table of modules, not whatever sys.modules is rebound to later.
+    modules = sys.modules
     listed, mapped, zipped, every, size = tuple, map, zip, all, len
     code_type, function_type = type_of(runner_checks.__code__), type_of(runner_checks)
     method_type = type_of(runner_checks.__get__(0))
@@ -71772,7 +71961,7 @@ def runner_checks(sys):
 
     def spaces_of():
         spaces = []
-        for name, module in listed(sys.modules.items()):
+        for name, module in listed(modules.items()):
             if module is None or not is_runner(name):
                 continue
             names = namespace(module)
@@ -71853,9 +72042,23 @@ def runner_checks(sys):
                 return name
         return None
 
+    def own_value(instance, name):
+        """
+        A value of an object's own __dict__, read without running code of the package: not through a property or the
+        test module's __getattr__ (pytest's Function.obj looks the function up again once it is cleared, and the
+        record ran the package's code that way), nor a key's __eq__ (every key a plain str first).
+        """
+        space = namespace(instance)
+        if type_of(space) is not dict_type:
+            return None
+        for key in listed(space):
+            if type_of(key) is not text:
+                return None
+        return space.get(name)
+
     def function_of(item):
         """What the item's test function is made of (its code, globals, defaults and closure); None for anything else."""
-        function = attribute(item, "obj", None)
+        function = own_value(item, "_obj")
         if type_of(function) is method_type:
             function = function.__func__
         if type_of(function) is not function_type:
@@ -71914,7 +72117,6 @@ def runner_checks(sys):
 `;
 
 // src/sandbox/gate-bootstrap.ts
-var GUARD_EXIT = 86;
 var SOURCE = [
   GUARD_SOURCE,
   RUNNER_CHECKS_SOURCE,
@@ -71939,10 +72141,13 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
     getframe, get_ident = sys._getframe, _thread.get_ident
     main_thread = get_ident()
     # Bound here, before any code of the package runs: what the record and the report call is never looked up on a
-    # module the tests can change (posix.close, json.encoder's functions, a built-in) once they run.
-    write, exit_now, close, open_file, read = posix.write, posix._exit, posix.close, posix.open, posix.read
+    # module the tests can change (posix.close, json.encoder's functions, signal.SIG_DFL) once they run. Nor is a
+    # built-in: these functions are __main__'s, whose globals the tests can write (a name bound there, or a key whose
+    # hash is a built-in's name and whose __eq__ is theirs), and a global name is looked up there before the built-ins.
+    write, exit_now, close, open_file, read, pid_of = posix.write, posix._exit, posix.close, posix.open, posix.read, posix.getpid
     read_only = posix.O_RDONLY | posix.O_NOFOLLOW
-    size, leave = len, SystemExit
+    size, integer, some, type_of, text = len, int, any, type, str
+    some_error, import_error, os_error, type_error, stop = Exception, ImportError, OSError, TypeError, StopIteration
     # stderr as it is before pytest captures it, for the guard's last word.
     stderr = posix.dup(2)
     posix.set_inheritable(stderr, False)
@@ -71952,6 +72157,13 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
         exit_now(${GUARD_EXIT})
 
     root = os.path.realpath(posix.getcwd()) + "/"
+    # The bottom of the stack: the interpreter's -c, which runs the launcher's program.
+    bottom = getframe(0)
+    while bottom.f_back is not None:
+        bottom = bottom.f_back
+    attribution = theirs_for(root, sys, os, sysconfig, bottom.f_code)
+    theirs = attribution[0]
+    del bottom
 
     def fed_by_the_package(callers):
         # The record's and the installer's own look at the whole stack, from C alone: the guard skips what happens while
@@ -71968,8 +72180,8 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
         else:
             end_run("something other than rpg-forge's own hooks fed its record (%s)" % code.co_name)
         while frame is not None:
-            if frame.f_code.co_filename.startswith(root):
-                end_run("code of the package fed rpg-forge's record from %s" % frame.f_code.co_filename[size(root):])
+            if theirs(frame.f_code):
+                end_run("code of the package fed rpg-forge's record from %s" % frame.f_code.co_filename.replace(root, "", 1))
             frame = frame.f_back
 
     def believe(changed):
@@ -71982,7 +72194,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
     # plugin hands it pytest's objects as they are and the record reads them itself, with built-ins bound
     # before any code of the package ran: the plugin's closure cells can be rewritten, its frame cannot.
     def recorder(key, digest, encode, runs, spawned, checks, gate_code):
-        integer, some, same, type_of, own_pid = int, any, operator.is_, type, posix.getpid()
+        same, own_pid = operator.is_, pid_of()
         state_at_start, settle, changed_since, collected, test_of, outcome_of, plain = checks
         tests, collect_errors, variants = {}, [], []
         start = items = ran = returned = own = None
@@ -72052,7 +72264,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
                     tests[nodeid] = outcome
             elif kind == "finish":
                 # A copy forked by the tests carries the key and the record on: it could try again until a run passed.
-                if posix.getpid() != own_pid:
+                if pid_of() != own_pid:
                     end_run("a process forked from the gate tried to sign its report")
                 believe(changed_since(start))
                 status, measured = integer(value[0]), value[1]
@@ -72082,11 +72294,14 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
     # installing one goes through a generator too (the original function out of reach in its frame).
     import _hashlib, _json, _signal, json, signal, types
 
-    def installer(install, callers):
+    def installer(install, callers, own_handler):
         result = None
         while True:
             signalnum, handler = yield result
             fed_by_the_package(callers)
+            # A handler is handed the frame it interrupted, with no audit event: the record's, if it ran then.
+            if not own_handler(handler):
+                end_run("something other than rpg-forge's timeout installed a signal handler")
             result = install(signalnum, handler)
 
     # The launcher's bytes, held by no frame but this one's from here on, and wiped once the key is copied out.
@@ -72096,7 +72311,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
     # How many runs the record waits for, on a mutants' run; None on a gate's or a coverage run (one run, one document).
     runs = len(mutants) if mutants_of is not None else None
     def not_json(value):
-        raise TypeError("the record holds a %s" % type(value).__name__)
+        raise type_error("the record holds a %s" % type_of(value).__name__)
 
     # json's C encoder, made now: JSONEncoder.encode would look up json.encoder's functions at the signing, where a
     # test that replaced them could rewrite the document before it is signed. str.join belongs to a built-in type.
@@ -72118,16 +72333,77 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
     def guarded_signal(signalnum, handler):
         return installing.send((signalnum, handler))
 
-    installing = installer(_signal.signal, (guarded_signal.__code__,))
+    function_type, default_int_handler = types.FunctionType, _signal.default_int_handler
+    default_handler, ignoring_handler = signal.SIG_DFL, signal.SIG_IGN
+
+    def own_handler(handler):
+        # The default, ignoring, and the timeout plugin's own handlers (it puts back what it found: an int from _signal).
+        if type_of(handler) is integer:
+            return handler == 0 or handler == 1
+        if handler is default_handler or handler is ignoring_handler or handler is default_int_handler:
+            return True
+        return type_of(handler) is function_type and handler.__code__.co_filename == "<rpg-forge timeout plugin>"
+
+    installing = installer(_signal.signal, (guarded_signal.__code__,), own_handler)
     next(installing)
+
+    # A second instance of the _signal module (the import system makes one from the built-in's spec, with no audit
+    # event) installs handlers the replaced signal.signal never sees. Built-in modules are made through the import
+    # system's _imp.create_builtin, replaced by one that makes neither _signal nor _imp (whose copy would hold the
+    # original) again; the original lives in a generator's frame, which the guard refuses to everyone.
+    import _imp
+
+    class BuiltinSpec:
+        __slots__ = ("name",)
+
+        def __init__(self, name):
+            self.name = name
+
+    def builder(create, made_of):
+        result = None
+        while True:
+            name = yield result
+            if type_of(name) is not text or name == "_signal" or name == "_imp":
+                end_run("something made the built-in module %s a second time" % (name if type_of(name) is text else "?"))
+            try:
+                result = (create(made_of(name)), None)
+            except some_error as error:
+                result = (None, "%s: %s" % (type_of(error).__name__, error))
+
+    making = builder(_imp.create_builtin, BuiltinSpec)
+    next(making)
+
+    def guarded_create(spec):
+        module, failure = making.send(spec.name)
+        if failure is not None:
+            raise import_error(failure)
+        return module
+
+    _imp.create_builtin = guarded_create
     tracer = ()
     if cover_file is not None:
         import coverage
 
         tracer = tuple(set(folder + "/" for folder in (os.path.dirname(coverage.__file__), os.path.realpath(os.path.dirname(coverage.__file__)))))
+    # The timeout plugin, made before the guard: nothing compiles under a name of the gate's own once it watches.
+    timeout = types.ModuleType("rpg_forge_timeout")
+    exec(compile(timeout_source, "<rpg-forge timeout plugin>", "exec"), timeout.__dict__)
     # Bound to no name here: the guard's state is out of reach of anyone who finds this frame.
     sys.addaudithook(
-        guard_for(root, (record, installing), fed_by_the_package.__code__, getframe, end_run, sysconfig, os, tracer, spawned, memory_paths(posix))
+        guard_for(
+            root,
+            attribution,
+            ((record, installing, making), (record.gi_frame, installing.gi_frame, making.gi_frame)),
+            fed_by_the_package.__code__,
+            getframe,
+            sys._current_frames,
+            (write, exit_now, stderr),
+            sysconfig,
+            os,
+            tracer,
+            spawned,
+            memory_paths(posix),
+        )
     )
 
     _signal.signal = signal.signal = guarded_signal
@@ -72137,7 +72413,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
     def read_junit(path):
         try:
             fd = open_file(path, read_only)
-        except OSError:
+        except os_error:
             return None
         data = b""
         try:
@@ -72180,7 +72456,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
             measured = finish_coverage() if finish_coverage is not None else None
             try:
                 record.send(("finish", (exitstatus, measured)))
-            except StopIteration:
+            except stop:
                 pass
 
         @pytest.hookimpl(tryfirst=True)
@@ -72217,24 +72493,26 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
 
     # The closure cells of the gate's own functions within the package's reach can be rewritten (cell_contents): the
     # record looks at them with pytest's machinery.
-    own_functions = [noting_failure] + [value for value in vars(Verdict).values() if isinstance(value, types.FunctionType)]
+    own_functions = [noting_failure] + [value for value in vars(Verdict).values() if type_of(value) is function_type]
     own_cells = [cell for function in own_functions for cell in function.__closure__ or ()]
     record.send(("own", (own_cells, unittest_item, tuple(function.__code__ for function in own_functions))))
-
-    def timeout_plugin():
-        timeout = types.ModuleType("rpg_forge_timeout")
-        exec(compile(timeout_source, "<rpg-forge timeout plugin>", "exec"), timeout.__dict__)
-        return timeout
 
     # Everything so far (pytest's modules, this bootstrap) lives as long as the interpreter: out of the collector's
     # sight, pytest's full collections at the end of a session (five of them, in its unraisable-exception plugin) cost
     # a few milliseconds instead of 80 (issue 16). What the package and its tests make is collected as before.
     gc.freeze()
-    if mutants_of is None:
-        raise leave(main(args, plugins=[timeout_plugin(), Verdict()]))
+    # Returned rather than run from here: this frame's cells (end_run's way out, the record's checks) can be rewritten by
+    # anyone who finds the frame, and no frame of _gate's may be on the stack while the package's code runs.
+    return main, args, (lambda: [timeout, Verdict()]), mutants if mutants_of is not None else None, serve
+
+
+def _session(main, args, plugins, mutants, serve, leave=SystemExit):
+    """What the gate runs once _gate has set it up and returned: pytest's session, or one for each mutant."""
+    if mutants is None:
+        raise leave(main(args, plugins=plugins()))
     for source in mutants:
         serve(source)
-        main(args, plugins=[timeout_plugin(), Verdict()])
+        main(args, plugins=plugins())
     # Each run's record is in the report; the interpreter's own status says only that they all ran.
     raise leave(0)
 `,
