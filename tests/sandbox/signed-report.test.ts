@@ -572,6 +572,19 @@ const FILE_ATTACKS: [string, string][] = [
         "the same for the standard library's heapq.merge, whose key function the record's resumption runs",
         "task-stack-library-generator.py",
       ],
+      // The eighth review: the verdict plugin's own hooks called by pytest's finalizer loop, C partials of its methods.
+      [
+        "the verdict plugin's hooks, called from pytest's finalizer loop with a report of passes, signing early",
+        "finalizer-fed-verdict-hooks.py",
+      ],
+      [
+        "a unittest test passed by the verdict's runtest_call wrapper, stepped twice from pytest's finalizer loop",
+        "finalizer-fed-unittest.py",
+      ],
+      [
+        "the record's baseline of pytest taken again from a finalizer, after a plugin of the package's was registered",
+        "finalizer-refed-start.py",
+      ],
     ] as const
   ).map(([name, file]): [string, string] => [name, readFileSync(join(ATTACK_FILES, file), "utf8")]),
   [
