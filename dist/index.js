@@ -72165,7 +72165,14 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
     theirs = attribution[0]
     del bottom
 
-    def fed_by_the_package(callers):
+    def among(code, codes):
+        # By identity: an equal code object can be compiled.
+        for other in codes:
+            if code is other:
+                return True
+        return False
+
+    def fed_by_the_package(callers, run=None):
         # The record's and the installer's own look at the whole stack, from C alone: the guard skips what happens while
         # it is busy, and stops at the first frame of the package it finds, which a library entry may excuse. The only
         # look at each entry: the guard leaves this function's sys._getframe to it (a look of its own found nothing this
@@ -72179,10 +72186,27 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
                 break
         else:
             end_run("something other than rpg-forge's own hooks fed its record (%s)" % code.co_name)
+        # run, once the record knows pytest's: (the verdict plugin's hooks, pluggy's functions that call a hook,
+        # pytest's finalizer loops, runtestprotocol). A hook of the verdict plugin is pytest's to call, through pluggy,
+        # never from a finalizer loop: the package's finalizers, C partials of the plugin's own methods, called them
+        # with no frame of the package on the stack and fed the record what they liked. Returns the items of the
+        # runtestprotocol frames on the stack (pytest running a test), for the record to match with what it is told.
+        running = []
+        if run is not None:
+            hooks, dispatchers, loops, protocol = run
+            if among(code, hooks) and frame.f_back is not None and not among(frame.f_back.f_code, dispatchers):
+                end_run("rpg-forge's own hook fed its record, called by something other than pytest's hook call")
         while frame is not None:
-            if theirs(frame.f_code):
-                end_run("code of the package fed rpg-forge's record from %s" % frame.f_code.co_filename.replace(root, "", 1))
+            code = frame.f_code
+            if theirs(code):
+                end_run("code of the package fed rpg-forge's record from %s" % code.co_filename.replace(root, "", 1))
+            if run is not None:
+                if among(code, loops):
+                    end_run("rpg-forge's record was fed from one of pytest's finalizer loops")
+                if code is protocol:
+                    running.append(frame.f_locals.get("item"))
             frame = frame.f_back
+        return running
 
     def believe(changed):
         if changed is not None:
@@ -72200,10 +72224,18 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
         start = items = ran = returned = own = None
         unittest_failed = False
         # Until the gate hands the record its own hooks ("own"), only the gate itself feeds it.
-        callers = (gate_code,)
+        callers, run = (gate_code,), None
         while True:
             kind, value = yield
-            fed_by_the_package(callers)
+            running = fed_by_the_package(callers, run)
+            # What pytest is running as the record is fed: one test's protocol for what is about a test (by the identity of
+            # the item), none for the session's own steps.
+            about = value[0] if kind == "returned" else value if kind in ("calling", "ran") else None
+            if run is not None and kind != "unittest failed":
+                if about is not None and (size(running) != 1 or not same(running[0], about)):
+                    end_run("rpg-forge's record was told of a test pytest is not running")
+                if kind == "report" and size(running) != 1 or kind in ("start", "collected", "collect", "finish") and running:
+                    end_run("rpg-forge's record was told of a step pytest is not taking")
             if get_ident() != main_thread:
                 end_run("the verdict's record was fed from another thread")
             if kind == "collect":
@@ -72216,10 +72248,15 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
                 # code of the hooks that feed the record from now on. Once.
                 if own is not None:
                     end_run("rpg-forge's record was told twice what its own hooks are")
-                own, callers = value[:2], value[2]
+                own, callers, run = value[:2], value[2], value[3]
             elif kind == "start":
+                # Once a session: taken again later, the baseline would take in whatever the tests had changed by then.
+                if start is not None:
+                    end_run("rpg-forge's record was told twice that the session started")
                 start = state_at_start(value.config, own[0])
             elif kind == "collected":
+                if items is not None:
+                    end_run("rpg-forge's record was told twice that the collection finished")
                 items = collected(value)
                 settle(start)
             elif kind == "returned":
@@ -72278,7 +72315,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
                 else:
                     # One mutant's run of several in this interpreter: kept, and the next one starts with a clean record.
                     variants.append({"exitstatus": status, "tests": tests, "collect_errors": collect_errors, "spawned": spawned[0]})
-                    tests, collect_errors = {}, []
+                    tests, collect_errors, start, items = {}, [], None, None
                     runs -= 1
                     if runs > 0:
                         continue
@@ -72495,7 +72532,19 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
     # record looks at them with pytest's machinery.
     own_functions = [noting_failure] + [value for value in vars(Verdict).values() if type_of(value) is function_type]
     own_cells = [cell for function in own_functions for cell in function.__closure__ or ()]
-    record.send(("own", (own_cells, unittest_item, tuple(function.__code__ for function in own_functions))))
+    # How pytest calls its hooks and runs a test, by the identity of the code: pluggy's calls of a hook implementation
+    # (pluggy 1.5 steps an old-style hookwrapper in a function of its own), pytest's finalizer loops, runtestprotocol.
+    import pluggy._callers, _pytest.fixtures, _pytest.runner
+
+    dispatchers = tuple(
+        function.__code__
+        for function in (pluggy._callers._multicall, getattr(pluggy._callers, "run_old_style_hookwrapper", None))
+        if function is not None
+    )
+    loops = (_pytest.runner.SetupState.teardown_exact.__code__, _pytest.fixtures.FixtureDef.finish.__code__)
+    hooks = tuple(function.__code__ for function in own_functions[1:])
+    run = (hooks, dispatchers, loops, _pytest.runner.runtestprotocol.__code__)
+    record.send(("own", (own_cells, unittest_item, tuple(function.__code__ for function in own_functions), run)))
 
     # Everything so far (pytest's modules, this bootstrap) lives as long as the interpreter: out of the collector's
     # sight, pytest's full collections at the end of a session (five of them, in its unraisable-exception plugin) cost
