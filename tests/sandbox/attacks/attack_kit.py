@@ -158,6 +158,22 @@ def compiled_as(path, source, name="fake_library"):
     return module
 
 
+def the_verdict(config):
+    """The gate's verdict plugin, as pytest's plugin manager lists it."""
+    for plugin in config.pluginmanager.get_plugins():
+        if type(plugin).__name__ == "Verdict":
+            return plugin
+
+
+class PassedReport:
+    """A report of a passed call, of our own making."""
+
+    when, outcome = "call", "passed"
+
+    def __init__(self, nodeid):
+        self.nodeid = nodeid
+
+
 class HookReading:
     """config.pluginmanager, as the record reads it in its check of pytest's hooks: the real one, but for .hook."""
 

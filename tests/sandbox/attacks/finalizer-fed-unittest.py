@@ -7,23 +7,18 @@ import functools, os, unittest
 
 import pytest
 
-
-class Report:
-    when, outcome = "call", "passed"
-
-    def __init__(self, nodeid):
-        self.nodeid = nodeid
+from attack_kit import PassedReport, the_verdict
 
 
 @pytest.fixture
 def forger(request):
-    verdict = next(p for p in request.config.pluginmanager.get_plugins() if type(p).__name__ == "Verdict")
+    verdict = the_verdict(request.config)
     steps = []
     for item in request.session.items:
         if item.name in ("test_wrong", "test_also_wrong"):
             wrapper = verdict.pytest_runtest_call(item)
             steps += [functools.partial(next, wrapper, None), functools.partial(next, wrapper, None),
-                      functools.partial(verdict.pytest_runtest_logreport, Report(item.nodeid))]
+                      functools.partial(verdict.pytest_runtest_logreport, PassedReport(item.nodeid))]
     finishing = verdict.pytest_sessionfinish(request.session, 0)
     steps += [functools.partial(next, finishing, None), functools.partial(next, finishing, None), functools.partial(os._exit, 1)]  # the status the record signs: a test failed before
     for step in reversed(steps):

@@ -7,23 +7,12 @@ import functools, os
 
 import pytest
 
-
-def _verdict(config):
-    for plugin in config.pluginmanager.get_plugins():
-        if type(plugin).__name__ == "Verdict":
-            return plugin
-
-
-class Report:
-    when, outcome = "call", "passed"
-
-    def __init__(self, nodeid):
-        self.nodeid = nodeid
+from attack_kit import PassedReport, the_verdict
 
 
 @pytest.fixture
 def forger(request):
-    verdict = _verdict(request.config)
+    verdict = the_verdict(request.config)
     session = request.session
     steps = []
     for item in session.items:
@@ -40,7 +29,7 @@ def forger(request):
             functools.partial(setattr, item, "_obj", passing),
             functools.partial(verdict.pytest_pyfunc_call, item),
             functools.partial(next, wrapper, None),
-            functools.partial(verdict.pytest_runtest_logreport, Report(item.nodeid)),
+            functools.partial(verdict.pytest_runtest_logreport, PassedReport(item.nodeid)),
         ]
     finishing = verdict.pytest_sessionfinish(session, 0)
     steps += [functools.partial(next, finishing, None), functools.partial(next, finishing, None), functools.partial(os._exit, 1)]  # the status the record signs: a test failed before

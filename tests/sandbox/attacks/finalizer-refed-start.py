@@ -9,6 +9,8 @@ import functools
 
 import pytest
 
+from attack_kit import the_verdict
+
 
 class Swap:
     @pytest.hookimpl(wrapper=True)
@@ -24,7 +26,7 @@ class Swap:
 @pytest.fixture
 def forger(request):
     manager = request.config.pluginmanager
-    verdict = next(p for p in manager.get_plugins() if type(p).__name__ == "Verdict")
+    verdict = the_verdict(request.config)
     # Finalizers run last in, first out: the plugin is registered, then the record takes its baseline again.
     request.addfinalizer(functools.partial(verdict.pytest_collection, request.session))
     request.addfinalizer(functools.partial(manager.register, Swap(), "swap"))
