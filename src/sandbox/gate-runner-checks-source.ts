@@ -26,7 +26,8 @@ def runner_checks(sys):
     id_of, join = id, "".join
     # Names pytest itself rebinds while tests run: assertion rewriting's hooks, and a class's once-only warning flag.
     absent = object()
-    rebound = {"_config", "_reprcompare", "_assertion_pass", "_pytest_diamond_inheritance_warning_shown"}
+    # pytest's warnings write __warningregistry__ into the module that warns (a test that returns a value, in _pytest.python).
+    rebound = {"_config", "_reprcompare", "_assertion_pass", "_pytest_diamond_inheritance_warning_shown", "__warningregistry__"}
 
     def is_runner(name):
         return name in ("pytest", "_pytest", "pluggy", "unittest") or name.startswith(("_pytest.", "pluggy.", "unittest."))
@@ -128,9 +129,10 @@ def runner_checks(sys):
                 return None
         return space.get(name)
 
-    def function_of(item):
+    def function_of(item, function=absent):
         """What the item's test function is made of (its code, globals, defaults and closure); None for anything else."""
-        function = own_value(item, "_obj")
+        if function is absent:
+            function = own_value(item, "_obj")
         if type_of(function) is method_type:
             function = function.__func__
         if type_of(function) is not function_type:
@@ -150,12 +152,12 @@ def runner_checks(sys):
             items[id_of(item)] = (item, plain(item.nodeid), parts if own else None, type_of(item))
         return items
 
-    def test_of(items, item):
+    def test_of(items, item, function=absent):
         """The collected test id of an item that runs the function collected for it, the way pytest runs tests; else None."""
         entry = items.get(id_of(item)) if items is not None else None
         if entry is None or not same(entry[0], item) or not same(type_of(item), entry[3]) or entry[2] is None:
             return None
-        parts = function_of(item)
+        parts = function_of(item, function)
         if parts is None or not identical(parts, entry[2]):
             return None
         runs_with = attribute(type_of(item).runtest, "__code__", None)
@@ -185,5 +187,22 @@ def runner_checks(sys):
         """A test id as a plain string: a subclass could hash and compare as it likes, and be encoded as another id."""
         return join((nodeid,))
 
-    return state_at_start, settle, changed_since, collected, test_of, outcome_of, plain
+    def pinned(items, item):
+        """The function object test_of just vetted, read once: what the verdict plugin calls, never item.obj read later."""
+        function = own_value(item, "_obj")
+        # The object read once is the one vetted and the one handed back: code run in between (a finalizer the collector
+        # calls) can change the item's, not this.
+        return function if function is not None and test_of(items, item, function) is not None else None
+
+    def collected_method(items, item, method):
+        """Whether a bound method unittest called and saw return is of the function collected for this item."""
+        if type_of(method) is not method_type:
+            return False
+        entry = items.get(id_of(item)) if items is not None else None
+        if entry is None or not same(entry[0], item) or entry[2] is None:
+            return False
+        parts = function_of(item, method)
+        return parts is not None and identical(parts, entry[2])
+
+    return state_at_start, settle, changed_since, collected, test_of, outcome_of, plain, pinned, collected_method
 `;

@@ -585,6 +585,10 @@ const FILE_ATTACKS: [string, string][] = [
         "the record's baseline of pytest taken again from a finalizer, after a plugin of the package's was registered",
         "finalizer-refed-start.py",
       ],
+      // The ninth review: the test function swapped after the record checked it; a unittest TestCase's own run().
+      ["the function swapped by an xfail condition's __bool__ between the record's look and pytest's call", "xfail-condition-swap.py"],
+      ["the function swapped by a log handler's __eq__ as pytest's logging plugin starts the call", "log-handler-eq-swap.py"],
+      ["a unittest TestCase whose own run() files a success without calling the test", "unittest-run-override.py"],
     ] as const
   ).map(([name, file]): [string, string] => [name, readFileSync(join(ATTACK_FILES, file), "utf8")]),
   [
@@ -678,6 +682,56 @@ def test_conditional():
     const result = await runPytest({ cwd, targets: ["tests/test_attack.py"], sandbox });
     expect(result.exitCode).toBe(GUARD_EXIT);
     expect(result.output).toContain("rpg-forge: something other than rpg-forge's timeout installed a signal handler");
+  });
+
+  it("records honest tests of every kind as pytest ran them, one that returns a value included", async ({ expect, onTestFinished }) => {
+    const cwd = makePackage(
+      { onTestFinished },
+      {
+        "tests/test_kinds.py": `import pytest, unittest
+
+@pytest.fixture
+def two():
+    return 2
+
+def test_plain(two):
+    assert two + 2 == 4
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_param(n, two):
+    assert n * two == 2 * n
+
+class TestK:
+    def test_method(self, two):
+        assert two == 2
+
+class U(unittest.TestCase):
+    def test_u(self):
+        self.assertEqual(1, 1)
+
+@pytest.mark.xfail(reason="known")
+def test_xf():
+    assert 0
+
+def test_fails():
+    assert 0
+
+def test_returns():
+    return 1
+`,
+      },
+    );
+    const result = await runPytest({ cwd, targets: ["tests/test_kinds.py"], sandbox });
+    expect(result.report.authentic && Object.fromEntries(result.report.outcomes)).toEqual({
+      "tests/test_kinds.py::test_plain": "passed",
+      "tests/test_kinds.py::test_param[1]": "passed",
+      "tests/test_kinds.py::test_param[2]": "passed",
+      "tests/test_kinds.py::TestK::test_method": "passed",
+      "tests/test_kinds.py::U::test_u": "passed",
+      "tests/test_kinds.py::test_xf": "skipped",
+      "tests/test_kinds.py::test_fails": "failed",
+      "tests/test_kinds.py::test_returns": "passed",
+    });
   });
 
   it("says which line of the package reached for the interpreter's internals", async ({ expect, onTestFinished }) => {
