@@ -71954,7 +71954,8 @@ def runner_checks(sys):
     id_of, join = id, "".join
     # Names pytest itself rebinds while tests run: assertion rewriting's hooks, and a class's once-only warning flag.
     absent = object()
-    rebound = {"_config", "_reprcompare", "_assertion_pass", "_pytest_diamond_inheritance_warning_shown"}
+    # pytest's warnings write __warningregistry__ into the module that warns (a test that returns a value, in _pytest.python).
+    rebound = {"_config", "_reprcompare", "_assertion_pass", "_pytest_diamond_inheritance_warning_shown", "__warningregistry__"}
 
     def is_runner(name):
         return name in ("pytest", "_pytest", "pluggy", "unittest") or name.startswith(("_pytest.", "pluggy.", "unittest."))
@@ -72056,9 +72057,10 @@ def runner_checks(sys):
                 return None
         return space.get(name)
 
-    def function_of(item):
+    def function_of(item, function=absent):
         """What the item's test function is made of (its code, globals, defaults and closure); None for anything else."""
-        function = own_value(item, "_obj")
+        if function is absent:
+            function = own_value(item, "_obj")
         if type_of(function) is method_type:
             function = function.__func__
         if type_of(function) is not function_type:
@@ -72078,12 +72080,12 @@ def runner_checks(sys):
             items[id_of(item)] = (item, plain(item.nodeid), parts if own else None, type_of(item))
         return items
 
-    def test_of(items, item):
+    def test_of(items, item, function=absent):
         """The collected test id of an item that runs the function collected for it, the way pytest runs tests; else None."""
         entry = items.get(id_of(item)) if items is not None else None
         if entry is None or not same(entry[0], item) or not same(type_of(item), entry[3]) or entry[2] is None:
             return None
-        parts = function_of(item)
+        parts = function_of(item, function)
         if parts is None or not identical(parts, entry[2]):
             return None
         runs_with = attribute(type_of(item).runtest, "__code__", None)
@@ -72113,7 +72115,24 @@ def runner_checks(sys):
         """A test id as a plain string: a subclass could hash and compare as it likes, and be encoded as another id."""
         return join((nodeid,))
 
-    return state_at_start, settle, changed_since, collected, test_of, outcome_of, plain
+    def pinned(items, item):
+        """The function object test_of just vetted, read once: what the verdict plugin calls, never item.obj read later."""
+        function = own_value(item, "_obj")
+        # The object read once is the one vetted and the one handed back: code run in between (a finalizer the collector
+        # calls) can change the item's, not this.
+        return function if function is not None and test_of(items, item, function) is not None else None
+
+    def collected_method(items, item, method):
+        """Whether a bound method unittest called and saw return is of the function collected for this item."""
+        if type_of(method) is not method_type:
+            return False
+        entry = items.get(id_of(item)) if items is not None else None
+        if entry is None or not same(entry[0], item) or entry[2] is None:
+            return False
+        parts = function_of(item, method)
+        return parts is not None and identical(parts, entry[2])
+
+    return state_at_start, settle, changed_since, collected, test_of, outcome_of, plain, pinned, collected_method
 `;
 
 // src/sandbox/gate-bootstrap.ts
@@ -72219,18 +72238,20 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
     # before any code of the package ran: the plugin's closure cells can be rewritten, its frame cannot.
     def recorder(key, digest, encode, runs, spawned, checks, gate_code):
         same, own_pid = operator.is_, pid_of()
-        state_at_start, settle, changed_since, collected, test_of, outcome_of, plain = checks
+        state_at_start, settle, changed_since, collected, test_of, outcome_of, plain, pinned, collected_method = checks
         tests, collect_errors, variants = {}, [], []
         start = items = ran = returned = own = None
-        unittest_failed = False
+        unittest_failed = unittest_returned = False
         # Until the gate hands the record its own hooks ("own"), only the gate itself feeds it.
         callers, run = (gate_code,), None
+        answer = None
         while True:
-            kind, value = yield
+            kind, value = yield answer
+            answer = None
             running = fed_by_the_package(callers, run)
             # What pytest is running as the record is fed: one test's protocol for what is about a test (by the identity of
             # the item), none for the session's own steps.
-            about = value[0] if kind == "returned" else value if kind in ("calling", "ran") else None
+            about = value[0] if kind == "returned" else value if kind in ("calling", "ran", "pycall") else None
             if run is not None and kind != "unittest failed":
                 if about is not None and (size(running) != 1 or not same(running[0], about)):
                     end_run("rpg-forge's record was told of a test pytest is not running")
@@ -72259,11 +72280,19 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
                     end_run("rpg-forge's record was told twice that the collection finished")
                 items = collected(value)
                 settle(start)
+            elif kind == "pycall":
+                answer = pinned(items, value)
+                if answer is None:
+                    tests[plain(value.nodeid)] = "error"
             elif kind == "returned":
                 # Once a call: a second word for the same call is somebody else's.
                 returned = value if returned is None else (value[0], False)
             elif kind == "unittest failed":
                 unittest_failed = True
+            elif kind == "unittest returned":
+                # unittest's own _callTestMethod saw the collected function return, for the test pytest is running.
+                if size(running) == 1 and same(type_of(running[0]), own[1]) and collected_method(items, running[0], value[1]):
+                    unittest_returned = True
             elif kind in ("calling", "ran"):
                 # pytest's machinery is checked on both sides of the call, where the package's code runs: what it changes
                 # before a test's call (a finalizer it queued) or during it shows at one of them.
@@ -72275,13 +72304,13 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
                     tests[plain(item.nodeid)] = "error"
                 ran = None
                 if kind == "calling":
-                    returned, unittest_failed = None, False
+                    returned, unittest_failed, unittest_returned = None, False, False
                 elif nodeid is not None:
                     # A pass counts only for the collected test whose function this plugin saw return, right around the
                     # call (a unittest test: none of its failures handed to pytest): a runner that skips this plugin, a
                     # wrapper that swallows the exception, or a report rewritten after the fact passed nothing.
                     if same(type_of(item), own[1]):
-                        ran = (nodeid, not unittest_failed)
+                        ran = (nodeid, not unittest_failed and unittest_returned)
                     else:
                         ran = (nodeid, returned is not None and same(returned[0], item) and returned[1] is True)
             elif kind == "report":
@@ -72484,6 +72513,36 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
         return add_failure(self, rawexcinfo)
 
     unittest_item._addexcinfo = noting_failure
+    import unittest.case
+
+    call_method = unittest.case.TestCase._callTestMethod
+
+    # unittest's own call of a test method (a TestCase's run, which the package's class may override, passes only through it).
+    def noting_return(self, method):
+        result = call_method(self, method)
+        record.send(("unittest returned", (self, method)))
+        return result
+
+    unittest.case.TestCase._callTestMethod = noting_return
+
+    class Pinned:
+        # What pytest's pytest_pyfunc_call reads of an item, with the function the record vetted in place of item.obj.
+        __slots__ = ("item", "obj")
+
+        def __init__(self, item, function):
+            self.item, self.obj = item, function
+
+        @property
+        def funcargs(self):
+            return self.item.funcargs
+
+        @property
+        def _fixtureinfo(self):
+            return self.item._fixtureinfo
+
+        @property
+        def nodeid(self):
+            return self.item.nodeid
 
     class Verdict:
         @pytest.hookimpl(hookwrapper=True, trylast=True)
@@ -72516,7 +72575,8 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
             # raised. No name looked up here at the call: no built-in, no class to match an exception against.
             returned = False
             try:
-                result = call_test(pyfuncitem)
+                function = record.send(("pycall", pyfuncitem))
+                result = call_test(pyfuncitem if function is None else Pinned(pyfuncitem, function))
                 returned = True
             finally:
                 record.send(("returned", (pyfuncitem, returned)))
@@ -72530,7 +72590,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
 
     # The closure cells of the gate's own functions within the package's reach can be rewritten (cell_contents): the
     # record looks at them with pytest's machinery.
-    own_functions = [noting_failure] + [value for value in vars(Verdict).values() if type_of(value) is function_type]
+    own_functions = [noting_failure, noting_return] + [value for value in vars(Verdict).values() if type_of(value) is function_type]
     own_cells = [cell for function in own_functions for cell in function.__closure__ or ()]
     # How pytest calls its hooks and runs a test, by the identity of the code: pluggy's calls of a hook implementation
     # (pluggy 1.5 steps an old-style hookwrapper in a function of its own), pytest's finalizer loops, runtestprotocol.
@@ -72542,7 +72602,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
         if function is not None
     )
     loops = (_pytest.runner.SetupState.teardown_exact.__code__, _pytest.fixtures.FixtureDef.finish.__code__)
-    hooks = tuple(function.__code__ for function in own_functions[1:])
+    hooks = tuple(function.__code__ for function in own_functions[2:])
     run = (hooks, dispatchers, loops, _pytest.runner.runtestprotocol.__code__)
     record.send(("own", (own_cells, unittest_item, tuple(function.__code__ for function in own_functions), run)))
 
