@@ -513,7 +513,8 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
 
     # The closure cells of the gate's own functions within the package's reach can be rewritten (cell_contents): the
     # record looks at them with pytest's machinery.
-    own_functions = [noting_failure, noting_return] + [value for value in vars(Verdict).values() if type_of(value) is function_type]
+    verdict_functions = [value for value in vars(Verdict).values() if type_of(value) is function_type]
+    own_functions = [noting_failure, noting_return] + verdict_functions
     own_cells = [cell for function in own_functions for cell in function.__closure__ or ()]
     # How pytest calls its hooks and runs a test, by the identity of the code: pluggy's calls of a hook implementation
     # (pluggy 1.5 steps an old-style hookwrapper in a function of its own), pytest's finalizer loops, runtestprotocol.
@@ -525,7 +526,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
         if function is not None
     )
     loops = (_pytest.runner.SetupState.teardown_exact.__code__, _pytest.fixtures.FixtureDef.finish.__code__)
-    hooks = tuple(function.__code__ for function in own_functions[2:])
+    hooks = tuple(function.__code__ for function in verdict_functions)
     run = (hooks, dispatchers, loops, _pytest.runner.runtestprotocol.__code__)
     record.send(("own", (own_cells, unittest_item, tuple(function.__code__ for function in own_functions), run)))
 
