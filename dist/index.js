@@ -71529,7 +71529,8 @@ def theirs_for(root, sys, os, sysconfig, bottom):
     writes), is the package's: it runs what the package wrote. Returns the test and the folders.
     """
     places = set()
-    folders = [sysconfig.get_paths()[kind] for kind in ("stdlib", "platstdlib", "purelib", "platlib")]
+    paths = sysconfig.get_paths()
+    folders = [paths[kind] for kind in ("stdlib", "platstdlib", "purelib", "platlib")]
     for entry in sys.path:
         if type(entry) is str and entry.startswith("/"):
             folders.append(entry)
@@ -71574,7 +71575,8 @@ def guard_for(root, attribution, protected, own_look, getframe, current_frames, 
     # guard next runs (a name bound there, or a key whose hash is a built-in's name and whose __eq__ is its own).
     size, any_of, attribute, listed, type_of, text, raw, os_error = len, any, getattr, tuple, type, str, bytes, OSError
     (first, second, third), (first_frame, second_frame, third_frame) = protected
-    library = tuple(os.path.realpath(sysconfig.get_paths()[k]) + "/" for k in ("stdlib", "platstdlib"))
+    paths = sysconfig.get_paths()
+    library = tuple(os.path.realpath(paths[k]) + "/" for k in ("stdlib", "platstdlib"))
     runner = ("/_pytest/", "/pytest/", "/pluggy/", "/py/", "/iniconfig/")
     # Refused with code of the package anywhere on the stack, whoever raises them.
     hard = ("code.__new__", "sys.settrace", "sys.setprofile")
@@ -71588,8 +71590,9 @@ def guard_for(root, attribution, protected, own_look, getframe, current_frames, 
     }
     # Refused unless the package reached them through a library function that hands no frame back.
     soft = ("sys._getframe", "sys._current_frames")
-    frame_attributes = {"tb_frame", "gi_frame", "cr_frame", "ag_frame"}
+    # A generator's, coroutine's or async generator's frame, and what says whether it is running.
     resumable = {"gi_frame": "gi_running", "cr_frame": "cr_running", "ag_frame": "ag_running"}
+    frame_attributes = {"tb_frame", *resumable}
     safe_entries = {
         ("logging/__init__.py", name) for name in ("debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log")
     } | {
@@ -72590,7 +72593,8 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
 
     # The closure cells of the gate's own functions within the package's reach can be rewritten (cell_contents): the
     # record looks at them with pytest's machinery.
-    own_functions = [noting_failure, noting_return] + [value for value in vars(Verdict).values() if type_of(value) is function_type]
+    verdict_functions = [value for value in vars(Verdict).values() if type_of(value) is function_type]
+    own_functions = [noting_failure, noting_return] + verdict_functions
     own_cells = [cell for function in own_functions for cell in function.__closure__ or ()]
     # How pytest calls its hooks and runs a test, by the identity of the code: pluggy's calls of a hook implementation
     # (pluggy 1.5 steps an old-style hookwrapper in a function of its own), pytest's finalizer loops, runtestprotocol.
@@ -72602,7 +72606,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
         if function is not None
     )
     loops = (_pytest.runner.SetupState.teardown_exact.__code__, _pytest.fixtures.FixtureDef.finish.__code__)
-    hooks = tuple(function.__code__ for function in own_functions[2:])
+    hooks = tuple(function.__code__ for function in verdict_functions)
     run = (hooks, dispatchers, loops, _pytest.runner.runtestprotocol.__code__)
     record.send(("own", (own_cells, unittest_item, tuple(function.__code__ for function in own_functions), run)))
 
