@@ -1,5 +1,5 @@
-import { lstat, readdir, readFile, realpath, rm, unlink } from "node:fs/promises";
-import type { BigIntStats } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, rmSync, unlinkSync, type BigIntStats } from "node:fs";
+import { realpath } from "node:fs/promises";
 import { isAbsolute, join, relative, sep } from "node:path";
 import { RpgForgeError } from "../errors.js";
 import { replaceFileUnsynced, stageFileAtomic, writeFileAtomic, type StagedWrite } from "./atomic-write.js";
@@ -40,6 +40,9 @@ export interface Tampering {
  * finds and undoes whatever else changed the tree.
  */
 export class PackageFiles {
+  // The file system calls below are synchronous: each takes microseconds for a package's files, where a trip through
+  // libuv's thread pool took a good part of a millisecond, and a node reads, writes and checks its tree dozens of times
+  // (a resolve alone is one lstat per folder on the way). Issue 16: the engine's own time per node.
   private readonly ledger: Map<string, Buffer> | undefined;
   /** Each ledger file's stat as the engine left it: verify() reads only the files whose stat moved, or that are racy. */
   private readonly stamps = new Map<string, Stamp>();
@@ -65,17 +68,21 @@ export class PackageFiles {
    */
   static async openTracked(root: string, untracked: readonly string[] = [], racyWindowNs = RACY_WINDOW_NS): Promise<PackageFiles> {
     const files = new PackageFiles(await realpath(root), true, new Set(untracked), racyWindowNs);
-    const { entries } = await files.scan();
+    const { entries } = files.scan();
     for (const [rel, kind] of entries) {
       if (kind !== "file") continue;
-      files.ledger!.set(rel, await readFile(join(files.root, rel)));
-      await files.restamp(rel);
+      files.ledger!.set(rel, readFileSync(join(files.root, rel)));
+      files.restamp(rel);
     }
     return files;
   }
 
   /** The absolute path of `rel`, or WORKSPACE_PATH_REFUSED. */
   async resolve(rel: string): Promise<string> {
+    return this.resolved(rel);
+  }
+
+  private resolved(rel: string): string {
     const refuse = (why: string): never => {
       throw new RpgForgeError("WORKSPACE_PATH_REFUSED", `refused to touch ${JSON.stringify(rel)}: ${why}`, { file: rel });
     };
@@ -88,7 +95,7 @@ export class PackageFiles {
     let current = this.root;
     for (const part of parts) {
       current = join(current, part);
-      const info = await lstat(current).catch(() => undefined);
+      const info = lstatSync(current, { throwIfNoEntry: false });
       if (!info) break;
       if (info.isSymbolicLink()) refuse(`${relative(this.root, current)} is a symbolic link`);
     }
@@ -96,10 +103,10 @@ export class PackageFiles {
   }
 
   async read(rel: string): Promise<string | undefined> {
-    const path = await this.resolve(rel);
+    const path = this.resolved(rel);
     if (this.ledger) return this.ledger.get(parts(rel).join("/"))?.toString("utf8");
     try {
-      return await readFile(path, "utf8");
+      return readFileSync(path, "utf8");
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
       throw error;
@@ -107,32 +114,34 @@ export class PackageFiles {
   }
 
   async write(rel: string, content: string): Promise<void> {
-    const path = await this.resolve(rel);
+    const path = this.resolved(rel);
     await this.exclusive(async () => {
       if (!this.ledger) return writeFileAtomic(path, content);
       const key = parts(rel).join("/");
       const bytes = Buffer.from(content, "utf8");
       // Bytes the file holds already, as the engine left it: a gate's test file with only the node's block, when that
       // block is all the file holds, and the file put back after the run. A stat instead of four calls.
-      if (this.ledger.get(key)?.equals(bytes) && (await this.unchanged(key, bytes))) return;
+      if (this.ledger.get(key)?.equals(bytes) && this.unchanged(key, bytes)) return;
       // A tracked tree is the work tree, copied afresh from the output by every run: nothing in it needs to outlive a crash.
       replaceFileUnsynced(path, bytes);
       this.ledger.set(key, bytes);
-      await this.restamp(key);
+      this.restamp(key);
     });
   }
 
   /** The first half of an atomic write: the bytes beside the target, put in place by `commit()`. */
   async stage(rel: string, content: string): Promise<StagedWrite> {
-    return stageFileAtomic(await this.resolve(rel), content);
+    return stageFileAtomic(this.resolved(rel), content);
   }
 
   async remove(rel: string): Promise<void> {
-    const path = await this.resolve(rel);
+    const path = this.resolved(rel);
     await this.exclusive(async () => {
-      await unlink(path).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== "ENOENT") throw error;
-      });
+      try {
+        unlinkSync(path);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      }
       this.ledger?.delete(parts(rel).join("/"));
       this.stamps.delete(parts(rel).join("/"));
     });
@@ -147,13 +156,13 @@ export class PackageFiles {
     const ledger = this.ledger;
     if (!ledger) throw new Error("verify() needs a tracked tree (PackageFiles.openTracked)");
     return this.exclusive(async () => {
-      const { entries, folders } = await this.scan();
+      const { entries, folders } = this.scan();
       const found: Tampering = { changed: [], added: [], removed: [] };
       const now = wallClockNs();
       for (const [rel, kind] of entries) {
         const known = ledger.get(rel);
         if (kind !== "file" || known === undefined) found.added.push(rel);
-        else if (!(await this.unchanged(rel, known, now))) found.changed.push(rel);
+        else if (!this.unchanged(rel, known, now)) found.changed.push(rel);
       }
       for (const rel of ledger.keys()) if (!entries.has(rel)) found.removed.push(rel);
       // Every folder on the way to a file of ours; the others hold nothing the engine wrote.
@@ -167,12 +176,12 @@ export class PackageFiles {
       );
       const strayFolders = folders.filter((dir) => !held.has(dir));
       if (found.changed.length + found.added.length + found.removed.length === 0 && strayFolders.length === 0) return undefined;
-      for (const rel of found.added) await rm(join(this.root, rel), { recursive: true, force: true });
-      for (const dir of strayFolders) await rm(join(this.root, dir), { recursive: true, force: true });
+      for (const rel of found.added) rmSync(join(this.root, rel), { recursive: true, force: true });
+      for (const dir of strayFolders) rmSync(join(this.root, dir), { recursive: true, force: true });
       for (const rel of [...found.changed, ...found.removed]) {
-        await rm(join(this.root, rel), { recursive: true, force: true });
+        rmSync(join(this.root, rel), { recursive: true, force: true });
         replaceFileUnsynced(join(this.root, rel), ledger.get(rel)!);
-        await this.restamp(rel);
+        this.restamp(rel);
       }
       return found.changed.length + found.added.length + found.removed.length === 0 ? undefined : found;
     });
@@ -183,36 +192,36 @@ export class PackageFiles {
    * was long enough ago: any write since changed its ctime, which no one but the kernel sets (utimes sets mtime and
    * atime, and moves ctime too). Otherwise its bytes are read and compared, and a match is stamped anew.
    */
-  private async unchanged(rel: string, known: Buffer, now = wallClockNs()): Promise<boolean> {
+  private unchanged(rel: string, known: Buffer, now = wallClockNs()): boolean {
     const path = join(this.root, rel);
     const stamp = this.stamps.get(rel);
-    const info = await lstat(path, { bigint: true }).catch(() => undefined);
+    const info = lstatSync(path, { bigint: true, throwIfNoEntry: false });
     if (!info?.isFile()) return false;
     if (stamp && sameStamp(stamp, info) && now - stamp.ctimeNs > this.racyWindowNs) return true;
-    if (!known.equals(await readFile(path))) return false;
+    if (!known.equals(readFileSync(path))) return false;
     this.stamps.set(rel, stampOf(info));
     return true;
   }
 
-  private async restamp(rel: string): Promise<void> {
-    this.stamps.set(rel, stampOf(await lstat(join(this.root, rel), { bigint: true })));
+  private restamp(rel: string): void {
+    this.stamps.set(rel, stampOf(lstatSync(join(this.root, rel), { bigint: true })));
   }
 
   /** Every entry under root (files, links, anything that is not a folder) by kind, and the folders, never following a link. */
-  private async scan(): Promise<{ entries: Map<string, "file" | "other">; folders: string[] }> {
+  private scan(): { entries: Map<string, "file" | "other">; folders: string[] } {
     const entries = new Map<string, "file" | "other">();
     const folders: string[] = [];
-    const walk = async (dir: string, prefix: string): Promise<void> => {
-      for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const walk = (dir: string, prefix: string): void => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
         const rel = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
         if (prefix === "" && this.untracked.has(entry.name)) continue;
         if (entry.isDirectory()) {
           folders.push(rel);
-          await walk(join(dir, entry.name), rel);
+          walk(join(dir, entry.name), rel);
         } else entries.set(rel, entry.isFile() ? "file" : "other");
       }
     };
-    await walk(this.root, "");
+    walk(this.root, "");
     return { entries, folders };
   }
 
