@@ -1,4 +1,5 @@
-import { rmSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { CodeIntelligence } from "../../src/lsp/code-intelligence.js";
 import { alive, writeRepo } from "./fixture.js";
@@ -43,4 +44,27 @@ it("a server that is stopped cleanly leaves no process behind", async () => {
   expect(alive(pid)).toBe(true);
   await other.close();
   expect(alive(pid)).toBe(false);
+});
+
+it("announcing a new file does not wait for the server's listing; the next request does, and falls back when it never comes", async () => {
+  const other = await CodeIntelligence.start({ root, requestTimeoutMs: 3_000 });
+  try {
+    const pid = other.serverPid!;
+    process.kill(pid, "SIGSTOP");
+    writeFileSync(join(root, "src/statpkg/later.py"), "def later():\n    return 1\n");
+    const started = performance.now();
+    await other.filesChanged(["src/statpkg/later.py"]);
+    // A stopped server lists nothing: waiting here would take the whole time limit.
+    expect(performance.now() - started).toBeLessThan(1_000);
+    const found = await other.findSymbol("later");
+    expect(found).toMatchObject({ via: "ast", value: [{ file: "src/statpkg/later.py", line: 1 }] });
+    expect(found.warnings).toEqual([
+      expect.stringMatching(/^pyright-langserver did not list the workspace again after files were created or deleted within 3 s/),
+    ]);
+    for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(alive(pid)).toBe(false);
+  } finally {
+    await other.close();
+    rmSync(join(root, "src/statpkg/later.py"), { force: true });
+  }
 });
