@@ -86,6 +86,18 @@ def _launcher(mode):
         except ImportError:
             pass
     sysconfig.get_paths()
+    # Patterns pytest compiles on first use, compiled once here into the caches every gate inherits (re's and fnmatch's):
+    # the JUnit report escapes each test's text with a pattern of every character XML refuses, whose compiling was
+    # about a tenth of a small gate's time, and collection matches file names against the default globs.
+    import _pytest.junitxml, fnmatch
+
+    for warm_up in (lambda: _pytest.junitxml.bin_xml_escape(""), lambda: _pytest.junitxml.mangle_test_address("t.py::t")):
+        try:
+            warm_up()
+        except Exception:
+            pass
+    for pattern in ("test_*.py", "*_test.py"):
+        fnmatch.fnmatch("t.py", pattern)
 
     def shared_places():
         # bubblewrap's /dev and /tmp are writable and live as long as the sandbox: what a gate leaves there must not
