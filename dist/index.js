@@ -70827,11 +70827,12 @@ for line in requests:
     replies.write(json.dumps({"status": status, "stdout": base64.b64encode(out).decode(), "stderr": err[-4000:]}) + "\n")
     replies.flush()
     # A script may turn the collector off (the review does, for speed): each call starts as python would start,
-    # with what such a script left behind collected once. After the answer is on its way, so no caller waits for it;
-    # and only then: a full collection after every call cost more than most calls.
+    # with it on, and with what such a script left behind collected. Only the youngest generation: nothing made while
+    # the collector was off has been collected, so it is all there. A full collection after each review cost 8 ms,
+    # ten times the review itself, in front of the next call of its batch (issue 16).
     if not gc.isenabled():
         gc.enable()
-        gc.collect()
+        gc.collect(0)
 `;
 var Worker = class {
   constructor(python, pool) {
@@ -71260,6 +71261,18 @@ def _launcher(mode):
         except ImportError:
             pass
     sysconfig.get_paths()
+    # Patterns pytest compiles on first use, compiled once here into the caches every gate inherits (re's and fnmatch's):
+    # the JUnit report escapes each test's text with a pattern of every character XML refuses, whose compiling was
+    # about a tenth of a small gate's time, and collection matches file names against the default globs.
+    import _pytest.junitxml, fnmatch
+
+    for warm_up in (lambda: _pytest.junitxml.bin_xml_escape(""), lambda: _pytest.junitxml.mangle_test_address("t.py::t")):
+        try:
+            warm_up()
+        except Exception:
+            pass
+    for pattern in ("test_*.py", "*_test.py"):
+        fnmatch.fnmatch("t.py", pattern)
 
     def shared_places():
         # bubblewrap's /dev and /tmp are writable and live as long as the sandbox: what a gate leaves there must not
@@ -73620,7 +73633,8 @@ async function existingFiles(outDir) {
 }
 
 // src/workspace/package-files.ts
-import { lstat as lstat5, readdir as readdir5, readFile as readFile7, realpath as realpath3, rm as rm5, unlink as unlink3 } from "node:fs/promises";
+import { lstatSync as lstatSync2, readdirSync as readdirSync3, readFileSync, rmSync as rmSync4, unlinkSync } from "node:fs";
+import { realpath as realpath3 } from "node:fs/promises";
 import { isAbsolute as isAbsolute4, join as join14, relative as relative2, sep as sep4 } from "node:path";
 var PROTECTED = [".git", ".github"];
 var RACY_WINDOW_NS = 2000000000n;
@@ -73634,6 +73648,9 @@ var PackageFiles = class _PackageFiles {
   root;
   untracked;
   racyWindowNs;
+  // The file system calls below are synchronous: each takes microseconds for a package's files, where a trip through
+  // libuv's thread pool took a good part of a millisecond, and a node reads, writes and checks its tree dozens of times
+  // (a resolve alone is one lstat per folder on the way). Issue 16: the engine's own time per node.
   ledger;
   /** Each ledger file's stat as the engine left it: verify() reads only the files whose stat moved, or that are racy. */
   stamps = /* @__PURE__ */ new Map();
@@ -73648,16 +73665,19 @@ var PackageFiles = class _PackageFiles {
    */
   static async openTracked(root, untracked = [], racyWindowNs = RACY_WINDOW_NS) {
     const files = new _PackageFiles(await realpath3(root), true, new Set(untracked), racyWindowNs);
-    const { entries } = await files.scan();
+    const { entries } = files.scan();
     for (const [rel, kind] of entries) {
       if (kind !== "file") continue;
-      files.ledger.set(rel, await readFile7(join14(files.root, rel)));
-      await files.restamp(rel);
+      files.ledger.set(rel, readFileSync(join14(files.root, rel)));
+      files.restamp(rel);
     }
     return files;
   }
   /** The absolute path of `rel`, or WORKSPACE_PATH_REFUSED. */
   async resolve(rel) {
+    return this.resolved(rel);
+  }
+  resolved(rel) {
     const refuse = (why) => {
       throw new RpgForgeError("WORKSPACE_PATH_REFUSED", `refused to touch ${JSON.stringify(rel)}: ${why}`, { file: rel });
     };
@@ -73670,44 +73690,46 @@ var PackageFiles = class _PackageFiles {
     let current = this.root;
     for (const part of parts2) {
       current = join14(current, part);
-      const info2 = await lstat5(current).catch(() => void 0);
+      const info2 = lstatSync2(current, { throwIfNoEntry: false });
       if (!info2) break;
       if (info2.isSymbolicLink()) refuse(`${relative2(this.root, current)} is a symbolic link`);
     }
     return absolute;
   }
   async read(rel) {
-    const path2 = await this.resolve(rel);
+    const path2 = this.resolved(rel);
     if (this.ledger) return this.ledger.get(parts(rel).join("/"))?.toString("utf8");
     try {
-      return await readFile7(path2, "utf8");
+      return readFileSync(path2, "utf8");
     } catch (error63) {
       if (error63.code === "ENOENT") return void 0;
       throw error63;
     }
   }
   async write(rel, content) {
-    const path2 = await this.resolve(rel);
+    const path2 = this.resolved(rel);
     await this.exclusive(async () => {
       if (!this.ledger) return writeFileAtomic(path2, content);
       const key = parts(rel).join("/");
       const bytes = Buffer.from(content, "utf8");
-      if (this.ledger.get(key)?.equals(bytes) && await this.unchanged(key, bytes)) return;
+      if (this.ledger.get(key)?.equals(bytes) && this.unchanged(key, bytes)) return;
       replaceFileUnsynced(path2, bytes);
       this.ledger.set(key, bytes);
-      await this.restamp(key);
+      this.restamp(key);
     });
   }
   /** The first half of an atomic write: the bytes beside the target, put in place by `commit()`. */
   async stage(rel, content) {
-    return stageFileAtomic(await this.resolve(rel), content);
+    return stageFileAtomic(this.resolved(rel), content);
   }
   async remove(rel) {
-    const path2 = await this.resolve(rel);
+    const path2 = this.resolved(rel);
     await this.exclusive(async () => {
-      await unlink3(path2).catch((error63) => {
+      try {
+        unlinkSync(path2);
+      } catch (error63) {
         if (error63.code !== "ENOENT") throw error63;
-      });
+      }
       this.ledger?.delete(parts(rel).join("/"));
       this.stamps.delete(parts(rel).join("/"));
     });
@@ -73721,13 +73743,13 @@ var PackageFiles = class _PackageFiles {
     const ledger = this.ledger;
     if (!ledger) throw new Error("verify() needs a tracked tree (PackageFiles.openTracked)");
     return this.exclusive(async () => {
-      const { entries, folders: folders2 } = await this.scan();
+      const { entries, folders: folders2 } = this.scan();
       const found = { changed: [], added: [], removed: [] };
       const now = wallClockNs();
       for (const [rel, kind] of entries) {
         const known = ledger.get(rel);
         if (kind !== "file" || known === void 0) found.added.push(rel);
-        else if (!await this.unchanged(rel, known, now)) found.changed.push(rel);
+        else if (!this.unchanged(rel, known, now)) found.changed.push(rel);
       }
       for (const rel of ledger.keys()) if (!entries.has(rel)) found.removed.push(rel);
       const held = new Set(
@@ -73737,12 +73759,12 @@ var PackageFiles = class _PackageFiles {
       );
       const strayFolders = folders2.filter((dir) => !held.has(dir));
       if (found.changed.length + found.added.length + found.removed.length === 0 && strayFolders.length === 0) return void 0;
-      for (const rel of found.added) await rm5(join14(this.root, rel), { recursive: true, force: true });
-      for (const dir of strayFolders) await rm5(join14(this.root, dir), { recursive: true, force: true });
+      for (const rel of found.added) rmSync4(join14(this.root, rel), { recursive: true, force: true });
+      for (const dir of strayFolders) rmSync4(join14(this.root, dir), { recursive: true, force: true });
       for (const rel of [...found.changed, ...found.removed]) {
-        await rm5(join14(this.root, rel), { recursive: true, force: true });
+        rmSync4(join14(this.root, rel), { recursive: true, force: true });
         replaceFileUnsynced(join14(this.root, rel), ledger.get(rel));
-        await this.restamp(rel);
+        this.restamp(rel);
       }
       return found.changed.length + found.added.length + found.removed.length === 0 ? void 0 : found;
     });
@@ -73752,34 +73774,34 @@ var PackageFiles = class _PackageFiles {
    * was long enough ago: any write since changed its ctime, which no one but the kernel sets (utimes sets mtime and
    * atime, and moves ctime too). Otherwise its bytes are read and compared, and a match is stamped anew.
    */
-  async unchanged(rel, known, now = wallClockNs()) {
+  unchanged(rel, known, now = wallClockNs()) {
     const path2 = join14(this.root, rel);
     const stamp = this.stamps.get(rel);
-    const info2 = await lstat5(path2, { bigint: true }).catch(() => void 0);
+    const info2 = lstatSync2(path2, { bigint: true, throwIfNoEntry: false });
     if (!info2?.isFile()) return false;
     if (stamp && sameStamp(stamp, info2) && now - stamp.ctimeNs > this.racyWindowNs) return true;
-    if (!known.equals(await readFile7(path2))) return false;
+    if (!known.equals(readFileSync(path2))) return false;
     this.stamps.set(rel, stampOf(info2));
     return true;
   }
-  async restamp(rel) {
-    this.stamps.set(rel, stampOf(await lstat5(join14(this.root, rel), { bigint: true })));
+  restamp(rel) {
+    this.stamps.set(rel, stampOf(lstatSync2(join14(this.root, rel), { bigint: true })));
   }
   /** Every entry under root (files, links, anything that is not a folder) by kind, and the folders, never following a link. */
-  async scan() {
+  scan() {
     const entries = /* @__PURE__ */ new Map();
     const folders2 = [];
-    const walk = async (dir, prefix) => {
-      for (const entry of await readdir5(dir, { withFileTypes: true })) {
+    const walk = (dir, prefix) => {
+      for (const entry of readdirSync3(dir, { withFileTypes: true })) {
         const rel = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
         if (prefix === "" && this.untracked.has(entry.name)) continue;
         if (entry.isDirectory()) {
           folders2.push(rel);
-          await walk(join14(dir, entry.name), rel);
+          walk(join14(dir, entry.name), rel);
         } else entries.set(rel, entry.isFile() ? "file" : "other");
       }
     };
-    await walk(this.root, "");
+    walk(this.root, "");
     return { entries, folders: folders2 };
   }
   exclusive(work) {
@@ -73925,7 +73947,7 @@ var BatchedWriter = class {
 };
 
 // src/workspace/work-tree.ts
-import { copyFile as copyFile3, lstat as lstat6, mkdir as mkdir6, readdir as readdir6, rm as rm6, stat as stat6, writeFile as writeFile3 } from "node:fs/promises";
+import { copyFile as copyFile3, lstat as lstat5, mkdir as mkdir6, readdir as readdir5, rm as rm5, stat as stat6, writeFile as writeFile3 } from "node:fs/promises";
 import { join as join15, relative as relative3, resolve as resolve2, sep as sep5 } from "node:path";
 var defaultWorkTree = (outDir) => join15(outDir, ".rpg-forge", "work");
 var WORK_TREE_STAMP = ".rpg-forge-work-tree";
@@ -73952,7 +73974,7 @@ async function createWorkTree(outDir, workDir) {
     let path2 = out;
     for (const part of relative3(out, work).split(sep5)) {
       path2 = join15(path2, part);
-      const info2 = await lstat6(path2).catch(() => void 0);
+      const info2 = await lstat5(path2).catch(() => void 0);
       if (info2 && !info2.isDirectory())
         throw new RpgForgeError(
           "WORK_TREE_REFUSED",
@@ -73962,7 +73984,7 @@ async function createWorkTree(outDir, workDir) {
         );
     }
   }
-  const existing = await readdir6(work).catch(() => void 0);
+  const existing = await readdir5(work).catch(() => void 0);
   if (existing !== void 0 && existing.length > 0) {
     if (!existing.includes(STAMP)) {
       throw new RpgForgeError(
@@ -73972,14 +73994,14 @@ async function createWorkTree(outDir, workDir) {
         "choose an empty or missing folder for the work tree"
       );
     }
-    await rm6(work, { recursive: true, force: true });
+    await rm5(work, { recursive: true, force: true });
   }
   await mkdir6(work, { recursive: true });
   await writeFile3(join15(work, STAMP), "rpg-forge runs the TDD loop here; it is rebuilt from the output on every run.\n");
   await copyTree(out, work, work);
 }
 async function copyTree(from, to, skip) {
-  for (const entry of await readdir6(from, { withFileTypes: true })) {
+  for (const entry of await readdir5(from, { withFileTypes: true })) {
     const source = join15(from, entry.name);
     if (NOT_COPIED.has(entry.name) || source === skip) continue;
     if (entry.isDirectory()) {
@@ -73999,13 +74021,13 @@ async function layOver(workDir, files) {
 }
 async function removeWorkTree(workDir) {
   const info2 = await stat6(join15(workDir, STAMP)).catch(() => void 0);
-  if (info2) await rm6(workDir, { recursive: true, force: true });
+  if (info2) await rm5(workDir, { recursive: true, force: true });
 }
 
 // src/engine/checkpoint-journal.ts
 import { createHash as createHash4 } from "node:crypto";
 import { closeSync as closeSync2, constants as constants7, openSync as openSync2, writeSync } from "node:fs";
-import { readFile as readFile8 } from "node:fs/promises";
+import { readFile as readFile7 } from "node:fs/promises";
 import { dirname as dirname6, join as join16 } from "node:path";
 var CheckpointStore = class {
   constructor(path2, journalPath = journalPathFor(path2)) {
@@ -74025,13 +74047,13 @@ var CheckpointStore = class {
   async read() {
     let text3;
     try {
-      text3 = await readFile8(this.path, "utf8");
+      text3 = await readFile7(this.path, "utf8");
     } catch (error63) {
       if (error63.code === "ENOENT") return void 0;
       throw error63;
     }
     const checkpoint = parseCheckpoint(text3, this.path);
-    const journal = await readFile8(this.journalPath, "utf8").catch((error63) => {
+    const journal = await readFile7(this.journalPath, "utf8").catch((error63) => {
       if (error63.code === "ENOENT") return void 0;
       throw error63;
     });
@@ -77397,10 +77419,10 @@ function oneLine2(text3) {
 }
 
 // src/localize/code-view.ts
-import { readFile as readFile9, stat as stat7 } from "node:fs/promises";
+import { readFile as readFile8, stat as stat7 } from "node:fs/promises";
 
 // src/localize/repo-path.ts
-import { lstat as lstat7 } from "node:fs/promises";
+import { lstat as lstat6 } from "node:fs/promises";
 import { isAbsolute as isAbsolute5, join as join17, relative as relative4, resolve as resolve3, sep as sep6 } from "node:path";
 var HIDDEN_ROOTS = /* @__PURE__ */ new Set([".git", ".rpg-forge"]);
 async function repoPath2(repoDir, path2) {
@@ -77420,7 +77442,7 @@ async function repoPath2(repoDir, path2) {
   let at = root;
   for (const part of parts2) {
     at = join17(at, part);
-    const info2 = await lstat7(at).catch(() => void 0);
+    const info2 = await lstat6(at).catch(() => void 0);
     if (!info2) break;
     if (info2.isSymbolicLink()) throw refuse(`${relative4(root, at).split(sep6).join("/")} is a symbolic link`);
   }
@@ -77597,7 +77619,7 @@ var CodeViewer = class {
     }
     const known = this.cache.get(abs);
     if (known && known.mtimeMs === info2.mtimeMs && known.size === info2.size) return known;
-    const text3 = (await readFile9(abs, "utf8")).replace(/^\uFEFF/, "");
+    const text3 = (await readFile8(abs, "utf8")).replace(/^\uFEFF/, "");
     const lines = text3.split(/\r\n|\r|\n/);
     if (lines.length > 1 && lines.at(-1) === "") lines.pop();
     const fresh = { mtimeMs: info2.mtimeMs, size: info2.size, text: text3, lines };
@@ -78045,7 +78067,7 @@ function withoutName(signature, name) {
 
 // src/localize/embedding-cache.ts
 import { createHash as createHash5 } from "node:crypto";
-import { readFile as readFile10 } from "node:fs/promises";
+import { readFile as readFile9 } from "node:fs/promises";
 var EmbeddingCacheFileSchema = external_exports.object({
   version: external_exports.literal(1),
   key: external_exports.string().regex(/^[0-9a-f]{64}$/),
@@ -78074,7 +78096,7 @@ var EmbeddingCache = class {
     if (known || !this.file) return known;
     let parsed;
     try {
-      parsed = EmbeddingCacheFileSchema.parse(JSON.parse(await readFile10(this.file, "utf8")));
+      parsed = EmbeddingCacheFileSchema.parse(JSON.parse(await readFile9(this.file, "utf8")));
     } catch {
       return void 0;
     }
@@ -87708,12 +87730,12 @@ import { basename as basename3 } from "node:path";
 import { pathToFileURL } from "node:url";
 
 // src/lsp/pyright-binary.ts
-import { readFileSync } from "node:fs";
+import { readFileSync as readFileSync2 } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname as dirname7, join as join18 } from "node:path";
 function pyrightLangserverScript() {
   const manifest = createRequire(import.meta.url).resolve("pyright/package.json");
-  const bin = JSON.parse(readFileSync(manifest, "utf8")).bin?.["pyright-langserver"];
+  const bin = JSON.parse(readFileSync2(manifest, "utf8")).bin?.["pyright-langserver"];
   if (!bin) throw new Error(`${manifest} names no pyright-langserver binary`);
   return join18(dirname7(manifest), bin);
 }
@@ -87802,6 +87824,12 @@ var LanguageServer = class _LanguageServer {
   inFlight = 0;
   logTail = [];
   readyWaiter;
+  /**
+   * The announcements of changed files, in order, each sent once the listing the one before it caused is done: what
+   * every later message waits for. Callers do not: a node's files are announced as it ends, and the next question may
+   * be a node or more away (issue 16: waiting for pyright's listing was 15 ms of a node's 90).
+   */
+  announced = Promise.resolve();
   died;
   markDead;
   killOnExit = () => this.kill();
@@ -87854,6 +87882,7 @@ var LanguageServer = class _LanguageServer {
   }
   /** Sends a request and waits at most the time limit for its answer. */
   async request(method, params) {
+    await this.announced;
     if (this.failure) throw new LanguageServerFailure(this.failure, true);
     try {
       return await this.within(this.connection.sendRequest(method, params), `did not answer ${method}`);
@@ -87864,6 +87893,10 @@ var LanguageServer = class _LanguageServer {
     }
   }
   async notify(method, params) {
+    await this.announced;
+    return this.send(method, params);
+  }
+  async send(method, params) {
     if (this.failure) throw new LanguageServerFailure(this.failure, true);
     try {
       await this.connection.sendNotification(method, params);
@@ -87873,13 +87906,17 @@ var LanguageServer = class _LanguageServer {
   }
   /**
    * Tells the server which files changed on disk. A changed file is read again by the next request; a file created or
-   * deleted makes pyright list the workspace again, a little later, and this waits until it has (`relisted`).
+   * deleted makes pyright list the workspace again, a little later (`relisted`), and every later message waits until
+   * it has. Returns at once: a server that fails meanwhile fails the next request, as one that died would.
    */
   async filesChanged(changes, relisted) {
     if (changes.length === 0) return;
-    const listed = relisted ? this.nextListing() : void 0;
-    await this.notify(import_node.DidChangeWatchedFilesNotification.method, { changes });
-    if (listed) await this.within(listed, "did not list the workspace again after files were created or deleted");
+    const announce = async () => {
+      const listed = relisted ? this.nextListing() : void 0;
+      await this.send(import_node.DidChangeWatchedFilesNotification.method, { changes });
+      if (listed) await this.within(listed, "did not list the workspace again after files were created or deleted");
+    };
+    this.announced = this.announced.then(announce).catch(() => void 0);
   }
   nextListing() {
     return new Promise((resolve6) => {
@@ -88177,7 +88214,7 @@ function applyEdits(text3, edits, expected) {
 }
 
 // src/lsp/repository.ts
-import { lstat as lstat8, readdir as readdir7, readFile as readFile11 } from "node:fs/promises";
+import { lstat as lstat7, readdir as readdir6, readFile as readFile10 } from "node:fs/promises";
 import { isAbsolute as isAbsolute6, join as join19, posix as posix3, relative as relative5, sep as sep7 } from "node:path";
 import { fileURLToPath, pathToFileURL as pathToFileURL2 } from "node:url";
 var SKIPPED = /* @__PURE__ */ new Set(["__pycache__", "node_modules"]);
@@ -88197,7 +88234,7 @@ var Repository = class {
   async pythonFiles() {
     const found = [];
     const walk = async (dir) => {
-      const entries = await readdir7(join19(this.root, dir), { withFileTypes: true }).catch(() => []);
+      const entries = await readdir6(join19(this.root, dir), { withFileTypes: true }).catch(() => []);
       if (entries.some((e) => e.name === "pyvenv.cfg")) return;
       for (const entry of entries) {
         const rel = dir === "" ? entry.name : `${dir}/${entry.name}`;
@@ -88209,12 +88246,12 @@ var Repository = class {
     return found.sort();
   }
   async exists(rel) {
-    return (await lstat8(join19(this.root, rel)).catch(() => void 0))?.isFile() ?? false;
+    return (await lstat7(join19(this.root, rel)).catch(() => void 0))?.isFile() ?? false;
   }
   /** A file's text; OUTPUT_SYMLINK when a link is on its way. */
   async read(rel) {
     await refuseLinks(this.root, rel);
-    return readFile11(join19(this.root, rel), "utf8");
+    return readFile10(join19(this.root, rel), "utf8");
   }
   /** A file as the parser's references need it: with its module name. */
   async pythonFile(rel) {
