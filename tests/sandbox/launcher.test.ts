@@ -140,13 +140,13 @@ def test_look():
         "tests/test_leave.py": `import os, tempfile
 
 def test_leave():
-    for folder in (os.environ["HOME"], tempfile.gettempdir(), os.path.dirname(os.path.dirname(os.environ["HOME"]))):
+    for folder in (os.environ["HOME"], tempfile.gettempdir(), os.path.dirname(os.environ["HOME"])):
         open(os.path.join(folder, "left-behind"), "w").close()
 `,
         "tests/test_look.py": `import os, tempfile
 
 def test_look():
-    private = os.path.dirname(os.path.dirname(os.environ["HOME"]))
+    private = os.path.dirname(os.environ["HOME"])
     ${SEND_OUT}(sorted(os.listdir(os.environ["HOME"])), sorted(os.listdir(tempfile.gettempdir())), sorted(os.listdir(private)))
 `,
       },
@@ -157,7 +157,35 @@ def test_look():
     const [home, tmp, launcherFolder] = sentOut(await runPytest({ cwd, targets: ["tests/test_look.py"], sandbox })) as string[][];
     expect(home).toEqual([]);
     expect(tmp).toEqual([]);
-    expect(launcherFolder).toHaveLength(1); // this gate's own folder
+    // The gates' HOME and TMPDIR; this gate's JUnit report is written when its session ends.
+    expect(launcherFolder).toEqual(["home", "tmp"]);
+  });
+
+  it("gives each gate a HOME and TMPDIR of its own, whatever the last one made of them", async ({ expect, onTestFinished }) => {
+    const cwd = makePackage(
+      { onTestFinished },
+      {
+        "tests/test_swap.py": `import os, tempfile
+
+def test_swap():
+    home, tmp = os.environ["HOME"], tempfile.gettempdir()
+    os.chmod(tmp, 0o777)
+    os.rmdir(home)
+    os.symlink(tmp, home)
+`,
+        "tests/test_look.py": `import os, stat, tempfile
+
+def test_look():
+    home, tmp = os.environ["HOME"], tempfile.gettempdir()
+    ${SEND_OUT}([os.path.islink(home), oct(stat.S_IMODE(os.lstat(home).st_mode)), oct(stat.S_IMODE(os.lstat(tmp).st_mode))])
+`,
+      },
+    );
+    expect(outcomes(await runPytest({ cwd, targets: ["tests/test_swap.py"], sandbox }))).toEqual({
+      "tests/test_swap.py::test_swap": "passed",
+    });
+    const [looked] = sentOut(await runPytest({ cwd, targets: ["tests/test_look.py"], sandbox })) as unknown[][];
+    expect(looked).toEqual([false, "0o700", "0o700"]);
   });
 
   it("removes a tree the tests made deeper than a path can name, before the next gate", async ({ expect, onTestFinished }) => {
@@ -167,19 +195,19 @@ def test_look():
         "tests/test_deep.py": `import os
 
 def test_deep():
-    os.chdir(os.path.dirname(os.path.dirname(os.environ["HOME"])))
+    os.chdir(os.path.dirname(os.environ["HOME"]))
     for _ in range(600):
         os.mkdir("d" * 10)
         os.chdir("d" * 10)
 `,
-        "tests/test_look.py": `import os\n\ndef test_look():\n    ${SEND_OUT}(sorted(os.listdir(os.path.dirname(os.path.dirname(os.environ["HOME"])))))\n`,
+        "tests/test_look.py": `import os\n\ndef test_look():\n    ${SEND_OUT}(sorted(os.listdir(os.path.dirname(os.environ["HOME"]))))\n`,
       },
     );
     expect(outcomes(await runPytest({ cwd, targets: ["tests/test_deep.py"], sandbox }))).toEqual({
       "tests/test_deep.py::test_deep": "passed",
     });
     const [launcherFolder] = sentOut(await runPytest({ cwd, targets: ["tests/test_look.py"], sandbox })) as string[][];
-    expect(launcherFolder).toEqual([expect.stringMatching(/^gate-/)]);
+    expect(launcherFolder).toEqual(["home", "tmp"]);
   });
 });
 
