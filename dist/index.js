@@ -71084,7 +71084,8 @@ function scrubbedEnv(source, home, tmp) {
 }
 
 // src/sandbox/pytest.ts
-import { chmodSync, mkdirSync as mkdirSync3, mkdtempSync, readdirSync as readdirSync2 } from "node:fs";
+import { randomBytes as randomBytes3 } from "node:crypto";
+import { chmodSync, lstatSync as lstatSync2, mkdirSync as mkdirSync3, mkdtempSync, readdirSync as readdirSync2, unlinkSync } from "node:fs";
 import { lstat as lstat4, realpath, stat as stat4 } from "node:fs/promises";
 import { homedir, tmpdir as tmpdir3 } from "node:os";
 import { delimiter as delimiter2, isAbsolute as isAbsolute2, join as join10 } from "node:path";
@@ -73272,11 +73273,10 @@ async function runGate(run7, variant) {
   if (run7.signal?.aborted) return notRun2("the run was aborted before it started");
   const place = launcherPlace(python, bwrap, cwd, identity2);
   return withLauncher(place.key, place.start, async ({ launcher, privateDir }) => {
-    const gateDir = mkdtempSync(join10(privateDir, "gate-"));
+    const junitName = `junit-${randomBytes3(6).toString("hex")}.xml`;
     try {
-      const dirs = { home: join10(gateDir, "home"), tmp: join10(gateDir, "tmp") };
-      for (const dir of Object.values(dirs)) mkdirSync3(dir, { mode: 448 });
-      const junitPath = join10(gateDir, "junit.xml");
+      const dirs = { home: join10(privateDir, "home"), tmp: join10(privateDir, "tmp") };
+      const junitPath = join10(privateDir, junitName);
       const pytestArgs = [
         ...[...run7.targets, "-q", "-p", "no:cacheprovider", `--junitxml=${junitPath}`],
         ...["-o", "junit_family=xunit2", "--color=no"],
@@ -73320,10 +73320,11 @@ async function runGate(run7, variant) {
         durationMs: Date.now() - started2
       };
     } finally {
-      if (!await emptyFolder(privateDir)) launcher.retire();
+      if (!leftAsFound(privateDir, junitName) && !(await emptyFolder(privateDir) && madeReady(privateDir))) launcher.retire();
     }
   });
 }
+var GATE_FOLDERS = ["home", "tmp"];
 function pythonEnv(python, home, tmp) {
   const env = { ...scrubbedEnv(process.env, home, tmp), PYTHONSAFEPATH: "1", PYTHONNOUSERSITE: "1" };
   if (python.userSitePath.length > 0) env.PYTHONPATH = python.userSitePath.join(delimiter2);
@@ -73333,6 +73334,7 @@ function launcherPlace(python, bwrap, cwd, identity2) {
   const key = JSON.stringify([python.executable, bwrap ? [cwd, identity2] : null]);
   const start = async () => {
     const privateDir = mkdtempSync(join10(tmpdir3(), "rpg-forge-pytest-"));
+    for (const name of GATE_FOLDERS) mkdirSync3(join10(privateDir, name), { mode: 448 });
     const interpreter = [python.executable, "-s", "-S", "-c", CONFINEMENT_SOURCE, bwrap ? "bwrap" : "process"];
     const env = pythonEnv(python, privateDir, privateDir);
     const command = bwrap ? {
@@ -73357,6 +73359,34 @@ function launcherPlace(python, bwrap, cwd, identity2) {
     }
   };
   return { key, start };
+}
+function madeReady(privateDir) {
+  try {
+    for (const name of GATE_FOLDERS) mkdirSync3(join10(privateDir, name), { mode: 448 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+function leftAsFound(privateDir, junitName) {
+  try {
+    if (!isPrivateFolder(privateDir)) return false;
+    const names = readdirSync2(privateDir);
+    const expected = /* @__PURE__ */ new Set([...GATE_FOLDERS, junitName]);
+    if (!names.every((name) => expected.has(name))) return false;
+    for (const name of GATE_FOLDERS) {
+      const folder = join10(privateDir, name);
+      if (!isPrivateFolder(folder) || readdirSync2(folder).length > 0) return false;
+    }
+    if (names.includes(junitName)) unlinkSync(join10(privateDir, junitName));
+    return true;
+  } catch {
+    return false;
+  }
+}
+function isPrivateFolder(path2) {
+  const info2 = lstatSync2(path2);
+  return info2.isDirectory() && (info2.mode & 4095) === 448;
 }
 async function emptyFolder(folder) {
   try {
@@ -73633,7 +73663,7 @@ async function existingFiles(outDir) {
 }
 
 // src/workspace/package-files.ts
-import { lstatSync as lstatSync2, readdirSync as readdirSync3, readFileSync, rmSync as rmSync4, unlinkSync } from "node:fs";
+import { lstatSync as lstatSync3, readdirSync as readdirSync3, readFileSync, rmSync as rmSync4, unlinkSync as unlinkSync2 } from "node:fs";
 import { realpath as realpath3 } from "node:fs/promises";
 import { isAbsolute as isAbsolute4, join as join14, relative as relative2, sep as sep4 } from "node:path";
 var PROTECTED = [".git", ".github"];
@@ -73690,7 +73720,7 @@ var PackageFiles = class _PackageFiles {
     let current = this.root;
     for (const part of parts2) {
       current = join14(current, part);
-      const info2 = lstatSync2(current, { throwIfNoEntry: false });
+      const info2 = lstatSync3(current, { throwIfNoEntry: false });
       if (!info2) break;
       if (info2.isSymbolicLink()) refuse(`${relative2(this.root, current)} is a symbolic link`);
     }
@@ -73726,7 +73756,7 @@ var PackageFiles = class _PackageFiles {
     const path2 = this.resolved(rel);
     await this.exclusive(async () => {
       try {
-        unlinkSync(path2);
+        unlinkSync2(path2);
       } catch (error63) {
         if (error63.code !== "ENOENT") throw error63;
       }
@@ -73777,7 +73807,7 @@ var PackageFiles = class _PackageFiles {
   unchanged(rel, known, now = wallClockNs()) {
     const path2 = join14(this.root, rel);
     const stamp = this.stamps.get(rel);
-    const info2 = lstatSync2(path2, { bigint: true, throwIfNoEntry: false });
+    const info2 = lstatSync3(path2, { bigint: true, throwIfNoEntry: false });
     if (!info2?.isFile()) return false;
     if (stamp && sameStamp(stamp, info2) && now - stamp.ctimeNs > this.racyWindowNs) return true;
     if (!known.equals(readFileSync(path2))) return false;
@@ -73785,7 +73815,7 @@ var PackageFiles = class _PackageFiles {
     return true;
   }
   restamp(rel) {
-    this.stamps.set(rel, stampOf(lstatSync2(join14(this.root, rel), { bigint: true })));
+    this.stamps.set(rel, stampOf(lstatSync3(join14(this.root, rel), { bigint: true })));
   }
   /** Every entry under root (files, links, anything that is not a folder) by kind, and the folders, never following a link. */
   scan() {
