@@ -164,7 +164,7 @@ export async function runGate(run: PytestRun, variant: GateVariant): Promise<Pyt
     } finally {
       // Everything in the launcher's folder, not just this gate's: the tests may write anywhere in it (bubblewrap). What
       // cannot be removed would reach the next gate: the launcher goes instead.
-      if (!leftAsFound(privateDir, junitName) && !((await emptyFolder(privateDir)) && madeReady(privateDir))) launcher.retire();
+      if (!(await readyAgain(launcher, privateDir, junitName))) launcher.retire();
     }
   });
 }
@@ -195,6 +195,7 @@ function launcherPlace(
   const start = async (): Promise<PooledLauncher> => {
     const privateDir = mkdtempSync(join(tmpdir(), "rpg-forge-pytest-"));
     for (const name of GATE_FOLDERS) mkdirSync(join(privateDir, name), { mode: 0o700 });
+    const stamp = stampOf(privateDir);
     // The interpreter confines itself and then becomes the launcher, whose program comes through a pipe
     // (gate-confinement-source.ts). -s: no user site, so no .pth file of the user's runs at start-up. -S: the confinement
     // needs only the standard library, and site's .pth files can cost more than the rest of its start (one that imports
@@ -213,6 +214,7 @@ function launcherPlace(
         { ...command, cwd: privateDir, env, program: gateLauncherProgram(), sharesPids: !bwrap },
         bwrap ?? python.executable,
       );
+      stamps.set(launcher, stamp);
       return { launcher, privateDir };
     } catch (error) {
       await removeTree(privateDir);
@@ -230,21 +232,48 @@ function launcherPlace(
   return { key, start };
 }
 
-/** The gates' HOME and TMPDIR in a launcher's folder, made once and kept empty: true when both were made. */
-function madeReady(privateDir: string): boolean {
+/** A launcher's private folder as it was made: its device and inode. */
+interface FolderStamp {
+  dev: bigint;
+  ino: bigint;
+}
+
+const stamps = new WeakMap<Launcher, FolderStamp>();
+
+function stampOf(privateDir: string): FolderStamp {
+  const { dev, ino } = lstatSync(privateDir, { bigint: true });
+  return { dev, ino };
+}
+
+/**
+ * Readies a launcher's folder for its next gate; false when it cannot, and the launcher must go. A gate that left HOME
+ * and TMPDIR as it found them costs a look and the removal of its JUnit report: making a folder per gate and removing it
+ * took 2.4 ms of file system calls a gate on this disk, three gates a node, on the node's path (issue 16). Anything else
+ * and the folder is emptied whole and HOME and TMPDIR made anew. A folder that is no longer the one made (moved away, a
+ * link in its place: in process mode the tests run as the engine's user) is left alone: emptying it would empty
+ * wherever the link points, with the engine's rights.
+ */
+async function readyAgain(launcher: Launcher, privateDir: string, junitName: string): Promise<boolean> {
+  const stamp = stamps.get(launcher);
+  if (!stamp || !isSameFolder(privateDir, stamp)) return false;
+  if (leftAsFound(privateDir, junitName)) return true;
+  if (!(await emptyFolder(privateDir))) return false;
   try {
     for (const name of GATE_FOLDERS) mkdirSync(join(privateDir, name), { mode: 0o700 });
-    return true;
+    return isSameFolder(privateDir, stamp);
   } catch {
     return false;
   }
 }
 
+function isSameFolder(privateDir: string, stamp: FolderStamp): boolean {
+  const info = lstatSync(privateDir, { bigint: true, throwIfNoEntry: false });
+  return info !== undefined && info.isDirectory() && info.dev === stamp.dev && info.ino === stamp.ino;
+}
+
 /**
- * Whether a gate left the launcher's folder as the gate found it but for its JUnit report, which is removed: the
- * folder and HOME and TMPDIR in it, folders of mode 700, and nothing else. A few calls: making a folder per gate and
- * removing it took 2.4 ms of file system calls a gate on this disk, three gates a node, on the node's path (issue 16).
- * Anything else (a file left, a mode changed, a link) and the folder is emptied whole and made ready again.
+ * Whether a gate left the launcher's folder as the gate found it but for its JUnit report, which is removed: HOME and
+ * TMPDIR in it, folders of mode 700 (not links), empty, and nothing else.
  */
 function leftAsFound(privateDir: string, junitName: string): boolean {
   try {

@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, it } from "vitest";
@@ -22,6 +22,40 @@ describe("the launcher in the process sandbox", () => {
     const second = sentOut(await runPytest({ cwd, targets: ["tests/test_parent.py"], sandbox: "process" }));
     expect(first).toEqual(second);
     expect(first[0]).not.toBe(process.pid);
+  });
+
+  it("never empties what a link put in place of its folder points to", async ({ expect, onTestFinished }) => {
+    // In process mode the tests run as the engine's user and can move the launcher's folder away and leave a link to
+    // another folder in its place: the engine, emptying its folder after the gate, emptied that one with its own rights.
+    const victim = makeTempDir({ onTestFinished });
+    writeFileSync(join(victim, "precious"), "not the tests' to remove");
+    const cwd = makePackage(
+      { onTestFinished },
+      {
+        "tests/test_swap.py": `import os
+
+def test_swap():
+    private = os.path.dirname(os.environ["HOME"])
+    os.rename(private, private + ".moved")
+    os.symlink(${JSON.stringify(victim)}, private)
+    with open("moved-to", "w") as f:
+        f.write(private + ".moved")
+`,
+        "tests/test_fine.py": "def test_fine():\n    pass\n",
+      },
+    );
+    expect(outcomes(await runPytest({ cwd, targets: ["tests/test_swap.py"], sandbox: "process" }))).toEqual({
+      "tests/test_swap.py::test_swap": "passed",
+    });
+    onTestFinished(() => rmSync(readFileSync(join(cwd, "moved-to"), "utf8"), { recursive: true, force: true }));
+    await sleep(300);
+    // What the gate's own pytest wrote through the link (its JUnit report) is the tests' doing; nothing was removed.
+    expect(readdirSync(victim)).toContain("precious");
+    expect(readdirSync(victim).filter((name) => name === "home" || name === "tmp")).toEqual([]);
+    // The launcher went with its folder; the next gate gets a new one.
+    expect(outcomes(await runPytest({ cwd, targets: ["tests/test_fine.py"], sandbox: "process" }))).toEqual({
+      "tests/test_fine.py::test_fine": "passed",
+    });
   });
 });
 
