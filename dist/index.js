@@ -57329,10 +57329,10 @@ function parseCheckpoint(text3, path2) {
   throw corrupt2(`${first.path.join(".") || "(root)"}: ${first.message}`, current.error);
 }
 function fromAppendixB(entries) {
-  const stamps = Object.values(entries).map((e) => e.timestamp).sort();
+  const stamps2 = Object.values(entries).map((e) => e.timestamp).sort();
   const nodes = {};
   for (const [id, entry] of Object.entries(entries)) nodes[id] = { ...entry, attempts: [] };
-  return { version: 1, run_id: "imported", rpg_sha256: "", created_at: stamps[0] ?? "", updated_at: stamps.at(-1) ?? "", nodes };
+  return { version: 1, run_id: "imported", rpg_sha256: "", created_at: stamps2[0] ?? "", updated_at: stamps2.at(-1) ?? "", nodes };
 }
 var ENTRY_KEYS = Object.keys(CheckpointEntrySchema.shape);
 var INTEGRATION_KEYS = Object.keys(IntegrationSchema.shape);
@@ -73320,7 +73320,7 @@ async function runGate(run7, variant) {
         durationMs: Date.now() - started2
       };
     } finally {
-      if (!leftAsFound(privateDir, junitName) && !(await emptyFolder(privateDir) && madeReady(privateDir))) launcher.retire();
+      if (!await readyAgain(launcher, privateDir, junitName)) launcher.retire();
     }
   });
 }
@@ -73335,6 +73335,7 @@ function launcherPlace(python, bwrap, cwd, identity2) {
   const start = async () => {
     const privateDir = mkdtempSync(join10(tmpdir3(), "rpg-forge-pytest-"));
     for (const name of GATE_FOLDERS) mkdirSync3(join10(privateDir, name), { mode: 448 });
+    const stamp = stampOf(privateDir);
     const interpreter = [python.executable, "-s", "-S", "-c", CONFINEMENT_SOURCE, bwrap ? "bwrap" : "process"];
     const env = pythonEnv(python, privateDir, privateDir);
     const command = bwrap ? {
@@ -73346,6 +73347,7 @@ function launcherPlace(python, bwrap, cwd, identity2) {
         { ...command, cwd: privateDir, env, program: gateLauncherProgram(), sharesPids: !bwrap },
         bwrap ?? python.executable
       );
+      stamps.set(launcher, stamp);
       return { launcher, privateDir };
     } catch (error63) {
       await removeTree(privateDir);
@@ -73360,13 +73362,26 @@ function launcherPlace(python, bwrap, cwd, identity2) {
   };
   return { key, start };
 }
-function madeReady(privateDir) {
+var stamps = /* @__PURE__ */ new WeakMap();
+function stampOf(privateDir) {
+  const { dev, ino } = lstatSync2(privateDir, { bigint: true });
+  return { dev, ino };
+}
+async function readyAgain(launcher, privateDir, junitName) {
+  const stamp = stamps.get(launcher);
+  if (!stamp || !isSameFolder(privateDir, stamp)) return false;
+  if (leftAsFound(privateDir, junitName)) return true;
+  if (!await emptyFolder(privateDir)) return false;
   try {
     for (const name of GATE_FOLDERS) mkdirSync3(join10(privateDir, name), { mode: 448 });
-    return true;
+    return isSameFolder(privateDir, stamp);
   } catch {
     return false;
   }
+}
+function isSameFolder(privateDir, stamp) {
+  const info2 = lstatSync2(privateDir, { bigint: true, throwIfNoEntry: false });
+  return info2 !== void 0 && info2.isDirectory() && info2.dev === stamp.dev && info2.ino === stamp.ino;
 }
 function leftAsFound(privateDir, junitName) {
   try {
@@ -73811,11 +73826,11 @@ var PackageFiles = class _PackageFiles {
     if (!info2?.isFile()) return false;
     if (stamp && sameStamp(stamp, info2) && now - stamp.ctimeNs > this.racyWindowNs) return true;
     if (!known.equals(readFileSync(path2))) return false;
-    this.stamps.set(rel, stampOf(info2));
+    this.stamps.set(rel, stampOf2(info2));
     return true;
   }
   restamp(rel) {
-    this.stamps.set(rel, stampOf(lstatSync3(join14(this.root, rel), { bigint: true })));
+    this.stamps.set(rel, stampOf2(lstatSync3(join14(this.root, rel), { bigint: true })));
   }
   /** Every entry under root (files, links, anything that is not a folder) by kind, and the folders, never following a link. */
   scan() {
@@ -73846,7 +73861,7 @@ var PackageFiles = class _PackageFiles {
     return new FileSnapshot(this, saved);
   }
 };
-function stampOf(info2) {
+function stampOf2(info2) {
   return { ino: info2.ino, size: info2.size, ctimeNs: info2.ctimeNs };
 }
 function sameStamp(stamp, info2) {
