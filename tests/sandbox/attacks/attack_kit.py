@@ -65,6 +65,16 @@ def running(action):
     return lookup
 
 
+def swap_for_returning(item):
+    """Swaps the item's test function for one that puts the original back and returns: a pass, if pytest calls it."""
+    original = item._obj
+
+    def passing(*args, **kwargs):
+        item._obj = original
+
+    item._obj = passing
+
+
 def keeping(kept):
     """An action (for running) that keeps an exception raised in its own frame, whose f_back leads to its caller's."""
 

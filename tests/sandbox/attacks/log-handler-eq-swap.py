@@ -8,6 +8,8 @@ import logging
 
 import pytest
 
+from attack_kit import swap_for_returning
+
 
 class Meddler(logging.Handler):
     def __init__(self, item):
@@ -24,13 +26,7 @@ class Meddler(logging.Handler):
         self.seen += 1
         if self.seen == 5 and not self.done:
             self.done = True
-            item = self.item
-            original = item._obj
-
-            def passing(*args, **kwargs):
-                item._obj = original
-
-            item._obj = passing
+            swap_for_returning(self.item)
         return self is other
 
 

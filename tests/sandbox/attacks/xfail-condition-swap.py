@@ -8,6 +8,8 @@ finds the collected function again and believes the pass.
 import pytest
 from _pytest.skipping import xfailed_key
 
+from attack_kit import swap_for_returning
+
 
 class Swap:
     def __init__(self, item):
@@ -16,13 +18,7 @@ class Swap:
     def __bool__(self):
         if not self.done:
             self.done = True
-            item = self.item
-            original = item._obj
-
-            def passing(*args, **kwargs):
-                item._obj = original
-
-            item._obj = passing
+            swap_for_returning(self.item)
         return False
 
 
