@@ -172,6 +172,10 @@ export async function runGate(run: PytestRun, variant: GateVariant): Promise<Pyt
 /** HOME and TMPDIR of every gate a launcher serves, in its private folder. */
 const GATE_FOLDERS = ["home", "tmp"] as const;
 
+function makeGateFolders(privateDir: string): void {
+  for (const name of GATE_FOLDERS) mkdirSync(join(privateDir, name), { mode: 0o700 });
+}
+
 /** The variables of an interpreter that runs generated code: the scrubbed ones, and Python's own settings. */
 function pythonEnv(python: PythonSetup, home: string, tmp: string): Record<string, string> {
   const env: Record<string, string> = { ...scrubbedEnv(process.env, home, tmp), PYTHONSAFEPATH: "1", PYTHONNOUSERSITE: "1" };
@@ -194,7 +198,7 @@ function launcherPlace(
   const key = JSON.stringify([python.executable, bwrap ? [cwd, identity] : null]);
   const start = async (): Promise<PooledLauncher> => {
     const privateDir = mkdtempSync(join(tmpdir(), "rpg-forge-pytest-"));
-    for (const name of GATE_FOLDERS) mkdirSync(join(privateDir, name), { mode: 0o700 });
+    makeGateFolders(privateDir);
     const stamp = stampOf(privateDir);
     // The interpreter confines itself and then becomes the launcher, whose program comes through a pipe
     // (gate-confinement-source.ts). -s: no user site, so no .pth file of the user's runs at start-up. -S: the confinement
@@ -259,7 +263,7 @@ async function readyAgain(launcher: Launcher, privateDir: string, junitName: str
   if (leftAsFound(privateDir, junitName)) return true;
   if (!(await emptyFolder(privateDir))) return false;
   try {
-    for (const name of GATE_FOLDERS) mkdirSync(join(privateDir, name), { mode: 0o700 });
+    makeGateFolders(privateDir);
     return isSameFolder(privateDir, stamp);
   } catch {
     return false;
