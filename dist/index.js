@@ -73325,6 +73325,9 @@ async function runGate(run7, variant) {
   });
 }
 var GATE_FOLDERS = ["home", "tmp"];
+function makeGateFolders(privateDir) {
+  for (const name of GATE_FOLDERS) mkdirSync3(join10(privateDir, name), { mode: 448 });
+}
 function pythonEnv(python, home, tmp) {
   const env = { ...scrubbedEnv(process.env, home, tmp), PYTHONSAFEPATH: "1", PYTHONNOUSERSITE: "1" };
   if (python.userSitePath.length > 0) env.PYTHONPATH = python.userSitePath.join(delimiter2);
@@ -73334,7 +73337,7 @@ function launcherPlace(python, bwrap, cwd, identity2) {
   const key = JSON.stringify([python.executable, bwrap ? [cwd, identity2] : null]);
   const start = async () => {
     const privateDir = mkdtempSync(join10(tmpdir3(), "rpg-forge-pytest-"));
-    for (const name of GATE_FOLDERS) mkdirSync3(join10(privateDir, name), { mode: 448 });
+    makeGateFolders(privateDir);
     const stamp = stampOf(privateDir);
     const interpreter = [python.executable, "-s", "-S", "-c", CONFINEMENT_SOURCE, bwrap ? "bwrap" : "process"];
     const env = pythonEnv(python, privateDir, privateDir);
@@ -73373,7 +73376,7 @@ async function readyAgain(launcher, privateDir, junitName) {
   if (leftAsFound(privateDir, junitName)) return true;
   if (!await emptyFolder(privateDir)) return false;
   try {
-    for (const name of GATE_FOLDERS) mkdirSync3(join10(privateDir, name), { mode: 448 });
+    makeGateFolders(privateDir);
     return isSameFolder(privateDir, stamp);
   } catch {
     return false;
