@@ -75,13 +75,26 @@ def test_cases(n):
     expect(result.tests).toEqual([]);
   });
 
-  it("has no signed report when an exit hook ends the interpreter with exit code 0", async ({ expect, onTestFinished }) => {
+  it("ends the gate before the interpreter's exit hooks, so one cannot change its exit code", async ({ expect, onTestFinished }) => {
     const cwd = makePackage(
       { onTestFinished },
       { "tests/test_hook.py": `import atexit, os\n\natexit.register(os._exit, 0)\n\n${FAILING}` },
     );
     const result = await runPytest({ cwd, targets: ["tests/test_hook.py"], sandbox });
-    // pytest finished and signed exit status 1; the hook then changed the exit code to 0.
+    expect(result.exitCode).toBe(1);
+    expect(result.report.authentic && Object.fromEntries(result.report.outcomes)).toEqual({ "tests/test_hook.py::test_wrong": "failed" });
+  });
+
+  it("has no signed report when the package ends pytest with exit code 0 after the report was signed", async ({
+    expect,
+    onTestFinished,
+  }) => {
+    // pytest_unconfigure runs after the session's end, where the report is signed, and before pytest returns.
+    const cwd = makePackage(
+      { onTestFinished },
+      { "tests/conftest.py": "import os\n\n\ndef pytest_unconfigure(config):\n    os._exit(0)\n", "tests/test_hook.py": FAILING },
+    );
+    const result = await runPytest({ cwd, targets: ["tests/test_hook.py"], sandbox });
     expect(result.exitCode).toBe(0);
     expect(result.report).toEqual({ authentic: false, problem: "pytest exited 0 after reporting exit status 1" });
   });
