@@ -64,7 +64,10 @@ export async function createWorkTree(outDir: string, workDir: string): Promise<v
         "choose an empty or missing folder for the work tree",
       );
     }
-    await rm(work, { recursive: true, force: true });
+    // Emptied, not removed: the folder stays the one a sandbox already mounted, so the gates of the next subgraph's
+    // integration tests or snapshot run in the sandbox the last ones started (a sandbox serves one folder, and starting
+    // one was about a second of CPU for the example's one or two gates a subgraph).
+    await Promise.all(existing.map((name) => rm(join(work, name), { recursive: true, force: true })));
   }
   await mkdir(work, { recursive: true });
   await writeFile(join(work, STAMP), "rpg-forge runs the TDD loop here; it is rebuilt from the output on every run.\n");

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createWorkTree, defaultWorkTree, removeWorkTree } from "../../src/workspace/work-tree.js";
@@ -46,9 +46,14 @@ describe("the work tree", () => {
     const out = output();
     const work = defaultWorkTree(out);
     await createWorkTree(out, work);
+    const folder = statSync(work);
     writeFileSync(join(work, "src/pkg/half_done.py"), "def g(:\n");
+    writeFileSync(join(work, "conftest.py"), "planted\n");
     await createWorkTree(out, work);
     expect(existsSync(join(work, "src/pkg/half_done.py"))).toBe(false);
+    expect(readdirSync(work).sort()).toEqual([".rpg-forge-work-tree", "pytest.ini", "src", "tests"]);
+    // The same folder, emptied: a sandbox that mounted it serves the next run's gates (src/sandbox/pytest.ts keys them by it).
+    expect([statSync(work).ino, statSync(work).birthtimeMs]).toEqual([folder.ino, folder.birthtimeMs]);
     await removeWorkTree(work);
     expect(existsSync(work)).toBe(false);
     expect(existsSync(join(out, "src/pkg/core.py"))).toBe(true);
