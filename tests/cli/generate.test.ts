@@ -8,6 +8,7 @@ import { runCli } from "../helpers/cli.js";
 import { useTempDirs } from "../helpers/temp-dir.js";
 import { createVenv } from "../helpers/python-venv.js";
 import { copySharedExample, sharedExample } from "../helpers/shared-example.js";
+import { suiteEnv } from "../helpers/package-suite.js";
 
 const tempDir = useTempDirs();
 const EXAMPLE = "examples/statkit/rpg.json";
@@ -164,7 +165,7 @@ describe("rpg-forge generate on the shipped example, offline", () => {
     expect(readdirSync(join(out, "src/statkit/report")).sort()).toEqual(["__init__.py", "summary.py"]);
     expect(readFileSync(join(out, "src/statkit/report/summary.py"), "utf8")).not.toContain("format_summary");
     expect(readFileSync(join(out, "docs/generation_report.md"), "utf8")).toContain("### `report.format_number`: `format_number`");
-    const pytest = spawnSync("python3", ["-m", "pytest", "-q", "-p", "no:cacheprovider"], { cwd: out, encoding: "utf8" });
+    const pytest = spawnSync("python3", ["-m", "pytest", "-q", "-p", "no:cacheprovider"], { cwd: out, encoding: "utf8", env: suiteEnv() });
     expect(pytest.stdout).toMatch(/\b62 passed\b/);
     expect(pytest.status).toBe(0);
 

@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { useTempDirs } from "../helpers/temp-dir.js";
+import { suiteEnv } from "../helpers/package-suite.js";
 
 // Issue 14, "Done when": lexkit, a small English-words library written the way real ones are (letter
 // constants used by functions, a rule table filled at import by register calls, private helpers beside the
@@ -57,7 +58,7 @@ describe.each(VARIANTS)("a real library, lexkit in $layout (issue 14)", ({ fixtu
     const pytest = spawnSync("python3", ["-m", "pytest", "-q", "-p", "no:cacheprovider", ...suite], {
       cwd: suiteDir,
       encoding: "utf8",
-      env: { ...process.env, PYTHONPATH: join(out, "src") },
+      env: suiteEnv({ PYTHONPATH: join(out, "src") }),
     });
     expect(pytest.stdout + pytest.stderr).toMatch(new RegExp(`^${tests} passed\\b`, "m"));
     expect(pytest.status).toBe(0);

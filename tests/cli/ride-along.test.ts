@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Checkpoint } from "../../src/engine/checkpoint.js";
 import { findPython } from "../../src/sandbox/python.js";
 import { runCli } from "../helpers/cli.js";
+import { packageSuiteIn } from "../helpers/package-suite.js";
 import { useTempDirs } from "../helpers/temp-dir.js";
 
 // The diamond (base; left's voice.shout and right's voice.quiet, whose function is whisper, sharing
@@ -41,16 +42,6 @@ function leaningCassette(dir: string): string {
   const path = join(dir, "cassette.jsonl");
   writeFileSync(path, records.map((r) => JSON.stringify(r)).join("\n") + "\n");
   return path;
-}
-
-/** pytest in a directory, as a person runs it: its exit code and the tests that passed. */
-function pytestIn(dir: string): { code: number | null; passed: string[]; output: string } {
-  const result = spawnSync(python, ["-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider"], {
-    cwd: dir,
-    encoding: "utf8",
-    env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" },
-  });
-  return { code: result.status, passed: [...result.stdout.matchAll(/^PASSED (\S+)/gm)].map((m) => m[1]!).sort(), output: result.stdout };
 }
 
 /** A commit's tree in a directory of its own. */
@@ -126,10 +117,10 @@ describe("a subgraph whose snapshot fails without later code rides along with th
       expect(git(out, "ls-tree", "-r", "--name-only", rev)).not.toMatch(/top\.py$/m);
     }
     // What was committed passes on its own: base's snapshot and the one left rode along in.
-    const base = pytestIn(checkOut(out, tag("base")));
+    const base = packageSuiteIn(python, checkOut(out, tag("base")));
     expect(base.code, base.output).toBe(0);
     expect(base.passed).toEqual(["tests/test_base.py::test_clean"]);
-    const right = pytestIn(checkOut(out, tag("right")));
+    const right = packageSuiteIn(python, checkOut(out, tag("right")));
     expect(right.code, right.output).toBe(0);
     expect(right.passed).toEqual([
       "tests/test_base.py::test_clean",
@@ -137,7 +128,7 @@ describe("a subgraph whose snapshot fails without later code rides along with th
       "tests/test_voice.py::test_whisper",
     ]);
 
-    const final = pytestIn(out);
+    const final = packageSuiteIn(python, out);
     expect(final.code, final.output).toBe(0);
     expect(final.passed).toHaveLength(4);
     expect(git(out, "status", "--porcelain")).toBe("");

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Checkpoint } from "../../src/engine/checkpoint.js";
 import { findPython } from "../../src/sandbox/python.js";
 import { runCli } from "../helpers/cli.js";
+import { packageSuiteIn } from "../helpers/package-suite.js";
 
 // Issue 13: rollback then --resume left a package importing code that was gone, because the
 // commit rolled back to already held later subgraphs' code and a checkpoint that spoke of them.
@@ -22,17 +23,6 @@ let python: string;
 beforeAll(async () => {
   python = await findPython();
 });
-
-/** The package's own suite, as a person runs it in the output: the tests that passed, by pytest id. */
-function pytestIn(dir: string): { code: number | null; passed: string[]; output: string } {
-  const result = spawnSync(python, ["-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider"], {
-    cwd: dir,
-    encoding: "utf8",
-    env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" },
-  });
-  const passed = [...result.stdout.matchAll(/^PASSED (\S+)/gm)].map((m) => m[1]!).sort();
-  return { code: result.status, passed, output: result.stdout + result.stderr };
-}
 
 // Every `dia` import in the package and its tests, resolved: a module or a name that is not there is listed.
 const IMPORT_CHECK = String.raw`
@@ -142,7 +132,7 @@ describe("rollback to a subgraph, then generate --resume (issue 13, diamond)", (
     expect(onDisk.nodes["voice.quiet"]!.attempts).toEqual([]);
     expect(onDisk.nodes["top.both"]!.attempts).toEqual([]);
     expect(git(out, "ls-tree", "-r", "--name-only", "HEAD")).not.toMatch(/top\.py$/m);
-    const rolledBack = pytestIn(out);
+    const rolledBack = packageSuiteIn(python, out);
     expect(rolledBack.code, rolledBack.output).toBe(0);
     expect(rolledBack.passed).toEqual(["tests/test_base.py::test_clean", "tests/test_voice.py::test_shout"]);
     expect(missingImports(out)).toEqual([]);
@@ -170,7 +160,7 @@ describe("rollback to a subgraph, then generate --resume (issue 13, diamond)", (
     expect([...said.matchAll(/✓ (\S+) passed/g)].map((m) => m[1])).toEqual(["voice.quiet", "top.both"]);
     expect(resumed.out).toContain("4 passed, 0 failed, 0 skipped of 4 nodes");
 
-    const final = pytestIn(out);
+    const final = packageSuiteIn(python, out);
     expect(final.code, final.output).toBe(0);
     expect(final.passed).toEqual([
       "tests/test_base.py::test_clean",

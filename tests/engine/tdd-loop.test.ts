@@ -9,6 +9,7 @@ import { writeRunReport } from "../../src/report/run-report.js";
 import type { ReceivedRequest } from "../helpers/fake-openai-server.js";
 import { generateWith, KINDS, kindOf, labLeaf, startScriptedModel, type ScriptedModel, type Scripts } from "../helpers/scripted-model.js";
 import { unanimous } from "../helpers/votes.js";
+import { suiteEnv } from "../helpers/package-suite.js";
 
 /**
  * One generate run over a graph whose every node takes a different route through the
@@ -352,7 +353,7 @@ describe("the TDD loop, through a real OpenAI-compatible HTTP server", () => {
     expect(report).toContain("- **Nodes Failed**: 3 (20%)");
     expect(report).toContain("### `scale`: `scale`");
     expect(report).toContain(`- **Run**: ${result.runId}`);
-    const pytest = spawnSync("python3", ["-m", "pytest", "-q", "-p", "no:cacheprovider"], { cwd: out, encoding: "utf8" });
+    const pytest = spawnSync("python3", ["-m", "pytest", "-q", "-p", "no:cacheprovider"], { cwd: out, encoding: "utf8", env: suiteEnv() });
     expect(pytest.stdout).toMatch(/\b12 passed\b/);
     expect(pytest.status).toBe(0);
   });

@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { delimiter, join } from "node:path";
+import { suiteEnv } from "./package-suite.js";
 
 /**
  * The first python3 on PATH that can build a package offline: setuptools and wheel in its
@@ -42,7 +43,11 @@ export function createVenv(dir: string): Venv {
       return { status: pip.status, stderr: pip.stderr };
     },
     pytest: (packageDir, cwd) => {
-      const run = spawnSync(python, ["-m", "pytest", "-q", "-p", "no:cacheprovider", packageDir], { cwd, encoding: "utf8" });
+      const run = spawnSync(python, ["-m", "pytest", "-q", "-p", "no:cacheprovider", packageDir], {
+        cwd,
+        encoding: "utf8",
+        env: suiteEnv(),
+      });
       return { status: run.status, stdout: run.stdout };
     },
   };
