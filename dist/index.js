@@ -72628,20 +72628,37 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
     # sight, pytest's full collections at the end of a session (five of them, in its unraisable-exception plugin) cost
     # a few milliseconds instead of 80 (issue 16). What the package and its tests make is collected as before.
     gc.freeze()
+
+    def leave(status):
+        # Once pytest's session has returned, its report is signed and sent: nothing the interpreter does on its way out
+        # (atexit handlers, finalizers, waiting for threads, freeing each object of a forked copy of the launcher's
+        # memory) can change it, and that way out was an eighth of a small gate's CPU (issue 16). What pytest printed
+        # is flushed, and the process ends with the session's status, which the engine holds against the report's.
+        for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+            try:
+                stream.flush()
+            except some_error:
+                pass
+        try:
+            code = integer(status) if status is not None else 0
+        except some_error:
+            code = 1
+        exit_now(code)
+
     # Returned rather than run from here: this frame's cells (end_run's way out, the record's checks) can be rewritten by
     # anyone who finds the frame, and no frame of _gate's may be on the stack while the package's code runs.
-    return main, args, (lambda: [timeout, Verdict()]), mutants if mutants_of is not None else None, serve
+    return main, args, (lambda: [timeout, Verdict()]), mutants if mutants_of is not None else None, serve, leave
 
 
-def _session(main, args, plugins, mutants, serve, leave=SystemExit):
+def _session(main, args, plugins, mutants, serve, leave):
     """What the gate runs once _gate has set it up and returned: pytest's session, or one for each mutant."""
     if mutants is None:
-        raise leave(main(args, plugins=plugins()))
+        leave(main(args, plugins=plugins()))
     for source in mutants:
         serve(source)
         main(args, plugins=plugins())
     # Each run's record is in the report; the interpreter's own status says only that they all ran.
-    raise leave(0)
+    leave(0)
 `,
   MUTANTS_SOURCE,
   LAUNCHER_SOURCE,
@@ -74042,7 +74059,7 @@ async function createWorkTree(outDir, workDir) {
         "choose an empty or missing folder for the work tree"
       );
     }
-    await rm5(work, { recursive: true, force: true });
+    await Promise.all(existing.map((name) => rm5(join15(work, name), { recursive: true, force: true })));
   }
   await mkdir6(work, { recursive: true });
   await writeFile3(join15(work, STAMP), "rpg-forge runs the TDD loop here; it is rebuilt from the output on every run.\n");
