@@ -54,6 +54,8 @@ describe("generate with a concurrency of 3", () => {
       concurrency: 3,
       // What runs in parallel and the order of its progress lines are the point; a passed node's mutant runs are not.
       mutants: 0,
+      // Nor the language server's answers, which Python's parser gives too (tests/lsp has pyright's): a second of CPU to start it.
+      languageServer: false,
       renderCommittedReport: committedReport,
       onEvent: (event) => {
         events.push(event);

@@ -39,6 +39,8 @@ describe("history across an interrupted run and its resume", () => {
       maxIterations: 1,
       // Nor are the measures after a pass (tests/engine/mutation-run.test.ts has them): 33 pytest runs fewer.
       mutants: 0,
+      // Nor the language server's answers, which Python's parser gives too (tests/lsp has pyright's): a second of CPU to start it.
+      languageServer: false,
       onEvent: (event) => {
         events.push(event);
         // stats is complete here, but waits for validation, whose nodes come later in the order.
