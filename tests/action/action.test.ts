@@ -134,6 +134,8 @@ describe("the Action, run as the runner runs dist/index.js", () => {
     expect(failed).toHaveLength(1);
     expect(failed[0]!.body).toContain("report.format_number");
     expect(failed[0]!.body).toContain("Diagnosis votes (");
+    // The repository's .github/rpg-forge.yml says `max-iterations: 1`, and the engine took it.
+    expect(failed[0]!.body).toContain("tests still failing after 1 debug iteration:");
     // The subgraphs whose nodes all passed show their integration tests on their PR: stats at the threshold.
     const stats = standIn.pulls.find((p) => p.head.ref === "rpg/statkit/stats")!;
     const statsReport = on(stats.number).find((c) => c.body.includes("rpg-forge:report:"))!.body;

@@ -32,10 +32,11 @@ export function seedRemote(root: string): string {
   git(seed, "checkout", "--quiet", "-B", "main");
   copyFileSync(join(EXAMPLE, "rpg.json"), join(seed, "rpg.json"));
   writeFileSync(join(seed, "README.md"), "# statkit\n\nOur plan, in rpg.json.\n");
-  // These tests are about branches, PRs and merges; the measures after a pass are the engine tests'. The setting
-  // also shows that the repository's configuration reaches the engine: no checkpoint here holds a test strength.
+  // These tests are about branches, PRs and merges; the measures after a pass and the debug loop are the engine tests'
+  // (the failing node fails after one fix instead of eight, as it would after eight). The settings also show that the
+  // repository's configuration reaches the engine: no checkpoint here holds a test strength.
   mkdirSync(join(seed, ".github"), { recursive: true });
-  writeFileSync(join(seed, ".github", "rpg-forge.yml"), "mutants: 0\n");
+  writeFileSync(join(seed, ".github", "rpg-forge.yml"), "mutants: 0\nmax-iterations: 1\n");
   git(seed, "add", ".");
   git(seed, "commit", "--quiet", "-m", "plan statkit");
   git(seed, "push", "--quiet", "origin", "main");
