@@ -36,7 +36,7 @@ export const standInEnv = (standIn: GitHubStandIn) => ({
   GITHUB_SERVER_URL: "https://github.com",
 });
 
-/** A bare repository whose main holds the graph and a README and a workflow file of the user's own. */
+/** A bare repository whose main holds the graph and a README, a workflow file and a configuration of the user's own. */
 export function seedRemoteWith(root: string, graph: Graph): string {
   const remote = join(root, "remote.git");
   execFileSync("git", ["init", "--quiet", "--bare", "--initial-branch", "main", remote]);
@@ -47,6 +47,8 @@ export function seedRemoteWith(root: string, graph: Graph): string {
   writeFileSync(join(seed, "README.md"), "# Ours\n\nOur plan, in rpg.json.\n");
   mkdirSync(join(seed, ".github/workflows"), { recursive: true });
   writeFileSync(join(seed, ".github/workflows/ci.yml"), "name: ci\non: [pull_request]\n");
+  // What is merged is the point here, not the debug loop or the measures after a pass (the engine tests have them).
+  writeFileSync(join(seed, ".github/rpg-forge.yml"), "mutants: 0\nmax-iterations: 1\n");
   git(seed, "add", ".");
   git(seed, "commit", "--quiet", "-m", "plan");
   git(seed, "push", "--quiet", "origin", "main");
