@@ -9,12 +9,21 @@ import { pythonSetupOf, type PythonSetup } from "../../src/sandbox/python.js";
  * them). The default python3 may lack coverage.py (a pyenv build, a pip-installed pytest).
  */
 export function coveragePython(): Promise<PythonSetup> {
+  // Once per process, up to the first python3 on PATH that has both: each test used to probe every one, a pyenv shim's
+  // shell and pyenv's own among them (53 interpreters and 11 CPU-s of tests/sandbox/coverage.test.ts's 25).
+  found ??= probeCoveragePython();
+  return found;
+}
+
+let found: Promise<PythonSetup> | undefined;
+
+function probeCoveragePython(): Promise<PythonSetup> {
   const candidates = (process.env.PATH ?? "").split(delimiter).map((dir) => join(dir, "python3"));
-  const found = candidates
-    .map((python) => spawnSync(python, ["-s", "-c", "import sys, coverage, pytest; print(sys.executable)"], { encoding: "utf8" }))
-    .find((probe) => probe.status === 0);
-  if (!found) throw new Error("no python3 on PATH has pytest and coverage.py (apt-get install python3-pytest python3-coverage)");
-  return pythonSetupOf(found.stdout.trim());
+  for (const python of candidates) {
+    const probe = spawnSync(python, ["-s", "-c", "import sys, coverage, pytest; print(sys.executable)"], { encoding: "utf8" });
+    if (probe.status === 0) return pythonSetupOf(probe.stdout.trim());
+  }
+  return Promise.reject(new Error("no python3 on PATH has pytest and coverage.py (apt-get install python3-pytest python3-coverage)"));
 }
 
 /**
