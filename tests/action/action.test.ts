@@ -1,10 +1,11 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startGitHubStandIn, type GitHubStandIn, type StandInRequest } from "../helpers/github-stand-in.js";
+import { startGitHubStandIn, type GitHubStandIn, type StandInRequest, type StoredPull } from "../helpers/github-stand-in.js";
 import { EXAMPLE, TOKEN, checkout, git, payload, remoteRefs, seedRemote } from "./fixtures.js";
 import { runAction, type ActionRun } from "./run-action.js";
+import { inMergeOrder, installAndTest, mergeGenerated, type MergedGraph } from "./stack-merging.js";
 
 let root: string;
 let remote: string;
@@ -15,6 +16,9 @@ let retry: ActionRun;
 let firstHeads: Record<string, string>;
 let secondHeads: Record<string, string>;
 let issue: number;
+/** The remote as the first run left it, and the PRs it opened: what a person merges (the last describe). */
+let generated: string;
+let opened: StoredPull[];
 /** The requests each run made, in order. */
 const requestsOf = new Map<ActionRun, StandInRequest[]>();
 
@@ -46,6 +50,9 @@ beforeAll(async () => {
   };
   first = await runRecorded({ workspace: checkoutAs("run-1"), runnerDir: join(root, "runner-1"), inputs, event, env });
   firstHeads = remoteHeads();
+  generated = join(root, "generated.git");
+  cpSync(remote, generated, { recursive: true });
+  opened = structuredClone(inMergeOrder(standIn.pulls));
   // The same input and, from the cassette, the same model replies: the same result.
   second = await runRecorded({ workspace: checkoutAs("run-2"), runnerDir: join(root, "runner-2"), inputs, event, env });
   secondHeads = remoteHeads();
@@ -229,4 +236,52 @@ describe("the Action, run as the runner runs dist/index.js", () => {
       expect(shown).not.toContain(TOKEN);
     }
   });
+});
+
+// The shipped example's PRs as a new user meets them (14 nodes in 3 subgraphs, one node failing and two skipped),
+// merged from the remote as the first run left it: the promise that what a person merges, in the stated order and with
+// the repository's merge method, is a package whose tests pass. Each method merges a copy of that remote.
+describe("merging the shipped example's PRs", () => {
+  const ORDER = ["rpg/statkit/validation", "rpg/statkit/stats", "rpg/statkit/report"];
+  let run: MergedGraph;
+
+  beforeAll(async () => {
+    const merging = join(root, "merging");
+    mkdirSync(merging);
+    run = await mergeGenerated(merging, generated, opened, "statkit", ORDER, "rebase");
+  }, 300_000);
+
+  it("states the merge order in every PR body", () => {
+    expect(run.opened.map((p) => p.body ?? "").map((b) => /\*\*Merge order:\*\* (\d) of 3/.exec(b)?.[1])).toEqual(["1", "2", "3"]);
+  });
+
+  it("has every PR branch install and pass its own suite, each a true snapshot", () => {
+    expect(run.alone).toEqual([26, 60, 62]);
+    const pending = (branch: string) =>
+      Object.values(
+        (JSON.parse(git(run.remote, "show", `${branch}:docs/generation_checkpoint.json`)) as { nodes: Record<string, { status: string }> })
+          .nodes,
+      ).filter((n) => n.status === "pending").length;
+    expect(ORDER.map(pending)).toEqual([11, 4, 0]);
+  });
+
+  it.each(["merge", "squash", "rebase"] as const)(
+    "merges by %s in order without a conflict, into the package with all its tests passing",
+    (method) => {
+      const { merged, main } = run.results.get(method)!;
+      expect(merged.map((m) => m.head)).toEqual(ORDER);
+      expect(merged[1]!.diff.filter((f) => f.endsWith(".py"))).toEqual([
+        "src/statkit/__init__.py",
+        "src/statkit/stats/__init__.py",
+        "src/statkit/stats/descriptive.py",
+        "src/statkit/stats/spread.py",
+        "tests/integration/test_stats.py",
+        "tests/test_descriptive.py",
+        "tests/test_spread.py",
+      ]);
+      expect(installAndTest(run.venv, main, run.root, "statkit")).toBe(62);
+      expect(readFileSync(join(main, "README.md"), "utf8")).toContain("# statkit\n\nOur plan, in rpg.json.");
+      expect(readFileSync(join(main, "docs/generation_report.md"), "utf8")).toContain("### `report.format_number`: `format_number`");
+    },
+  );
 });

@@ -199,7 +199,6 @@ export interface MergedGraph {
 export async function generateAndMerge(graph: Graph, prefix: string, order: readonly string[], deletes: MergeMethod): Promise<MergedGraph> {
   const root = mkdtempSync(join(tmpdir(), prefix));
   const remote = seedRemoteWith(root, graph);
-  const venv = createVenv(join(root, "venv"));
   const standIn = await startGitHubStandIn({ owner: "octo", repo: "statkit", remote });
   let opened: StoredPull[];
   try {
@@ -208,7 +207,23 @@ export async function generateAndMerge(graph: Graph, prefix: string, order: read
   } finally {
     await standIn.close();
   }
-  const alone = eachBranchAlone(root, remote, order, graph.module, venv);
+  return mergeGenerated(root, remote, opened, graph.module, order, deletes);
+}
+
+/**
+ * The rest of the cycle, for a remote the Action's generate run left and the PRs it opened: each PR branch installed and
+ * tested alone, then every PR merged in order on a copy of the remote per method, with a restack after each merge.
+ */
+export async function mergeGenerated(
+  root: string,
+  remote: string,
+  opened: StoredPull[],
+  module: string,
+  order: readonly string[],
+  deletes: MergeMethod,
+): Promise<MergedGraph> {
+  const venv = createVenv(join(root, "venv"));
+  const alone = eachBranchAlone(root, remote, order, module, venv);
   const results = new Map<MergeMethod, MergedRun>();
   for (const method of ["merge", "squash", "rebase"] as const)
     results.set(method, await mergeAll(root, remote, method, method === deletes));

@@ -11,12 +11,12 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
  */
 const SECONDS: Readonly<Record<string, number>> = {
   "tests/action/merge-diamond.test.ts": 128,
+  // Its Action runs and the merges of the PRs of the first (merge-example.test.ts until session 16).
+  "tests/action/action.test.ts": 110,
   "tests/cli/generate.test.ts": 116,
-  "tests/action/merge-example.test.ts": 116,
   "tests/cli/real-library.test.ts": 68,
   "tests/engine/hostile-replies.test.ts": 64,
   "tests/action/action-matrix.test.ts": 62,
-  "tests/action/action.test.ts": 58,
   "tests/bench/quality.test.ts": 55,
   "tests/engine/tdd-loop.test.ts": 49,
   "tests/cli/ride-along.test.ts": 40,
