@@ -2,7 +2,7 @@ import { relative } from "node:path";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /**
- * Seconds a file took, its hooks included, on a 2-core machine (a clean clone's `npm test` on 2026-11-27, three files
+ * Seconds a file took, its hooks included, on a 2-core machine (a clean clone's `npm test` on 2026-11-28, three files
  * at a time), for the files that took ten or more: the default reporter's figure per file, not the JSON report's, which leaves out
  * the time a file spends in beforeAll. vitest orders files by its cache of the last run's durations, and CI always
  * starts from a clean clone without one: there the order was the files' discovery order, and the longest end-to-end
@@ -10,38 +10,34 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
  * A file missing here (new or fast) runs after these, in vitest's own order; a figure that goes stale costs only time.
  */
 const SECONDS: Readonly<Record<string, number>> = {
-  "tests/action/merge-diamond.test.ts": 128,
-  // Its Action runs and the merges of the PRs of the first (merge-example.test.ts until session 16).
-  "tests/action/action.test.ts": 110,
-  "tests/cli/generate.test.ts": 116,
-  "tests/cli/real-library.test.ts": 68,
-  "tests/engine/hostile-replies.test.ts": 64,
-  "tests/action/action-matrix.test.ts": 62,
-  "tests/bench/quality.test.ts": 55,
-  "tests/engine/tdd-loop.test.ts": 49,
-  "tests/cli/ride-along.test.ts": 40,
-  "tests/engine/resume-history.test.ts": 37,
-  "tests/engine/generate-concurrency.test.ts": 37,
-  "tests/sandbox/coverage.test.ts": 36,
-  "tests/cli/rollback-resume.test.ts": 36,
-  "tests/engine/real-python.test.ts": 34,
-  "tests/engine/integration-tests.test.ts": 33,
-  "tests/action/review-revise.test.ts": 32,
-  "tests/engine/diagnosis-vote.test.ts": 28,
-  "tests/engine/fix-tools.test.ts": 24,
-  "tests/workspace/stack.test.ts": 23,
-  "tests/functional/interrupt.test.ts": 23,
+  "tests/action/merge-diamond.test.ts": 97,
+  "tests/action/action.test.ts": 84,
+  "tests/cli/generate.test.ts": 67,
+  "tests/action/action-matrix.test.ts": 47,
+  "tests/bench/quality.test.ts": 38,
+  "tests/cli/real-library.test.ts": 37,
+  "tests/helpers/github-stand-in-merge.test.ts": 35,
+  "tests/engine/hostile-replies.test.ts": 34,
+  "tests/sandbox/signed-report.test.ts": 31,
+  "tests/engine/resume-history.test.ts": 25,
+  "tests/workspace/stack.test.ts": 24,
+  "tests/engine/fix-body.test.ts": 23,
   "tests/sandbox/hostile.test.ts": 21,
-  "tests/action/label-generate.test.ts": 20,
-  "tests/sandbox/signed-report.test.ts": 17,
-  "tests/helpers/github-stand-in-merge.test.ts": 17,
-  "tests/engine/fix-body.test.ts": 17,
-  "tests/engine/revise.test.ts": 15,
+  "tests/engine/tdd-loop.test.ts": 20,
+  "tests/engine/generate-concurrency.test.ts": 20,
+  "tests/action/review-revise.test.ts": 19,
+  "tests/sandbox/launcher.test.ts": 19,
+  "tests/cli/rollback-resume.test.ts": 17,
+  "tests/engine/integration-tests.test.ts": 16,
+  "tests/engine/fix-tools.test.ts": 16,
+  "tests/functional/interrupt.test.ts": 14,
+  "tests/cli/ride-along.test.ts": 13,
   "tests/functional/kill-at-random.test.ts": 13,
-  "tests/functional/leaked-secret.test.ts": 11,
-  "tests/engine/review-step.test.ts": 11,
-  "tests/engine/regression.test.ts": 11,
-  "tests/engine/fix-localization.test.ts": 10,
+  "tests/cli/cli.test.ts": 12,
+  "tests/sandbox/mutants-run.test.ts": 11,
+  "tests/engine/diagnosis-vote.test.ts": 11,
+  "tests/helpers/github-stand-in.test.ts": 11,
+  "tests/action/label-generate.test.ts": 10,
 };
 
 /** vitest's sequencer, with the files known to be slow moved to the front, longest first. */
