@@ -25,7 +25,7 @@ describe.concurrent.each(SANDBOXES)("a test id with replacement patterns in the 
 // hash is a built-in's name and whose __eq__ is the package's, is looked up before the built-ins. The guard looked up
 // `type` that way while busy, and a security review ran its own code there. Every function that can run once the
 // package's code has (the nested functions of the gate's set-up functions, and the session) names no global.
-const SET_UP = ["memory_paths", "theirs_for", "guard_for", "runner_checks", "coverage_of", "_gate"];
+const SET_UP = ["memory_paths", "theirs_for", "guard_for", "runner_checks", "coverage_of", "_gate", "_ending"];
 const GLOBALS_SEEN = String.raw`
 import dis, json, sys, types
 program = compile(sys.stdin.read(), "<rpg-forge launcher>", "exec")
@@ -52,5 +52,37 @@ describe("the gate's program", () => {
     const { found, tops } = JSON.parse(out) as { found: Record<string, string[]>; tops: string[] };
     expect(tops).toEqual(expect.arrayContaining([...SET_UP, "_session"]));
     expect(found).toEqual({});
+  });
+});
+
+// The gate's end stays on the stack (in _session's frame) while the package's code runs, and a closure's cells are read
+// live: made inside _gate, it shared _gate's cells, end_run's way out among them, and rewriting one through it would have
+// turned every end of the run into a message (a review of 18a1c01). Its cells are its own, the arguments of _ending.
+const ENDING_CELLS = String.raw`
+import json, sys, types
+program = compile(sys.stdin.read(), "<rpg-forge launcher>", "exec")
+tops = {const.co_name: const for const in program.co_consts if isinstance(const, types.CodeType)}
+nested = lambda code: [const for const in code.co_consts if isinstance(const, types.CodeType)]
+ending = tops["_ending"]
+leave = next(code for code in nested(ending) if code.co_name == "leave")
+print(json.dumps({
+    "gate_nests": sorted(code.co_name for code in nested(tops["_gate"])),
+    "leave_cells": sorted(leave.co_freevars),
+    "ending_arguments": sorted(ending.co_varnames[: ending.co_argcount]),
+}))
+`;
+
+describe("the gate's end", () => {
+  it("closes over nothing but the arguments it was made with", async ({ expect }) => {
+    const python = await findPython();
+    const out = execFileSync(python, ["-c", ENDING_CELLS], { input: gateLauncherProgram(), encoding: "utf8" });
+    const { gate_nests, leave_cells, ending_arguments } = JSON.parse(out) as {
+      gate_nests: string[];
+      leave_cells: string[];
+      ending_arguments: string[];
+    };
+    expect(gate_nests).not.toContain("leave");
+    expect(leave_cells.length).toBeGreaterThan(0);
+    expect(ending_arguments).toEqual(expect.arrayContaining(leave_cells));
   });
 });

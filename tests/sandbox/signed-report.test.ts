@@ -85,6 +85,23 @@ def test_cases(n):
     expect(result.report.authentic && Object.fromEntries(result.report.outcomes)).toEqual({ "tests/test_hook.py::test_wrong": "failed" });
   });
 
+  it("ends with pytest's status when the package's stdout raises SystemExit(0) as the gate flushes it", async ({
+    expect,
+    onTestFinished,
+  }) => {
+    const cwd = makePackage(
+      { onTestFinished },
+      {
+        "tests/conftest.py":
+          "import sys\n\n\nclass Leaving:\n    def write(self, text):\n        return len(text)\n\n    def flush(self):\n        raise SystemExit(0)\n\n\ndef pytest_unconfigure(config):\n    sys.stdout = Leaving()\n",
+        "tests/test_hook.py": FAILING,
+      },
+    );
+    const result = await runPytest({ cwd, targets: ["tests/test_hook.py"], sandbox });
+    expect(result.exitCode).toBe(1);
+    expect(result.report.authentic && Object.fromEntries(result.report.outcomes)).toEqual({ "tests/test_hook.py::test_wrong": "failed" });
+  });
+
   it("has no signed report when the package ends pytest with exit code 0 after the report was signed", async ({
     expect,
     onTestFinished,
