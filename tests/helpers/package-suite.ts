@@ -3,7 +3,7 @@ import { spawnSync } from "node:child_process";
 /**
  * What a generated package's own suite runs with, as a person runs it, less the machine's third-party pytest plugins:
  * pytest loads every installed one on each run (hypothesis took 1.9 s of a 2.5 s run on a test machine), and no
- * generated package uses one. The engine's gates load none either.
+ * generated package uses one. The engine's gates load only the plugins a package's requirements name.
  */
 export function suiteEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...process.env, PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1", ...extra };

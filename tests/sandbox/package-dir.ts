@@ -33,6 +33,7 @@ export function makeTempDir(test: Test): string {
  */
 const reusable: { path: string; ino: number }[] = [];
 const pooled = new Set<string>();
+let removedOnTerm = false;
 
 /**
  * A generated package in an empty temp dir, fresh or one an earlier test used: `files` maps paths to content, e.g.
@@ -51,7 +52,8 @@ export function makePackage(test: Test, files: Record<string, string>): string {
 function pooledFolder(): string {
   const root = mkdtempSync(join(tmpdir(), "rpg-forge-test-"));
   pooled.add(root);
-  if (pooled.size === 1) {
+  if (!removedOnTerm) {
+    removedOnTerm = true;
     // vitest ends its workers with SIGTERM, before any exit handler would run.
     process.once("SIGTERM", () => {
       for (const folder of pooled) rmSync(folder, { recursive: true, force: true });
