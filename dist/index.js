@@ -72629,25 +72629,37 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
     # a few milliseconds instead of 80 (issue 16). What the package and its tests make is collected as before.
     gc.freeze()
 
-    def leave(status):
-        # Once pytest's session has returned, its report is signed and sent: nothing the interpreter does on its way out
-        # (atexit handlers, finalizers, waiting for threads, freeing each object of a forked copy of the launcher's
-        # memory) can change it, and that way out was an eighth of a small gate's CPU (issue 16). What pytest printed
-        # is flushed, and the process ends with the session's status, which the engine holds against the report's.
-        for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
-            try:
-                stream.flush()
-            except some_error:
-                pass
-        try:
-            code = integer(status) if status is not None else 0
-        except some_error:
-            code = 1
-        exit_now(code)
+    # Made apart from this function: a closure of _gate's would share its cells (end_run's way out among them), and this
+    # one stays on the stack, in _session's frame, while the package's code runs.
+    leave = _ending(posix._exit, int, isinstance, BaseException, sys)
 
     # Returned rather than run from here: this frame's cells (end_run's way out, the record's checks) can be rewritten by
     # anyone who finds the frame, and no frame of _gate's may be on the stack while the package's code runs.
     return main, args, (lambda: [timeout, Verdict()]), mutants if mutants_of is not None else None, serve, leave
+
+
+def _ending(exit_now, integer, instance_of, any_error, sys):
+    """
+    The gate's end once pytest's session has returned, when its report is signed and sent: nothing the interpreter would
+    do on its way out (atexit handlers, finalizers, waiting for threads, freeing each object of a forked copy of the
+    launcher's memory) could change the report, and that way out was an eighth of a small gate's CPU (issue 16). What
+    pytest printed is flushed and the process ends with the session's status, which the engine holds against the
+    report's: a flush or a status of the package's that raises changes only that status, never the report.
+    """
+
+    def leave(status):
+        for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+            try:
+                stream.flush()
+            except any_error:
+                pass
+        try:
+            code = 0 if status is None else integer(status) if instance_of(status, integer) else 1
+        except any_error:
+            code = 1
+        exit_now(code)
+
+    return leave
 
 
 def _session(main, args, plugins, mutants, serve, leave):
