@@ -11,7 +11,7 @@ import { prReportOf, runReportOf } from "../helpers/reports.js";
 import { parseRpgText } from "../../src/rpg/load.js";
 import { rpgDoc, text } from "../helpers/rpg.js";
 import { generateWith, labLeaf, oneTest, startScriptedModel, type ScriptedModel } from "../helpers/scripted-model.js";
-import { suiteEnv } from "../helpers/package-suite.js";
+import { packageSuiteIn } from "../helpers/package-suite.js";
 
 /**
  * PRD epic 4.5's integration tests: the subgraph `lab` is a chain of five nodes, parse → scale →
@@ -164,8 +164,9 @@ describe("integration tests generated from a 5-node subgraph", () => {
   });
 
   it("leaves a package whose whole suite passes, the integration tests in it", () => {
-    const run = execFileSync("python3", ["-m", "pytest", "-q", "-p", "no:cacheprovider"], { cwd: out, encoding: "utf8", env: suiteEnv() });
-    expect(run).toMatch(/\b13 passed\b/);
+    const suite = packageSuiteIn("python3", out);
+    expect(suite.code, suite.output).toBe(0);
+    expect(suite.output).toMatch(/\b13 passed\b/);
   });
 
   it("commits each subgraph's integration tests with it", () => {

@@ -1,6 +1,5 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseCheckpoint, type Checkpoint } from "../../src/engine/checkpoint.js";
@@ -9,7 +8,7 @@ import { writeRunReport } from "../../src/report/run-report.js";
 import type { ReceivedRequest } from "../helpers/fake-openai-server.js";
 import { generateWith, KINDS, kindOf, labLeaf, startScriptedModel, type ScriptedModel, type Scripts } from "../helpers/scripted-model.js";
 import { unanimous } from "../helpers/votes.js";
-import { suiteEnv } from "../helpers/package-suite.js";
+import { packageSuiteIn } from "../helpers/package-suite.js";
 
 /**
  * One generate run over a graph whose every node takes a different route through the
@@ -353,8 +352,8 @@ describe("the TDD loop, through a real OpenAI-compatible HTTP server", () => {
     expect(report).toContain("- **Nodes Failed**: 3 (20%)");
     expect(report).toContain("### `scale`: `scale`");
     expect(report).toContain(`- **Run**: ${result.runId}`);
-    const pytest = spawnSync("python3", ["-m", "pytest", "-q", "-p", "no:cacheprovider"], { cwd: out, encoding: "utf8", env: suiteEnv() });
-    expect(pytest.stdout).toMatch(/\b12 passed\b/);
-    expect(pytest.status).toBe(0);
+    const suite = packageSuiteIn("python3", out);
+    expect(suite.output).toMatch(/\b12 passed\b/);
+    expect(suite.code).toBe(0);
   });
 });
