@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGitHubStandIn, type GitHubStandIn, type StandInRequest, type StoredPull } from "../helpers/github-stand-in.js";
+import { EXAMPLE_STATS_PYTHON_FILES } from "../helpers/example-files.js";
 import { EXAMPLE, TOKEN, checkout, git, payload, remoteRefs, seedRemote } from "./fixtures.js";
 import { runAction, type ActionRun } from "./run-action.js";
 import { inMergeOrder, installAndTest, mergeGenerated, type MergedGraph } from "./stack-merging.js";
@@ -270,15 +271,7 @@ describe("merging the shipped example's PRs", () => {
     (method) => {
       const { merged, main } = run.results.get(method)!;
       expect(merged.map((m) => m.head)).toEqual(ORDER);
-      expect(merged[1]!.diff.filter((f) => f.endsWith(".py"))).toEqual([
-        "src/statkit/__init__.py",
-        "src/statkit/stats/__init__.py",
-        "src/statkit/stats/descriptive.py",
-        "src/statkit/stats/spread.py",
-        "tests/integration/test_stats.py",
-        "tests/test_descriptive.py",
-        "tests/test_spread.py",
-      ]);
+      expect(merged[1]!.diff.filter((f) => f.endsWith(".py"))).toEqual(EXAMPLE_STATS_PYTHON_FILES);
       expect(installAndTest(run.venv, main, run.root, "statkit")).toBe(62);
       expect(readFileSync(join(main, "README.md"), "utf8")).toContain("# statkit\n\nOur plan, in rpg.json.");
       expect(readFileSync(join(main, "docs/generation_report.md"), "utf8")).toContain("### `report.format_number`: `format_number`");

@@ -8,7 +8,8 @@ import { runCli } from "../helpers/cli.js";
 import { useTempDirs } from "../helpers/temp-dir.js";
 import { createVenv } from "../helpers/python-venv.js";
 import { copySharedExample, sharedExample } from "../helpers/shared-example.js";
-import { suiteEnv } from "../helpers/package-suite.js";
+import { EXAMPLE_STATS_PYTHON_FILES } from "../helpers/example-files.js";
+import { packageSuiteIn } from "../helpers/package-suite.js";
 
 const tempDir = useTempDirs();
 const EXAMPLE = "examples/statkit/rpg.json";
@@ -165,9 +166,9 @@ describe("rpg-forge generate on the shipped example, offline", () => {
     expect(readdirSync(join(out, "src/statkit/report")).sort()).toEqual(["__init__.py", "summary.py"]);
     expect(readFileSync(join(out, "src/statkit/report/summary.py"), "utf8")).not.toContain("format_summary");
     expect(readFileSync(join(out, "docs/generation_report.md"), "utf8")).toContain("### `report.format_number`: `format_number`");
-    const pytest = spawnSync("python3", ["-m", "pytest", "-q", "-p", "no:cacheprovider"], { cwd: out, encoding: "utf8", env: suiteEnv() });
-    expect(pytest.stdout).toMatch(/\b62 passed\b/);
-    expect(pytest.status).toBe(0);
+    const suite = packageSuiteIn("python3", out);
+    expect(suite.output).toMatch(/\b62 passed\b/);
+    expect(suite.code).toBe(0);
 
     // A real package: pip installs it into a virtual environment, and it imports from anywhere.
     // Offline (no build isolation) it needs a python3 from PATH whose own site has setuptools and wheel.
@@ -218,13 +219,7 @@ describe("rpg-forge generate on the shipped example, offline", () => {
       "docs/generation_checkpoint.json",
       "docs/generation_report.md",
       "docs/rpg.json",
-      "src/statkit/__init__.py",
-      "src/statkit/stats/__init__.py",
-      "src/statkit/stats/descriptive.py",
-      "src/statkit/stats/spread.py",
-      "tests/integration/test_stats.py",
-      "tests/test_descriptive.py",
-      "tests/test_spread.py",
+      ...EXAMPLE_STATS_PYTHON_FILES,
     ];
     expect(git("show", "--name-only", "--format=", statsTag).split("\n").sort()).toEqual(statsCommit);
     // A true snapshot: its checkpoint and report know nothing yet of the Reports subgraph.
