@@ -65,8 +65,8 @@ export async function createWorkTree(outDir: string, workDir: string): Promise<v
       );
     }
     // Emptied, not removed: the folder stays the one a sandbox already mounted, so the gates of the next subgraph's
-    // integration tests or snapshot run in the sandbox the last ones started (a sandbox serves one folder, and starting
-    // one was about a second of CPU for the example's one or two gates a subgraph).
+    // integration tests or snapshot run in the sandbox the last ones started (a sandbox serves one folder, and each
+    // start cost about a third of a second of CPU, for the one or two gates a subgraph runs in each folder).
     await Promise.all(existing.map((name) => rm(join(work, name), { recursive: true, force: true })));
   }
   await mkdir(work, { recursive: true });
