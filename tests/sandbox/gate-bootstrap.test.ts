@@ -25,7 +25,7 @@ describe.concurrent.each(SANDBOXES)("a test id with replacement patterns in the 
 // hash is a built-in's name and whose __eq__ is the package's, is looked up before the built-ins. The guard looked up
 // `type` that way while busy, and a security review ran its own code there. Every function that can run once the
 // package's code has (the nested functions of the gate's set-up functions, and the session) names no global.
-const SET_UP = ["memory_paths", "theirs_for", "guard_for", "runner_checks", "coverage_of", "_gate", "_ending"];
+const SET_UP = ["memory_paths", "theirs_for", "guard_for", "runner_checks", "coverage_of", "_gate", "_ending", "_hook_parameters"];
 const GLOBALS_SEEN = String.raw`
 import dis, json, sys, types
 program = compile(sys.stdin.read(), "<rpg-forge launcher>", "exec")

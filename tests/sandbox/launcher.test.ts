@@ -130,6 +130,42 @@ def test_kill():
     expect(sentOut(await runPytest({ cwd, targets: ["tests/test_gc.py"], sandbox }))).toEqual([true]);
   });
 
+  it("gives every hook the parameters pluggy reads, pytest's from what the launcher read and the package's read afresh", async ({
+    expect,
+    onTestFinished,
+  }) => {
+    // The package's hook shares a name with pytest's own but not its parameters: a table keyed by anything but the
+    // function itself would hand it pytest's.
+    const cwd = makePackage(
+      { onTestFinished },
+      {
+        "tests/conftest.py": "def pytest_collection_modifyitems(items):\n    items.reverse()\n",
+        "tests/test_hooks.py": `import pluggy._hooks
+
+def test_hooks(request):
+    varnames = pluggy._hooks.varnames
+    cells = dict(zip(varnames.__code__.co_freevars, (cell.cell_contents for cell in varnames.__closure__)))
+    read, remembered = cells["read"], len(cells["function_names"].__self__) + len(cells["method_names"].__self__)
+    wrong, checked = [], 0
+    for caller in vars(request.config.pluginmanager.hook).values():
+        for hook in caller.get_hookimpls():
+            checked += 1
+            if (hook.argnames, hook.kwargnames) != read(hook.function):
+                wrong.append(repr(hook.function))
+    ours = [h.argnames for h in request.config.pluginmanager.hook.pytest_collection_modifyitems.get_hookimpls() if "conftest" in h.plugin_name]
+    ${SEND_OUT}(varnames.__qualname__, remembered > 100, checked > 100, wrong, ours)
+`,
+      },
+    );
+    expect(sentOut(await runPytest({ cwd, targets: ["tests/test_hooks.py"], sandbox }))).toEqual([
+      "_hook_parameters.<locals>.varnames",
+      true,
+      true,
+      [],
+      [["items"]],
+    ]);
+  });
+
   it("forks gates from an interpreter that never loaded ctypes", async ({ expect, onTestFinished }) => {
     // With _ctypes loaded, its types (reachable from object.__subclasses__()) call any C function with no audit event.
     const cwd = makePackage(
