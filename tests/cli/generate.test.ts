@@ -13,6 +13,9 @@ import { packageSuiteIn } from "../helpers/package-suite.js";
 
 const tempDir = useTempDirs();
 const EXAMPLE = "examples/statkit/rpg.json";
+// Runs whose point is the model's side (a refusal, a budget, a cassette's keys) pass --no-language-server: pyright's
+// start costs about 1.8 s of CPU and nothing they check reads it. The example's generation, the live recording and the
+// unreachable endpoint keep the default, a run with pyright.
 const MODEL_ENV = ["OPENAI_API_KEY", "OPENAI_BASE_URL", "RPG_FORGE_MODEL"] as const;
 const saved = Object.fromEntries(MODEL_ENV.map((k) => [k, process.env[k]]));
 let fake: FakeOpenAi | undefined;
@@ -78,7 +81,7 @@ describe("rpg-forge generate: bad input stops before any work, exit 2", () => {
     );
     fake = await startScriptedOpenAi([]);
     useModelEnv({ OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: "k" });
-    const result = await runCli("generate", rpg, "--out", join(dir, "out"));
+    const result = await runCli("generate", rpg, "--out", join(dir, "out"), "--no-language-server");
     expect(result.code).toBe(1);
     expect(result.err).toMatch(/✗ big failed .*the tests prompt needs about \d+ tokens, over the budget of 24000/);
     expect(fake.requests).toEqual([]);
@@ -108,7 +111,7 @@ describe("rpg-forge generate: bad input stops before any work, exit 2", () => {
     fake = await startScriptedOpenAi([errorReply(401, "Incorrect API key provided: sk-test-secret-key")]);
     useModelEnv({ OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: "sk-test-secret-key" });
     const out = join(tempDir(), "out");
-    const result = await runCli("generate", EXAMPLE, "--out", out);
+    const result = await runCli("generate", EXAMPLE, "--out", out, "--no-language-server");
     expect(result.code).toBe(2);
     expect(result.err).toMatch(/^MODEL_AUTH: /m);
     expect(result.err).not.toContain("sk-test-secret-key");
@@ -300,8 +303,8 @@ describe("rpg-forge generate --record, --replay and --replay-strict", () => {
     expect(readFileSync(join(dir, "replayed/src/mini/twice.py"), "utf8")).toBe(readFileSync(join(dir, "live/src/mini/twice.py"), "utf8"));
 
     writeFileSync(rpg, JSON.stringify(node("Return x doubled.")));
-    expect((await runCli("generate", rpg, "--out", join(dir, "loose"), "--replay", cassette)).code).toBe(0);
-    const strict = await runCli("generate", rpg, "--out", join(dir, "strict"), "--replay", cassette, "--replay-strict");
+    expect((await runCli("generate", rpg, "--out", join(dir, "loose"), "--replay", cassette, "--no-language-server")).code).toBe(0);
+    const strict = await runCli("generate", rpg, "--out", join(dir, "strict"), "--replay", cassette, "--replay-strict", "--no-language-server");
     expect(strict.code).toBe(1);
     expect(strict.err).toContain(
       "✗ twice failed after 0 debug iterations: prompt changed since the cassette was recorded for node twice, kind tests, attempt 1",
@@ -317,7 +320,7 @@ describe("rpg-forge generate --record, --replay and --replay-strict", () => {
       cassette,
       `${JSON.stringify({ key: { node_id: "twice", kind: "tests", attempt: 1 }, prompt_sha256: "0".repeat(64), response: { content: replies[0]!.content } })}\n`,
     );
-    const result = await runCli("generate", rpg, "--out", join(dir, "out"), "--replay", cassette);
+    const result = await runCli("generate", rpg, "--out", join(dir, "out"), "--replay", cassette, "--no-language-server");
     expect(result.code).toBe(1);
     expect(result.err).toContain("cassette has no reply for node twice, kind implementation, attempt 1");
     expect(existsSync(join(dir, "out/src/mini/twice.py"))).toBe(false);
