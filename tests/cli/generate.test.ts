@@ -304,7 +304,16 @@ describe("rpg-forge generate --record, --replay and --replay-strict", () => {
 
     writeFileSync(rpg, JSON.stringify(node("Return x doubled.")));
     expect((await runCli("generate", rpg, "--out", join(dir, "loose"), "--replay", cassette, "--no-language-server")).code).toBe(0);
-    const strict = await runCli("generate", rpg, "--out", join(dir, "strict"), "--replay", cassette, "--replay-strict", "--no-language-server");
+    const strict = await runCli(
+      "generate",
+      rpg,
+      "--out",
+      join(dir, "strict"),
+      "--replay",
+      cassette,
+      "--replay-strict",
+      "--no-language-server",
+    );
     expect(strict.code).toBe(1);
     expect(strict.err).toContain(
       "✗ twice failed after 0 debug iterations: prompt changed since the cassette was recorded for node twice, kind tests, attempt 1",
