@@ -71228,6 +71228,36 @@ var PROGRAM_LOADER = [
   "exec(_program())"
 ].join("\n");
 var LAUNCHER_SOURCE = String.raw`
+def _hook_parameters(read, function_names, method_names, type_of, function_type, method_type):
+    """
+    pluggy's reading of a hook implementation's parameters, with what the launcher read of pytest's own hooks: a gate
+    registers pytest's forty plugins again, and pluggy reads each hook's parameters with inspect as it registers it.
+    About 170 of a session's 215 hooks are the launcher's to read once; those of the plugins a session makes (its
+    terminal reporter and the like) are read in each gate. A plain function, or a method of one, is looked up by its identity
+    (neither type can be subclassed, so the lookup runs no code of the package); anything else, and anything the
+    launcher did not read, is read as pluggy reads it. rpg-forge adds nothing to the tables in a gate; the package can
+    change its own gate's copy, as it can replace pluggy's function itself, and a hook registered after the collection
+    starts ends the run either way (runner_checks). A stale entry gives pytest's own reading of its own function. It
+    runs after the package's code, so it names no global.
+    """
+
+    def varnames(func):
+        kind = type_of(func)
+        if kind is function_type:
+            names = function_names(func)
+            if names is not None:
+                return names
+        elif kind is method_type:
+            inner = func.__func__
+            if type_of(inner) is function_type:
+                names = method_names(inner)
+                if names is not None:
+                    return names
+        return read(func)
+
+    return varnames
+
+
 def _launcher(mode):
     import fcntl, gc, importlib, json, os, select, signal, stat, sys, tempfile, time
 
@@ -71262,6 +71292,29 @@ def _launcher(mode):
         except ImportError:
             pass
     sysconfig.get_paths()
+    # pytest's own hooks, read once: a configuration made here registers every default plugin (and its hook
+    # specifications) through pluggy's reading, which notes what it read (_hook_parameters). With the collector off, the
+    # configuration stays in the frozen memory every gate shares; it holds no key (a gate's comes later) and nothing
+    # refers to it.
+    import pluggy._hooks
+
+    read, function_names, method_names = pluggy._hooks.varnames, {}, {}
+
+    def note(func):
+        names = read(func)
+        if type(func) is types.FunctionType:
+            function_names[func] = names
+        elif type(func) is types.MethodType and type(func.__func__) is types.FunctionType:
+            method_names[func.__func__] = names
+        return names
+
+    pluggy._hooks.varnames = note
+    try:
+        _pytest.config.get_config()
+    except Exception:
+        pass  # what was read before is as true; the rest is read in each gate
+    finally:
+        pluggy._hooks.varnames = _hook_parameters(read, function_names.get, method_names.get, type, types.FunctionType, types.MethodType)
     # Patterns pytest compiles on first use, compiled once here into the caches every gate inherits (re's and fnmatch's):
     # the JUnit report escapes each test's text with a pattern of every character XML refuses, whose compiling was
     # about a tenth of a small gate's time, and collection matches file names against the default globs.
