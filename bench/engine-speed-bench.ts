@@ -22,8 +22,9 @@
  *   waits on the whole of the one before it within two steps.
  * The model answers a node's tests request with `from speed.m<i> import f_<i>` and
  * `assert f_<i>(1) == 1 + <i>` (red against the engine's stub) and its implementation
- * request with `return x + <i>`: two model calls and two pytest runs (red, green) per node,
- * then one pytest run of the whole suite when the package is assembled.
+ * request with `return x + <i>`: two model calls and two pytest runs (red, green) per node.
+ * Once every node has passed, the subgraph's integration tests are asked for (one test through
+ * f_1) and run, and one pytest run of the whole suite comes when the package is assembled.
  *
  * What is measured, from outside the engine (src/ is not touched):
  * - model time: the server records each request's interval (arrival to reply), so its
@@ -38,7 +39,9 @@
  *   child_process.spawn is wrapped too (syncBuiltinESMExports() makes the engine's
  *   `import { spawn }` see the wrapper), for the Python helper workers;
  * - the engine's own CPU: this process's (process.cpuUsage, the fake server's share
- *   included, which is small) and the Python helper workers' (/proc/<pid>/stat).
+ *   included, which is small) and the Python helper workers' (/proc/<pid>/stat);
+ * - pyright-langserver's CPU, apart: the run starts one (as a CLI run does) and tells it of each
+ *   node's files; it is neither the engine's nor pytest's, and the bound does not count it.
  * A one-node warm-up run comes first, so every row is a warm process (the python probe and
  * the helper workers' start are paid there, once, as a CLI run pays them once).
  *
@@ -46,7 +49,8 @@
  * - critical path: the longest dependency path, each node weighing its model calls'
  *   latency plus its gate runs at the mean pytest CPU time per gate run of this run (CPU
  *   rather than wall: a pytest run's wall time grows with contention, its CPU time
- *   barely), plus the suite run(s) at the end;
+ *   barely), plus the subgraph's integration request (asked once its last node has passed)
+ *   and the pytest runs that are not a node's gate (its integration tests, the suite);
  * - all calls' latency / concurrency: at concurrency 1 a node holds the one slot for its
  *   model calls and its pytest runs, so the sum of both over all nodes (with the model calls
  *   alone this term would say nothing there, where the nodes' pytest runs are as serial as
@@ -127,7 +131,9 @@ export interface SpeedResult {
   engineCpuMsPerNode: number;
   /** Of which the Python helper workers'. */
   helperCpuMsPerNode: number;
-  /** The run's CPU (engine, helpers, pytest) over wall × cores: the share of the machine it got. */
+  /** pyright-langserver's CPU (and its children's), per node: neither the engine's nor pytest's, but the same cores'. */
+  languageServerCpuMsPerNode: number;
+  /** The run's CPU (engine, helpers, pytest, the language server) over wall × cores: the share of the machine it got. */
   machineShare: number;
   modelCalls: number;
   pytestRuns: number;
@@ -198,6 +204,9 @@ function replyFor(kind: string, index: number): unknown {
       return { imports: [], code, support: "", notes: "" };
     case "fix":
       return { imports: [], code, support: "", explanation: "" };
+    case "integration_tests":
+      // The subgraph's, once its nodes pass: one test through the first node, which every prefix of a graph has.
+      return { test_code: "from speed.m1 import f_1\n\n\ndef test_f_1_twice():\n    assert f_1(f_1(0)) == 2\n", notes: "" };
     default:
       return { verdict: "implementation_bug", reason: "the code is wrong" };
   }
@@ -216,7 +225,7 @@ interface ModelCall extends Span {
 }
 
 interface ProcessSpan extends Span {
-  kind: "gate" | "suite" | "helper" | "other";
+  kind: "gate" | "suite" | "helper" | "language-server" | "other";
   node: string | undefined;
   /** The growth of this process's children's CPU time when this one was reaped. */
   cpuMs: number;
@@ -265,7 +274,7 @@ function installSpawnProbe(): void {
     if (argv[0] === "-I" && argv[1] === "-c") {
       span.kind = "helper";
       if (child.pid !== undefined) helperPids.add(child.pid);
-    }
+    } else if (argv.includes("--stdio")) span.kind = "language-server";
     spans.push(span);
     child.once("exit", () => {
       span.end = now();
@@ -385,6 +394,10 @@ async function runOnce(
     await rm(dir, { recursive: true, force: true });
   }
   const cpu = process.cpuUsage(cpuBefore);
+  // The language server is stopped as the run ends; its CPU is known once it has been reaped.
+  const servers = spans.filter((s) => s.kind === "language-server");
+  for (let waited = 0; waited < 5000 && servers.some((s) => !s.exited); waited += 20) await sleep(20);
+  const languageServerCpu = servers.reduce((sum, s) => sum + s.cpuMs, 0);
   const helpersAfter = helperCpuMs();
   let helperCpu = 0;
   for (const [pid, ms] of helpersAfter) helperCpu += ms - (helpersBefore.get(pid) ?? 0);
@@ -407,7 +420,10 @@ async function runOnce(
   // Node indexes grow along every dependency, so one pass in index order is a topological one.
   const longest = new Map<number, number>();
   for (const { index, deps } of nodes) longest.set(index, weight(idOf(index)) + Math.max(0, ...deps.map((d) => longest.get(d) ?? 0)));
-  const criticalPath = Math.max(0, ...longest.values()) + suiteCpu;
+  // The subgraph's integration tests are asked for once its last node has passed: after the longest path, as the suite is.
+  const nodeIds = new Set(nodes.map(({ index }) => idOf(index)));
+  const subgraphCalls = calls.filter((c) => !nodeIds.has(c.node));
+  const criticalPath = Math.max(0, ...longest.values()) + subgraphCalls.reduce((sum, c) => sum + (c.end - c.start), 0) + suiteCpu;
   const allNodeWork = nodes.reduce((sum, { index }) => sum + weight(idOf(index)), 0);
   const modelLatency = calls.reduce((sum, c) => sum + (c.end - c.start), 0);
   const callsPerSlot = (concurrency > 1 ? modelLatency : allNodeWork) / concurrency;
@@ -452,7 +468,8 @@ async function runOnce(
     inNodeEngineMsPerNode: inNode / n,
     engineCpuMsPerNode: ((cpu.user + cpu.system) / 1000 + helperCpu) / n,
     helperCpuMsPerNode: helperCpu / n,
-    machineShare: ((cpu.user + cpu.system) / 1000 + helperCpu + pytestCpu) / (wall * availableParallelism()),
+    languageServerCpuMsPerNode: languageServerCpu / n,
+    machineShare: ((cpu.user + cpu.system) / 1000 + helperCpu + pytestCpu + languageServerCpu) / (wall * availableParallelism()),
     modelCalls: calls.length,
     pytestRuns: pytest.length,
     pytestWallPerRun: pytest.length > 0 ? pytest.reduce((sum, s) => sum + (s.end - s.start), 0) / pytest.length : 0,
@@ -517,6 +534,7 @@ export function renderDetails(results: readonly SpeedResult[]): string {
     "run's fixed s",
     "in-node ms/node",
     "engine CPU ms/node (helpers)",
+    "pyright CPU ms/node",
     "machine share",
     "in flight",
     "pytest wall / CPU ms a run",
@@ -534,6 +552,7 @@ export function renderDetails(results: readonly SpeedResult[]): string {
     s(r.fixedMs),
     r.inNodeEngineMsPerNode.toFixed(0),
     `${r.engineCpuMsPerNode.toFixed(0)} (${r.helperCpuMsPerNode.toFixed(0)})`,
+    r.languageServerCpuMsPerNode.toFixed(0),
     `${(r.machineShare * 100).toFixed(0)}%`,
     r.meanInFlight.toFixed(1),
     `${r.pytestWallPerRun.toFixed(0)} / ${r.pytestCpuPerRun.toFixed(0)}`,
