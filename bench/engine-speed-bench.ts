@@ -5,7 +5,7 @@
  * request after a fixed latency, at each concurrency asked for, and the wall time is set
  * beside a lower bound on it.
  *
- *   npm run bench:engine         # the full table: 3 shapes × concurrency 1, 4, 16 (15-20 min on 2 cores)
+ *   npm run bench:engine         # the full table: 3 shapes × concurrency 1, 4, 16 (7-8 min on 2 cores)
  *   npx tsx bench/engine-speed-bench.ts --shapes independent,chain --concurrency 1,4 --latency 300 --nodes 12
  *   npm run bench                # a subset beside the other figures: 12 independent nodes at concurrency 4
  * Flags: --shapes (independent, chain, grid), --concurrency (a list), --latency (ms a reply, 200),
