@@ -7,6 +7,7 @@ import type { ReviewerNote } from "../llm/requests/node-context.js";
 import { createRequestKeys } from "../llm/request-keys.js";
 import { buildPlan, type Plan } from "../plan/plan.js";
 import type { Rpg } from "../rpg/schema.js";
+import type { DependencyCheck } from "../record/dependency-check.js";
 import { findPython, findPythonSetup } from "../sandbox/python.js";
 import { redactSecrets } from "../redact.js";
 import { pluginsFor } from "../sandbox/pytest-plugins.js";
@@ -35,6 +36,7 @@ import { checkRequestedNodes, runPlan, type RunOptions } from "./run.js";
 import { ASSEMBLED, CHECKPOINT_PATH, REPORT_PATH, TEST_RESULTS_PATH } from "./output-paths.js";
 import { buildSnapshot, writeSnapshot, type Snapshot } from "./snapshot.js";
 import type { AssemblyResult } from "./assemble.js";
+import { DependencyCheckStep } from "./dependency-check-step.js";
 import { SubgraphCommits } from "./subgraph-commits.js";
 import { summarize, type RunSummary } from "../record/summary.js";
 import { createTddSetup } from "./tdd-setup.js";
@@ -287,6 +289,14 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   if (options.onEvent) runOptions.onEvent = options.onEvent;
   if (options.signal) runOptions.signal = options.signal;
   const visited = new Set(runOptions.scope ?? plan.order);
+  const dependencies = new DependencyCheckStep({
+    visited,
+    settled: (checkpoint) =>
+      [...visited].every((id) => ["passed", "failed", "skipped"].includes(checkpoint.nodes[id]?.status ?? "pending")),
+    filesOf: nodeFiles,
+    tell: (paths) => intelligence.filesChanged(paths),
+    check: () => intelligence.checkDependencies(options.rpg),
+  });
   const integrationDir = join(outDir, ".rpg-forge", "integration");
   if (options.integrationTests !== false) {
     const integrationFiles = integrationTestFiles(options.rpg);
@@ -307,7 +317,10 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       },
       onEvent: options.onEvent,
     });
-    runOptions.checkSubgraphs = (checkpoint, signal, unannounced) => integration.testCompleted(checkpoint, signal, unannounced);
+    runOptions.checkSubgraphs = (checkpoint, signal, unannounced) => {
+      dependencies.startWhenSettled(checkpoint);
+      return integration.testCompleted(checkpoint, signal, unannounced);
+    };
   }
   const snapshotDir = join(outDir, ".rpg-forge", "snapshot");
   const snapshotOf = async (subgraphs: ReadonlySet<string>, checkpoint: Checkpoint) =>
@@ -340,9 +353,8 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
         ),
     });
   const history = new SubgraphCommits({ plan, repo, runId, visited, snapshotOf, onEvent: options.onEvent, onNotice: options.onNotice });
-  /** The dependency check of the work tree's code, once every node has settled: it then holds the package's code. */
-  const checkDependencies = async (checkpoint: Checkpoint): Promise<void> => {
-    const check = await intelligence.checkDependencies(options.rpg);
+  /** The dependency check of the work tree's code, in the checkpoint and told. */
+  const recordDependencies = (checkpoint: Checkpoint, check: DependencyCheck | undefined): void => {
     if (!check) return;
     const { via, ...recorded } = check;
     checkpoint.dependency_check = recorded;
@@ -350,19 +362,13 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     const { target, planned, confirmed, share, meetsTarget } = recorded;
     options.onEvent?.({ type: "dependency-checked", via, target, planned, confirmed, share, meetsTarget });
   };
-  const settled = (checkpoint: Checkpoint): boolean =>
-    [...visited].every((id) => ["passed", "failed", "skipped"].includes(checkpoint.nodes[id]?.status ?? "pending"));
-  let dependenciesChecked = false;
   runOptions.afterNode = async (id, checkpoint, unannounced) => {
     latest = checkpoint;
     // The node's files as it left them (its code, or restored): what the language server reads next.
-    await intelligence.filesChanged(nodeFiles(id));
+    await dependencies.tellNodes([id]);
     // Before the last commit, so that the report it holds has the check. Once: the nodes skipped for a failed
     // dependency settle as it fails, so more than one node can be the last to settle.
-    if (!dependenciesChecked && settled(checkpoint)) {
-      dependenciesChecked = true;
-      await checkDependencies(checkpoint);
-    }
+    recordDependencies(checkpoint, await dependencies.result(checkpoint));
     await history.commitCompleted(checkpoint, unannounced);
   };
   let final: Snapshot | undefined;
@@ -371,14 +377,20 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     run = await runPlan(runOptions);
     // An interrupted run assembles nothing: the package is finished by the resume.
     if (!run.interrupted) {
-      // A run with no node left to run (a resume of a finished one) checks here.
-      if (!run.checkpoint.dependency_check) await checkDependencies(run.checkpoint);
+      // A run with no node left to run (a resume of a finished one) checks here, with the check its end started; a
+      // check the last node took and that could not be made is asked for again.
+      if (!run.checkpoint.dependency_check)
+        recordDependencies(
+          run.checkpoint,
+          (await dependencies.result(run.checkpoint)) ?? (await intelligence.checkDependencies(options.rpg)),
+        );
       final = await history.finish(run.checkpoint);
       for (const warning of final.assembly.warnings) options.onNotice?.(warning);
       await writeSnapshot(output, final.files);
       if (final.assembly.junitXml) await writeOutputFile(outDir, TEST_RESULTS_PATH, final.assembly.junitXml);
     }
   } finally {
+    await dependencies.finished();
     await intelligence.close();
     await removeWorkTree(workDir);
     await removeWorkTree(snapshotDir);

@@ -1,0 +1,63 @@
+import type { DependencyCheck } from "../record/dependency-check.js";
+import type { Checkpoint } from "./checkpoint.js";
+
+export interface DependencyCheckStepOptions {
+  /** The nodes of this run. */
+  visited: ReadonlySet<string>;
+  /** Whether every node of the run has its outcome in the checkpoint. */
+  settled: (checkpoint: Checkpoint) => boolean;
+  /** A node's files, as the language server is told of them. */
+  filesOf: (nodeId: string) => readonly string[];
+  /** Tells the language server that these files of the work tree changed; never rejects. */
+  tell: (paths: readonly string[]) => Promise<void>;
+  /** The check of the work tree's code; undefined when it could not be made. Never rejects. */
+  check: () => Promise<DependencyCheck | undefined>;
+}
+
+/**
+ * A run's dependency check (the RPG's planned dependencies against the references in the code), and what the language
+ * server is told of the nodes' files before it. The check starts as soon as every node has settled, when the work tree
+ * holds the package's code: the subgraphs' integration tests come next, and they read the output and write nothing the
+ * check reads, so the server answers while the model writes them and pytest runs them (issue 16: at the end of every
+ * run, the check had waited for them, and they for it).
+ */
+export class DependencyCheckStep {
+  private readonly told = new Set<string>();
+  private started: Promise<DependencyCheck | undefined> | undefined;
+  private taken = false;
+
+  constructor(private readonly options: DependencyCheckStepOptions) {}
+
+  /** Tells the server each node's files as the node left them (its code, or restored), once a node. */
+  tellNodes(nodeIds: Iterable<string>): Promise<void> {
+    const untold = [...nodeIds].filter((id) => !this.told.has(id));
+    for (const id of untold) this.told.add(id);
+    return this.options.tell(untold.flatMap((id) => this.options.filesOf(id)));
+  }
+
+  /** Starts the check once every node has settled (once a run); before, it does nothing. */
+  startWhenSettled(checkpoint: Checkpoint): void {
+    if (this.started || !this.options.settled(checkpoint)) return;
+    // The nodes that settled last have not been told yet: their bookkeeping comes after the integration tests.
+    this.started = this.tellNodes(this.options.visited).then(() => this.options.check());
+  }
+
+  /**
+   * The check once every node has settled, started now if it was not: the first call then has it; later calls, and
+   * calls before, have nothing (undefined), as a check that could not be made has nothing.
+   */
+  async result(checkpoint: Checkpoint): Promise<DependencyCheck | undefined> {
+    if (this.taken || !this.options.settled(checkpoint)) return undefined;
+    this.taken = true;
+    this.startWhenSettled(checkpoint);
+    return this.started;
+  }
+
+  /**
+   * Waits for a check that was started and not taken (a run interrupted during the integration tests): the language
+   * server stopped under it would fail it, and the user would read of a failure that is none.
+   */
+  async finished(): Promise<void> {
+    await this.started;
+  }
+}
