@@ -87402,6 +87402,45 @@ async function onlyDocstring(python, source) {
   return outline.ok && outline.statements.every((s) => s.kind === "docstring");
 }
 
+// src/engine/dependency-check-step.ts
+var DependencyCheckStep = class {
+  constructor(options) {
+    this.options = options;
+  }
+  options;
+  told = /* @__PURE__ */ new Set();
+  started;
+  taken = false;
+  /** Tells the server each node's files as the node left them (its code, or restored), once a node. */
+  tellNodes(nodeIds) {
+    const untold = [...nodeIds].filter((id) => !this.told.has(id));
+    for (const id of untold) this.told.add(id);
+    return this.options.tell(untold.flatMap((id) => this.options.filesOf(id)));
+  }
+  /** Starts the check once every node has settled (once a run); before, it does nothing. */
+  startWhenSettled(checkpoint) {
+    if (this.started || !this.options.settled(checkpoint)) return;
+    this.started = this.tellNodes(this.options.visited).then(() => this.options.check());
+  }
+  /**
+   * The check once every node has settled, started now if it was not: the first call then has it; later calls, and
+   * calls before, have nothing (undefined), as a check that could not be made has nothing.
+   */
+  async result(checkpoint) {
+    if (this.taken || !this.options.settled(checkpoint)) return void 0;
+    this.taken = true;
+    this.startWhenSettled(checkpoint);
+    return this.started;
+  }
+  /**
+   * Waits for a check that was started and not taken (a run interrupted during the integration tests): the language
+   * server stopped under it would fail it, and the user would read of a failure that is none.
+   */
+  async finished() {
+    await this.started;
+  }
+};
+
 // src/engine/subgraph-commits.ts
 var SubgraphCommits = class {
   constructor(options) {
@@ -88883,6 +88922,13 @@ async function generate(options) {
   if (options.onEvent) runOptions.onEvent = options.onEvent;
   if (options.signal) runOptions.signal = options.signal;
   const visited = new Set(runOptions.scope ?? plan2.order);
+  const dependencies = new DependencyCheckStep({
+    visited,
+    settled: (checkpoint2) => [...visited].every((id) => ["passed", "failed", "skipped"].includes(checkpoint2.nodes[id]?.status ?? "pending")),
+    filesOf: nodeFiles,
+    tell: (paths) => intelligence.filesChanged(paths),
+    check: () => intelligence.checkDependencies(options.rpg)
+  });
   const integrationDir = join20(outDir, ".rpg-forge", "integration");
   if (options.integrationTests !== false) {
     const integrationFiles = integrationTestFiles(options.rpg);
@@ -88903,7 +88949,10 @@ async function generate(options) {
       },
       onEvent: options.onEvent
     });
-    runOptions.checkSubgraphs = (checkpoint2, signal, unannounced) => integration.testCompleted(checkpoint2, signal, unannounced);
+    runOptions.checkSubgraphs = (checkpoint2, signal, unannounced) => {
+      dependencies.startWhenSettled(checkpoint2);
+      return integration.testCompleted(checkpoint2, signal, unannounced);
+    };
   }
   const snapshotDir = join20(outDir, ".rpg-forge", "snapshot");
   const snapshotOf = async (subgraphs, checkpoint2) => buildSnapshot({
@@ -88934,23 +88983,17 @@ async function generate(options) {
     )
   });
   const history = new SubgraphCommits({ plan: plan2, repo, runId, visited, snapshotOf, onEvent: options.onEvent, onNotice: options.onNotice });
-  const checkDependencies = async (checkpoint2) => {
-    const check2 = await intelligence.checkDependencies(options.rpg);
+  const recordDependencies = (checkpoint2, check2) => {
     if (!check2) return;
     const { via, ...recorded } = check2;
     checkpoint2.dependency_check = recorded;
     const { target, planned, confirmed, share: share2, meetsTarget } = recorded;
     options.onEvent?.({ type: "dependency-checked", via, target, planned, confirmed, share: share2, meetsTarget });
   };
-  const settled = (checkpoint2) => [...visited].every((id) => ["passed", "failed", "skipped"].includes(checkpoint2.nodes[id]?.status ?? "pending"));
-  let dependenciesChecked = false;
   runOptions.afterNode = async (id, checkpoint2, unannounced) => {
     latest = checkpoint2;
-    await intelligence.filesChanged(nodeFiles(id));
-    if (!dependenciesChecked && settled(checkpoint2)) {
-      dependenciesChecked = true;
-      await checkDependencies(checkpoint2);
-    }
+    await dependencies.tellNodes([id]);
+    recordDependencies(checkpoint2, await dependencies.result(checkpoint2));
     await history.commitCompleted(checkpoint2, unannounced);
   };
   let final;
@@ -88958,13 +89001,18 @@ async function generate(options) {
   try {
     run7 = await runPlan(runOptions);
     if (!run7.interrupted) {
-      if (!run7.checkpoint.dependency_check) await checkDependencies(run7.checkpoint);
+      if (!run7.checkpoint.dependency_check)
+        recordDependencies(
+          run7.checkpoint,
+          await dependencies.result(run7.checkpoint) ?? await intelligence.checkDependencies(options.rpg)
+        );
       final = await history.finish(run7.checkpoint);
       for (const warning2 of final.assembly.warnings) options.onNotice?.(warning2);
       await writeSnapshot(output2, final.files);
       if (final.assembly.junitXml) await writeOutputFile(outDir, TEST_RESULTS_PATH, final.assembly.junitXml);
     }
   } finally {
+    await dependencies.finished();
     await intelligence.close();
     await removeWorkTree(workDir);
     await removeWorkTree(snapshotDir);
