@@ -19,14 +19,21 @@ export interface DependencyCheckStepOptions {
  * server is told of the nodes' files before it. The check starts as soon as every node has settled, when the work tree
  * holds the package's code: the subgraphs' integration tests come next, and they read the output and write nothing the
  * check reads, so the server answers while the model writes them and pytest runs them (issue 16: at the end of every
- * run, the check had waited for them, and they for it).
+ * run, the check had waited for them).
  */
 export class DependencyCheckStep {
   private readonly told = new Set<string>();
+  /** The nodes that settled in this run (their lines are out): whose files the server may not have read. */
+  private readonly settledHere = new Set<string>();
   private started: Promise<DependencyCheck | undefined> | undefined;
   private taken = false;
 
   constructor(private readonly options: DependencyCheckStepOptions) {}
+
+  /** A node's outcome is in and its line out. */
+  nodeSettled(nodeId: string): void {
+    this.settledHere.add(nodeId);
+  }
 
   /** Tells the server each node's files as the node left them (its code, or restored), once a node. */
   tellNodes(nodeIds: Iterable<string>): Promise<void> {
@@ -35,16 +42,19 @@ export class DependencyCheckStep {
     return this.options.tell(untold.flatMap((id) => this.options.filesOf(id)));
   }
 
-  /** Starts the check once every node has settled (once a run); before, it does nothing. */
-  startWhenSettled(checkpoint: Checkpoint): void {
+  /**
+   * Starts the check once every node has settled (once a run); before, it does nothing. `unannounced`: nodes whose
+   * outcome is in the checkpoint before their line.
+   */
+  startWhenSettled(checkpoint: Checkpoint, unannounced: Iterable<string> = []): void {
     if (this.started || !this.options.settled(checkpoint)) return;
-    // The nodes that settled last have not been told yet: their bookkeeping comes after the integration tests.
-    this.started = this.tellNodes(this.options.visited).then(() => this.options.check());
+    // The nodes of this run not told yet: the last to settle, whose bookkeeping comes after the integration tests.
+    this.started = this.tellNodes([...this.settledHere, ...unannounced]).then(() => this.options.check());
   }
 
   /**
-   * The check once every node has settled, started now if it was not: the first call then has it; later calls, and
-   * calls before, have nothing (undefined), as a check that could not be made has nothing.
+   * For a node's bookkeeping: the check once every node has settled, started now if it was not. The first call then
+   * has it; later calls, and calls before, have nothing (undefined), as a check that could not be made has nothing.
    */
   async result(checkpoint: Checkpoint): Promise<DependencyCheck | undefined> {
     if (this.taken || !this.options.settled(checkpoint)) return undefined;
@@ -54,10 +64,23 @@ export class DependencyCheckStep {
   }
 
   /**
-   * Waits for a check that was started and not taken (a run interrupted during the integration tests): the language
-   * server stopped under it would fail it, and the user would read of a failure that is none.
+   * For the run's end, when no node recorded a check: the one the end started if no node took it (a resume with no
+   * node left to run), else one more attempt.
+   */
+  async atRunEnd(): Promise<DependencyCheck | undefined> {
+    if (this.started && !this.taken) {
+      this.taken = true;
+      return this.started;
+    }
+    return this.options.check();
+  }
+
+  /**
+   * Waits for a check that was started and not taken (a run that threw during the integration tests or while writing
+   * the checkpoint): the language server stopped under it would fail it, and the user would read of a failure that is
+   * none. Never rejects.
    */
   async finished(): Promise<void> {
-    await this.started;
+    await this.started?.catch(() => undefined);
   }
 }

@@ -286,7 +286,6 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     const wanted = new Set(options.subgraphs);
     runOptions.scope = plan.subgraphs.filter((s) => wanted.has(s.id)).flatMap((s) => s.nodes);
   }
-  if (options.onEvent) runOptions.onEvent = options.onEvent;
   if (options.signal) runOptions.signal = options.signal;
   const visited = new Set(runOptions.scope ?? plan.order);
   const dependencies = new DependencyCheckStep({
@@ -297,6 +296,10 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     tell: (paths) => intelligence.filesChanged(paths),
     check: () => intelligence.checkDependencies(options.rpg),
   });
+  runOptions.onEvent = (event) => {
+    if (event.type === "node-finished") dependencies.nodeSettled(event.nodeId);
+    options.onEvent?.(event);
+  };
   const integrationDir = join(outDir, ".rpg-forge", "integration");
   if (options.integrationTests !== false) {
     const integrationFiles = integrationTestFiles(options.rpg);
@@ -318,7 +321,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       onEvent: options.onEvent,
     });
     runOptions.checkSubgraphs = (checkpoint, signal, unannounced) => {
-      dependencies.startWhenSettled(checkpoint);
+      dependencies.startWhenSettled(checkpoint, unannounced);
       return integration.testCompleted(checkpoint, signal, unannounced);
     };
   }
@@ -377,13 +380,8 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     run = await runPlan(runOptions);
     // An interrupted run assembles nothing: the package is finished by the resume.
     if (!run.interrupted) {
-      // A run with no node left to run (a resume of a finished one) checks here, with the check its end started; a
-      // check the last node took and that could not be made is asked for again.
-      if (!run.checkpoint.dependency_check)
-        recordDependencies(
-          run.checkpoint,
-          (await dependencies.result(run.checkpoint)) ?? (await intelligence.checkDependencies(options.rpg)),
-        );
+      // A run with no node left to run (a resume of a finished one) checks here; so does one whose check failed.
+      if (!run.checkpoint.dependency_check) recordDependencies(run.checkpoint, await dependencies.atRunEnd());
       final = await history.finish(run.checkpoint);
       for (const warning of final.assembly.warnings) options.onNotice?.(warning);
       await writeSnapshot(output, final.files);

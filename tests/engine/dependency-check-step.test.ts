@@ -51,16 +51,20 @@ describe("the run's dependency check", () => {
     expect(log).toEqual([]);
   });
 
-  it("starts once every node has settled: the nodes not told yet are told first, then the check runs, once", async () => {
-    const { step, log, state, finish } = fakeStep(["a", "b"]);
+  it("starts once every node has settled: this run's nodes not told yet are told first, then the check runs, once", async () => {
+    // c settled in an earlier run (a resume): the server read its files when it started.
+    const { step, log, state, finish } = fakeStep(["a", "b", "c", "d"]);
+    step.nodeSettled("a");
     await step.tellNodes(["a"]);
+    step.nodeSettled("b");
     state.settled = true;
-    step.startWhenSettled(CHECKPOINT);
-    step.startWhenSettled(CHECKPOINT);
+    // d's outcome is in, its line not yet out.
+    step.startWhenSettled(CHECKPOINT, ["d"]);
+    step.startWhenSettled(CHECKPOINT, ["d"]);
     await Promise.resolve();
     await Promise.resolve();
     // The integration tests run now; the check has started, whoever asks for its result later.
-    expect(log).toEqual(["tell src/a.py tests/test_a.py", "tell src/b.py tests/test_b.py", "check"]);
+    expect(log).toEqual(["tell src/a.py tests/test_a.py", "tell src/b.py tests/test_b.py src/d.py tests/test_d.py", "check"]);
     finish(CHECK);
     await step.finished();
     expect(log).toHaveLength(3);
@@ -79,6 +83,7 @@ describe("the run's dependency check", () => {
 
   it("starts the check when asked for its result, when nothing started it", async () => {
     const { step, log, state, finish } = fakeStep(["a"]);
+    step.nodeSettled("a");
     state.settled = true;
     const result = step.result(CHECKPOINT);
     await Promise.resolve();
@@ -86,6 +91,22 @@ describe("the run's dependency check", () => {
     expect(log).toEqual(["tell src/a.py tests/test_a.py", "check"]);
     finish(undefined);
     expect(await result).toBeUndefined();
+  });
+
+  it("gives the run's end the check its end started when no node took it, and asks once more after one a node took", async () => {
+    const resumed = fakeStep(["a"]);
+    resumed.state.settled = true;
+    resumed.step.startWhenSettled(CHECKPOINT);
+    resumed.finish(CHECK);
+    expect(await resumed.step.atRunEnd()).toBe(CHECK);
+    expect(resumed.log).toEqual(["tell ", "check"]);
+
+    const failed = fakeStep(["a"]);
+    failed.state.settled = true;
+    failed.finish(undefined);
+    expect(await failed.step.result(CHECKPOINT)).toBeUndefined();
+    await failed.step.atRunEnd();
+    expect(failed.log.filter((line) => line === "check")).toHaveLength(2);
   });
 
   it("waits for a check that was started and never asked for, before the server stops", async () => {
