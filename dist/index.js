@@ -87409,22 +87409,31 @@ var DependencyCheckStep = class {
   }
   options;
   told = /* @__PURE__ */ new Set();
+  /** The nodes that settled in this run (their lines are out): whose files the server may not have read. */
+  settledHere = /* @__PURE__ */ new Set();
   started;
   taken = false;
+  /** A node's outcome is in and its line out. */
+  nodeSettled(nodeId) {
+    this.settledHere.add(nodeId);
+  }
   /** Tells the server each node's files as the node left them (its code, or restored), once a node. */
   tellNodes(nodeIds) {
     const untold = [...nodeIds].filter((id) => !this.told.has(id));
     for (const id of untold) this.told.add(id);
     return this.options.tell(untold.flatMap((id) => this.options.filesOf(id)));
   }
-  /** Starts the check once every node has settled (once a run); before, it does nothing. */
-  startWhenSettled(checkpoint) {
+  /**
+   * Starts the check once every node has settled (once a run); before, it does nothing. `unannounced`: nodes whose
+   * outcome is in the checkpoint before their line.
+   */
+  startWhenSettled(checkpoint, unannounced = []) {
     if (this.started || !this.options.settled(checkpoint)) return;
-    this.started = this.tellNodes(this.options.visited).then(() => this.options.check());
+    this.started = this.tellNodes([...this.settledHere, ...unannounced]).then(() => this.options.check());
   }
   /**
-   * The check once every node has settled, started now if it was not: the first call then has it; later calls, and
-   * calls before, have nothing (undefined), as a check that could not be made has nothing.
+   * For a node's bookkeeping: the check once every node has settled, started now if it was not. The first call then
+   * has it; later calls, and calls before, have nothing (undefined), as a check that could not be made has nothing.
    */
   async result(checkpoint) {
     if (this.taken || !this.options.settled(checkpoint)) return void 0;
@@ -87433,11 +87442,23 @@ var DependencyCheckStep = class {
     return this.started;
   }
   /**
-   * Waits for a check that was started and not taken (a run interrupted during the integration tests): the language
-   * server stopped under it would fail it, and the user would read of a failure that is none.
+   * For the run's end, when no node recorded a check: the one the end started if no node took it (a resume with no
+   * node left to run), else one more attempt.
+   */
+  async atRunEnd() {
+    if (this.started && !this.taken) {
+      this.taken = true;
+      return this.started;
+    }
+    return this.options.check();
+  }
+  /**
+   * Waits for a check that was started and not taken (a run that threw during the integration tests or while writing
+   * the checkpoint): the language server stopped under it would fail it, and the user would read of a failure that is
+   * none. Never rejects.
    */
   async finished() {
-    await this.started;
+    await this.started?.catch(() => void 0);
   }
 };
 
@@ -88919,7 +88940,6 @@ async function generate(options) {
     const wanted = new Set(options.subgraphs);
     runOptions.scope = plan2.subgraphs.filter((s) => wanted.has(s.id)).flatMap((s) => s.nodes);
   }
-  if (options.onEvent) runOptions.onEvent = options.onEvent;
   if (options.signal) runOptions.signal = options.signal;
   const visited = new Set(runOptions.scope ?? plan2.order);
   const dependencies = new DependencyCheckStep({
@@ -88929,6 +88949,10 @@ async function generate(options) {
     tell: (paths) => intelligence.filesChanged(paths),
     check: () => intelligence.checkDependencies(options.rpg)
   });
+  runOptions.onEvent = (event) => {
+    if (event.type === "node-finished") dependencies.nodeSettled(event.nodeId);
+    options.onEvent?.(event);
+  };
   const integrationDir = join20(outDir, ".rpg-forge", "integration");
   if (options.integrationTests !== false) {
     const integrationFiles = integrationTestFiles(options.rpg);
@@ -88950,7 +88974,7 @@ async function generate(options) {
       onEvent: options.onEvent
     });
     runOptions.checkSubgraphs = (checkpoint2, signal, unannounced) => {
-      dependencies.startWhenSettled(checkpoint2);
+      dependencies.startWhenSettled(checkpoint2, unannounced);
       return integration.testCompleted(checkpoint2, signal, unannounced);
     };
   }
@@ -89001,11 +89025,7 @@ async function generate(options) {
   try {
     run7 = await runPlan(runOptions);
     if (!run7.interrupted) {
-      if (!run7.checkpoint.dependency_check)
-        recordDependencies(
-          run7.checkpoint,
-          await dependencies.result(run7.checkpoint) ?? await intelligence.checkDependencies(options.rpg)
-        );
+      if (!run7.checkpoint.dependency_check) recordDependencies(run7.checkpoint, await dependencies.atRunEnd());
       final = await history.finish(run7.checkpoint);
       for (const warning2 of final.assembly.warnings) options.onNotice?.(warning2);
       await writeSnapshot(output2, final.files);
