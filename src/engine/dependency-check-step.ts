@@ -2,8 +2,6 @@ import type { DependencyCheck } from "../record/dependency-check.js";
 import type { Checkpoint } from "./checkpoint.js";
 
 export interface DependencyCheckStepOptions {
-  /** The nodes of this run. */
-  visited: ReadonlySet<string>;
   /** Whether every node of the run has its outcome in the checkpoint. */
   settled: (checkpoint: Checkpoint) => boolean;
   /** A node's files, as the language server is told of them. */

@@ -289,7 +289,6 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   if (options.signal) runOptions.signal = options.signal;
   const visited = new Set(runOptions.scope ?? plan.order);
   const dependencies = new DependencyCheckStep({
-    visited,
     settled: (checkpoint) =>
       [...visited].every((id) => ["passed", "failed", "skipped"].includes(checkpoint.nodes[id]?.status ?? "pending")),
     filesOf: nodeFiles,

@@ -17,14 +17,13 @@ const CHECK = { via: "ast", target: 0.8, planned: 1, confirmed: 1, share: 1, mee
 // The step reads the checkpoint only through `settled`.
 const CHECKPOINT = {} as Checkpoint;
 
-function fakeStep(nodes: readonly string[]) {
+function fakeStep() {
   const log: string[] = [];
   const state = { settled: false };
   // The check's answer, whenever the step asks for it.
   let finish: (check: DependencyCheck | undefined) => void = () => undefined;
   const answer = new Promise<DependencyCheck | undefined>((resolve) => (finish = resolve));
   const step = new DependencyCheckStep({
-    visited: new Set(nodes),
     settled: () => state.settled,
     filesOf: (id) => [`src/${id}.py`, `tests/test_${id}.py`],
     tell: async (paths) => void log.push(`tell ${paths.join(" ")}`),
@@ -38,14 +37,14 @@ function fakeStep(nodes: readonly string[]) {
 
 describe("the run's dependency check", () => {
   it("tells the server each node's files once, as the node settles", async () => {
-    const { step, log } = fakeStep(["a", "b"]);
+    const { step, log } = fakeStep();
     await step.tellNodes(["a"]);
     await step.tellNodes(["a"]);
     expect(log).toEqual(["tell src/a.py tests/test_a.py", "tell "]);
   });
 
   it("starts nothing before every node has settled, and has no result then", async () => {
-    const { step, log } = fakeStep(["a", "b"]);
+    const { step, log } = fakeStep();
     step.startWhenSettled(CHECKPOINT);
     expect(await step.result(CHECKPOINT)).toBeUndefined();
     expect(log).toEqual([]);
@@ -53,7 +52,7 @@ describe("the run's dependency check", () => {
 
   it("starts once every node has settled: this run's nodes not told yet are told first, then the check runs, once", async () => {
     // c settled in an earlier run (a resume): the server read its files when it started.
-    const { step, log, state, finish } = fakeStep(["a", "b", "c", "d"]);
+    const { step, log, state, finish } = fakeStep();
     step.nodeSettled("a");
     await step.tellNodes(["a"]);
     step.nodeSettled("b");
@@ -71,7 +70,7 @@ describe("the run's dependency check", () => {
   });
 
   it("gives the check it started to the first who asks for it, and nothing to the next", async () => {
-    const { step, log, state, finish } = fakeStep(["a"]);
+    const { step, log, state, finish } = fakeStep();
     state.settled = true;
     step.startWhenSettled(CHECKPOINT);
     const first = step.result(CHECKPOINT);
@@ -82,7 +81,7 @@ describe("the run's dependency check", () => {
   });
 
   it("starts the check when asked for its result, when nothing started it", async () => {
-    const { step, log, state, finish } = fakeStep(["a"]);
+    const { step, log, state, finish } = fakeStep();
     step.nodeSettled("a");
     state.settled = true;
     const result = step.result(CHECKPOINT);
@@ -94,14 +93,14 @@ describe("the run's dependency check", () => {
   });
 
   it("gives the run's end the check its end started when no node took it, and asks once more after one a node took", async () => {
-    const resumed = fakeStep(["a"]);
+    const resumed = fakeStep();
     resumed.state.settled = true;
     resumed.step.startWhenSettled(CHECKPOINT);
     resumed.finish(CHECK);
     expect(await resumed.step.atRunEnd()).toBe(CHECK);
     expect(resumed.log).toEqual(["tell ", "check"]);
 
-    const failed = fakeStep(["a"]);
+    const failed = fakeStep();
     failed.state.settled = true;
     failed.finish(undefined);
     expect(await failed.step.result(CHECKPOINT)).toBeUndefined();
@@ -110,7 +109,7 @@ describe("the run's dependency check", () => {
   });
 
   it("waits for a check that was started and never asked for, before the server stops", async () => {
-    const { step, state, finish } = fakeStep(["a"]);
+    const { step, state, finish } = fakeStep();
     state.settled = true;
     step.startWhenSettled(CHECKPOINT);
     let done = false;
