@@ -88943,7 +88943,6 @@ async function generate(options) {
   if (options.signal) runOptions.signal = options.signal;
   const visited = new Set(runOptions.scope ?? plan2.order);
   const dependencies = new DependencyCheckStep({
-    visited,
     settled: (checkpoint2) => [...visited].every((id) => ["passed", "failed", "skipped"].includes(checkpoint2.nodes[id]?.status ?? "pending")),
     filesOf: nodeFiles,
     tell: (paths) => intelligence.filesChanged(paths),
