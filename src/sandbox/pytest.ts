@@ -8,6 +8,7 @@ import { bwrapArgs, findBwrap, HIDDEN_DIRS, probeBwrap } from "./bwrap.js";
 import { scrubbedEnv } from "./env.js";
 import { gateLauncherProgram, gateSettings } from "./gate-bootstrap.js";
 import { CONFINEMENT_SOURCE } from "./gate-confinement-source.js";
+import { EXCLUDED_PLUGIN_ARGS } from "./gate-launcher-source.js";
 import { parseJUnitXml, type TestCaseResult } from "./junit.js";
 import { resolveLimits, rlimitPairs, type ResourceLimits } from "./limits.js";
 import { Launcher } from "./launcher.js";
@@ -120,7 +121,7 @@ export async function runGate(run: PytestRun, variant: GateVariant): Promise<Pyt
       const dirs = { home: join(privateDir, "home"), tmp: join(privateDir, "tmp") };
       const junitPath = join(privateDir, junitName);
       const pytestArgs = [
-        ...[...run.targets, "-q", "-p", "no:cacheprovider", `--junitxml=${junitPath}`],
+        ...[...run.targets, "-q", ...EXCLUDED_PLUGIN_ARGS, `--junitxml=${junitPath}`],
         ...["-o", "junit_family=xunit2", "--color=no"],
         ...(run.plugins ?? []).flatMap((plugin) => ["-p", plugin]),
       ];

@@ -25,7 +25,17 @@ describe.concurrent.each(SANDBOXES)("a test id with replacement patterns in the 
 // hash is a built-in's name and whose __eq__ is the package's, is looked up before the built-ins. The guard looked up
 // `type` that way while busy, and a security review ran its own code there. Every function that can run once the
 // package's code has (the nested functions of the gate's set-up functions, and the session) names no global.
-const SET_UP = ["memory_paths", "theirs_for", "guard_for", "runner_checks", "coverage_of", "_gate", "_ending", "_hook_parameters"];
+const SET_UP = [
+  "memory_paths",
+  "theirs_for",
+  "guard_for",
+  "runner_checks",
+  "coverage_of",
+  "_gate",
+  "_ending",
+  "_hook_parameters",
+  "_made_configuration",
+];
 const GLOBALS_SEEN = String.raw`
 import dis, json, sys, types
 program = compile(sys.stdin.read(), "<rpg-forge launcher>", "exec")
@@ -84,5 +94,70 @@ describe("the gate's end", () => {
     expect(gate_nests).not.toContain("leave");
     expect(leave_cells.length).toBeGreaterThan(0);
     expect(ending_arguments).toEqual(expect.arrayContaining(leave_cells));
+  });
+});
+
+// The launcher's configuration for a gate's first session (_made_configuration), run on a stand-in for _pytest.config
+// that records each configuration pytest's own get_config makes.
+const MADE_CONFIGURATION = String.raw`
+import json, os, pathlib, sys, types
+program = compile(sys.stdin.read(), "<rpg-forge launcher>", "exec")
+code = next(const for const in program.co_consts if isinstance(const, types.CodeType) and const.co_name == "_made_configuration")
+factory = types.FunctionType(code, {})
+
+class Config:
+    def __init__(self, args):
+        self.args, self.invocation_params = args, None
+    class InvocationParams:
+        def __init__(self, **fields):
+            self.fields = fields
+
+def session(args, environ=None):
+    made = []
+    def pytests_own(args=None, plugins=None):
+        made.append(args)
+        return Config(args)
+    module = types.SimpleNamespace(Config=Config, get_config=pytests_own)
+    module.get_config = factory(module, ["-p", "no:cacheprovider"], environ or {}, pathlib.Path, type, str, list, sorted)
+    config = module.get_config(args, ["plugin"])
+    params = config.invocation_params.fields if config.invocation_params else None
+    return {
+        "made": made,
+        "got": config.args,
+        "params": params and [params["args"], params["plugins"], str(params["dir"]) == os.getcwd()],
+        "restored": module.get_config is pytests_own,
+    }
+
+print(json.dumps([
+    session(["t.py", "-q", "-p", "no:cacheprovider"]),
+    session(["t.py", "-pno:cacheprovider", "-p", "hypothesis"]),
+    session(["t.py", "-p", "no:cacheprovider", "-p", "no:doctest"]),
+    session(["t.py", "-p", "no:cacheprovider"], {"PYTEST_DEBUG": "1"}),
+]))
+`;
+
+describe("the launcher's configuration for a gate", () => {
+  it("is made once in the launcher, given to a first session that excludes the same plugins, and never again", async ({ expect }) => {
+    const python = await findPython();
+    const out = execFileSync(python, ["-c", MADE_CONFIGURATION], { input: gateLauncherProgram(), encoding: "utf8" });
+    const launchers = ["-p", "no:cacheprovider"];
+    const [same, spelledOtherwise, otherExclusions, traced] = JSON.parse(out) as {
+      made: string[][];
+      got: string[];
+      params: unknown[] | null;
+      restored: boolean;
+    }[];
+    // Made as the launcher starts; the session takes it with its own arguments, plugins and folder.
+    expect(same).toEqual({
+      made: [launchers],
+      got: launchers,
+      params: [["t.py", "-q", "-p", "no:cacheprovider"], ["plugin"], true],
+      restored: true,
+    });
+    expect(spelledOtherwise).toMatchObject({ made: [launchers], got: launchers, restored: true });
+    // Any other exclusion, or pytest's trace asked for: a configuration made as pytest makes it.
+    const fresh = (args: string[]) => ({ made: [launchers, args], got: args, params: null, restored: true });
+    expect(otherExclusions).toEqual(fresh(["t.py", "-p", "no:cacheprovider", "-p", "no:doctest"]));
+    expect(traced).toEqual(fresh(["t.py", "-p", "no:cacheprovider"]));
   });
 });

@@ -166,6 +166,34 @@ def test_hooks(request):
     ]);
   });
 
+  it("runs a gate's session in the configuration the launcher made, with the gate's own arguments and folder", async ({
+    expect,
+    onTestFinished,
+  }) => {
+    const cwd = makePackage(
+      { onTestFinished },
+      {
+        "tests/test_config.py": `import os
+import _pytest.config
+
+def test_config(request):
+    get_config = _pytest.config.get_config
+    params = request.config.invocation_params
+    ${SEND_OUT}(get_config.__qualname__, get_config.__module__, str(params.dir) == os.getcwd(), "tests/test_config.py" in params.args, request.config.pluginmanager.get_plugin("cacheprovider") is None)
+`,
+      },
+    );
+    // pytest's own get_config is back once the session has its configuration: no later session (a mutants' run) takes
+    // one from the launcher's list, which the package can reach.
+    expect(sentOut(await runPytest({ cwd, targets: ["tests/test_config.py"], sandbox }))).toEqual([
+      "get_config",
+      "_pytest.config",
+      true,
+      true,
+      true,
+    ]);
+  });
+
   it("forks gates from an interpreter that never loaded ctypes", async ({ expect, onTestFinished }) => {
     // With _ctypes loaded, its types (reachable from object.__subclasses__()) call any C function with no audit event.
     const cwd = makePackage(
