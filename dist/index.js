@@ -71213,6 +71213,7 @@ var FRAME = {
   /** The gate is over and everything it left is gone: JSON `{"code", "killedBy", "retire"}`. */
   exit: "X"
 };
+var EXCLUDED_PLUGIN_ARGS = ["-p", "no:cacheprovider"];
 var PROGRAM_FD = 3;
 var PROGRAM_LOADER = [
   "def _program():",
@@ -71256,6 +71257,54 @@ def _hook_parameters(read, function_names, method_names, type_of, function_type,
         return read(func)
 
     return varnames
+
+
+def _made_configuration(config_module, excluded, environ, path_type, type_of, text, listed, ordered):
+    """
+    pytest's configuration for a gate's session, made in the launcher: a session's first step makes a configuration and
+    registers pytest's forty plugins in it (get_config), a fifth of a small gate's CPU, the same each time but for the
+    working directory it notes. The launcher makes one with the plugins every gate excludes (-p no:...); each forked gate
+    has a copy of its own, which its first session takes in place of a new one, with its own arguments and working
+    directory. What it holds is pytest's own, made before any code of the package exists. A session whose arguments
+    exclude other plugins, one that asks for pytest's trace (PYTEST_DEBUG, read as a plugin manager is made) and every
+    session after the first (a mutants' run) gets a configuration made as pytest makes it.
+    """
+    make, invocation = config_module.get_config, config_module.Config.InvocationParams
+
+    def exclusions(args):
+        # pytest's own reading of "-p no:name" (PytestPluginManager.consider_preparse, exclude_only).
+        found, rest = [], listed(args)
+        while rest:
+            option = rest.pop(0)
+            if type_of(option) is not text:
+                continue
+            if option == "-p":
+                if not rest:
+                    break
+                value = rest.pop(0)
+            elif option.startswith("-p"):
+                value = option[2:]
+            else:
+                continue
+            value = value.strip()
+            if value.startswith("no:"):
+                found.append(value)
+        return ordered(found)
+
+    wanted = exclusions(excluded)
+    made = [make(listed(excluded))]
+
+    def get_config(args=None, plugins=None):
+        # Called once: pytest's own function is back before anything of the package runs, so no later session can be
+        # handed a configuration the package put in this closure's list.
+        config_module.get_config = make
+        if made and args and exclusions(args) == wanted and "PYTEST_DEBUG" not in environ:
+            config = made.pop()
+            config.invocation_params = invocation(args=args, plugins=plugins, dir=path_type.cwd())
+            return config
+        return make(args, plugins)
+
+    return get_config
 
 
 def _launcher(mode):
@@ -71315,6 +71364,12 @@ def _launcher(mode):
         pass  # what was read before is as true; the rest is read in each gate
     finally:
         pluggy._hooks.varnames = _hook_parameters(read, function_names.get, method_names.get, type, types.FunctionType, types.MethodType)
+    try:
+        _pytest.config.get_config = _made_configuration(
+            _pytest.config, ${JSON.stringify(EXCLUDED_PLUGIN_ARGS)}, os.environ, pathlib.Path, type, str, list, sorted
+        )
+    except Exception:
+        pass  # each session makes its own, as pytest does
     # Patterns pytest compiles on first use, compiled once here into the caches every gate inherits (re's and fnmatch's):
     # the JUnit report escapes each test's text with a pattern of every character XML refuses, whose compiling was
     # about a tenth of a small gate's time, and collection matches file names against the default globs.
@@ -73360,7 +73415,7 @@ async function runGate(run7, variant) {
       const dirs = { home: join10(privateDir, "home"), tmp: join10(privateDir, "tmp") };
       const junitPath = join10(privateDir, junitName);
       const pytestArgs = [
-        ...[...run7.targets, "-q", "-p", "no:cacheprovider", `--junitxml=${junitPath}`],
+        ...[...run7.targets, "-q", ...EXCLUDED_PLUGIN_ARGS, `--junitxml=${junitPath}`],
         ...["-o", "junit_family=xunit2", "--color=no"],
         ...(run7.plugins ?? []).flatMap((plugin) => ["-p", plugin])
       ];
