@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { describe, it } from "vitest";
 import { gateLauncherProgram } from "../../src/sandbox/gate-bootstrap.js";
+import { EXCLUDED_PLUGIN_ARGS } from "../../src/sandbox/gate-launcher-source.js";
 import { runPytest } from "../../src/sandbox/pytest.js";
 import { findPython } from "../../src/sandbox/python.js";
 import { makePackage, SANDBOXES } from "./package-dir.js";
@@ -97,66 +98,80 @@ describe("the gate's end", () => {
   });
 });
 
-// The launcher's configuration for a gate's first session (_made_configuration), run on a stand-in for _pytest.config
-// that records each configuration pytest's own get_config makes.
+// The launcher's configuration for a gate's first session (_made_configuration), on pytest's own _pytest.config: a
+// configuration made in "/" as the launcher makes it, then a session's call in a folder of its own, with pytest's
+// get_config counted.
 const MADE_CONFIGURATION = String.raw`
-import json, os, pathlib, sys, types
-program = compile(sys.stdin.read(), "<rpg-forge launcher>", "exec")
-code = next(const for const in program.co_consts if isinstance(const, types.CodeType) and const.co_name == "_made_configuration")
-factory = types.FunctionType(code, {})
+import json, os, pathlib, sys, tempfile, types
+import _pytest.config
 
-class Config:
-    def __init__(self, args):
-        self.args, self.invocation_params = args, None
-    class InvocationParams:
-        def __init__(self, **fields):
-            self.fields = fields
+program = compile(sys.stdin.read(), "<rpg-forge launcher>", "exec")
+tops = {const.co_name: const for const in program.co_consts if isinstance(const, types.CodeType)}
+factory = types.FunctionType(tops["_made_configuration"], {})
+excluded = json.loads(sys.argv[1])
 
 def session(args, environ=None):
-    made = []
+    calls = []
     def pytests_own(args=None, plugins=None):
-        made.append(args)
-        return Config(args)
-    module = types.SimpleNamespace(Config=Config, get_config=pytests_own)
-    module.get_config = factory(module, ["-p", "no:cacheprovider"], environ or {}, pathlib.Path, type, str, list, sorted)
+        calls.append(list(args))
+        return _pytest.config.get_config(args, plugins)
+    module = types.SimpleNamespace(Config=_pytest.config.Config, get_config=pytests_own)
+    os.chdir("/")
+    made = pytests_own(list(excluded))
+    module.get_config = factory(module, made, excluded, environ or {}, pathlib.Path, type, str, list, sorted, Exception)
+    os.chdir(tempfile.mkdtemp())
     config = module.get_config(args, ["plugin"])
-    params = config.invocation_params.fields if config.invocation_params else None
+    params = config.invocation_params
     return {
-        "made": made,
-        "got": config.args,
-        "params": params and [params["args"], params["plugins"], str(params["dir"]) == os.getcwd()],
+        "calls": calls,
+        "taken": config is made,
+        "params": [list(params.args), list(params.plugins), str(params.dir) == os.getcwd()],
         "restored": module.get_config is pytests_own,
+        "cacheprovider": config.pluginmanager.get_plugin("cacheprovider") is not None,
     }
 
-print(json.dumps([
-    session(["t.py", "-q", "-p", "no:cacheprovider"]),
-    session(["t.py", "-pno:cacheprovider", "-p", "hypothesis"]),
-    session(["t.py", "-p", "no:cacheprovider", "-p", "no:doctest"]),
-    session(["t.py", "-p", "no:cacheprovider"], {"PYTEST_DEBUG": "1"}),
-]))
+print(json.dumps({
+    "wired": "_made_configuration" in tops["_launcher"].co_names,
+    "sessions": [
+        session(["t.py", "-q", "-p", "no:cacheprovider"]),
+        session(["t.py", "-pno:cacheprovider", "-p", "hypothesis"]),
+        session(["t.py", "-p", "no:cacheprovider", "-p", "no:doctest"]),
+        session(["t.py", "-p", "no:cacheprovider"], {"PYTEST_DEBUG": "1"}),
+    ],
+}))
 `;
 
 describe("the launcher's configuration for a gate", () => {
-  it("is made once in the launcher, given to a first session that excludes the same plugins, and never again", async ({ expect }) => {
+  it("goes to a first session that excludes the same plugins, with its arguments and folder, and pytest's get_config is back", async ({
+    expect,
+  }) => {
     const python = await findPython();
-    const out = execFileSync(python, ["-c", MADE_CONFIGURATION], { input: gateLauncherProgram(), encoding: "utf8" });
-    const launchers = ["-p", "no:cacheprovider"];
-    const [same, spelledOtherwise, otherExclusions, traced] = JSON.parse(out) as {
-      made: string[][];
-      got: string[];
-      params: unknown[] | null;
-      restored: boolean;
-    }[];
-    // Made as the launcher starts; the session takes it with its own arguments, plugins and folder.
-    expect(same).toEqual({
-      made: [launchers],
-      got: launchers,
-      params: [["t.py", "-q", "-p", "no:cacheprovider"], ["plugin"], true],
-      restored: true,
+    const launchers = [...EXCLUDED_PLUGIN_ARGS];
+    const out = execFileSync(python, ["-c", MADE_CONFIGURATION, JSON.stringify(launchers)], {
+      input: gateLauncherProgram(),
+      encoding: "utf8",
     });
-    expect(spelledOtherwise).toMatchObject({ made: [launchers], got: launchers, restored: true });
+    const { wired, sessions } = JSON.parse(out) as { wired: boolean; sessions: Record<string, unknown>[] };
+    const [same, spelledOtherwise, otherExclusions, traced] = sessions;
+    expect(wired).toBe(true);
+    // Made once, in "/"; the session takes it with its own arguments, plugins and folder.
+    const taken = (args: string[]) => ({
+      calls: [launchers],
+      taken: true,
+      params: [args, ["plugin"], true],
+      restored: true,
+      cacheprovider: false,
+    });
+    expect(same).toEqual(taken(["t.py", "-q", "-p", "no:cacheprovider"]));
+    expect(spelledOtherwise).toEqual(taken(["t.py", "-pno:cacheprovider", "-p", "hypothesis"]));
     // Any other exclusion, or pytest's trace asked for: a configuration made as pytest makes it.
-    const fresh = (args: string[]) => ({ made: [launchers, args], got: args, params: null, restored: true });
+    const fresh = (args: string[]) => ({
+      calls: [launchers, args],
+      taken: false,
+      params: [args, ["plugin"], true],
+      restored: true,
+      cacheprovider: false,
+    });
     expect(otherExclusions).toEqual(fresh(["t.py", "-p", "no:cacheprovider", "-p", "no:doctest"]));
     expect(traced).toEqual(fresh(["t.py", "-p", "no:cacheprovider"]));
   });
