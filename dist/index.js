@@ -71231,8 +71231,9 @@ var PROGRAM_LOADER = [
 var LAUNCHER_SOURCE = String.raw`
 def _hook_parameters(read, function_names, method_names, type_of, function_type, method_type):
     """
-    pluggy's reading of a hook implementation's parameters, with what the launcher read of pytest's own hooks: a gate
-    registers pytest's forty plugins again, and pluggy reads each hook's parameters with inspect as it registers it.
+    pluggy's reading of a hook implementation's parameters, with what the launcher read of pytest's own hooks: a session
+    that makes its own configuration (one after a mutants' run's first, _made_configuration) registers pytest's plugins
+    again, and pluggy reads each hook's parameters with inspect as it registers it.
     About 170 of a session's 215 hooks are the launcher's to read once; those of the plugins a session makes (its
     terminal reporter and the like) are read in each gate. A plain function, or a method of one, is looked up by its identity
     (neither type can be subclassed, so the lookup runs no code of the package); anything else, and anything the
@@ -71259,15 +71260,18 @@ def _hook_parameters(read, function_names, method_names, type_of, function_type,
     return varnames
 
 
-def _made_configuration(config_module, excluded, environ, path_type, type_of, text, listed, ordered):
+def _made_configuration(config_module, made, excluded, environ, path_type, type_of, text, listed, ordered, problem):
     """
-    pytest's configuration for a gate's session, made in the launcher: a session's first step makes a configuration and
-    registers pytest's forty plugins in it (get_config), a fifth of a small gate's CPU, the same each time but for the
-    working directory it notes. The launcher makes one with the plugins every gate excludes (-p no:...); each forked gate
-    has a copy of its own, which its first session takes in place of a new one, with its own arguments and working
-    directory. What it holds is pytest's own, made before any code of the package exists. A session whose arguments
-    exclude other plugins, one that asks for pytest's trace (PYTEST_DEBUG, read as a plugin manager is made) and every
-    session after the first (a mutants' run) gets a configuration made as pytest makes it.
+    pytest's get_config for a gate, handing its first session the configuration the launcher made: a session's first
+    step makes a configuration and registers pytest's thirty-odd default plugins in it, a fifth of a small gate's CPU,
+    the same each time but for the arguments and folder it notes. The launcher made one (made) with the plugins every
+    gate excludes (-p no:...); each forked gate has a copy of its own, which its first session takes with its own
+    arguments, plugins and working directory. The first call puts pytest's own get_config back, so that every session
+    after the first (a mutants' run) makes its own, and nothing refers to this function or its cells by the time any
+    code of the package runs. A session whose arguments exclude other plugins, one that asks for pytest's trace
+    (PYTEST_DEBUG, read as a plugin manager is made) and a handover that fails get a configuration made as pytest makes
+    it. The configuration lives in the gate's frozen memory, where the collector never looks: on a mutants' run, what
+    the first session made stays until the gate ends, since the session registers itself in it.
     """
     make, invocation = config_module.get_config, config_module.Config.InvocationParams
 
@@ -71292,16 +71296,15 @@ def _made_configuration(config_module, excluded, environ, path_type, type_of, te
         return ordered(found)
 
     wanted = exclusions(excluded)
-    made = [make(listed(excluded))]
 
     def get_config(args=None, plugins=None):
-        # Called once: pytest's own function is back before anything of the package runs, so no later session can be
-        # handed a configuration the package put in this closure's list.
         config_module.get_config = make
-        if made and args and exclusions(args) == wanted and "PYTEST_DEBUG" not in environ:
-            config = made.pop()
-            config.invocation_params = invocation(args=args, plugins=plugins, dir=path_type.cwd())
-            return config
+        if args and exclusions(args) == wanted and "PYTEST_DEBUG" not in environ:
+            try:
+                made.invocation_params = invocation(args=args, plugins=plugins, dir=path_type.cwd())
+                return made
+            except problem:
+                pass
         return make(args, plugins)
 
     return get_config
@@ -71342,9 +71345,9 @@ def _launcher(mode):
             pass
     sysconfig.get_paths()
     # pytest's own hooks, read once: a configuration made here registers every default plugin (and its hook
-    # specifications) through pluggy's reading, which notes what it read (_hook_parameters). With the collector off, the
-    # configuration stays in the frozen memory every gate shares; it holds no key (a gate's comes later) and nothing
-    # refers to it.
+    # specifications) through pluggy's reading, which notes what it read (_hook_parameters). Made with the plugins every
+    # gate excludes, it is then the configuration a gate's first session takes (_made_configuration). With the
+    # collector off, it stays in the frozen memory every gate shares; it holds no key (a gate's comes later).
     import pluggy._hooks
 
     read, function_names, method_names = pluggy._hooks.varnames, {}, {}
@@ -71358,18 +71361,17 @@ def _launcher(mode):
         return names
 
     pluggy._hooks.varnames = note
+    made = None
     try:
-        _pytest.config.get_config()
+        made = _pytest.config.get_config(list(${JSON.stringify(EXCLUDED_PLUGIN_ARGS)}))
     except Exception:
         pass  # what was read before is as true; the rest is read in each gate
     finally:
         pluggy._hooks.varnames = _hook_parameters(read, function_names.get, method_names.get, type, types.FunctionType, types.MethodType)
-    try:
+    if made is not None:
         _pytest.config.get_config = _made_configuration(
-            _pytest.config, ${JSON.stringify(EXCLUDED_PLUGIN_ARGS)}, os.environ, pathlib.Path, type, str, list, sorted
+            _pytest.config, made, ${JSON.stringify(EXCLUDED_PLUGIN_ARGS)}, os.environ, pathlib.Path, type, str, list, sorted, Exception
         )
-    except Exception:
-        pass  # each session makes its own, as pytest does
     # Patterns pytest compiles on first use, compiled once here into the caches every gate inherits (re's and fnmatch's):
     # the JUnit report escapes each test's text with a pattern of every character XML refuses, whose compiling was
     # about a tenth of a small gate's time, and collection matches file names against the default globs.
