@@ -154,25 +154,18 @@ describe("the launcher's configuration for a gate", () => {
     const { wired, sessions } = JSON.parse(out) as { wired: boolean; sessions: Record<string, unknown>[] };
     const [same, spelledOtherwise, otherExclusions, traced] = sessions;
     expect(wired).toBe(true);
-    // Made once, in "/"; the session takes it with its own arguments, plugins and folder.
-    const taken = (args: string[]) => ({
-      calls: [launchers],
-      taken: true,
+    // Made once, in "/"; the session takes it with its own arguments, plugins and folder. Any other exclusion, or
+    // pytest's trace asked for: a configuration made as pytest makes it.
+    const session = (args: string[], taken: boolean) => ({
+      calls: taken ? [launchers] : [launchers, args],
+      taken,
       params: [args, ["plugin"], true],
       restored: true,
       cacheprovider: false,
     });
-    expect(same).toEqual(taken(["t.py", "-q", "-p", "no:cacheprovider"]));
-    expect(spelledOtherwise).toEqual(taken(["t.py", "-pno:cacheprovider", "-p", "hypothesis"]));
-    // Any other exclusion, or pytest's trace asked for: a configuration made as pytest makes it.
-    const fresh = (args: string[]) => ({
-      calls: [launchers, args],
-      taken: false,
-      params: [args, ["plugin"], true],
-      restored: true,
-      cacheprovider: false,
-    });
-    expect(otherExclusions).toEqual(fresh(["t.py", "-p", "no:cacheprovider", "-p", "no:doctest"]));
-    expect(traced).toEqual(fresh(["t.py", "-p", "no:cacheprovider"]));
+    expect(same).toEqual(session(["t.py", "-q", "-p", "no:cacheprovider"], true));
+    expect(spelledOtherwise).toEqual(session(["t.py", "-pno:cacheprovider", "-p", "hypothesis"], true));
+    expect(otherExclusions).toEqual(session(["t.py", "-p", "no:cacheprovider", "-p", "no:doctest"], false));
+    expect(traced).toEqual(session(["t.py", "-p", "no:cacheprovider"], false));
   });
 });

@@ -166,10 +166,7 @@ def test_hooks(request):
     ]);
   });
 
-  it("runs a gate's session in the configuration the launcher made, with the gate's own arguments and folder", async ({
-    expect,
-    onTestFinished,
-  }) => {
+  it("gives a gate's session its own arguments and folder, and pytest's own get_config back", async ({ expect, onTestFinished }) => {
     const cwd = makePackage(
       { onTestFinished },
       {
@@ -183,8 +180,8 @@ def test_config(request):
 `,
       },
     );
-    // pytest's own get_config is back once the session has its configuration: no later session (a mutants' run) takes
-    // one from the launcher's list, which the package can reach.
+    // The session's configuration is the launcher's (gate-bootstrap.test.ts checks the handover on pytest's own module);
+    // pytest's own get_config is back before the package's code runs, so a later session (a mutants' run) makes its own.
     expect(sentOut(await runPytest({ cwd, targets: ["tests/test_config.py"], sandbox }))).toEqual([
       "get_config",
       "_pytest.config",
