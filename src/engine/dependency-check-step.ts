@@ -46,6 +46,10 @@ export class DependencyCheckStep {
    */
   startWhenSettled(checkpoint: Checkpoint, unannounced: Iterable<string> = []): void {
     if (this.started || !this.options.settled(checkpoint)) return;
+    this.start(unannounced);
+  }
+
+  private start(unannounced: Iterable<string>): void {
     // The nodes of this run not told yet: the last to settle, whose bookkeeping comes after the integration tests.
     this.started = this.tellNodes([...this.settledHere, ...unannounced]).then(() => this.options.check());
   }
@@ -57,7 +61,8 @@ export class DependencyCheckStep {
   async result(checkpoint: Checkpoint): Promise<DependencyCheck | undefined> {
     if (this.taken || !this.options.settled(checkpoint)) return undefined;
     this.taken = true;
-    this.startWhenSettled(checkpoint);
+    // Settled, as just asked: no second walk over the run's nodes.
+    if (!this.started) this.start([]);
     return this.started;
   }
 
