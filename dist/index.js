@@ -71361,16 +71361,16 @@ def _launcher(mode):
         return names
 
     pluggy._hooks.varnames = note
-    made = None
+    made, excluded = None, ${JSON.stringify(EXCLUDED_PLUGIN_ARGS)}
     try:
-        made = _pytest.config.get_config(list(${JSON.stringify(EXCLUDED_PLUGIN_ARGS)}))
+        made = _pytest.config.get_config(list(excluded))
     except Exception:
         pass  # what was read before is as true; the rest is read in each gate
     finally:
         pluggy._hooks.varnames = _hook_parameters(read, function_names.get, method_names.get, type, types.FunctionType, types.MethodType)
     if made is not None:
         _pytest.config.get_config = _made_configuration(
-            _pytest.config, made, ${JSON.stringify(EXCLUDED_PLUGIN_ARGS)}, os.environ, pathlib.Path, type, str, list, sorted, Exception
+            _pytest.config, made, excluded, os.environ, pathlib.Path, type, str, list, sorted, Exception
         )
     # Patterns pytest compiles on first use, compiled once here into the caches every gate inherits (re's and fnmatch's):
     # the JUnit report escapes each test's text with a pattern of every character XML refuses, whose compiling was
@@ -87486,6 +87486,9 @@ var DependencyCheckStep = class {
    */
   startWhenSettled(checkpoint, unannounced = []) {
     if (this.started || !this.options.settled(checkpoint)) return;
+    this.start(unannounced);
+  }
+  start(unannounced) {
     this.started = this.tellNodes([...this.settledHere, ...unannounced]).then(() => this.options.check());
   }
   /**
@@ -87495,7 +87498,7 @@ var DependencyCheckStep = class {
   async result(checkpoint) {
     if (this.taken || !this.options.settled(checkpoint)) return void 0;
     this.taken = true;
-    this.startWhenSettled(checkpoint);
+    if (!this.started) this.start([]);
     return this.started;
   }
   /**
