@@ -21,7 +21,7 @@ import { GitRepository } from "../workspace/git.js";
 import { PackageFiles } from "../workspace/package-files.js";
 import { BatchedWriter } from "../workspace/batched-writer.js";
 import { buildStack, type StackResult } from "../workspace/stack.js";
-import { createWorkTree, defaultWorkTree, layOver, removeWorkTree, WORK_TREE_STAMP } from "../workspace/work-tree.js";
+import { createWorkTree, defaultWorkTree, removeWorkTree, WORK_TREE_STAMP } from "../workspace/work-tree.js";
 import { normalizePath } from "../rpg/paths.js";
 import { checkpointExistsError, type Checkpoint } from "./checkpoint.js";
 import { CheckpointStore } from "./checkpoint-journal.js";
@@ -44,6 +44,7 @@ import { IntegrationTests } from "./integration-tests.js";
 import { limitRequests, pipelineFor } from "./pipelining.js";
 import { startCodeIntelligence } from "./run-intelligence.js";
 import { FixLocalization } from "./fix-context.js";
+import { verifyFolder } from "./verify-folder.js";
 
 /** What rpg-forge writes in the output by path rather than through PackageFiles: no link may sit on their way. */
 const OWN_WRITES = [
@@ -53,8 +54,7 @@ const OWN_WRITES = [
   "docs/rpg.json",
   ".rpg-forge/runs",
   ".rpg-forge/work",
-  ".rpg-forge/snapshot",
-  ".rpg-forge/integration",
+  ".rpg-forge/verify",
 ];
 
 /** What the committed report of a state is rendered from: that state alone, nothing that changes with every run. */
@@ -299,7 +299,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     if (event.type === "node-finished") dependencies.nodeSettled(event.nodeId);
     options.onEvent?.(event);
   };
-  const integrationDir = join(outDir, ".rpg-forge", "integration");
+  const verify = verifyFolder(outDir, pytestIn);
   if (options.integrationTests !== false) {
     const integrationFiles = integrationTestFiles(options.rpg);
     const integration = new IntegrationTests({
@@ -308,11 +308,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       visited,
       testFileOf: (id) => integrationFiles.get(id)!,
       // Against the output, which holds passed code only: the code the subgraph's commit holds.
-      runTests: async (files, targets, signal) => {
-        await createWorkTree(outDir, integrationDir);
-        await layOver(integrationDir, files);
-        return pytestIn(integrationDir)(targets, signal);
-      },
+      runTests: verify.runTests,
       ship: async (path, content) => {
         if (content !== null) await output.write(path, content);
         else if ((await output.read(path)) !== undefined) await output.remove(path);
@@ -324,7 +320,6 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       return integration.testCompleted(checkpoint, signal, unannounced);
     };
   }
-  const snapshotDir = join(outDir, ".rpg-forge", "snapshot");
   const snapshotOf = async (subgraphs: ReadonlySet<string>, checkpoint: Checkpoint) =>
     buildSnapshot({
       rpg: options.rpg,
@@ -337,11 +332,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       testFileOf,
       preexisting,
       // A snapshot's suite runs in a fresh copy of the output with the snapshot laid over it: generated code never runs in the output.
-      runTests: async (files, targets) => {
-        await createWorkTree(outDir, snapshotDir);
-        await layOver(snapshotDir, files);
-        return pytestIn(snapshotDir)(targets);
-      },
+      runTests: (files, targets) => verify.runTests(files, targets),
       renderReport: (projected, assembly) =>
         redactSecrets(
           options.renderCommittedReport({
@@ -390,8 +381,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     await dependencies.finished();
     await intelligence.close();
     await removeWorkTree(workDir);
-    await removeWorkTree(snapshotDir);
-    await removeWorkTree(integrationDir);
+    await verify.remove();
   }
   const { checkpoint, interrupted } = run;
   const summary = summarize(checkpoint);

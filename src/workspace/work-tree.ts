@@ -64,9 +64,9 @@ export async function createWorkTree(outDir: string, workDir: string): Promise<v
         "choose an empty or missing folder for the work tree",
       );
     }
-    // Emptied, not removed: the folder stays the one a sandbox already mounted, so the gates of the next subgraph's
-    // integration tests or snapshot run in the sandbox the last ones started (a sandbox serves one folder, and each
-    // start cost about a third of a second of CPU, for the one or two gates a subgraph runs in each folder).
+    // Emptied, not removed: the folder stays the one a sandbox already mounted, so the next suite run here (a subgraph's
+    // integration tests, a snapshot's suite) runs in the sandbox the last one started (a sandbox serves one folder, and
+    // each start cost about a third of a second of CPU, for the one or two gates a subgraph runs here).
     await Promise.all(existing.map((name) => rm(join(work, name), { recursive: true, force: true })));
   }
   await mkdir(work, { recursive: true });
