@@ -17,7 +17,9 @@ export function mergeRequirements(declared: readonly string[], scanned: Readonly
     if (byName.has(name)) continue;
     byName.set(name, version ? `${distribution}${versionRange(version)}` : distribution);
   }
-  return [...byName.values()].sort((a, b) => normalizeDistribution(a).localeCompare(normalizeDistribution(b)));
+  // By the normalized name's code units: localeCompare follows the machine's locale (Estonian puts z before t), and the
+  // same plan must give the same file everywhere.
+  return [...byName.keys()].sort().map((name) => byName.get(name)!);
 }
 
 function versionRange(version: string): string {

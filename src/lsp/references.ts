@@ -82,7 +82,10 @@ export async function describeSites(repo: Repository, sites: readonly Site[]): P
       enclosing: enclosing ? { qualname: enclosing.qualname, kind: enclosing.kind, line: enclosing.line } : null,
     });
   }
-  return references.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
+  // Paths by code units, not localeCompare, whose order is the machine's locale's (Czech puts "ch" after "h"): the
+  // model is shown this list, and the same run must ask the same prompt everywhere.
+  const byPath = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+  return references.sort((a, b) => byPath(a.file, b.file) || a.line - b.line || a.column - b.column);
 }
 
 /** The innermost definition whose lines hold the site (not one whose name the site is). */

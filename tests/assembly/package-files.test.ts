@@ -8,6 +8,7 @@ import { parseRpgText } from "../../src/rpg/load.js";
 import type { Rpg, RpgNode } from "../../src/rpg/schema.js";
 import { findPython } from "../../src/sandbox/python.js";
 import { outlinePython } from "../../src/workspace/python-outline.js";
+import { inLocale } from "../helpers/collation.js";
 import { leaf, rpgDoc, text } from "../helpers/rpg.js";
 
 function load(doc: unknown): Rpg {
@@ -91,6 +92,18 @@ describe("assembly", () => {
       ["requests", undefined],
     ]);
     expect(mergeRequirements(["numpy>=1.24", "matplotlib"], scanned)).toEqual(["matplotlib", "numpy>=1.24", "pandas>=2.2,<3", "requests"]);
+  });
+
+  it("orders the requirements the same whatever the machine's locale", async () => {
+    const scanned = new Map<string, string | undefined>([
+      ["zope.interface", undefined],
+      ["tqdm", undefined],
+      ["sympy", undefined],
+    ]);
+    const ordered = ["sympy", "tqdm", "zope.interface"];
+    expect(mergeRequirements([], scanned)).toEqual(ordered);
+    // Estonian puts z between s and t.
+    expect(await inLocale("et", () => mergeRequirements([], scanned))).toEqual(ordered);
   });
 
   it("writes a README with the project, install and test instructions, modules and usage examples", () => {
