@@ -3,7 +3,7 @@ import type { Checkpoint, CheckpointEntry } from "../record/checkpoint.js";
 import type { RunSummary } from "../record/summary.js";
 import type { Plan } from "../plan/plan.js";
 import { diagnosedNodes, renderDiagnoses } from "./diagnoses.js";
-import { code, fenced, prose } from "./markdown.js";
+import { code, count, fenced, prose } from "./markdown.js";
 import { renderTestStrength } from "./test-strength.js";
 import { renderCoverage } from "./coverage.js";
 import { renderDependencyCheck } from "./dependency-check.js";
@@ -148,7 +148,7 @@ export function renderGenerationReport(input: ReportInput): string {
     "",
     `- **Generation Time**: ${duration(input.elapsedMs)}`,
     `- **Average Time per Generated Node**: ${ran.length === 0 ? "-" : duration(ran.reduce((s, e) => s + e.duration_ms!, 0) / ran.length)}`,
-    `- **Tokens**: ${tokens.toLocaleString("en-US")}`,
+    `- **Tokens**: ${count(tokens)}`,
     "",
   );
   if (input.gitLog) {

@@ -1,5 +1,6 @@
 import type { RunEvent } from "../record/events.js";
 import { duration } from "./generation-report.js";
+import { count } from "./markdown.js";
 import { percentOf } from "./share.js";
 import { terminalLine } from "./terminal.js";
 
@@ -44,7 +45,7 @@ export function progressPrinter(output: (text: string) => void): (event: RunEven
           const detail =
             event.iterations === undefined
               ? "scaffold"
-              : `${plural(event.iterations, "fix", "fixes")}, ${duration(event.durationMs)}, ${(event.tokens ?? 0).toLocaleString("en-US")} tokens`;
+              : `${plural(event.iterations, "fix", "fixes")}, ${duration(event.durationMs)}, ${count(event.tokens ?? 0)} tokens`;
           write(`${counter} ✓ ${event.nodeId} passed (${detail})\n`);
         } else if (event.status === "failed") {
           write(

@@ -1,4 +1,5 @@
 import { testMarkerLines } from "../assembly/test-blocks.js";
+import { count } from "../report/markdown.js";
 import type { ReviewRule } from "./rules.js";
 
 /** One part of a reply: the implementation's code, its imports or its support code, or the tests. */
@@ -30,7 +31,7 @@ const UTF8 = /^utf[-_]?8([-_].*)?$/i;
 export function textFindings(parts: readonly ReplyPart[]): TextFinding[] {
   const bytes = parts.reduce((sum, p) => sum + Buffer.byteLength(p.source, "utf8"), 0);
   if (bytes > MAX_REPLY_BYTES) {
-    const message = `the reply is ${bytes.toLocaleString("en-US")} bytes, over the limit of ${MAX_REPLY_BYTES.toLocaleString("en-US")}`;
+    const message = `the reply is ${count(bytes)} bytes, over the limit of ${count(MAX_REPLY_BYTES)}`;
     return [{ rule: "reply-too-large", line: 0, message, part: "code" }];
   }
   const found: TextFinding[] = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { code, fenced, prose, row } from "../../src/report/markdown.js";
+import { code, count, fenced, prose, row } from "../../src/report/markdown.js";
 
 describe("code", () => {
   it("wraps text in a span no backtick run inside it can close", () => {
@@ -37,5 +37,22 @@ describe("prose", () => {
 describe("row", () => {
   it("keeps a pipe in a cell from splitting the row", () => {
     expect(row(["`a|b`", "c"])).toBe("| `a\\|b` | c |");
+  });
+});
+
+describe("count", () => {
+  it("groups a whole number's digits by thousands, as en-US writes it", () => {
+    expect([0, 7, 999, 1000, 12_345, 1_234_567, -1234, -999, 2 ** 53 - 1].map(count)).toEqual([
+      "0",
+      "7",
+      "999",
+      "1,000",
+      "12,345",
+      "1,234,567",
+      "-1,234",
+      "-999",
+      "9,007,199,254,740,991",
+    ]);
+    expect(count(2.5)).toBe("2.5");
   });
 });
