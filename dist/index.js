@@ -26173,7 +26173,7 @@ var require_main2 = __commonJS({
 });
 
 // src/action/main.ts
-import { isAbsolute as isAbsolute7, join as join21, relative as relative6 } from "node:path";
+import { isAbsolute as isAbsolute7, join as join22, relative as relative6 } from "node:path";
 
 // node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -49304,7 +49304,7 @@ var details = (summary2, body) => [
   "</details>"
 ];
 var row = (cells) => `| ${cells.map((c) => c.replace(/\|/g, "\\|")).join(" | ")} |`;
-var count = (n) => n.toLocaleString("en-US");
+var count = (n) => Number.isInteger(n) ? String(n).replace(/\B(?=(\d{3})+$)/g, ",") : n.toLocaleString("en-US");
 function clip(text3, max) {
   if (text3.length <= max) return text3;
   return `${dropHalfPair(text3.slice(0, max - 1), "end")}\u2026`;
@@ -69878,7 +69878,7 @@ function renderGenerationReport(input2) {
     "",
     `- **Generation Time**: ${duration3(input2.elapsedMs)}`,
     `- **Average Time per Generated Node**: ${ran.length === 0 ? "-" : duration3(ran.reduce((s, e) => s + e.duration_ms, 0) / ran.length)}`,
-    `- **Tokens**: ${tokens.toLocaleString("en-US")}`,
+    `- **Tokens**: ${count(tokens)}`,
     ""
   );
   if (input2.gitLog) {
@@ -70666,7 +70666,7 @@ import { randomUUID as randomUUID2 } from "node:crypto";
 
 // src/engine/generate.ts
 import { existsSync as existsSync4 } from "node:fs";
-import { join as join20, resolve as resolve4 } from "node:path";
+import { join as join21, resolve as resolve4 } from "node:path";
 
 // src/assembly/docstrings.ts
 var ESCAPED = /[\u0000-\u0008\u000b-\u001f\u007f\\]|"(?="")|"$/g;
@@ -76823,7 +76823,7 @@ var UTF8 = /^utf[-_]?8([-_].*)?$/i;
 function textFindings(parts2) {
   const bytes = parts2.reduce((sum, p) => sum + Buffer.byteLength(p.source, "utf8"), 0);
   if (bytes > MAX_REPLY_BYTES) {
-    const message = `the reply is ${bytes.toLocaleString("en-US")} bytes, over the limit of ${MAX_REPLY_BYTES.toLocaleString("en-US")}`;
+    const message = `the reply is ${count(bytes)} bytes, over the limit of ${count(MAX_REPLY_BYTES)}`;
     return [{ rule: "reply-too-large", line: 0, message, part: "code" }];
   }
   const found = [];
@@ -87191,7 +87191,7 @@ function mergeRequirements(declared, scanned) {
     if (byName.has(name)) continue;
     byName.set(name, version2 ? `${distribution}${versionRange(version2)}` : distribution);
   }
-  return [...byName.values()].sort((a, b) => normalizeDistribution(a).localeCompare(normalizeDistribution(b)));
+  return [...byName.keys()].sort().map((name) => byName.get(name));
 }
 function versionRange(version2) {
   const [major, minor] = version2.split(".").map((p) => Number.parseInt(p, 10));
@@ -88370,7 +88370,8 @@ async function describeSites(repo, sites) {
       enclosing: enclosing ? { qualname: enclosing.qualname, kind: enclosing.kind, line: enclosing.line } : null
     });
   }
-  return references.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
+  const byPath = (a, b) => a < b ? -1 : a > b ? 1 : 0;
+  return references.sort((a, b) => byPath(a.file, b.file) || a.line - b.line || a.column - b.column);
 }
 function enclosingOf(outline, site) {
   if (!outline.ok) return void 0;
@@ -88880,6 +88881,26 @@ function startCodeIntelligence(options) {
   };
 }
 
+// src/engine/verify-folder.ts
+import { join as join20 } from "node:path";
+function verifyFolder(outDir, pytestIn) {
+  const dir = join20(outDir, ".rpg-forge", "verify");
+  const run7 = pytestIn(dir);
+  let last = Promise.resolve();
+  return {
+    runTests(files, targets, signal) {
+      const next = last.then(async () => {
+        await createWorkTree(outDir, dir);
+        await layOver(dir, files);
+        return run7(targets, signal);
+      });
+      last = next.catch(() => void 0);
+      return next;
+    },
+    remove: () => removeWorkTree(dir)
+  };
+}
+
 // src/engine/generate.ts
 var OWN_WRITES = [
   CHECKPOINT_PATH,
@@ -88888,8 +88909,7 @@ var OWN_WRITES = [
   "docs/rpg.json",
   ".rpg-forge/runs",
   ".rpg-forge/work",
-  ".rpg-forge/snapshot",
-  ".rpg-forge/integration"
+  ".rpg-forge/verify"
 ];
 async function generate(options) {
   const clock = options.clock ?? Date.now;
@@ -88898,7 +88918,7 @@ async function generate(options) {
   const present = existsSync4(outDir);
   if (present) await prepareOutputDir(outDir, OWN_WRITES);
   const plan2 = buildPlan(options.rpg);
-  const checkpointPath = join20(outDir, CHECKPOINT_PATH);
+  const checkpointPath = join21(outDir, CHECKPOINT_PATH);
   const previous = present && options.mode !== "fresh" ? await new CheckpointStore(checkpointPath).read() : void 0;
   if (options.mode === "new" && previous !== void 0) throw checkpointExistsError(checkpointPath);
   checkRequestedNodes(plan2, previous, options);
@@ -89012,7 +89032,7 @@ async function generate(options) {
     if (event.type === "node-finished") dependencies.nodeSettled(event.nodeId);
     options.onEvent?.(event);
   };
-  const integrationDir = join20(outDir, ".rpg-forge", "integration");
+  const verify = verifyFolder(outDir, pytestIn);
   if (options.integrationTests !== false) {
     const integrationFiles = integrationTestFiles(options.rpg);
     const integration = new IntegrationTests({
@@ -89021,11 +89041,7 @@ async function generate(options) {
       visited,
       testFileOf: (id) => integrationFiles.get(id),
       // Against the output, which holds passed code only: the code the subgraph's commit holds.
-      runTests: async (files2, targets, signal) => {
-        await createWorkTree(outDir, integrationDir);
-        await layOver(integrationDir, files2);
-        return pytestIn(integrationDir)(targets, signal);
-      },
+      runTests: verify.runTests,
       ship: async (path2, content) => {
         if (content !== null) await output2.write(path2, content);
         else if (await output2.read(path2) !== void 0) await output2.remove(path2);
@@ -89037,7 +89053,6 @@ async function generate(options) {
       return integration.testCompleted(checkpoint2, signal, unannounced);
     };
   }
-  const snapshotDir = join20(outDir, ".rpg-forge", "snapshot");
   const snapshotOf = async (subgraphs, checkpoint2) => buildSnapshot({
     rpg: options.rpg,
     plan: plan2,
@@ -89049,11 +89064,7 @@ async function generate(options) {
     testFileOf,
     preexisting,
     // A snapshot's suite runs in a fresh copy of the output with the snapshot laid over it: generated code never runs in the output.
-    runTests: async (files2, targets) => {
-      await createWorkTree(outDir, snapshotDir);
-      await layOver(snapshotDir, files2);
-      return pytestIn(snapshotDir)(targets);
-    },
+    runTests: (files2, targets) => verify.runTests(files2, targets),
     renderReport: (projected, assembly) => redactSecrets(
       options.renderCommittedReport({
         plan: plan2,
@@ -89094,8 +89105,7 @@ async function generate(options) {
     await dependencies.finished();
     await intelligence.close();
     await removeWorkTree(workDir);
-    await removeWorkTree(snapshotDir);
-    await removeWorkTree(integrationDir);
+    await verify.remove();
   }
   const { checkpoint, interrupted } = run7;
   const summary2 = summarize(checkpoint);
@@ -89181,7 +89191,7 @@ function progressPrinter(output2) {
         done++;
         const counter = `[${String(done).padStart(String(total).length)}/${total}]`;
         if (event.status === "passed") {
-          const detail = event.iterations === void 0 ? "scaffold" : `${plural3(event.iterations, "fix", "fixes")}, ${duration3(event.durationMs)}, ${(event.tokens ?? 0).toLocaleString("en-US")} tokens`;
+          const detail = event.iterations === void 0 ? "scaffold" : `${plural3(event.iterations, "fix", "fixes")}, ${duration3(event.durationMs)}, ${count(event.tokens ?? 0)} tokens`;
           write(`${counter} \u2713 ${event.nodeId} passed (${detail})
 `);
         } else if (event.status === "failed") {
@@ -89782,7 +89792,7 @@ async function run6() {
     const credentials = credentialsFor(inputs, context);
     await useFreshToken(inputs, credentials, (token) => setSecret(token));
     process.chdir(context.workspace);
-    const rpgFile = isAbsolute7(inputs.rpgPath) ? inputs.rpgPath : join21(context.workspace, inputs.rpgPath);
+    const rpgFile = isAbsolute7(inputs.rpgPath) ? inputs.rpgPath : join22(context.workspace, inputs.rpgPath);
     const rpgPath = relative6(context.workspace, rpgFile);
     const { loaded, text: text3 } = await loadRpgWithText(rpgFile);
     if (!loaded.ok) return await reportInvalidRpg(loaded.issues, rpgPath, inputs.githubToken, context, inputs.issue);
