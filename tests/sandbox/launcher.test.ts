@@ -130,6 +130,27 @@ def test_kill():
     expect(sentOut(await runPytest({ cwd, targets: ["tests/test_gc.py"], sandbox }))).toEqual([true]);
   });
 
+  it("collects no garbage once the tests have run: pytest's five collections at its end are skipped", async ({
+    expect,
+    onTestFinished,
+  }) => {
+    // Each full collection after the test says so on stderr, which the gate's output keeps, whenever it is written.
+    const test = [
+      "import gc, os",
+      "",
+      "after = []",
+      "gc.callbacks.append(lambda phase, info: after and phase == 'start' and info['generation'] == 2 and os.write(2, b'full collection\\n'))",
+      "",
+      "def test_last():",
+      "    after.append(True)",
+      "",
+    ].join("\n");
+    const cwd = makePackage({ onTestFinished }, { "tests/test_last.py": test });
+    const result = await runPytest({ cwd, targets: ["tests/test_last.py"], sandbox });
+    expect(result.exitCode).toBe(0);
+    expect(result.output).not.toContain("full collection");
+  });
+
   it("gives every hook the parameters pluggy reads, pytest's from what the launcher read and the package's read afresh", async ({
     expect,
     onTestFinished,
