@@ -59,7 +59,10 @@ const lab = (test: Parameters<typeof makePackage>[0]): string =>
 const recordOf = (outcomes: ReadonlyMap<string, string>, exitStatus: number) => ({ exitStatus, outcomes: Object.fromEntries(outcomes) });
 
 describe.concurrent.each(SANDBOXES)("a node's mutants in one interpreter, in the %s sandbox", (sandbox: SandboxKind) => {
-  it("gives each mutant the record a run of its own gives, and leaves the module's file as it was", async ({ expect, onTestFinished }) => {
+  it("gives each mutant the record a run of its own gives, formats no failure, and leaves the module's file as it was", async ({
+    expect,
+    onTestFinished,
+  }) => {
     const together = lab({ onTestFinished });
     const result = await runGate({ cwd: together, targets: TARGETS, sandbox }, { mutants: { file: "lab/core.py", sources: MUTANTS } });
     expect(result.report.authentic).toBe(true);
@@ -79,6 +82,9 @@ describe.concurrent.each(SANDBOXES)("a node's mutants in one interpreter, in the
     // Not all alike: the comparison covers killed mutants, survivors and a module that does not import.
     expect(alone.map((r) => r.exitStatus)).toEqual([1, 0, 1, alone[3]!.exitStatus, 0]);
     expect(alone[3]!.collectErrors).toEqual(["tests/test_core.py"]);
+    // Outcomes only: no failure's source or traceback is formatted for the output, though the first mutant fails two tests.
+    expect(result.output).toMatch(/\d+ failed/);
+    expect(result.output).not.toMatch(/def test_clamp|assert clamp|AssertionError/);
   });
 
   it("never runs a mutant from the original's cached bytecode", async ({ expect, onTestFinished }) => {
