@@ -72671,7 +72671,19 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
         def nodeid(self):
             return self.item.nodeid
 
+    # pytest 8.4 and later collect garbage five times as the configuration is undone, after the session, to report the
+    # objects that raise as they are collected; nothing after the session changes the record, and the gate ends its
+    # process once pytest returns, so it asks for none, as pytest's own pytester does for its in-process runs.
+    try:
+        from _pytest.unraisableexception import gc_collect_iterations_key as collections_at_end
+    except ImportError:
+        collections_at_end = None
+
     class Verdict:
+        def pytest_configure(self, config):
+            if collections_at_end is not None:
+                config.stash[collections_at_end] = 0
+
         @pytest.hookimpl(hookwrapper=True, trylast=True)
         def pytest_sessionfinish(self, session, exitstatus):
             yield
@@ -72735,8 +72747,8 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
     record.send(("own", (own_cells, unittest_item, tuple(function.__code__ for function in own_functions), run)))
 
     # Everything so far (pytest's modules, this bootstrap) lives as long as the interpreter: out of the collector's
-    # sight, pytest's full collections at the end of a session (five of them, in its unraisable-exception plugin) cost
-    # a few milliseconds instead of 80 (issue 16). What the package and its tests make is collected as before.
+    # sight, a full collection while the tests run costs a few milliseconds instead of 80 (issue 16). What the package
+    # and its tests make is collected as before.
     gc.freeze()
 
     # Made apart from this function: a closure of _gate's would share its cells (end_run's way out among them), and this
@@ -73419,7 +73431,10 @@ async function runGate(run7, variant) {
       const pytestArgs = [
         ...[...run7.targets, "-q", ...EXCLUDED_PLUGIN_ARGS, `--junitxml=${junitPath}`],
         ...["-o", "junit_family=xunit2", "--color=no"],
-        ...(run7.plugins ?? []).flatMap((plugin) => ["-p", plugin])
+        ...(run7.plugins ?? []).flatMap((plugin) => ["-p", plugin]),
+        // A mutants' run is a measure read from its record alone: pytest's report of each failure, its source and
+        // traceback, was about 9 ms a failing test, and most tests fail against a mutant (issue 16).
+        ...variant.mutants ? ["--tb=no"] : []
       ];
       const settings = gateSettings({
         timeoutPluginSource: timeoutPluginSource(perTestMs),
