@@ -146,6 +146,34 @@ def test_clamp_in_a_child():
     expect(inProcess.report.authentic && inProcess.report.variants?.map((v) => v.startedProcess)).toEqual([false]);
   });
 
+  it("finalizes what a session left in cycles before the next session starts, not in its tests", async ({ expect, onTestFinished }) => {
+    // Garbage the test module leaves at import, whose finalizer writes to stderr: uncaptured between the sessions, and
+    // held by pytest's capture during them. With the collector's own passes off, only an explicit collection finds it.
+    const cycle = [
+      "import gc, os",
+      "",
+      "gc.disable()",
+      "",
+      "class Cycle:",
+      "    def __init__(self):",
+      "        self.me = self",
+      "",
+      "    def __del__(self):",
+      "        os.write(2, b'finalized between sessions\\n')",
+      "",
+      "Cycle()",
+      "",
+    ].join("\n");
+    const cwd = lab({ onTestFinished });
+    writeFileSync(join(cwd, "tests/test_core.py"), cycle + TESTS);
+    const result = await runGate(
+      { cwd, targets: ["tests/test_core.py"], sandbox },
+      { mutants: { file: "lab/core.py", sources: [CORE, CORE] } },
+    );
+    expect(result.report.authentic).toBe(true);
+    expect(result.output).toContain("finalized between sessions");
+  });
+
   it("leaves no record of any mutant when one of them ends the interpreter", async ({ expect, onTestFinished }) => {
     const cwd = lab({ onTestFinished });
     const exits = `${CORE}\nimport os\nos._exit(0)\n`;
