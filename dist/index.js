@@ -72672,8 +72672,9 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
             return self.item.nodeid
 
     # pytest 8.4 and later collect garbage five times as the configuration is undone, after the session, to report the
-    # objects that raise as they are collected; nothing after the session changes the record, and the gate ends its
-    # process once pytest returns, so it asks for none, as pytest's own pytester does for its in-process runs.
+    # objects that raise as they are collected; nothing after the session changes the record, so the gate asks for none,
+    # as pytest's own pytester does for its in-process runs. The gate ends its process once pytest returns; between a
+    # mutants' run's sessions, _session collects once, so what one session left is not finalized in the next one's tests.
     try:
         from _pytest.unraisableexception import gc_collect_iterations_key as collections_at_end
     except ImportError:
@@ -72757,7 +72758,7 @@ def _gate(limits, junit_path, timeout_source, args, cover_file, mutants_of, secr
 
     # Returned rather than run from here: this frame's cells (end_run's way out, the record's checks) can be rewritten by
     # anyone who finds the frame, and no frame of _gate's may be on the stack while the package's code runs.
-    return main, args, (lambda: [timeout, Verdict()]), mutants if mutants_of is not None else None, serve, leave
+    return main, args, (lambda: [timeout, Verdict()]), mutants if mutants_of is not None else None, serve, leave, gc.collect
 
 
 def _ending(exit_now, integer, instance_of, any_error, sys):
@@ -72784,11 +72785,12 @@ def _ending(exit_now, integer, instance_of, any_error, sys):
     return leave
 
 
-def _session(main, args, plugins, mutants, serve, leave):
+def _session(main, args, plugins, mutants, serve, leave, collect):
     """What the gate runs once _gate has set it up and returned: pytest's session, or one for each mutant."""
     if mutants is None:
         leave(main(args, plugins=plugins()))
     for source in mutants:
+        collect()
         serve(source)
         main(args, plugins=plugins())
     # Each run's record is in the report; the interpreter's own status says only that they all ran.
