@@ -17,9 +17,16 @@ const child = spawn(process.execPath, [vitest, "run", ...process.argv.slice(2)],
   stdio: "inherit",
   env: { ...process.env, TMPDIR: root },
 });
-// Ctrl-C reaches vitest through the terminal's process group; this process only waits for it to finish.
+// Ctrl-C reaches vitest through the terminal's process group; this process only waits for it to finish. A SIGTERM or
+// SIGHUP sent to this process alone (npm passes its own on) goes on to vitest, and the folder is removed when it exits.
 process.on("SIGINT", () => {});
+for (const name of ["SIGTERM", "SIGHUP"]) process.on(name, () => child.kill(name));
 child.on("exit", (code, signal) => {
-  rmSync(root, { recursive: true, force: true });
+  try {
+    // Retried: after a SIGTERM the sandboxes of vitest's workers may still be ending, and writing, for a moment.
+    rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+  } catch (error) {
+    process.stderr.write(`npm test: could not remove ${root}: ${error.message}\n`);
+  }
   process.exit(code ?? (signal ? 1 : 0));
 });
