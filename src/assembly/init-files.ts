@@ -1,4 +1,5 @@
 import { symbolKindOf } from "../rpg/symbol-kind.js";
+import { byCodeUnit } from "../rpg/code-unit-order.js";
 import { normalizePath } from "../rpg/paths.js";
 import type { Rpg, RpgNode } from "../rpg/schema.js";
 import { packageDocstrings, pythonDocstring } from "./docstrings.js";
@@ -28,9 +29,6 @@ export interface ApiOptions {
   /** The top-level package's docstring when no package composite gives one. */
   description: string;
 }
-
-/** Code-unit order: the same on every machine and in every locale, as Python's sorted() would give. */
-const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** metadata.reexport_subpackages: true unless the RPG says false; any other value is a warning and the default. */
 export function reexportOption(rpg: Pick<Rpg, "metadata">): { reexport: boolean; warnings: string[] } {

@@ -1,3 +1,4 @@
+import { byCodeUnit } from "../rpg/code-unit-order.js";
 import { distributionOf, normalizeDistribution } from "../rpg/requirements.js";
 import { MARKER } from "./owned-file.js";
 
@@ -17,9 +18,8 @@ export function mergeRequirements(declared: readonly string[], scanned: Readonly
     if (byName.has(name)) continue;
     byName.set(name, version ? `${distribution}${versionRange(version)}` : distribution);
   }
-  // By the normalized name's code units: localeCompare follows the machine's locale (Estonian puts z before t), and the
-  // same plan must give the same file everywhere.
-  return [...byName.keys()].sort().map((name) => byName.get(name)!);
+  // By the normalized name: the same plan gives the same file on every machine.
+  return [...byName.keys()].sort(byCodeUnit).map((name) => byName.get(name)!);
 }
 
 function versionRange(version: string): string {

@@ -332,7 +332,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       testFileOf,
       preexisting,
       // A snapshot's suite runs in a fresh copy of the output with the snapshot laid over it: generated code never runs in the output.
-      runTests: (files, targets) => verify.runTests(files, targets),
+      runTests: verify.runTests,
       renderReport: (projected, assembly) =>
         redactSecrets(
           options.renderCommittedReport({

@@ -4,6 +4,7 @@ import type { FileOutline, OutlineSymbol } from "./python-index.js";
 import type { Repository } from "./repository.js";
 import type { Reference, SymbolMatch } from "./schema.js";
 import { splitLines } from "./symbols.js";
+import { byCodeUnit } from "../rpg/code-unit-order.js";
 
 /** A place a symbol is named: a file, a 1-based line and a 0-based UTF-16 column, as both backends find them. */
 export interface Site {
@@ -82,10 +83,8 @@ export async function describeSites(repo: Repository, sites: readonly Site[]): P
       enclosing: enclosing ? { qualname: enclosing.qualname, kind: enclosing.kind, line: enclosing.line } : null,
     });
   }
-  // Paths by code units, not localeCompare, whose order is the machine's locale's (Czech puts "ch" after "h"): the
-  // model is shown this list, and the same run must ask the same prompt everywhere.
-  const byPath = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-  return references.sort((a, b) => byPath(a.file, b.file) || a.line - b.line || a.column - b.column);
+  // The model is shown this list: the same run must ask the same prompt on every machine.
+  return references.sort((a, b) => byCodeUnit(a.file, b.file) || a.line - b.line || a.column - b.column);
 }
 
 /** The innermost definition whose lines hold the site (not one whose name the site is). */

@@ -1,3 +1,5 @@
+import { byCodeUnit } from "./code-unit-order.js";
+
 /**
  * The order used wherever ids tie: digit runs compare as numbers, so node_2 comes
  * before node_10 as a person expects, and the rest compares by UTF-16 code unit, so
@@ -20,7 +22,7 @@ export function compareIds(a: string, b: string): number {
     return x < y ? -1 : 1;
   }
   if (pa.length !== pb.length) return pa.length - pb.length;
-  return a < b ? -1 : a > b ? 1 : 0;
+  return byCodeUnit(a, b);
 }
 
 const CHUNKS = /\d+|\D+/g;
