@@ -49051,6 +49051,9 @@ function formatProblemLine(code2, message, at) {
   return `${code2}${subject}: ${message}${where}`;
 }
 
+// src/rpg/code-unit-order.ts
+var byCodeUnit = (a, b) => a < b ? -1 : a > b ? 1 : 0;
+
 // src/rpg/ids.ts
 function compareIds(a, b) {
   const pa = chunksOf(a);
@@ -49069,7 +49072,7 @@ function compareIds(a, b) {
     return x < y ? -1 : 1;
   }
   if (pa.length !== pb.length) return pa.length - pb.length;
-  return a < b ? -1 : a > b ? 1 : 0;
+  return byCodeUnit(a, b);
 }
 var CHUNKS = /\d+|\D+/g;
 var chunkCache = /* @__PURE__ */ new Map();
@@ -86737,7 +86740,6 @@ function ancestorsOf(id, plan2) {
 }
 
 // src/assembly/init-files.ts
-var byCodeUnit = (a, b) => a < b ? -1 : a > b ? 1 : 0;
 function reexportOption(rpg) {
   const value = rpg.metadata.reexport_subpackages;
   if (value === void 0 || typeof value === "boolean") return { reexport: value !== false, warnings: [] };
@@ -87208,7 +87210,7 @@ function mergeRequirements(declared, scanned) {
     if (byName.has(name)) continue;
     byName.set(name, version2 ? `${distribution}${versionRange(version2)}` : distribution);
   }
-  return [...byName.keys()].sort().map((name) => byName.get(name));
+  return [...byName.keys()].sort(byCodeUnit).map((name) => byName.get(name));
 }
 function versionRange(version2) {
   const [major, minor] = version2.split(".").map((p) => Number.parseInt(p, 10));
@@ -88387,8 +88389,7 @@ async function describeSites(repo, sites) {
       enclosing: enclosing ? { qualname: enclosing.qualname, kind: enclosing.kind, line: enclosing.line } : null
     });
   }
-  const byPath = (a, b) => a < b ? -1 : a > b ? 1 : 0;
-  return references.sort((a, b) => byPath(a.file, b.file) || a.line - b.line || a.column - b.column);
+  return references.sort((a, b) => byCodeUnit(a.file, b.file) || a.line - b.line || a.column - b.column);
 }
 function enclosingOf(outline, site) {
   if (!outline.ok) return void 0;
@@ -89081,7 +89082,7 @@ async function generate(options) {
     testFileOf,
     preexisting,
     // A snapshot's suite runs in a fresh copy of the output with the snapshot laid over it: generated code never runs in the output.
-    runTests: (files2, targets) => verify.runTests(files2, targets),
+    runTests: verify.runTests,
     renderReport: (projected, assembly) => redactSecrets(
       options.renderCommittedReport({
         plan: plan2,
