@@ -14,6 +14,7 @@ import {
   type CheckpointEntry,
 } from "./checkpoint.js";
 import { CHECKPOINT_PATH, JOURNAL_PATH } from "./output-paths.js";
+import { oneAtATime } from "./one-at-a-time.js";
 
 /**
  * The checkpoint as a compacted file plus an append-only journal of what changed since
@@ -30,7 +31,7 @@ export class CheckpointStore {
   #journalBytes = 0;
   #snapshotBytes = 0;
   /** Writes happen one at a time, in the order asked: a line never lands in a journal a compaction replaced. */
-  #chain: Promise<unknown> = Promise.resolve();
+  readonly #serially = oneAtATime();
   /** The journal's file descriptor, opened once per journal. */
   #fd: number | undefined;
   readonly #redact = secretRedactor();
@@ -131,12 +132,6 @@ export class CheckpointStore {
     const text = this.#redact(raw);
     if (text === raw || parseLine(text) !== undefined) return text;
     return JSON.stringify(redactDeep(change));
-  }
-
-  #serially(task: () => Promise<void>): Promise<void> {
-    const next = this.#chain.then(task);
-    this.#chain = next.catch(() => undefined);
-    return next;
   }
 
   async #append(line: string): Promise<void> {

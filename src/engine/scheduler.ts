@@ -1,3 +1,5 @@
+import { oneAtATime } from "./one-at-a-time.js";
+
 /**
  * The order nodes run in: each starts once everything it depends on has settled, in plan order,
  * up to `concurrency` at a time, never two on one file. A write of some files holds only those:
@@ -39,7 +41,7 @@ export class Scheduler {
   #wakers: (() => void)[] = [];
   /** Counts the changes, so that a pass of the loop knows whether one happened while it awaited. */
   #version = 0;
-  #chain: Promise<unknown> = Promise.resolve();
+  readonly #serially = oneAtATime();
   #stopped = false;
   #failure: { error: unknown } | undefined;
 
@@ -165,11 +167,5 @@ export class Scheduler {
   #wake(): void {
     this.#version++;
     for (const wake of this.#wakers.splice(0)) wake();
-  }
-
-  #serially(task: () => Promise<void>): Promise<void> {
-    const next = this.#chain.then(task);
-    this.#chain = next.catch(() => undefined);
-    return next;
   }
 }

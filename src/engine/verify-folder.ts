@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { PytestResult } from "../sandbox/pytest.js";
 import { createWorkTree, layOver, removeWorkTree } from "../workspace/work-tree.js";
+import { oneAtATime } from "./one-at-a-time.js";
 
 /** Where the output's own suites run: a subgraph's integration tests and each snapshot's suite. */
 export interface VerifyFolder {
@@ -20,17 +21,14 @@ type PytestIn = (cwd: string) => (targets: readonly string[], signal?: AbortSign
 export function verifyFolder(outDir: string, pytestIn: PytestIn): VerifyFolder {
   const dir = join(outDir, ".rpg-forge", "verify");
   const run = pytestIn(dir);
-  let last: Promise<unknown> = Promise.resolve();
+  const serially = oneAtATime();
   return {
-    runTests(files, targets, signal) {
-      const next = last.then(async () => {
+    runTests: (files, targets, signal) =>
+      serially(async () => {
         await createWorkTree(outDir, dir);
         await layOver(dir, files);
         return run(targets, signal);
-      });
-      last = next.catch(() => undefined);
-      return next;
-    },
+      }),
     remove: () => removeWorkTree(dir),
   };
 }
