@@ -74236,6 +74236,18 @@ import { createHash as createHash4 } from "node:crypto";
 import { closeSync as closeSync2, constants as constants7, openSync as openSync2, writeSync } from "node:fs";
 import { readFile as readFile7 } from "node:fs/promises";
 import { dirname as dirname6, join as join16 } from "node:path";
+
+// src/engine/one-at-a-time.ts
+function oneAtATime() {
+  let last = Promise.resolve();
+  return (task) => {
+    const next = last.then(task);
+    last = next.catch(() => void 0);
+    return next;
+  };
+}
+
+// src/engine/checkpoint-journal.ts
 var CheckpointStore = class {
   constructor(path2, journalPath = journalPathFor(path2)) {
     this.path = path2;
@@ -74246,7 +74258,7 @@ var CheckpointStore = class {
   #journalBytes = 0;
   #snapshotBytes = 0;
   /** Writes happen one at a time, in the order asked: a line never lands in a journal a compaction replaced. */
-  #chain = Promise.resolve();
+  #serially = oneAtATime();
   /** The journal's file descriptor, opened once per journal. */
   #fd;
   #redact = secretRedactor();
@@ -74333,11 +74345,6 @@ var CheckpointStore = class {
     const text3 = this.#redact(raw);
     if (text3 === raw || parseLine2(text3) !== void 0) return text3;
     return JSON.stringify(redactDeep(change));
-  }
-  #serially(task) {
-    const next = this.#chain.then(task);
-    this.#chain = next.catch(() => void 0);
-    return next;
   }
   async #append(line) {
     try {
@@ -86233,7 +86240,7 @@ var Scheduler = class {
   #wakers = [];
   /** Counts the changes, so that a pass of the loop knows whether one happened while it awaited. */
   #version = 0;
-  #chain = Promise.resolve();
+  #serially = oneAtATime();
   #stopped = false;
   #failure;
   constructor(plan2, hooks, concurrency = 1) {
@@ -86339,11 +86346,6 @@ var Scheduler = class {
   #wake() {
     this.#version++;
     for (const wake of this.#wakers.splice(0)) wake();
-  }
-  #serially(task) {
-    const next = this.#chain.then(task);
-    this.#chain = next.catch(() => void 0);
-    return next;
   }
 };
 
@@ -88904,17 +88906,13 @@ import { join as join20 } from "node:path";
 function verifyFolder(outDir, pytestIn) {
   const dir = join20(outDir, ".rpg-forge", "verify");
   const run7 = pytestIn(dir);
-  let last = Promise.resolve();
+  const serially = oneAtATime();
   return {
-    runTests(files, targets, signal) {
-      const next = last.then(async () => {
-        await createWorkTree(outDir, dir);
-        await layOver(dir, files);
-        return run7(targets, signal);
-      });
-      last = next.catch(() => void 0);
-      return next;
-    },
+    runTests: (files, targets, signal) => serially(async () => {
+      await createWorkTree(outDir, dir);
+      await layOver(dir, files);
+      return run7(targets, signal);
+    }),
     remove: () => removeWorkTree(dir)
   };
 }
