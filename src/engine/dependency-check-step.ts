@@ -6,7 +6,7 @@ export interface DependencyCheckStepOptions {
   settled: (checkpoint: Checkpoint) => boolean;
   /** A node's files, as the language server is told of them. */
   filesOf: (nodeId: string) => readonly string[];
-  /** Tells the language server that these files of the work tree changed; never rejects. */
+  /** Notes that these files of the work tree changed, for the language server to hear before its next question; never rejects. */
   tell: (paths: readonly string[]) => Promise<void>;
   /** The check of the work tree's code; undefined when it could not be made. Never rejects. */
   check: () => Promise<DependencyCheck | undefined>;

@@ -16,7 +16,11 @@ export interface RunIntelligenceOptions {
 export interface RunIntelligence {
   /** The instance once started; undefined when it could not start at all (told as a notice). */
   get(): Promise<CodeIntelligence | undefined>;
-  /** Tells the server that these files of the work tree changed on disk. */
+  /**
+   * Notes that these files of the work tree changed on disk. The server is told of every noted file at once, before the
+   * next question it is asked (get, checkDependencies): told after each node, pyright listed the workspace again for
+   * each new module, and no one asked it anything in between (issue 16).
+   */
   filesChanged(paths: readonly string[]): Promise<void>;
   /** The dependency check of the work tree's code; undefined when it could not be made (told as a notice). */
   checkDependencies(rpg: Pick<Rpg, "nodes" | "edges">): Promise<DependencyCheck | undefined>;
@@ -51,12 +55,25 @@ export function startCodeIntelligence(options: RunIntelligenceOptions): RunIntel
       return undefined;
     }
   };
+  let noted = new Set<string>();
+  const announce = async (): Promise<void> => {
+    if (noted.size === 0) return;
+    const paths = [...noted];
+    noted = new Set();
+    await guarded("announcing changed files", (ci) => ci.filesChanged(paths));
+  };
   return {
-    get: () => started,
-    filesChanged: async (paths) => {
-      await guarded("announcing changed files", (ci) => ci.filesChanged(paths));
+    get: async () => {
+      await announce();
+      return started;
     },
-    checkDependencies: async (rpg) => (await guarded("the dependency check", (ci) => ci.checkDependencies(rpg)))?.value,
+    filesChanged: async (paths) => {
+      for (const path of paths) noted.add(path);
+    },
+    checkDependencies: async (rpg) => {
+      await announce();
+      return (await guarded("the dependency check", (ci) => ci.checkDependencies(rpg)))?.value;
+    },
     close: async () => {
       await guarded("stopping the language server", (ci) => ci.close());
     },
