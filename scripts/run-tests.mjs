@@ -6,11 +6,11 @@
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
+import { scratchParent } from "./test-scratch.mjs";
 
-const root = mkdtempSync(join(tmpdir(), "rpg-forge-tests-"));
+const root = mkdtempSync(join(scratchParent(), "rpg-forge-tests-"));
 const manifest = createRequire(import.meta.url).resolve("vitest/package.json");
 const vitest = join(dirname(manifest), "vitest.mjs");
 const child = spawn(process.execPath, [vitest, "run", ...process.argv.slice(2)], {

@@ -15,12 +15,12 @@ const PYTEST_INI = "[pytest]\npythonpath = .\naddopts = -p no:hypothesispytest -
 type Test = Pick<TestContext, "onTestFinished">;
 
 /**
- * A fresh temp dir, removed when `test` finishes. Cleanup hangs on the test's own context
+ * A fresh temp dir (in `parent`, the system's temp folder by default), removed when `test` finishes. Cleanup hangs on the test's own context
  * rather than a shared afterEach because most of these tests run concurrently: a shared
  * list would let the first test to finish delete the others' directories.
  */
-export function makeTempDir(test: Test): string {
-  const dir = mkdtempSync(join(tmpdir(), "rpg-forge-test-"));
+export function makeTempDir(test: Test, parent: string = tmpdir()): string {
+  const dir = mkdtempSync(join(parent, "rpg-forge-test-"));
   test.onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
