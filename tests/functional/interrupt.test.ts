@@ -6,6 +6,7 @@ import { expect, it } from "vitest";
 import { parseCheckpoint } from "../../src/engine/checkpoint.js";
 import { CheckpointStore } from "../../src/engine/checkpoint-journal.js";
 import { exampleGenerateArgs } from "../helpers/example-args.js";
+import { nodeProgramArgs } from "../helpers/node-program.js";
 import { useTempDirs } from "../helpers/temp-dir.js";
 
 const tempDir = useTempDirs();
@@ -13,7 +14,7 @@ const tempDir = useTempDirs();
 it("Ctrl-C stops generate with exit 130, a whole checkpoint and nothing half-written", async () => {
   const out = join(tempDir(), "statkit");
   const checkpointPath = join(out, "docs/generation_checkpoint.json");
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/index.ts", ...exampleGenerateArgs(out)], {
+  const child = spawn(process.execPath, nodeProgramArgs("src/cli/index.ts", ...exampleGenerateArgs(out)), {
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stderr = "";

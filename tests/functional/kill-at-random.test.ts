@@ -8,6 +8,7 @@ import { CheckpointStore } from "../../src/engine/checkpoint-journal.js";
 import { runPlan } from "../../src/engine/run.js";
 import { buildPlan } from "../../src/plan/plan.js";
 import { loadRpg } from "../../src/rpg/load.js";
+import { nodeProgramArgs } from "../helpers/node-program.js";
 import { useTempDirs } from "../helpers/temp-dir.js";
 
 /**
@@ -39,7 +40,7 @@ function random(seed: number): () => number {
 async function slowRun(checkpointPath: string, mode: "new" | "resume", killAfterMs?: number): Promise<"killed" | "finished"> {
   const calls = `${checkpointPath}.calls`;
   const before = existsSync(calls) ? readFileSync(calls, "utf8").length : 0;
-  const child = spawn(process.execPath, ["--import", "tsx", "tests/helpers/slow-run.ts", FIXTURE, checkpointPath, "60", mode, FAILING], {
+  const child = spawn(process.execPath, nodeProgramArgs("tests/helpers/slow-run.ts", FIXTURE, checkpointPath, "60", mode, FAILING), {
     stdio: "ignore",
   });
   let done = false;

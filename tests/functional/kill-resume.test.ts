@@ -8,6 +8,7 @@ import { runPlan } from "../../src/engine/run.js";
 import { summarize } from "../../src/record/summary.js";
 import { buildPlan } from "../../src/plan/plan.js";
 import { loadRpg } from "../../src/rpg/load.js";
+import { nodeProgramArgs } from "../helpers/node-program.js";
 import { useTempDirs } from "../helpers/temp-dir.js";
 
 const tempDir = useTempDirs();
@@ -15,11 +16,9 @@ const FIXTURE = "tests/fixtures/rpg/twenty-nodes.json";
 
 it("plans a 20-node, 3-subgraph graph, is killed midway and resumes where it stopped", async () => {
   const checkpointPath = join(tempDir(), "docs", "generation_checkpoint.json");
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", "tests/helpers/slow-run.ts", FIXTURE, checkpointPath, "150", "new", "node_10"],
-    { stdio: "ignore" },
-  );
+  const child = spawn(process.execPath, nodeProgramArgs("tests/helpers/slow-run.ts", FIXTURE, checkpointPath, "150", "new", "node_10"), {
+    stdio: "ignore",
+  });
   const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
 
   // Kill the run without warning once 6 leaves have passed: no chance to tidy up.

@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { main } from "../../src/cli/main.js";
+import { nodeProgramArgs } from "./node-program.js";
 
 export interface CliResult {
   code: number;
@@ -17,7 +18,7 @@ export async function runCli(...argv: string[]): Promise<CliResult> {
 
 /** Runs the CLI as a real process, the way a user's shell does. */
 export function spawnCli(args: string[], cwd = process.cwd()): CliResult {
-  const result = spawnSync(process.execPath, ["--import", "tsx", "src/cli/index.ts", ...args], {
+  const result = spawnSync(process.execPath, nodeProgramArgs("src/cli/index.ts", ...args), {
     cwd,
     encoding: "utf8",
     env: { ...process.env, NO_COLOR: "1" },

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { TestProject } from "vitest/node";
 import { exampleGenerateArgs } from "./example-args.js";
+import { nodeProgramArgs } from "./node-program.js";
 import "./git-identity.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -41,7 +42,7 @@ export default function setup(project: TestProject): () => Promise<void> {
 function generate(root: string): { child: ChildProcess; closed: Promise<void> } {
   const out = createWriteStream(join(root, "stdout"));
   const err = createWriteStream(join(root, "stderr"));
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/index.ts", ...args(join(root, "statkit"))], {
+  const child = spawn(process.execPath, nodeProgramArgs("src/cli/index.ts", ...args(join(root, "statkit"))), {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -8,6 +8,7 @@ import { promisify } from "node:util";
 import { afterEach, describe, it, vi } from "vitest";
 import { runPytest } from "../../src/sandbox/pytest.js";
 import { ALLOWED_KEYS, dumpEnvironment, runChildren, secrets } from "./hostile-code.js";
+import { nodeProgramArgs } from "../helpers/node-program.js";
 import { makePackage, makeTempDir, SANDBOXES, SEND_OUT, sentOut } from "./package-dir.js";
 
 // Generated code is untrusted: these tests play the hostile package and check what each
@@ -213,12 +214,15 @@ def test_connect():
     const values = secrets();
     const cwd = makePackage({ onTestFinished }, { "tests/test_env.py": dumpEnvironment(Object.values(values)) });
     // A separate Node process holding the secrets from its start, as a CI job's runner does.
-    const child = join(import.meta.dirname, "run-pytest-child.ts");
     // Not execFileSync: blocking the event loop would delay the other tests' process-group kills.
-    const { stdout: out } = await promisify(execFile)(process.execPath, ["--import", "tsx", child, cwd, "bwrap", "tests/test_env.py"], {
-      env: { ...process.env, ...values },
-      encoding: "utf8",
-    });
+    const { stdout: out } = await promisify(execFile)(
+      process.execPath,
+      nodeProgramArgs("tests/sandbox/run-pytest-child.ts", cwd, "bwrap", "tests/test_env.py"),
+      {
+        env: { ...process.env, ...values },
+        encoding: "utf8",
+      },
+    );
     const [read, found] = sentOut(JSON.parse(out) as { output: string }) as [number, string[]];
     expect(read).toBe(0);
     expect(found).toEqual([]);
