@@ -88889,12 +88889,25 @@ function startCodeIntelligence(options) {
       return void 0;
     }
   };
+  let noted = /* @__PURE__ */ new Set();
+  const announce = async () => {
+    if (noted.size === 0) return;
+    const paths = [...noted];
+    noted = /* @__PURE__ */ new Set();
+    await guarded2("announcing changed files", (ci) => ci.filesChanged(paths));
+  };
   return {
-    get: () => started2,
-    filesChanged: async (paths) => {
-      await guarded2("announcing changed files", (ci) => ci.filesChanged(paths));
+    get: async () => {
+      await announce();
+      return started2;
     },
-    checkDependencies: async (rpg) => (await guarded2("the dependency check", (ci) => ci.checkDependencies(rpg)))?.value,
+    filesChanged: async (paths) => {
+      for (const path2 of paths) noted.add(path2);
+    },
+    checkDependencies: async (rpg) => {
+      await announce();
+      return (await guarded2("the dependency check", (ci) => ci.checkDependencies(rpg)))?.value;
+    },
     close: async () => {
       await guarded2("stopping the language server", (ci) => ci.close());
     }
