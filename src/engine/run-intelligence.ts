@@ -56,11 +56,18 @@ export function startCodeIntelligence(options: RunIntelligenceOptions): RunIntel
     }
   };
   let noted = new Set<string>();
-  const announce = async (): Promise<void> => {
-    if (noted.size === 0) return;
-    const paths = [...noted];
-    noted = new Set();
-    await guarded("announcing changed files", (ci) => ci.filesChanged(paths));
+  // Every question waits for every announcement before it, its own and one another question started: pyright hears of
+  // a file only once it is queued, after a look at the disk.
+  let announced: Promise<void> = Promise.resolve();
+  const announce = (): Promise<void> => {
+    if (noted.size > 0) {
+      const paths = [...noted];
+      noted = new Set();
+      announced = announced.then(async () => {
+        await guarded("announcing changed files", (ci) => ci.filesChanged(paths));
+      });
+    }
+    return announced;
   };
   return {
     get: async () => {

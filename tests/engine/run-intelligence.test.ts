@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { startCodeIntelligence, type RunIntelligence } from "../../src/engine/run-intelligence.js";
 import { CodeIntelligence } from "../../src/lsp/code-intelligence.js";
@@ -28,15 +29,17 @@ function module(dir: string, rel: string, name: string): string {
   return rel;
 }
 
-async function started(): Promise<{ dir: string; run: RunIntelligence; announced: string[][] }> {
+/** `hold`: what each announcement waits for before it reaches the server. */
+async function started(hold: Promise<void> = Promise.resolve()): Promise<{ dir: string; run: RunIntelligence; announced: string[][] }> {
   const dir = mkdtempSync(join(tmpdir(), "rpg-forge-run-ci-"));
   root = dir;
   writeFileSync(join(dir, "pyproject.toml"), '[project]\nname = "lab"\nversion = "0.1.0"\n');
   module(dir, "src/lab/__init__.py", "first");
   const announced: string[][] = [];
   const told = CodeIntelligence.prototype.filesChanged;
-  vi.spyOn(CodeIntelligence.prototype, "filesChanged").mockImplementation(function (this: CodeIntelligence, paths, warnings) {
+  vi.spyOn(CodeIntelligence.prototype, "filesChanged").mockImplementation(async function (this: CodeIntelligence, paths, warnings) {
     announced.push([...paths].sort());
+    await hold;
     return told.call(this, paths, warnings);
   });
   const run = startCodeIntelligence({ root: dir, python: await findPython(), server: true });
@@ -64,6 +67,22 @@ describe("the run's code intelligence", () => {
     // Nothing noted since: nothing to tell.
     await run.get();
     expect(announced).toHaveLength(1);
+  }, 60_000);
+
+  it("answers no question before an announcement another question started is made", async () => {
+    let release = (): void => undefined;
+    const { dir, run, announced } = await started(new Promise<void>((resolve) => (release = resolve)));
+    await run.filesChanged([module(dir, "src/lab/late.py", "late_one")]);
+    const answered: string[] = [];
+    // Two fixes asking at once: the first announces the file, the second finds nothing left to announce.
+    const asked = ["first", "second"].map((who) => run.get().then((ci) => (answered.push(who), ci!)));
+    await sleep(200);
+    expect(announced).toHaveLength(1);
+    expect(answered).toEqual([]);
+    release();
+    const second = (await Promise.all(asked))[1]!;
+    expect(answered.sort()).toEqual(["first", "second"]);
+    expect((await second.findSymbol("late_one")).via).toBe("pyright");
   }, 60_000);
 
   it("tells the server of the noted files before the dependency check", async () => {
