@@ -34,12 +34,16 @@ export function ramDiskUsable(dir) {
   } catch {
     return false;
   }
-  const probe = mkdtempSync(join(dir, "rpg-forge-probe-"));
+  let probe;
   try {
+    probe = mkdtempSync(join(dir, "rpg-forge-probe-"));
     const script = join(probe, "run-me");
     writeFileSync(script, "#!/bin/sh\nexit 0\n", { mode: 0o755 });
     return spawnSync(script).status === 0;
+  } catch {
+    // Full, out of inodes, or refused by a security module although access() said yes.
+    return false;
   } finally {
-    rmSync(probe, { recursive: true, force: true });
+    if (probe) rmSync(probe, { recursive: true, force: true });
   }
 }

@@ -5,10 +5,10 @@ import { createServer, type AddressInfo } from "node:net";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterEach, describe, it, vi } from "vitest";
+import { afterEach, beforeAll, describe, it, vi } from "vitest";
 import { runPytest } from "../../src/sandbox/pytest.js";
 import { ALLOWED_KEYS, dumpEnvironment, runChildren, secrets } from "./hostile-code.js";
-import { nodeProgramArgs } from "../helpers/node-program.js";
+import { nodeProgram, nodeProgramArgs } from "../helpers/node-program.js";
 import { makePackage, makeTempDir, SANDBOXES, SEND_OUT, sentOut } from "./package-dir.js";
 
 // Generated code is untrusted: these tests play the hostile package and check what each
@@ -82,6 +82,9 @@ def test_ignores_alarm():
 });
 
 describe.concurrent("hostile code in the bwrap sandbox", () => {
+  // Compiled before the tests start: compiling blocks the event loop, which the tests' process-group kills need.
+  beforeAll(() => void nodeProgram("tests/sandbox/run-pytest-child.ts"));
+
   it("cannot write outside the package, not even by remounting as root", async ({ expect, onTestFinished }) => {
     const outside = join(makeTempDir({ onTestFinished }), "escaped.txt");
     const inHome = join(homedir(), `rpg-forge-escape-${randomUUID()}.txt`);
