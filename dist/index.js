@@ -88890,11 +88890,16 @@ function startCodeIntelligence(options) {
     }
   };
   let noted = /* @__PURE__ */ new Set();
-  const announce = async () => {
-    if (noted.size === 0) return;
-    const paths = [...noted];
-    noted = /* @__PURE__ */ new Set();
-    await guarded2("announcing changed files", (ci) => ci.filesChanged(paths));
+  let announced = Promise.resolve();
+  const announce = () => {
+    if (noted.size > 0) {
+      const paths = [...noted];
+      noted = /* @__PURE__ */ new Set();
+      announced = announced.then(async () => {
+        await guarded2("announcing changed files", (ci) => ci.filesChanged(paths));
+      });
+    }
+    return announced;
   };
   return {
     get: async () => {
