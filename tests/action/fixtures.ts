@@ -1,7 +1,8 @@
 import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { webhookExample } from "../helpers/webhook-examples.js";
 
 export const EXAMPLE = fileURLToPath(new URL("../../examples/statkit/", import.meta.url));
 export const TOKEN = "ghs_test_token_0123456789";
@@ -10,10 +11,7 @@ export const git = (dir: string, ...args: string[]): string => execFileSync("git
 
 /** GitHub's own example payload of an event, pointed at our repository. */
 export function payload(event: string, action?: string): Record<string, unknown> {
-  const file = fileURLToPath(new URL("../../node_modules/@octokit/webhooks-examples/api.github.com/index.json", import.meta.url));
-  const all = JSON.parse(readFileSync(file, "utf8")) as { name: string; examples: Record<string, unknown>[] }[];
-  const example = all.find((e) => e.name === event)!.examples.find((e) => action === undefined || e.action === action)!;
-  const copy = structuredClone(example);
+  const copy = webhookExample(event, action);
   Object.assign(copy.repository as object, {
     name: "statkit",
     full_name: "octo/statkit",

@@ -7,8 +7,7 @@
 import { createHmac, createVerify, generateKeyPairSync, randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { webhookExample } from "../helpers/webhook-examples.js";
 
 import nock from "nock";
 import type { EmitterWebhookEventName } from "@octokit/webhooks";
@@ -52,10 +51,7 @@ export function example<E extends EmitterWebhookEventName>(
   edit: (payload: Context<E>["payload"]) => void = () => {},
 ): Context<E>["payload"] {
   const [event, action] = name.split(".");
-  const file = fileURLToPath(new URL("../../node_modules/@octokit/webhooks-examples/api.github.com/index.json", import.meta.url));
-  const all = JSON.parse(readFileSync(file, "utf8")) as { name: string; examples: { action?: string }[] }[];
-  const found = all.find((e) => e.name === event)!.examples.find((e) => action === undefined || e.action === action)!;
-  const payload = structuredClone(found) as Context<E>["payload"] & Record<"repository", Repository>;
+  const payload = webhookExample(event!, action) as Context<E>["payload"] & Record<"repository", Repository>;
   Object.assign(payload.repository, { name: REPO, full_name: `${OWNER}/${REPO}`, default_branch: "main" });
   payload.repository.owner.login = OWNER;
   Object.assign(payload, { installation: { id: INSTALLATION, node_id: "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uMzEzMzc=" } });
