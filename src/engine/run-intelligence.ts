@@ -2,6 +2,7 @@ import { CodeIntelligence } from "../lsp/code-intelligence.js";
 import { pyrightInstalled } from "../lsp/pyright-binary.js";
 import type { DependencyCheck } from "../record/dependency-check.js";
 import type { Rpg } from "../rpg/schema.js";
+import { oneAtATime } from "./one-at-a-time.js";
 
 export interface RunIntelligenceOptions {
   /** The work tree. */
@@ -56,18 +57,15 @@ export function startCodeIntelligence(options: RunIntelligenceOptions): RunIntel
     }
   };
   let noted = new Set<string>();
-  // Every question waits for every announcement before it, its own and one another question started: pyright hears of
-  // a file only once it is queued, after a look at the disk.
-  let announced: Promise<void> = Promise.resolve();
+  const serially = oneAtATime();
+  // Queued even with nothing noted: every question waits for every announcement before it, its own and one another
+  // question started, since pyright hears of a file only once it is queued, after a look at the disk.
   const announce = (): Promise<void> => {
-    if (noted.size > 0) {
-      const paths = [...noted];
-      noted = new Set();
-      announced = announced.then(async () => {
-        await guarded("announcing changed files", (ci) => ci.filesChanged(paths));
-      });
-    }
-    return announced;
+    const paths = [...noted];
+    noted = new Set();
+    return serially(async () => {
+      if (paths.length > 0) await guarded("announcing changed files", (ci) => ci.filesChanged(paths));
+    });
   };
   return {
     get: async () => {
