@@ -88890,16 +88890,13 @@ function startCodeIntelligence(options) {
     }
   };
   let noted = /* @__PURE__ */ new Set();
-  let announced = Promise.resolve();
+  const serially = oneAtATime();
   const announce = () => {
-    if (noted.size > 0) {
-      const paths = [...noted];
-      noted = /* @__PURE__ */ new Set();
-      announced = announced.then(async () => {
-        await guarded2("announcing changed files", (ci) => ci.filesChanged(paths));
-      });
-    }
-    return announced;
+    const paths = [...noted];
+    noted = /* @__PURE__ */ new Set();
+    return serially(async () => {
+      if (paths.length > 0) await guarded2("announcing changed files", (ci) => ci.filesChanged(paths));
+    });
   };
   return {
     get: async () => {
