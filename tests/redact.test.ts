@@ -18,6 +18,33 @@ describe("redactSecrets", () => {
   it("removes well-known token formats that are not in the environment", () => {
     expect(redactSecrets(`token ghp_${"a".repeat(36)} and sk-${"b".repeat(24)}`, {})).toBe("token [redacted token] and [redacted token]");
   });
+
+  it("sees a secret set, changed or removed in the same environment object between calls", () => {
+    const live: NodeJS.ProcessEnv = { PATH: "/usr/bin" };
+    expect(redactSecrets("first-secret-value", live)).toBe("first-secret-value");
+    live.MODEL_API_KEY = "first-secret-value";
+    expect(redactSecrets("first-secret-value", live)).toBe("[redacted MODEL_API_KEY]");
+    live.MODEL_API_KEY = "second-secret-value";
+    expect(redactSecrets("first-secret-value second-secret-value", live)).toBe("first-secret-value [redacted MODEL_API_KEY]");
+    live.OTHER_TOKEN = "a-third-secret-value";
+    expect(redactSecrets("second-secret-value a-third-secret-value", live)).toBe("[redacted MODEL_API_KEY] [redacted OTHER_TOKEN]");
+    delete live.MODEL_API_KEY;
+    expect(redactSecrets("second-secret-value", live)).toBe("second-secret-value");
+  });
+
+  it("reads process.env anew on every call", () => {
+    const name = "RPG_FORGE_TEST_SECRET_TOKEN";
+    expect(redactSecrets("process-env-secret-1")).toBe("process-env-secret-1");
+    process.env[name] = "process-env-secret-1";
+    try {
+      expect(redactSecrets("process-env-secret-1")).toBe(`[redacted ${name}]`);
+      process.env[name] = "process-env-secret-2";
+      expect(redactSecrets("process-env-secret-1 process-env-secret-2")).toBe(`process-env-secret-1 [redacted ${name}]`);
+    } finally {
+      delete process.env[name];
+    }
+    expect(redactSecrets("process-env-secret-2")).toBe("process-env-secret-2");
+  });
 });
 
 describe("redactDeep", () => {
