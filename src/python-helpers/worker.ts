@@ -173,7 +173,7 @@ class Pool {
   constructor(private readonly python: string) {}
 
   run(script: string, input: string): Promise<ScriptResult> {
-    const key = createHash("sha256").update(script).digest("hex");
+    const key = keyOf(script);
     return new Promise((resolve, reject) => {
       this.queue.push({ key, script, input, resolve, reject });
       this.schedule();
@@ -218,6 +218,24 @@ class Pool {
 }
 
 const pools = new Map<string, Pool>();
+
+/**
+ * The scripts are a dozen constants of 2–40 KB, and a node runs them a dozen times: hashing the application script
+ * again on every call was about 2 ms of a node's CPU (issue 16). A map from the text itself finds it by V8's own hash of
+ * the string, which the string keeps. Bounded all the same, should a caller ever build its script.
+ */
+const keys = new Map<string, string>();
+const MAX_KEYS = 64;
+
+function keyOf(script: string): string {
+  let key = keys.get(script);
+  if (key === undefined) {
+    if (keys.size >= MAX_KEYS) keys.clear();
+    key = createHash("sha256").update(script).digest("hex");
+    keys.set(script, key);
+  }
+  return key;
+}
 
 // Counted for the tests that hold an operation to its round trips (decision 0018): batches written, and calls in them;
 // and the rounds of dispatching, each sending what was queued at once (to one worker, or split among idle ones).
