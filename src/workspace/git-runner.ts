@@ -71,11 +71,18 @@ export function gitIn(dir: string, options: GitOptions = {}): Git {
 }
 
 function guardedEnvironment(options: GitOptions): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    const upper = name.toUpperCase();
-    if (upper.startsWith("GIT_") ? ALLOWED_ENVIRONMENT.has(upper) : !PROGRAM_VARIABLES.has(upper)) env[name] = value;
-  }
+  const refused = Object.keys(process.env).filter(refusedName);
+  // Nothing to take away or add (most calls): the environment itself, which execFile copies as it spawns. Reading every
+  // value into a copy of our own first doubled that work, about half a millisecond a call with a runner's hundred
+  // variables (issue 16).
+  if (refused.length === 0 && options.indexFile === undefined && options.env === undefined) return process.env;
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of refused) delete env[name];
   if (options.indexFile !== undefined) env.GIT_INDEX_FILE = options.indexFile;
   return { ...env, ...options.env };
+}
+
+function refusedName(name: string): boolean {
+  const upper = name.toUpperCase();
+  return upper.startsWith("GIT_") ? !ALLOWED_ENVIRONMENT.has(upper) : PROGRAM_VARIABLES.has(upper);
 }
