@@ -1,5 +1,9 @@
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 
 /**
  * GitHub's REST description (`@octokit/openapi`), reduced to what validation needs: loading and indexing it,
@@ -47,10 +51,60 @@ export interface JsonObject {
 // parameters and request bodies need their $refs followed. The reduced index is kept; the spec is dropped.
 let operations: Promise<Operation[]> | undefined;
 
+/** In the repository's node_modules, as tests/helpers/node-program.ts keeps its builds. */
+const CACHE = fileURLToPath(new URL("../../../node_modules/.cache/rpg-forge-stand-in/", import.meta.url));
+
+/**
+ * The index, reduced once for each state of the description and of this file, and kept in CACHE: every vitest worker
+ * and every isolated test file reading and reducing the 13 MB description again took about 4 s of a test run's CPU
+ * (issue 16). A pattern is made again from its template.
+ */
 export function loadOperations(): Promise<Operation[]> {
   operations ??= (async () => {
-    const file = createRequire(import.meta.url).resolve("@octokit/openapi/generated/api.github.com.json");
-    const spec = JSON.parse(await readFile(file, "utf8")) as JsonObject;
+    const require = createRequire(import.meta.url);
+    const file = require.resolve("@octokit/openapi/generated/api.github.com.json");
+    // The description's version and size stand for its bytes (npm gives every installed file the same mtime).
+    const { version } = JSON.parse(readFileSync(require.resolve("@octokit/openapi/package.json"), "utf8")) as { version: string };
+    const key = createHash("sha256")
+      .update(`${version}\0${statSync(file).size}\0`)
+      .update(readFileSync(fileURLToPath(import.meta.url)))
+      .digest("hex")
+      .slice(0, 16);
+    const cached = join(CACHE, `${key}.json`);
+    try {
+      return (JSON.parse(readFileSync(cached, "utf8")) as Omit<Operation, "pattern">[]).map((op) => ({
+        ...op,
+        pattern: patternOf(op.template),
+      }));
+    } catch {
+      // Not made yet (or made by a killed run, and unreadable): made now.
+    }
+    const reduced = reduce(JSON.parse(await readFile(file, "utf8")) as JsonObject);
+    mkdirSync(CACHE, { recursive: true });
+    // Written aside and renamed into place: another worker may be writing the same file, and a half-written one is never read.
+    const making = `${cached}.${process.pid}.tmp`;
+    writeFileSync(
+      making,
+      JSON.stringify(reduced, (key, value: unknown) => (key === "pattern" ? undefined : value)),
+    );
+    renameSync(making, cached);
+    return reduced;
+  })();
+  return operations;
+}
+
+function patternOf(template: string): RegExp {
+  // Names like {enterprise-team} are not valid group names, so groups are positional.
+  return new RegExp(
+    `^${template
+      .split("/")
+      .map((s) => s.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[^}]+\}/g, "([^/]+)"))
+      .join("/")}$`,
+  );
+}
+
+function reduce(spec: JsonObject): Operation[] {
+  {
     const deref = (node: unknown): JsonObject => {
       let current = node as JsonObject;
       while (typeof current.$ref === "string") {
@@ -72,11 +126,8 @@ export function loadOperations(): Promise<Operation[]> {
     const result: Operation[] = [];
     for (const [template, item] of Object.entries(spec.paths as Record<string, JsonObject>)) {
       const segments = template.split("/");
-      // Names like {enterprise-team} are not valid group names, so groups are positional.
       const names = [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
-      const pattern = new RegExp(
-        `^${segments.map((s) => s.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[^}]+\}/g, "([^/]+)")).join("/")}$`,
-      );
+      const pattern = patternOf(template);
       const specificity = segments.map((s) => (!s.includes("{") ? "2" : /^\{[^}]+\}$/.test(s) ? "0" : "1")).join("");
       for (const [method, raw] of Object.entries(item)) {
         const op = raw as JsonObject;
@@ -124,8 +175,7 @@ export function loadOperations(): Promise<Operation[]> {
       }
     }
     return result;
-  })();
-  return operations;
+  }
 }
 
 interface Match {
