@@ -249,9 +249,9 @@ var require_tunnel = __commonJS({
       for (var i = 1, len = arguments.length; i < len; ++i) {
         var overrides = arguments[i];
         if (typeof overrides === "object") {
-          var keys = Object.keys(overrides);
-          for (var j = 0, keyLen = keys.length; j < keyLen; ++j) {
-            var k = keys[j];
+          var keys2 = Object.keys(overrides);
+          for (var j = 0, keyLen = keys2.length; j < keyLen; ++j) {
+            var k = keys2[j];
             if (overrides[k] !== void 0) {
               target[k] = overrides[k];
             }
@@ -1803,9 +1803,9 @@ var require_request = __commonJS({
               processHeader(this, header[0], header[1]);
             }
           } else {
-            const keys = Object.keys(headers);
-            for (let i = 0; i < keys.length; ++i) {
-              processHeader(this, keys[i], headers[keys[i]]);
+            const keys2 = Object.keys(headers);
+            for (let i = 0; i < keys2.length; ++i) {
+              processHeader(this, keys2[i], headers[keys2[i]]);
             }
           }
         } else if (headers != null) {
@@ -3862,16 +3862,16 @@ var require_webidl = __commonJS({
         }
         const result = {};
         if (!types.isProxy(O)) {
-          const keys2 = [...Object.getOwnPropertyNames(O), ...Object.getOwnPropertySymbols(O)];
-          for (const key of keys2) {
+          const keys3 = [...Object.getOwnPropertyNames(O), ...Object.getOwnPropertySymbols(O)];
+          for (const key of keys3) {
             const typedKey = keyConverter(key, prefix, argument);
             const typedValue = valueConverter(O[key], prefix, argument);
             result[typedKey] = typedValue;
           }
           return result;
         }
-        const keys = Reflect.ownKeys(O);
-        for (const key of keys) {
+        const keys2 = Reflect.ownKeys(O);
+        for (const key of keys2) {
           const desc = Reflect.getOwnPropertyDescriptor(O, key);
           if (desc?.enumerable) {
             const typedKey = keyConverter(key, prefix, argument);
@@ -4585,7 +4585,7 @@ var require_util2 = __commonJS({
           writable: true,
           enumerable: true,
           configurable: true,
-          value: function keys() {
+          value: function keys2() {
             webidl.brandCheck(this, object2);
             return makeIterator(this, "key");
           }
@@ -10829,10 +10829,10 @@ var require_mock_utils = __commonJS({
       };
     }
     function generateKeyValues(data) {
-      const keys = Object.keys(data);
+      const keys2 = Object.keys(data);
       const result = [];
-      for (let i = 0; i < keys.length; ++i) {
-        const key = keys[i];
+      for (let i = 0; i < keys2.length; ++i) {
+        const key = keys2[i];
         const value = data[key];
         const name = Buffer.from(`${key}`);
         if (Array.isArray(value)) {
@@ -11252,9 +11252,9 @@ var require_pluralizer = __commonJS({
       }
       pluralize(count3) {
         const one = count3 === 1;
-        const keys = one ? singulars : plurals;
+        const keys2 = one ? singulars : plurals;
         const noun = one ? this.singular : this.plural;
-        return { ...keys, count: count3, noun };
+        return { ...keys2, count: count3, noun };
       }
     };
   }
@@ -11978,9 +11978,9 @@ var require_headers = __commonJS({
           appendHeader(headers, header[0], header[1]);
         }
       } else if (typeof object2 === "object" && object2 !== null) {
-        const keys = Object.keys(object2);
-        for (let i = 0; i < keys.length; ++i) {
-          appendHeader(headers, keys[i], object2[keys[i]]);
+        const keys2 = Object.keys(object2);
+        for (let i = 0; i < keys2.length; ++i) {
+          appendHeader(headers, keys2[i], object2[keys2[i]]);
         }
       } else {
         throw webidl.errors.conversionFailed({
@@ -16071,8 +16071,8 @@ var require_cachestorage = __commonJS({
        */
       async keys() {
         webidl.brandCheck(this, _CacheStorage);
-        const keys = this.#caches.keys();
-        return [...keys];
+        const keys2 = this.#caches.keys();
+        return [...keys2];
       }
     };
     Object.defineProperties(CacheStorage.prototype, {
@@ -21951,7 +21951,7 @@ ${JSON.stringify(message, null, 4)}`);
           if (Is2.string(type)) {
             method = type;
             const first = args[0];
-            const last = args[args.length - 1];
+            const last2 = args[args.length - 1];
             let paramStart = 0;
             let parameterStructures = messages_1.ParameterStructures.auto;
             if (messages_1.ParameterStructures.is(first)) {
@@ -21959,9 +21959,9 @@ ${JSON.stringify(message, null, 4)}`);
               parameterStructures = first;
             }
             let paramEnd = args.length;
-            if (cancellation_1.CancellationToken.is(last)) {
+            if (cancellation_1.CancellationToken.is(last2)) {
               paramEnd = paramEnd - 1;
-              token = last;
+              token = last2;
             }
             const numberOfParams = paramEnd - paramStart;
             switch (numberOfParams) {
@@ -27157,9 +27157,9 @@ function isPlainObject(data) {
   const prototype = Object.getPrototypeOf(data);
   return prototype === null || prototype === Object.prototype;
 }
-function pick(object2, keys) {
+function pick(object2, keys2) {
   const result = {};
-  for (const key of keys) if (object2[key] !== void 0) result[key] = object2[key];
+  for (const key of keys2) if (object2[key] !== void 0) result[key] = object2[key];
   return result;
 }
 var omapTag = defineSequenceTag("tag:yaml.org,2002:omap", {
@@ -27195,9 +27195,9 @@ var pairsTag = defineSequenceTag("tag:yaml.org,2002:pairs", {
     }
     if (Object.prototype.toString.call(item) !== "[object Object]") return "cannot resolve a pairs item";
     const object2 = item;
-    const keys = Object.keys(object2);
-    if (keys.length !== 1) return "cannot resolve a pairs item";
-    container.push([keys[0], object2[keys[0]]]);
+    const keys2 = Object.keys(object2);
+    if (keys2.length !== 1) return "cannot resolve a pairs item";
+    container.push([keys2[0], object2[keys2[0]]]);
     return "";
   },
   identify: () => false
@@ -27338,10 +27338,10 @@ var Schema = class Schema2 {
       }
     }
     const implicitScalarAnyFirstChar = implicitScalarTags.filter((tag) => tag.implicitFirstChars === null);
-    const keys = /* @__PURE__ */ new Set();
-    for (const tag of implicitScalarTags) if (tag.implicitFirstChars !== null) for (const key of tag.implicitFirstChars) keys.add(key);
+    const keys2 = /* @__PURE__ */ new Set();
+    for (const tag of implicitScalarTags) if (tag.implicitFirstChars !== null) for (const key of tag.implicitFirstChars) keys2.add(key);
     const implicitScalarByFirstChar = /* @__PURE__ */ new Map();
-    for (const key of keys) implicitScalarByFirstChar.set(key, implicitScalarTags.filter((tag) => tag.implicitFirstChars === null || tag.implicitFirstChars.indexOf(key) !== -1));
+    for (const key of keys2) implicitScalarByFirstChar.set(key, implicitScalarTags.filter((tag) => tag.implicitFirstChars === null || tag.implicitFirstChars.indexOf(key) !== -1));
     const defaultScalarTag = exact.scalar["tag:yaml.org,2002:str"];
     if (!defaultScalarTag) throw new Error("schema does not define the default scalar tag (tag:yaml.org,2002:str)");
     this.tags = compiledTags;
@@ -29956,9 +29956,9 @@ function putProp(target, key, value) {
   else
     target[key] = value;
 }
-function mirrorShape(target, source, keys, wrap) {
+function mirrorShape(target, source, keys2, wrap) {
   const raw = sourceShape(source);
-  for (const key of keys) {
+  for (const key of keys2) {
     const desc = Object.getOwnPropertyDescriptor(raw, key);
     if (!desc.enumerable)
       continue;
@@ -29999,12 +29999,12 @@ function getElementAtPath(obj, path2) {
   return path2.reduce((acc, key) => acc?.[key], obj);
 }
 function promiseAllObject(promisesObj) {
-  const keys = Object.keys(promisesObj);
-  const promises3 = keys.map((key) => promisesObj[key]);
+  const keys2 = Object.keys(promisesObj);
+  const promises3 = keys2.map((key) => promisesObj[key]);
   return Promise.all(promises3).then((results2) => {
     const resolvedObj = {};
-    for (let i = 0; i < keys.length; i++) {
-      resolvedObj[keys[i]] = results2[i];
+    for (let i = 0; i < keys2.length; i++) {
+      resolvedObj[keys2[i]] = results2[i];
     }
     return resolvedObj;
   });
@@ -30226,15 +30226,15 @@ function pick2(schema, mask) {
 }
 function maskedKeys(schema, mask) {
   const raw = sourceShape(schema);
-  const keys = [];
+  const keys2 = [];
   for (const key of Reflect.ownKeys(mask)) {
     if (!Object.getOwnPropertyDescriptor(raw, key)?.enumerable) {
       throw new Error(`Unrecognized key: "${String(key)}"`);
     }
     if (mask[key])
-      keys.push(key);
+      keys2.push(key);
   }
-  return keys;
+  return keys2;
 }
 function omit(schema, mask) {
   const currDef = schema._zod.def;
@@ -32638,10 +32638,10 @@ function handlePropertyResult(result, final, key, input2, optin, optout) {
 }
 var NO_SYMBOL_KEYS = [];
 function normalizeDef(def) {
-  const keys = Object.keys(def.shape);
+  const keys2 = Object.keys(def.shape);
   const ownSymbols = Object.getOwnPropertySymbols(def.shape);
   const symbolKeys = ownSymbols.length ? ownSymbols : NO_SYMBOL_KEYS;
-  const allKeys = symbolKeys.length ? [...keys, ...symbolKeys] : keys;
+  const allKeys = symbolKeys.length ? [...keys2, ...symbolKeys] : keys2;
   for (const k of allKeys) {
     if (!def.shape?.[k]?._zod?.traits?.has("$ZodType")) {
       throw new Error(`Invalid element at key "${String(k)}": expected a Zod schema`);
@@ -32653,8 +32653,8 @@ function normalizeDef(def) {
     allKeys,
     symbolKeys,
     // string-only: handleCatchall matches it against `for...in`, which never yields a symbol
-    keySet: new Set(keys),
-    numKeys: keys.length,
+    keySet: new Set(keys2),
+    numKeys: keys2.length,
     optionalKeys: new Set(okeys)
   };
 }
@@ -33197,19 +33197,19 @@ function handleIntersectionResults(result, left, right) {
   let unrecIssue;
   const keyIssues = /* @__PURE__ */ new Map();
   const collect = (iss, side) => {
-    let keys;
+    let keys2;
     if (iss.code === "unrecognized_keys" && !iss.path?.length) {
       unrecIssue ?? (unrecIssue = iss);
-      keys = iss.keys;
+      keys2 = iss.keys;
     } else if (iss.code === "invalid_key" && iss.origin === "record" && iss.path?.length === 1) {
       const k = String(iss.path[0]);
       if (!keyIssues.has(k))
         keyIssues.set(k, iss);
-      keys = [k];
+      keys2 = [k];
     } else {
       return false;
     }
-    for (const k of keys) {
+    for (const k of keys2) {
       if (!unrecKeys.has(k))
         unrecKeys.set(k, {});
       unrecKeys.get(k)[side] = true;
@@ -38531,11 +38531,11 @@ var capitalizeFirstCharacter = (text3) => {
 };
 function getUnitTypeFromNumber(number5) {
   const abs = Math.abs(number5);
-  const last = abs % 10;
-  const last2 = abs % 100;
-  if (last2 >= 11 && last2 <= 19 || last === 0)
+  const last2 = abs % 10;
+  const last22 = abs % 100;
+  if (last22 >= 11 && last22 <= 19 || last2 === 0)
     return "many";
-  if (last === 1)
+  if (last2 === 1)
     return "one";
   return "few";
 }
@@ -42878,13 +42878,13 @@ function generateObjectCheck(doc, ctx, schema, accessor, buildsValue = true) {
   const def = schema._zod.def;
   doc.write(`if (typeof ${accessor} !== "object" || ${accessor} === null || Array.isArray(${accessor})) return INVALID;`);
   const shape = def.shape;
-  const keys = Object.keys(shape);
+  const keys2 = Object.keys(shape);
   const symbolKeys = Object.getOwnPropertySymbols(shape);
-  const allKeys = symbolKeys.length ? [...keys, ...symbolKeys] : keys;
+  const allKeys = symbolKeys.length ? [...keys2, ...symbolKeys] : keys2;
   const keyExpr = (k) => typeof k === "symbol" ? addConstant(ctx, k) : esc(k);
   const propKey = (k) => typeof k === "symbol" ? `[${keyExpr(k)}]` : esc(k);
   const propShape = shape;
-  if (keys.includes("__proto__")) {
+  if (keys2.includes("__proto__")) {
     throw new ZodCompileUnsupportedError('object shape key "__proto__"');
   }
   const propOutputs = /* @__PURE__ */ new Map();
@@ -42926,7 +42926,7 @@ function generateObjectCheck(doc, ctx, schema, accessor, buildsValue = true) {
   if (catchall) {
     const catchallType = catchall._zod.def.type;
     if (catchallType === "never") {
-      const condition = keys.map((k) => `k !== ${esc(k)}`).join(" && ") || "true";
+      const condition = keys2.map((k) => `k !== ${esc(k)}`).join(" && ") || "true";
       doc.write(`for (const k in ${accessor}) {`);
       doc.indented((d) => {
         d.write(`if (${condition}) return INVALID;`);
@@ -42942,7 +42942,7 @@ function generateObjectCheck(doc, ctx, schema, accessor, buildsValue = true) {
   const hasConditionalKeys = allKeys.some((k) => mayOmitUndefined(propShape[k]) || dropsWhenAbsent(propShape[k]));
   if (!buildsValue) {
     if (unknownKeysMode === "schema") {
-      const knownSet = keys.length > 0 ? addConstant(ctx, new Set(keys)) : null;
+      const knownSet = keys2.length > 0 ? addConstant(ctx, new Set(keys2)) : null;
       doc.write(`for (const k in ${accessor}) {`);
       doc.indented((d) => {
         d.write(`if (k === "__proto__") continue;`);
@@ -42974,7 +42974,7 @@ function generateObjectCheck(doc, ctx, schema, accessor, buildsValue = true) {
     }
   }
   if (unknownKeysMode !== "none") {
-    const knownSet = keys.length > 0 ? addConstant(ctx, new Set(keys)) : null;
+    const knownSet = keys2.length > 0 ? addConstant(ctx, new Set(keys2)) : null;
     doc.write(`for (const k in ${accessor}) {`);
     doc.indented((d) => {
       d.write(`if (k === "__proto__") continue;`);
@@ -44993,8 +44993,8 @@ function compactTypeUnion(schema) {
     if (!option || typeof option !== "object")
       return;
     compactTypeUnion(option);
-    const keys = Object.keys(option);
-    if (keys.length !== 1 || keys[0] !== "type")
+    const keys2 = Object.keys(option);
+    if (keys2.length !== 1 || keys2[0] !== "type")
       return;
     const type = option.type;
     for (const member of Array.isArray(type) ? type : [type]) {
@@ -47477,11 +47477,11 @@ var ZodEnum = /* @__PURE__ */ $constructor("ZodEnum", (inst, def) => {
   inst._zod.processJSONSchema = (ctx, json2, params) => enumProcessor(inst, ctx, json2, params);
   inst.enum = def.entries;
   inst.options = [...inst._zod.values];
-  const keys = new Set(Object.keys(def.entries));
+  const keys2 = new Set(Object.keys(def.entries));
   inst.extract = (values, params) => {
     const newEntries = {};
     for (const value of values) {
-      if (keys.has(value)) {
+      if (keys2.has(value)) {
         newEntries[value] = def.entries[value];
       } else
         throw new Error(`Key ${value} not found in enum`);
@@ -47496,7 +47496,7 @@ var ZodEnum = /* @__PURE__ */ $constructor("ZodEnum", (inst, def) => {
   inst.exclude = (values, params) => {
     const newEntries = { ...def.entries };
     for (const value of values) {
-      if (keys.has(value)) {
+      if (keys2.has(value)) {
         delete newEntries[value];
       } else
         throw new Error(`Key ${value} not found in enum`);
@@ -48057,8 +48057,8 @@ function checkObjectGuards(objectSchema, guards) {
     const value = payload.value;
     if (typeof value !== "object" || value === null || Array.isArray(value))
       return;
-    const keys = Object.getOwnPropertyNames(value);
-    if (guards.minProperties !== void 0 && keys.length < guards.minProperties) {
+    const keys2 = Object.getOwnPropertyNames(value);
+    if (guards.minProperties !== void 0 && keys2.length < guards.minProperties) {
       payload.issues.push({
         origin: "object",
         code: "too_small",
@@ -48070,7 +48070,7 @@ function checkObjectGuards(objectSchema, guards) {
         continue: true
       });
     }
-    if (guards.maxProperties !== void 0 && keys.length > guards.maxProperties) {
+    if (guards.maxProperties !== void 0 && keys2.length > guards.maxProperties) {
       payload.issues.push({
         origin: "object",
         code: "too_big",
@@ -48083,7 +48083,7 @@ function checkObjectGuards(objectSchema, guards) {
       });
     }
     if (guards.keySchema) {
-      for (const key of keys) {
+      for (const key of keys2) {
         const result = guards.keySchema.safeParse(key);
         if (result.success)
           continue;
@@ -48124,9 +48124,9 @@ function canonicalKey(value, seen) {
       }
       return `a${parts3.length}:[${parts3.join(",")}]`;
     }
-    const keys = Object.keys(value).sort();
+    const keys2 = Object.keys(value).sort();
     const parts2 = [];
-    for (const k of keys) {
+    for (const k of keys2) {
       const key = canonicalKey(value[k], seen);
       if (key === null)
         return null;
@@ -48701,10 +48701,10 @@ function visit(schema, fnOrHandlers) {
     switch (kind) {
       case "object": {
         const oldShape = def.shape;
-        const keys = Object.keys(oldShape);
+        const keys2 = Object.keys(oldShape);
         let changed = false;
         const newShape = {};
-        for (const k of keys) {
+        for (const k of keys2) {
           const mapped = run7(oldShape[k]);
           if (mapped !== oldShape[k])
             changed = true;
@@ -49212,9 +49212,9 @@ var MinHeap = class {
   pop() {
     const items = this.items;
     const top = items[0];
-    const last = items.pop();
-    if (items.length === 0 || last === void 0) return top;
-    items[0] = last;
+    const last2 = items.pop();
+    if (items.length === 0 || last2 === void 0) return top;
+    items[0] = last2;
     let i = 0;
     for (; ; ) {
       const left = 2 * i + 1;
@@ -51949,9 +51949,9 @@ var applyReviverIteratively = (parsed, userReviver) => {
       const value = node2.parent[node2.key];
       const isComplexObject = value !== null && typeof value === "object";
       if (isComplexObject) {
-        const keys = Object.keys(value);
-        for (let i = keys.length - 1; i >= 0; i--) {
-          stack.push({ parent: value, key: keys[i], visited: false });
+        const keys2 = Object.keys(value);
+        for (let i = keys2.length - 1; i >= 0; i--) {
+          stack.push({ parent: value, key: keys2[i], visited: false });
         }
       }
     } else {
@@ -52987,15 +52987,15 @@ var LruObject = class {
     if (this.last === item) {
       return;
     }
-    const last = this.last;
+    const last2 = this.last;
     const next = item.next;
     const prev = item.prev;
     if (this.first === item) {
       this.first = next;
     }
     item.next = null;
-    item.prev = last;
-    last.next = item;
+    item.prev = last2;
+    last2.next = item;
     if (prev !== null) {
       prev.next = next;
     }
@@ -53029,9 +53029,9 @@ var LruObject = class {
       }
     }
   }
-  deleteMany(keys) {
-    for (var i = 0; i < keys.length; i++) {
-      this.delete(keys[i]);
+  deleteMany(keys2) {
+    for (var i = 0; i < keys2.length; i++) {
+      this.delete(keys2[i]);
     }
   }
   evict() {
@@ -53064,10 +53064,10 @@ var LruObject = class {
       return item.value;
     }
   }
-  getMany(keys) {
-    const result = new Array(keys.length);
-    for (var i = 0; i < keys.length; i++) {
-      result[i] = this.get(keys[i]);
+  getMany(keys2) {
+    const result = new Array(keys2.length);
+    for (var i = 0; i < keys2.length; i++) {
+      result[i] = this.get(keys2[i]);
     }
     return result;
   }
@@ -56725,13 +56725,16 @@ function gitIn(dir, options = {}) {
   });
 }
 function guardedEnvironment(options) {
-  const env = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    const upper = name.toUpperCase();
-    if (upper.startsWith("GIT_") ? ALLOWED_ENVIRONMENT.has(upper) : !PROGRAM_VARIABLES.has(upper)) env[name] = value;
-  }
+  const refused2 = Object.keys(process.env).filter(refusedName);
+  if (refused2.length === 0 && options.indexFile === void 0 && options.env === void 0) return process.env;
+  const env = { ...process.env };
+  for (const name of refused2) delete env[name];
   if (options.indexFile !== void 0) env.GIT_INDEX_FILE = options.indexFile;
   return { ...env, ...options.env };
+}
+function refusedName(name) {
+  const upper = name.toUpperCase();
+  return upper.startsWith("GIT_") ? !ALLOWED_ENVIRONMENT.has(upper) : PROGRAM_VARIABLES.has(upper);
 }
 
 // src/workspace/git-commit.ts
@@ -57111,15 +57114,26 @@ var SECRET_PATTERNS = [
 ];
 var SECRET_NAME = /TOKEN|KEY|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH/i;
 var MIN_SECRET_LENGTH = 8;
+var last;
 function secretsOf(env) {
-  const secrets = [];
-  for (const [name, value] of Object.entries(env)) {
-    if (!value || value.length < MIN_SECRET_LENGTH || !SECRET_NAME.test(name)) continue;
+  const found = [];
+  for (const name of Object.keys(env)) {
+    if (!SECRET_NAME.test(name)) continue;
+    const value = env[name];
+    if (value && value.length >= MIN_SECRET_LENGTH) found.push([name, value]);
+  }
+  if (last?.env === env && sameEntries(last.found, found)) return last.secrets;
+  const secrets = found.map(([name, value]) => {
     const xml = value.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
     const json2 = JSON.stringify(value).slice(1, -1);
-    secrets.push({ name, forms: [.../* @__PURE__ */ new Set([value, xml, json2])] });
-  }
-  return secrets.sort((a, b) => b.forms[0].length - a.forms[0].length);
+    return { name, forms: [.../* @__PURE__ */ new Set([value, xml, json2])] };
+  });
+  secrets.sort((a, b) => b.forms[0].length - a.forms[0].length);
+  last = { env, found, secrets };
+  return secrets;
+}
+function sameEntries(a, b) {
+  return a.length === b.length && a.every(([name, value], i) => b[i][0] === name && b[i][1] === value);
 }
 function redactWith(text3, secrets) {
   let out = text3;
@@ -57341,13 +57355,13 @@ var ENTRY_KEYS = Object.keys(CheckpointEntrySchema.shape);
 var INTEGRATION_KEYS = Object.keys(IntegrationSchema.shape);
 var CHECKPOINT_KEYS = Object.keys(CheckpointSchema.shape);
 function checkpointText(checkpoint) {
-  const ordered = (value, keys) => {
+  const ordered = (value, keys2) => {
     const result = {};
-    for (const key of keys)
+    for (const key of keys2)
       if (value[key] !== void 0) result[key] = value[key];
     return result;
   };
-  const byId = (records, keys) => Object.fromEntries(Object.entries(records).map(([id, value]) => [id, ordered(value, keys)]));
+  const byId = (records, keys2) => Object.fromEntries(Object.entries(records).map(([id, value]) => [id, ordered(value, keys2)]));
   const whole = ordered(checkpoint, CHECKPOINT_KEYS);
   whole.nodes = byId(checkpoint.nodes, ENTRY_KEYS);
   if (checkpoint.integration) whole.integration = byId(checkpoint.integration, INTEGRATION_KEYS);
@@ -57535,8 +57549,8 @@ function isComplete(subgraph, checkpoint) {
 }
 function subgraphCommitMessage(subgraph) {
   const first = subgraph.nodes[0] ?? "";
-  const last = subgraph.nodes.at(-1) ?? "";
-  return `feat: complete ${subgraph.name} (nodes ${first === last ? first : `${first}-${last}`})`;
+  const last2 = subgraph.nodes.at(-1) ?? "";
+  return `feat: complete ${subgraph.name} (nodes ${first === last2 ? first : `${first}-${last2}`})`;
 }
 
 // src/engine/output-paths.ts
@@ -58546,8 +58560,8 @@ function inner_stringify(object2, prefix, generateArrayPrefix, commaRoundTrip, a
   } else if (isArray(filter)) {
     obj_keys = filter;
   } else {
-    const keys = Object.keys(obj);
-    obj_keys = sort ? keys.sort(sort) : keys;
+    const keys2 = Object.keys(obj);
+    obj_keys = sort ? keys2.sort(sort) : keys2;
   }
   const encoded_prefix = encodeDotInKeys ? String(prefix).replace(/\./g, "%2E") : String(prefix);
   const adjusted_prefix = commaRoundTrip && isArray(obj) && obj.length === 1 ? encoded_prefix + "[]" : encoded_prefix;
@@ -58666,7 +58680,7 @@ function stringify(object2, opts = {}) {
     filter = options.filter;
     obj_keys = filter;
   }
-  const keys = [];
+  const keys2 = [];
   if (typeof obj !== "object" || obj === null) {
     return "";
   }
@@ -58684,7 +58698,7 @@ function stringify(object2, opts = {}) {
     if (options.skipNulls && obj[key] === null) {
       continue;
     }
-    push_to_array(keys, inner_stringify(
+    push_to_array(keys2, inner_stringify(
       obj[key],
       key,
       // @ts-expect-error
@@ -58706,7 +58720,7 @@ function stringify(object2, opts = {}) {
       sideChannel
     ));
   }
-  const joined = keys.join(options.delimiter);
+  const joined = keys2.join(options.delimiter);
   let prefix = options.addQueryPrefix === true ? "?" : "";
   if (options.charsetSentinel) {
     if (options.charset === "iso-8859-1") {
@@ -69753,13 +69767,13 @@ function renderMermaid(plan2, options = {}) {
     for (const id of plan2.order) {
       const status = options.statusOf(id);
       if (!status) continue;
-      const keys = byStatus.get(status);
-      if (keys) keys.push(key.get(id));
+      const keys2 = byStatus.get(status);
+      if (keys2) keys2.push(key.get(id));
       else byStatus.set(status, [key.get(id)]);
     }
-    for (const [status, keys] of byStatus) {
+    for (const [status, keys2] of byStatus) {
       lines.push(`  classDef ${status} ${STATUS_STYLES[status]}`);
-      lines.push(`  class ${keys.join(",")} ${status}`);
+      lines.push(`  class ${keys2.join(",")} ${status}`);
     }
   }
   return `${lines.join("\n")}
@@ -70925,7 +70939,7 @@ var Pool = class {
   size = Math.max(1, Math.min(4, availableParallelism()));
   scheduled = false;
   run(script, input2) {
-    const key = createHash3("sha256").update(script).digest("hex");
+    const key = keyOf2(script);
     return new Promise((resolve6, reject) => {
       this.queue.push({ key, script, input: input2, resolve: resolve6, reject });
       this.schedule();
@@ -70963,6 +70977,17 @@ var Pool = class {
   }
 };
 var pools = /* @__PURE__ */ new Map();
+var keys = /* @__PURE__ */ new Map();
+var MAX_KEYS = 64;
+function keyOf2(script) {
+  let key = keys.get(script);
+  if (key === void 0) {
+    if (keys.size >= MAX_KEYS) keys.clear();
+    key = createHash3("sha256").update(script).digest("hex");
+    keys.set(script, key);
+  }
+  return key;
+}
 var traffic = { batches: 0, requests: 0, rounds: 0 };
 function runInWorker(python, script, input2) {
   let pool = pools.get(python);
@@ -74239,10 +74264,10 @@ import { dirname as dirname6, join as join16 } from "node:path";
 
 // src/engine/one-at-a-time.ts
 function oneAtATime() {
-  let last = Promise.resolve();
+  let last2 = Promise.resolve();
   return (task) => {
-    const next = last.then(task);
-    last = next.catch(() => void 0);
+    const next = last2.then(task);
+    last2 = next.catch(() => void 0);
     return next;
   };
 }
@@ -77908,9 +77933,9 @@ function statusesOf(rpg) {
 function renderDependencyTree(view) {
   const label2 = (r) => `${r.id}${r.name !== r.id ? ` (${r.name})` : ""}${statusMark(r)}`;
   const lines = [`${label2(view.node)}  [${view.node.subgraphId}, ${view.node.filePath}]`];
-  const section = (title, items, nextTitle, last) => {
-    const bar = last ? "    " : "|   ";
-    lines.push(`${last ? "`-- " : "|-- "}${title}${items.length === 0 ? ": (none)" : ` (${items.length})`}`);
+  const section = (title, items, nextTitle, last2) => {
+    const bar = last2 ? "    " : "|   ";
+    lines.push(`${last2 ? "`-- " : "|-- "}${title}${items.length === 0 ? ": (none)" : ` (${items.length})`}`);
     items.forEach((item, i) => {
       const lastItem = i === items.length - 1;
       const pipe2 = lastItem ? "    " : "|   ";
@@ -78964,13 +78989,13 @@ var util;
     });
   };
   util2.objectKeys = typeof Object.keys === "function" ? (obj) => Object.keys(obj) : (object2) => {
-    const keys = [];
+    const keys2 = [];
     for (const key in object2) {
       if (Object.prototype.hasOwnProperty.call(object2, key)) {
-        keys.push(key);
+        keys2.push(key);
       }
     }
-    return keys;
+    return keys2;
   };
   util2.find = (arr, checker) => {
     for (const item of arr) {
@@ -81205,8 +81230,8 @@ var ZodObject2 = class _ZodObject extends ZodType2 {
     if (this._cached !== null)
       return this._cached;
     const shape = this._def.shape();
-    const keys = util.objectKeys(shape);
-    this._cached = { shape, keys };
+    const keys2 = util.objectKeys(shape);
+    this._cached = { shape, keys: keys2 };
     return this._cached;
   }
   _parse(input2) {
@@ -83406,7 +83431,7 @@ function parseMapDef(def, refs) {
   if (refs.mapStrategy === "record") {
     return parseRecordDef(def, refs);
   }
-  const keys = parseDef(def.keyType._def, {
+  const keys2 = parseDef(def.keyType._def, {
     ...refs,
     currentPath: [...refs.currentPath, "items", "items", "0"]
   }) || {};
@@ -83419,7 +83444,7 @@ function parseMapDef(def, refs) {
     maxItems: 125,
     items: {
       type: "array",
-      items: [keys, values],
+      items: [keys2, values],
       minItems: 2,
       maxItems: 2
     }
@@ -85119,7 +85144,7 @@ function mergeObjectAllOf(jsonSchema, path2, root, normalizing = /* @__PURE__ */
       closedPropertySets.push(new Set(Object.keys(branch.properties ?? {})));
     }
   }
-  const allowedClosedProperties = closedPropertySets.length === 0 ? void 0 : closedPropertySets.slice(1).reduce((allowed, keys) => new Set([...allowed].filter((key) => keys.has(key))), new Set(closedPropertySets[0]));
+  const allowedClosedProperties = closedPropertySets.length === 0 ? void 0 : closedPropertySets.slice(1).reduce((allowed, keys2) => new Set([...allowed].filter((key) => keys2.has(key))), new Set(closedPropertySets[0]));
   const excludesRequiredProperty = allowedClosedProperties !== void 0 && [...mergedRequired].some((key) => !allowedClosedProperties.has(key));
   const collapsesToNull = excludesRequiredProperty && !hasExplicitObjectType && hasExplicitNullableObjectType;
   const discardedPropertyPaths = propertyEntries.filter(({ key, sourcePath }) => sourcePath !== void 0 && (collapsesToNull || allowedClosedProperties !== void 0 && !allowedClosedProperties.has(key))).map(({ sourcePath }) => sourcePath);
@@ -85470,8 +85495,8 @@ var NodeModel = class {
         exchanges: []
       };
     }
-    const { keys, provider } = this.setup;
-    const key = keys.next(this.nodeId, kind.kind);
+    const { keys: keys2, provider } = this.setup;
+    const key = keys2.next(this.nodeId, kind.kind);
     const request2 = {
       key,
       schemaName: kind.schemaName,
@@ -85480,7 +85505,7 @@ var NodeModel = class {
       ...temperature === void 0 ? {} : { temperature }
     };
     const accepts = "accepts" in kind ? kind.accepts : kind.schema;
-    const options = { nextAttempt: () => keys.next(this.nodeId, kind.kind).attempt, signal: this.signal };
+    const options = { nextAttempt: () => keys2.next(this.nodeId, kind.kind).attempt, signal: this.signal };
     const result = tools ? await askWithTools(provider, request2, accepts, tools, options) : await askStructured(provider, request2, accepts, options);
     this.spent = addUsage(this.spent, result.usage);
     await this.setup.artifacts.save(this.nodeId, `${kind.kind}-${key.attempt}`, {
@@ -87603,17 +87628,17 @@ ${carriedNote(carried)}`;
     await this.commitCompleted(checkpoint);
     const snapshot = await this.snapshot(checkpoint);
     const { repo } = this.options;
-    const last = this.waiting.at(-1);
-    if (repo && last) {
-      const tag = subgraphTag(this.options.runId, last.id);
+    const last2 = this.waiting.at(-1);
+    if (repo && last2) {
+      const tag = subgraphTag(this.options.runId, last2.id);
       const earlier = this.waiting.slice(0, -1);
-      const message = earlier.length === 0 ? subgraphCommitMessage(last) : `${subgraphCommitMessage(last)}
+      const message = earlier.length === 0 ? subgraphCommitMessage(last2) : `${subgraphCommitMessage(last2)}
 
 ${carriedNote(earlier)}`;
       const sha = await repo.commitFiles(snapshot.files, message, tag);
       if (sha) {
-        this.commits.push({ subgraphId: last.id, sha });
-        this.options.onEvent?.({ type: "subgraph-committed", subgraphId: last.id, sha, tag });
+        this.commits.push({ subgraphId: last2.id, sha });
+        this.options.onEvent?.({ type: "subgraph-committed", subgraphId: last2.id, sha, tag });
       }
     } else if (repo) {
       await repo.commitFiles(snapshot.files, "chore: record the run");
@@ -88349,7 +88374,7 @@ async function sitesWithServer(server, repo, targets) {
       const file2 = repo.relOf(location.uri);
       if (file2 !== void 0) sites.push({ file: file2, line: location.range.start.line + 1, column: location.range.start.character });
     }
-    found.set(keyOf2(target), sites);
+    found.set(keyOf3(target), sites);
   }
   return found;
 }
@@ -88363,16 +88388,16 @@ async function sitesWithParser(repo, targets) {
   );
   targets.forEach((target, i) => {
     const answer2 = answers[i];
-    if (!answer2.ok) return found.set(keyOf2(target), []);
+    if (!answer2.ok) return found.set(keyOf3(target), []);
     if (!answer2.exact) inexact.push(target.qualname);
     found.set(
-      keyOf2(target),
+      keyOf3(target),
       answer2.sites.filter((s) => s.role !== "definition").map((s) => ({ file: s.path, line: s.line, column: s.column }))
     );
   });
   return { sites: found, inexact };
 }
-var keyOf2 = (match) => `${match.file}:${match.line}`;
+var keyOf3 = (match) => `${match.file}:${match.line}`;
 async function describeSites(repo, sites) {
   const outlines = await repo.outline([...new Set(sites.map((s) => s.file))].sort());
   const references = [];
@@ -88790,7 +88815,7 @@ var CodeIntelligence = class _CodeIntelligence {
     }
     const { value: sites, via } = await this.sitesOf([...located2.values()], warnings);
     const referencesTo = /* @__PURE__ */ new Map();
-    for (const [id, match] of located2) referencesTo.set(id, await describeSites(this.repo, sites.get(keyOf2(match)) ?? []));
+    for (const [id, match] of located2) referencesTo.set(id, await describeSites(this.repo, sites.get(keyOf3(match)) ?? []));
     return { value: compareDependencies(rpg, located2, referencesTo, via), via, warnings };
   }
   /** Stops the language server (shutdown, exit, killed if it does not end). */
@@ -89730,10 +89755,10 @@ async function runReport(inputs, context, at, credentials) {
   const remoteHeads = await branchHeads(dir, `refs/heads/${subgraphBranchPrefix(rpgName)}`);
   const base = await headOf(dir);
   const combined = await layWorkBranchesOver(dir, at.rpg, plan2, rpgName);
-  const last = combined.at(-1);
-  if (last === void 0)
+  const last2 = combined.at(-1);
+  if (last2 === void 0)
     throw new Error(`no subgraph of ${rpgPath} has a work branch (${workBranchPrefix(rpgName)}...): there is nothing to report`);
-  const model = (await stateAt(dir, workBranch(rpgName, last)))?.model ?? (inputs.model || "unknown");
+  const model = (await stateAt(dir, workBranch(rpgName, last2)))?.model ?? (inputs.model || "unknown");
   const result = await generateInRunner({
     rpg: at.rpg,
     rpgPath,
