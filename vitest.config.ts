@@ -3,23 +3,19 @@ import SlowestFirst from "./tests/helpers/slowest-first.js";
 
 /**
  * Test files that change what every other file in their process would see: process.env (PATH, a fake python3, the
- * model's variables), the working directory, or a module mock. Each runs in a fresh process of its own; so do the
- * files that read the shared example, since its globalSetup belongs to one project. Every other file shares its
- * worker's module cache with the files before it: importing the engine, Octokit and Probot again for each of 147
- * files took a third of the suite's CPU (issue 16).
+ * model's variables), the working directory, or a module mock. Each runs in a fresh process of its own. Every other
+ * file shares its worker's module cache with the files before it: importing the engine, Octokit and Probot again for
+ * each of 147 files took a third of the suite's CPU (issue 16).
  */
 const ISOLATED = [
   "tests/action/action-input.test.ts",
   "tests/action/invalid-rpg.test.ts",
   "tests/action/publish-stack.test.ts",
   "tests/cli/bad-input.test.ts",
-  "tests/cli/generate.test.ts",
-  "tests/cli/localize-commands.test.ts",
   "tests/engine/checkpoint-write.test.ts",
   "tests/engine/tdd-loop.test.ts",
   "tests/functional/leaked-secret.test.ts",
   "tests/helpers/github-stand-in-merge.test.ts",
-  "tests/localize/code-view.test.ts",
   "tests/sandbox/choose-sandbox.test.ts",
   "tests/sandbox/hostile.test.ts",
   "tests/sandbox/python.test.ts",
@@ -49,8 +45,6 @@ export default defineConfig({
         test: {
           name: "isolated",
           include: ISOLATED,
-          // The shipped example, generated once per run (when a test first asks) for the tests that read it: sharedExample().
-          globalSetup: ["tests/helpers/example-setup.ts"],
         },
       },
       {
@@ -62,6 +56,9 @@ export default defineConfig({
           isolate: false,
           // Fails a file that leaves process.env or the working directory changed, by name.
           setupFiles: ["tests/helpers/no-leaks.ts"],
+          // The shipped example, generated once per run (when a test first asks) for the tests that read it: sharedExample().
+          // In this project alone: a globalSetup belongs to its project, and another's would generate it again.
+          globalSetup: ["tests/helpers/example-setup.ts"],
         },
       },
     ],
