@@ -111,7 +111,9 @@ export async function runChildren(
       "tests/test_children.py": `import os, subprocess, sys\nfrom sleeper import outlive_parent, wait_until_started\n${children.map(childTest).join("")}`,
     },
   );
-  const result = await runPytest({ cwd, targets: ["tests/test_children.py"], sandbox, perTestTimeoutMs: 1000 });
+  // Each test waits up to 10 s for its child to say it started (wait_until_started): a child that is a new interpreter
+  // took over a second to start on a loaded machine, and a 1 s limit then ended the test before the child could say so.
+  const result = await runPytest({ cwd, targets: ["tests/test_children.py"], sandbox, perTestTimeoutMs: 12_000 });
   await sleep(500);
   const alive = processesIn(cwd);
   const said = [...result.output.matchAll(/SENT<<(\[.*?\])>>SENT/g)].map((m) => JSON.parse(m[1]!) as [string, number]);
