@@ -103,7 +103,7 @@ export async function runChildren(
   { onTestFinished }: TestContext,
   sandbox: SandboxKind,
   children: Child[],
-): Promise<{ started: string[]; alive: number[] }> {
+): Promise<{ started: string[]; alive: number[]; timedOut: boolean }> {
   const cwd = makePackage(
     { onTestFinished },
     {
@@ -111,9 +111,10 @@ export async function runChildren(
       "tests/test_children.py": `import os, subprocess, sys\nfrom sleeper import outlive_parent, wait_until_started\n${children.map(childTest).join("")}`,
     },
   );
-  // Each test waits up to 10 s for its child to say it started (wait_until_started): a child that is a new interpreter
-  // took over a second to start on a loaded machine, and a 1 s limit then ended the test before the child could say so.
-  const result = await runPytest({ cwd, targets: ["tests/test_children.py"], sandbox, perTestTimeoutMs: 12_000 });
+  // A child that is a new interpreter took over a second to start on a loaded machine, and a 1 s limit a test then
+  // ended the test before its child could say it had started. 3 s: the run's hard limit (ten tests' worth for a file,
+  // and the start) stays under vitest's 60 s, so that a run that hangs is ended by the sandbox, not left to vitest.
+  const result = await runPytest({ cwd, targets: ["tests/test_children.py"], sandbox, perTestTimeoutMs: 3000 });
   await sleep(500);
   const alive = processesIn(cwd);
   const said = [...result.output.matchAll(/SENT<<(\[.*?\])>>SENT/g)].map((m) => JSON.parse(m[1]!) as [string, number]);
@@ -122,7 +123,7 @@ export async function runChildren(
   // is ours too, it is looked for by the id it gave. Inside bubblewrap's user namespace this process may read it.
   if (sandbox === "process") for (const [, pid] of said) if (pid > 0 && isRunning(pid) && !alive.includes(pid)) alive.push(pid);
   for (const pid of alive) process.kill(pid, "SIGKILL");
-  return { started, alive };
+  return { started, alive, timedOut: result.timedOut };
 }
 
 /** Whether a process is there and not a zombie. */

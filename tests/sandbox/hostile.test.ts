@@ -39,22 +39,25 @@ describe.each(SANDBOXES)("the environment seen by hostile code in the %s sandbox
 
 describe.concurrent.each(SANDBOXES)("hostile code in the %s sandbox", (sandbox) => {
   it("cannot leave a forked child or a subprocess running after the run", async (context) => {
-    const { started, alive } = await runChildren(context, sandbox, [
+    const { started, alive, timedOut } = await runChildren(context, sandbox, [
       { name: "fork", start: "fork", newSession: false },
       { name: "popen", start: "popen", newSession: false },
     ]);
     context.expect(started).toEqual(["fork", "popen"]);
+    // Ended as every run ends, not by the hard time limit's kill.
+    context.expect(timedOut).toBe(false);
     context.expect(alive).toEqual([]);
   });
 
   it("cannot keep a child alive by leaving the process group with setsid()", async (context) => {
     // bwrap: kill(-1) in the sandbox's PID namespace; process mode: the launcher, a child subreaper, gets it back and ends it.
-    const { started, alive } = await runChildren(context, sandbox, [
+    const { started, alive, timedOut } = await runChildren(context, sandbox, [
       { name: "setsid", start: "fork", newSession: true },
       { name: "session", start: "popen", newSession: true },
     ]);
     const { expect } = context;
     expect(started).toEqual(["setsid", "session"]);
+    expect(timedOut).toBe(false);
     expect(alive).toEqual([]);
   });
 

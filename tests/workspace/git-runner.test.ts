@@ -8,6 +8,9 @@ import { useTempDirs } from "../helpers/temp-dir.js";
 const tempDir = useTempDirs();
 const PLANTED = [
   "GIT_DIR",
+  "GIT_INDEX_FILE",
+  "GIT_AUTHOR_NAME",
+  "TERM",
   "GIT_CONFIG_COUNT",
   "GIT_CONFIG_KEY_0",
   "GIT_CONFIG_VALUE_0",
@@ -44,8 +47,16 @@ describe("gitIn's environment", () => {
     delete process.env.VISUAL;
     delete process.env.GIT_EDITOR;
     process.env.EDITOR = "planted-editor";
+    // Without a terminal type, git refuses to name an editor at all, planted or not.
+    process.env.TERM = "xterm";
+    // An index elsewhere that lists a file: git would show it as ours.
+    const planted = join(tempDir(), "index");
+    writeFileSync(join(theirs, "theirs.txt"), "x\n");
+    execFileSync("git", ["-C", theirs, "add", "theirs.txt"], { env: { ...process.env, GIT_DIR: undefined, GIT_INDEX_FILE: planted } });
+    process.env.GIT_INDEX_FILE = planted;
     const git = gitIn(ours);
     expect(await text(git(["rev-parse", "--absolute-git-dir"]))).toBe(join(ours, ".git"));
+    expect(await text(git(["ls-files"]))).toBe("");
     await expect(git(["config", "user.planted"])).rejects.toMatchObject({ code: 1 });
     expect(await text(git(["var", "GIT_PAGER"]))).not.toBe("planted-pager");
     expect(await text(git(["var", "GIT_EDITOR"]))).not.toBe("planted-editor");
@@ -61,6 +72,8 @@ describe("gitIn's environment", () => {
     const before = await text(git(["var", "GIT_AUTHOR_IDENT"]));
     expect(before).toMatch(new RegExp(`^${process.env.GIT_AUTHOR_NAME} <`));
     // Read at each call, not when gitIn was made: a variable set later counts, and one planted later is dropped.
+    process.env.GIT_AUTHOR_NAME = "Set Later";
+    expect(await text(git(["var", "GIT_AUTHOR_IDENT"]))).toMatch(/^Set Later </);
     process.env.PAGER = "planted-pager";
     expect(await text(git(["var", "GIT_PAGER"]))).not.toBe("planted-pager");
     delete process.env.PAGER;

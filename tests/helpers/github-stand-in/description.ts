@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -80,14 +80,15 @@ export function loadOperations(): Promise<Operation[]> {
       // Not made yet (or made by a killed run, and unreadable): made now.
     }
     const reduced = reduce(JSON.parse(await readFile(file, "utf8")) as JsonObject);
-    mkdirSync(CACHE, { recursive: true });
-    // Written aside and renamed into place: another worker may be writing the same file, and a half-written one is never read.
-    const making = `${cached}.${process.pid}.tmp`;
-    writeFileSync(
-      making,
-      JSON.stringify(reduced, (key, value: unknown) => (key === "pattern" ? undefined : value)),
-    );
-    renameSync(making, cached);
+    try {
+      mkdirSync(CACHE, { recursive: true });
+      // Written aside and renamed into place: another worker may be writing the same file, and a half-written one is never read.
+      const making = `${cached}.${randomUUID()}.tmp`;
+      writeFileSync(making, JSON.stringify(reduced.map(({ pattern, ...kept }) => (void pattern, kept))));
+      renameSync(making, cached);
+    } catch {
+      // Kept for the next worker when it can be; this one has its index either way.
+    }
     return reduced;
   })();
   return operations;
