@@ -1,9 +1,10 @@
-import { createHash, randomUUID } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { readFileSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { replaceFileUnsynced } from "../../../src/workspace/atomic-write.js";
 
 /**
  * GitHub's REST description (`@octokit/openapi`), reduced to what validation needs: loading and indexing it,
@@ -81,11 +82,8 @@ export function loadOperations(): Promise<Operation[]> {
     }
     const reduced = reduce(JSON.parse(await readFile(file, "utf8")) as JsonObject);
     try {
-      mkdirSync(CACHE, { recursive: true });
       // Written aside and renamed into place: another worker may be writing the same file, and a half-written one is never read.
-      const making = `${cached}.${randomUUID()}.tmp`;
-      writeFileSync(making, JSON.stringify(reduced.map(({ pattern, ...kept }) => (void pattern, kept))));
-      renameSync(making, cached);
+      replaceFileUnsynced(cached, JSON.stringify(reduced.map(({ pattern, ...kept }) => (void pattern, kept))));
     } catch {
       // Kept for the next worker when it can be; this one has its index either way.
     }
@@ -105,78 +103,76 @@ function patternOf(template: string): RegExp {
 }
 
 function reduce(spec: JsonObject): Operation[] {
-  {
-    const deref = (node: unknown): JsonObject => {
-      let current = node as JsonObject;
-      while (typeof current.$ref === "string") {
-        current = current.$ref
-          .slice(2)
-          .split("/")
-          .reduce<JsonObject>((at, key) => at[key.replaceAll("~1", "/").replaceAll("~0", "~")] as JsonObject, spec);
-      }
-      return current;
-    };
-    const simple = (node: unknown): SimpleSchema => {
-      const schema = deref(node);
-      return {
-        type: typeof schema.type === "string" ? schema.type : undefined,
-        enum: schema.enum as unknown[],
-        nullable: schema.nullable === true,
-      };
-    };
-    const result: Operation[] = [];
-    for (const [template, item] of Object.entries(spec.paths as Record<string, JsonObject>)) {
-      const segments = template.split("/");
-      const names = [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
-      const pattern = patternOf(template);
-      const specificity = segments.map((s) => (!s.includes("{") ? "2" : /^\{[^}]+\}$/.test(s) ? "0" : "1")).join("");
-      for (const [method, raw] of Object.entries(item)) {
-        const op = raw as JsonObject;
-        if (typeof op.operationId !== "string") continue;
-        const parameters = ((op.parameters as unknown[] | undefined) ?? []).map((p) => {
-          const parameter = deref(p);
-          return {
-            name: String(parameter.name),
-            in: String(parameter.in),
-            required: parameter.required === true,
-            schema: simple(parameter.schema),
-          };
-        });
-        let body: BodySpec | undefined;
-        if (op.requestBody) {
-          const requestBody = deref(op.requestBody);
-          const json = (requestBody.content as Record<string, JsonObject> | undefined)?.["application/json"];
-          const schema = json?.schema ? deref(json.schema) : undefined;
-          const checkable = schema && schema.type === "object" && !schema.oneOf && !schema.anyOf && !schema.allOf;
-          body = {
-            required: requestBody.required === true,
-            fields: checkable
-              ? {
-                  required: (schema.required as string[] | undefined) ?? [],
-                  properties: Object.fromEntries(
-                    Object.entries((schema.properties as JsonObject | undefined) ?? {}).map(([k, v]) => [k, simple(v)]),
-                  ),
-                  additional: schema.properties === undefined || Boolean(schema.additionalProperties),
-                }
-              : undefined,
-          };
-        }
-        const docsUrl = String((op.externalDocs as JsonObject | undefined)?.url ?? "https://docs.github.com/rest");
-        result.push({
-          method: method.toUpperCase(),
-          template,
-          pattern,
-          names,
-          specificity,
-          operationId: op.operationId,
-          docsUrl,
-          parameters,
-          body,
-        });
-      }
+  const deref = (node: unknown): JsonObject => {
+    let current = node as JsonObject;
+    while (typeof current.$ref === "string") {
+      current = current.$ref
+        .slice(2)
+        .split("/")
+        .reduce<JsonObject>((at, key) => at[key.replaceAll("~1", "/").replaceAll("~0", "~")] as JsonObject, spec);
     }
-    return result;
+    return current;
+  };
+  const simple = (node: unknown): SimpleSchema => {
+    const schema = deref(node);
+    return {
+      type: typeof schema.type === "string" ? schema.type : undefined,
+      enum: schema.enum as unknown[],
+      nullable: schema.nullable === true,
+    };
+  };
+  const result: Operation[] = [];
+  for (const [template, item] of Object.entries(spec.paths as Record<string, JsonObject>)) {
+    const segments = template.split("/");
+    const names = [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+    const pattern = patternOf(template);
+    const specificity = segments.map((s) => (!s.includes("{") ? "2" : /^\{[^}]+\}$/.test(s) ? "0" : "1")).join("");
+    for (const [method, raw] of Object.entries(item)) {
+      const op = raw as JsonObject;
+      if (typeof op.operationId !== "string") continue;
+      const parameters = ((op.parameters as unknown[] | undefined) ?? []).map((p) => {
+        const parameter = deref(p);
+        return {
+          name: String(parameter.name),
+          in: String(parameter.in),
+          required: parameter.required === true,
+          schema: simple(parameter.schema),
+        };
+      });
+      let body: BodySpec | undefined;
+      if (op.requestBody) {
+        const requestBody = deref(op.requestBody);
+        const json = (requestBody.content as Record<string, JsonObject> | undefined)?.["application/json"];
+        const schema = json?.schema ? deref(json.schema) : undefined;
+        const checkable = schema && schema.type === "object" && !schema.oneOf && !schema.anyOf && !schema.allOf;
+        body = {
+          required: requestBody.required === true,
+          fields: checkable
+            ? {
+                required: (schema.required as string[] | undefined) ?? [],
+                properties: Object.fromEntries(
+                  Object.entries((schema.properties as JsonObject | undefined) ?? {}).map(([k, v]) => [k, simple(v)]),
+                ),
+                additional: schema.properties === undefined || Boolean(schema.additionalProperties),
+              }
+            : undefined,
+        };
+      }
+      const docsUrl = String((op.externalDocs as JsonObject | undefined)?.url ?? "https://docs.github.com/rest");
+      result.push({
+        method: method.toUpperCase(),
+        template,
+        pattern,
+        names,
+        specificity,
+        operationId: op.operationId,
+        docsUrl,
+        parameters,
+        body,
+      });
+    }
   }
+  return result;
 }
 
 interface Match {
