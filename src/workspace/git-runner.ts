@@ -79,7 +79,7 @@ function guardedEnvironment(options: GitOptions): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of refused) delete env[name];
   if (options.indexFile !== undefined) env.GIT_INDEX_FILE = options.indexFile;
-  return { ...env, ...options.env };
+  return Object.assign(env, options.env);
 }
 
 function refusedName(name: string): boolean {
