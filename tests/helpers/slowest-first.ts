@@ -5,9 +5,9 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
  * Seconds a file took, its hooks included, on a 2-core machine (a clean clone's `npm test` on 2026-11-28, three files
  * at a time), for the files that took six or more: the default reporter's figure per file, not the JSON report's, which
  * leaves out the time a file spends in beforeAll. (With ten or more, lsp/hung-server, which mostly waits out a server's
- * time limits, was left to vitest's order, ran last, and alone for the run's last 6 s.) vitest orders files by its cache of the last run's durations, and CI always
- * starts from a clean clone without one: there the order was the files' discovery order, and the longest end-to-end
- * files could start last and run alone at the end. Longest first, the short files fill the workers in beside them.
+ * time limits, was left to vitest's order, ran last, and alone for the run's last 6 s.) vitest orders files by its
+ * cache of the last run's durations, and CI always starts from a clean clone without one: there the order was the
+ * files' discovery order, and the longest end-to-end files could start last and run alone at the end. Longest first, the short files fill the workers in beside them.
  * A file missing here (new or fast) runs after these, in vitest's own order; a figure that goes stale costs only time.
  */
 const SECONDS: Readonly<Record<string, number>> = {
