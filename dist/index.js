@@ -56730,7 +56730,7 @@ function guardedEnvironment(options) {
   const env = { ...process.env };
   for (const name of refused2) delete env[name];
   if (options.indexFile !== void 0) env.GIT_INDEX_FILE = options.indexFile;
-  return { ...env, ...options.env };
+  return Object.assign(env, options.env);
 }
 function refusedName(name) {
   const upper = name.toUpperCase();
