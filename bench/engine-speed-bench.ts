@@ -22,7 +22,8 @@
  *   waits on the whole of the one before it within two steps.
  * The model answers a node's tests request with `from speed.m<i> import f_<i>` and
  * `assert f_<i>(1) == 1 + <i>` (red against the engine's stub) and its implementation
- * request with `return x + <i>`: two model calls and two pytest runs (red, green) per node.
+ * request with `return x + <i>`: two model calls and three pytest runs per node (red, green, and the mutants' run that
+ * measures the tests' strength).
  * Once every node has passed, the subgraph's integration tests are asked for (one test through
  * f_1) and run, and one pytest run of the whole suite comes when the package is assembled.
  *
@@ -491,9 +492,10 @@ function labelOf(shape: Shape, nodes: number): string {
 export async function benchEngineSpeed(options: SpeedOptions, out: BenchOutput): Promise<SpeedResult[]> {
   installSpawnProbe();
   const log = options.log ?? (() => undefined);
-  // Every run's folder is removed at the end, not after its run. Where the temp folder is ext4 without a journal (this
-  // machine's), making a file scans the inodes removed in the last minutes: a run's thousands of removed files made
-  // the next run's engine pay for them, about 10 ms of CPU a node, which a user's run does not.
+  // Run folders are removed only when the bench ends: where the temp folder is ext4 without a journal (decision 0019,
+  // session 20), making a file scans the inodes removed in the last minutes, so the thousands one run removed would be
+  // paid for by the next run's engine, which a user's run does not pay. About 100 MB for the full table; an interrupted
+  // bench leaves them all in the temp folder.
   const scratch = await mkdtemp(join(tmpdir(), "rpg-forge-speed-"));
   try {
     return await runAll(options, out, log, scratch);
