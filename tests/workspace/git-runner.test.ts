@@ -1,30 +1,14 @@
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { gitIn } from "../../src/workspace/git-runner.js";
 import { useTempDirs } from "../helpers/temp-dir.js";
 
 const tempDir = useTempDirs();
-const PLANTED = [
-  "GIT_DIR",
-  "GIT_INDEX_FILE",
-  "GIT_AUTHOR_NAME",
-  "TERM",
-  "GIT_CONFIG_COUNT",
-  "GIT_CONFIG_KEY_0",
-  "GIT_CONFIG_VALUE_0",
-  "PAGER",
-  "EDITOR",
-  "VISUAL",
-  "GIT_EDITOR",
-] as const;
-const saved = Object.fromEntries(PLANTED.map((name) => [name, process.env[name]]));
+// Every variable a test plants or removes is put back after it.
 afterEach(() => {
-  for (const name of PLANTED) {
-    if (saved[name] === undefined) delete process.env[name];
-    else process.env[name] = saved[name];
-  }
+  vi.unstubAllEnvs();
 });
 
 function repository(): string {
@@ -39,21 +23,21 @@ describe("gitIn's environment", () => {
   it("drops the GIT_* variables that move git to another repository or add config, and the program variables", async () => {
     const ours = repository();
     const theirs = repository();
-    process.env.GIT_DIR = join(theirs, ".git");
-    process.env.GIT_CONFIG_COUNT = "1";
-    process.env.GIT_CONFIG_KEY_0 = "user.planted";
-    process.env.GIT_CONFIG_VALUE_0 = "yes";
-    process.env.PAGER = "planted-pager";
-    delete process.env.VISUAL;
-    delete process.env.GIT_EDITOR;
-    process.env.EDITOR = "planted-editor";
+    vi.stubEnv("GIT_DIR", join(theirs, ".git"));
+    vi.stubEnv("GIT_CONFIG_COUNT", "1");
+    vi.stubEnv("GIT_CONFIG_KEY_0", "user.planted");
+    vi.stubEnv("GIT_CONFIG_VALUE_0", "yes");
+    vi.stubEnv("PAGER", "planted-pager");
+    vi.stubEnv("VISUAL", undefined);
+    vi.stubEnv("GIT_EDITOR", undefined);
+    vi.stubEnv("EDITOR", "planted-editor");
     // Without a terminal type, git refuses to name an editor at all, planted or not.
-    process.env.TERM = "xterm";
+    vi.stubEnv("TERM", "xterm");
     // An index elsewhere that lists a file: git would show it as ours.
     const planted = join(tempDir(), "index");
     writeFileSync(join(theirs, "theirs.txt"), "x\n");
     execFileSync("git", ["-C", theirs, "add", "theirs.txt"], { env: { ...process.env, GIT_DIR: undefined, GIT_INDEX_FILE: planted } });
-    process.env.GIT_INDEX_FILE = planted;
+    vi.stubEnv("GIT_INDEX_FILE", planted);
     const git = gitIn(ours);
     expect(await text(git(["rev-parse", "--absolute-git-dir"]))).toBe(join(ours, ".git"));
     expect(await text(git(["ls-files"]))).toBe("");
@@ -72,14 +56,14 @@ describe("gitIn's environment", () => {
     const before = await text(git(["var", "GIT_AUTHOR_IDENT"]));
     expect(before).toMatch(new RegExp(`^${process.env.GIT_AUTHOR_NAME} <`));
     // Read at each call, not when gitIn was made: a variable set later counts, and one planted later is dropped.
-    process.env.GIT_AUTHOR_NAME = "Set Later";
+    vi.stubEnv("GIT_AUTHOR_NAME", "Set Later");
     expect(await text(git(["var", "GIT_AUTHOR_IDENT"]))).toMatch(/^Set Later </);
-    process.env.PAGER = "planted-pager";
+    vi.stubEnv("PAGER", "planted-pager");
     expect(await text(git(["var", "GIT_PAGER"]))).not.toBe("planted-pager");
-    delete process.env.PAGER;
-    process.env.GIT_CONFIG_COUNT = "1";
-    process.env.GIT_CONFIG_KEY_0 = "user.planted";
-    process.env.GIT_CONFIG_VALUE_0 = "yes";
+    vi.stubEnv("PAGER", undefined);
+    vi.stubEnv("GIT_CONFIG_COUNT", "1");
+    vi.stubEnv("GIT_CONFIG_KEY_0", "user.planted");
+    vi.stubEnv("GIT_CONFIG_VALUE_0", "yes");
     await expect(git(["config", "user.planted"])).rejects.toMatchObject({ code: 1 });
     writeFileSync(join(dir, "f.txt"), "x\n");
     expect(await text(git(["status", "--porcelain"]))).toBe("?? f.txt");
