@@ -7,7 +7,8 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
  * leaves out the time a file spends in beforeAll. (With ten or more, lsp/hung-server, which mostly waits out a server's
  * time limits, was left to vitest's order, ran last, and alone for the run's last 6 s.) vitest orders files by its
  * cache of the last run's durations, and CI always starts from a clean clone without one: there the order was the
- * files' discovery order, and the longest end-to-end files could start last and run alone at the end. Longest first, the short files fill the workers in beside them.
+ * files' discovery order, and the longest end-to-end files could start last and run alone at the end. Longest first,
+ * the short files fill the workers in beside them.
  * A file missing here (new or fast) runs after these, in vitest's own order; a figure that goes stale costs only time.
  */
 const SECONDS: Readonly<Record<string, number>> = {
